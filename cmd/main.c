@@ -1,0 +1,156 @@
+/* main.c: global flags, command lookup, and the final stdout check. */
+#include "cmd.h"
+#include "ui.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL };
+
+static void
+print_main_help(FILE *out)
+{
+	fputs("usage: cudnnvm [--store DIR] [--config FILE] [-q|-v] [--no-color] <command> [args]\n\n"
+	      "Install, switch and validate NVIDIA cuDNN versions.\n\n"
+	      "commands:\n",
+	      out);
+	for (const struct cmd_spec *c = cmd_table; c->name; c++)
+		if (!(c->flags & CMD_HIDDEN))
+			fprintf(out, "  %-12s %s\n", c->name, c->summary);
+	fputs("\nRun 'cudnnvm <command> --help' for a command's options, or see cudnnvm(1).\n",
+	      out);
+}
+
+/* Remove the global flags from argv (anywhere before "--"), so both
+ * `cudnnvm --store X list` and `cudnnvm list --store X` work. Returns 0, or
+ * an exit status when a flag is malformed. */
+static int
+take_globals(int *argcp, char **argv, int *want_help, int *want_version)
+{
+	int argc = *argcp, out = 1;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **slot = NULL;
+		if (strcmp(a, "--") == 0) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			cmd_g.quiet = 1;
+			continue;
+		}
+		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			cmd_g.verbose = 1;
+			continue;
+		}
+		if (strcmp(a, "--no-color") == 0) {
+			cmd_g.color = 0;
+			continue;
+		}
+		if (strcmp(a, "--version") == 0 && out == 1) {
+			*want_version = 1;
+			continue;
+		}
+		if ((strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+			*want_help = 1;
+			continue;
+		}
+		if (strcmp(a, "--store") == 0)
+			slot = &cmd_g.store;
+		else if (strcmp(a, "--config") == 0)
+			slot = &cmd_g.config;
+		else if (strncmp(a, "--store=", 8) == 0) {
+			cmd_g.store = a + 8;
+			continue;
+		} else if (strncmp(a, "--config=", 9) == 0) {
+			cmd_g.config = a + 9;
+			continue;
+		}
+		if (slot != NULL) {
+			if (i + 1 >= argc)
+				return cmd_usage_error(NULL, "%s needs a value",
+						       a);
+			*slot = argv[++i];
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	*argcp = out;
+	return 0;
+}
+
+static int
+finish(int status)
+{
+	/* `cudnnvm env > /dev/full` must fail, not report success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (status == 0) {
+			fprintf(stderr, "cudnnvm: cannot write output: %s\n",
+				strerror(errno ? errno : EIO));
+			status = 74;
+		}
+	}
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cmd_spec *cmd;
+	int want_help = 0, want_version = 0, r;
+
+	if (getenv("NO_COLOR") != NULL)
+		cmd_g.color = 0;
+	r = take_globals(&argc, argv, &want_help, &want_version);
+	if (r)
+		return r;
+	if (want_version && argc == 1) {
+		printf("cudnnvm %s\n", CV_VERSION_STRING);
+		return finish(0);
+	}
+	if (argc < 2) {
+		print_main_help(want_help ? stdout : stderr);
+		return want_help ? finish(0) : 64;
+	}
+	cmd = cmd_find(argv[1]);
+	if (cmd == NULL) {
+		fprintf(stderr,
+			"cudnnvm: no such command '%s'; run 'cudnnvm help' for the list\n",
+			argv[1]);
+		return 64;
+	}
+	if (want_help) {
+		printf("usage: cudnnvm %s\n\n%s\n", cmd->usage, cmd->summary);
+		if (cmd->help && *cmd->help)
+			printf("\n%s", cmd->help);
+		return finish(0);
+	}
+	return finish(cmd->fn(argc - 1, argv + 1));
+}
+
+int
+cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_config local;
+	struct cv_config *c = cfg ? cfg : &local;
+
+	cv_config_init(c);
+	if (cv_config_load(c, cmd_g.config, &err) < 0) {
+		cv_config_release(c);
+		return cmd_fail(&err);
+	}
+	if (st != NULL &&
+	    cv_store_open(st, c, cmd_g.store, for_write, &err) < 0) {
+		cv_config_release(c);
+		return cmd_fail(&err);
+	}
+	if (cfg == NULL)
+		cv_config_release(c);
+	return 0;
+}

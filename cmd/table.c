@@ -1,0 +1,78 @@
+/* table.c: every subcommand, its usage line and its options. Help, the man
+ * page check and the completions all read this table. */
+#include "cmd.h"
+
+#include <string.h>
+
+const struct cmd_spec cmd_table[] = {
+	{ "install", cmd_install, "download, verify and install a cuDNN version",
+	  "install <spec> [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
+	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait]",
+	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
+	  "  --platform P      linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64\n"
+	  "  --mirror URL      redist mirror (https:// or file://)\n"
+	  "  --archive FILE    install a local NVIDIA archive (needs --sha256)\n"
+	  "  --sha256 HEX      expected sha256 of --archive\n"
+	  "  --version V       version when the file name does not carry it\n"
+	  "  --force           reinstall an installed version\n"
+	  "  --no-validate     do not validate after installing\n"
+	  "  --no-wait         exit 75 instead of waiting for a busy lock\n"
+	  "  --refresh         re-read the mirror's index now\n",
+	  0 },
+	{ "uninstall", cmd_uninstall, "remove an installed version",
+	  "uninstall <spec> [--force]",
+	  "  --force           also remove the active (global) version\n", 0 },
+	{ "list", cmd_list, "list installed versions (* global, > active)",
+	  "list [--json]", "  --json            machine-readable output\n", 0 },
+	{ "list-remote", cmd_list_remote, "list versions available on the mirror",
+	  "list-remote [<spec>] [--cuda N] [--platform P] [--json] [--refresh]",
+	  "  --cuda N          only builds for this CUDA major\n"
+	  "  --platform P      only builds for this platform\n"
+	  "  --json            machine-readable output\n"
+	  "  --refresh         re-read the mirror's index now\n",
+	  0 },
+	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
+	  "use <spec> [--force] [--no-validate]", "", 0 },
+	{ "global", cmd_global, "show or set the default version",
+	  "global [<spec> | --unset] [--force] [--no-validate]", "", 0 },
+	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
+	  "shell <spec> | --unset", "", 0 },
+	{ "current", cmd_current, "show the active version and why",
+	  "current [--json]", "", 0 },
+	{ "which", cmd_which, "print a path inside the active version",
+	  "which [lib|include|root|<file>]", "", 0 },
+	{ "env", cmd_env, "print the environment script of a version",
+	  "env [--shell sh|bash|zsh|fish|powershell|cmd] [<spec>]", "", 0 },
+	{ "exec", cmd_exec, "run one command under a version",
+	  "exec [<spec>] -- <command> [args]", "", 0 },
+	{ "validate", cmd_validate, "prove a version loads and computes",
+	  "validate [<spec>] [--no-gpu] [--json]", "", 0 },
+	{ "doctor", cmd_doctor, "diagnose the store and the environment",
+	  "doctor [--json]", "", 0 },
+	{ "init", cmd_init, "print the shell integration to eval",
+	  "init <bash|zsh|fish|powershell>", "", 0 },
+	{ "hook-env", cmd_hook_env, "called by the shell integration",
+	  "hook-env --shell <shell>", "", 0 },
+	{ "shim", cmd_shim, "manage shims for programs that run no hook",
+	  "shim add <program> | shim remove <program> | shim list", "", 0 },
+	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
+	  "venv [<spec>] [--path DIR] [--remove]", "", 0 },
+	{ "completions", cmd_completions, "print a completion script",
+	  "completions <bash|zsh|fish>", "", 0 },
+	{ "help", cmd_help, "show help for a command", "help [<command>]", "",
+	  0 },
+	{ "commands", cmd_commands, "list command names", "commands", "",
+	  CMD_HIDDEN },
+	{ NULL, NULL, NULL, NULL, NULL, 0 },
+};
+
+const struct cmd_spec *
+cmd_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (const struct cmd_spec *c = cmd_table; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}

@@ -1,0 +1,23 @@
+/* ui.h: the only place where errors become output and exit statuses. */
+#ifndef CUDNNVM_UI_H
+#define CUDNNVM_UI_H
+
+#include "cudnnvm.h"
+
+#include <stdint.h>
+
+/* Print "cudnnvm: <msg>" on stderr; return the exit status for err. */
+int cmd_fail(const struct cv_err *err);
+/* Print "cudnnvm: <cmd>: <what>; usage: ..." and return 64. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Non-fatal notes on stderr, silenced by -q. */
+void ui_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ui_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 1 when stderr is a terminal (progress bars go there only). */
+int ui_is_tty(void);
+/* Draw a progress line on a terminal: size, rate, ETA. total may be 0. */
+void ui_progress(void *payload, uint64_t done, uint64_t total);
+void ui_progress_done(void);
+
+#endif

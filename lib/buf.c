@@ -1,0 +1,87 @@
+/* buf.c: growable byte strings with an optional cap, so a remote answer or
+ * a file read into memory can never grow without bound. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char cv_buf_empty[1];
+
+static int
+grow(struct cv_buf *b, size_t extra)
+{
+	size_t want;
+
+	if (b->max && (extra > b->max || b->len > b->max - extra))
+		return CV_EDATA;
+	want = b->len + extra + 1;
+	if (want <= b->alloc)
+		return 0;
+	if (b->alloc == 0)
+		b->buf = NULL;
+	b->alloc = want < 64 ? 64 : want;
+	if (b->alloc < want * 3 / 2)
+		b->alloc = want * 3 / 2;
+	b->buf = xrealloc(b->buf, b->alloc);
+	return 0;
+}
+
+int
+cv_buf_add(struct cv_buf *b, const void *data, size_t len)
+{
+	if (grow(b, len) < 0)
+		return CV_EDATA;
+	if (len)
+		memcpy(b->buf + b->len, data, len);
+	b->len += len;
+	b->buf[b->len] = '\0';
+	return 0;
+}
+
+int
+cv_buf_adds(struct cv_buf *b, const char *s)
+{
+	return cv_buf_add(b, s, strlen(s));
+}
+
+int
+cv_buf_addf(struct cv_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	r = cv_buf_adds(b, s);
+	free(s);
+	return r;
+}
+
+void
+cv_buf_reset(struct cv_buf *b)
+{
+	b->len = 0;
+	if (b->alloc)
+		b->buf[0] = '\0';
+}
+
+char *
+cv_buf_detach(struct cv_buf *b)
+{
+	char *p = b->alloc ? b->buf : xstrdup("");
+	b->alloc = b->len = 0;
+	b->buf = cv_buf_empty;
+	return p;
+}
+
+void
+cv_buf_release(struct cv_buf *b)
+{
+	if (b->alloc)
+		free(b->buf);
+	b->alloc = b->len = 0;
+	b->buf = cv_buf_empty;
+}

@@ -1,0 +1,255 @@
+/* cudnnvm.h: the public interface of libcudnnvm, the only lib header cmd/
+ * may include. lib/ never prints or exits: every fallible function returns
+ * 0 or a negative cv_code and fills the struct cv_err passed last. */
+#ifndef CUDNNVM_H
+#define CUDNNVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CV_VERSION_STRING "0.1.0"
+
+/* ---- err.c: errors as values ------------------------------------------ */
+
+/* Each code maps to one documented exit status (cv_exit_status). */
+enum cv_code {
+	CV_OK = 0,
+	CV_ERROR = -1,	    /* generic failure: exit 1 */
+	CV_ENOTFOUND = -2,  /* not installed / not in a manifest: exit 1 */
+	CV_EUSAGE = -3,	    /* usage or bad spec: exit 64 */
+	CV_EDATA = -4,	    /* bad manifest, checksum, size, archive: 65 */
+	CV_ENETWORK = -5,   /* network or server error: 69 */
+	CV_ESTORE = -6,	    /* store not writable / hostile store: 73 */
+	CV_EIO = -7,	    /* I/O error, disk full: 74 */
+	CV_ELOCKED = -8,    /* lock busy with --no-wait: 75 */
+	CV_EPERM = -9,	    /* permission denied: 77 */
+	CV_ECONFIG = -10,   /* config error: 78 */
+	CV_EINTR = -11,	    /* interrupted: 130 */
+	CV_EVALIDATE = -12, /* validation failed: exit 1 */
+};
+
+#define CV_ERR_MSGSIZE 1024
+struct cv_err {
+	int code;		   /* enum cv_code */
+	char msg[CV_ERR_MSGSIZE]; /* one line, no trailing newline */
+};
+#define CV_ERR_INIT { CV_OK, "" }
+
+/* Record an error and return `code`: `return cv_err_set(err, ...)`.
+ * err may be NULL. */
+int cv_err_set(struct cv_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Same, appending ": strerror(errno)" (errno read on entry). */
+int cv_err_errno(struct cv_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prepend context ("install 9.1.0: ") to the message; returns err->code. */
+int cv_err_prefix(struct cv_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Map an errno from a failed store write to a code (ENOSPC->EIO, ...). */
+int cv_code_from_errno(int errnum);
+/* The documented exit status for a code (0, 1, 64, 65, ...). */
+int cv_exit_status(int code);
+
+/* ---- version.c: the spec grammar of SPEC.md ---------------------------- */
+
+#define CV_VERSION_MAXPARTS 4
+struct cv_version {
+	int nparts;			     /* 1..4 */
+	unsigned long part[CV_VERSION_MAXPARTS]; /* missing parts are 0 */
+	int cuda;			     /* CUDA major, 0 when not given */
+};
+
+/* Parse a spec: ^[0-9]{1,3}(\.[0-9]{1,5}){0,3}(-cuda[0-9]{1,3})?$, ASCII
+ * only, no leading zeros beyond a single "0". CV_EUSAGE on anything else;
+ * the message quotes the input safely. */
+int cv_version_parse(struct cv_version *out, const char *s,
+		     struct cv_err *err);
+/* Parse an install id: a full 4-part version with -cudaN (9.13.0.50-cuda12).
+ */
+int cv_install_id_parse(struct cv_version *out, const char *s,
+			struct cv_err *err);
+/* Numeric order of the version parts (cuda ignored): <0, 0, >0. Missing
+ * parts count as 0 only after all given parts compare equal and the
+ * shorter one sorts first. */
+int cv_version_cmp(const struct cv_version *a, const struct cv_version *b);
+/* 1 when `v` has every leading part of `spec` (and the same cuda, when the
+ * spec names one). */
+int cv_version_matches(const struct cv_version *spec,
+		       const struct cv_version *v);
+/* "9.13.0.50" (parts only), or "9.13.0.50-cuda12" with the cuda part. */
+void cv_version_format(const struct cv_version *v, char *buf, size_t n);
+void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
+/* The value cudnnGetVersion() returns for this version: M*1000+m*100+p
+ * below 9, M*10000+m*100+p from 9 on. */
+long cv_version_cudnn_number(const struct cv_version *v);
+
+/* ---- config.c: INI files with inih (see SPEC.md) ----------------------- */
+
+struct cv_config {
+	char *store_path; /* NULL: default */
+	char *cache_path; /* NULL: default */
+	char *mirror;	  /* never NULL after load */
+	char *ca_file;	  /* NULL: system CAs */
+	char *proxy;	  /* NULL: environment */
+	long timeout;	  /* seconds without progress */
+	int retries;
+	int cuda;	  /* 0 = auto */
+	char *platform;	  /* NULL = auto */
+	int validate;	  /* 1/0 */
+	int keep_archives;
+	int verify_pins;
+};
+
+/* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
+ * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
+ * (CUDNNVM_STORE, CUDNNVM_MIRROR). Errors name file:line, code CV_ECONFIG.
+ * The system file's folder may be moved with CUDNNVM_SYSCONFDIR (tests). */
+int cv_config_load(struct cv_config *cfg, const char *explicit_file,
+		   struct cv_err *err);
+/* Parse one INI buffer over cfg (later wins). `name` is used in messages. */
+int cv_config_parse_buffer(struct cv_config *cfg, const char *name,
+			   const char *data, size_t len, struct cv_err *err);
+void cv_config_init(struct cv_config *cfg);
+void cv_config_release(struct cv_config *cfg);
+
+/* ---- store.c: the store, locks, staging, publish ----------------------- */
+
+struct cv_store; /* opaque */
+
+/* Metadata of one installed version (its cudnnvm.json). */
+struct cv_installed {
+	char id[64];		/* 9.13.0.50-cuda12 */
+	struct cv_version version; /* 4 parts, cuda set */
+	char platform[32];
+	char sha256[65];
+	uint64_t size;
+	char source[1024];	/* url or file path of the archive */
+	char installed_at[32]; /* RFC 3339 UTC */
+};
+
+/* Open the store: `flag_store` (--store) or CUDNNVM_STORE (already folded
+ * into cfg->store_path by cv_config_load), else /opt/cudnn when writable,
+ * else $XDG_DATA_HOME/cudnnvm. With `for_write`, create it, refuse a
+ * hostile layout (CV_ESTORE) and sweep abandoned staging. */
+int cv_store_open(struct cv_store **out, const struct cv_config *cfg,
+		  const char *flag_store, int for_write, struct cv_err *err);
+void cv_store_free(struct cv_store *st);
+/* Absolute store root (borrowed). */
+const char *cv_store_root(const struct cv_store *st);
+/* Absolute cache folder for downloads (borrowed). */
+const char *cv_store_cache_dir(const struct cv_store *st);
+/* Installed versions, newest first; *out is an xmalloc'd array. */
+int cv_store_list(const struct cv_store *st, struct cv_installed **out,
+		  size_t *n, struct cv_err *err);
+/* Look up one install id; CV_ENOTFOUND when absent. */
+int cv_store_get(const struct cv_store *st, const char *id,
+		 struct cv_installed *out, struct cv_err *err);
+/* The newest installed version that a spec matches; CV_ENOTFOUND with a
+ * hint to install when none does. */
+int cv_store_find(const struct cv_store *st, const struct cv_version *spec,
+		  struct cv_installed *out, struct cv_err *err);
+/* The id `current` points at; CV_ENOTFOUND when unset. */
+int cv_store_global_get(const struct cv_store *st, char id[64],
+			struct cv_err *err);
+/* Atomically re-point current (id NULL: remove it). */
+int cv_store_global_set(struct cv_store *st, const char *id,
+			struct cv_err *err);
+/* Remove an installed version under its lock. */
+int cv_store_uninstall(struct cv_store *st, const char *id,
+		       struct cv_err *err);
+
+/* A pull source of archive bytes (a file, or a download in flight).
+ * read() sets *buf and returns its length, 0 at the end, <0 on error. */
+struct cv_source {
+	ssize_t (*read)(void *ctx, const void **buf, struct cv_err *err);
+	void *ctx;
+};
+
+/* What is being installed. */
+struct cv_artifact {
+	struct cv_version version; /* 4 parts and cuda */
+	char platform[32];	   /* linux-x86_64, windows-x86_64, ... */
+	char sha256[65];	   /* expected, lower-case hex */
+	uint64_t size;		   /* expected bytes, 0 = unknown */
+	char filename[256];	   /* the archive's base name */
+	char source[1024];	   /* url or path, recorded in cudnnvm.json */
+};
+
+/* Opens the byte source once the version lock is held and the version is
+ * known not to be installed (so nothing is downloaded twice). */
+struct cv_fetcher {
+	int (*open)(void *arg, struct cv_source *src, struct cv_err *err);
+	void (*close)(void *arg, int ok); /* ok: bytes verified */
+	void *arg;
+};
+
+struct cv_install_opts {
+	int force;  /* reinstall over an existing version */
+	int nowait; /* CV_ELOCKED instead of waiting on a busy lock */
+	/* Called while waiting on a lock held by another process. */
+	void (*waiting)(void *payload, const char *what);
+	void *payload;
+};
+#define CV_INSTALL_OPTS_INIT { 0, 0, NULL, NULL }
+
+/* Install `art` into the store in one pass: bytes from the fetcher are
+ * hashed and extracted together into .staging; the version is published by
+ * one rename only when size and sha256 match. *already is set to 1 when it
+ * was installed before (nothing fetched). */
+int cv_store_install(struct cv_store *st, const struct cv_artifact *art,
+		     const struct cv_fetcher *fetch,
+		     const struct cv_install_opts *opts, int *already,
+		     struct cv_err *err);
+
+/* Guess version, cuda major and platform from NVIDIA's archive name
+ * cudnn-<platform>-<version>_cuda<N>-archive.{tar.xz,zip}. */
+int cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
+			      struct cv_err *err);
+
+/* ---- sha256.c: streaming SHA-256 with OpenSSL EVP ---------------------- */
+
+struct cv_sha256; /* opaque */
+struct cv_sha256 *cv_sha256_new(void);
+void cv_sha256_update(struct cv_sha256 *h, const void *data, size_t len);
+/* Writes 64 lower-case hex digits and a NUL into hex[65]. */
+void cv_sha256_final(struct cv_sha256 *h, char hex[65]);
+void cv_sha256_free(struct cv_sha256 *h);
+/* 1 when s is exactly 64 hex digits (either case). */
+int cv_sha256_valid_hex(const char *s);
+/* Hash a whole file. */
+int cv_sha256_file(const char *path, char hex[65], struct cv_err *err);
+
+/* ---- extract.c: safe extraction with libarchive ------------------------ */
+
+struct cv_extract_limits {
+	uint64_t max_entries;
+	uint64_t max_total_bytes;
+	size_t max_path;
+	int max_depth;
+};
+
+/* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
+ * stripping the single top folder and normalising old cuda/include,
+ * cuda/lib64 layouts. Unsafe entries fail with CV_EDATA naming the entry.
+ * `limits` may be NULL for the defaults. */
+int cv_extract(struct cv_source *src, const char *dest,
+	       const struct cv_extract_limits *limits, struct cv_err *err);
+
+/* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
+/* (declared by the remote-install module) */
+
+/* ---- activation: resolve.c, env.c, shell.c: issue 4 -------------------- */
+/* (declared by the activation module) */
+
+/* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
+/* (declared by the validation module) */
+
+/* ---- test hook ---------------------------------------------------------- */
+
+/* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
+ * CUDNNVM_TEST_CHECKPOINT_FILE (if set) and park the process in pause() so
+ * a test can kill it there. Costs one getenv otherwise. */
+void cv_checkpoint(const char *name);
+
+#endif

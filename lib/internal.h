@@ -1,0 +1,39 @@
+/* internal.h: helpers shared by lib/ modules and unit tests; not public. */
+#ifndef CUDNNVM_INTERNAL_H
+#define CUDNNVM_INTERNAL_H
+
+#include "cudnnvm.h"
+
+#include <stdarg.h>
+
+/* xalloc.c: allocation that cannot fail (OOM aborts, as in git/tmux). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
+/* buf.c: a growable, always NUL-terminated byte string (git strbuf). */
+struct cv_buf {
+	size_t alloc, len, max; /* max 0 = unbounded */
+	char *buf;		/* never NULL after init */
+};
+#define CV_BUF_INIT { 0, 0, 0, cv_buf_empty }
+extern char cv_buf_empty[];
+/* Appends fail with CV_EDATA once max would be exceeded. */
+int cv_buf_add(struct cv_buf *b, const void *data, size_t len);
+int cv_buf_adds(struct cv_buf *b, const char *s);
+int cv_buf_addf(struct cv_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void cv_buf_reset(struct cv_buf *b);
+char *cv_buf_detach(struct cv_buf *b);
+void cv_buf_release(struct cv_buf *b);
+
+/* path.c */
+/* Join two path parts with one slash (xmalloc'd). */
+char *cv_path_join(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,164 @@
+/* version.c: the strict spec grammar, numeric comparison and matching.
+ * Every user string is checked here before it reaches a path, a URL, a lock
+ * name or an env script. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Copy a hostile string into a message without control bytes. */
+static void
+printable(char *out, size_t n, const char *s)
+{
+	size_t i = 0;
+
+	for (; *s && i + 4 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		out[i++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	if (*s && i + 4 >= n) {
+		memcpy(out + i, "...", 3);
+		i += 3;
+	}
+	out[i] = '\0';
+}
+
+static int
+bad_spec(struct cv_err *err, const char *s, const char *why)
+{
+	char shown[64];
+
+	printable(shown, sizeof shown, s);
+	return cv_err_set(err, CV_EUSAGE,
+			  "invalid version '%s': %s (expected e.g. 9, 9.13, 9.13.0.50 or 9.13-cuda12)",
+			  shown, why);
+}
+
+/* Read up to `maxdigits` ASCII digits; no leading zero unless "0". */
+static int
+read_number(const char **p, int maxdigits, unsigned long *out)
+{
+	const char *s = *p;
+	unsigned long v = 0;
+	int n = 0;
+
+	while (*s >= '0' && *s <= '9') {
+		if (++n > maxdigits)
+			return -1;
+		v = v * 10 + (unsigned long)(*s - '0');
+		s++;
+	}
+	if (n == 0 || (n > 1 && **p == '0'))
+		return -1;
+	*out = v;
+	*p = s;
+	return 0;
+}
+
+int
+cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err)
+{
+	const char *p = s;
+	unsigned long cuda;
+
+	memset(out, 0, sizeof *out);
+	if (s == NULL || *s == '\0')
+		return bad_spec(err, "", "empty");
+	if (strlen(s) > 40)
+		return bad_spec(err, s, "too long");
+	if (read_number(&p, 3, &out->part[0]) < 0)
+		return bad_spec(err, s, "not a version number");
+	out->nparts = 1;
+	while (*p == '.') {
+		p++;
+		if (out->nparts == CV_VERSION_MAXPARTS)
+			return bad_spec(err, s, "more than 4 parts");
+		if (read_number(&p, 5, &out->part[out->nparts]) < 0)
+			return bad_spec(err, s, "not a version number");
+		out->nparts++;
+	}
+	if (strncmp(p, "-cuda", 5) == 0) {
+		p += 5;
+		if (read_number(&p, 3, &cuda) < 0 || cuda == 0)
+			return bad_spec(err, s, "bad CUDA major");
+		out->cuda = (int)cuda;
+	}
+	if (*p != '\0')
+		return bad_spec(err, s, "unexpected characters");
+	return 0;
+}
+
+int
+cv_install_id_parse(struct cv_version *out, const char *s, struct cv_err *err)
+{
+	int r = cv_version_parse(out, s, err);
+
+	if (r < 0)
+		return r;
+	if (out->nparts != 4 || out->cuda == 0)
+		return bad_spec(err, s,
+				"an install id has 4 parts and -cudaN");
+	return 0;
+}
+
+int
+cv_version_cmp(const struct cv_version *a, const struct cv_version *b)
+{
+	int n = a->nparts > b->nparts ? a->nparts : b->nparts;
+
+	for (int i = 0; i < n; i++) {
+		unsigned long x = i < a->nparts ? a->part[i] : 0;
+		unsigned long y = i < b->nparts ? b->part[i] : 0;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return (a->nparts > b->nparts) - (a->nparts < b->nparts);
+}
+
+int
+cv_version_matches(const struct cv_version *spec, const struct cv_version *v)
+{
+	if (spec->nparts > v->nparts)
+		return 0;
+	for (int i = 0; i < spec->nparts; i++)
+		if (spec->part[i] != v->part[i])
+			return 0;
+	return spec->cuda == 0 || spec->cuda == v->cuda;
+}
+
+void
+cv_version_format(const struct cv_version *v, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < v->nparts && len < n; i++) {
+		int w = snprintf(buf + len, n - len, i ? ".%lu" : "%lu",
+				 v->part[i]);
+		if (w < 0)
+			return;
+		len += (size_t)w;
+	}
+}
+
+void
+cv_version_format_id(const struct cv_version *v, char *buf, size_t n)
+{
+	size_t len;
+
+	cv_version_format(v, buf, n);
+	len = strlen(buf);
+	if (v->cuda && len < n)
+		snprintf(buf + len, n - len, "-cuda%d", v->cuda);
+}
+
+long
+cv_version_cudnn_number(const struct cv_version *v)
+{
+	long major = (long)v->part[0], minor = (long)v->part[1];
+	long patch = (long)v->part[2];
+
+	if (major >= 9)
+		return major * 10000 + minor * 100 + patch;
+	return major * 1000 + minor * 100 + patch;
+}
