@@ -41,6 +41,13 @@ extern struct cmd_globals cmd_g;
  * Either out pointer may be NULL when not needed. */
 int cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write);
 
+/* Validate install `id` before it becomes active (install, use, global,
+ * shell). Returns 0 when activation may go ahead (passed, skipped because
+ * of --no-validate / validate = no, or forced), else prints why and returns
+ * the exit status. Defined in cmd/validate.c. */
+int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
+			const char *id, int force, int no_validate);
+
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);

@@ -12,3 +12,16 @@ cmd_validate(int argc, char **argv)
 	cv_err_set(&err, CV_ERROR, "this command is not built yet");
 	return cmd_fail(&err);
 }
+
+int
+cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
+		    const char *id, int force, int no_validate)
+{
+	/* placeholder: the validation issue replaces this with the real gate */
+	(void)cfg;
+	(void)st;
+	(void)id;
+	(void)force;
+	(void)no_validate;
+	return 0;
+}
