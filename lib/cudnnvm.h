@@ -239,8 +239,110 @@ int cv_extract(struct cv_source *src, const char *dest,
 /* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
 /* (declared by the remote-install module) */
 
-/* ---- activation: resolve.c, env.c, shell.c: issue 4 -------------------- */
-/* (declared by the activation module) */
+/* ---- activation: link.c, activate.c, env.c, shell.c: issue 4 ----------- */
+
+/* activate.c: which version is active and why (SPEC "Choosing the active
+ * version"). Pin files are read safely: a regular file of at most
+ * CV_PIN_MAX bytes holding one spec, never a path or URL. */
+#define CV_PIN_MAX 4096
+#define CV_PIN_FILE ".cudnn-version"
+#define CV_TOOL_VERSIONS ".tool-versions"
+
+enum cv_origin {
+	CV_ORIGIN_NONE = 0,
+	CV_ORIGIN_ENV,	  /* CUDNNVM_VERSION */
+	CV_ORIGIN_FILE,	  /* a .cudnn-version or .tool-versions */
+	CV_ORIGIN_GLOBAL, /* <store>/current */
+};
+
+struct cv_active {
+	int origin;	 /* enum cv_origin */
+	char spec[64];	 /* the spec as written (the id for global) */
+	char file[4096]; /* the pin file, for CV_ORIGIN_FILE */
+	char id[64];	 /* the install id it resolves to */
+};
+
+/* Called for every folder the upward search visits and every pin file it
+ * finds, so the shell hook knows what to watch. May be NULL. */
+typedef void (*cv_seen_fn)(void *payload, const char *path);
+
+/* Read one pin file (tool_versions: a .tool-versions, whose `cudnn` line is
+ * taken). Returns 1 with spec set, 0 when a .tool-versions names no cudnn,
+ * or CV_EDATA with a one-line reason (not a regular file, too big, a path,
+ * a URL, not a spec). */
+int cv_pin_read(const char *path, int tool_versions, char spec[64],
+		struct cv_err *err);
+/* The nearest pin from `dir` (absolute) up to /. Returns 1 with file and
+ * spec set, 0 when there is none. */
+int cv_pin_find(const char *dir, char file[4096], char spec[64],
+		cv_seen_fn seen, void *payload, struct cv_err *err);
+/* Write <dir>/.cudnn-version atomically (temp file, fsync, rename). */
+int cv_pin_write(const char *dir, const char *spec, struct cv_err *err);
+/* Resolve the active version from the environment, the pins above `cwd`
+ * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
+ * or when the chosen version is not installed (with the install hint). */
+int cv_active_resolve(const struct cv_store *st, const char *cwd,
+		      struct cv_active *out, cv_seen_fn seen, void *payload,
+		      struct cv_err *err);
+/* Resolve a spec to an installed id (a full id is checked directly). */
+int cv_active_find(const struct cv_store *st, const char *spec,
+		   char id[64], struct cv_err *err);
+
+/* env.c: the variables of a version (SPEC "The environment of a version"):
+ * a list of assignments, value NULL meaning unset. */
+struct cv_env_var {
+	char *name;
+	char *value;
+};
+struct cv_env {
+	struct cv_env_var *v;
+	size_t n, alloc;
+};
+#define CV_ENV_INIT { NULL, 0, 0 }
+/* Look up a variable in the environment being changed (NULL: getenv). */
+typedef const char *(*cv_getenv_fn)(void *ctx, const char *name);
+
+/* The assignments that make <root>/<id> active in the environment read
+ * through get (id NULL: leave, restoring what the user had). Idempotent;
+ * removes only the previous version's path entries. */
+int cv_env_build(struct cv_env *out, const char *root, const char *id,
+		 cv_getenv_fn get, void *ctx, struct cv_err *err);
+/* Apply to this process (setenv/unsetenv). */
+int cv_env_apply(const struct cv_env *e, struct cv_err *err);
+void cv_env_release(struct cv_env *e);
+/* Remove every `dir` entry from a colon list (xmalloc'd result). */
+char *cv_env_path_remove(const char *list, const char *dir);
+
+/* shell.c: quoting and scripts per shell. */
+enum cv_shell {
+	CV_SHELL_SH = 0, /* sh, bash, zsh, dash, ksh */
+	CV_SHELL_BASH,
+	CV_SHELL_ZSH,
+	CV_SHELL_FISH,
+	CV_SHELL_PWSH,
+	CV_SHELL_CMD,
+};
+struct cv_buf;
+/* "bash" -> CV_SHELL_BASH ...; CV_EUSAGE for an unknown name. */
+int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
+/* The shell named by $SHELL (sh when unknown). */
+int cv_shell_guess(void);
+/* Append `s` quoted for the shell. CV_EDATA when the shell cannot carry it
+ * (cmd: newline or "). */
+int cv_shell_quote(struct cv_buf *b, int shell, const char *s,
+		   struct cv_err *err);
+/* Append one assignment (value NULL: unset), exported or shell-local. */
+int cv_shell_set(struct cv_buf *b, int shell, const char *name,
+		 const char *value, int exported, struct cv_err *err);
+/* Append every assignment of e. */
+int cv_shell_emit(struct cv_buf *b, int shell, const struct cv_env *e,
+		  struct cv_err *err);
+/* Append a list variable (bash/zsh array, fish list). */
+int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
+		      char *const *items, size_t n, struct cv_err *err);
+/* The integration `cudnnvm init <shell>` prints (static text); NULL when the
+ * shell has none. `exe` is the absolute path of cudnnvm. */
+int cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err);
 
 /* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
 /* (declared by the validation module) */

@@ -36,4 +36,10 @@ void cv_buf_release(struct cv_buf *b);
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
+/* link.c: the `current` link by store root (unit tests use these). */
+int cv_link_get(const char *root, char id[64], struct cv_err *err);
+int cv_link_set(const char *root, const char *id, struct cv_err *err);
+/* 1 when <root>/<id> is a real folder holding its cudnnvm.json. */
+int cv_link_installed(const char *root, const char *id);
+
 #endif

@@ -1,0 +1,350 @@
+/* activate.c: which version is active and why. First match wins:
+ * CUDNNVM_VERSION, the nearest .cudnn-version or .tool-versions `cudnn` line
+ * from the working folder up to /, then the global link. Pin files are
+ * opened without following links or blocking, must be small regular files,
+ * and must name a version (never a path or URL). No network, ever. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Read at most CV_PIN_MAX bytes of a regular file into buf (NUL-ended). */
+static int
+read_small(const char *path, char *buf, size_t cap, struct cv_err *err)
+{
+	struct stat sb;
+	ssize_t n;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return cv_err_set(
+				err, CV_EDATA,
+				"pin file '%s' is a symlink; replace it with a file holding a version such as 9.13",
+				path);
+		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EDATA,
+				    "cannot read pin file '%s'", path);
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return cv_err_set(
+			err, CV_EDATA,
+			"pin file '%s' is not a regular file; replace it with a file holding a version such as 9.13",
+			path);
+	}
+	if (sb.st_size > (off_t)(cap - 1)) {
+		close(fd);
+		return cv_err_set(
+			err, CV_EDATA,
+			"pin file '%s' is larger than %zu bytes; it should hold one version such as 9.13",
+			path, cap - 1);
+	}
+	while (got < cap - 1) {
+		n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return cv_err_errno(err, CV_EIO,
+					    "cannot read pin file '%s'", path);
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got == cap - 1) {
+		char c;
+		if (read(fd, &c, 1) > 0) {
+			close(fd);
+			return cv_err_set(
+				err, CV_EDATA,
+				"pin file '%s' is larger than %zu bytes; it should hold one version such as 9.13",
+				path, cap - 1);
+		}
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (memchr(buf, '\0', got) != NULL)
+		return cv_err_set(
+			err, CV_EDATA,
+			"pin file '%s' holds binary data, not a version", path);
+	return 0;
+}
+
+/* Check one token as a spec, with a clear reason when it is not. */
+static int
+check_spec(const char *path, const char *tok, char spec[64], struct cv_err *err)
+{
+	struct cv_version v;
+
+	if (strchr(tok, '/') != NULL || strchr(tok, '\\') != NULL ||
+	    strstr(tok, "://") != NULL || tok[0] == '~' || tok[0] == '.')
+		return cv_err_set(
+			err, CV_EDATA,
+			"pin file '%s' names a path or URL ('%.80s'), not a version; write a version such as 9.13 into it",
+			path, tok);
+	if (strlen(tok) >= 64 || cv_version_parse(&v, tok, NULL) < 0)
+		return cv_err_set(
+			err, CV_EDATA,
+			"pin file '%s' holds '%.40s', which is not a version spec such as 9.13 or 9.13.0.50-cuda12",
+			path, tok);
+	strcpy(spec, tok);
+	return 0;
+}
+
+static int
+has_ctl(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\r')
+			return 1;
+		else if ((unsigned char)*s >= 0x7f)
+			return 1;
+	return 0;
+}
+
+int
+cv_pin_read(const char *path, int tool_versions, char spec[64],
+	    struct cv_err *err)
+{
+	char buf[CV_PIN_MAX + 1];
+	char *line, *save = NULL;
+	int found = 0, r;
+
+	if ((r = read_small(path, buf, sizeof buf, err)) < 0)
+		return r;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *tok, *s2 = NULL, *extra;
+
+		if (hash != NULL)
+			*hash = '\0';
+		if (has_ctl(line))
+			return cv_err_set(
+				err, CV_EDATA,
+				"pin file '%s' holds control or non-ASCII characters; it should hold one version such as 9.13",
+				path);
+		tok = strtok_r(line, " \t\r", &s2);
+		if (tok == NULL)
+			continue;
+		if (tool_versions) {
+			if (strcmp(tok, "cudnn") != 0)
+				continue;
+			tok = strtok_r(NULL, " \t\r", &s2);
+			if (tok == NULL)
+				return cv_err_set(
+					err, CV_EDATA,
+					"pin file '%s' has a 'cudnn' line without a version",
+					path);
+			/* asdf allows fallbacks after the first; use the
+			 * first */
+			return check_spec(path, tok, spec, err) < 0 ? err->code
+								    : 1;
+		}
+		extra = strtok_r(NULL, " \t\r", &s2);
+		if (found || extra != NULL)
+			return cv_err_set(
+				err, CV_EDATA,
+				"pin file '%s' holds more than one version; keep exactly one",
+				path);
+		if ((r = check_spec(path, tok, spec, err)) < 0)
+			return r;
+		found = 1;
+	}
+	if (tool_versions)
+		return 0;
+	if (!found)
+		return cv_err_set(
+			err, CV_EDATA,
+			"pin file '%s' holds no version; write one such as 9.13 into it or delete it",
+			path);
+	return 1;
+}
+
+int
+cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
+	    void *payload, struct cv_err *err)
+{
+	static const char *names[] = { CV_PIN_FILE, CV_TOOL_VERSIONS };
+	char cur[4096];
+	size_t len = strlen(dir);
+	struct stat sb;
+
+	if (dir[0] != '/' || len >= sizeof cur - 32)
+		return cv_err_set(err, CV_EUSAGE,
+				  "cannot search pins from '%.200s'", dir);
+	memcpy(cur, dir, len + 1);
+	while (len > 1 && cur[len - 1] == '/')
+		cur[--len] = '\0';
+	/* Walk the string upwards: no link is followed, so no cycle. */
+	for (;;) {
+		if (seen != NULL)
+			seen(payload, cur);
+		for (int i = 0; i < 2; i++) {
+			snprintf(file, 4096, "%s%s%s", cur, len == 1 ? "" : "/",
+				 names[i]);
+			if (lstat(file, &sb) < 0)
+				continue;
+			if (seen != NULL)
+				seen(payload, file);
+			int r = cv_pin_read(file, i == 1, spec, err);
+			if (r != 0)
+				return r;
+		}
+		if (len == 1)
+			break;
+		while (len > 1 && cur[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+		cur[len] = '\0';
+	}
+	file[0] = '\0';
+	return 0;
+}
+
+int
+cv_pin_write(const char *dir, const char *spec, struct cv_err *err)
+{
+	struct cv_version v;
+	char *tmp, *dst;
+	struct timespec ts;
+	int fd, r = 0;
+	char *line;
+
+	if (cv_version_parse(&v, spec, err) < 0)
+		return CV_EUSAGE;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	tmp = xasprintf("%s/.cudnn-version.%ld.%lx.tmp", dir, (long)getpid(),
+			(unsigned long)ts.tv_nsec);
+	dst = cv_path_join(dir, CV_PIN_FILE);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		r = cv_err_errno(err,
+				 errno == EACCES ? CV_EPERM
+						 : cv_code_from_errno(errno),
+				 "cannot write a pin file in '%s'", dir);
+		goto out;
+	}
+	line = xasprintf("%s\n", spec);
+	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) ||
+	    fsync(fd) < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", tmp);
+		close(fd);
+		unlink(tmp);
+		free(line);
+		goto out;
+	}
+	free(line);
+	close(fd);
+	if (rename(tmp, dst) < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot replace '%s'", dst);
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	free(dst);
+	return r;
+}
+
+int
+cv_active_find(const struct cv_store *st, const char *spec, char id[64],
+	       struct cv_err *err)
+{
+	struct cv_version v;
+	struct cv_installed inst;
+	const char *root = cv_store_root(st);
+	int r;
+
+	if (cv_version_parse(&v, spec, err) < 0)
+		return CV_EUSAGE;
+	if (cv_install_id_parse(&v, spec, NULL) == 0) {
+		if (!cv_link_installed(root, spec))
+			return cv_err_set(
+				err, CV_ENOTFOUND,
+				"cuDNN %s is not installed; run 'cudnnvm install %s'",
+				spec, spec);
+		snprintf(id, 64, "%s", spec);
+		return 0;
+	}
+	r = cv_store_find(st, &v, &inst, err);
+	if (r == CV_ENOTFOUND)
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"cuDNN %s is not installed; run 'cudnnvm install %s'",
+			spec, spec);
+	if (r < 0)
+		return r;
+	snprintf(id, 64, "%s", inst.id);
+	return 0;
+}
+
+int
+cv_active_resolve(const struct cv_store *st, const char *cwd,
+		  struct cv_active *out, cv_seen_fn seen, void *payload,
+		  struct cv_err *err)
+{
+	const char *env = getenv("CUDNNVM_VERSION");
+	const char *root = cv_store_root(st);
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if (env != NULL && *env != '\0') {
+		struct cv_version v;
+		if (strlen(env) >= sizeof out->spec ||
+		    cv_version_parse(&v, env, NULL) < 0)
+			return cv_err_set(
+				err, CV_EUSAGE,
+				"CUDNNVM_VERSION='%.40s' is not a version spec; run 'cudnnvm shell --unset' or unset it",
+				env);
+		out->origin = CV_ORIGIN_ENV;
+		strcpy(out->spec, env);
+		r = cv_active_find(st, env, out->id, err);
+		if (r < 0)
+			cv_err_prefix(err, "CUDNNVM_VERSION: ");
+		return r;
+	}
+	if (cwd != NULL) {
+		r = cv_pin_find(cwd, out->file, out->spec, seen, payload, err);
+		if (r < 0)
+			return r;
+		if (r == 1) {
+			out->origin = CV_ORIGIN_FILE;
+			r = cv_active_find(st, out->spec, out->id, err);
+			if (r < 0)
+				cv_err_prefix(err, "%s: ", out->file);
+			return r;
+		}
+		out->file[0] = '\0';
+	}
+	r = cv_link_get(root, out->id, err);
+	if (r < 0) {
+		if (r == CV_ENOTFOUND)
+			cv_err_set(
+				err, CV_ENOTFOUND,
+				"no cuDNN version is active (no CUDNNVM_VERSION, no pin file, no global default); run 'cudnnvm use <spec>' or 'cudnnvm global <spec>'");
+		return r;
+	}
+	out->origin = CV_ORIGIN_GLOBAL;
+	strcpy(out->spec, out->id);
+	if (!cv_link_installed(root, out->id))
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"the global version %s is no longer installed; run 'cudnnvm install %s' or 'cudnnvm global <spec>'",
+			out->id, out->id);
+	return 0;
+}

@@ -1,0 +1,264 @@
+/* env.c: the variables of a version, computed against the environment they
+ * will change. Applying twice changes nothing; switching removes the
+ * previous version's path entries and nothing else; leaving restores what
+ * the user had: scalars the user had set are kept in CUDNNVM_SAVED_<NAME>,
+ * and list variables that did not exist are named in CUDNNVM_SAVED_UNSET.
+ * Paths are the resolved versioned folders, never <store>/current. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const scalars[] = { "CUDNN_HOME",    "CUDNN_PATH",
+				       "CUDNN_ROOT",    "CUDNN_INCLUDE_DIR",
+				       "CUDNN_LIB_DIR", NULL };
+static const char *const lists[] = { "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH",
+				     "PATH", NULL };
+#define SAVED_UNSET "CUDNNVM_SAVED_UNSET"
+
+static const char *
+lookup(cv_getenv_fn get, void *ctx, const char *name)
+{
+	return get != NULL ? get(ctx, name) : getenv(name);
+}
+
+static void
+add(struct cv_env *e, const char *name, const char *value)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (strcmp(e->v[i].name, name) == 0) {
+			free(e->v[i].value);
+			e->v[i].value = value ? xstrdup(value) : NULL;
+			return;
+		}
+	if (e->n == e->alloc) {
+		e->alloc = e->alloc ? e->alloc * 2 : 16;
+		e->v = xrealloc(e->v, e->alloc * sizeof *e->v);
+	}
+	e->v[e->n].name = xstrdup(name);
+	e->v[e->n].value = value ? xstrdup(value) : NULL;
+	e->n++;
+}
+
+void
+cv_env_release(struct cv_env *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].name);
+		free(e->v[i].value);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = e->alloc = 0;
+}
+
+char *
+cv_env_path_remove(const char *list, const char *dir)
+{
+	struct cv_buf b = CV_BUF_INIT;
+	const char *p = list;
+	size_t dl = strlen(dir);
+	int first = 1;
+
+	for (;;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		int drop = (n == dl && memcmp(p, dir, n) == 0) ||
+			   (n == dl + 1 && memcmp(p, dir, dl) == 0 &&
+			    p[dl] == '/');
+		if (!drop) {
+			if (!first)
+				cv_buf_add(&b, ":", 1);
+			cv_buf_add(&b, p, n);
+			first = 0;
+		}
+		if (c == NULL)
+			break;
+		p = c + 1;
+	}
+	return cv_buf_detach(&b);
+}
+
+/* Whether a space-separated word list holds `w`. */
+static int
+has_word(const char *list, const char *w)
+{
+	size_t wl = strlen(w);
+
+	for (const char *p = list; p && *p;) {
+		const char *s = strchr(p, ' ');
+		size_t n = s ? (size_t)(s - p) : strlen(p);
+		if (n == wl && memcmp(p, w, n) == 0)
+			return 1;
+		p = s ? s + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The entries a version at `home` may have put into list variables. */
+static char *
+strip_home(char *val, const char *home)
+{
+	static const char *const subs[] = { "lib",     "include", "bin",
+					    "lib/x64", "lib64",   NULL };
+	for (int i = 0; subs[i]; i++) {
+		char *d = cv_path_join(home, subs[i]);
+		char *n = cv_env_path_remove(val, d);
+		free(d);
+		free(val);
+		val = n;
+	}
+	return val;
+}
+
+int
+cv_env_build(struct cv_env *out, const char *root, const char *id,
+	     cv_getenv_fn get, void *ctx, struct cv_err *err)
+{
+	const char *prev = lookup(get, ctx, "CUDNNVM_ACTIVE");
+	const char *prevhome = lookup(get, ctx, "CUDNN_HOME");
+	const char *unset0 = lookup(get, ctx, SAVED_UNSET);
+	struct cv_version v;
+	char *home = NULL, *prevroot = NULL;
+	char *libdir = NULL, *incdir = NULL, *bindir = NULL;
+	struct cv_buf unset = CV_BUF_INIT;
+	struct stat sb;
+	int windows = 0;
+
+	if (prev != NULL &&
+	    (*prev == '\0' || cv_install_id_parse(&v, prev, NULL) < 0))
+		prev = NULL;
+	if (prev == NULL && id == NULL)
+		return 0; /* nothing of ours to leave */
+	if (id != NULL) {
+		if (cv_install_id_parse(&v, id, err) < 0)
+			return CV_EUSAGE;
+		home = cv_path_join(root, id);
+		libdir = cv_path_join(home, "lib/x64");
+		windows = stat(libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
+		if (!windows) {
+			free(libdir);
+			libdir = cv_path_join(home, "lib");
+		}
+		incdir = cv_path_join(home, "include");
+		bindir = cv_path_join(home, "bin");
+	}
+	if (prev != NULL)
+		prevroot = cv_path_join(root, prev);
+
+	/* list variables: strip old entries, put the new one first */
+	for (int i = 0; lists[i]; i++) {
+		const char *name = lists[i];
+		const char *cur = lookup(get, ctx, name);
+		const char *want = NULL;
+		char *val;
+
+		if (id != NULL) {
+			if (strcmp(name, "LD_LIBRARY_PATH") == 0 && !windows)
+				want = libdir;
+			else if (strcmp(name, "PATH") == 0 && windows)
+				want = bindir;
+			else if (strcmp(name, "CPATH") == 0)
+				want = incdir;
+			else if (strcmp(name, "LIBRARY_PATH") == 0)
+				want = libdir;
+		}
+		if (cur == NULL && want == NULL)
+			continue;
+		val = xstrdup(cur ? cur : "");
+		if (prevroot != NULL)
+			val = strip_home(val, prevroot);
+		if (prev != NULL && prevhome != NULL && prevhome[0] == '/')
+			val = strip_home(val, prevhome);
+		if (home != NULL)
+			val = strip_home(val, home);
+		if (want != NULL) {
+			char *n = *val ? xasprintf("%s:%s", want, val)
+				       : xstrdup(want);
+			free(val);
+			val = n;
+			if (cur == NULL &&
+			    (prev == NULL || !has_word(unset0, name))) {
+				if (unset.len)
+					cv_buf_add(&unset, " ", 1);
+				cv_buf_adds(&unset, name);
+			}
+			add(out, name, val);
+		} else if (*val == '\0' && prev != NULL &&
+			   has_word(unset0, name)) {
+			add(out, name, NULL);
+		} else if (cur == NULL || strcmp(val, cur) != 0) {
+			add(out, name, val);
+		}
+		free(val);
+	}
+
+	/* scalars: save the user's own values on first activation */
+	for (int i = 0; scalars[i]; i++) {
+		char *saved = xasprintf("CUDNNVM_SAVED_%s", scalars[i]);
+		const char *cur = lookup(get, ctx, scalars[i]);
+		const char *sv = lookup(get, ctx, saved);
+
+		if (id != NULL) {
+			const char *val = home;
+			if (strcmp(scalars[i], "CUDNN_INCLUDE_DIR") == 0)
+				val = incdir;
+			else if (strcmp(scalars[i], "CUDNN_LIB_DIR") == 0)
+				val = libdir;
+			if (prev == NULL)
+				add(out, saved, cur);
+			add(out, scalars[i], val);
+		} else {
+			add(out, scalars[i], sv);
+			add(out, saved, NULL);
+		}
+		free(saved);
+	}
+	if (id != NULL) {
+		if (prev == NULL)
+			add(out, SAVED_UNSET, unset.len ? unset.buf : NULL);
+		else if (unset.len) {
+			char *n = unset0 && *unset0 ? xasprintf("%s %s", unset0,
+								unset.buf)
+						    : xstrdup(unset.buf);
+			add(out, SAVED_UNSET, n);
+			free(n);
+		}
+		add(out, "CUDNNVM_ACTIVE", id);
+	} else {
+		add(out, SAVED_UNSET, NULL);
+		add(out, "CUDNNVM_ACTIVE", NULL);
+	}
+	/* drop no-op unsets of variables that are not there */
+	for (size_t i = 0; i < out->n;) {
+		if (out->v[i].value == NULL &&
+		    lookup(get, ctx, out->v[i].name) == NULL) {
+			free(out->v[i].name);
+			memmove(&out->v[i], &out->v[i + 1],
+				(out->n - i - 1) * sizeof out->v[0]);
+			out->n--;
+		} else
+			i++;
+	}
+	cv_buf_release(&unset);
+	free(home);
+	free(prevroot);
+	free(libdir);
+	free(incdir);
+	free(bindir);
+	return 0;
+}
+
+int
+cv_env_apply(const struct cv_env *e, struct cv_err *err)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		int r = e->v[i].value ? setenv(e->v[i].name, e->v[i].value, 1)
+				      : unsetenv(e->v[i].name);
+		if (r < 0)
+			return cv_err_errno(err, CV_ERROR, "cannot set %s",
+					    e->v[i].name);
+	}
+	return 0;
+}

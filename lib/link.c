@@ -1,0 +1,205 @@
+/* link.c: the global default, <store>/current, a relative symlink that is
+ * replaced atomically (reliability.md §3.1): a new link under a temporary
+ * name, renameat(2) over the old one, fsync of the store folder, all under
+ * the store's current.lock so that concurrent switches are serialised.
+ * Readers take no lock: rename(2) guarantees they never see it missing. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CURRENT    "current"
+#define TMP_PREFIX ".current."
+
+int
+cv_link_get(const char *root, char id[64], struct cv_err *err)
+{
+	char buf[256];
+	struct cv_version v;
+	char *path = cv_path_join(root, CURRENT);
+	ssize_t n = readlink(path, buf, sizeof buf - 1);
+	struct stat sb;
+
+	if (n < 0) {
+		int e = errno;
+		if (e == EINVAL && lstat(path, &sb) == 0) {
+			cv_err_set(
+				err, CV_ESTORE,
+				"'%s' is not a symlink; move it away and run 'cudnnvm global <spec>'",
+				path);
+			free(path);
+			return CV_ESTORE;
+		}
+		free(path);
+		if (e == ENOENT || e == ENOTDIR)
+			return cv_err_set(
+				err, CV_ENOTFOUND,
+				"no global version is set; run 'cudnnvm global <spec>'");
+		errno = e;
+		return cv_err_errno(err, cv_code_from_errno(e),
+				    "cannot read the global link in '%s'",
+				    root);
+	}
+	free(path);
+	buf[n] = '\0';
+	if ((size_t)n >= 64 || cv_install_id_parse(&v, buf, NULL) < 0)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"the global link '%s/current' points at something that is not an install id; run 'cudnnvm global <spec>'",
+			root);
+	memcpy(id, buf, (size_t)n + 1);
+	return 0;
+}
+
+/* A version counts as installed when <root>/<id> is a real folder with its
+ * cudnnvm.json (the store's completion marker). */
+int
+cv_link_installed(const char *root, const char *id)
+{
+	struct stat sb;
+	char *dir = cv_path_join(root, id);
+	char *meta = cv_path_join(dir, "cudnnvm.json");
+	int ok = lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		 lstat(meta, &sb) == 0 && S_ISREG(sb.st_mode);
+
+	free(dir);
+	free(meta);
+	return ok;
+}
+
+/* Remove stray .current.* links that a killed switch left behind. Only
+ * called under current.lock, so no live switch owns them. */
+static void
+sweep(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	struct stat sb;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0)
+			continue;
+		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(sb.st_mode))
+			unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
+static int
+lock_current(int dfd, int *lockfd, struct cv_err *err)
+{
+	int fd;
+
+	if (mkdirat(dfd, ".locks", 0755) < 0 && errno != EEXIST)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot create the store's .locks folder");
+	fd = openat(dfd, ".locks/current.lock",
+		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open the lock .locks/current.lock");
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return cv_err_errno(err, CV_EIO,
+					    "cannot lock .locks/current.lock");
+		}
+	}
+	*lockfd = fd;
+	return 0;
+}
+
+int
+cv_link_set(const char *root, const char *id, struct cv_err *err)
+{
+	struct cv_version v;
+	struct stat sb;
+	char tmp[64];
+	int dfd, lockfd = -1, r = 0;
+	struct timespec ts;
+
+	if (id != NULL && cv_install_id_parse(&v, id, err) < 0)
+		return CV_EUSAGE;
+	dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_ESTORE,
+				    "cannot open the store '%s'", root);
+	if ((r = lock_current(dfd, &lockfd, err)) < 0)
+		goto out;
+	sweep(dfd);
+	if (fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISLNK(sb.st_mode)) {
+		r = cv_err_set(
+			err, CV_ESTORE,
+			"'%s/current' is not a symlink; move it away and try again",
+			root);
+		goto out;
+	}
+	if (id == NULL) {
+		if (unlinkat(dfd, CURRENT, 0) < 0 && errno != ENOENT) {
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot remove '%s/current'", root);
+			goto out;
+		}
+		goto sync;
+	}
+	if (!cv_link_installed(root, id)) {
+		r = cv_err_set(err, CV_ENOTFOUND,
+			       "%s is not installed; run 'cudnnvm install %s'",
+			       id, id);
+		goto out;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
+		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &
+			 0xffffffffUL);
+	if (symlinkat(id, dfd, tmp) < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot create the global link in '%s'", root);
+		goto out;
+	}
+	cv_checkpoint("global-before-rename");
+	if (renameat(dfd, tmp, dfd, CURRENT) < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot replace '%s/current'", root);
+		unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+sync:
+	if (fsync(dfd) < 0 && errno != EINVAL)
+		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
+				 root);
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	close(dfd);
+	return r;
+}
+
+int
+cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
+{
+	return cv_link_get(cv_store_root(st), id, err);
+}
+
+int
+cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
+{
+	return cv_link_set(cv_store_root(st), id, err);
+}

@@ -1,0 +1,351 @@
+/* shell.c: quoting and emission per shell, and the shell integrations that
+ * `cudnnvm init` prints (the one source of the hook code; shims/ holds
+ * copies that tests keep equal). Any byte a path may hold is quoted so that
+ * eval gives it back unchanged; a shell that cannot carry it is refused. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+cv_shell_parse(const char *name, int *shell, struct cv_err *err)
+{
+	static const struct {
+		const char *name;
+		int shell;
+	} map[] = {
+		{ "sh", CV_SHELL_SH },     { "dash", CV_SHELL_SH },
+		{ "ksh", CV_SHELL_SH },    { "posix", CV_SHELL_SH },
+		{ "bash", CV_SHELL_BASH }, { "zsh", CV_SHELL_ZSH },
+		{ "fish", CV_SHELL_FISH }, { "powershell", CV_SHELL_PWSH },
+		{ "pwsh", CV_SHELL_PWSH }, { "cmd", CV_SHELL_CMD },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(name, map[i].name) == 0) {
+			*shell = map[i].shell;
+			return 0;
+		}
+	return cv_err_set(
+		err, CV_EUSAGE,
+		"unknown shell '%.40s'; use sh, bash, zsh, fish, powershell or cmd",
+		name);
+}
+
+int
+cv_shell_guess(void)
+{
+	const char *s = getenv("SHELL");
+	const char *base = s ? strrchr(s, '/') : NULL;
+	int sh = CV_SHELL_SH;
+
+	base = base ? base + 1 : s;
+	if (base == NULL || cv_shell_parse(base, &sh, NULL) < 0)
+		return CV_SHELL_SH;
+	return sh;
+}
+
+int
+cv_shell_quote(struct cv_buf *b, int shell, const char *s, struct cv_err *err)
+{
+	const char *p;
+
+	switch (shell) {
+	case CV_SHELL_FISH:
+		cv_buf_add(b, "'", 1);
+		for (p = s; *p; p++) {
+			if (*p == '\\' || *p == '\'')
+				cv_buf_add(b, "\\", 1);
+			cv_buf_add(b, p, 1);
+		}
+		return cv_buf_add(b, "'", 1);
+	case CV_SHELL_PWSH:
+		cv_buf_add(b, "'", 1);
+		for (p = s; *p; p++) {
+			/* ' and the typographic single quotes all close a
+			 * PowerShell string: double each */
+			if (*p == '\'')
+				cv_buf_add(b, "'", 1);
+			else if ((unsigned char)p[0] == 0xe2 &&
+				 (unsigned char)p[1] == 0x80 &&
+				 (unsigned char)p[2] >= 0x98 &&
+				 (unsigned char)p[2] <= 0x9b) {
+				cv_buf_add(b, p, 3);
+				cv_buf_add(b, p, 3);
+				p += 2;
+				continue;
+			}
+			cv_buf_add(b, p, 1);
+		}
+		return cv_buf_add(b, "'", 1);
+	case CV_SHELL_CMD:
+		for (p = s; *p; p++) {
+			if (*p == '\n' || *p == '\r' || *p == '"')
+				return cv_err_set(
+					err, CV_EDATA,
+					"cmd.exe cannot carry a newline or '\"' in a value; use another shell or a store path without them");
+			if (*p == '%')
+				cv_buf_add(b, "%", 1);
+			cv_buf_add(b, p, 1);
+		}
+		return 0;
+	default:
+		cv_buf_add(b, "'", 1);
+		for (p = s; *p; p++) {
+			if (*p == '\'')
+				cv_buf_adds(b, "'\\''");
+			else
+				cv_buf_add(b, p, 1);
+		}
+		return cv_buf_add(b, "'", 1);
+	}
+}
+
+static int
+valid_name(const char *n)
+{
+	if (!(*n == '_' || (*n >= 'A' && *n <= 'Z') ||
+	      (*n >= 'a' && *n <= 'z')))
+		return 0;
+	for (; *n; n++)
+		if (!(*n == '_' || (*n >= 'A' && *n <= 'Z') ||
+		      (*n >= 'a' && *n <= 'z') || (*n >= '0' && *n <= '9')))
+			return 0;
+	return 1;
+}
+
+int
+cv_shell_set(struct cv_buf *b, int shell, const char *name, const char *value,
+	     int exported, struct cv_err *err)
+{
+	int r = 0;
+
+	if (!valid_name(name))
+		return cv_err_set(err, CV_EUSAGE, "bad variable name '%.40s'",
+				  name);
+	switch (shell) {
+	case CV_SHELL_FISH:
+		if (value == NULL)
+			return cv_buf_addf(b, "set -e %s\n", name);
+		cv_buf_addf(b, "set -g%s %s ", exported ? "x" : "", name);
+		break;
+	case CV_SHELL_PWSH:
+		if (value == NULL)
+			return exported
+				       ? cv_buf_addf(
+						 b,
+						 "Remove-Item -ErrorAction SilentlyContinue Env:%s\n",
+						 name)
+				       : cv_buf_addf(
+						 b,
+						 "Remove-Variable -Scope Global -ErrorAction SilentlyContinue %s\n",
+						 name);
+		cv_buf_addf(b, "$%s:%s = ", exported ? "env" : "global", name);
+		break;
+	case CV_SHELL_CMD:
+		if (value == NULL)
+			return cv_buf_addf(b, "set %s=\r\n", name);
+		cv_buf_addf(b, "set \"%s=", name);
+		if ((r = cv_shell_quote(b, shell, value, err)) < 0)
+			return r;
+		return cv_buf_adds(b, "\"\r\n");
+	default:
+		if (value == NULL)
+			return cv_buf_addf(b, "unset %s\n", name);
+		cv_buf_addf(b, "%s%s=", exported ? "export " : "", name);
+		break;
+	}
+	if ((r = cv_shell_quote(b, shell, value, err)) < 0)
+		return r;
+	return cv_buf_add(b, shell == CV_SHELL_FISH ? ";\n" : "\n",
+			  shell == CV_SHELL_FISH ? 2 : 1);
+}
+
+int
+cv_shell_emit(struct cv_buf *b, int shell, const struct cv_env *e,
+	      struct cv_err *err)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		int r = cv_shell_set(b, shell, e->v[i].name, e->v[i].value, 1,
+				     err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
+		  char *const *items, size_t n, struct cv_err *err)
+{
+	int r;
+
+	if (!valid_name(name))
+		return cv_err_set(err, CV_EUSAGE, "bad variable name");
+	switch (shell) {
+	case CV_SHELL_BASH:
+	case CV_SHELL_ZSH:
+		cv_buf_addf(b, "%s=(", name);
+		break;
+	case CV_SHELL_FISH:
+		cv_buf_addf(b, "set -g %s", name);
+		break;
+	case CV_SHELL_PWSH:
+		cv_buf_addf(b, "$global:%s = @(", name);
+		break;
+	default:
+		return cv_err_set(err, CV_EUSAGE,
+				  "this shell has no list variables");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i || shell == CV_SHELL_FISH)
+			cv_buf_adds(b, shell == CV_SHELL_PWSH ? "," : " ");
+		if ((r = cv_shell_quote(b, shell, items[i], err)) < 0)
+			return r;
+	}
+	return cv_buf_adds(b, shell == CV_SHELL_FISH ? ";\n" : ")\n");
+}
+
+/* The prompt hooks. At an unchanged prompt they only compare two strings
+ * and test `-nt` on the watched files against the stamp (builtins, no
+ * process); `cudnnvm hook-env` runs only when something could have
+ * changed the answer. */
+static const char hook_bash[] =
+	"# cudnnvm shell integration for bash; in ~/.bashrc: eval \"$(cudnnvm init bash)\"\n"
+	"_cudnnvm_hook() {\n"
+	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
+	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
+	"\t\t_cv_run=0\n"
+	"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
+	"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
+	"\t\tdone\n"
+	"\tfi\n"
+	"\tif ((_cv_run)); then\n"
+	"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
+	"\t\t\teval \"$(command cudnnvm hook-env --shell bash --stamp \"$_CUDNNVM_STAMP\")\"\n"
+	"\t\telse\n"
+	"\t\t\teval \"$(command cudnnvm hook-env --shell bash)\"\n"
+	"\t\tfi\n"
+	"\tfi\n"
+	"\treturn $_cv_s\n"
+	"}\n"
+	"cudnnvm() {\n"
+	"\tif [[ \"${1-}\" == shell ]]; then\n"
+	"\t\tshift\n"
+	"\t\tlocal _cv_out\n"
+	"\t\t_cv_out=$(command cudnnvm shell --eval bash \"$@\") || return\n"
+	"\t\teval \"$_cv_out\"\n"
+	"\t\t_cudnnvm_hook\n"
+	"\telse\n"
+	"\t\tcommand cudnnvm \"$@\"\n"
+	"\tfi\n"
+	"}\n"
+	"if [[ \"${PROMPT_COMMAND[*]-}\" != *_cudnnvm_hook* ]]; then\n"
+	"\tPROMPT_COMMAND=\"_cudnnvm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
+	"fi\n"
+	"_cudnnvm_hook\n";
+
+static const char hook_zsh[] =
+	"# cudnnvm shell integration for zsh; in ~/.zshrc: eval \"$(cudnnvm init zsh)\"\n"
+	"_cudnnvm_hook() {\n"
+	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
+	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
+	"\t\t_cv_run=0\n"
+	"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
+	"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
+	"\t\tdone\n"
+	"\tfi\n"
+	"\tif ((_cv_run)); then\n"
+	"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
+	"\t\t\teval \"$(command cudnnvm hook-env --shell zsh --stamp \"$_CUDNNVM_STAMP\")\"\n"
+	"\t\telse\n"
+	"\t\t\teval \"$(command cudnnvm hook-env --shell zsh)\"\n"
+	"\t\tfi\n"
+	"\tfi\n"
+	"\treturn $_cv_s\n"
+	"}\n"
+	"cudnnvm() {\n"
+	"\tif [[ \"${1-}\" == shell ]]; then\n"
+	"\t\tshift\n"
+	"\t\tlocal _cv_out\n"
+	"\t\t_cv_out=$(command cudnnvm shell --eval zsh \"$@\") || return\n"
+	"\t\teval \"$_cv_out\"\n"
+	"\t\t_cudnnvm_hook\n"
+	"\telse\n"
+	"\t\tcommand cudnnvm \"$@\"\n"
+	"\tfi\n"
+	"}\n"
+	"typeset -ag precmd_functions\n"
+	"if (( ! ${precmd_functions[(I)_cudnnvm_hook]} )); then\n"
+	"\tprecmd_functions=(_cudnnvm_hook $precmd_functions)\n"
+	"fi\n"
+	"_cudnnvm_hook\n";
+
+static const char hook_fish[] =
+	"# cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source\n"
+	"function __cudnnvm_hook --on-event fish_prompt\n"
+	"    set -l run 1\n"
+	"    if set -q _CUDNNVM_STAMP; and test \"$PWD\" = \"$_CUDNNVM_PWD\"; and test \"$CUDNNVM_VERSION\" = \"$_CUDNNVM_VER\"\n"
+	"        set run 0\n"
+	"        for f in $_CUDNNVM_WATCH\n"
+	"            if test \"$f\" -nt \"$_CUDNNVM_STAMP\"\n"
+	"                set run 1\n"
+	"                break\n"
+	"            end\n"
+	"        end\n"
+	"    end\n"
+	"    if test $run = 1\n"
+	"        if set -q _CUDNNVM_STAMP\n"
+	"            command cudnnvm hook-env --shell fish --stamp \"$_CUDNNVM_STAMP\" | source\n"
+	"        else\n"
+	"            command cudnnvm hook-env --shell fish | source\n"
+	"        end\n"
+	"    end\n"
+	"end\n"
+	"function cudnnvm --wraps cudnnvm\n"
+	"    if test \"$argv[1]\" = shell\n"
+	"        set -l out (command cudnnvm shell --eval fish $argv[2..-1]); or return $status\n"
+	"        printf '%s\\n' $out | source\n"
+	"        __cudnnvm_hook\n"
+	"    else\n"
+	"        command cudnnvm $argv\n"
+	"    end\n"
+	"end\n"
+	"__cudnnvm_hook\n";
+
+static const char hook_pwsh[] =
+	"# cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression\n"
+	"function global:__cudnnvm_hook {\n"
+	"    $exe = Get-Command -CommandType Application cudnnvm | Select-Object -First 1\n"
+	"    $out = & $exe hook-env --shell powershell\n"
+	"    if ($out) { Invoke-Expression ($out -join \"`n\") }\n"
+	"}\n"
+	"if (-not $global:__cudnnvm_prompt) { $global:__cudnnvm_prompt = $function:prompt }\n"
+	"function global:prompt { __cudnnvm_hook; & $global:__cudnnvm_prompt }\n"
+	"function global:cudnnvm {\n"
+	"    $exe = Get-Command -CommandType Application cudnnvm | Select-Object -First 1\n"
+	"    if ($args.Count -gt 0 -and $args[0] -eq 'shell') {\n"
+	"        $rest = @($args | Select-Object -Skip 1)\n"
+	"        $out = & $exe shell --eval powershell @rest\n"
+	"        if ($LASTEXITCODE -eq 0) { Invoke-Expression ($out -join \"`n\"); __cudnnvm_hook }\n"
+	"    } else { & $exe @args }\n"
+	"}\n"
+	"__cudnnvm_hook\n";
+
+int
+cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err)
+{
+	switch (shell) {
+	case CV_SHELL_BASH:
+		return cv_buf_adds(b, hook_bash);
+	case CV_SHELL_ZSH:
+		return cv_buf_adds(b, hook_zsh);
+	case CV_SHELL_FISH:
+		return cv_buf_adds(b, hook_fish);
+	case CV_SHELL_PWSH:
+		return cv_buf_adds(b, hook_pwsh);
+	default:
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"no prompt integration for this shell; use bash, zsh, fish or powershell (or 'eval \"$(cudnnvm env)\"' in sh)");
+	}
+}
