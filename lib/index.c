@@ -1,0 +1,328 @@
+/* index.c: the releases a mirror offers, read from its folder listing
+ * (NVIDIA's is an HTML page with href links to redistrib_<version>.json),
+ * and the manifests themselves. Both are cached per mirror in
+ * <cache>/manifests/<hash of the mirror URL>/: a manifest never changes, the
+ * listing is refreshed after a day or on request. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LISTING_MAX_AGE (24 * 60 * 60)
+#define MAX_RELEASES    1024
+
+struct cv_index {
+	struct cv_remote *r;
+	char *dir; /* cache folder of this mirror */
+	size_t n;
+	char **names; /* "9.13.0" */
+	struct cv_version *vers;
+};
+
+static int
+mkdirs(const char *path)
+{
+	char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* Read a whole file (at most max bytes). */
+static int
+slurp(const char *path, size_t max, struct cv_buf *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char tmp[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	out->max = max;
+	cv_buf_reset(out);
+	while ((n = read(fd, tmp, sizeof tmp)) > 0)
+		if (cv_buf_add(out, tmp, (size_t)n) < 0) {
+			n = -1;
+			break;
+		}
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/* Write a cache file atomically; failures only cost a later re-fetch. */
+static void
+spill(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	int fd =
+		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		     0644);
+	size_t off = 0;
+
+	if (fd >= 0) {
+		while (off < len) {
+			ssize_t w = write(fd, data + off, len - off);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		if (close(fd) == 0 && off == len && rename(tmp, path) == 0) {
+			free(tmp);
+			return;
+		}
+	}
+	unlink(tmp);
+	free(tmp);
+}
+
+static int
+cmp_desc(const void *a, const void *b, void *arg)
+{
+	const struct cv_version *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	return cv_version_cmp(&v[j], &v[i]);
+}
+
+/* Collect redistrib_<version>.json names from a listing (HTML or plain). */
+static void
+scan_listing(struct cv_index *ix, const char *text)
+{
+	const char *p = text;
+	char **names = NULL;
+	struct cv_version *vers = NULL;
+	size_t n = 0, *order;
+
+	while ((p = strstr(p, "redistrib_")) != NULL && n < MAX_RELEASES) {
+		const char *v = p + 10;
+		size_t len = strspn(v, "0123456789.");
+		char buf[32];
+		struct cv_version ver;
+		int dup = 0;
+
+		p = v;
+		if (len == 0 || len >= sizeof buf ||
+		    strncmp(v + len, ".json", 5) != 0 || v[len - 1] == '.')
+			continue;
+		memcpy(buf, v, len);
+		buf[len] = '\0';
+		if (cv_version_parse(&ver, buf, NULL) < 0 || ver.nparts < 2)
+			continue;
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = strcmp(names[i], buf) == 0;
+		if (dup)
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof *names);
+		vers = xrealloc(vers, (n + 1) * sizeof *vers);
+		names[n] = xstrdup(buf);
+		vers[n] = ver;
+		n++;
+	}
+	order = xcalloc(n ? n : 1, sizeof *order);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, cmp_desc, vers);
+	ix->names = xcalloc(n ? n : 1, sizeof *ix->names);
+	ix->vers = xcalloc(n ? n : 1, sizeof *ix->vers);
+	for (size_t i = 0; i < n; i++) {
+		ix->names[i] = names[order[i]];
+		ix->vers[i] = vers[order[i]];
+	}
+	ix->n = n;
+	free(order);
+	free(names);
+	free(vers);
+}
+
+/* A file:// mirror's listing is its folder. */
+static int
+list_folder(const char *url, struct cv_buf *out, struct cv_err *err)
+{
+	const char *path = url + 7;
+	DIR *d;
+	struct dirent *e;
+
+	if (strncmp(path, "localhost/", 10) == 0)
+		path += 9;
+	d = opendir(path);
+	if (d == NULL)
+		return cv_err_errno(err, CV_ENETWORK,
+				    "cannot read the mirror folder %s", path);
+	out->max = CV_MANIFEST_MAX_BYTES;
+	while ((e = readdir(d)) != NULL)
+		if (cv_buf_addf(out, "%s\n", e->d_name) < 0)
+			break;
+	closedir(d);
+	return 0;
+}
+
+int
+cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
+	      int refresh, struct cv_err *err)
+{
+	struct cv_index *ix;
+	struct cv_buf buf = CV_BUF_INIT;
+	struct cv_sha256 *h;
+	char key[65], *listing;
+	const char *mirror = cv_remote_mirror(r);
+	struct stat st;
+	int fresh, rc = 0;
+
+	h = cv_sha256_new();
+	cv_sha256_update(h, mirror, strlen(mirror));
+	cv_sha256_final(h, key);
+	cv_sha256_free(h);
+	key[16] = '\0';
+	ix = xcalloc(1, sizeof *ix);
+	ix->r = r;
+	{
+		char *base = cv_path_join(cache_dir, "manifests");
+		ix->dir = cv_path_join(base, key);
+		free(base);
+	}
+	if (mkdirs(ix->dir) < 0) {
+		rc = cv_err_errno(err, cv_code_from_errno(errno),
+				  "cannot create the cache folder %s", ix->dir);
+		cv_index_free(ix);
+		return rc;
+	}
+	listing = cv_path_join(ix->dir, "listing");
+	fresh = !refresh && stat(listing, &st) == 0 &&
+		time(NULL) - st.st_mtime < LISTING_MAX_AGE &&
+		time(NULL) >= st.st_mtime;
+	if (fresh && slurp(listing, CV_MANIFEST_MAX_BYTES, &buf) == 0) {
+		scan_listing(ix, buf.buf);
+	} else {
+		if (strncmp(mirror, "file://", 7) == 0)
+			rc = list_folder(mirror, &buf, err);
+		else
+			rc = cv_remote_get(r, mirror, CV_MANIFEST_MAX_BYTES,
+					   &buf, err);
+		if (rc < 0) {
+			/* offline: an old listing beats none */
+			struct cv_buf old = CV_BUF_INIT;
+			if (rc != CV_EINTR &&
+			    slurp(listing, CV_MANIFEST_MAX_BYTES, &old) == 0) {
+				scan_listing(ix, old.buf);
+				rc = 0;
+			}
+			cv_buf_release(&old);
+		} else {
+			scan_listing(ix, buf.buf);
+			if (ix->n > 0)
+				spill(listing, buf.buf, buf.len);
+		}
+	}
+	free(listing);
+	cv_buf_release(&buf);
+	if (rc == 0 && ix->n == 0)
+		rc = cv_err_set(
+			err, CV_ENETWORK,
+			"the mirror %s lists no redistrib_<version>.json "
+			"manifests; check [remote] mirror",
+			mirror);
+	if (rc < 0) {
+		cv_index_free(ix);
+		return rc;
+	}
+	*out = ix;
+	return 0;
+}
+
+void
+cv_index_free(struct cv_index *ix)
+{
+	if (ix == NULL)
+		return;
+	for (size_t i = 0; i < ix->n; i++)
+		free(ix->names[i]);
+	free(ix->names);
+	free(ix->vers);
+	free(ix->dir);
+	free(ix);
+}
+
+struct cv_remote *
+cv_index_remote(const struct cv_index *ix)
+{
+	return ix->r;
+}
+
+size_t
+cv_index_count(const struct cv_index *ix)
+{
+	return ix->n;
+}
+
+const char *
+cv_index_name(const struct cv_index *ix, size_t i)
+{
+	return i < ix->n ? ix->names[i] : NULL;
+}
+
+const struct cv_version *
+cv_index_version(const struct cv_index *ix, size_t i)
+{
+	return i < ix->n ? &ix->vers[i] : NULL;
+}
+
+int
+cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
+		  struct cv_err *err)
+{
+	struct cv_buf buf = CV_BUF_INIT;
+	char *name, *cached, *url;
+	int rc, from_cache;
+
+	if (i >= ix->n)
+		return cv_err_set(err, CV_ENOTFOUND, "no such release");
+	name = xasprintf("redistrib_%s.json", ix->names[i]);
+	cached = cv_path_join(ix->dir, name);
+	url = cv_manifest_url(cv_remote_mirror(ix->r), name);
+	from_cache = slurp(cached, CV_MANIFEST_MAX_BYTES, &buf) == 0;
+	if (!from_cache) {
+		cv_buf_reset(&buf);
+		rc = cv_remote_get(ix->r, url, CV_MANIFEST_MAX_BYTES, &buf,
+				   err);
+		if (rc < 0)
+			goto out;
+	}
+	rc = 0;
+	if (cv_remote_verify_pins(ix->r))
+		rc = cv_pins_check(name, buf.buf, buf.len, err);
+	if (rc == 0)
+		rc = cv_manifest_parse(m, name, buf.buf, buf.len, err);
+	if (rc < 0) {
+		if (from_cache)
+			unlink(cached); /* fetch it again next time */
+		cv_err_prefix(err, "%s: ", url);
+		goto out;
+	}
+	if (!from_cache)
+		spill(cached, buf.buf, buf.len);
+out:
+	cv_buf_release(&buf);
+	free(name);
+	free(cached);
+	free(url);
+	return rc;
+}

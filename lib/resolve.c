@@ -1,0 +1,158 @@
+/* resolve.c: a spec -> the newest release on the mirror that has a build
+ * for the platform and CUDA major, and that build's archive. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The listing name may be shorter or longer than the spec: a candidate
+ * when their common leading parts agree. */
+static int
+candidate(const struct cv_version *spec, const struct cv_version *name)
+{
+	int n;
+
+	if (spec == NULL)
+		return 1;
+	n = spec->nparts < name->nparts ? spec->nparts : name->nparts;
+	for (int i = 0; i < n; i++)
+		if (spec->part[i] != name->part[i])
+			return 0;
+	return 1;
+}
+
+/* The newest usable variant of a platform, 0 when none. */
+static int
+newest_variant(const struct cv_manifest *m, const char *platform)
+{
+	int best = 0;
+
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (!m->files[i].bad[0] && m->files[i].cuda > best &&
+		    strcmp(m->files[i].platform, platform) == 0)
+			best = m->files[i].cuda;
+	return best;
+}
+
+static void
+fill(struct cv_resolved *out, const struct cv_manifest *m,
+     const struct cv_release_file *f, const char *mirror)
+{
+	const char *base = strrchr(f->relative_path, '/');
+
+	memset(out, 0, sizeof *out);
+	out->art.version = m->version;
+	out->art.version.cuda = f->cuda;
+	snprintf(out->art.platform, sizeof out->art.platform, "%s",
+		 f->platform);
+	memcpy(out->art.sha256, f->sha256, sizeof out->art.sha256);
+	out->art.size = f->size;
+	base = base ? base + 1 : f->relative_path;
+	if (strlen(base) < sizeof out->art.filename)
+		memcpy(out->art.filename, base, strlen(base) + 1);
+	out->url = cv_manifest_url(mirror, f->relative_path);
+	snprintf(out->art.source, sizeof out->art.source, "%s", out->url);
+	snprintf(out->label, sizeof out->label, "%s", m->label);
+}
+
+int
+cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
+	   struct cv_resolved *out, struct cv_err *err)
+{
+	struct cv_version spec;
+	char platform[32], how[64] = "", first[32] = "", variants[128] = "";
+	int cuda = 0, rc;
+	const char *mirror = cv_remote_mirror(cv_index_remote(ix));
+
+	memset(out, 0, sizeof *out);
+	if (req->spec != NULL) {
+		spec = *req->spec;
+		cuda = spec.cuda;
+		spec.cuda = 0;
+		if (cuda)
+			snprintf(how, sizeof how, "the spec");
+	}
+	if (cuda == 0 && req->cuda > 0) {
+		cuda = req->cuda;
+		snprintf(how, sizeof how, "--cuda or the config");
+	}
+	if (cuda == 0)
+		cuda = cv_cuda_detect(how, sizeof how);
+	if (req->platform != NULL && *req->platform) {
+		if (!cv_platform_valid(req->platform))
+			return cv_err_set(err, CV_EUSAGE,
+					  "unknown platform '%.40s' (use "
+					  "linux-x86_64, linux-sbsa, "
+					  "linux-aarch64 or windows-x86_64)",
+					  req->platform);
+		snprintf(platform, sizeof platform, "%s", req->platform);
+	} else if ((rc = cv_platform_detect(platform, err)) < 0)
+		return rc;
+
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		struct cv_manifest m;
+		const struct cv_release_file *f;
+		int want = cuda;
+
+		if (!candidate(req->spec ? &spec : NULL,
+			       cv_index_version(ix, i)))
+			continue;
+		if ((rc = cv_index_manifest(ix, i, &m, err)) < 0)
+			return rc;
+		if (req->spec != NULL &&
+		    !cv_version_matches(&spec, &m.version)) {
+			cv_manifest_release(&m);
+			continue;
+		}
+		if (want == 0)
+			want = newest_variant(&m, platform);
+		f = want ? cv_manifest_find(&m, platform, want) : NULL;
+		if (f != NULL && f->bad[0]) {
+			rc = cv_err_set(err, CV_EDATA,
+					"manifest %s: %s; this build cannot be "
+					"installed",
+					m.name, f->bad);
+			cv_manifest_release(&m);
+			return rc;
+		}
+		if (f != NULL) {
+			fill(out, &m, f, mirror);
+			cv_manifest_release(&m);
+			return 0;
+		}
+		if (first[0] == '\0') {
+			snprintf(first, sizeof first, "%s", m.label);
+			cv_manifest_variants(&m, platform, variants,
+					     sizeof variants);
+		}
+		cv_manifest_release(&m);
+	}
+	if (first[0] == '\0') {
+		char s[64] = "";
+		if (req->spec != NULL)
+			cv_version_format(&spec, s, sizeof s);
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "no cuDNN release %s%son the mirror %s; see "
+				  "'cudnnvm list-remote'",
+				  s, *s ? " " : "", mirror);
+	}
+	if (cuda == 0)
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "cuDNN %s has no build for %s; choose "
+				  "another platform with --platform",
+				  first, platform);
+	return cv_err_set(err, CV_ENOTFOUND,
+			  "cuDNN %s has no build for cuda%d on %s; builds "
+			  "exist for: %s (cuda%d from %s; choose with --cuda)",
+			  first, cuda, platform,
+			  variants[0] ? variants : "none", cuda,
+			  how[0] ? how : "the environment");
+}
+
+void
+cv_resolved_release(struct cv_resolved *res)
+{
+	free(res->url);
+	res->url = NULL;
+}
