@@ -237,7 +237,124 @@ int cv_extract(struct cv_source *src, const char *dest,
 	       const struct cv_extract_limits *limits, struct cv_err *err);
 
 /* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
-/* (declared by the remote-install module) */
+
+#define CV_MANIFEST_MAX_BYTES (16u << 20)	/* a manifest or listing */
+#define CV_ARCHIVE_MAX_BYTES (64ULL << 30)	/* a manifest `size` */
+#define CV_DEFAULT_MIRROR "https://developer.download.nvidia.com/compute/cudnn/redist/"
+
+/* One cudnn archive of a manifest: (platform, cudaN) -> file. */
+struct cv_release_file {
+	char platform[32];
+	int cuda;		 /* CUDA major */
+	char relative_path[512]; /* validated, relative to the mirror */
+	char sha256[65];	 /* lower-case hex */
+	uint64_t size;
+	char bad[256]; /* non-empty: why the entry is unusable (field path) */
+};
+
+/* A parsed redistrib_<version>.json (only the "cudnn" product). */
+struct cv_manifest {
+	char name[64];		   /* redistrib_9.13.0.json */
+	char label[32];		   /* release_label, e.g. 9.13.0 */
+	char release_date[16];
+	struct cv_version version; /* cudnn.version, 4 parts */
+	struct cv_release_file *files;
+	size_t nfiles;
+};
+
+/* Parse manifest bytes (both NVIDIA shapes). CV_EDATA with the byte offset
+ * for bad JSON, or with the field path for a bad required field. Odd
+ * entries are kept with `bad` set rather than failing the whole file. */
+int cv_manifest_parse(struct cv_manifest *m, const char *name,
+		      const char *data, size_t len, struct cv_err *err);
+void cv_manifest_release(struct cv_manifest *m);
+/* The entry for (platform, cuda), or NULL. */
+const struct cv_release_file *
+cv_manifest_find(const struct cv_manifest *m, const char *platform, int cuda);
+/* "cuda12, cuda13": the variants the release has for `platform`. */
+void cv_manifest_variants(const struct cv_manifest *m, const char *platform,
+			  char *buf, size_t n);
+/* Check a relative_path: no scheme, host, "..", '%', '\\', '?', '#',
+ * control bytes or leading '/'. */
+int cv_manifest_check_path(const char *rel, struct cv_err *err);
+/* mirror base + relative path, with exactly one '/' between (xmalloc'd). */
+char *cv_manifest_url(const char *mirror, const char *rel);
+
+/* pins.c: sha256 of NVIDIA's published manifests. CV_EDATA "possible
+ * tampering" when `name` is pinned and the bytes hash differently. */
+int cv_pins_check(const char *name, const char *data, size_t len,
+		  struct cv_err *err);
+/* The pinned hash of a manifest name, or NULL. */
+const char *cv_pins_lookup(const char *name);
+
+/* platform.c: what this machine is. */
+/* 1 for a platform name NVIDIA publishes (linux-x86_64, linux-sbsa, ...). */
+int cv_platform_valid(const char *p);
+/* linux-x86_64 / linux-sbsa / linux-aarch64 (Jetson); CV_ENOTFOUND else. */
+int cv_platform_detect(char out[32], struct cv_err *err);
+/* CUDA major of the local toolkit (nvcc on PATH, $CUDA_HOME/version.json,
+ * /usr/local/cuda/version.json, libcudart.so.N); 0 when none. `how` gets
+ * a short description of where it came from. */
+int cv_cuda_detect(char *how, size_t n);
+
+/* remote.c: the HTTPS client (libcurl). */
+struct cv_remote; /* opaque */
+/* A client for `mirror` (NULL: cfg->mirror) with cfg's ca_file, proxy,
+ * timeout and retries. Only https:// mirrors, or file:// ones. */
+int cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
+		  const char *mirror, struct cv_err *err);
+void cv_remote_free(struct cv_remote *r);
+const char *cv_remote_mirror(const struct cv_remote *r);
+/* Async-signal-safe: abort transfers in flight with CV_EINTR. */
+void cv_remote_interrupt(void);
+
+/* A download of one archive, cached by sha256 in `cache_dir`: a verified
+ * archive is read back from the cache (no network), a partial is resumed
+ * with a Range request. The fetcher's source yields the bytes while they
+ * arrive; close(ok) keeps (keep_archives) or drops the file. */
+struct cv_download; /* opaque */
+int cv_download_new(struct cv_download **out, struct cv_remote *r,
+		    const struct cv_artifact *art, const char *url,
+		    const char *cache_dir, int keep, struct cv_err *err);
+void cv_download_fetcher(struct cv_download *d, struct cv_fetcher *f);
+/* Called from the reading thread with bytes done / total. */
+void cv_download_progress(struct cv_download *d,
+			  void (*fn)(void *, uint64_t, uint64_t), void *payload);
+/* 1 when the bytes came (partly) from a cached partial or archive. */
+int cv_download_used_cache(const struct cv_download *d);
+/* Delete the cached bytes of this artifact (before a clean retry). */
+void cv_download_discard(struct cv_download *d);
+void cv_download_free(struct cv_download *d);
+
+/* index.c: the mirror's releases (redistrib_<version>.json names). */
+struct cv_index; /* opaque */
+/* Read the listing (cached for a day in cache_dir, or refreshed). */
+int cv_index_open(struct cv_index **out, struct cv_remote *r,
+		  const char *cache_dir, int refresh, struct cv_err *err);
+void cv_index_free(struct cv_index *ix);
+/* Release names, newest first ("9.13.0", "8.9.7.29"). */
+size_t cv_index_count(const struct cv_index *ix);
+const char *cv_index_name(const struct cv_index *ix, size_t i);
+const struct cv_version *cv_index_version(const struct cv_index *ix,
+					  size_t i);
+/* Fetch (or read from the cache) and parse release i, pins checked. */
+int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
+		      struct cv_err *err);
+
+/* resolve.c: a spec -> one archive of one release. */
+struct cv_resolve_req {
+	const struct cv_version *spec; /* NULL: newest */
+	int cuda;		       /* --cuda / config; 0 = auto */
+	const char *platform;	       /* --platform / config; NULL = auto */
+};
+struct cv_resolved {
+	struct cv_artifact art; /* version, platform, sha256, size, ... */
+	char *url;		/* xmalloc'd */
+	char label[32];		/* release label, e.g. 9.13.0 */
+};
+int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
+	       struct cv_resolved *out, struct cv_err *err);
+void cv_resolved_release(struct cv_resolved *res);
 
 /* ---- activation: link.c, activate.c, env.c, shell.c: issue 4 ----------- */
 

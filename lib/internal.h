@@ -42,4 +42,15 @@ int cv_link_set(const char *root, const char *id, struct cv_err *err);
 /* 1 when <root>/<id> is a real folder holding its cudnnvm.json. */
 int cv_link_installed(const char *root, const char *id);
 
+/* remote.c: GET a small document (listing, manifest) into `out`, at most
+ * `max` bytes, with the client's retries. */
+struct cv_remote;
+int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
+		  struct cv_buf *out, struct cv_err *err);
+/* 1 unless [remote] verify_pins = no. */
+int cv_remote_verify_pins(const struct cv_remote *r);
+/* index.c: the client an index reads with. */
+struct cv_index;
+struct cv_remote *cv_index_remote(const struct cv_index *ix);
+
 #endif
