@@ -5,6 +5,7 @@
 #include "cudnnvm.h"
 
 #include <stdarg.h>
+#include <sys/types.h>
 
 /* xalloc.c: allocation that cannot fail (OOM aborts, as in git/tmux). */
 void *xmalloc(size_t n);
@@ -35,6 +36,50 @@ void cv_buf_release(struct cv_buf *b);
 /* path.c */
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
+
+/* fs.c: file-system helpers (issue 2). */
+/* mkdir -p with `mode` for the folders it creates. */
+int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
+/* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
+int cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err);
+int cv_fs_rmtree(const char *path, struct cv_err *err);
+/* fsync a folder (by path or by fd). */
+int cv_fs_fsync_dir(const char *path, struct cv_err *err);
+/* Take an exclusive flock on `path` (created 0644, O_CLOEXEC). Busy lock:
+ * with nowait CV_ELOCKED, else call waiting(payload, what) once and block.
+ * *fd gets the descriptor to pass to cv_fs_unlock. */
+int cv_fs_lock(const char *path, int nowait,
+	       void (*waiting)(void *payload, const char *what), void *payload,
+	       const char *what, int *fd, struct cv_err *err);
+/* Non-blocking try: 1 acquired, 0 busy, <0 error. */
+int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
+void cv_fs_unlock(int fd);
+
+/* store.c internals shared with install.c (issue 2). */
+struct cv_store {
+	char *root;  /* absolute */
+	char *cache; /* absolute */
+	int dirfd;   /* O_DIRECTORY on root, -1 when it does not exist */
+	int writable;
+};
+/* 1 when <root>/<id> is a real folder holding cudnnvm.json. */
+int cv_store_has(const struct cv_store *st, const char *id);
+/* Lock names: <root>/.locks/<name>.lock. */
+int cv_store_lock(const struct cv_store *st, const char *name, int nowait,
+		  void (*waiting)(void *, const char *), void *payload,
+		  int *fd, struct cv_err *err);
+/* A fresh staging folder <root>/.staging/<tag>.<pid>.<rand> (0755) owned
+ * by this process (its lock held in *lockfd). *name: xmalloc'd base name. */
+int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
+			 int *lockfd, struct cv_err *err);
+/* Delete a staging folder and release its lock. */
+void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
+/* Write <dir>/cudnnvm.json for `inst` (fsync'd). */
+int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
+			struct cv_err *err);
+/* Read and check <dir>/cudnnvm.json. */
+int cv_store_read_meta(const char *dir, struct cv_installed *out,
+		       struct cv_err *err);
 
 /* link.c: the `current` link by store root (unit tests use these). */
 int cv_link_get(const char *root, char id[64], struct cv_err *err);

@@ -1,0 +1,473 @@
+/* config.c: the INI files of SPEC.md, read with inih, strictly: the file is
+ * read here (size-capped, NUL bytes refused), fed to inih line by line so
+ * every complaint names file:line, and only the keys of SPEC.md are
+ * accepted, each at most once per file. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CONFIG_MAX_BYTES (64 * 1024)
+#define DEFAULT_MIRROR \
+	"https://developer.download.nvidia.com/compute/cudnn/redist/"
+
+enum key {
+	K_STORE_PATH,
+	K_STORE_CACHE,
+	K_MIRROR,
+	K_CA_FILE,
+	K_PROXY,
+	K_TIMEOUT,
+	K_RETRIES,
+	K_VERIFY_PINS,
+	K_CUDA,
+	K_PLATFORM,
+	K_VALIDATE,
+	K_KEEP,
+	K_NKEYS
+};
+
+static const struct {
+	const char *section, *name;
+} keys[K_NKEYS] = {
+	{ "store", "path" },       { "store", "cache" },
+	{ "remote", "mirror" },    { "remote", "ca_file" },
+	{ "remote", "proxy" },     { "remote", "timeout" },
+	{ "remote", "retries" },   { "remote", "verify_pins" },
+	{ "install", "cuda" },     { "install", "platform" },
+	{ "install", "validate" }, { "install", "keep_archives" },
+};
+
+static const char *const platforms[] = { "linux-x86_64", "linux-sbsa",
+					 "linux-aarch64", "windows-x86_64",
+					 NULL };
+
+struct parse {
+	struct cv_config *cfg;
+	const char *name;
+	const char *data;
+	size_t len, pos;
+	int line; /* line last handed to inih */
+	int seen[K_NKEYS];
+	struct cv_err *err;
+	int failed;
+};
+
+void
+cv_config_init(struct cv_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->mirror = xstrdup(DEFAULT_MIRROR);
+	cfg->timeout = 30;
+	cfg->retries = 3;
+	cfg->validate = 1;
+	cfg->keep_archives = 1;
+	cfg->verify_pins = 1;
+}
+
+void
+cv_config_release(struct cv_config *cfg)
+{
+	free(cfg->store_path);
+	free(cfg->cache_path);
+	free(cfg->mirror);
+	free(cfg->ca_file);
+	free(cfg->proxy);
+	free(cfg->platform);
+	memset(cfg, 0, sizeof *cfg);
+}
+
+static int fail(struct parse *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct parse *p, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	if (!p->failed) {
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof what, fmt, ap);
+		va_end(ap);
+		cv_err_set(p->err, CV_ECONFIG, "%s:%d: %s", p->name, p->line,
+			   what);
+		p->failed = 1;
+	}
+	return 0;
+}
+
+static int
+parse_bool(const char *v, int *out)
+{
+	static const char *const yes[] = { "yes", "true", "1", "on", NULL };
+	static const char *const no[] = { "no", "false", "0", "off", NULL };
+
+	for (int i = 0; yes[i]; i++)
+		if (strcasecmp(v, yes[i]) == 0)
+			return *out = 1, 0;
+	for (int i = 0; no[i]; i++)
+		if (strcasecmp(v, no[i]) == 0)
+			return *out = 0, 0;
+	return -1;
+}
+
+static int
+parse_long(const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	long n;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || *end != '\0' || n < lo || n > hi)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+static int
+has_ctl(const char *v)
+{
+	for (const unsigned char *s = (const unsigned char *)v; *s; s++)
+		if (*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+static int
+check_path(struct parse *p, const char *v)
+{
+	if (v[0] != '/')
+		return fail(p, "'%s' must be an absolute path", v);
+	if (strlen(v) >= PATH_MAX)
+		return fail(p, "path too long: '%.64s...'", v);
+	for (const char *s = v; (s = strstr(s, "..")) != NULL; s += 2)
+		if (s[-1] == '/' && (s[2] == '/' || s[2] == '\0'))
+			return fail(p, "'%s' must not contain '..'", v);
+	return 1;
+}
+
+static void
+set_str(char **slot, const char *v)
+{
+	free(*slot);
+	*slot = *v ? xstrdup(v) : NULL;
+}
+
+static int
+handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	struct cv_config *c = p->cfg;
+	int k, b;
+	long n;
+
+	if (p->failed)
+		return 0;
+	for (k = 0; k < K_NKEYS; k++)
+		if (strcmp(keys[k].section, section) == 0 &&
+		    strcmp(keys[k].name, name) == 0)
+			break;
+	if (k == K_NKEYS) {
+		int known = 0;
+		for (int i = 0; i < K_NKEYS; i++)
+			known |= strcmp(keys[i].section, section) == 0;
+		if (!known)
+			return fail(
+				p,
+				"unknown section '[%s]' (known: [store], [remote], [install])",
+				section);
+		return fail(p, "unknown key '%s'", name);
+	}
+	if (p->seen[k])
+		return fail(
+			p,
+			"'%s' is set twice (or an indented line continues it)",
+			name);
+	p->seen[k] = 1;
+	if (has_ctl(value))
+		return fail(p, "control character in the value of '%s'", name);
+	switch (k) {
+	case K_STORE_PATH:
+		if (*value && !check_path(p, value))
+			return 0;
+		set_str(&c->store_path, value);
+		break;
+	case K_STORE_CACHE:
+		if (*value && !check_path(p, value))
+			return 0;
+		set_str(&c->cache_path, value);
+		break;
+	case K_CA_FILE:
+		if (*value && !check_path(p, value))
+			return 0;
+		set_str(&c->ca_file, value);
+		break;
+	case K_MIRROR:
+		if (strncmp(value, "https://", 8) != 0 &&
+		    strncmp(value, "file://", 7) != 0)
+			return fail(p, "mirror '%s' must be an https:// URL",
+				    value);
+		set_str(&c->mirror, value);
+		break;
+	case K_PROXY:
+		set_str(&c->proxy, value);
+		break;
+	case K_TIMEOUT:
+		if (parse_long(value, 1, 86400, &n) < 0)
+			return fail(
+				p,
+				"timeout '%s' must be a number of seconds (1-86400)",
+				value);
+		c->timeout = n;
+		break;
+	case K_RETRIES:
+		if (parse_long(value, 0, 100, &n) < 0)
+			return fail(p, "retries '%s' must be a number 0-100",
+				    value);
+		c->retries = (int)n;
+		break;
+	case K_CUDA:
+		if (strcmp(value, "auto") == 0)
+			c->cuda = 0;
+		else if (parse_long(value, 11, 13, &n) == 0)
+			c->cuda = (int)n;
+		else
+			return fail(p, "cuda '%s' must be auto, 11, 12 or 13",
+				    value);
+		break;
+	case K_PLATFORM:
+		if (strcmp(value, "auto") == 0) {
+			set_str(&c->platform, "");
+			break;
+		}
+		for (b = 0; platforms[b]; b++)
+			if (strcmp(platforms[b], value) == 0)
+				break;
+		if (platforms[b] == NULL)
+			return fail(
+				p,
+				"platform '%s' must be auto, linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64",
+				value);
+		set_str(&c->platform, value);
+		break;
+	case K_VALIDATE:
+	case K_KEEP:
+	case K_VERIFY_PINS:
+		if (parse_bool(value, &b) < 0)
+			return fail(p, "'%s' must be yes or no", value);
+		if (k == K_VALIDATE)
+			c->validate = b;
+		else if (k == K_KEEP)
+			c->keep_archives = b;
+		else
+			c->verify_pins = b;
+		break;
+	}
+	return 1;
+}
+
+/* inih's reader: hand out one line at a time, counting lines and refusing
+ * an over-long one (inih would silently cut it). */
+static char *
+reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	const char *s, *nl;
+	size_t n, full;
+
+	if (p->failed || p->pos >= p->len)
+		return NULL;
+	s = p->data + p->pos;
+	nl = memchr(s, '\n', p->len - p->pos);
+	full = nl ? (size_t)(nl - s) + 1 : p->len - p->pos;
+	p->line++;
+	n = full;
+	if (n > 0 && s[n - 1] == '\n')
+		n--;
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	if (num < 3 || n > (size_t)num - 2) {
+		char lim[32];
+		snprintf(lim, sizeof lim, "%d", num > 2 ? num - 2 : 0);
+		fail(p, "line too long (the limit is %s bytes)", lim);
+		return NULL;
+	}
+	memcpy(str, s, n);
+	str[n] = '\n';
+	str[n + 1] = '\0';
+	p->pos += full;
+	return str;
+}
+
+int
+cv_config_parse_buffer(struct cv_config *cfg, const char *name,
+		       const char *data, size_t len, struct cv_err *err)
+{
+	struct parse p;
+	const char *nul;
+	int r;
+
+	memset(&p, 0, sizeof p);
+	p.cfg = cfg;
+	p.name = name;
+	p.data = data;
+	p.len = len;
+	p.err = err;
+	if ((nul = memchr(data, '\0', len)) != NULL) {
+		p.line = 1;
+		for (const char *s = data; s < nul; s++)
+			p.line += *s == '\n';
+		fail(&p, "%s", "NUL byte in the file");
+		return CV_ECONFIG;
+	}
+	r = ini_parse_stream(reader, &p, handler, &p);
+	if (p.failed)
+		return CV_ECONFIG;
+	if (r != 0) {
+		/* A syntax error inih found at line r: say which kind. */
+		const char *s = data;
+		int line = 1;
+		while (line < r &&
+		       (s = memchr(s, '\n', (size_t)(data + len - s))) !=
+			       NULL) {
+			s++;
+			line++;
+		}
+		p.line = r;
+		while (s && s < data + len && (*s == ' ' || *s == '\t'))
+			s++;
+		if (r < 0)
+			fail(&p, "%s", "cannot parse");
+		else if (s && s < data + len && *s == '[')
+			fail(&p, "%s", "section header without a closing ']'");
+		else
+			fail(&p, "%s",
+			     "expected 'key = value', a [section] or a ; comment");
+		return CV_ECONFIG;
+	}
+	return 0;
+}
+
+/* Read one file: 0 on success, 1 when absent and optional, <0 on error. */
+static int
+load_file(struct cv_config *cfg, const char *path, int required,
+	  struct cv_err *err)
+{
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT && !required)
+			return 1;
+		return cv_err_errno(err, CV_ECONFIG,
+				    "cannot read config file '%s'", path);
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return cv_err_set(err, CV_ECONFIG,
+				  "config file '%s' is not a regular file",
+				  path);
+	}
+	if (sb.st_size > CONFIG_MAX_BYTES) {
+		close(fd);
+		return cv_err_set(err, CV_ECONFIG,
+				  "config file '%s' is larger than %d bytes",
+				  path, CONFIG_MAX_BYTES);
+	}
+	buf = xmalloc(CONFIG_MAX_BYTES + 1);
+	while (got <= CONFIG_MAX_BYTES &&
+	       (n = read(fd, buf + got, CONFIG_MAX_BYTES + 1 - got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = cv_err_errno(err, CV_ECONFIG,
+					 "cannot read config file '%s'", path);
+			free(buf);
+			close(fd);
+			return r;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got > CONFIG_MAX_BYTES) {
+		free(buf);
+		return cv_err_set(err, CV_ECONFIG,
+				  "config file '%s' is larger than %d bytes",
+				  path, CONFIG_MAX_BYTES);
+	}
+	r = cv_config_parse_buffer(cfg, path, buf, got, err);
+	free(buf);
+	return r;
+}
+
+int
+cv_config_load(struct cv_config *cfg, const char *explicit_file,
+	       struct cv_err *err)
+{
+	const char *sys = getenv("CUDNNVM_SYSCONFDIR");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	const char *env;
+	char *path;
+	int r;
+
+	if (sys == NULL || *sys == '\0')
+		sys = "/etc/cudnnvm";
+	path = cv_path_join(sys, "config.ini");
+	r = load_file(cfg, path, 0, err);
+	free(path);
+	if (r < 0)
+		return r;
+	path = NULL;
+	if (xdg != NULL && xdg[0] == '/')
+		path = xasprintf("%s/cudnnvm/config.ini", xdg);
+	else if (home != NULL && home[0] == '/')
+		path = xasprintf("%s/.config/cudnnvm/config.ini", home);
+	if (path != NULL) {
+		r = load_file(cfg, path, 0, err);
+		free(path);
+		if (r < 0)
+			return r;
+	}
+	if (explicit_file == NULL)
+		explicit_file = getenv("CUDNNVM_CONFIG");
+	if (explicit_file != NULL && *explicit_file != '\0') {
+		r = load_file(cfg, explicit_file, 1, err);
+		if (r < 0)
+			return r;
+	}
+	env = getenv("CUDNNVM_STORE");
+	if (env != NULL && *env != '\0') {
+		if (has_ctl(env))
+			return cv_err_set(
+				err, CV_ECONFIG,
+				"CUDNNVM_STORE holds a control character");
+		set_str(&cfg->store_path, env);
+	}
+	env = getenv("CUDNNVM_MIRROR");
+	if (env != NULL && *env != '\0') {
+		if (strncmp(env, "https://", 8) != 0 &&
+		    strncmp(env, "file://", 7) != 0)
+			return cv_err_set(
+				err, CV_ECONFIG,
+				"CUDNNVM_MIRROR must be an https:// URL");
+		set_str(&cfg->mirror, env);
+	}
+	return 0;
+}

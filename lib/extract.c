@@ -1,0 +1,636 @@
+/* extract.c: safe extraction with libarchive (reliability.md §2).
+ *
+ * Only tar and zip, only xz/gzip/bzip2 filters. Every entry passes our own
+ * policy before archive_write_header: regular files, folders and relative
+ * symlinks that stay inside the tree; no hard links, devices, FIFOs or
+ * sockets; one top folder, stripped; old cuda/lib64 layouts mapped to lib/;
+ * no duplicates; caps on entries, bytes written, path length and depth.
+ * Extraction runs with the cwd in `dest` and relative names so the three
+ * SECURE_* flags apply; a walk of the result re-checks links and fixes
+ * modes (files 0644, folders 0755). */
+#include "internal.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEF_MAX_ENTRIES 100000
+#define DEF_MAX_TOTAL   (16ULL << 30)
+#define DEF_MAX_PATH    1024
+#define DEF_MAX_DEPTH   32
+
+struct nameset {
+	char **slot;
+	size_t cap, n;
+};
+
+struct ectx {
+	struct cv_source *src;
+	struct cv_err srcerr;
+	int src_failed;
+	struct archive *ar, *aw;
+	struct cv_extract_limits lim;
+	char top[256];
+	int have_top;
+	int zip;
+	uint64_t entries, total;
+	struct nameset names;
+	struct cv_err *err;
+};
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Insert; 0 when new, 1 when already there. Takes ownership of s. */
+static int
+nameset_add(struct nameset *ns, char *s)
+{
+	size_t i;
+
+	if ((ns->n + 1) * 2 > ns->cap) {
+		struct nameset big = { NULL, ns->cap ? ns->cap * 2 : 256, 0 };
+		big.slot = xcalloc(big.cap, sizeof *big.slot);
+		for (i = 0; i < ns->cap; i++)
+			if (ns->slot[i] != NULL)
+				nameset_add(&big, ns->slot[i]);
+		free(ns->slot);
+		*ns = big;
+	}
+	for (i = hash_str(s) & (ns->cap - 1); ns->slot[i] != NULL;
+	     i = (i + 1) & (ns->cap - 1))
+		if (strcmp(ns->slot[i], s) == 0) {
+			free(s);
+			return 1;
+		}
+	ns->slot[i] = s;
+	ns->n++;
+	return 0;
+}
+
+static void
+nameset_free(struct nameset *ns)
+{
+	for (size_t i = 0; i < ns->cap; i++)
+		free(ns->slot[i]);
+	free(ns->slot);
+}
+
+static la_ssize_t
+read_cb(struct archive *a, void *ud, const void **buf)
+{
+	struct ectx *x = ud;
+	ssize_t n = x->src->read(x->src->ctx, buf, &x->srcerr);
+
+	if (n < 0) {
+		x->src_failed = 1;
+		archive_set_error(a, EIO, "%s", x->srcerr.msg);
+		return -1;
+	}
+	return n;
+}
+
+static int
+valid_utf8(const unsigned char *s)
+{
+	while (*s) {
+		int n;
+		if (*s < 0x80)
+			n = 0;
+		else if ((*s & 0xe0) == 0xc0 && *s >= 0xc2)
+			n = 1;
+		else if ((*s & 0xf0) == 0xe0)
+			n = 2;
+		else if ((*s & 0xf8) == 0xf0 && *s <= 0xf4)
+			n = 3;
+		else
+			return 0;
+		s++;
+		for (; n > 0; n--, s++)
+			if ((*s & 0xc0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
+static int
+reserved_windows(const char *c)
+{
+	static const char *const r[] = { "CON", "PRN", "AUX", "NUL", NULL };
+	size_t n = strcspn(c, ".");
+	size_t len = strlen(c);
+
+	if (len > 0 && (c[len - 1] == '.' || c[len - 1] == ' '))
+		return 1;
+	for (int i = 0; r[i]; i++)
+		if (n == 3 && strncasecmp(c, r[i], 3) == 0)
+			return 1;
+	if (n == 4 &&
+	    (strncasecmp(c, "COM", 3) == 0 || strncasecmp(c, "LPT", 3) == 0) &&
+	    c[3] >= '1' && c[3] <= '9')
+		return 1;
+	return 0;
+}
+
+/* A printable copy of a hostile name for messages. */
+static void
+safe_name(const char *s, char *out, size_t n)
+{
+	size_t j = 0;
+
+	if (s == NULL)
+		s = "(no name)";
+	for (; *s && j + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			j += (size_t)snprintf(out + j, n - j, "\\x%02x", c);
+		else
+			out[j++] = (char)c;
+	}
+	out[j] = '\0';
+}
+
+static int
+reject(struct ectx *x, const char *name, const char *why)
+{
+	char safe[300];
+
+	safe_name(name, safe, sizeof safe);
+	return cv_err_set(
+		x->err, CV_EDATA,
+		"unsafe archive: entry '%s' %s; the archive was not installed",
+		safe, why);
+}
+
+/* Split `path` into components (skipping "" and "."); NULL-terminated
+ * array of pointers into the xstrdup'd *buf. */
+static char **
+split(const char *path, char **buf, int *n)
+{
+	char *s = *buf = xstrdup(path);
+	char **v = xcalloc(strlen(path) / 2 + 2, sizeof *v);
+	char *save = NULL, *tok;
+
+	*n = 0;
+	for (tok = strtok_r(s, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save))
+		if (strcmp(tok, ".") != 0)
+			v[(*n)++] = tok;
+	v[*n] = NULL;
+	return v;
+}
+
+/* 1 when `target`, read from the folder at depth `depth` below the root,
+ * stays inside the root. */
+static int
+link_stays_inside(const char *target, int depth)
+{
+	char *buf;
+	int n, ok = 1;
+	char **c = split(target, &buf, &n);
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(c[i], "..") == 0)
+			depth--;
+		else
+			depth++;
+		if (depth < 0) {
+			ok = 0;
+			break;
+		}
+	}
+	free(c);
+	free(buf);
+	return ok;
+}
+
+static int
+check_chars(struct ectx *x, const char *name, const char *what)
+{
+	if (!valid_utf8((const unsigned char *)name))
+		return reject(x, name, "is not valid UTF-8");
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
+		if (*s < 0x20 || *s == 0x7f)
+			return reject(x, name,
+				      "has a control character in its name");
+		if (*s == '\\')
+			return reject(x, name, "has a backslash in its name");
+		if (*s == ':')
+			return reject(x, name, "has a ':' in its name");
+	}
+	(void)what;
+	return 0;
+}
+
+/* Apply the policy to one entry. Returns 0 to write it (pathname
+ * rewritten), 1 to skip it, <0 to refuse the archive. */
+static int
+policy(struct ectx *x, struct archive_entry *e)
+{
+	const char *name = archive_entry_pathname(e);
+	char *buf = NULL, *rel, *key;
+	char **c;
+	int n, r = 0, type;
+	size_t len;
+	struct cv_buf out = CV_BUF_INIT;
+
+	if (name == NULL || *name == '\0')
+		return reject(x, name, "has no name");
+	if (strlen(name) > x->lim.max_path)
+		return reject(x, name, "has a name longer than the limit");
+	if ((r = check_chars(x, name, "name")) < 0)
+		return r;
+	if (name[0] == '/')
+		return reject(x, name, "has an absolute path");
+	if (++x->entries > x->lim.max_entries)
+		return reject(x, name,
+			      "is past the limit on the number of entries");
+	/* Hard links first: libarchive reports their type as 0. */
+	if (archive_entry_hardlink(e) != NULL)
+		return reject(x, name, "is a hard link");
+	type = archive_entry_filetype(e);
+	if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+		return reject(
+			x, name,
+			"is a device, FIFO or socket (only files, folders and symlinks are allowed)");
+	c = split(name, &buf, &n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(c[i], "..") == 0) {
+			r = reject(x, name, "has a '..' component");
+			goto out;
+		}
+	if (n > x->lim.max_depth) {
+		r = reject(x, name, "is nested deeper than the limit");
+		goto out;
+	}
+	if (n == 0) {
+		r = 1;
+		goto out;
+	}
+	if (!x->have_top) {
+		if (n == 1 && type != AE_IFDIR) {
+			r = reject(x, name, "is not inside a top folder");
+			goto out;
+		}
+		snprintf(x->top, sizeof x->top, "%s", c[0]);
+		x->have_top = 1;
+	} else if (strcmp(c[0], x->top) != 0) {
+		r = reject(x, name,
+			   "is outside the archive's single top folder");
+		goto out;
+	}
+	if (n == 1) {
+		if (type != AE_IFDIR)
+			r = reject(x, name, "replaces the top folder");
+		else
+			r = 1; /* the top folder itself */
+		goto out;
+	}
+	/* Old layouts: cuda/lib64 -> lib; lib64 becomes our own link. */
+	if (strcmp(c[1], "lib64") == 0) {
+		if (n == 2 && type == AE_IFLNK) {
+			r = 1;
+			goto out;
+		}
+		c[1] = (char *)"lib";
+	}
+	for (int i = 1; i < n; i++) {
+		if (x->zip && reserved_windows(c[i])) {
+			r = reject(x, name, "uses a name Windows reserves");
+			goto out;
+		}
+		cv_buf_addf(&out, "%s%s", i > 1 ? "/" : "", c[i]);
+	}
+	rel = cv_buf_detach(&out);
+	key = xstrdup(rel);
+	if (x->zip)
+		for (char *s = key; *s; s++)
+			if (*s >= 'A' && *s <= 'Z')
+				*s = (char)(*s - 'A' + 'a');
+	if (nameset_add(&x->names, key)) {
+		free(rel);
+		r = reject(x, name,
+			   x->zip ? "is a duplicate (or differs only in case)"
+				  : "is a duplicate");
+		goto out;
+	}
+	if (type == AE_IFLNK) {
+		const char *t = archive_entry_symlink(e);
+		if (t == NULL || *t == '\0')
+			r = reject(x, name, "is a symlink without a target");
+		else if (t[0] == '/')
+			r = reject(x, name, "is a symlink to an absolute path");
+		else if (check_chars(x, t, "target") < 0)
+			r = x->err ? x->err->code : CV_EDATA;
+		else if (!link_stays_inside(t, n - 2))
+			r = reject(x, name,
+				   "is a symlink that leaves the archive");
+		if (r < 0) {
+			free(rel);
+			goto out;
+		}
+	}
+	if (type == AE_IFREG && archive_entry_size_is_set(e) &&
+	    archive_entry_size(e) >= 0 &&
+	    x->total + (uint64_t)archive_entry_size(e) >
+		    x->lim.max_total_bytes) {
+		free(rel);
+		r = reject(x, name, "makes the archive larger than the limit");
+		goto out;
+	}
+	len = strlen(rel);
+	(void)len;
+	archive_entry_set_pathname(e, rel);
+	archive_entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_uname(e, NULL);
+	archive_entry_set_gname(e, NULL);
+	free(rel);
+	r = 0;
+out:
+	free(c);
+	free(buf);
+	cv_buf_release(&out);
+	return r;
+}
+
+static int
+write_error(struct ectx *x, const char *name)
+{
+	char safe[300];
+	int e = archive_errno(x->aw);
+
+	safe_name(name, safe, sizeof safe);
+	if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG)
+		return cv_err_set(
+			x->err, CV_EIO,
+			"cannot write '%s' into the store: %s; free some space and retry",
+			safe, strerror(e));
+	return cv_err_set(x->err, CV_EDATA,
+			  "unsafe or broken archive entry '%s': %s", safe,
+			  archive_error_string(x->aw)
+				  ? archive_error_string(x->aw)
+				  : "write failed");
+}
+
+static int
+read_error(struct ectx *x)
+{
+	if (x->src_failed) {
+		*x->err = x->srcerr;
+		return x->srcerr.code;
+	}
+	return cv_err_set(
+		x->err, CV_EDATA, "corrupt or unsupported archive: %s",
+		archive_error_string(x->ar) ? archive_error_string(x->ar)
+					    : "read error");
+}
+
+static int
+copy_data(struct ectx *x, const char *name)
+{
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	int r;
+
+	for (;;) {
+		r = archive_read_data_block(x->ar, &buf, &size, &off);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN)
+			return read_error(x);
+		x->total += size;
+		if (x->total > x->lim.max_total_bytes)
+			return reject(
+				x, name,
+				"makes the archive larger than the limit");
+		if (archive_write_data_block(x->aw, buf, size, off) <
+		    ARCHIVE_OK)
+			return write_error(x, name);
+	}
+}
+
+/* The post-extraction walk (nftw has no user pointer). */
+static const char *walk_root;
+static size_t walk_rootlen;
+static struct cv_err *walk_err;
+static char walk_real[PATH_MAX];
+
+static int
+walk_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	const char *rel = path + walk_rootlen;
+	char target[PATH_MAX], real[PATH_MAX];
+	ssize_t n;
+	int depth = 0;
+
+	(void)f;
+	while (*rel == '/')
+		rel++;
+	if (flag == FTW_SL || flag == FTW_SLN) {
+		n = readlink(path, target, sizeof target - 1);
+		if (n < 0)
+			return cv_err_errno(walk_err, CV_EIO,
+					    "cannot read '%s'", path),
+			       1;
+		target[n] = '\0';
+		for (const char *s = rel; *s; s++)
+			depth += *s == '/';
+		if (target[0] == '/' || !link_stays_inside(target, depth)) {
+			cv_err_set(
+				walk_err, CV_EDATA,
+				"unsafe archive: symlink '%s' leaves the archive",
+				rel);
+			return 1;
+		}
+		if (realpath(path, real) != NULL &&
+		    (strncmp(real, walk_real, strlen(walk_real)) != 0 ||
+		     (real[strlen(walk_real)] != '/' &&
+		      real[strlen(walk_real)] != '\0'))) {
+			cv_err_set(
+				walk_err, CV_EDATA,
+				"unsafe archive: symlink '%s' resolves outside the archive",
+				rel);
+			return 1;
+		}
+		return 0;
+	}
+	if (flag == FTW_D || flag == FTW_DP) {
+		if (chmod(path, 0755) != 0)
+			return cv_err_errno(walk_err, CV_EIO,
+					    "cannot set the mode of '%s'",
+					    path),
+			       1;
+		return 0;
+	}
+	if (flag != FTW_F || !S_ISREG(sb->st_mode)) {
+		cv_err_set(
+			walk_err, CV_EDATA,
+			"unsafe archive: '%s' is not a file, folder or symlink",
+			rel);
+		return 1;
+	}
+	if ((sb->st_mode & 07777) != 0644 && chmod(path, 0644) != 0)
+		return cv_err_errno(walk_err, CV_EIO,
+				    "cannot set the mode of '%s'", path),
+		       1;
+	return 0;
+}
+
+static int
+post_walk(const char *dest, struct cv_err *err)
+{
+	struct stat sb;
+	char *lib = cv_path_join(dest, "lib");
+	char *lib64 = cv_path_join(dest, "lib64");
+	char *bin = cv_path_join(dest, "bin");
+	int r = 0;
+
+	if (lstat(lib, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    lstat(lib64, &sb) != 0 && lstat(bin, &sb) != 0 &&
+	    symlink("lib", lib64) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot create '%s'", lib64);
+	free(lib);
+	free(lib64);
+	free(bin);
+	if (r < 0)
+		return r;
+	if (realpath(dest, walk_real) == NULL)
+		return cv_err_errno(err, CV_EIO, "cannot resolve '%s'", dest);
+	walk_root = dest;
+	walk_rootlen = strlen(dest);
+	walk_err = err;
+	r = nftw(dest, walk_fn, 32, FTW_PHYS);
+	walk_err = NULL;
+	if (r != 0)
+		return r > 0 ? (err ? err->code : CV_EDATA)
+			     : cv_err_errno(err, CV_EIO, "cannot walk '%s'",
+					    dest);
+	return 0;
+}
+
+static int
+extract_all(struct ectx *x)
+{
+	struct archive_entry *e;
+	int r;
+
+	for (;;) {
+		r = archive_read_next_header(x->ar, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return read_error(x);
+		if (x->entries == 0) {
+			int fmt = archive_format(x->ar);
+			x->zip = (fmt & ARCHIVE_FORMAT_BASE_MASK) ==
+				 ARCHIVE_FORMAT_ZIP;
+		}
+		r = policy(x, e);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			continue;
+		if (archive_write_header(x->aw, e) < ARCHIVE_WARN)
+			return write_error(x, archive_entry_pathname(e));
+		if (archive_entry_filetype(e) == AE_IFREG &&
+		    (r = copy_data(x, archive_entry_pathname(e))) < 0)
+			return r;
+		if (archive_write_finish_entry(x->aw) < ARCHIVE_WARN)
+			return write_error(x, archive_entry_pathname(e));
+		if (x->entries == 3)
+			cv_checkpoint("mid-extract");
+	}
+	if (x->names.n == 0)
+		return cv_err_set(
+			x->err, CV_EDATA,
+			"the archive holds no files; is it a cuDNN archive?");
+	return 0;
+}
+
+int
+cv_extract(struct cv_source *src, const char *dest,
+	   const struct cv_extract_limits *limits, struct cv_err *err)
+{
+	struct ectx x;
+	struct cv_err dummy = CV_ERR_INIT;
+	int oldcwd, r;
+	mode_t oldmask;
+
+	if (err == NULL)
+		err = &dummy;
+	memset(&x, 0, sizeof x);
+	x.src = src;
+	x.err = err;
+	x.lim.max_entries = DEF_MAX_ENTRIES;
+	x.lim.max_total_bytes = DEF_MAX_TOTAL;
+	x.lim.max_path = DEF_MAX_PATH;
+	x.lim.max_depth = DEF_MAX_DEPTH;
+	if (limits != NULL) {
+		if (limits->max_entries)
+			x.lim.max_entries = limits->max_entries;
+		if (limits->max_total_bytes)
+			x.lim.max_total_bytes = limits->max_total_bytes;
+		if (limits->max_path)
+			x.lim.max_path = limits->max_path;
+		if (limits->max_depth)
+			x.lim.max_depth = limits->max_depth;
+	}
+	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (oldcwd < 0)
+		return cv_err_errno(err, CV_EIO,
+				    "cannot open the current folder");
+	if (chdir(dest) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot enter '%s'", dest);
+		close(oldcwd);
+		return r;
+	}
+	oldmask = umask(022);
+	x.ar = archive_read_new();
+	x.aw = archive_write_disk_new();
+	archive_read_support_format_tar(x.ar);
+	archive_read_support_format_zip(x.ar);
+	archive_read_support_filter_xz(x.ar);
+	archive_read_support_filter_gzip(x.ar);
+	archive_read_support_filter_bzip2(x.ar);
+	archive_write_disk_set_options(
+		x.aw, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+			      ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+			      ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+	if (archive_read_open(x.ar, &x, NULL, read_cb, NULL) != ARCHIVE_OK)
+		r = read_error(&x);
+	else
+		r = extract_all(&x);
+	if (r == 0 && archive_write_close(x.aw) != ARCHIVE_OK)
+		r = write_error(&x, "(folder fix-up)");
+	archive_read_free(x.ar);
+	archive_write_free(x.aw);
+	umask(oldmask);
+	if (fchdir(oldcwd) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO,
+				 "cannot return to the current folder");
+	close(oldcwd);
+	nameset_free(&x.names);
+	if (r == 0)
+		r = post_walk(dest, err);
+	return r;
+}

@@ -1,0 +1,192 @@
+/* fs.c: mkdir -p, rm -rf that never follows links, folder fsync and flock
+ * locks (kernel locks die with their process: there is no stale lock). */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err)
+{
+	char *p = xstrdup(path);
+	struct stat sb;
+	int rc = 0;
+
+	for (char *s = p + 1;; s++) {
+		char c = *s;
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST) {
+			rc = cv_err_errno(err, cv_code_from_errno(errno),
+					  "cannot create folder '%s'", p);
+			break;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	if (rc == 0 && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		errno = ENOTDIR;
+		rc = cv_err_errno(err, CV_ESTORE, "'%s' is not a folder", path);
+	}
+	free(p);
+	return rc;
+}
+
+static int
+rm_dirfd(int dfd, const char *what, struct cv_err *err)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (d == NULL) {
+		close(dfd);
+		return cv_err_errno(err, CV_EIO, "cannot read '%s'", what);
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (cv_fs_rmtree_at(dirfd(d), de->d_name, err) < 0) {
+			rc = err ? err->code : CV_EIO;
+			break;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err)
+{
+	struct stat sb;
+	int fd;
+
+	if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT
+			       ? 0
+			       : cv_err_errno(err, CV_EIO, "cannot remove '%s'",
+					      name);
+	if (!S_ISDIR(sb.st_mode)) {
+		if (unlinkat(dirfd, name, 0) != 0 && errno != ENOENT)
+			return cv_err_errno(err, cv_code_from_errno(errno),
+					    "cannot remove '%s'", name);
+		return 0;
+	}
+	fd = openat(dirfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open '%s'", name);
+	/* A folder we cannot list (mode 0) can still be emptied by us. */
+	if (rm_dirfd(fd, name, err) < 0)
+		return err ? err->code : CV_EIO;
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot remove '%s'", name);
+	return 0;
+}
+
+int
+cv_fs_rmtree(const char *path, struct cv_err *err)
+{
+	return cv_fs_rmtree_at(AT_FDCWD, path, err);
+}
+
+int
+cv_fs_fsync_dir(const char *path, struct cv_err *err)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open '%s'", path);
+	if (fsync(fd) != 0 && errno != EINVAL)
+		rc = cv_err_errno(err, CV_EIO, "cannot sync '%s'", path);
+	close(fd);
+	return rc;
+}
+
+static int
+open_lock(const char *path, int *fd, struct cv_err *err)
+{
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open lock '%s'", path);
+	return 0;
+}
+
+static int
+lock_error(const char *path, struct cv_err *err)
+{
+	if (errno == ENOLCK)
+		return cv_err_errno(
+			err, CV_ESTORE,
+			"cannot lock '%s' (a file system without locks, e.g. NFS with nolock?); put the store on a local file system",
+			path);
+	return cv_err_errno(err, CV_EIO, "cannot lock '%s'", path);
+}
+
+int
+cv_fs_trylock(const char *path, int *fd, struct cv_err *err)
+{
+	if (open_lock(path, fd, err) < 0)
+		return err ? err->code : CV_EIO;
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	if (errno == EWOULDBLOCK) {
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	lock_error(path, err);
+	close(*fd);
+	*fd = -1;
+	return err ? err->code : CV_EIO;
+}
+
+int
+cv_fs_lock(const char *path, int nowait,
+	   void (*waiting)(void *payload, const char *what), void *payload,
+	   const char *what, int *fd, struct cv_err *err)
+{
+	int r = cv_fs_trylock(path, fd, err);
+
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (nowait)
+		return cv_err_set(
+			err, CV_ELOCKED,
+			"another cudnnvm is %s; try again when it is done (or drop --no-wait to wait)",
+			what);
+	if (waiting != NULL)
+		waiting(payload, what);
+	if (open_lock(path, fd, err) < 0)
+		return err ? err->code : CV_EIO;
+	while (flock(*fd, LOCK_EX) != 0) {
+		if (errno == EINTR)
+			continue;
+		lock_error(path, err);
+		close(*fd);
+		*fd = -1;
+		return err ? err->code : CV_EIO;
+	}
+	return 0;
+}
+
+void
+cv_fs_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

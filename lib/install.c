@@ -1,0 +1,382 @@
+/* install.c: one-pass verified install. The fetcher's bytes are hashed and
+ * counted while libarchive extracts them into a private staging folder;
+ * the folder is published under its install id by one rename only when
+ * size and sha256 match. Also: NVIDIA archive names, and a fetcher that
+ * reads a local file. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FILE_CHUNK (1 << 20)
+
+/* ---- a local archive file ------------------------------------------------ */
+
+struct file_src {
+	char *path;
+	int fd;
+	char *buf;
+};
+
+static ssize_t
+file_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	struct file_src *f = ctx;
+	ssize_t n;
+
+	do
+		n = read(f->fd, f->buf, FILE_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return cv_err_errno(err, CV_EIO, "cannot read '%s'", f->path);
+	*buf = f->buf;
+	return n;
+}
+
+static int
+file_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct file_src *f = arg;
+
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return cv_err_errno(err,
+				    errno == ENOENT ? CV_ENOTFOUND
+						    : cv_code_from_errno(errno),
+				    "cannot open the archive '%s'", f->path);
+	f->buf = xmalloc(FILE_CHUNK);
+	src->read = file_read;
+	src->ctx = f;
+	return 0;
+}
+
+static void
+file_close(void *arg, int ok)
+{
+	struct file_src *f = arg;
+
+	(void)ok;
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	free(f->buf);
+	f->buf = NULL;
+}
+
+void
+cv_fetcher_file(struct cv_fetcher *fetch, const char *path)
+{
+	struct file_src *f = xcalloc(1, sizeof *f);
+
+	f->path = xstrdup(path);
+	f->fd = -1;
+	fetch->open = file_open;
+	fetch->close = file_close;
+	fetch->arg = f;
+}
+
+void
+cv_fetcher_file_free(struct cv_fetcher *fetch)
+{
+	struct file_src *f = fetch->arg;
+
+	if (f == NULL)
+		return;
+	file_close(f, 0);
+	free(f->path);
+	free(f);
+	fetch->arg = NULL;
+}
+
+/* ---- NVIDIA's names ------------------------------------------------------ */
+
+int
+cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
+			  struct cv_err *err)
+{
+	static const char *const sfx[] = { "-archive.tar.xz", "-archive.zip",
+					   NULL };
+	const char *base = strrchr(filename, '/');
+	char name[256], *p, *cuda, *dash;
+	size_t len;
+	long n;
+	int s;
+
+	base = base ? base + 1 : filename;
+	len = strlen(base);
+	if (len >= sizeof name || strncmp(base, "cudnn-", 6) != 0)
+		goto bad;
+	for (s = 0; sfx[s]; s++)
+		if (len > strlen(sfx[s]) &&
+		    strcmp(base + len - strlen(sfx[s]), sfx[s]) == 0)
+			break;
+	if (sfx[s] == NULL)
+		goto bad;
+	memcpy(name, base + 6, len - 6 - strlen(sfx[s]));
+	name[len - 6 - strlen(sfx[s])] = '\0';
+	/* name = <platform>-<version>_cuda<N> */
+	cuda = strrchr(name, '_');
+	if (cuda == NULL || strncmp(cuda, "_cuda", 5) != 0 || cuda[5] < '1' ||
+	    cuda[5] > '9' || strlen(cuda + 5) > 3 ||
+	    strspn(cuda + 5, "0123456789") != strlen(cuda + 5))
+		goto bad;
+	n = strtol(cuda + 5, NULL, 10);
+	*cuda = '\0';
+	dash = strrchr(name, '-');
+	if (dash == NULL || dash == name)
+		goto bad;
+	*dash = '\0';
+	for (p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_'))
+			goto bad;
+	if (strlen(name) >= sizeof art->platform)
+		goto bad;
+	if (cv_version_parse(&art->version, dash + 1, NULL) < 0 ||
+	    art->version.nparts != 4 || art->version.cuda != 0)
+		goto bad;
+	art->version.cuda = (int)n;
+	snprintf(art->platform, sizeof art->platform, "%s", name);
+	snprintf(art->filename, sizeof art->filename, "%s", base);
+	return 0;
+bad:
+	return cv_err_set(
+		err, CV_EUSAGE,
+		"cannot tell the version from the file name (expected cudnn-<platform>-<version>_cuda<N>-archive.tar.xz or .zip); pass --version V --cuda N");
+}
+
+/* ---- the install --------------------------------------------------------- */
+
+struct hsrc {
+	struct cv_source *in;
+	struct cv_sha256 *h;
+	uint64_t n, cap;
+};
+
+static ssize_t
+hashing_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	struct hsrc *s = ctx;
+	ssize_t n = s->in->read(s->in->ctx, buf, err);
+
+	if (n > 0) {
+		cv_sha256_update(s->h, *buf, (size_t)n);
+		s->n += (uint64_t)n;
+		if (s->cap && s->n > s->cap)
+			return cv_err_set(
+				err, CV_EDATA,
+				"the archive is larger than the expected %llu bytes",
+				(unsigned long long)s->cap);
+	}
+	return n;
+}
+
+/* Read what libarchive left (padding after the archive end) into the
+ * hash. */
+static int
+drain(struct cv_source *s, struct cv_err *err)
+{
+	const void *buf;
+	ssize_t n;
+
+	while ((n = s->read(s->ctx, &buf, err)) > 0)
+		;
+	return n < 0 ? (int)n : 0;
+}
+
+static void
+now_rfc3339(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int
+check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
+{
+	struct cv_version v;
+
+	if (art->version.nparts != 4 || art->version.cuda <= 0)
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"an install needs a full version (4 parts) and a CUDA major");
+	cv_version_format_id(&art->version, id, 64);
+	if (cv_install_id_parse(&v, id, err) < 0)
+		return CV_EUSAGE;
+	if (!cv_sha256_valid_hex(art->sha256))
+		return cv_err_set(err, CV_EUSAGE,
+				  "the expected sha256 must be 64 hex digits");
+	for (const char *p = art->platform; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_'))
+			return cv_err_set(err, CV_EUSAGE, "bad platform name");
+	return 0;
+}
+
+static int
+extract_verified(struct cv_store *st, const struct cv_artifact *art,
+		 const char *stage, struct cv_source *raw,
+		 struct cv_installed *inst, struct cv_err *err)
+{
+	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
+	struct cv_source src = { hashing_read, &hs };
+	struct cv_extract_limits lim = { 0, 0, 0, 0 };
+	struct cv_err xerr = CV_ERR_INIT;
+	char want[65], got[65];
+	int r, rx;
+
+	if (art->size) {
+		uint64_t cap = art->size * 4;
+		if (cap < (256ULL << 20))
+			cap = 256ULL << 20;
+		lim.max_total_bytes = cap;
+	}
+	for (int i = 0; i < 65; i++)
+		want[i] =
+			(char)((art->sha256[i] >= 'A' && art->sha256[i] <= 'F')
+				       ? art->sha256[i] - 'A' + 'a'
+				       : art->sha256[i]);
+	rx = cv_extract(&src, stage, &lim, &xerr);
+	/* A bad archive with a wrong hash is reported as the wrong hash:
+	 * that is what the user must act on. Disk errors stay as they are. */
+	if (rx < 0 && rx != CV_EDATA) {
+		*err = xerr;
+		cv_sha256_free(hs.h);
+		return rx;
+	}
+	r = drain(&src, rx < 0 ? NULL : err);
+	if (r < 0 && rx == 0) {
+		cv_sha256_free(hs.h);
+		return r;
+	}
+	cv_sha256_final(hs.h, got);
+	cv_sha256_free(hs.h);
+	if (r == 0 && art->size && hs.n != art->size)
+		return cv_err_set(
+			err, CV_EDATA,
+			"size mismatch for '%s': expected %llu bytes, got %llu",
+			art->filename, (unsigned long long)art->size,
+			(unsigned long long)hs.n);
+	if (r == 0 && strcmp(want, got) != 0)
+		return cv_err_set(
+			err, CV_EDATA,
+			"sha256 mismatch for '%s': expected %s, got %s; the file is damaged or not the one you meant",
+			art->filename, want, got);
+	if (rx < 0) {
+		*err = xerr;
+		return rx;
+	}
+	memset(inst, 0, sizeof *inst);
+	cv_version_format_id(&art->version, inst->id, sizeof inst->id);
+	inst->version = art->version;
+	snprintf(inst->platform, sizeof inst->platform, "%s", art->platform);
+	memcpy(inst->sha256, want, sizeof inst->sha256);
+	inst->size = hs.n;
+	snprintf(inst->source, sizeof inst->source, "%s", art->source);
+	now_rfc3339(inst->installed_at);
+	(void)st;
+	return 0;
+}
+
+static int
+sync_tree(const char *dir, struct cv_err *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return cv_err_errno(err, CV_EIO, "cannot open '%s'", dir);
+	if (syncfs(fd) != 0)
+		r = cv_err_errno(err, CV_EIO, "cannot sync '%s'", dir);
+	close(fd);
+	return r;
+}
+
+static int
+publish(struct cv_store *st, const char *stage, const char *id, int replace,
+	struct cv_err *err)
+{
+	int sfd, r;
+	unsigned int how = replace ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+
+	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
+		return r;
+	if (renameat2(st->dirfd, stage, st->dirfd, id, how) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot publish '%s/%s'", st->root, id);
+	else if (fsync(st->dirfd) != 0)
+		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
+				 st->root);
+	cv_fs_unlock(sfd);
+	return r;
+}
+
+int
+cv_store_install(struct cv_store *st, const struct cv_artifact *art,
+		 const struct cv_fetcher *fetch,
+		 const struct cv_install_opts *opts, int *already,
+		 struct cv_err *err)
+{
+	static const struct cv_install_opts defaults = CV_INSTALL_OPTS_INIT;
+	struct cv_installed inst;
+	struct cv_source raw = { NULL, NULL };
+	char id[64], *name = NULL, *stage = NULL, *stagepath = NULL;
+	int vfd = -1, lfd = -1, r, opened = 0, replace = 0;
+
+	if (opts == NULL)
+		opts = &defaults;
+	*already = 0;
+	if ((r = check_artifact(art, id, err)) < 0)
+		return r;
+	if (!st->writable)
+		return cv_err_set(err, CV_ESTORE,
+				  "the store is not open for writing");
+	if ((r = cv_store_lock(st, id, opts->nowait, opts->waiting,
+			       opts->payload, &vfd, err)) < 0)
+		return r;
+	cv_checkpoint("after-lock");
+	if (cv_store_has(st, id)) {
+		if (!opts->force) {
+			*already = 1;
+			cv_fs_unlock(vfd);
+			return 0;
+		}
+		replace = 1;
+	}
+	if ((r = cv_store_staging_new(st, id, &name, &lfd, err)) < 0)
+		goto out;
+	stage = xasprintf(".staging/%s", name);
+	stagepath = cv_path_join(st->root, stage);
+	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
+		goto out;
+	opened = 1;
+	if ((r = extract_verified(st, art, stagepath, &raw, &inst, err)) < 0)
+		goto out;
+	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
+	    (r = sync_tree(stagepath, err)) < 0)
+		goto out;
+	cv_checkpoint("before-publish");
+	r = publish(st, stage, id, replace, err);
+out:
+	if (opened)
+		fetch->close(fetch->arg, r == 0);
+	/* After an exchange the staging folder holds the old version. */
+	if (name != NULL)
+		cv_store_staging_drop(st, name, lfd);
+	if (r < 0 && err)
+		cv_err_prefix(err, "install %s: ", id);
+	free(name);
+	free(stage);
+	free(stagepath);
+	cv_fs_unlock(vfd);
+	return r;
+}

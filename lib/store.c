@@ -1,0 +1,703 @@
+/* store.c: where the store is, its private folders, locks, staging,
+ * metadata (cudnnvm.json), listing and uninstall.
+ *
+ * Layout: <root>/<id>/ (published by one rename, complete when it holds
+ * cudnnvm.json), <root>/current (link.c), <root>/.staging/<tag>.<pid>.<rand>
+ * with its owner lock <root>/.staging/<same>.lock, <root>/.locks/<name>.lock.
+ * Lock order: a version lock, then the store lock (held briefly), never the
+ * other way round. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_ROOT "/opt/cudnn"
+
+const char *
+cv_store_root(const struct cv_store *st)
+{
+	return st->root;
+}
+
+const char *
+cv_store_cache_dir(const struct cv_store *st)
+{
+	return st->cache;
+}
+
+void
+cv_store_free(struct cv_store *st)
+{
+	if (st == NULL)
+		return;
+	if (st->dirfd >= 0)
+		close(st->dirfd);
+	free(st->root);
+	free(st->cache);
+	free(st);
+}
+
+/* 1 when `path` exists and is writable, or does not exist and its nearest
+ * existing parent is writable (so it can be made). */
+static int
+writable_or_creatable(const char *path)
+{
+	char *p = xstrdup(path);
+	int ok = 0;
+
+	for (;;) {
+		struct stat sb;
+		char *slash;
+		if (stat(p, &sb) == 0) {
+			ok = S_ISDIR(sb.st_mode) && access(p, W_OK | X_OK) == 0;
+			break;
+		}
+		if (errno != ENOENT)
+			break;
+		slash = strrchr(p, '/');
+		if (slash == NULL)
+			break;
+		if (slash == p) {
+			p[1] = '\0';
+			if (strcmp(p, "/") == 0 && strcmp(path, "/") == 0)
+				break;
+		} else
+			*slash = '\0';
+	}
+	free(p);
+	return ok;
+}
+
+static char *
+absolute(const char *path)
+{
+	char cwd[4096];
+
+	if (path[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+		return xstrdup(path);
+	return cv_path_join(cwd, path);
+}
+
+static char *
+home_dir(const char *xdg_var, const char *fallback)
+{
+	const char *x = getenv(xdg_var);
+	const char *home = getenv("HOME");
+
+	if (x != NULL && x[0] == '/')
+		return cv_path_join(x, "cudnnvm");
+	if (home == NULL || home[0] != '/')
+		return NULL;
+	return xasprintf("%s/%s/cudnnvm", home, fallback);
+}
+
+static int
+choose_root(const struct cv_config *cfg, const char *flag_store, char **root,
+	    struct cv_err *err)
+{
+	if (flag_store != NULL && *flag_store != '\0') {
+		*root = absolute(flag_store);
+		return 0;
+	}
+	if (cfg->store_path != NULL) {
+		*root = absolute(cfg->store_path);
+		return 0;
+	}
+	if (writable_or_creatable(DEFAULT_ROOT)) {
+		*root = xstrdup(DEFAULT_ROOT);
+		return 0;
+	}
+	*root = home_dir("XDG_DATA_HOME", ".local/share");
+	if (*root == NULL)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is not writable and HOME is not set; pass --store DIR",
+			DEFAULT_ROOT);
+	return 0;
+}
+
+static int
+is_private(const char *name)
+{
+	return name[0] == '.';
+}
+
+/* The store must not be a trap: private folders are real folders,
+ * `current` is a symlink, every version is a real folder. */
+static int
+check_layout(struct cv_store *st, struct cv_err *err)
+{
+	static const char *const priv[] = { ".staging", ".locks", ".cache",
+					    NULL };
+	struct stat sb;
+	DIR *d;
+	struct dirent *de;
+	int fd, r = 0;
+
+	for (int i = 0; priv[i]; i++)
+		if (fstatat(st->dirfd, priv[i], &sb, AT_SYMLINK_NOFOLLOW) ==
+			    0 &&
+		    !S_ISDIR(sb.st_mode))
+			return cv_err_set(
+				err, CV_ESTORE,
+				"'%s/%s' is not a folder (a symlink?); refusing to use this store until it is removed",
+				st->root, priv[i]);
+	if (fstatat(st->dirfd, "current", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISLNK(sb.st_mode))
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s/current' is not a symlink; move it away and run 'cudnnvm global <spec>'",
+			st->root);
+	fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return cv_err_errno(err, CV_ESTORE,
+				    "cannot read the store '%s'", st->root);
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct cv_version v;
+		if (is_private(de->d_name) ||
+		    cv_install_id_parse(&v, de->d_name, NULL) < 0)
+			continue;
+		if (fstatat(st->dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
+			    0 &&
+		    !S_ISDIR(sb.st_mode)) {
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"'%s/%s' is not a folder (a symlink?); remove it and reinstall that version",
+				st->root, de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+static int
+mkdir_at(struct cv_store *st, const char *name, mode_t mode, struct cv_err *err)
+{
+	if (mkdirat(st->dirfd, name, mode) != 0 && errno != EEXIST)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot create '%s/%s'", st->root, name);
+	return 0;
+}
+
+/* Remove what dead runs left in .staging: folders whose owner lock is free
+ * (or absent) and orphan lock files. Under the store lock. */
+static void
+sweep(struct cv_store *st)
+{
+	int sfd, lfd;
+	DIR *d;
+	struct dirent *de;
+	char *sdir = cv_path_join(st->root, ".staging");
+
+	sfd = open(sdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0 || (d = fdopendir(sfd)) == NULL) {
+		if (sfd >= 0)
+			close(sfd);
+		free(sdir);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		char *lock, *full;
+		int r;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (len > 5 && strcmp(de->d_name + len - 5, ".lock") == 0) {
+			/* Orphan lock: its folder is gone. */
+			char *dir = xstrndup(de->d_name, len - 5);
+			struct stat sb;
+			if (fstatat(dirfd(d), dir, &sb, AT_SYMLINK_NOFOLLOW) !=
+			    0) {
+				full = cv_path_join(sdir, de->d_name);
+				if (cv_fs_trylock(full, &lfd, NULL) == 1) {
+					unlinkat(dirfd(d), de->d_name, 0);
+					cv_fs_unlock(lfd);
+				}
+				free(full);
+			}
+			free(dir);
+			continue;
+		}
+		lock = xasprintf("%s/%s.lock", sdir, de->d_name);
+		lfd = -1;
+		r = access(lock, F_OK) == 0 ? cv_fs_trylock(lock, &lfd, NULL)
+					    : 1;
+		if (r == 1) {
+			cv_fs_rmtree_at(dirfd(d), de->d_name, NULL);
+			if (lfd >= 0) {
+				unlink(lock);
+				cv_fs_unlock(lfd);
+			}
+		}
+		free(lock);
+	}
+	closedir(d);
+	free(sdir);
+}
+
+int
+cv_store_lock(const struct cv_store *st, const char *name, int nowait,
+	      void (*waiting)(void *, const char *), void *payload, int *fd,
+	      struct cv_err *err)
+{
+	char *path = xasprintf("%s/.locks/%s.lock", st->root, name);
+	char *what = strcmp(name, "store") == 0
+			     ? xstrdup("using the store")
+			     : xasprintf("installing or removing %s", name);
+	int r = cv_fs_lock(path, nowait, waiting, payload, what, fd, err);
+
+	free(path);
+	free(what);
+	return r;
+}
+
+static int
+open_for_write(struct cv_store *st, struct cv_err *err)
+{
+	int lfd, r;
+
+	if (cv_fs_mkdirs(st->root, 0755, err) < 0) {
+		if (err && err->code == CV_EPERM)
+			return cv_err_prefix(
+				err, "%s",
+				"cannot create the store (use --store DIR, or run as root): ");
+		return err ? err->code : CV_ESTORE;
+	}
+	st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (st->dirfd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open the store '%s'", st->root);
+	if (faccessat(st->dirfd, ".", W_OK, AT_EACCESS) != 0) {
+		if (errno == EROFS)
+			return cv_err_set(
+				err, CV_ESTORE,
+				"the store '%s' is read-only; use --store DIR for a writable one",
+				st->root);
+		return cv_err_errno(
+			err, CV_EPERM,
+			"the store '%s' is not writable (use --store DIR, or run as its owner)",
+			st->root);
+	}
+	if ((r = check_layout(st, err)) < 0)
+		return r;
+	if ((r = mkdir_at(st, ".locks", 0755, err)) < 0 ||
+	    (r = mkdir_at(st, ".staging", 0700, err)) < 0)
+		return r;
+	if ((r = check_layout(st, err)) < 0)
+		return r;
+	if (cv_fs_mkdirs(st->cache, 0755, err) < 0)
+		return cv_err_prefix(err, "%s", "cannot create the cache: ");
+	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &lfd, err)) < 0)
+		return r;
+	sweep(st);
+	cv_fs_unlock(lfd);
+	st->writable = 1;
+	return 0;
+}
+
+int
+cv_store_open(struct cv_store **out, const struct cv_config *cfg,
+	      const char *flag_store, int for_write, struct cv_err *err)
+{
+	struct cv_store *st = xcalloc(1, sizeof *st);
+	int r;
+
+	*out = NULL;
+	st->dirfd = -1;
+	if ((r = choose_root(cfg, flag_store, &st->root, err)) < 0) {
+		free(st);
+		return r;
+	}
+	if (cfg->cache_path != NULL)
+		st->cache = xstrdup(cfg->cache_path);
+	else if (geteuid() != 0 &&
+		 (st->cache = home_dir("XDG_CACHE_HOME", ".cache")) != NULL)
+		;
+	else
+		st->cache = cv_path_join(st->root, ".cache");
+	if (for_write) {
+		r = open_for_write(st, err);
+	} else {
+		st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (st->dirfd < 0 && errno != ENOENT)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot open the store '%s'",
+					 st->root);
+		else
+			r = 0;
+		/* A reader sweeps too, when it may (best effort). */
+		if (st->dirfd >= 0 &&
+		    faccessat(st->dirfd, ".staging", W_OK, AT_EACCESS) == 0) {
+			struct stat sb;
+			int lfd;
+			if (fstatat(st->dirfd, ".staging", &sb,
+				    AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(sb.st_mode) &&
+			    cv_store_lock(st, "store", 1, NULL, NULL, &lfd,
+					  NULL) == 0) {
+				sweep(st);
+				cv_fs_unlock(lfd);
+			}
+		}
+	}
+	if (r < 0) {
+		cv_store_free(st);
+		return r;
+	}
+	*out = st;
+	return 0;
+}
+
+int
+cv_store_has(const struct cv_store *st, const char *id)
+{
+	struct stat sb;
+	char *meta = xasprintf("%s/cudnnvm.json", id);
+	int ok;
+
+	ok = st->dirfd >= 0 &&
+	     fstatat(st->dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     S_ISDIR(sb.st_mode) &&
+	     fstatat(st->dirfd, meta, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	     S_ISREG(sb.st_mode);
+	free(meta);
+	return ok;
+}
+
+int
+cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
+		     int *lockfd, struct cv_err *err)
+{
+	unsigned int rnd;
+	char *lock, *dir;
+	int sfd, r;
+
+	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
+		return r;
+	for (int tries = 0;; tries++) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rnd = (unsigned int)ts.tv_nsec ^
+		      ((unsigned int)getpid() << 16) ^
+		      (unsigned int)tries * 2654435761u;
+		*name = xasprintf("%s.%ld.%08x", tag, (long)getpid(), rnd);
+		lock = xasprintf("%s/.staging/%s.lock", st->root, *name);
+		dir = xasprintf(".staging/%s", *name);
+		r = cv_fs_lock(lock, 1, NULL, NULL, "staging", lockfd, err);
+		if (r == 0 && mkdirat(st->dirfd, dir, 0755) == 0) {
+			fchmodat(st->dirfd, dir, 0755, 0);
+			free(lock);
+			free(dir);
+			break;
+		}
+		if (r == 0) {
+			int e = errno;
+			unlink(lock);
+			cv_fs_unlock(*lockfd);
+			errno = e;
+			r = cv_err_errno(err, cv_code_from_errno(e),
+					 "cannot create '%s/%s'", st->root,
+					 dir);
+			if (e != EEXIST || tries > 8) {
+				free(lock);
+				free(dir);
+				free(*name);
+				*name = NULL;
+				cv_fs_unlock(sfd);
+				return r;
+			}
+		} else if (tries > 8) {
+			free(lock);
+			free(dir);
+			free(*name);
+			*name = NULL;
+			cv_fs_unlock(sfd);
+			return r;
+		}
+		free(lock);
+		free(dir);
+		free(*name);
+	}
+	cv_fs_unlock(sfd);
+	return 0;
+}
+
+void
+cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd)
+{
+	char *dir = xasprintf(".staging/%s", name);
+	char *lock = xasprintf(".staging/%s.lock", name);
+
+	cv_fs_rmtree_at(st->dirfd, dir, NULL);
+	unlinkat(st->dirfd, lock, 0);
+	cv_fs_unlock(lockfd);
+	free(dir);
+	free(lock);
+}
+
+int
+cv_store_write_meta(const char *dir, const struct cv_installed *inst,
+		    struct cv_err *err)
+{
+	char ver[64];
+	json_t *o = json_object();
+	char *path = cv_path_join(dir, "cudnnvm.json");
+	char *text;
+	size_t len, off = 0;
+	int fd, r = 0;
+
+	cv_version_format(&inst->version, ver, sizeof ver);
+	json_object_set_new(o, "id", json_string(inst->id));
+	json_object_set_new(o, "version", json_string(ver));
+	json_object_set_new(o, "cuda", json_integer(inst->version.cuda));
+	json_object_set_new(o, "platform", json_string(inst->platform));
+	json_object_set_new(o, "sha256", json_string(inst->sha256));
+	json_object_set_new(o, "size", json_integer((json_int_t)inst->size));
+	json_object_set_new(o, "source", json_string(inst->source));
+	json_object_set_new(o, "installed_at", json_string(inst->installed_at));
+	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (text == NULL) {
+		free(path);
+		return cv_err_set(err, CV_ERROR, "cannot encode the metadata");
+	}
+	len = strlen(text);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", path);
+		goto out;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot write '%s'", path);
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (r == 0 && (write(fd, "\n", 1) != 1 || fsync(fd) != 0))
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", path);
+	if (close(fd) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+	fchmodat(AT_FDCWD, path, 0644, 0);
+out:
+	free(text);
+	free(path);
+	return r;
+}
+
+static int
+bad_meta(const char *path, const char *why, struct cv_err *err)
+{
+	return cv_err_set(
+		err, CV_ESTORE,
+		"'%s' is damaged (%s); reinstall that version with --force",
+		path, why);
+}
+
+int
+cv_store_read_meta(const char *dir, struct cv_installed *out,
+		   struct cv_err *err)
+{
+	char *path = cv_path_join(dir, "cudnnvm.json");
+	json_error_t je;
+	json_t *o, *v;
+	const char *s;
+	int r = 0;
+
+	memset(out, 0, sizeof *out);
+	o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (o == NULL) {
+		r = bad_meta(path, je.text, err);
+		goto out;
+	}
+#define STR(key, dst)                                             \
+	do {                                                      \
+		v = json_object_get(o, key);                      \
+		s = json_string_value(v);                         \
+		if (s == NULL || strlen(s) >= sizeof(dst)) {      \
+			r = bad_meta(path, "bad '" key "'", err); \
+			goto done;                                \
+		}                                                 \
+		strcpy(dst, s);                                   \
+	} while (0)
+	STR("id", out->id);
+	STR("platform", out->platform);
+	STR("sha256", out->sha256);
+	STR("source", out->source);
+	STR("installed_at", out->installed_at);
+#undef STR
+	if (cv_install_id_parse(&out->version, out->id, NULL) < 0) {
+		r = bad_meta(path, "bad 'id'", err);
+		goto done;
+	}
+	v = json_object_get(o, "size");
+	if (!json_is_integer(v) || json_integer_value(v) < 0) {
+		r = bad_meta(path, "bad 'size'", err);
+		goto done;
+	}
+	out->size = (uint64_t)json_integer_value(v);
+done:
+	json_decref(o);
+out:
+	free(path);
+	return r;
+}
+
+static int
+cmp_installed(const void *a, const void *b)
+{
+	const struct cv_installed *x = a, *y = b;
+	int c = cv_version_cmp(&y->version, &x->version);
+
+	if (c != 0)
+		return c;
+	return y->version.cuda - x->version.cuda;
+}
+
+int
+cv_store_list(const struct cv_store *st, struct cv_installed **out, size_t *n,
+	      struct cv_err *err)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 0;
+	int fd;
+
+	*out = NULL;
+	*n = 0;
+	if (st->dirfd < 0)
+		return 0;
+	fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read the store '%s'", st->root);
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct cv_version v;
+		struct cv_installed inst;
+		char *dir;
+		if (is_private(de->d_name) ||
+		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
+		    !cv_store_has(st, de->d_name))
+			continue;
+		dir = cv_path_join(st->root, de->d_name);
+		if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
+		    strcmp(inst.id, de->d_name) == 0) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 8;
+				*out = xrealloc(*out, cap * sizeof **out);
+			}
+			(*out)[(*n)++] = inst;
+		}
+		free(dir);
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(*out, *n, sizeof **out, cmp_installed);
+	return 0;
+}
+
+int
+cv_store_get(const struct cv_store *st, const char *id,
+	     struct cv_installed *out, struct cv_err *err)
+{
+	struct cv_version v;
+	char *dir;
+	int r;
+
+	if (cv_install_id_parse(&v, id, err) < 0)
+		return err ? err->code : CV_EUSAGE;
+	if (!cv_store_has(st, id))
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"cuDNN %s is not installed; run 'cudnnvm install %s'",
+			id, id);
+	dir = cv_path_join(st->root, id);
+	r = cv_store_read_meta(dir, out, err);
+	free(dir);
+	return r;
+}
+
+int
+cv_store_find(const struct cv_store *st, const struct cv_version *spec,
+	      struct cv_installed *out, struct cv_err *err)
+{
+	struct cv_installed *all;
+	size_t n;
+	char s[64];
+	int r;
+
+	if ((r = cv_store_list(st, &all, &n, err)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (cv_version_matches(spec, &all[i].version)) {
+			*out = all[i];
+			free(all);
+			return 0;
+		}
+	free(all);
+	cv_version_format_id(spec, s, sizeof s);
+	if (spec->cuda == 0)
+		cv_version_format(spec, s, sizeof s);
+	return cv_err_set(
+		err, CV_ENOTFOUND,
+		"no installed cuDNN matches '%s'; run 'cudnnvm install %s'", s,
+		s);
+}
+
+int
+cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
+{
+	struct cv_version v;
+	char *name = NULL, *dir;
+	int vfd, lfd, r;
+
+	if (cv_install_id_parse(&v, id, err) < 0)
+		return err ? err->code : CV_EUSAGE;
+	if ((r = cv_store_lock(st, id, 0, NULL, NULL, &vfd, err)) < 0)
+		return r;
+	if (!cv_store_has(st, id)) {
+		cv_fs_unlock(vfd);
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "cuDNN %s is not installed", id);
+	}
+	if ((r = cv_store_staging_new(st, "rm", &name, &lfd, err)) < 0) {
+		cv_fs_unlock(vfd);
+		return r;
+	}
+	/* Move the version into staging: it vanishes in one step, and a
+	 * killed run leaves only sweepable staging. */
+	dir = xasprintf(".staging/%s/old", name);
+	if (renameat(st->dirfd, id, st->dirfd, dir) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot remove '%s/%s'", st->root, id);
+	else
+		fsync(st->dirfd);
+	free(dir);
+	cv_store_staging_drop(st, name, lfd);
+	free(name);
+	cv_fs_unlock(vfd);
+	return r;
+}
