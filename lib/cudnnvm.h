@@ -207,6 +207,11 @@ int cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 int cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 			      struct cv_err *err);
 
+/* A fetcher reading the local archive `path` (opened only by fetch->open,
+ * i.e. under the version lock). Free with cv_fetcher_file_free. */
+void cv_fetcher_file(struct cv_fetcher *fetch, const char *path);
+void cv_fetcher_file_free(struct cv_fetcher *fetch);
+
 /* ---- sha256.c: streaming SHA-256 with OpenSSL EVP ---------------------- */
 
 struct cv_sha256; /* opaque */
