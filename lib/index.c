@@ -120,8 +120,10 @@ scan_listing(struct cv_index *ix, const char *text)
 		int dup = 0;
 
 		p = v;
+		if (len > 0 && v[len - 1] == '.')
+			len--; /* the dot of ".json" */
 		if (len == 0 || len >= sizeof buf ||
-		    strncmp(v + len, ".json", 5) != 0 || v[len - 1] == '.')
+		    strncmp(v + len, ".json", 5) != 0)
 			continue;
 		memcpy(buf, v, len);
 		buf[len] = '\0';
