@@ -66,6 +66,7 @@ int cmd_shim(int, char **);
 int cmd_uninstall(int, char **);
 int cmd_use(int, char **);
 int cmd_validate(int, char **);
+int cmd_validate_probe(int, char **);
 int cmd_venv(int, char **);
 int cmd_which(int, char **);
 

@@ -63,6 +63,7 @@ const struct cmd_spec cmd_table[] = {
 	  0 },
 	{ "commands", cmd_commands, "list command names", "commands", "",
 	  CMD_HIDDEN },
+	{ "validate-probe", cmd_validate_probe, "the validation child", "validate-probe --libdir DIR --major N --expect V --cuda N", "", CMD_HIDDEN },
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

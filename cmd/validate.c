@@ -1,27 +1,215 @@
-/* validate.c: placeholder until its issue lands; replaced by the real command. */
+/* validate.c: `cudnnvm validate [<spec>] [--no-gpu] [--json]`, the hidden
+ * `validate-probe` the validation child runs, and the activation gate that
+ * install, use, global and shell call. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int
+open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
+	     char **dir)
+{
+	struct cv_err err = CV_ERR_INIT;
+	const char *root = cv_store_root(st);
+
+	if (cv_store_get(st, id, inst, &err) < 0)
+		return cmd_fail(&err);
+	*dir = malloc(strlen(root) + strlen(id) + 2);
+	if (*dir == NULL) {
+		cv_err_set(&err, CV_ERROR, "out of memory");
+		return cmd_fail(&err);
+	}
+	sprintf(*dir, "%s/%s", root, id);
+	return 0;
+}
+
+static void
+fill_opts(struct cv_validate_opts *o, struct cv_store *st, int no_gpu)
+{
+	const char *t = getenv("CUDNNVM_VALIDATE_TIMEOUT");
+
+	o->cache_dir = cv_store_cache_dir(st);
+	o->no_gpu = no_gpu;
+	if (t != NULL && atoi(t) > 0)
+		o->timeout_s = (unsigned)atoi(t);
+}
+
+static void
+print_steps(const struct cv_validation *v)
+{
+	printf("%s%s\n", v->id, v->cached ? " (cached result)" : "");
+	for (int i = 0; i < CV_NSTEPS; i++) {
+		const struct cv_step_result *s = &v->step[i];
+		if (s->status == CV_CHECK_PASS)
+			printf("  %d %-11s pass%s%s%s\n", i + 1,
+			       cv_step_name(i), *s->reason ? " (" : "",
+			       s->reason, *s->reason ? ")" : "");
+		else
+			printf("  %d %-11s %s: %s\n", i + 1, cv_step_name(i),
+			       cv_check_name(s->status), s->reason);
+	}
+}
 
 int
 cmd_validate(int argc, char **argv)
 {
+	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_validation v;
+	struct cv_installed inst;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	const char *spec = NULL;
+	int json = 0, no_gpu = 0, r, failed;
+	char id[64], cwd[PATH_MAX], *dir = NULL;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "--no-gpu") == 0)
+			no_gpu = 1;
+		else if (argv[i][0] == '-')
+			return cmd_usage_error("validate",
+					       "unknown option '%s'", argv[i]);
+		else if (spec != NULL)
+			return cmd_usage_error("validate",
+					       "only one version may be given");
+		else
+			spec = argv[i];
+	}
+	r = cmd_open(&cfg, &st, 0);
+	if (r)
+		return r;
+	if (spec != NULL)
+		r = cv_active_find(st, spec, id, &err);
+	else {
+		struct cv_active act;
+		if (getcwd(cwd, sizeof cwd) == NULL)
+			snprintf(cwd, sizeof cwd, "/");
+		r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
+		if (r == 0)
+			snprintf(id, sizeof id, "%s", act.id);
+	}
+	if (r < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	r = open_install(st, id, &inst, &dir);
+	if (r)
+		goto out;
+	fill_opts(&opts, st, no_gpu);
+	if (cv_validate(dir, &inst, &opts, &v, &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	if (json) {
+		char *s = cv_validation_json(&v);
+		printf("%s\n", s);
+		free(s);
+	} else
+		print_steps(&v);
+	failed = cv_validation_failed(&v);
+	if (failed >= 0) {
+		fflush(stdout);
+		fprintf(stderr,
+			"cudnnvm: %s failed validation (step %d, %s): %s\n", id,
+			failed + 1, cv_step_name(failed),
+			v.step[failed].reason);
+		r = 1;
+	} else
+		r = 0;
+out:
+	free(dir);
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	return r;
+}
+
+/* `cudnnvm validate-probe --libdir D --major N --expect V --cuda C
+ * [--cublaslt P] [--no-gpu]`: runs inside the clean child; JSON lines on
+ * stdout. Not for users. */
+int
+cmd_validate_probe(int argc, char **argv)
+{
+	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0 };
+
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(argv[i], "--no-gpu") == 0) {
+			a.no_gpu = 1;
+			continue;
+		}
+		if (v == NULL)
+			return cmd_usage_error("validate-probe",
+					       "%s needs a value", argv[i]);
+		if (strcmp(argv[i], "--libdir") == 0)
+			a.libdir = v;
+		else if (strcmp(argv[i], "--major") == 0)
+			a.major = atoi(v);
+		else if (strcmp(argv[i], "--expect") == 0)
+			a.expect = atol(v);
+		else if (strcmp(argv[i], "--cuda") == 0)
+			a.cuda = atoi(v);
+		else if (strcmp(argv[i], "--cublaslt") == 0)
+			a.cublaslt = v;
+		else
+			return cmd_usage_error("validate-probe",
+					       "unknown option '%s'", argv[i]);
+		i++;
+	}
+	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0)
+		return cmd_usage_error("validate-probe",
+				       "--libdir, --major, --expect and --cuda "
+				       "are needed");
+	fflush(stdout);
+	return cv_probe_run(&a, 1) < 0 ? 1 : 0;
 }
 
 int
 cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 		    const char *id, int force, int no_validate)
 {
-	/* placeholder: the validation issue replaces this with the real gate */
-	(void)cfg;
-	(void)st;
-	(void)id;
-	(void)force;
-	(void)no_validate;
-	return 0;
+	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_validation v;
+	struct cv_installed inst;
+	char *dir = NULL;
+	int r, failed;
+
+	if (no_validate || (cfg != NULL && !cfg->validate))
+		return 0;
+	r = open_install(st, id, &inst, &dir);
+	if (r)
+		return r;
+	fill_opts(&opts, st, 0);
+	r = cv_validate(dir, &inst, &opts, &v, &err);
+	free(dir);
+	if (r < 0) {
+		if (force) {
+			ui_warn("%s; activating anyway (--force)", err.msg);
+			return 0;
+		}
+		return cmd_fail(&err);
+	}
+	failed = cv_validation_failed(&v);
+	if (failed < 0)
+		return 0;
+	if (force) {
+		ui_warn("%s failed validation (%s: %s); activating it anyway "
+			"because of --force",
+			id, cv_step_name(failed), v.step[failed].reason);
+		return 0;
+	}
+	fprintf(stderr,
+		"cudnnvm: not activating %s: validation failed (step %d, %s): "
+		"%s; fix that and retry, or pass --force (run 'cudnnvm "
+		"validate %s' for every step)\n",
+		id, failed + 1, cv_step_name(failed), v.step[failed].reason,
+		id);
+	return 1;
 }

@@ -467,7 +467,111 @@ int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 int cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err);
 
 /* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
-/* (declared by the validation module) */
+
+/* The five steps of SPEC.md "Validation". */
+enum cv_step {
+	CV_STEP_FILES,
+	CV_STEP_VERSION,
+	CV_STEP_PROVENANCE,
+	CV_STEP_DRIVER,
+	CV_STEP_GPU,
+	CV_NSTEPS
+};
+enum cv_check { CV_CHECK_NONE, CV_CHECK_PASS, CV_CHECK_FAIL, CV_CHECK_SKIP };
+
+struct cv_step_result {
+	int status;	  /* enum cv_check */
+	char reason[600]; /* "" for a plain pass */
+};
+
+/* What validating one install found. */
+struct cv_validation {
+	char id[64];
+	struct cv_step_result step[CV_NSTEPS];
+	long cudnn_version;  /* cudnnGetVersion(), 0 when not reached */
+	long cudart_version; /* cudnnGetCudartVersion() */
+	int driver_version;  /* cuDriverGetVersion(), 0 when none */
+	char gpu[128];	     /* device name, "" when none */
+	int cc_major, cc_minor;
+	double max_err; /* convolution vs CPU reference */
+	int cached;	/* 1 when read from the cache */
+};
+
+struct cv_validate_opts {
+	const char *self_exe;  /* the cudnnvm binary (NULL: /proc/self/exe) */
+	const char *cache_dir; /* NULL: no cache */
+	int no_gpu;	       /* skip steps 4-5 */
+	unsigned timeout_s;    /* 0: 120 s */
+};
+#define CV_VALIDATE_OPTS_INIT { NULL, NULL, 0, 0 }
+
+/* Validate the install in `dir` (its metadata in `inst`) in a child process
+ * with a clean environment. Returns 0 when the steps ran (out tells pass or
+ * fail), <0 when validation itself could not run. */
+int cv_validate(const char *dir, const struct cv_installed *inst,
+		const struct cv_validate_opts *opts, struct cv_validation *out,
+		struct cv_err *err);
+/* The first failed step, or -1. */
+int cv_validation_failed(const struct cv_validation *v);
+const char *cv_step_name(int step);
+const char *cv_check_name(int status);
+/* The result as a JSON object (xmalloc'd string). */
+char *cv_validation_json(const struct cv_validation *v);
+
+/* probe.c: what runs inside the child (`cudnnvm validate-probe`). */
+struct cv_probe_args {
+	const char *libdir;   /* <install>/lib, absolute */
+	int major;	      /* cuDNN major: 7, 8, 9 */
+	long expect;	      /* expected cudnnGetVersion() */
+	int cuda;	      /* variant's CUDA major */
+	const char *cublaslt; /* path of libcublasLt found, or NULL */
+	int no_gpu;
+};
+/* Run the probe, writing one JSON object per line to `fd`. Returns 0. */
+int cv_probe_run(const struct cv_probe_args *a, int fd);
+
+/* Decoders shared with the tests. */
+long cv_probe_decode(long v, int *maj, int *min, int *patch);
+int cv_probe_min_driver(int cuda); /* driver API version, 0 unknown */
+/* 1 when compute capability cc_major.cc_minor is supported by cuDNN
+ * `major.minor`; *need gets the minimum as major*10+minor. */
+int cv_probe_cc_ok(int major, int minor, int cc_major, int cc_minor,
+		   int *need);
+
+/* validate_cache.c: results per install id, driver, GPU and the identity
+ * (dev, inode, size, mtime) of every lib/libcudnn* file. */
+char *cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
+			    const char *cublaslt);
+int cv_validate_cache_get(const char *cache_dir, const char *key,
+			  struct cv_validation *out);
+void cv_validate_cache_put(const char *cache_dir, const char *key,
+			   const struct cv_validation *v);
+/* Parse the JSON of cv_validation_json back. 0 or -1. */
+int cv_validation_from_json(const char *text, struct cv_validation *out);
+
+/* doctor.c: findings about the store and the environment. */
+enum cv_level { CV_LEVEL_OK, CV_LEVEL_WARN, CV_LEVEL_ERROR };
+struct cv_finding {
+	int level;
+	char *what, *why, *fix; /* fix: one command, may be "" */
+};
+struct cv_doctor_ctx {
+	const char *store_root;
+	const char *active_id; /* NULL when none */
+	const char *active_dir;
+	int active_cuda, active_major;
+};
+/* Collect findings (xmalloc'd array). Never fails: an unreadable thing is
+ * itself a finding. */
+void cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
+		   size_t *n);
+void cv_findings_free(struct cv_finding *f, size_t n);
+/* The classic error messages: cause and fix for `msg`, or NULL. */
+struct cv_explain {
+	const char *pattern, *cause, *fix;
+};
+const struct cv_explain *cv_doctor_explain(const char *msg);
+const struct cv_explain *cv_doctor_catalogue(size_t *n);
 
 /* ---- test hook ---------------------------------------------------------- */
 

@@ -1,0 +1,926 @@
+/* probe.c: the code that runs inside the validation child. It dlopens
+ * cuDNN by absolute path (never links it), checks the version, where every
+ * libcudnn* came from, the driver and cuBLASLt, and runs one real forward
+ * convolution through the driver API. It declares the few prototypes it
+ * needs itself: no CUDA header is involved. Each finding is written as one
+ * JSON line, so the parent keeps what was learned if cuDNN kills us. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <link.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* cuDNN and driver API types, values as documented by NVIDIA. */
+typedef void *cudnn_handle;
+typedef void *cudnn_desc;
+typedef unsigned long long cu_ptr;
+enum {
+	CUDNN_TENSOR_NCHW = 0,
+	CUDNN_DATA_FLOAT = 0,
+	CUDNN_CROSS_CORRELATION = 1,
+	CUDNN_FMA_MATH = 3,
+	CU_ATTR_CC_MAJOR = 75,
+	CU_ATTR_CC_MINOR = 76,
+	CUDA_ERROR_NO_DEVICE = 100,
+};
+struct cudnn_perf { /* cudnnConvolutionFwdAlgoPerf_t, 48 bytes on LP64 */
+	int algo, status;
+	float time;
+	size_t memory;
+	int determinism, math_type, reserved[3];
+};
+
+typedef size_t (*fn_size)(void);
+typedef int (*fn_void)(void);
+typedef int (*fn_prop)(int, int *);
+
+struct probe {
+	int fd;
+	const struct cv_probe_args *a;
+	void *cudnn, *cuda;
+	char libdir_real[PATH_MAX];
+	int gpu_ok; /* a device is there and usable */
+};
+
+static void
+emit(struct probe *p, json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT);
+	size_t len, off = 0;
+
+	json_decref(o);
+	if (s == NULL)
+		return;
+	len = strlen(s);
+	while (off < len) {
+		ssize_t w = write(p->fd, s + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	while (write(p->fd, "\n", 1) < 0 && errno == EINTR)
+		;
+	free(s);
+}
+
+/* Tell the parent what we are about to do: if we die now, that is where. */
+static void
+phase(struct probe *p, int step, const char *what)
+{
+	emit(p, json_pack("{s:s,s:i,s:s}", "k", "phase", "step", step, "what",
+			  what));
+}
+
+static void result(struct probe *p, int step, int status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void
+result(struct probe *p, int step, int status, const char *fmt, ...)
+{
+	char reason[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof reason, fmt, ap);
+	va_end(ap);
+	emit(p, json_pack("{s:s,s:i,s:s,s:s}", "k", "step", "step", step,
+			  "status", cv_check_name(status), "reason", reason));
+}
+
+static void
+fact_int(struct probe *p, const char *name, long v)
+{
+	emit(p, json_pack("{s:s,s:s,s:I}", "k", "fact", "name", name, "value",
+			  (json_int_t)v));
+}
+
+static void
+fact_str(struct probe *p, const char *name, const char *v)
+{
+	emit(p,
+	     json_pack("{s:s,s:s,s:s}", "k", "fact", "name", name, "value", v));
+}
+
+long
+cv_probe_decode(long v, int *maj, int *min, int *patch)
+{
+	if (v >= 90000) {
+		*maj = (int)(v / 10000);
+		*min = (int)(v / 100 % 100);
+	} else {
+		*maj = (int)(v / 1000);
+		*min = (int)(v / 100 % 10);
+	}
+	*patch = (int)(v % 100);
+	return v;
+}
+
+int
+cv_probe_min_driver(int cuda)
+{
+	/* cuDriverGetVersion() of the oldest driver that runs the variant
+	 * (CUDA 11: r450.80.02, 12: r525.60.13, 13: r580.65.06). */
+	if (cuda >= 10 && cuda <= 20)
+		return cuda * 1000;
+	return 0;
+}
+
+int
+cv_probe_cc_ok(int major, int minor, int cc_major, int cc_minor, int *need)
+{
+	int n;
+
+	/* NVIDIA's support matrices: 7.x Kepler (3.0); 8.0-8.8 3.5;
+	 * 8.9 and 9.0-9.10: Maxwell (5.0); 9.11 on: Turing (7.5). */
+	if (major < 8)
+		n = 30;
+	else if (major == 8 && minor < 9)
+		n = 35;
+	else if (major == 8 || (major == 9 && minor <= 10))
+		n = 50;
+	else
+		n = 75;
+	if (need != NULL)
+		*need = n;
+	return cc_major * 10 + cc_minor >= n;
+}
+
+static void *
+sym(void *h, const char *name)
+{
+	return h ? dlsym(h, name) : NULL;
+}
+
+/* ---- step 1: files ---------------------------------------------------- */
+
+static int
+step_files(struct probe *p)
+{
+	char *main_lib =
+		xasprintf("%s/libcudnn.so.%d", p->a->libdir, p->a->major);
+	int fd = open(main_lib, O_RDONLY | O_CLOEXEC), dfd, ok = 1;
+	struct dirent *e;
+	DIR *d;
+
+	phase(p, CV_STEP_FILES, "reading the library files");
+	if (fd < 0) {
+		result(p, CV_STEP_FILES, CV_CHECK_FAIL,
+		       "%s: %s; reinstall this version", main_lib,
+		       strerror(errno));
+		free(main_lib);
+		return 0;
+	}
+	close(fd);
+	free(main_lib);
+	if (realpath(p->a->libdir, p->libdir_real) == NULL)
+		snprintf(p->libdir_real, sizeof p->libdir_real, "%s",
+			 p->a->libdir);
+
+	/* Every libcudnn* must be readable: the classic "chmod a+r". */
+	dfd = open(p->a->libdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	while (d != NULL && ok && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int f;
+
+		if (strncmp(e->d_name, "libcudnn", 8) != 0 ||
+		    fstatat(dfd, e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		f = openat(dfd, e->d_name, O_RDONLY | O_CLOEXEC);
+		if (f < 0) {
+			result(p, CV_STEP_FILES, CV_CHECK_FAIL,
+			       "%s/%s is not readable (%s); run: sudo chmod "
+			       "a+r %s/libcudnn*",
+			       p->a->libdir, e->d_name, strerror(errno),
+			       p->a->libdir);
+			ok = 0;
+		} else
+			close(f);
+	}
+	if (d != NULL)
+		closedir(d);
+	else if (dfd >= 0)
+		close(dfd);
+	if (ok)
+		result(p, CV_STEP_FILES, CV_CHECK_PASS, "%s", "");
+	return ok;
+}
+
+/* ---- step 2: version -------------------------------------------------- */
+
+/* From a dlerror() text, the missing library that is not cuDNN's own
+ * ("libcublas.so.12: cannot open shared object file"), or NULL. */
+static char *
+missing_dep(const char *dlerr)
+{
+	const char *end =
+		dlerr ? strstr(dlerr, ": cannot open shared object") : NULL;
+	const char *start;
+
+	if (end == NULL)
+		return NULL;
+	start = end;
+	while (start > dlerr && start[-1] != ' ' && start[-1] != ':' &&
+	       start[-1] != '/')
+		start--;
+	if (strncmp(start, "libcudnn", 8) == 0)
+		return NULL;
+	return xstrndup(start, (size_t)(end - start));
+}
+
+struct subcheck {
+	const char *fn, *soname;
+};
+static const struct subcheck sub8[] = {
+	{ "cudnnOpsInferVersionCheck", "libcudnn_ops_infer.so.8" },
+	{ "cudnnCnnInferVersionCheck", "libcudnn_cnn_infer.so.8" },
+	{ NULL, NULL },
+};
+static const struct subcheck sub9[] = {
+	{ "cudnnGraphVersionCheck", "libcudnn_graph.so.9" },
+	{ "cudnnOpsVersionCheck", "libcudnn_ops.so.9" },
+	{ "cudnnCnnVersionCheck", "libcudnn_cnn.so.9" },
+	{ NULL, NULL },
+};
+
+struct probe_state {
+	char *dep_missing; /* a library outside cuDNN that a sub-library needs
+			    */
+	char *dep_needer;  /* the sub-library that needs it */
+};
+
+/* Make the sub-libraries load (cuDNN loads them lazily), so that step 3
+ * sees them. 1 when all loaded, 0 on a fail (reported), 2 when one could
+ * not load for a missing outside dependency (left to step 3/4). */
+static int
+load_sublibs(struct probe *p, struct probe_state *ps)
+{
+	const struct subcheck *c = p->a->major == 8   ? sub8
+				   : p->a->major >= 9 ? sub9
+						      : NULL;
+	int rc = 1;
+
+	for (; c != NULL && c->fn != NULL; c++) {
+		fn_void f = (fn_void)sym(p->cudnn, c->fn);
+		char *path, *dep, what[128];
+		const char *dlerr;
+		void *h;
+		int st;
+
+		if (f == NULL) {
+			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+			       "libcudnn.so.%d has no %s: it is not the "
+			       "cuDNN %d it claims to be; reinstall it",
+			       p->a->major, c->fn, p->a->major);
+			return 0;
+		}
+		snprintf(what, sizeof what, "calling %s (loads %s)", c->fn,
+			 c->soname);
+		phase(p, CV_STEP_VERSION, what);
+		st = f();
+		if (st == 0)
+			continue;
+		/* Learn why by loading the sub-library by path. */
+		path = xasprintf("%s/%s", p->a->libdir, c->soname);
+		if (access(path, F_OK) != 0) {
+			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+			       "%s returned status %d: %s is missing from "
+			       "%s; reinstall this version",
+			       c->fn, st, c->soname, p->a->libdir);
+			free(path);
+			return 0;
+		}
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		dlerr = h ? NULL : dlerror();
+		dep = missing_dep(dlerr);
+		free(path);
+		if (dep != NULL) {
+			if (ps->dep_missing == NULL) {
+				ps->dep_missing = dep;
+				ps->dep_needer = xstrdup(c->soname);
+			} else
+				free(dep);
+			rc = 2;
+			continue;
+		}
+		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+		       "%s returned status %d (sub-library %s: %s); "
+		       "reinstall this version",
+		       c->fn, st, c->soname, dlerr ? dlerr : "it loads");
+		return 0;
+	}
+	return rc;
+}
+
+static int
+step_version(struct probe *p, struct probe_state *ps)
+{
+	char *path = xasprintf("%s/libcudnn.so.%d", p->a->libdir, p->a->major);
+	char what[PATH_MAX + 32];
+	int maj, min, patch, emaj, emin, epatch, r;
+	fn_size getver, getcudart;
+	fn_prop getprop;
+	long v, cudart;
+
+	snprintf(what, sizeof what, "loading %s", path);
+	phase(p, CV_STEP_VERSION, what);
+	p->cudnn = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (p->cudnn == NULL) {
+		const char *dlerr = dlerror();
+		char *dep = missing_dep(dlerr);
+		if (dep != NULL)
+			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+			       "cannot load %s: it needs %s, which is not "
+			       "found; install it or add its folder to "
+			       "/etc/ld.so.conf.d",
+			       path, dep);
+		else
+			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+			       "cannot load %s: %s; reinstall this version",
+			       path, dlerr ? dlerr : "unknown error");
+		free(dep);
+		free(path);
+		return 0;
+	}
+	free(path);
+	getver = (fn_size)sym(p->cudnn, "cudnnGetVersion");
+	getcudart = (fn_size)sym(p->cudnn, "cudnnGetCudartVersion");
+	getprop = (fn_prop)sym(p->cudnn, "cudnnGetProperty");
+	if (getver == NULL || getcudart == NULL) {
+		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+		       "libcudnn.so.%d has no %s: not a cuDNN library or a "
+		       "damaged one; reinstall this version",
+		       p->a->major,
+		       getver == NULL ? "cudnnGetVersion"
+				      : "cudnnGetCudartVersion");
+		return 0;
+	}
+	r = load_sublibs(p, ps);
+	if (r == 0)
+		return 0;
+	phase(p, CV_STEP_VERSION, "calling cudnnGetVersion");
+	v = (long)getver();
+	cudart = (long)getcudart();
+	fact_int(p, "cudnn_version", v);
+	fact_int(p, "cudart_version", cudart);
+	cv_probe_decode(v, &maj, &min, &patch);
+	cv_probe_decode(p->a->expect, &emaj, &emin, &epatch);
+	if (v != p->a->expect) {
+		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+		       "cudnnGetVersion() says %d.%d.%d (%ld) but this "
+		       "install is %d.%d.%d (%ld): its files were replaced "
+		       "or mixed; reinstall it with --force",
+		       maj, min, patch, v, emaj, emin, epatch, p->a->expect);
+		return 0;
+	}
+	if (getprop != NULL) {
+		int pm = -1, pn = -1, pp = -1;
+		getprop(0, &pm);
+		getprop(1, &pn);
+		getprop(2, &pp);
+		if (pm != maj || pn != min || pp != patch) {
+			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+			       "cudnnGetProperty() says %d.%d.%d but "
+			       "cudnnGetVersion() says %d.%d.%d: the "
+			       "libraries are mixed; reinstall with --force",
+			       pm, pn, pp, maj, min, patch);
+			return 0;
+		}
+	}
+	if (cudart / 1000 != p->a->cuda) {
+		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
+		       "this build is for CUDA %ld.%ld but is installed as "
+		       "the cuda%d variant; reinstall it with --cuda %ld",
+		       cudart / 1000, cudart % 1000 / 10, p->a->cuda,
+		       cudart / 1000);
+		return 0;
+	}
+	result(p, CV_STEP_VERSION, CV_CHECK_PASS,
+	       "cuDNN %d.%d.%d, built with CUDA %ld.%ld", maj, min, patch,
+	       cudart / 1000, cudart % 1000 / 10);
+	return r;
+}
+
+/* ---- step 3: provenance ----------------------------------------------- */
+
+struct prov {
+	const char *want;          /* real path of the install's lib/ */
+	char first[PATH_MAX + 64]; /* the first foreign one: name and folder */
+	int nlocal, nforeign;
+};
+
+static int
+prov_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct prov *pv = arg;
+	const char *name = info->dlpi_name, *base;
+	char real[PATH_MAX], *slash;
+
+	(void)size;
+	if (name == NULL || *name == '\0')
+		return 0;
+	base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (strncmp(base, "libcudnn", 8) != 0)
+		return 0;
+	if (realpath(name, real) == NULL)
+		snprintf(real, sizeof real, "%s", name);
+	slash = strrchr(real, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	if (strcmp(real, pv->want) == 0) {
+		pv->nlocal++;
+		return 0;
+	}
+	if (pv->nforeign++ == 0)
+		snprintf(pv->first, sizeof pv->first, "%s came from %s", base,
+			 real);
+	return 0;
+}
+
+static void
+step_provenance(struct probe *p, int loaded, const struct probe_state *ps,
+		int gpu)
+{
+	struct prov pv;
+	char more[64] = "";
+
+	memset(&pv, 0, sizeof pv);
+	pv.want = p->libdir_real;
+	phase(p, CV_STEP_PROVENANCE, "listing the loaded libraries");
+	dl_iterate_phdr(prov_cb, &pv);
+	if (pv.nforeign > 1)
+		snprintf(more, sizeof more, " (and %d more)", pv.nforeign - 1);
+	if (pv.nforeign) {
+		result(p, CV_STEP_PROVENANCE, CV_CHECK_FAIL,
+		       "mixed load: %s%s, not from %s; another cuDNN shadows "
+		       "this one (run: cudnnvm doctor)",
+		       pv.first, more, p->libdir_real);
+	} else if (loaded == 2) {
+		/* Only a GPU machine can use it, so only there is it a fail. */
+		result(p, CV_STEP_PROVENANCE,
+		       gpu > 0 ? CV_CHECK_FAIL : CV_CHECK_SKIP,
+		       "cuDNN libraries loaded: %d, all from this install, but "
+		       "%s cannot load: it needs %s, which is not found; "
+		       "install the CUDA %d libraries (cuBLAS)",
+		       pv.nlocal, ps->dep_needer, ps->dep_missing, p->a->cuda);
+	} else {
+		result(p, CV_STEP_PROVENANCE, CV_CHECK_PASS,
+		       "cuDNN libraries loaded: %d, all from %s", pv.nlocal,
+		       p->libdir_real);
+	}
+}
+
+/* ---- steps 4 and 5: driver, dependencies, GPU ------------------------- */
+
+typedef int (*cu_int)(int);
+typedef int (*cu_intp)(int *);
+typedef int (*cu_dev_get)(int *, int);
+typedef int (*cu_attr)(int *, int, int);
+typedef int (*cu_name)(char *, int, int);
+typedef int (*cu_ctx_retain)(void **, int);
+typedef int (*cu_ptrv)(void *);
+typedef int (*cu_alloc)(cu_ptr *, size_t);
+typedef int (*cu_free)(cu_ptr);
+typedef int (*cu_htod)(cu_ptr, const void *, size_t);
+typedef int (*cu_dtoh)(void *, cu_ptr, size_t);
+typedef int (*cu_sync)(void);
+
+struct driver {
+	int state; /* 1 usable GPU, 0 no GPU (skip), -1 fail */
+	char why[600];
+	int version, dev;
+};
+
+static void
+driver_detect(struct probe *p, struct driver *d)
+{
+	cu_int init;
+	cu_intp getver, count;
+	cu_dev_get devget;
+	int r, n = 0;
+
+	d->state = 0;
+	snprintf(d->why, sizeof d->why, "no NVIDIA GPU");
+	if (p->a->no_gpu) {
+		snprintf(d->why, sizeof d->why, "--no-gpu given");
+		return;
+	}
+	phase(p, CV_STEP_DRIVER, "loading libcuda.so.1");
+	p->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+	if (p->cuda == NULL) {
+		if (access("/proc/driver/nvidia/version", F_OK) == 0) {
+			d->state = -1;
+			snprintf(d->why, sizeof d->why,
+				 "the NVIDIA kernel driver is loaded but "
+				 "libcuda.so.1 is not found; install the "
+				 "driver's user-space libraries of the same "
+				 "version");
+		}
+		return;
+	}
+	init = (cu_int)sym(p->cuda, "cuInit");
+	getver = (cu_intp)sym(p->cuda, "cuDriverGetVersion");
+	count = (cu_intp)sym(p->cuda, "cuDeviceGetCount");
+	devget = (cu_dev_get)sym(p->cuda, "cuDeviceGet");
+	if (!init || !getver || !count || !devget) {
+		d->state = -1;
+		snprintf(d->why, sizeof d->why,
+			 "libcuda.so.1 lacks the driver API (cuInit); "
+			 "reinstall the NVIDIA driver");
+		return;
+	}
+	phase(p, CV_STEP_DRIVER, "calling cuInit");
+	r = init(0);
+	if (r == CUDA_ERROR_NO_DEVICE)
+		return;
+	if (r != 0) {
+		d->state = -1;
+		snprintf(d->why, sizeof d->why,
+			 "cuInit failed with CUDA error %d: the driver is "
+			 "unusable (check nvidia-smi; reboot after a driver "
+			 "update)",
+			 r);
+		return;
+	}
+	getver(&d->version);
+	fact_int(p, "driver_version", d->version);
+	if (count(&n) != 0 || n < 1 || devget(&d->dev, 0) != 0)
+		return;
+	d->state = 1;
+}
+
+/* Step 4: the driver is new enough and the CUDA libraries cuDNN loads at
+ * run time are there. 1 when step 5 may run. */
+static int
+step_driver(struct probe *p, const struct driver *d,
+	    const struct probe_state *ps)
+{
+	int need = cv_probe_min_driver(p->a->cuda);
+	char so[64];
+
+	if (d->state == 0) {
+		result(p, CV_STEP_DRIVER, CV_CHECK_SKIP, "%s", d->why);
+		return 0;
+	}
+	if (d->state < 0) {
+		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL, "%s", d->why);
+		return 0;
+	}
+	if (need && d->version < need) {
+		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
+		       "the driver supports CUDA %d.%d but this build needs "
+		       "CUDA %d; update the NVIDIA driver (r%s or newer)",
+		       d->version / 1000, d->version % 1000 / 10, p->a->cuda,
+		       p->a->cuda <= 11   ? "450.80.02"
+		       : p->a->cuda == 12 ? "525.60.13"
+					  : "580.65.06");
+		return 0;
+	}
+	if (ps->dep_missing != NULL) {
+		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
+		       "%s needs %s, which is not found; install the CUDA %d "
+		       "libraries (cuBLAS) or set CUDA_HOME to a toolkit "
+		       "that has them",
+		       ps->dep_needer, ps->dep_missing, p->a->cuda);
+		return 0;
+	}
+	if (p->a->major >= 8) {
+		phase(p, CV_STEP_DRIVER, "loading libcublasLt");
+		snprintf(so, sizeof so, "libcublasLt.so.%d", p->a->cuda);
+		if (p->a->cublaslt == NULL ||
+		    dlopen(p->a->cublaslt, RTLD_NOW | RTLD_GLOBAL) == NULL) {
+			result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
+			       "%s is not found (cuDNN %d loads it for its "
+			       "kernels); install the CUDA %d libraries "
+			       "(cuBLAS) or set CUDA_HOME to a toolkit that "
+			       "has them",
+			       so, p->a->major, p->a->cuda);
+			return 0;
+		}
+	}
+	result(p, CV_STEP_DRIVER, CV_CHECK_PASS, "driver for CUDA %d.%d%s%s",
+	       d->version / 1000, d->version % 1000 / 10,
+	       p->a->cublaslt ? ", " : "",
+	       p->a->cublaslt ? p->a->cublaslt : "");
+	return 1;
+}
+
+/* Small deterministic values in [-1, 1]. */
+static float
+rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+#define CONV_N 1
+#define CONV_C 3
+#define CONV_H 16
+#define CONV_W 16
+#define CONV_K 4
+#define CONV_R 3
+#define CONV_S 3
+
+static void
+conv_reference(const float *x, const float *w, float *y)
+{
+	/* Cross-correlation, pad 1, stride 1: the output is 16x16. */
+	for (int k = 0; k < CONV_K; k++)
+		for (int i = 0; i < CONV_H; i++)
+			for (int j = 0; j < CONV_W; j++) {
+				double acc = 0;
+				for (int c = 0; c < CONV_C; c++)
+					for (int r = 0; r < CONV_R; r++)
+						for (int s = 0; s < CONV_S;
+						     s++) {
+							int yy = i + r - 1,
+							    xx = j + s - 1;
+							if (yy < 0 ||
+							    yy >= CONV_H ||
+							    xx < 0 ||
+							    xx >= CONV_W)
+								continue;
+							acc += (double)x
+								       [(c * CONV_H +
+									 yy) * CONV_W +
+									xx] *
+							       w[((k * CONV_C +
+								   c) * CONV_R +
+								  r) * CONV_S +
+								 s];
+						}
+				y[(k * CONV_H + i) * CONV_W + j] = (float)acc;
+			}
+}
+
+struct cudnn_api {
+	int (*create)(cudnn_handle *);
+	int (*create_tensor)(cudnn_desc *);
+	int (*create_filter)(cudnn_desc *);
+	int (*create_conv)(cudnn_desc *);
+	int (*set_tensor)(cudnn_desc, int, int, int, int, int, int);
+	int (*set_filter)(cudnn_desc, int, int, int, int, int, int);
+	int (*set_conv)(cudnn_desc, int, int, int, int, int, int, int, int);
+	int (*set_math)(cudnn_desc, int);
+	int (*out_dim)(cudnn_desc, cudnn_desc, cudnn_desc, int *, int *, int *,
+		       int *);
+	int (*algo)(cudnn_handle, cudnn_desc, cudnn_desc, cudnn_desc,
+		    cudnn_desc, int, int *, struct cudnn_perf *);
+	int (*ws)(cudnn_handle, cudnn_desc, cudnn_desc, cudnn_desc, cudnn_desc,
+		  int, size_t *);
+	int (*fwd)(cudnn_handle, const void *, cudnn_desc, cu_ptr, cudnn_desc,
+		   cu_ptr, cudnn_desc, int, cu_ptr, size_t, const void *,
+		   cudnn_desc, cu_ptr);
+	const char *(*errstr)(int);
+};
+
+static const char *
+cudnn_err(const struct cudnn_api *api, int st)
+{
+	const char *s = api->errstr ? api->errstr(st) : NULL;
+	return s ? s : "unknown status";
+}
+
+/* Step 5: compute capability, then one forward convolution. */
+static void
+step_gpu(struct probe *p, const struct driver *d)
+{
+	float x[CONV_N * CONV_C * CONV_H * CONV_W];
+	float w[CONV_K * CONV_C * CONV_R * CONV_S];
+	float y[CONV_K * CONV_H * CONV_W], ref[CONV_K * CONV_H * CONV_W];
+	cu_attr attr = (cu_attr)sym(p->cuda, "cuDeviceGetAttribute");
+	cu_name name = (cu_name)sym(p->cuda, "cuDeviceGetName");
+	cu_ctx_retain retain =
+		(cu_ctx_retain)sym(p->cuda, "cuDevicePrimaryCtxRetain");
+	cu_ptrv setcur = (cu_ptrv)sym(p->cuda, "cuCtxSetCurrent");
+	cu_alloc alloc = (cu_alloc)sym(p->cuda, "cuMemAlloc_v2");
+	cu_htod htod = (cu_htod)sym(p->cuda, "cuMemcpyHtoD_v2");
+	cu_dtoh dtoh = (cu_dtoh)sym(p->cuda, "cuMemcpyDtoH_v2");
+	cu_sync sync = (cu_sync)sym(p->cuda, "cuCtxSynchronize");
+	struct cudnn_api api;
+	struct cudnn_perf perf[8];
+	cudnn_handle h = NULL;
+	cudnn_desc xd, yd, wd, cd;
+	cu_ptr dx, dw, dy, dws = 0;
+	int ccmaj = 0, ccmin = 0, need, maj, min, patch, n, c, hh, ww, got = 0;
+	int st, algo = -1, r;
+	unsigned seed = 12345;
+	float alpha = 1.0f, beta = 0.0f;
+	double maxerr = 0;
+	size_t wsz = 0;
+	char gpu[128] = "";
+	void *ctx = NULL;
+
+	if (!attr || !name || !retain || !setcur || !alloc || !htod || !dtoh ||
+	    !sync) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "libcuda.so.1 lacks a driver API call; reinstall the "
+		       "NVIDIA driver");
+		return;
+	}
+	name(gpu, (int)sizeof gpu, d->dev);
+	attr(&ccmaj, CU_ATTR_CC_MAJOR, d->dev);
+	attr(&ccmin, CU_ATTR_CC_MINOR, d->dev);
+	fact_str(p, "gpu", gpu);
+	fact_int(p, "cc_major", ccmaj);
+	fact_int(p, "cc_minor", ccmin);
+	cv_probe_decode(p->a->expect, &maj, &min, &patch);
+	if (!cv_probe_cc_ok(maj, min, ccmaj, ccmin, &need)) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "%s has compute capability %d.%d; cuDNN %d.%d needs "
+		       "%d.%d or newer; use an older cuDNN (9.10 still runs "
+		       "on Maxwell, Pascal and Volta)",
+		       gpu, ccmaj, ccmin, maj, min, need / 10, need % 10);
+		return;
+	}
+	if (p->cudnn == NULL) {
+		result(p, CV_STEP_GPU, CV_CHECK_SKIP, "cuDNN did not load");
+		return;
+	}
+#define LOAD(field, nm)                                                  \
+	do {                                                             \
+		*(void **)&api.field = sym(p->cudnn, nm);                \
+		if (api.field == NULL) {                                 \
+			result(p, CV_STEP_GPU, CV_CHECK_FAIL,            \
+			       "libcudnn.so.%d has no %s; reinstall it", \
+			       p->a->major, nm);                         \
+			return;                                          \
+		}                                                        \
+	} while (0)
+	LOAD(create, "cudnnCreate");
+	LOAD(create_tensor, "cudnnCreateTensorDescriptor");
+	LOAD(create_filter, "cudnnCreateFilterDescriptor");
+	LOAD(create_conv, "cudnnCreateConvolutionDescriptor");
+	LOAD(set_tensor, "cudnnSetTensor4dDescriptor");
+	LOAD(set_filter, "cudnnSetFilter4dDescriptor");
+	LOAD(set_conv, "cudnnSetConvolution2dDescriptor");
+	LOAD(out_dim, "cudnnGetConvolution2dForwardOutputDim");
+	LOAD(algo, "cudnnGetConvolutionForwardAlgorithm_v7");
+	LOAD(ws, "cudnnGetConvolutionForwardWorkspaceSize");
+	LOAD(fwd, "cudnnConvolutionForward");
+#undef LOAD
+	*(void **)&api.set_math = sym(p->cudnn, "cudnnSetConvolutionMathType");
+	*(void **)&api.errstr = sym(p->cudnn, "cudnnGetErrorString");
+
+	phase(p, CV_STEP_GPU, "creating a CUDA context");
+	r = retain(&ctx, d->dev);
+	if (r == 0)
+		r = setcur(ctx);
+	if (r != 0) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "cannot create a CUDA context on %s (CUDA error %d); "
+		       "check nvidia-smi",
+		       gpu, r);
+		return;
+	}
+#define CK(call, what)                                        \
+	do {                                                  \
+		phase(p, CV_STEP_GPU, "calling " what);       \
+		st = (call);                                  \
+		if (st != 0) {                                \
+			result(p, CV_STEP_GPU, CV_CHECK_FAIL, \
+			       what " failed: %s (%d) on %s", \
+			       cudnn_err(&api, st), st, gpu); \
+			return;                               \
+		}                                             \
+	} while (0)
+	CK(api.create(&h), "cudnnCreate");
+	CK(api.create_tensor(&xd), "cudnnCreateTensorDescriptor");
+	CK(api.create_tensor(&yd), "cudnnCreateTensorDescriptor");
+	CK(api.create_filter(&wd), "cudnnCreateFilterDescriptor");
+	CK(api.create_conv(&cd), "cudnnCreateConvolutionDescriptor");
+	CK(api.set_tensor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CONV_N,
+			  CONV_C, CONV_H, CONV_W),
+	   "cudnnSetTensor4dDescriptor");
+	CK(api.set_filter(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, CONV_K,
+			  CONV_C, CONV_R, CONV_S),
+	   "cudnnSetFilter4dDescriptor");
+	CK(api.set_conv(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+			CUDNN_DATA_FLOAT),
+	   "cudnnSetConvolution2dDescriptor");
+	/* Plain FP32 (no TF32), so the CPU reference holds to 1e-3. */
+	if (api.set_math != NULL && p->a->major >= 8)
+		CK(api.set_math(cd, CUDNN_FMA_MATH),
+		   "cudnnSetConvolutionMathType");
+	CK(api.out_dim(cd, xd, wd, &n, &c, &hh, &ww),
+	   "cudnnGetConvolution2dForwardOutputDim");
+	if (n != CONV_N || c != CONV_K || hh != CONV_H || ww != CONV_W) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "cudnnGetConvolution2dForwardOutputDim gave "
+		       "%dx%dx%dx%d, expected 1x4x16x16",
+		       n, c, hh, ww);
+		return;
+	}
+	CK(api.set_tensor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, hh,
+			  ww),
+	   "cudnnSetTensor4dDescriptor");
+	CK(api.algo(h, xd, wd, cd, yd, 8, &got, perf),
+	   "cudnnGetConvolutionForwardAlgorithm_v7");
+	for (int i = 0; i < got && i < 8; i++)
+		if (perf[i].status == 0) {
+			algo = perf[i].algo;
+			break;
+		}
+	if (algo < 0) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "cuDNN offers no forward convolution algorithm on %s "
+		       "(%d tried)",
+		       gpu, got);
+		return;
+	}
+	CK(api.ws(h, xd, wd, cd, yd, algo, &wsz),
+	   "cudnnGetConvolutionForwardWorkspaceSize");
+
+	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+		x[i] = rnd(&seed);
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+		w[i] = rnd(&seed);
+	conv_reference(x, w, ref);
+	phase(p, CV_STEP_GPU, "copying to the GPU");
+	if (alloc(&dx, sizeof x) || alloc(&dw, sizeof w) ||
+	    alloc(&dy, sizeof y) || (wsz && alloc(&dws, wsz)) ||
+	    htod(dx, x, sizeof x) || htod(dw, w, sizeof w)) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "cannot allocate or copy GPU memory on %s; is it "
+		       "full? (nvidia-smi)",
+		       gpu);
+		return;
+	}
+	CK(api.fwd(h, &alpha, xd, dx, wd, dw, cd, algo, dws, wsz, &beta, yd,
+		   dy),
+	   "cudnnConvolutionForward");
+#undef CK
+	phase(p, CV_STEP_GPU, "reading the result back");
+	if (sync() != 0 || dtoh(y, dy, sizeof y) != 0) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "the convolution did not complete on %s", gpu);
+		return;
+	}
+	for (size_t i = 0; i < sizeof y / sizeof y[0]; i++) {
+		double e = fabs((double)y[i] - (double)ref[i]);
+		if (!(e <= maxerr)) /* NaN counts as an error too */
+			maxerr = isnan(e) ? INFINITY : e;
+	}
+	emit(p, json_pack("{s:s,s:s,s:f}", "k", "fact", "name", "max_err",
+			  isfinite(maxerr) ? maxerr : 1e30));
+	if (!(maxerr < 1e-3)) {
+		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
+		       "the convolution on %s is wrong: max error %.3g vs the "
+		       "CPU reference (algo %d)",
+		       gpu, maxerr, algo);
+		return;
+	}
+	result(p, CV_STEP_GPU, CV_CHECK_PASS,
+	       "%s (sm_%d%d): 2-D convolution matches the CPU reference "
+	       "(max error %.1e, algo %d)",
+	       gpu, ccmaj, ccmin, maxerr, algo);
+}
+
+int
+cv_probe_run(const struct cv_probe_args *a, int fd)
+{
+	struct probe p;
+	struct probe_state ps = { NULL, NULL };
+	struct driver d;
+	int loaded = 0, usable;
+
+	memset(&p, 0, sizeof p);
+	memset(&d, 0, sizeof d);
+	p.fd = fd;
+	p.a = a;
+	if (step_files(&p))
+		loaded = step_version(&p, &ps);
+	else
+		result(&p, CV_STEP_VERSION, CV_CHECK_SKIP,
+		       "the files are not usable");
+	driver_detect(&p, &d);
+	if (p.cudnn != NULL)
+		step_provenance(&p, loaded == 2 ? 2 : 1, &ps, d.state);
+	else
+		result(&p, CV_STEP_PROVENANCE, CV_CHECK_SKIP,
+		       "cuDNN did not load");
+	usable = step_driver(&p, &d, &ps);
+	if (usable && loaded != 0)
+		step_gpu(&p, &d);
+	else
+		result(&p, CV_STEP_GPU, CV_CHECK_SKIP, "%s",
+		       d.state == 0 ? d.why
+				    : "not run: an earlier step failed");
+	emit(&p, json_pack("{s:s}", "k", "done"));
+	free(ps.dep_missing);
+	free(ps.dep_needer);
+	return 0;
+}

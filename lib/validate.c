@@ -1,0 +1,599 @@
+/* validate.c: run the probe (probe.c) in a child process with a clean
+ * environment and turn what it reports, or how it died, into the five
+ * steps of SPEC.md. A crash, abort or hang inside cuDNN becomes a `fail`
+ * naming the signal and what the child was doing. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const step_names[CV_NSTEPS] = {
+	"files", "version", "provenance", "driver", "gpu",
+};
+
+const char *
+cv_step_name(int step)
+{
+	return step >= 0 && step < CV_NSTEPS ? step_names[step] : "?";
+}
+
+const char *
+cv_check_name(int status)
+{
+	switch (status) {
+	case CV_CHECK_PASS:
+		return "pass";
+	case CV_CHECK_FAIL:
+		return "fail";
+	case CV_CHECK_SKIP:
+		return "skip";
+	default:
+		return "none";
+	}
+}
+
+static int
+check_from_name(const char *s)
+{
+	if (s == NULL)
+		return CV_CHECK_NONE;
+	if (strcmp(s, "pass") == 0)
+		return CV_CHECK_PASS;
+	if (strcmp(s, "fail") == 0)
+		return CV_CHECK_FAIL;
+	if (strcmp(s, "skip") == 0)
+		return CV_CHECK_SKIP;
+	return CV_CHECK_NONE;
+}
+
+int
+cv_validation_failed(const struct cv_validation *v)
+{
+	for (int i = 0; i < CV_NSTEPS; i++)
+		if (v->step[i].status == CV_CHECK_FAIL)
+			return i;
+	return -1;
+}
+
+char *
+cv_validation_json(const struct cv_validation *v)
+{
+	json_t *steps = json_array(), *o;
+	char *s, *out;
+
+	for (int i = 0; i < CV_NSTEPS; i++)
+		json_array_append_new(
+			steps,
+			json_pack("{s:s,s:s,s:s}", "name", cv_step_name(i),
+				  "status", cv_check_name(v->step[i].status),
+				  "reason", v->step[i].reason));
+	o = json_pack("{s:s,s:b,s:b,s:o,s:I,s:I,s:i,s:s,s:i,s:i,s:f}", "id",
+		      v->id, "ok", cv_validation_failed(v) < 0, "cached",
+		      v->cached, "steps", steps, "cudnn_version",
+		      (json_int_t)v->cudnn_version, "cudart_version",
+		      (json_int_t)v->cudart_version, "driver_version",
+		      v->driver_version, "gpu", v->gpu, "cc_major", v->cc_major,
+		      "cc_minor", v->cc_minor, "max_err", v->max_err);
+	s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	out = xstrdup(s ? s : "{}");
+	free(s);
+	return out;
+}
+
+static void
+copy_str(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+static void
+fill_from_json(struct cv_validation *v, json_t *o)
+{
+	json_t *steps = json_object_get(o, "steps"), *e;
+	size_t i;
+
+	copy_str(v->id, sizeof v->id,
+		 json_string_value(json_object_get(o, "id")));
+	json_array_foreach(steps, i, e)
+	{
+		if (i >= CV_NSTEPS)
+			break;
+		v->step[i].status = check_from_name(
+			json_string_value(json_object_get(e, "status")));
+		copy_str(v->step[i].reason, sizeof v->step[i].reason,
+			 json_string_value(json_object_get(e, "reason")));
+	}
+	v->cudnn_version =
+		(long)json_integer_value(json_object_get(o, "cudnn_version"));
+	v->cudart_version =
+		(long)json_integer_value(json_object_get(o, "cudart_version"));
+	v->driver_version =
+		(int)json_integer_value(json_object_get(o, "driver_version"));
+	copy_str(v->gpu, sizeof v->gpu,
+		 json_string_value(json_object_get(o, "gpu")));
+	v->cc_major = (int)json_integer_value(json_object_get(o, "cc_major"));
+	v->cc_minor = (int)json_integer_value(json_object_get(o, "cc_minor"));
+	v->max_err = json_real_value(json_object_get(o, "max_err"));
+}
+
+int
+cv_validation_from_json(const char *text, struct cv_validation *out)
+{
+	json_t *o = json_loads(text, 0, NULL);
+
+	if (!json_is_object(o) || !json_is_array(json_object_get(o, "steps"))) {
+		json_decref(o);
+		return -1;
+	}
+	memset(out, 0, sizeof *out);
+	fill_from_json(out, o);
+	json_decref(o);
+	for (int i = 0; i < CV_NSTEPS; i++)
+		if (out->step[i].status == CV_CHECK_NONE)
+			return -1;
+	return 0;
+}
+
+/* ---- finding libcublasLt ---------------------------------------------- */
+
+static char *
+try_dir(const char *dir, const char *so)
+{
+	char *p;
+
+	if (dir == NULL || *dir == '\0')
+		return NULL;
+	p = xasprintf("%s/%s", dir, so);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+static char *
+try_list(const char *list, const char *so)
+{
+	char *copy, *save = NULL, *p = NULL;
+
+	if (list == NULL)
+		return NULL;
+	copy = xstrdup(list);
+	for (char *d = strtok_r(copy, ":", &save); d && !p;
+	     d = strtok_r(NULL, ":", &save))
+		p = try_dir(d, so);
+	free(copy);
+	return p;
+}
+
+/* Where is libcublasLt.so.<cuda>: the library path, $CUDA_HOME, the CUDA
+ * toolkits under /usr/local, the system folders, then ld.so.cache. The
+ * test hook CUDNNVM_TEST_CUDA_LIBDIRS replaces the whole search. */
+static char *
+find_cublaslt(int cuda)
+{
+	static const char *const fixed[] = {
+		"/usr/local/cuda/lib64",
+		"/usr/local/cuda/lib",
+		"/usr/lib/x86_64-linux-gnu",
+		"/usr/lib/aarch64-linux-gnu",
+		"/usr/lib64",
+		"/usr/lib",
+		NULL,
+	};
+	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	char so[64], *p, *home;
+	char line[1024];
+	glob_t g;
+	FILE *f;
+
+	snprintf(so, sizeof so, "libcublasLt.so.%d", cuda);
+	if (test != NULL)
+		return try_list(test, so);
+	if ((p = try_list(getenv("LD_LIBRARY_PATH"), so)) != NULL)
+		return p;
+	for (int i = 0; i < 2 && !p; i++) {
+		home = getenv(i ? "CUDA_PATH" : "CUDA_HOME");
+		if (home != NULL) {
+			char *l = xasprintf("%s/lib64:%s/lib", home, home);
+			p = try_list(l, so);
+			free(l);
+		}
+	}
+	for (int i = 0; fixed[i] && !p; i++)
+		p = try_dir(fixed[i], so);
+	if (p == NULL && glob("/usr/local/cuda-*/lib64", 0, NULL, &g) == 0) {
+		for (size_t i = g.gl_pathc; i > 0 && !p; i--)
+			p = try_dir(g.gl_pathv[i - 1], so);
+		globfree(&g);
+	}
+	if (p != NULL)
+		return p;
+	/* ld.so.cache, as the loader sees it. */
+	f = popen("ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null",
+		  "r");
+	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		char *arrow = strstr(line, "=> ");
+		char *name = line + strspn(line, " \t");
+		if (p == NULL && arrow != NULL &&
+		    strncmp(name, so, strlen(so)) == 0 &&
+		    (name[strlen(so)] == ' ')) {
+			p = xstrdup(arrow + 3);
+			p[strcspn(p, "\n")] = '\0';
+		}
+	}
+	if (f != NULL)
+		pclose(f);
+	return p;
+}
+
+/* ---- the child -------------------------------------------------------- */
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct reader {
+	struct cv_validation *v;
+	struct cv_buf line;
+	int last_step;
+	char last_what[512];
+	int done;
+};
+
+static void
+take_line(struct reader *r, const char *s)
+{
+	json_t *o = json_loads(s, 0, NULL);
+	const char *k = json_string_value(json_object_get(o, "k"));
+	int step = (int)json_integer_value(json_object_get(o, "step"));
+
+	if (k == NULL) {
+		json_decref(o);
+		return;
+	}
+	if (strcmp(k, "phase") == 0 && step >= 0 && step < CV_NSTEPS) {
+		r->last_step = step;
+		copy_str(r->last_what, sizeof r->last_what,
+			 json_string_value(json_object_get(o, "what")));
+	} else if (strcmp(k, "step") == 0 && step >= 0 && step < CV_NSTEPS) {
+		r->v->step[step].status = check_from_name(
+			json_string_value(json_object_get(o, "status")));
+		copy_str(r->v->step[step].reason,
+			 sizeof r->v->step[step].reason,
+			 json_string_value(json_object_get(o, "reason")));
+	} else if (strcmp(k, "fact") == 0) {
+		const char *name =
+			json_string_value(json_object_get(o, "name"));
+		json_t *val = json_object_get(o, "value");
+		if (name == NULL)
+			;
+		else if (strcmp(name, "cudnn_version") == 0)
+			r->v->cudnn_version = (long)json_integer_value(val);
+		else if (strcmp(name, "cudart_version") == 0)
+			r->v->cudart_version = (long)json_integer_value(val);
+		else if (strcmp(name, "driver_version") == 0)
+			r->v->driver_version = (int)json_integer_value(val);
+		else if (strcmp(name, "cc_major") == 0)
+			r->v->cc_major = (int)json_integer_value(val);
+		else if (strcmp(name, "cc_minor") == 0)
+			r->v->cc_minor = (int)json_integer_value(val);
+		else if (strcmp(name, "gpu") == 0)
+			copy_str(r->v->gpu, sizeof r->v->gpu,
+				 json_string_value(val));
+		else if (strcmp(name, "max_err") == 0)
+			r->v->max_err = json_number_value(val);
+	} else if (strcmp(k, "done") == 0)
+		r->done = 1;
+	json_decref(o);
+}
+
+static void
+feed(struct reader *r, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (data[i] == '\n') {
+			take_line(r, r->line.buf);
+			cv_buf_reset(&r->line);
+		} else if (cv_buf_add(&r->line, data + i, 1) < 0)
+			cv_buf_reset(&r->line);
+	}
+}
+
+/* The last non-empty line the child printed on stderr (cuDNN's own
+ * "Invalid handle. Cannot load symbol cublasLtCreate", say). */
+static void
+last_line(const struct cv_buf *b, char *out, size_t n)
+{
+	size_t end = b->len, start;
+
+	while (end > 0 && (b->buf[end - 1] == '\n' || b->buf[end - 1] == ' '))
+		end--;
+	start = end;
+	while (start > 0 && b->buf[start - 1] != '\n')
+		start--;
+	if (end - start > n - 1)
+		start = end - (n - 1);
+	memcpy(out, b->buf + start, end - start);
+	out[end - start] = '\0';
+	for (char *p = out; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+}
+
+static char **
+child_env(const char *libdir, const char *cublaslt)
+{
+	char **envp = xcalloc(8, sizeof *envp);
+	struct cv_buf ld = CV_BUF_INIT;
+	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	int n = 0;
+
+	cv_buf_addf(&ld, "LD_LIBRARY_PATH=%s", libdir);
+	if (cublaslt != NULL) {
+		const char *slash = strrchr(cublaslt, '/');
+		if (slash != NULL)
+			cv_buf_addf(&ld, ":%.*s", (int)(slash - cublaslt),
+				    cublaslt);
+	}
+	if (test != NULL && *test)
+		cv_buf_addf(&ld, ":%s", test);
+	envp[n++] = cv_buf_detach(&ld);
+	envp[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	envp[n++] = xstrdup("LC_ALL=C");
+	/* The GPUs the user chose are the ones to prove. */
+	if (vis != NULL)
+		envp[n++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", vis);
+	envp[n] = NULL;
+	return envp;
+}
+
+static void
+free_vec(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static int
+run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
+	  struct cv_validation *v, struct cv_err *err)
+{
+	struct reader r = { v, CV_BUF_INIT, CV_STEP_FILES, "starting", 0 };
+	struct cv_buf errbuf = CV_BUF_INIT;
+	int out[2], errp[2], status = 0, open_fds = 2, timed_out = 0;
+	double deadline = now_s() + timeout_s;
+	char buf[4096], tail[300];
+	pid_t pid;
+
+	errbuf.max = 1 << 20;
+	r.line.max = 1 << 20;
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return cv_err_errno(err, CV_ERROR, "validate: pipe");
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(out[0]);
+		close(out[1]);
+		return cv_err_errno(err, CV_ERROR, "validate: pipe");
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(out[0]);
+		close(out[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return cv_err_errno(err, CV_ERROR, "validate: fork");
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(out[1], 1);
+		dup2(errp[1], 2);
+		execve(exe, argv, envp);
+		_exit(127);
+	}
+	close(out[1]);
+	close(errp[1]);
+	while (open_fds > 0) {
+		struct pollfd pf[2] = { { out[0], POLLIN, 0 },
+					{ errp[0], POLLIN, 0 } };
+		double left = deadline - now_s();
+		int pr;
+
+		if (left <= 0) {
+			timed_out = 1;
+			kill(pid, SIGKILL);
+			break;
+		}
+		pr = poll(pf, 2, (int)(left * 1000) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			break;
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+			if (pf[i].fd < 0 ||
+			    !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(pf[i].fd, buf, sizeof buf);
+			if (n > 0) {
+				if (i == 0)
+					feed(&r, buf, (size_t)n);
+				else if (cv_buf_add(&errbuf, buf, (size_t)n) <
+					 0)
+					cv_buf_reset(&errbuf);
+			} else if (n == 0 || errno != EINTR) {
+				close(i == 0 ? out[0] : errp[0]);
+				if (i == 0)
+					out[0] = -1;
+				else
+					errp[0] = -1;
+				open_fds--;
+			}
+		}
+	}
+	if (out[0] >= 0)
+		close(out[0]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r.line.len)
+		take_line(&r, r.line.buf);
+	cv_buf_release(&r.line);
+	last_line(&errbuf, tail, sizeof tail);
+	cv_buf_release(&errbuf);
+
+	if (timed_out || WIFSIGNALED(status) || !r.done) {
+		char why[600];
+		int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+
+		if (timed_out)
+			snprintf(why, sizeof why,
+				 "no answer after %u s while %s; the process "
+				 "was killed",
+				 timeout_s, r.last_what);
+		else if (sig)
+			snprintf(why, sizeof why,
+				 "the check process died of SIG%s (%s) while "
+				 "%s%s%s",
+				 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+				 strsignal(sig), r.last_what,
+				 *tail ? "; it printed: " : "", tail);
+		else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+			snprintf(why, sizeof why,
+				 "cannot run the check process %.400s", exe);
+		else
+			snprintf(why, sizeof why,
+				 "the check process exited with status %d "
+				 "while %s%s%s",
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+				 r.last_what, *tail ? "; it printed: " : "",
+				 tail);
+		if (v->step[r.last_step].status == CV_CHECK_NONE ||
+		    v->step[r.last_step].status == CV_CHECK_PASS) {
+			v->step[r.last_step].status = CV_CHECK_FAIL;
+			copy_str(v->step[r.last_step].reason,
+				 sizeof v->step[r.last_step].reason, why);
+		}
+		for (int i = 0; i < CV_NSTEPS; i++)
+			if (v->step[i].status == CV_CHECK_NONE) {
+				v->step[i].status = CV_CHECK_SKIP;
+				copy_str(v->step[i].reason,
+					 sizeof v->step[i].reason,
+					 "not reached");
+			}
+		return timed_out ? 1 : 0;
+	}
+	for (int i = 0; i < CV_NSTEPS; i++)
+		if (v->step[i].status == CV_CHECK_NONE) {
+			v->step[i].status = CV_CHECK_FAIL;
+			copy_str(v->step[i].reason, sizeof v->step[i].reason,
+				 "the check process gave no result");
+		}
+	return 0;
+}
+
+int
+cv_validate(const char *dir, const struct cv_installed *inst,
+	    const struct cv_validate_opts *opts, struct cv_validation *out,
+	    struct cv_err *err)
+{
+	struct cv_validate_opts def = CV_VALIDATE_OPTS_INIT;
+	char *libdir, *cublaslt, *key = NULL, **envp, *argv[16];
+	char major[16], expect[32], cuda[16], self[PATH_MAX];
+	const char *exe;
+	int argc = 0, r, transient;
+
+	if (opts == NULL)
+		opts = &def;
+	memset(out, 0, sizeof *out);
+	copy_str(out->id, sizeof out->id, inst->id);
+	if (inst->version.part[0] < 7 || inst->version.cuda <= 0)
+		return cv_err_set(err, CV_EDATA,
+				  "validate %s: cannot validate cuDNN %lu "
+				  "(7 or newer, with a CUDA variant)",
+				  inst->id, inst->version.part[0]);
+	cublaslt = find_cublaslt(inst->version.cuda);
+	if (opts->cache_dir != NULL) {
+		key = cv_validate_cache_key(dir, inst->id, opts->no_gpu,
+					    cublaslt);
+		if (cv_validate_cache_get(opts->cache_dir, key, out) == 0) {
+			free(key);
+			free(cublaslt);
+			return 0;
+		}
+		memset(out, 0, sizeof *out);
+		copy_str(out->id, sizeof out->id, inst->id);
+	}
+	exe = opts->self_exe;
+	if (exe == NULL) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n <= 0) {
+			free(key);
+			free(cublaslt);
+			return cv_err_errno(err, CV_ERROR,
+					    "validate: cannot find the "
+					    "cudnnvm binary");
+		}
+		self[n] = '\0';
+		exe = self;
+	}
+	libdir = cv_path_join(dir, "lib");
+	snprintf(major, sizeof major, "%lu", inst->version.part[0]);
+	snprintf(expect, sizeof expect, "%ld",
+		 cv_version_cudnn_number(&inst->version));
+	snprintf(cuda, sizeof cuda, "%d", inst->version.cuda);
+	argv[argc++] = (char *)"cudnnvm";
+	argv[argc++] = (char *)"validate-probe";
+	argv[argc++] = (char *)"--libdir";
+	argv[argc++] = libdir;
+	argv[argc++] = (char *)"--major";
+	argv[argc++] = major;
+	argv[argc++] = (char *)"--expect";
+	argv[argc++] = expect;
+	argv[argc++] = (char *)"--cuda";
+	argv[argc++] = cuda;
+	if (cublaslt != NULL) {
+		argv[argc++] = (char *)"--cublaslt";
+		argv[argc++] = cublaslt;
+	}
+	if (opts->no_gpu)
+		argv[argc++] = (char *)"--no-gpu";
+	argv[argc] = NULL;
+	envp = child_env(libdir, cublaslt);
+	r = run_child(exe, argv, envp, opts->timeout_s ? opts->timeout_s : 120,
+		      out, err);
+	free_vec(envp);
+	free(libdir);
+	free(cublaslt);
+	if (r < 0) {
+		free(key);
+		return r;
+	}
+	transient = r == 1;
+	/* Only a clean result is kept: a fail is re-checked next time. */
+	if (key != NULL && !transient && cv_validation_failed(out) < 0)
+		cv_validate_cache_put(opts->cache_dir, key, out);
+	free(key);
+	return 0;
+}

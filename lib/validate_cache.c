@@ -1,0 +1,186 @@
+/* validate_cache.c: validation results kept per install id, driver, GPU
+ * and the identity of every lib/libcudnn* file, so that repeating an
+ * activation costs a few stat(2) calls. The key is the plain text of all
+ * that; a result is used only when its stored key is byte-identical. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+add_identity(struct cv_buf *b, const char *label, const char *path)
+{
+	struct stat st;
+
+	if (path == NULL || stat(path, &st) < 0) {
+		cv_buf_addf(b, "%s=none\n", label);
+		return;
+	}
+	cv_buf_addf(b, "%s=%s:%lu:%lu:%lld:%lld.%09ld:%o\n", label, path,
+		    (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+		    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		    st.st_mtim.tv_nsec, (unsigned)st.st_mode);
+}
+
+static void
+add_file(struct cv_buf *b, const char *label, const char *path, size_t max)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, max < sizeof buf ? max : sizeof buf)
+			    : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	cv_buf_addf(b, "%s=%.*s\n", label, (int)n, buf);
+}
+
+char *
+cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
+		      const char *cublaslt)
+{
+	struct cv_buf b = CV_BUF_INIT;
+	char *libdir = cv_path_join(dir, "lib"), **names = NULL;
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	glob_t g;
+	DIR *d;
+
+	cv_buf_addf(&b, "v1\nid=%s\ndir=%s\nno_gpu=%d\n", id, dir, no_gpu);
+	/* The driver and the GPUs, as the kernel module reports them. */
+	add_file(&b, "driver", "/proc/driver/nvidia/version", 4096);
+	if (glob("/proc/driver/nvidia/gpus/*/information", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			add_file(&b, "gpu", g.gl_pathv[i], 4096);
+		globfree(&g);
+	}
+	cv_buf_addf(&b, "visible=%s\n", vis ? vis : "(unset)");
+	add_identity(&b, "cublaslt", cublaslt);
+	if (test != NULL) {
+		char *libcuda = xasprintf("%s/libcuda.so.1", test);
+		cv_buf_addf(&b, "testdirs=%s\n", test);
+		add_identity(&b, "libcuda", libcuda);
+		free(libcuda);
+	}
+	add_identity(&b, "libdir", libdir);
+	d = opendir(libdir);
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "libcudnn", 8) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			names = xrealloc(names, cap * sizeof *names);
+		}
+		names[n++] = cv_path_join(libdir, e->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		/* lstat too: a link re-pointed elsewhere changes the key */
+		if (lstat(names[i], &st) == 0 && S_ISLNK(st.st_mode)) {
+			char target[4096];
+			ssize_t len =
+				readlink(names[i], target, sizeof target - 1);
+			target[len > 0 ? len : 0] = '\0';
+			cv_buf_addf(&b, "link=%s->%s\n", names[i], target);
+		} else
+			add_identity(&b, "lib", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	free(libdir);
+	return cv_buf_detach(&b);
+}
+
+static char *
+cache_file(const char *cache_dir, const char *key)
+{
+	const char *id = strstr(key, "id=");
+	size_t len = id ? strcspn(id + 3, "\n") : 0;
+
+	/* install ids are checked by the version grammar: no slash */
+	if (id == NULL || len == 0 || memchr(id + 3, '/', len) != NULL ||
+	    id[3] == '.')
+		return NULL;
+	return xasprintf("%s/validate/%.*s.json", cache_dir, (int)len, id + 3);
+}
+
+int
+cv_validate_cache_get(const char *cache_dir, const char *key,
+		      struct cv_validation *out)
+{
+	char *path = cache_file(cache_dir, key), *text;
+	json_t *o;
+	const char *k;
+	int r = -1;
+
+	if (path == NULL)
+		return -1;
+	o = json_load_file(path, 0, NULL);
+	free(path);
+	k = json_string_value(json_object_get(o, "key"));
+	if (k != NULL && strcmp(k, key) == 0 &&
+	    json_is_object(json_object_get(o, "result"))) {
+		text = json_dumps(json_object_get(o, "result"), JSON_COMPACT);
+		if (text != NULL && cv_validation_from_json(text, out) == 0) {
+			out->cached = 1;
+			r = 0;
+		}
+		free(text);
+	}
+	json_decref(o);
+	return r;
+}
+
+void
+cv_validate_cache_put(const char *cache_dir, const char *key,
+		      const struct cv_validation *v)
+{
+	char *path = cache_file(cache_dir, key), *dir, *tmp, *text;
+	json_t *o, *res;
+
+	if (path == NULL)
+		return;
+	dir = xasprintf("%s/validate", cache_dir);
+	if (mkdir(cache_dir, 0755) < 0 && errno != EEXIST)
+		goto out;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		goto out;
+	text = cv_validation_json(v);
+	res = json_loads(text, 0, NULL);
+	free(text);
+	o = json_pack("{s:s,s:o}", "key", key, "result", res);
+	tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	/* A cache that cannot be written only costs time: ignore errors. */
+	if (o != NULL && json_dump_file(o, tmp, JSON_COMPACT) == 0 &&
+	    rename(tmp, path) == 0)
+		;
+	else
+		unlink(tmp);
+	json_decref(o);
+	free(tmp);
+out:
+	free(dir);
+	free(path);
+}
