@@ -1,14 +1,262 @@
-/* install.c: placeholder until its issue lands; replaced by the real command. */
+/* install.c: `cudnnvm install <spec> ...` (remote, issue 3) and
+ * `cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N]`
+ * (offline, from a local NVIDIA archive). */
 #include "cmd.h"
 #include "ui.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct install_args {
+	const char *spec;     /* remote: the spec */
+	const char *archive;  /* --archive FILE */
+	const char *sha256;   /* --sha256 HEX */
+	const char *version;  /* --version V */
+	const char *cuda;     /* --cuda N */
+	const char *platform; /* --platform P */
+	const char *mirror;   /* --mirror URL */
+	int force, no_validate, nowait, refresh;
+};
+
+static void
+waiting(void *payload, const char *what)
+{
+	(void)payload;
+	ui_note("waiting for another cudnnvm %s...", what);
+}
+
+static int
+parse_cuda(const char *s, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
+/* ---- remote install: helper B (issue 3) fills this in ------------------ */
+static int
+install_remote(const struct install_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	(void)a;
+	cv_err_set(
+		&err, CV_ERROR,
+		"installing from the mirror is not built yet; use install --archive FILE --sha256 HEX");
+	return cmd_fail(&err);
+}
+/* ---- end of remote install ---------------------------------------------- */
+
+static int
+install_archive(const struct install_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
+	struct cv_artifact art;
+	struct cv_fetcher fetch;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct stat sb;
+	char id[64], real[PATH_MAX];
+	const char *base;
+	int r, already = 0, cuda = 0;
+
+	if (a->sha256 == NULL)
+		return cmd_usage_error(
+			"install",
+			"--archive needs --sha256 HEX (the archive's published checksum)");
+	if (!cv_sha256_valid_hex(a->sha256))
+		return cmd_usage_error("install",
+				       "--sha256 must be 64 hex digits");
+	if (a->cuda != NULL && parse_cuda(a->cuda, &cuda) < 0)
+		return cmd_usage_error("install",
+				       "--cuda needs a CUDA major such as 12");
+	memset(&art, 0, sizeof art);
+	base = strrchr(a->archive, '/');
+	base = base ? base + 1 : a->archive;
+	if (cv_artifact_from_filename(&art, a->archive, &err) < 0) {
+		if (a->version == NULL || a->cuda == NULL)
+			return cmd_fail(&err);
+		memset(&art, 0, sizeof art);
+	}
+	if (a->version != NULL) {
+		struct cv_version v;
+		if (cv_version_parse(&v, a->version, &err) < 0)
+			return cmd_fail(&err);
+		if (v.nparts != 4)
+			return cmd_usage_error(
+				"install",
+				"--version needs the full archive version, e.g. 9.13.0.50");
+		if (v.cuda == 0)
+			v.cuda = art.version.cuda;
+		art.version = v;
+	}
+	if (cuda)
+		art.version.cuda = cuda;
+	if (art.version.cuda == 0)
+		return cmd_usage_error("install",
+				       "pass --cuda N for this archive");
+	if (a->platform != NULL)
+		snprintf(art.platform, sizeof art.platform, "%s", a->platform);
+	if (art.platform[0] == '\0') {
+		size_t n = strlen(base);
+		snprintf(art.platform, sizeof art.platform, "%s",
+			 n > 4 && strcmp(base + n - 4, ".zip") == 0
+				 ? "windows-x86_64"
+				 : "linux-x86_64");
+	}
+	snprintf(art.filename, sizeof art.filename, "%s", base);
+	snprintf(art.sha256, sizeof art.sha256, "%s", a->sha256);
+	if (stat(a->archive, &sb) != 0) {
+		cv_err_errno(&err,
+			     errno == ENOENT ? CV_ENOTFOUND
+					     : cv_code_from_errno(errno),
+			     "cannot read the archive '%s'", a->archive);
+		return cmd_fail(&err);
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		cv_err_set(&err, CV_EUSAGE, "'%s' is a folder, not an archive",
+			   a->archive);
+		return cmd_fail(&err);
+	}
+	if (S_ISREG(sb.st_mode))
+		art.size = (uint64_t)sb.st_size;
+	if (realpath(a->archive, real) == NULL ||
+	    strlen(real) >= sizeof art.source) {
+		cv_err_set(&err, CV_EUSAGE,
+			   "cannot resolve the archive path '%s' (too long?)",
+			   a->archive);
+		return cmd_fail(&err);
+	}
+	memcpy(art.source, real, strlen(real) + 1);
+	cv_version_format_id(&art.version, id, sizeof id);
+
+	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+		return r;
+	opts.force = a->force;
+	opts.nowait = a->nowait;
+	opts.waiting = waiting;
+	cv_fetcher_file(&fetch, a->archive);
+	r = cv_store_install(st, &art, &fetch, &opts, &already, &err);
+	cv_fetcher_file_free(&fetch);
+	if (r < 0) {
+		r = cmd_fail(&err);
+	} else if (already) {
+		ui_note("cuDNN %s is already installed in %s/%s", id,
+			cv_store_root(st), id);
+		r = 0;
+	} else {
+		if (!cmd_g.quiet)
+			printf("installed cuDNN %s in %s/%s\n", id,
+			       cv_store_root(st), id);
+		r = cmd_gate_activation(&cfg, st, id, 0,
+					a->no_validate || !cfg.validate);
+	}
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	return r;
+}
 
 int
 cmd_install(int argc, char **argv)
 {
-	struct cv_err err = CV_ERR_INIT;
+	enum {
+		O_ARCHIVE = 256,
+		O_SHA,
+		O_VERSION,
+		O_CUDA,
+		O_PLATFORM,
+		O_MIRROR,
+		O_FORCE,
+		O_NOVAL,
+		O_NOWAIT,
+		O_REFRESH
+	};
+	static const struct option lo[] = {
+		{ "archive", required_argument, NULL, O_ARCHIVE },
+		{ "sha256", required_argument, NULL, O_SHA },
+		{ "version", required_argument, NULL, O_VERSION },
+		{ "cuda", required_argument, NULL, O_CUDA },
+		{ "platform", required_argument, NULL, O_PLATFORM },
+		{ "mirror", required_argument, NULL, O_MIRROR },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "no-validate", no_argument, NULL, O_NOVAL },
+		{ "no-wait", no_argument, NULL, O_NOWAIT },
+		{ "refresh", no_argument, NULL, O_REFRESH },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct install_args a;
+	int c;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	memset(&a, 0, sizeof a);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+		switch (c) {
+		case O_ARCHIVE:
+			a.archive = optarg;
+			break;
+		case O_SHA:
+			a.sha256 = optarg;
+			break;
+		case O_VERSION:
+			a.version = optarg;
+			break;
+		case O_CUDA:
+			a.cuda = optarg;
+			break;
+		case O_PLATFORM:
+			a.platform = optarg;
+			break;
+		case O_MIRROR:
+			a.mirror = optarg;
+			break;
+		case O_FORCE:
+			a.force = 1;
+			break;
+		case O_NOVAL:
+			a.no_validate = 1;
+			break;
+		case O_NOWAIT:
+			a.nowait = 1;
+			break;
+		case O_REFRESH:
+			a.refresh = 1;
+			break;
+		default:
+			return cmd_usage_error("install", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (a.archive != NULL) {
+		if (optind != argc)
+			return cmd_usage_error(
+				"install",
+				"give either <spec> or --archive FILE, not both");
+		return install_archive(&a);
+	}
+	if (optind + 1 != argc)
+		return cmd_usage_error(
+			"install", "%s",
+			optind == argc
+				? "which version? e.g. 'cudnnvm install 9'"
+				: "give one spec");
+	if (a.sha256 != NULL || a.version != NULL)
+		return cmd_usage_error(
+			"install",
+			"--sha256 and --version go with --archive FILE");
+	a.spec = argv[optind];
+	return install_remote(&a);
 }

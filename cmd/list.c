@@ -1,14 +1,105 @@
-/* list.c: placeholder until its issue lands; replaced by the real command. */
+/* list.c: `cudnnvm list [--json]`: installed versions, newest first; the
+ * global default is marked '*', the active one '>'. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int
 cmd_list(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	struct cv_installed *all = NULL;
+	struct cv_active act;
+	char global[64] = "", active[64] = "", cwd[PATH_MAX];
+	size_t n = 0;
+	int json = 0, c, r;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+		if (c != 'j')
+			return cmd_usage_error("list", "unknown option '%s'",
+					       argv[optind - 1]);
+		json = 1;
+	}
+	if (optind != argc)
+		return cmd_usage_error("list", "no arguments expected");
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	if (cv_store_list(st, &all, &n, &err) < 0) {
+		r = cmd_fail(&err);
+		cv_store_free(st);
+		return r;
+	}
+	if (cv_store_global_get(st, global, NULL) < 0)
+		global[0] = '\0';
+	if (getcwd(cwd, sizeof cwd) != NULL &&
+	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0)
+		snprintf(active, sizeof active, "%s", act.id);
+	if (json) {
+		json_t *arr = json_array();
+		char *text;
+		for (size_t i = 0; i < n; i++) {
+			char ver[64], *path;
+			json_t *o = json_object();
+			cv_version_format(&all[i].version, ver, sizeof ver);
+			path = malloc(strlen(cv_store_root(st)) +
+				      strlen(all[i].id) + 2);
+			if (path == NULL)
+				abort();
+			sprintf(path, "%s/%s", cv_store_root(st), all[i].id);
+			json_object_set_new(o, "id", json_string(all[i].id));
+			json_object_set_new(o, "version", json_string(ver));
+			json_object_set_new(o, "cuda",
+					    json_integer(all[i].version.cuda));
+			json_object_set_new(o, "platform",
+					    json_string(all[i].platform));
+			json_object_set_new(o, "path", json_string(path));
+			json_object_set_new(
+				o, "global",
+				json_boolean(strcmp(global, all[i].id) == 0));
+			json_object_set_new(
+				o, "active",
+				json_boolean(strcmp(active, all[i].id) == 0));
+			json_object_set_new(o, "sha256",
+					    json_string(all[i].sha256));
+			json_object_set_new(
+				o, "size",
+				json_integer((json_int_t)all[i].size));
+			json_object_set_new(o, "installed_at",
+					    json_string(all[i].installed_at));
+			json_array_append_new(arr, o);
+			free(path);
+		}
+		text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (text != NULL)
+			printf("%s\n", text);
+		free(text);
+		json_decref(arr);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("%c%c %-20s %-15s %s/%s\n",
+			       strcmp(active, all[i].id) == 0 ? '>' : ' ',
+			       strcmp(global, all[i].id) == 0 ? '*' : ' ',
+			       all[i].id, all[i].platform, cv_store_root(st),
+			       all[i].id);
+		if (n == 0)
+			ui_note("no cuDNN version is installed in %s; try 'cudnnvm install 9'",
+				cv_store_root(st));
+	}
+	free(all);
+	cv_store_free(st);
+	return 0;
 }
