@@ -1,14 +1,182 @@
-/* completions.c: placeholder until its issue lands; replaced by the real command. */
+/* completions.c: `completions <bash|zsh|fish>` prints the completion script.
+ * The text below is completions/cudnnvm.bash, completions/_cudnnvm and
+ * completions/cudnnvm.fish byte for byte, written by completions/embed.py
+ * (tests/e2e/docs.bats checks it). */
 #include "cmd.h"
 #include "ui.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char comp_bash[] =
+	"# bash completion for cudnnvm. Thin: commands come from `cudnnvm commands`,\n"
+	"# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`.\n"
+	"_cudnnvm_flags() {\n"
+	"\tlocal line out=\n"
+	"\twhile IFS= read -r line; do\n"
+	"\t\twhile [[ $line =~ (^|[^a-z-])(--[a-z][a-z0-9-]*) ]]; do\n"
+	"\t\t\tout+=\" ${BASH_REMATCH[2]}\"\n"
+	"\t\t\tline=${line#*\"${BASH_REMATCH[2]}\"}\n"
+	"\t\tdone\n"
+	"\tdone < <(command cudnnvm \"$1\" --help 2>/dev/null)\n"
+	"\techo \"$out\"\n"
+	"}\n"
+	"_cudnnvm_versions() {\n"
+	"\tlocal line re='([0-9]+\\.[0-9]+\\.[0-9]+\\.[0-9]+-cuda[0-9]+)'\n"
+	"\twhile IFS= read -r line; do\n"
+	"\t\t[[ $line =~ $re ]] && echo \"${BASH_REMATCH[1]}\"\n"
+	"\tdone < <(command cudnnvm list 2>/dev/null)\n"
+	"}\n"
+	"_cudnnvm() {\n"
+	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+	"\tlocal cmd= i w\n"
+	"\tCOMPREPLY=()\n"
+	"\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
+	"\t\tw=${COMP_WORDS[i]}\n"
+	"\t\tcase $w in\n"
+	"\t\t--store | --config) ((i++)) ;;\n"
+	"\t\t-*) ;;\n"
+	"\t\t*) cmd=$w; break ;;\n"
+	"\t\tesac\n"
+	"\tdone\n"
+	"\tcase $prev in\n"
+	"\t--store | --path) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+	"\t--config | --archive) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+	"\t--shell) COMPREPLY=($(compgen -W \"sh bash zsh fish powershell cmd\" -- \"$cur\")); return ;;\n"
+	"\tesac\n"
+	"\tif [[ -z $cmd ]]; then\n"
+	"\t\tif [[ $cur == -* ]]; then\n"
+	"\t\t\tCOMPREPLY=($(compgen -W \"--help --version --quiet --verbose --store --config --no-color\" -- \"$cur\"))\n"
+	"\t\telse\n"
+	"\t\t\tCOMPREPLY=($(compgen -W \"$(command cudnnvm commands 2>/dev/null)\" -- \"$cur\"))\n"
+	"\t\tfi\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\tif [[ $cur == -* ]]; then\n"
+	"\t\tCOMPREPLY=($(compgen -W \"$(_cudnnvm_flags \"$cmd\")\" -- \"$cur\"))\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\tcase $cmd in\n"
+	"\tinit | completions) COMPREPLY=($(compgen -W \"bash zsh fish powershell\" -- \"$cur\")) ;;\n"
+	"\thelp) COMPREPLY=($(compgen -W \"$(command cudnnvm commands 2>/dev/null)\" -- \"$cur\")) ;;\n"
+	"\twhich) COMPREPLY=($(compgen -W \"lib include root\" -- \"$cur\")) ;;\n"
+	"\tshim) COMPREPLY=($(compgen -W \"add remove list\" -- \"$cur\")) ;;\n"
+	"\tuse | global | shell | uninstall | env | exec | validate | venv)\n"
+	"\t\tCOMPREPLY=($(compgen -W \"$(_cudnnvm_versions)\" -- \"$cur\")) ;;\n"
+	"\tesac\n"
+	"}\n"
+	"complete -F _cudnnvm cudnnvm\n";
+
+static const char comp_zsh[] =
+	"#compdef cudnnvm\n"
+	"# zsh completion for cudnnvm. Thin: commands come from `cudnnvm commands`,\n"
+	"# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`.\n"
+	"_cudnnvm() {\n"
+	"\tlocal -a cmds flags versions\n"
+	"\tlocal cmd w i\n"
+	"\tfor ((i = 2; i < CURRENT; i++)); do\n"
+	"\t\tcase ${words[i]} in\n"
+	"\t\t--store | --config) ((i++)) ;;\n"
+	"\t\t-*) ;;\n"
+	"\t\t*) cmd=${words[i]}; break ;;\n"
+	"\t\tesac\n"
+	"\tdone\n"
+	"\tcase ${words[CURRENT-1]} in\n"
+	"\t--store | --path) _files -/; return ;;\n"
+	"\t--config | --archive) _files; return ;;\n"
+	"\t--shell) compadd sh bash zsh fish powershell cmd; return ;;\n"
+	"\tesac\n"
+	"\tif [[ -z $cmd ]]; then\n"
+	"\t\tif [[ ${words[CURRENT]} == -* ]]; then\n"
+	"\t\t\tcompadd -- --help --version --quiet --verbose --store --config --no-color\n"
+	"\t\telse\n"
+	"\t\t\tcmds=(${(f)\"$(command cudnnvm commands 2>/dev/null)\"})\n"
+	"\t\t\tcompadd -a cmds\n"
+	"\t\tfi\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\tif [[ ${words[CURRENT]} == -* ]]; then\n"
+	"\t\tfor w in ${=${\"$(command cudnnvm $cmd --help 2>/dev/null)\"//[\\[\\]|,=]/ }}; do\n"
+	"\t\t\t[[ $w == --[a-z]* ]] && flags+=($w)\n"
+	"\t\tdone\n"
+	"\t\tcompadd -a flags\n"
+	"\t\treturn\n"
+	"\tfi\n"
+	"\tcase $cmd in\n"
+	"\tinit | completions) compadd bash zsh fish powershell ;;\n"
+	"\thelp) cmds=(${(f)\"$(command cudnnvm commands 2>/dev/null)\"}); compadd -a cmds ;;\n"
+	"\twhich) compadd lib include root ;;\n"
+	"\tshim) compadd add remove list ;;\n"
+	"\tuse | global | shell | uninstall | env | exec | validate | venv)\n"
+	"\t\tfor w in ${=${\"$(command cudnnvm list 2>/dev/null)\"//[^0-9a-z.-]/ }}; do\n"
+	"\t\t\t[[ $w =~ '^[0-9]+(\\.[0-9]+){3}-cuda[0-9]+$' ]] && versions+=($w)\n"
+	"\t\tdone\n"
+	"\t\tcompadd -a versions ;;\n"
+	"\tesac\n"
+	"}\n"
+	"if [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n"
+	"\t_cudnnvm \"$@\"\n"
+	"else\n"
+	"\tcompdef _cudnnvm cudnnvm\n"
+	"fi\n";
+
+static const char comp_fish[] =
+	"# fish completion for cudnnvm. Thin: commands come from `cudnnvm commands`,\n"
+	"# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`.\n"
+	"function __cudnnvm_cmd\n"
+	"    set -l words (commandline -opc)\n"
+	"    set -e words[1]\n"
+	"    set -l skip 0\n"
+	"    for w in $words\n"
+	"        if test $skip = 1\n"
+	"            set skip 0\n"
+	"            continue\n"
+	"        end\n"
+	"        switch $w\n"
+	"            case --store --config\n"
+	"                set skip 1\n"
+	"            case '-*'\n"
+	"            case '*'\n"
+	"                echo $w\n"
+	"                return 0\n"
+	"        end\n"
+	"    end\n"
+	"    return 1\n"
+	"end\n"
+	"function __cudnnvm_versions\n"
+	"    command cudnnvm list 2>/dev/null | string match -r '[0-9]+\\.[0-9]+\\.[0-9]+\\.[0-9]+-cuda[0-9]+'\n"
+	"end\n"
+	"function __cudnnvm_flags\n"
+	"    command cudnnvm (__cudnnvm_cmd) --help 2>/dev/null | string match -ar -- '--[a-z][a-z0-9-]*' | sort -u\n"
+	"end\n"
+	"complete -c cudnnvm -f\n"
+	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -a '(command cudnnvm commands 2>/dev/null)'\n"
+	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color\n"
+	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'\n"
+	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F\n"
+	"complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- \"-*\" (commandline -ct)' -a '(__cudnnvm_flags)'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv' -a '(__cudnnvm_versions)'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from init completions' -a 'bash zsh fish powershell'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish powershell cmd'\n";
 
 int
 cmd_completions(int argc, char **argv)
 {
-	struct cv_err err = CV_ERR_INIT;
-
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	if (argc != 2)
+		return cmd_usage_error("completions", "expected a shell name");
+	if (strcmp(argv[1], "bash") == 0)
+		fputs(comp_bash, stdout);
+	else if (strcmp(argv[1], "zsh") == 0)
+		fputs(comp_zsh, stdout);
+	else if (strcmp(argv[1], "fish") == 0)
+		fputs(comp_fish, stdout);
+	else
+		return cmd_usage_error(
+			"completions",
+			"no completions for '%s'; use bash, zsh or fish",
+			argv[1]);
+	return 0;
 }

@@ -1,14 +1,68 @@
-/* current.c: placeholder until its issue lands; replaced by the real command. */
+/* current.c: the active install id and why (env, pin file, global). */
 #include "cmd.h"
 #include "ui.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const origin_names[] = { "none", "env", "file", "global" };
 
 int
 cmd_current(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	struct cv_active a;
+	int c, json = 0, r;
+	char cwd[PATH_MAX];
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'j')
+			return cmd_usage_error("current", "unknown option '%s'",
+					       argv[optind - 1]);
+		json = 1;
+	}
+	if (argc != optind)
+		return cmd_usage_error("current", "too many arguments");
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
+			      &err);
+	cv_store_free(st);
+	if (r < 0)
+		return cmd_fail(&err);
+	if (json) {
+		json_t *o = json_pack("{s:s, s:s, s:s}", "id", a.id, "spec",
+				      a.spec, "origin", origin_names[a.origin]);
+		char *s;
+		if (a.origin == CV_ORIGIN_FILE)
+			json_object_set_new(o, "file", json_string(a.file));
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		printf("%s\n", s);
+		free(s);
+		json_decref(o);
+		return 0;
+	}
+	switch (a.origin) {
+	case CV_ORIGIN_ENV:
+		printf("%s (set by CUDNNVM_VERSION=%s)\n", a.id, a.spec);
+		break;
+	case CV_ORIGIN_FILE:
+		printf("%s (set by %s)\n", a.id, a.file);
+		break;
+	default:
+		printf("%s (global default)\n", a.id);
+		break;
+	}
+	return 0;
 }

@@ -1,14 +1,55 @@
-/* env.c: placeholder until its issue lands; replaced by the real command. */
+/* env.c: print the environment script of a version for one shell. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
 
 int
 cmd_env(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "shell", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	struct cv_env env = CV_ENV_INIT;
+	struct cv_buf *out = cv_text_new();
+	struct cv_active a;
+	int c, sh = cv_shell_guess(), r;
+	char cwd[PATH_MAX];
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 's')
+			return cmd_usage_error("env", "unknown option '%s'",
+					       argv[optind - 1]);
+		if (cv_shell_parse(optarg, &sh, &err) < 0)
+			return cmd_fail(&err);
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error("env", "too many arguments");
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	if (argc - optind == 1)
+		r = cv_active_find(st, argv[optind], a.id, &err);
+	else
+		r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL,
+				      NULL, &err);
+	if (r == 0)
+		r = cv_env_build(&env, cv_store_root(st), a.id, NULL, NULL,
+				 &err);
+	if (r == 0)
+		r = cv_shell_emit(out, sh, &env, &err);
+	if (r < 0)
+		r = cmd_fail(&err);
+	else
+		fputs(cv_text_str(out), stdout);
+	cv_text_free(out);
+	cv_env_release(&env);
+	cv_store_free(st);
+	return r;
 }

@@ -1,14 +1,78 @@
-/* exec.c: placeholder until its issue lands; replaced by the real command. */
+/* exec.c: run one command with a version's environment. The child gets
+ * exactly that environment; cudnnvm replaces itself with the command
+ * (execvp), so its exit status is the command's. 126/127 when it cannot
+ * run, as shells do. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A shim sets CUDNNVM_SHIM_DIR: take that folder out of PATH so the
+ * program found is the real one, not the shim again. */
+static void
+drop_shim_dir(void)
+{
+	const char *dir = getenv("CUDNNVM_SHIM_DIR");
+	const char *path = getenv("PATH");
+
+	if (dir == NULL)
+		return;
+	if (path != NULL && *dir == '/') {
+		char *n = cv_env_path_remove(path, dir);
+		setenv("PATH", n, 1);
+		free(n);
+	}
+	unsetenv("CUDNNVM_SHIM_DIR");
+}
 
 int
 cmd_exec(int argc, char **argv)
 {
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	struct cv_env env = CV_ENV_INIT;
+	struct cv_active a;
+	const char *spec = NULL;
+	char cwd[PATH_MAX];
+	int i = 1, r;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	if (i < argc && strcmp(argv[i], "--") != 0) {
+		if (argv[i][0] == '-')
+			return cmd_usage_error("exec", "unknown option '%s'",
+					       argv[i]);
+		spec = argv[i++];
+	}
+	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
+		return cmd_usage_error("exec",
+				       "expected '-- <command> [args]'");
+	i++;
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	if (spec != NULL)
+		r = cv_active_find(st, spec, a.id, &err);
+	else
+		r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL,
+				      NULL, &err);
+	if (r == 0)
+		r = cv_env_build(&env, cv_store_root(st), a.id, NULL, NULL,
+				 &err);
+	if (r == 0)
+		r = cv_env_apply(&env, &err);
+	cv_env_release(&env);
+	cv_store_free(st);
+	if (r < 0)
+		return cmd_fail(&err);
+	drop_shim_dir();
+	fflush(stdout);
+	execvp(argv[i], argv + i);
+	r = errno;
+	fprintf(stderr, "cudnnvm: cannot run '%s': %s%s\n", argv[i],
+		strerror(r),
+		r == ENOENT ? "; check the name and your PATH" : "");
+	return r == ENOENT ? 127 : 126;
 }

@@ -1,14 +1,77 @@
-/* global.c: placeholder until its issue lands; replaced by the real command. */
+/* global.c: show or set the default version (<store>/current). */
 #include "cmd.h"
 #include "ui.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int
 cmd_global(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "unset", no_argument, NULL, 'u' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-validate", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	int c, unset = 0, force = 0, novalidate = 0, r;
+	char id[64];
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			unset = 1;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'n':
+			novalidate = 1;
+			break;
+		default:
+			return cmd_usage_error("global", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1 || (unset && argc - optind != 0))
+		return cmd_usage_error("global", "too many arguments");
+	if (argc - optind == 0 && !unset) {
+		if ((r = cmd_open(NULL, &st, 0)) != 0)
+			return r;
+		r = cv_store_global_get(st, id, &err);
+		cv_store_free(st);
+		if (r < 0)
+			return cmd_fail(&err);
+		printf("%s\n", id);
+		return 0;
+	}
+	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+		return r;
+	if (unset) {
+		if (cv_store_global_set(st, NULL, &err) < 0)
+			r = cmd_fail(&err);
+		else
+			ui_note("global version unset");
+		goto out;
+	}
+	if (cv_active_find(st, argv[optind], id, &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	if ((r = cmd_gate_activation(&cfg, st, id, force, novalidate)) != 0)
+		goto out;
+	if (cv_store_global_set(st, id, &err) < 0)
+		r = cmd_fail(&err);
+	else
+		ui_note("global version: %s", id);
+out:
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	return r;
 }

@@ -1,14 +1,25 @@
-/* init.c: placeholder until its issue lands; replaced by the real command. */
+/* init.c: print the shell integration to evaluate from the rc file. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <stdio.h>
 
 int
 cmd_init(int argc, char **argv)
 {
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_buf *out = cv_text_new();
+	int sh;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	if (argc != 2)
+		return cmd_usage_error("init", "expected a shell name");
+	if (cv_shell_parse(argv[1], &sh, &err) < 0 ||
+	    cv_shell_init_script(out, sh, &err) < 0) {
+		cv_text_free(out);
+		cmd_fail(&err);
+		return 64;
+	}
+	fputs(cv_text_str(out), stdout);
+	cv_text_free(out);
+	return 0;
 }

@@ -1,14 +1,88 @@
-/* shell.c: placeholder until its issue lands; replaced by the real command. */
+/* shell.c: `shell <spec> | --unset`, a per-shell override. The binary
+ * cannot change its parent's environment, so the function that
+ * `cudnnvm init` defines calls `cudnnvm shell --eval <shell> ...` and
+ * evaluates what it prints; run bare, it says how to set that up. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int
 cmd_shell(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "unset", no_argument, NULL, 'u' },
+		{ "eval", required_argument, NULL, 'e' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-validate", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct cv_buf *out = cv_text_new();
+	const char *eval = NULL;
+	int c, unset = 0, force = 0, novalidate = 0, sh, r;
+	char id[64];
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			unset = 1;
+			break;
+		case 'e':
+			eval = optarg;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'n':
+			novalidate = 1;
+			break;
+		default:
+			return cmd_usage_error("shell", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (unset ? argc - optind != 0 : argc - optind != 1)
+		return cmd_usage_error("shell",
+				       "expected one version spec or --unset");
+	if (eval == NULL) {
+		cv_err_set(
+			&err, CV_ERROR,
+			"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'export CUDNNVM_VERSION=%s'",
+			unset ? "" : argv[optind]);
+		return cmd_fail(&err);
+	}
+	if (cv_shell_parse(eval, &sh, &err) < 0)
+		return cmd_fail(&err);
+	if (unset) {
+		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
+		goto print;
+	}
+	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+		return r;
+	if (cv_active_find(st, argv[optind], id, &err) < 0) {
+		r = cmd_fail(&err);
+		goto done;
+	}
+	if ((r = cmd_gate_activation(&cfg, st, id, force, novalidate)) != 0)
+		goto done;
+	r = cv_shell_set(out, sh, "CUDNNVM_VERSION", argv[optind], 1, &err);
+print:
+	if (r < 0)
+		r = cmd_fail(&err);
+	else
+		fputs(cv_text_str(out), stdout);
+done:
+	if (st != NULL) {
+		cv_store_free(st);
+		cv_config_release(&cfg);
+	}
+	cv_text_free(out);
+	return r;
 }

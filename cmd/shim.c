@@ -1,14 +1,212 @@
-/* shim.c: placeholder until its issue lands; replaced by the real command. */
+/* shim.c: `shim add|remove|list`: small executables in the shims folder
+ * ($XDG_DATA_HOME/cudnnvm/shims) that run a program under the version
+ * pinned for their working folder, for programs that never run a shell
+ * hook (IDEs, Jupyter kernels, services). The template is shims/shim.sh. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MARK "# cudnnvm shim for "
+
+static const char shim_tpl[] =
+	"#!/bin/sh\n" MARK
+	"@PROG@: runs it under the cuDNN version pinned for the\n"
+	"# working folder (cudnnvm exec). Remove with: cudnnvm shim remove @PROG@\n"
+	"CUDNNVM_SHIM_DIR=@DIR@; export CUDNNVM_SHIM_DIR\n"
+	"exec @EXE@ exec -- @PROG@ \"$@\"\n";
+
+static void
+shim_dir(char *out, size_t n)
+{
+	const char *d = getenv("XDG_DATA_HOME");
+	const char *h = getenv("HOME");
+
+	if (d != NULL && *d == '/')
+		snprintf(out, n, "%s/cudnnvm/shims", d);
+	else
+		snprintf(out, n, "%s/.local/share/cudnnvm/shims", h ? h : "/");
+}
+
+static int
+valid_prog(const char *p)
+{
+	if (*p == '\0' || *p == '.' || *p == '-' || strlen(p) > 128)
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("._+-", *p)))
+			return 0;
+	return 1;
+}
+
+/* 1 when path is a shim that cudnnvm wrote. */
+static int
+is_ours(const char *path)
+{
+	char buf[256];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, "\n" MARK) != NULL;
+}
+
+static int
+add(const char *dir, const char *prog, struct cv_err *err)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 160], tmp[PATH_MAX + 200];
+	struct cv_buf *out = cv_text_new();
+	const char *p = shim_tpl;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	int fd, r = 0;
+
+	if (n <= 0) {
+		cv_text_free(out);
+		return cv_err_errno(err, CV_ERROR,
+				    "cannot find the cudnnvm binary");
+	}
+	exe[n] = '\0';
+	while (r == 0 && *p) {
+		const char *val = NULL;
+		size_t skip = 0;
+		if (strncmp(p, "@PROG@", 6) == 0)
+			val = prog, skip = 6;
+		else if (strncmp(p, "@DIR@", 5) == 0)
+			val = dir, skip = 5;
+		else if (strncmp(p, "@EXE@", 5) == 0)
+			val = exe, skip = 5;
+		if (val != NULL) {
+			r = cv_shell_quote(out, CV_SHELL_SH, val, err);
+			p += skip;
+		} else {
+			const char *at = strchr(p + 1, '@');
+			size_t len = at ? (size_t)(at - p) : strlen(p);
+			r = cv_text_add(out, p, len);
+			p += len;
+		}
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, prog);
+	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
+		r = cv_err_set(
+			err, CV_ERROR,
+			"'%s' exists and is not a cudnnvm shim; move it away first",
+			path);
+	if (r < 0) {
+		cv_text_free(out);
+		return r;
+	}
+	snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, prog, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0755);
+	if (fd < 0) {
+		cv_text_free(out);
+		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EIO,
+				    "cannot write a shim in '%s'", dir);
+	}
+	n = (ssize_t)strlen(cv_text_str(out));
+	if (write(fd, cv_text_str(out), (size_t)n) != n || fchmod(fd, 0755) ||
+	    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
+		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+		unlink(tmp);
+	}
+	cv_text_free(out);
+	return r;
+}
+
+static int
+mkdirs(char *dir)
+{
+	for (char *p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(dir, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
 
 int
 cmd_shim(int argc, char **argv)
 {
 	struct cv_err err = CV_ERR_INIT;
+	char dir[PATH_MAX], path[PATH_MAX + 300];
+	const char *pathenv = getenv("PATH");
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	shim_dir(dir, sizeof dir);
+	if (argc == 2 && strcmp(argv[1], "list") == 0) {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		if (d == NULL)
+			return 0;
+		while ((de = readdir(d)) != NULL) {
+			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+			if (de->d_name[0] != '.' && is_ours(path))
+				printf("%s\n", de->d_name);
+		}
+		closedir(d);
+		return 0;
+	}
+	if (argc != 3 ||
+	    (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "remove") != 0))
+		return cmd_usage_error("shim", "expected add, remove or list");
+	if (!valid_prog(argv[2]))
+		return cmd_usage_error(
+			"shim",
+			"'%.80s' is not a program name (letters, digits, . _ + -, no slash)",
+			argv[2]);
+	snprintf(path, sizeof path, "%s/%s", dir, argv[2]);
+	if (strcmp(argv[1], "remove") == 0) {
+		if (access(path, F_OK) < 0) {
+			cv_err_set(
+				&err, CV_ENOTFOUND,
+				"there is no shim for '%s'; see 'cudnnvm shim list'",
+				argv[2]);
+			return cmd_fail(&err);
+		}
+		if (!is_ours(path)) {
+			cv_err_set(
+				&err, CV_ERROR,
+				"'%s' is not a cudnnvm shim; not removing it",
+				path);
+			return cmd_fail(&err);
+		}
+		if (unlink(path) < 0) {
+			cv_err_errno(&err, CV_EIO, "cannot remove '%s'", path);
+			return cmd_fail(&err);
+		}
+		ui_note("removed the shim %s", path);
+		return 0;
+	}
+	if (mkdirs(dir) < 0) {
+		cv_err_errno(&err, errno == EACCES ? CV_EPERM : CV_EIO,
+			     "cannot create '%s'", dir);
+		return cmd_fail(&err);
+	}
+	if (add(dir, argv[2], &err) < 0)
+		return cmd_fail(&err);
+	ui_note("created %s", path);
+	if (pathenv == NULL || strstr(pathenv, dir) == NULL)
+		ui_note("add %s to the front of PATH to use it", dir);
+	return 0;
 }

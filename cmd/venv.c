@@ -1,14 +1,327 @@
-/* venv.c: placeholder until its issue lands; replaced by the real command. */
+/* venv.c: pin a version to a Python virtualenv or a conda environment.
+ * A venv gets a block at the end of bin/activate (and activate.fish) that
+ * applies the version, and one line inside its deactivate function that
+ * undoes it; a conda prefix gets etc/conda/activate.d and deactivate.d
+ * scripts. The version is carried by CUDNNVM_VERSION while the environment
+ * is active, so the prompt hook agrees with it. --remove takes it all out.
+ * The templates are the shims/venv-* and shims/conda-* files. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BEGIN     "# >>> cudnnvm >>>"
+#define END       "# <<< cudnnvm <<<"
+#define DEACT_TAG "# cudnnvm-deactivate"
+
+static const char act_sh[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"_CUDNNVM_VENV_PREV=\"${CUDNNVM_VERSION-}\"\n"
+	"CUDNNVM_VERSION=@ID@; export CUDNNVM_VERSION\n"
+	"eval \"$(@EXE@ hook-env --shell sh)\"\n"
+	"_CUDNNVM_VENV=1\n" END "\n";
+static const char deact_sh[] =
+	"    if [ -n \"${_CUDNNVM_VENV-}\" ]; then eval \"$(@EXE@ hook-env --shell sh --leave)\"; "
+	"if [ -n \"${_CUDNNVM_VENV_PREV-}\" ]; then CUDNNVM_VERSION=\"$_CUDNNVM_VENV_PREV\"; export CUDNNVM_VERSION; "
+	"else unset CUDNNVM_VERSION; fi; unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_PWD; fi " DEACT_TAG
+	"\n";
+static const char act_fish[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"set -g _CUDNNVM_VENV_PREV \"$CUDNNVM_VERSION\"\n"
+	"set -gx CUDNNVM_VERSION @ID@\n"
+	"@EXE@ hook-env --shell fish | source\n"
+	"set -g _CUDNNVM_VENV 1\n" END "\n";
+static const char deact_fish[] =
+	"    if set -q _CUDNNVM_VENV; @EXE@ hook-env --shell fish --leave | source; "
+	"if test -n \"$_CUDNNVM_VENV_PREV\"; set -gx CUDNNVM_VERSION $_CUDNNVM_VENV_PREV; else; set -e CUDNNVM_VERSION; end; "
+	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
+	"\n";
+
+/* Expand @ID@ and @EXE@ (both quoted for the shell). */
+static int
+expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
+       const char *exe, struct cv_err *err)
+{
+	const char *p = tpl;
+	int r = 0;
+
+	while (r == 0 && *p) {
+		if (strncmp(p, "@ID@", 4) == 0) {
+			r = cv_shell_quote(out, sh, id, err);
+			p += 4;
+		} else if (strncmp(p, "@EXE@", 5) == 0) {
+			r = cv_shell_quote(out, sh, exe, err);
+			p += 5;
+		} else {
+			const char *n = strchr(p + 1, '@');
+			size_t len = n ? (size_t)(n - p) : strlen(p);
+			r = cv_text_add(out, p, len);
+			p += len;
+		}
+	}
+	return r;
+}
+
+static char *
+slurp(const char *path, struct stat *sb, struct cv_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *buf;
+	ssize_t n;
+
+	if (fd < 0) {
+		cv_err_errno(err, CV_EIO, "cannot read '%s'", path);
+		return NULL;
+	}
+	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode) ||
+	    sb->st_size > (1 << 20)) {
+		close(fd);
+		cv_err_set(err, CV_EDATA,
+			   "'%s' is not a regular file of at most 1 MiB", path);
+		return NULL;
+	}
+	buf = malloc((size_t)sb->st_size + 1);
+	if (buf == NULL)
+		abort();
+	n = read(fd, buf, (size_t)sb->st_size);
+	close(fd);
+	if (n != sb->st_size) {
+		free(buf);
+		cv_err_set(err, CV_EIO, "cannot read '%s'", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int
+write_atomic(const char *path, const char *data, mode_t mode,
+	     struct cv_err *err)
+{
+	char tmp[PATH_MAX + 32];
+	size_t len = strlen(data);
+	int fd;
+
+	snprintf(tmp, sizeof tmp, "%s.cudnnvm.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  mode);
+	if (fd < 0)
+		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EIO,
+				    "cannot write '%s'", path);
+	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) < 0 ||
+	    fsync(fd) < 0) {
+		close(fd);
+		unlink(tmp);
+		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		unlink(tmp);
+		return cv_err_errno(err, CV_EIO, "cannot replace '%s'", path);
+	}
+	return 0;
+}
+
+/* Rewrite one activate script: drop our block and line, then (unless
+ * removing) add them again. */
+static int
+edit_activate(const char *path, int sh, const char *id, const char *exe,
+	      int remove, struct cv_err *err)
+{
+	const char *act = sh == CV_SHELL_FISH ? act_fish : act_sh;
+	const char *deact = sh == CV_SHELL_FISH ? deact_fish : deact_sh;
+	const char *anchor =
+		sh == CV_SHELL_FISH ? "function deactivate" : "deactivate () {";
+	struct cv_buf *out = cv_text_new();
+	struct stat sb;
+	char *buf = slurp(path, &sb, err), *line, *save = NULL;
+	int skip = 0, anchored = 0, r = 0;
+
+	if (buf == NULL) {
+		cv_text_free(out);
+		return err->code;
+	}
+	for (line = strtok_r(buf, "\n", &save); line && r == 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, BEGIN, strlen(BEGIN)) == 0) {
+			skip = 1;
+			continue;
+		}
+		if (skip) {
+			if (strncmp(line, END, strlen(END)) == 0)
+				skip = 0;
+			continue;
+		}
+		if (strstr(line, DEACT_TAG) != NULL)
+			continue;
+		cv_text_add(out, line, strlen(line));
+		cv_text_add(out, "\n", 1);
+		if (!remove && !anchored &&
+		    strncmp(line, anchor, strlen(anchor)) == 0) {
+			r = expand(out, deact, sh, id, exe, err);
+			anchored = 1;
+		}
+	}
+	if (r == 0 && !remove && !anchored)
+		r = cv_err_set(
+			err, CV_EDATA,
+			"'%s' has no deactivate function; is it a Python venv activate script?",
+			path);
+	if (r == 0 && !remove)
+		r = expand(out, act, sh, id, exe, err);
+	if (r == 0)
+		r = write_atomic(path, cv_text_str(out), sb.st_mode & 07777,
+				 err);
+	free(buf);
+	cv_text_free(out);
+	return r;
+}
+
+static int
+conda_script(const char *prefix, const char *sub, const char *ext,
+	     const char *tpl, int sh, const char *id, const char *exe,
+	     int remove, struct cv_err *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	struct cv_buf *out;
+	int r;
+
+	snprintf(dir, sizeof dir, "%s/etc/conda/%s", prefix, sub);
+	snprintf(path, sizeof path, "%s/cudnnvm.%s", dir, ext);
+	if (remove) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			return cv_err_errno(err, CV_EIO, "cannot remove '%s'",
+					    path);
+		return 0;
+	}
+	for (char *p = dir + strlen(prefix) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return cv_err_errno(err, CV_EIO, "cannot create '%s'", dir);
+	out = cv_text_new();
+	r = expand(out, tpl, sh, id, exe, err);
+	if (r == 0)
+		r = write_atomic(path, cv_text_str(out), 0644, err);
+	cv_text_free(out);
+	return r;
+}
 
 int
 cmd_venv(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "path", required_argument, NULL, 'p' },
+		{ "remove", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct cv_active a;
+	const char *dir = NULL;
+	char exe[PATH_MAX], path[PATH_MAX + 32], cwd[PATH_MAX];
+	struct stat sb;
+	int c, remove = 0, conda, r = 0;
+	ssize_t n;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'p')
+			dir = optarg;
+		else if (c == 'r')
+			remove = 1;
+		else
+			return cmd_usage_error("venv", "unknown option '%s'",
+					       argv[optind - 1]);
+	}
+	if (argc - optind > (remove ? 0 : 1))
+		return cmd_usage_error("venv", "too many arguments");
+	if (dir == NULL)
+		dir = getenv("VIRTUAL_ENV");
+	if (dir == NULL || *dir == '\0')
+		dir = getenv("CONDA_PREFIX");
+	if (dir == NULL || *dir == '\0')
+		return cmd_usage_error(
+			"venv",
+			"no virtualenv or conda env is active; pass --path DIR");
+	snprintf(path, sizeof path, "%s/bin/activate", dir);
+	if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		conda = 0;
+	else {
+		snprintf(path, sizeof path, "%s/conda-meta", dir);
+		if (stat(path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			cv_err_set(
+				&err, CV_EUSAGE,
+				"'%s' is neither a Python venv (bin/activate) nor a conda env (conda-meta/)",
+				dir);
+			return cmd_fail(&err);
+		}
+		conda = 1;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+		return cmd_fail(&err);
+	}
+	exe[n] = '\0';
+	memset(&a, 0, sizeof a);
+	if (!remove) {
+		if ((r = cmd_open(&cfg, &st, 0)) != 0)
+			return r;
+		if (argc - optind == 1)
+			r = cv_active_find(st, argv[optind], a.id, &err);
+		else
+			r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a,
+					      NULL, NULL, &err);
+		if (r < 0)
+			r = cmd_fail(&err);
+		else
+			r = cmd_gate_activation(&cfg, st, a.id, 0, 0);
+		cv_store_free(st);
+		cv_config_release(&cfg);
+		if (r != 0)
+			return r;
+	}
+	if (!conda) {
+		snprintf(path, sizeof path, "%s/bin/activate", dir);
+		r = edit_activate(path, CV_SHELL_SH, a.id, exe, remove, &err);
+		snprintf(path, sizeof path, "%s/bin/activate.fish", dir);
+		if (r == 0 && lstat(path, &sb) == 0)
+			r = edit_activate(path, CV_SHELL_FISH, a.id, exe,
+					  remove, &err);
+	} else {
+		r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH,
+				 a.id, exe, remove, &err);
+		if (r == 0)
+			r = conda_script(dir, "deactivate.d", "sh", deact_sh,
+					 CV_SHELL_SH, a.id, exe, remove, &err);
+		if (r == 0)
+			r = conda_script(dir, "activate.d", "fish", act_fish,
+					 CV_SHELL_FISH, a.id, exe, remove,
+					 &err);
+		if (r == 0)
+			r = conda_script(dir, "deactivate.d", "fish",
+					 deact_fish, CV_SHELL_FISH, a.id, exe,
+					 remove, &err);
+	}
+	if (r < 0)
+		return cmd_fail(&err);
+	if (remove)
+		ui_note("removed the cudnnvm hooks from %s", dir);
+	else
+		ui_note("%s now uses cuDNN %s when activated (re-activate it to apply)",
+			dir, a.id);
+	return 0;
 }

@@ -1,14 +1,80 @@
-/* which.c: placeholder until its issue lands; replaced by the real command. */
+/* which.c: an absolute path inside the active version. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int
+is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
 
 int
 cmd_which(int argc, char **argv)
 {
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	struct cv_active a;
+	const char *what = argc > 1 ? argv[1] : "root";
+	char cwd[PATH_MAX], home[PATH_MAX + 64], path[2 * PATH_MAX];
+	int r;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
+	if (argc > 2)
+		return cmd_usage_error("which", "too many arguments");
+	if (what[0] == '-')
+		return cmd_usage_error("which", "unknown option '%s'", what);
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
+			      &err);
+	if (r == 0)
+		snprintf(home, sizeof home, "%s/%s", cv_store_root(st), a.id);
+	cv_store_free(st);
+	if (r < 0)
+		return cmd_fail(&err);
+	if (strcmp(what, "root") == 0) {
+		printf("%s\n", home);
+		return 0;
+	}
+	if (strcmp(what, "include") == 0) {
+		printf("%s/include\n", home);
+		return 0;
+	}
+	snprintf(path, sizeof path, "%s/lib/x64", home);
+	if (strcmp(what, "lib") == 0) {
+		printf("%s\n", is_dir(path) ? path : strcat(home, "/lib"));
+		return 0;
+	}
+	if (what[0] == '/' || strstr(what, "..") != NULL) {
+		cv_err_set(
+			&err, CV_EUSAGE,
+			"which: '%.80s' must be lib, include, root or a file name inside the version",
+			what);
+		return cmd_fail(&err);
+	}
+	{
+		static const char *const dirs[] = { "",         "/lib",
+						    "/include", "/bin",
+						    "/lib/x64", NULL };
+		struct stat sb;
+		for (int i = 0; dirs[i]; i++) {
+			snprintf(path, sizeof path, "%s%s/%s", home, dirs[i],
+				 what);
+			if (lstat(path, &sb) == 0) {
+				printf("%s\n", path);
+				return 0;
+			}
+		}
+	}
+	cv_err_set(&err, CV_ENOTFOUND,
+		   "no '%.80s' in cuDNN %s (%s); try 'cudnnvm which lib'", what,
+		   a.id, home);
 	return cmd_fail(&err);
 }

@@ -444,7 +444,11 @@ enum cv_shell {
 	CV_SHELL_PWSH,
 	CV_SHELL_CMD,
 };
-struct cv_buf;
+struct cv_buf; /* lib/internal.h; cmd/ uses it through cv_text_* */
+struct cv_buf *cv_text_new(void);
+const char *cv_text_str(const struct cv_buf *b);
+int cv_text_add(struct cv_buf *b, const char *s, size_t n);
+void cv_text_free(struct cv_buf *b);
 /* "bash" -> CV_SHELL_BASH ...; CV_EUSAGE for an unknown name. */
 int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
 /* The shell named by $SHELL (sh when unknown). */

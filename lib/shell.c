@@ -7,6 +7,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct cv_buf *
+cv_text_new(void)
+{
+	struct cv_buf *b = xmalloc(sizeof *b);
+	struct cv_buf init = CV_BUF_INIT;
+
+	*b = init;
+	return b;
+}
+
+const char *
+cv_text_str(const struct cv_buf *b)
+{
+	return b->buf;
+}
+
+int
+cv_text_add(struct cv_buf *b, const char *s, size_t n)
+{
+	return cv_buf_add(b, s, n);
+}
+
+void
+cv_text_free(struct cv_buf *b)
+{
+	if (b == NULL)
+		return;
+	cv_buf_release(b);
+	free(b);
+}
+
 int
 cv_shell_parse(const char *name, int *shell, struct cv_err *err)
 {

@@ -1,0 +1,57 @@
+# bash completion for cudnnvm. Thin: commands come from `cudnnvm commands`,
+# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`.
+_cudnnvm_flags() {
+	local line out=
+	while IFS= read -r line; do
+		while [[ $line =~ (^|[^a-z-])(--[a-z][a-z0-9-]*) ]]; do
+			out+=" ${BASH_REMATCH[2]}"
+			line=${line#*"${BASH_REMATCH[2]}"}
+		done
+	done < <(command cudnnvm "$1" --help 2>/dev/null)
+	echo "$out"
+}
+_cudnnvm_versions() {
+	local line re='([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+-cuda[0-9]+)'
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] && echo "${BASH_REMATCH[1]}"
+	done < <(command cudnnvm list 2>/dev/null)
+}
+_cudnnvm() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local cmd= i w
+	COMPREPLY=()
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--store | --config) ((i++)) ;;
+		-*) ;;
+		*) cmd=$w; break ;;
+		esac
+	done
+	case $prev in
+	--store | --path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish powershell cmd" -- "$cur")); return ;;
+	esac
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --no-color" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur"))
+		fi
+		return
+	fi
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_cudnnvm_flags "$cmd")" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	init | completions) COMPREPLY=($(compgen -W "bash zsh fish powershell" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
+	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
+	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
+	use | global | shell | uninstall | env | exec | validate | venv)
+		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
+	esac
+}
+complete -F _cudnnvm cudnnvm

@@ -1,0 +1,40 @@
+# fish completion for cudnnvm. Thin: commands come from `cudnnvm commands`,
+# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`.
+function __cudnnvm_cmd
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l skip 0
+    for w in $words
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --store --config
+                set skip 1
+            case '-*'
+            case '*'
+                echo $w
+                return 0
+        end
+    end
+    return 1
+end
+function __cudnnvm_versions
+    command cudnnvm list 2>/dev/null | string match -r '[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+-cuda[0-9]+'
+end
+function __cudnnvm_flags
+    command cudnnvm (__cudnnvm_cmd) --help 2>/dev/null | string match -ar -- '--[a-z][a-z0-9-]*' | sort -u
+end
+complete -c cudnnvm -f
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -a '(command cudnnvm commands 2>/dev/null)'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
+complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'
+complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__fish_seen_subcommand_from init completions' -a 'bash zsh fish powershell'
+complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'
+complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'
+complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'
+complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish powershell cmd'

@@ -1,0 +1,36 @@
+# activation.bash: store entries for the activation suites, made by hand in
+# the store's layout (<store>/<id>/ with include/, lib/, lib64 -> lib,
+# LICENSE and cudnnvm.json), so these suites test activation only.
+load helper
+
+# mkver ID [PLATFORM] [STORE]
+mkver() {
+	local id=$1 plat=${2:-linux-x86_64} s=${3:-$CUDNNVM_STORE}
+	local d="$s/$id" ver=${1%-cuda*} cuda=${1##*-cuda}
+	mkdir -p "$d/include"
+	if [[ $plat == windows-* ]]; then
+		mkdir -p "$d/bin" "$d/lib/x64"
+		echo dll >"$d/bin/cudnn64_${ver%%.*}.dll"
+		echo lib >"$d/lib/x64/cudnn.lib"
+	else
+		mkdir -p "$d/lib"
+		ln -s lib "$d/lib64"
+		echo "so $id" >"$d/lib/libcudnn.so.${ver%%.*}"
+	fi
+	echo "#define CUDNN_MAJOR ${ver%%.*}" >"$d/include/cudnn_version.h"
+	echo license >"$d/LICENSE"
+	cat >"$d/cudnnvm.json" <<JSON
+{"id": "$id", "version": "$ver", "cuda": $cuda, "platform": "$plat",
+ "sha256": "$(printf '%064d' 0)", "size": 1, "source": "test",
+ "installed_at": "2026-01-01T00:00:00Z"}
+JSON
+}
+
+activation_setup() {
+	common_setup
+	mkdir -p "$CUDNNVM_STORE"
+	mkver 9.1.0.70-cuda12
+	mkver 9.13.0.50-cuda12
+	mkver 8.9.7.29-cuda12
+	A=9.1.0.70-cuda12 B=9.13.0.50-cuda12 C=8.9.7.29-cuda12
+}
