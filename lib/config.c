@@ -59,6 +59,7 @@ struct parse {
 	int seen[K_NKEYS];
 	struct cv_err *err;
 	int failed;
+	int fail_line;
 };
 
 void
@@ -101,6 +102,7 @@ fail(struct parse *p, const char *fmt, ...)
 		cv_err_set(p->err, CV_ECONFIG, "%s:%d: %s", p->name, p->line,
 			   what);
 		p->failed = 1;
+		p->fail_line = p->line;
 	}
 	return 0;
 }
@@ -333,9 +335,11 @@ cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 		return CV_ECONFIG;
 	}
 	r = ini_parse_stream(reader, &p, handler, &p);
-	if (p.failed)
+	if (p.failed && (r <= 0 || r >= p.fail_line))
 		return CV_ECONFIG;
 	if (r != 0) {
+		/* inih saw a syntax error before our first complaint. */
+		p.failed = 0;
 		/* A syntax error inih found at line r: say which kind. */
 		const char *s = data;
 		int line = 1;

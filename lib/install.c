@@ -136,13 +136,14 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
 		      *p == '-' || *p == '_'))
 			goto bad;
-	if (strlen(name) >= sizeof art->platform)
+	len = strlen(name);
+	if (len >= sizeof art->platform)
 		goto bad;
 	if (cv_version_parse(&art->version, dash + 1, NULL) < 0 ||
 	    art->version.nparts != 4 || art->version.cuda != 0)
 		goto bad;
 	art->version.cuda = (int)n;
-	snprintf(art->platform, sizeof art->platform, "%s", name);
+	memcpy(art->platform, name, len + 1);
 	snprintf(art->filename, sizeof art->filename, "%s", base);
 	return 0;
 bad:
