@@ -1,14 +1,142 @@
-/* doctor.c: placeholder until its issue lands; replaced by the real command. */
+/* doctor.c: `cudnnvm doctor [--json] [--explain MESSAGE]`: what is wrong
+ * with the store and the environment, why, and the command that fixes it;
+ * or what a classic cuDNN error message means. Exit 1 when it finds a
+ * problem (a warning or an error). */
 #include "cmd.h"
 #include "ui.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *
+level_name(int level)
+{
+	return level == CV_LEVEL_ERROR  ? "error"
+	       : level == CV_LEVEL_WARN ? "warning"
+					: "info";
+}
+
+static int
+explain(const char *msg, int json)
+{
+	const struct cv_explain *e = cv_doctor_explain(msg);
+
+	if (e == NULL) {
+		fprintf(stderr,
+			"cudnnvm: doctor: no known cause for that message; run "
+			"'cudnnvm doctor' and 'cudnnvm validate'\n");
+		return 1;
+	}
+	if (json) {
+		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e->pattern,
+				      "cause", e->cause, "fix", e->fix);
+		char *s = json_dumps(o, JSON_COMPACT);
+		printf("%s\n", s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else
+		printf("matches: %s\ncause:   %s\nfix:     %s\n", e->pattern,
+		       e->cause, e->fix);
+	return 0;
+}
 
 int
 cmd_doctor(int argc, char **argv)
 {
+	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0 };
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_finding *f = NULL;
+	struct cv_installed inst;
+	struct cv_active act;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	const char *msg = NULL;
+	char cwd[PATH_MAX], *dir = NULL;
+	size_t n = 0, problems = 0;
+	int json = 0, r;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "--explain") == 0 && i + 1 < argc)
+			msg = argv[++i];
+		else if (strncmp(argv[i], "--explain=", 10) == 0)
+			msg = argv[i] + 10;
+		else
+			return cmd_usage_error("doctor", "unexpected '%s'",
+					       argv[i]);
+	}
+	if (msg != NULL)
+		return explain(msg, json);
+	r = cmd_open(&cfg, &st, 0);
+	if (r)
+		return r;
+	ctx.store_root = cv_store_root(st);
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		snprintf(cwd, sizeof cwd, "/");
+	if (cv_active_resolve(st, cwd, &act, NULL, NULL, &err) == 0 &&
+	    cv_store_get(st, act.id, &inst, &err) == 0) {
+		dir = malloc(strlen(ctx.store_root) + strlen(act.id) + 2);
+		if (dir != NULL) {
+			sprintf(dir, "%s/%s", ctx.store_root, act.id);
+			ctx.active_id = act.id;
+			ctx.active_dir = dir;
+			ctx.active_cuda = inst.version.cuda;
+			ctx.active_major = (int)inst.version.part[0];
+		}
+	} else if (err.code != CV_OK && act.origin != CV_ORIGIN_NONE) {
+		/* a pin or CUDNNVM_VERSION names a version not installed */
+		ui_warn("%s", err.msg);
+		problems++;
+	}
+	cv_doctor_run(&ctx, &f, &n);
+	for (size_t i = 0; i < n; i++)
+		if (f[i].level != CV_LEVEL_OK)
+			problems++;
+	if (json) {
+		json_t *arr = json_array(), *o;
+		char *s;
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(
+				arr, json_pack("{s:s,s:s,s:s,s:s}", "level",
+					       level_name(f[i].level), "what",
+					       f[i].what, "why", f[i].why,
+					       "fix", f[i].fix));
+		o = json_pack("{s:s?,s:o,s:I}", "active", ctx.active_id,
+			      "findings", arr, "problems",
+			      (json_int_t)problems);
+		s = json_dumps(o, JSON_COMPACT);
+		printf("%s\n", s ? s : "{}");
+		free(s);
+		json_decref(o);
+	} else {
+		printf("store:  %s\nactive: %s\n", ctx.store_root,
+		       ctx.active_id ? ctx.active_id : "(none)");
+		for (size_t i = 0; i < n; i++) {
+			printf("\n%s: %s\n", level_name(f[i].level), f[i].what);
+			if (*f[i].why)
+				printf("  why: %s\n", f[i].why);
+			if (*f[i].fix)
+				printf("  fix: %s\n", f[i].fix);
+		}
+		printf("\n%zu problem%s found\n", problems,
+		       problems == 1 ? "" : "s");
+	}
+	cv_findings_free(f, n);
+	free(dir);
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	if (problems) {
+		fflush(stdout);
+		fprintf(stderr,
+			"cudnnvm: doctor found %zu problem%s; each comes with "
+			"the command that fixes it\n",
+			problems, problems == 1 ? "" : "s");
+		return 1;
+	}
+	return 0;
 }

@@ -98,4 +98,9 @@ int cv_remote_verify_pins(const struct cv_remote *r);
 struct cv_index;
 struct cv_remote *cv_index_remote(const struct cv_index *ix);
 
+/* validate.c: find a CUDA library (libcublasLt.so.13) the way validation
+ * does: library path, $CUDA_HOME, /usr/local/cuda*, system folders,
+ * ld.so.cache. xmalloc'd path or NULL. */
+char *cv_validate_find_lib(const char *soname);
+
 #endif

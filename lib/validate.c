@@ -178,11 +178,11 @@ try_list(const char *list, const char *so)
 	return p;
 }
 
-/* Where is libcublasLt.so.<cuda>: the library path, $CUDA_HOME, the CUDA
+/* Where is `so` (libcublasLt.so.<cuda>): the library path, $CUDA_HOME, the CUDA
  * toolkits under /usr/local, the system folders, then ld.so.cache. The
  * test hook CUDNNVM_TEST_CUDA_LIBDIRS replaces the whole search. */
-static char *
-find_cublaslt(int cuda)
+char *
+cv_validate_find_lib(const char *so)
 {
 	static const char *const fixed[] = {
 		"/usr/local/cuda/lib64",
@@ -194,12 +194,11 @@ find_cublaslt(int cuda)
 		NULL,
 	};
 	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
-	char so[64], *p, *home;
+	char *p = NULL, *home;
 	char line[1024];
 	glob_t g;
 	FILE *f;
 
-	snprintf(so, sizeof so, "libcublasLt.so.%d", cuda);
 	if (test != NULL)
 		return try_list(test, so);
 	if ((p = try_list(getenv("LD_LIBRARY_PATH"), so)) != NULL)
@@ -520,7 +519,7 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 {
 	struct cv_validate_opts def = CV_VALIDATE_OPTS_INIT;
 	char *libdir, *cublaslt, *key = NULL, **envp, *argv[16];
-	char major[16], expect[32], cuda[16], self[PATH_MAX];
+	char major[16], expect[32], cuda[32], self[PATH_MAX];
 	const char *exe;
 	int argc = 0, r, transient;
 
@@ -533,7 +532,8 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 				  "validate %s: cannot validate cuDNN %lu "
 				  "(7 or newer, with a CUDA variant)",
 				  inst->id, inst->version.part[0]);
-	cublaslt = find_cublaslt(inst->version.cuda);
+	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
+	cublaslt = cv_validate_find_lib(cuda);
 	if (opts->cache_dir != NULL) {
 		key = cv_validate_cache_key(dir, inst->id, opts->no_gpu,
 					    cublaslt);
