@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +47,129 @@ parse_cuda(const char *s, int *out)
 }
 
 /* ---- remote install: helper B (issue 3) fills this in ------------------ */
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	cv_remote_interrupt();
+}
+
+/* Resolve the spec on the mirror, then download, verify and install in
+ * one pass. A damaged cached download is dropped and fetched once more. */
 static int
 install_remote(const struct install_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	struct cv_download *dl = NULL;
+	struct cv_resolved res;
+	struct cv_resolve_req req;
+	struct cv_version spec;
+	struct cv_fetcher fetch;
+	struct cv_installed inst;
+	struct sigaction sa, old;
+	char id[64];
+	int r, already = 0, cuda = 0;
 
-	(void)a;
-	cv_err_set(
-		&err, CV_ERROR,
-		"installing from the mirror is not built yet; use install --archive FILE --sha256 HEX");
-	return cmd_fail(&err);
+	memset(&res, 0, sizeof res);
+	if (cv_version_parse(&spec, a->spec, &err) < 0)
+		return cmd_fail(&err);
+	if (a->cuda != NULL && parse_cuda(a->cuda, &cuda) < 0)
+		return cmd_usage_error("install",
+				       "--cuda needs a CUDA major such as 12");
+	if (spec.cuda && cuda && spec.cuda != cuda)
+		return cmd_usage_error("install",
+				       "the spec and --cuda disagree");
+	if (a->platform != NULL && !cv_platform_valid(a->platform))
+		return cmd_usage_error(
+			"install",
+			"unknown platform '%.40s' (linux-x86_64, linux-sbsa, "
+			"linux-aarch64, windows-x86_64)",
+			a->platform);
+	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+		return r;
+	/* A full install id already here needs no network at all. */
+	if (!a->force && spec.nparts == 4 && spec.cuda) {
+		cv_version_format_id(&spec, id, sizeof id);
+		if (cv_store_get(st, id, &inst, NULL) == 0) {
+			ui_note("cuDNN %s is already installed in %s/%s", id,
+				cv_store_root(st), id);
+			r = 0;
+			goto out;
+		}
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	req.spec = &spec;
+	req.cuda = cuda ? cuda : cfg.cuda;
+	req.platform = a->platform ? a->platform : cfg.platform;
+	if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
+	    (r = cv_index_open(&ix, rem, cv_store_cache_dir(st), a->refresh,
+			       &err)) < 0 ||
+	    (r = cv_resolve(ix, &req, &res, &err)) < 0)
+		goto fail;
+	cv_version_format_id(&res.art.version, id, sizeof id);
+	opts.force = a->force;
+	opts.nowait = a->nowait;
+	opts.waiting = waiting;
+	for (int attempt = 0;; attempt++) {
+		int used;
+		if ((r = cv_download_new(&dl, rem, &res.art, res.url,
+					 cv_store_cache_dir(st),
+					 cfg.keep_archives, &err)) < 0)
+			goto fail;
+		if (!cmd_g.quiet && ui_is_tty())
+			cv_download_progress(dl, ui_progress, NULL);
+		cv_download_fetcher(dl, &fetch);
+		r = cv_store_install(st, &res.art, &fetch, &opts, &already,
+				     &err);
+		ui_progress_done();
+		used = cv_download_used_cache(dl);
+		if (r == CV_EDATA && used && attempt == 0) {
+			/* spliced or damaged cache: one clean retry */
+			cv_download_discard(dl);
+			cv_download_free(dl);
+			dl = NULL;
+			if (!cmd_g.quiet)
+				ui_warn("the cached download of %s was "
+					"damaged; downloading it again",
+					id);
+			err = (struct cv_err)CV_ERR_INIT;
+			continue;
+		}
+		break;
+	}
+	if (r < 0)
+		goto fail;
+	if (already) {
+		ui_note("cuDNN %s is already installed in %s/%s", id,
+			cv_store_root(st), id);
+		r = 0;
+		goto out;
+	}
+	if (!cmd_g.quiet)
+		printf("installed cuDNN %s in %s/%s\n", id, cv_store_root(st),
+		       id);
+	r = cmd_gate_activation(&cfg, st, id, 0,
+				a->no_validate || !cfg.validate);
+	goto out;
+fail:
+	r = cmd_fail(&err);
+out:
+	cv_download_free(dl);
+	cv_resolved_release(&res);
+	cv_index_free(ix);
+	cv_remote_free(rem);
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	return r;
 }
 /* ---- end of remote install ---------------------------------------------- */
 
@@ -203,7 +317,7 @@ cmd_install(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case O_ARCHIVE:
 			a.archive = optarg;

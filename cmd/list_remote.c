@@ -1,14 +1,223 @@
-/* list_remote.c: placeholder until its issue lands; replaced by the real command. */
+/* list_remote.c: `cudnnvm list-remote [<spec>] [--cuda N] [--platform P]
+ * [--json] [--refresh]`: the builds the mirror offers for a platform,
+ * newest first, one install id per line. */
 #include "cmd.h"
 #include "ui.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+parse_cuda(const char *s, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
+/* Common leading parts of the spec and the listing name agree. */
+static int
+maybe(const struct cv_version *spec, const struct cv_version *name)
+{
+	int n = spec->nparts < name->nparts ? spec->nparts : name->nparts;
+
+	for (int i = 0; i < n; i++)
+		if (spec->part[i] != name->part[i])
+			return 0;
+	return 1;
+}
+
+static void
+human(char *out, size_t n, uint64_t bytes)
+{
+	snprintf(out, n, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+}
 
 int
 cmd_list_remote(int argc, char **argv)
 {
+	enum { O_CUDA = 256, O_PLATFORM, O_JSON, O_REFRESH };
+	static const struct option lo[] = {
+		{ "cuda", required_argument, NULL, O_CUDA },
+		{ "platform", required_argument, NULL, O_PLATFORM },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "refresh", no_argument, NULL, O_REFRESH },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	struct cv_version spec;
+	const char *platform_flag = NULL, *spec_s = NULL;
+	char platform[32];
+	int c, cuda = 0, json = 0, refresh = 0, r = 0, bad = 0, shown = 0;
+	json_t *arr = NULL;
 
-	(void)argc;
-	(void)argv;
-	cv_err_set(&err, CV_ERROR, "this command is not built yet");
-	return cmd_fail(&err);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case O_CUDA:
+			if (parse_cuda(optarg, &cuda) < 0)
+				return cmd_usage_error(
+					"list-remote",
+					"--cuda needs a CUDA major such as 12");
+			break;
+		case O_PLATFORM:
+			platform_flag = optarg;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_REFRESH:
+			refresh = 1;
+			break;
+		default:
+			return cmd_usage_error("list-remote",
+					       "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error("list-remote", "give at most one spec");
+	if (optind < argc) {
+		spec_s = argv[optind];
+		if (cv_version_parse(&spec, spec_s, &err) < 0)
+			return cmd_fail(&err);
+		if (spec.cuda) {
+			if (cuda && cuda != spec.cuda)
+				return cmd_usage_error(
+					"list-remote",
+					"the spec and --cuda disagree");
+			cuda = spec.cuda;
+			spec.cuda = 0;
+		}
+	}
+	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+		return r;
+	if (platform_flag == NULL)
+		platform_flag = cfg.platform;
+	if (platform_flag != NULL) {
+		if (!cv_platform_valid(platform_flag)) {
+			r = cmd_usage_error("list-remote",
+					    "unknown platform '%.40s'",
+					    platform_flag);
+			goto out;
+		}
+		snprintf(platform, sizeof platform, "%s", platform_flag);
+	} else if (cv_platform_detect(platform, &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	if (cv_remote_new(&rem, &cfg, NULL, &err) < 0 ||
+	    cv_index_open(&ix, rem, cv_store_cache_dir(st), refresh, &err) <
+		    0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	if (json)
+		arr = json_array();
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		struct cv_manifest m;
+		struct cv_err merr = CV_ERR_INIT;
+
+		if (spec_s != NULL && !maybe(&spec, cv_index_version(ix, i)))
+			continue;
+		if (cv_index_manifest(ix, i, &m, &merr) < 0) {
+			if (merr.code == CV_EINTR) {
+				r = cmd_fail(&merr);
+				goto out;
+			}
+			/* one bad manifest does not hide the others */
+			fprintf(stderr, "cudnnvm: skipped: %s\n", merr.msg);
+			if (!bad || merr.code == CV_EDATA)
+				bad = merr.code;
+			continue;
+		}
+		if (spec_s != NULL && !cv_version_matches(&spec, &m.version)) {
+			cv_manifest_release(&m);
+			continue;
+		}
+		for (int cu = 999; cu > 0; cu--) {
+			const struct cv_release_file *f;
+			struct cv_version v = m.version;
+			struct cv_installed inst;
+			char id[64], size[32];
+			int installed;
+
+			if (cuda && cu != cuda)
+				continue;
+			f = cv_manifest_find(&m, platform, cu);
+			if (f == NULL || f->bad[0])
+				continue;
+			v.cuda = cu;
+			cv_version_format_id(&v, id, sizeof id);
+			installed = cv_store_get(st, id, &inst, NULL) == 0;
+			shown++;
+			if (json) {
+				char *url =
+					cv_manifest_url(cv_remote_mirror(rem),
+							f->relative_path);
+				char vs[48];
+				cv_version_format(&m.version, vs, sizeof vs);
+				json_array_append_new(
+					arr,
+					json_pack(
+						"{s:s,s:s,s:s,s:i,s:s,s:I,s:s,"
+						"s:s,s:b}",
+						"id", id, "version", vs,
+						"release", m.label, "cuda", cu,
+						"platform", platform, "size",
+						(json_int_t)f->size, "sha256",
+						f->sha256, "url", url,
+						"installed", installed));
+				free(url);
+			} else {
+				human(size, sizeof size, f->size);
+				printf("%-20s %-10s %10s%s\n", id, m.label,
+				       size, installed ? "  installed" : "");
+			}
+		}
+		cv_manifest_release(&m);
+	}
+	if (json) {
+		char *s = json_dumps(arr, JSON_INDENT(2));
+		if (s != NULL) {
+			puts(s);
+			free(s);
+		}
+	}
+	if (bad) {
+		cv_err_set(&err, bad,
+			   "some manifests on the mirror could not be read "
+			   "(see above)");
+		r = cmd_fail(&err);
+	} else if (!shown && !json) {
+		cv_err_set(&err, CV_ENOTFOUND,
+			   "no cuDNN build on the mirror matches%s%s%s for %s",
+			   spec_s ? " '" : "", spec_s ? spec_s : "",
+			   spec_s ? "'" : "", platform);
+		if (cuda)
+			cv_err_prefix(&err, "cuda%d: ", cuda);
+		r = cmd_fail(&err);
+	}
+out:
+	json_decref(arr);
+	cv_index_free(ix);
+	cv_remote_free(rem);
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	return r;
 }

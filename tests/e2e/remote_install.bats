@@ -1,0 +1,209 @@
+#!/usr/bin/env bats
+# install <spec> against a real HTTPS mirror on 127.0.0.1: resolution,
+# download, verification, the cache, and clear failures.
+load remote
+
+setup_file() { mirror_start; }
+teardown_file() { mirror_stop; }
+setup() {
+	common_setup
+	remote_config ok
+	log_mark
+}
+
+@test "install 9.13 resolves, downloads, verifies, installs and caches" {
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	# not a terminal: nothing extra on stderr
+	[ -z "$stderr" ]
+	[ -f "$CUDNNVM_STORE/9.13.0.50-cuda12/include/cudnn.h" ]
+	[ -L "$CUDNNVM_STORE/9.13.0.50-cuda12/lib/libcudnn.so.9" ]
+	grep -q "https://127.0.0.1:$MIRROR_PORT/cudnn/linux-x86_64/" \
+		"$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	grep -q "$(big_sha)" "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	[ -f "$T/cache/downloads/$(big_sha).archive" ]
+	[ ! -e "$T/cache/downloads/$(big_sha).partial" ]
+	[ "$(archive_gets)" -eq 1 ]
+}
+
+@test "an installed version is reported, not downloaded again" {
+	cudnnvm install 9.13 --cuda 12
+	log_mark
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"already installed"* ]]
+	run cudnnvm install 9.13.0.50-cuda12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"already installed"* ]]
+	[ "$(archive_gets)" -eq 0 ]
+}
+
+@test "--force reinstalls from the verified cache without the network" {
+	cudnnvm install 9.13 --cuda 12
+	remote_config 404
+	log_mark
+	run cudnnvm install 9.13 --cuda 12 --force
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	[ "$(archive_gets)" -eq 0 ]
+}
+
+@test "keep_archives = no leaves no archive in the cache" {
+	sed -i 's/^\[install\]$/[install]\nkeep_archives = no/' \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm install 9.20 --cuda 13
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
+	[ -z "$(ls -A "$T/cache/downloads")" ]
+}
+
+@test "8.x manifests (platform -> file) install too" {
+	run cudnnvm install 8 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/8.9.7.29-cuda12/lib" ]
+}
+
+@test "the variant comes from the spec suffix, and the platform from --platform" {
+	run cudnnvm install 9.8-cuda11
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.8.0.87-cuda11" ]
+	run cudnnvm install 9 --platform linux-sbsa --cuda 13
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
+	grep -q '"linux-sbsa"' "$CUDNNVM_STORE/9.20.0.48-cuda13/cudnnvm.json"
+	grep -q 'cudnn/linux-sbsa/' "$CUDNNVM_STORE/9.20.0.48-cuda13/cudnnvm.json"
+}
+
+@test "the newest release with that variant wins (9 --cuda 11 is 9.8)" {
+	run cudnnvm install 9 --cuda 11
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.8.0.87-cuda11" ]
+}
+
+@test "config [install] cuda and platform are used" {
+	sed -i 's/^\[install\]$/[install]\ncuda = 12\nplatform = linux-aarch64/' \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm install 9.20
+	[ "$status" -eq 0 ]
+	grep -q '"linux-aarch64"' "$CUDNNVM_STORE/9.20.0.48-cuda12/cudnnvm.json"
+}
+
+@test "M9: no build for that variant: clear message, exit 1, nothing fetched" {
+	seed_store
+	before=$(store_snapshot)
+	run cudnnvm install 9.13 --cuda 11
+	[ "$status" -eq 1 ]
+	[[ "$output" == "cudnnvm: cuDNN 9.13.0 has no build for cuda11 on linux-x86_64; builds exist for: cuda12, cuda13"* ]]
+	[ "$(store_snapshot)" = "$before" ]
+	[ "$(archive_gets)" -eq 0 ]
+	run cudnnvm install 9.20 --platform linux-aarch64 --cuda 13
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cuDNN 9.20.0 has no build for cuda13 on linux-aarch64; builds exist for: cuda12"* ]]
+	run cudnnvm install 8 --platform linux-aarch64
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"has no build for"* ]]
+}
+
+@test "a release the mirror does not have: exit 1 with a hint" {
+	run cudnnvm install 7.6 --cuda 12
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"list-remote"* ]]
+	run cudnnvm install 9.13.0.49 --cuda 12
+	[ "$status" -eq 1 ]
+}
+
+@test "bad specs and flags are usage errors (64)" {
+	for s in '../../etc' '9.1.0;id' '9..1' ''; do
+		run cudnnvm install "$s"
+		[ "$status" -eq 64 ]
+	done
+	run cudnnvm install 9 --platform linux-bogus
+	[ "$status" -eq 64 ]
+	run cudnnvm install 9 --cuda x
+	[ "$status" -eq 64 ]
+	run cudnnvm install 9-cuda12 --cuda 13
+	[ "$status" -eq 64 ]
+	[ "$(archive_gets)" -eq 0 ]
+}
+
+@test "the CUDA toolkit is detected from nvcc" {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "Cuda compilation tools, release 11.8, V11.8.89"\n' >"$T/bin/nvcc"
+	chmod +x "$T/bin/nvcc"
+	PATH="$T/bin:$PATH" run cudnnvm install 9
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.8.0.87-cuda11" ]
+	PATH="$T/bin:$PATH" run cudnnvm install 9.13
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"cuda11 from nvcc"* ]]
+}
+
+@test "the CUDA toolkit is detected from \$CUDA_HOME/version.json" {
+	mkdir -p "$T/cuda"
+	echo '{"cuda":{"name":"CUDA SDK","version":"12.4.1"}}' >"$T/cuda/version.json"
+	# a PATH without any real nvcc
+	PATH="$(dirname "$CUDNNVM_BIN"):/usr/bin:/bin" CUDA_HOME="$T/cuda" \
+		run cudnnvm install 9.13
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
+@test "without any toolkit the newest variant is installed" {
+	if command -v nvcc >/dev/null || [ -e /usr/local/cuda ]; then
+		skip "a CUDA toolkit is installed on this machine"
+	fi
+	run cudnnvm install 9.13
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda13" ]
+}
+
+@test "--mirror overrides the configured mirror" {
+	remote_config 404
+	run cudnnvm install 9.20 --cuda 12 --mirror "https://127.0.0.1:$MIRROR_PORT/"
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda12" ]
+	run cudnnvm install 9.20 --cuda 13 --mirror "http://127.0.0.1:$MIRROR_PORT/"
+	[ "$status" -eq 78 ]
+	[[ "$output" == *"plain http is refused"* ]]
+}
+
+@test "a file:// mirror works for air-gapped sites" {
+	run cudnnvm install 9.20 --cuda 12 --mirror "file://$MIRROR_DIR/root/"
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda12" ]
+	grep -q "file://" "$CUDNNVM_STORE/9.20.0.48-cuda12/cudnnvm.json"
+}
+
+@test "the listing is cached for a day; --refresh reads it again" {
+	cudnnvm list-remote >/dev/null
+	cudnnvm list-remote >/dev/null
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+	# manifests never change: fetched once
+	[ "$(grep -c 'redistrib_9.13.0.json' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+	cudnnvm install 9.20 --cuda 12 --refresh
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
+	[ "$(grep -c 'redistrib_9.13.0.json' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+}
+
+@test "pins: a pinned manifest with other bytes is refused (65)" {
+	# the test mirror's manifests carry the test archives' hashes, so with
+	# pins on (the default) every pinned name is refused
+	seed_store
+	remote_config ok "verify_pins = yes"
+	before=$(store_snapshot)
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"redistrib_9.13.0.json"*"possible tampering"* ]]
+	[ "$(store_snapshot)" = "$before" ]
+	[ "$(archive_gets)" -eq 0 ]
+}
+
+@test "a progress bar is drawn on a terminal" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"100%"* ]]
+	[[ "$output" == *"ETA"* ]]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
