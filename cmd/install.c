@@ -146,6 +146,12 @@ install_remote(const struct install_args *a)
 		}
 		break;
 	}
+	if (r == CV_EDATA && strstr(err.msg, res.url) == NULL) {
+		/* say where the bad bytes came from */
+		size_t n = strlen(err.msg);
+		snprintf(err.msg + n, sizeof err.msg - n, " (from %s)",
+			 res.url);
+	}
 	if (r < 0)
 		goto fail;
 	if (already) {

@@ -781,7 +781,8 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 	if (interrupted)
 		goto intr;
 	if (d->terr.code != 0) {
-		*err = d->terr;
+		if (err != NULL)
+			*err = d->terr;
 		return d->terr.code;
 	}
 end:
