@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <link.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,6 +451,23 @@ prov_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* After the convolution: the engine libraries cuDNN 9 loads only then
+ * must come from this install too. Overrides step 3 when they do not. */
+static void
+recheck_provenance(struct probe *p)
+{
+	struct prov pv;
+
+	memset(&pv, 0, sizeof pv);
+	pv.want = p->libdir_real;
+	dl_iterate_phdr(prov_cb, &pv);
+	if (pv.nforeign)
+		result(p, CV_STEP_PROVENANCE, CV_CHECK_FAIL,
+		       "mixed load during the convolution: %s, not from %s; "
+		       "another cuDNN shadows this one (run: cudnnvm doctor)",
+		       pv.first, p->libdir_real);
+}
+
 static void
 step_provenance(struct probe *p, int loaded, const struct probe_state *ps,
 		int gpu)
@@ -501,11 +519,14 @@ typedef int (*cu_sync)(void);
 struct driver {
 	int state; /* 1 usable GPU, 0 no GPU (skip), -1 fail */
 	char why[600];
-	int version, dev;
+	int version, dev, no_gpu;
+	void *cuda;
 };
 
+/* Load the driver and cuInit. It emits nothing, so it can run in a thread
+ * while cuDNN loads: cuInit is most of a cold validation's time. */
 static void
-driver_detect(struct probe *p, struct driver *d)
+driver_init(struct driver *d)
 {
 	cu_int init;
 	cu_intp getver, count;
@@ -514,13 +535,12 @@ driver_detect(struct probe *p, struct driver *d)
 
 	d->state = 0;
 	snprintf(d->why, sizeof d->why, "no NVIDIA GPU");
-	if (p->a->no_gpu) {
+	if (d->no_gpu) {
 		snprintf(d->why, sizeof d->why, "--no-gpu given");
 		return;
 	}
-	phase(p, CV_STEP_DRIVER, "loading libcuda.so.1");
-	p->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-	if (p->cuda == NULL) {
+	d->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+	if (d->cuda == NULL) {
 		if (access("/proc/driver/nvidia/version", F_OK) == 0) {
 			d->state = -1;
 			snprintf(d->why, sizeof d->why,
@@ -531,10 +551,10 @@ driver_detect(struct probe *p, struct driver *d)
 		}
 		return;
 	}
-	init = (cu_int)sym(p->cuda, "cuInit");
-	getver = (cu_intp)sym(p->cuda, "cuDriverGetVersion");
-	count = (cu_intp)sym(p->cuda, "cuDeviceGetCount");
-	devget = (cu_dev_get)sym(p->cuda, "cuDeviceGet");
+	init = (cu_int)sym(d->cuda, "cuInit");
+	getver = (cu_intp)sym(d->cuda, "cuDriverGetVersion");
+	count = (cu_intp)sym(d->cuda, "cuDeviceGetCount");
+	devget = (cu_dev_get)sym(d->cuda, "cuDeviceGet");
 	if (!init || !getver || !count || !devget) {
 		d->state = -1;
 		snprintf(d->why, sizeof d->why,
@@ -542,7 +562,6 @@ driver_detect(struct probe *p, struct driver *d)
 			 "reinstall the NVIDIA driver");
 		return;
 	}
-	phase(p, CV_STEP_DRIVER, "calling cuInit");
 	r = init(0);
 	if (r == CUDA_ERROR_NO_DEVICE)
 		return;
@@ -556,10 +575,16 @@ driver_detect(struct probe *p, struct driver *d)
 		return;
 	}
 	getver(&d->version);
-	fact_int(p, "driver_version", d->version);
 	if (count(&n) != 0 || n < 1 || devget(&d->dev, 0) != 0)
 		return;
 	d->state = 1;
+}
+
+static void *
+driver_thread(void *arg)
+{
+	driver_init(arg);
+	return NULL;
 }
 
 /* Step 4: the driver is new enough and the CUDA libraries cuDNN loads at
@@ -895,27 +920,40 @@ cv_probe_run(const struct cv_probe_args *a, int fd)
 	struct probe p;
 	struct probe_state ps = { NULL, NULL };
 	struct driver d;
-	int loaded = 0, usable;
+	int loaded = 0, usable, threaded = 0;
+	pthread_t th;
 
 	memset(&p, 0, sizeof p);
 	memset(&d, 0, sizeof d);
 	p.fd = fd;
 	p.a = a;
+	d.no_gpu = a->no_gpu;
+	if (!a->no_gpu && pthread_create(&th, NULL, driver_thread, &d) == 0)
+		threaded = 1;
 	if (step_files(&p))
 		loaded = step_version(&p, &ps);
 	else
 		result(&p, CV_STEP_VERSION, CV_CHECK_SKIP,
 		       "the files are not usable");
-	driver_detect(&p, &d);
+	phase(&p, CV_STEP_DRIVER,
+	      "loading libcuda.so.1 and initialising the driver (cuInit)");
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		driver_init(&d);
+	p.cuda = d.cuda;
+	if (d.version)
+		fact_int(&p, "driver_version", d.version);
 	if (p.cudnn != NULL)
 		step_provenance(&p, loaded == 2 ? 2 : 1, &ps, d.state);
 	else
 		result(&p, CV_STEP_PROVENANCE, CV_CHECK_SKIP,
 		       "cuDNN did not load");
 	usable = step_driver(&p, &d, &ps);
-	if (usable && loaded != 0)
+	if (usable && loaded != 0) {
 		step_gpu(&p, &d);
-	else
+		recheck_provenance(&p);
+	} else
 		result(&p, CV_STEP_GPU, CV_CHECK_SKIP, "%s",
 		       d.state == 0 ? d.why
 				    : "not run: an earlier step failed");

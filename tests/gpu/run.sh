@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh: validation on a real NVIDIA GPU with two real cuDNN 9
+# builds: the system one (found with `ldconfig -p`) and PyTorch's (the
+# nvidia-cudnn wheel, found with `python3 -c 'import nvidia.cudnn'`).
+# Packs each into an NVIDIA-shaped archive, installs both into a temporary
+# store, validates each (both must pass the real convolution), switches
+# between them, shows that a mixed load and a missing cuBLASLt are caught,
+# then runs bench/bench_validate.sh. Needs python3 and xz; prints a skip
+# line and exits 0 without a GPU.
+#   usage: tests/gpu/run.sh        (CUDNNVM_BIN overrides build/cudnnvm)
+set -u
+cd "$(dirname "$0")/../.."
+BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
+fails=0
+ok() { echo "PASS: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+run() { # echo the command (cudnnvm for the binary's path), then run it
+	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}"; else echo "\$ $*"; fi
+	"$@"
+}
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "skip: no NVIDIA GPU (nvidia-smi -L failed)"
+	exit 0
+fi
+nvidia-smi -L
+nvidia-smi --query-gpu=driver_version,compute_cap --format=csv,noheader
+
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export CUDNNVM_STORE="$W/store" XDG_CACHE_HOME="$W/cache"
+export XDG_CONFIG_HOME="$W/config" CUDNNVM_SYSCONFDIR="$W/etc"
+unset CUDNNVM_VERSION LD_LIBRARY_PATH
+
+# What a folder's libcudnn.so.9 says about itself: "M.m.p cudaN".
+describe() {
+	python3 - "$1" <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1] + "/libcudnn.so.9")
+v, rt = lib.cudnnGetVersion(), lib.cudnnGetCudartVersion()
+print("%d.%d.%d %d" % (v // 10000, v // 100 % 100, v % 100, rt // 1000))
+PY
+}
+
+sys_dir=$(ldconfig -p | awk '/libcudnn.so.9 /{print $NF; exit}')
+sys_dir=${sys_dir%/*}
+pip_dir=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)/lib
+[ -n "$sys_dir" ] && [ -e "$sys_dir/libcudnn.so.9" ] || { echo "FAIL: no system cuDNN 9 in ldconfig -p"; exit 1; }
+[ -e "$pip_dir/libcudnn.so.9" ] || { echo "FAIL: no nvidia.cudnn wheel for python3"; exit 1; }
+read -r sys_v sys_cuda < <(describe "$sys_dir")
+read -r pip_v pip_cuda < <(describe "$pip_dir")
+# The 4th part (build number) is not exposed by the API: take it from the
+# package managers when they know it.
+sys_b=$(dpkg-query -W -f '${Version}\n' 'libcudnn9-cuda-*' 2>/dev/null | sed -n "s/^$sys_v\.\([0-9]*\).*/\1/p" | head -1)
+pip_b=$(python3 -c "import importlib.metadata as m
+for d in m.distributions():
+    n = d.metadata['Name'] or ''
+    if n.startswith('nvidia-cudnn-cu'): print(d.version.split('.')[3]); break" 2>/dev/null)
+sys_id="$sys_v.${sys_b:-0}-cuda$sys_cuda"
+pip_id="$pip_v.${pip_b:-0}-cuda$pip_cuda"
+echo "system cuDNN: $sys_dir -> $sys_id"
+echo "pip cuDNN:    $pip_dir -> $pip_id"
+[ "$sys_id" != "$pip_id" ] || { echo "FAIL: both builds are $sys_id"; exit 1; }
+
+echo "== pack both as NVIDIA archives (xz -0)"
+t0=$(date +%s)
+python3 tests/fixtures/mkarchive.py nvidia --out "$W/arch" --preset 0 \
+	--version "${sys_id%-cuda*}" --cuda "$sys_cuda" --libdir "$sys_dir" >"$W/sys.json" &
+python3 tests/fixtures/mkarchive.py nvidia --out "$W/arch" --preset 0 \
+	--version "${pip_id%-cuda*}" --cuda "$pip_cuda" --libdir "$pip_dir" >"$W/pip.json"
+wait
+echo "packed in $(($(date +%s) - t0)) s"
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
+echo "== install (each install validates)"
+for k in sys pip; do
+	run "$BIN" install --archive "$(field "$W/$k.json" path)" \
+		--sha256 "$(field "$W/$k.json" sha256)" &&
+		ok "install $k" || bad "install $k"
+done
+
+echo "== validate each (steps 1-5, real convolution)"
+for id in "$sys_id" "$pip_id"; do
+	rm -rf "$CUDNNVM_STORE/.cache/validate"
+	out=$(run "$BIN" validate "$id" 2>&1)
+	rc=$?
+	echo "$out"
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "5 gpu *pass"; then
+		ok "validate $id: convolution on the GPU matches"
+	else
+		bad "validate $id (exit $rc)"
+	fi
+done
+run "$BIN" validate "$pip_id" --json
+
+echo "== switch between them"
+for id in "$sys_id" "$pip_id" "$sys_id"; do
+	run "$BIN" global "$id" || bad "global $id"
+	cur=$(readlink "$CUDNNVM_STORE/current")
+	[ "$cur" = "$id" ] && ok "current -> $cur" || bad "current is $cur, not $id"
+	run "$BIN" validate | head -1
+done
+
+echo "== mixed load: LD_LIBRARY_PATH pointing at the other build"
+# validate itself runs its check in a clean environment, so it is immune:
+LD_LIBRARY_PATH="$pip_dir" run "$BIN" validate "$sys_id" >/dev/null &&
+	ok "validate ignores the caller's LD_LIBRARY_PATH" || bad "validate in a mixed environment"
+# the same check run inside a process that inherits it must catch it:
+exp=$(echo "$sys_v" | awk -F. '{print $1*10000+$2*100+$3}')
+out=$(LD_LIBRARY_PATH="$pip_dir" "$BIN" validate-probe --libdir "$CUDNNVM_STORE/$sys_id/lib" \
+	--major 9 --expect "$exp" --cuda "$sys_cuda" --no-gpu 2>&1 | grep '"k":"step"')
+echo "$out"
+echo "$out" | grep -q '"step":2,"status":"fail","reason":"mixed load:' &&
+	ok "mixed load caught, naming both folders" || bad "mixed load not caught"
+# an install missing a sub-library picks the system copy up through
+# ld.so.cache: the real-world mixed load
+dmg="${pip_v}.77-cuda$pip_cuda"
+cp -a "$CUDNNVM_STORE/$pip_id" "$CUDNNVM_STORE/$dmg"
+sed -i "s/\"$pip_id\"/\"$dmg\"/" "$CUDNNVM_STORE/$dmg/cudnnvm.json"
+rm -f "$CUDNNVM_STORE/$dmg/lib/"libcudnn_cnn.so*
+out=$(run "$BIN" validate "$dmg" 2>&1)
+echo "$out"
+echo "$out" | grep -qE "fail: mixed load|fail: .*libcudnn_cnn" &&
+	ok "an install missing libcudnn_cnn is refused" || bad "damaged install passed"
+out=$(run "$BIN" global "$dmg" 2>&1)
+echo "$out"
+[ "$(readlink "$CUDNNVM_STORE/current")" = "$sys_id" ] &&
+	ok "global refused it and kept $sys_id" || bad "global moved current"
+
+echo "== missing cuBLASLt"
+# hide every CUDA library folder from the search (test hook)
+out=$(CUDNNVM_TEST_CUDA_LIBDIRS="$W/empty" run "$BIN" validate "$pip_id" 2>&1)
+echo "$out"
+echo "$out" | grep -q "4 driver *fail: libcublasLt.so.$pip_cuda is not found" &&
+	ok "missing cuBLASLt is a fail with the fix" || bad "missing cuBLASLt not reported"
+
+echo "== doctor"
+LD_LIBRARY_PATH="$pip_dir" run "$BIN" doctor
+echo "== bench"
+CUDNNVM_BIN="$BIN" BENCH_ID="$pip_id" bash bench/bench_validate.sh || bad "bench"
+
+echo "== $fails failure(s)"
+[ $fails -eq 0 ]
