@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# list-remote: what the mirror offers, from its listing and manifests.
+load remote
+
+setup_file() { mirror_start; }
+teardown_file() { mirror_stop; }
+setup() {
+	common_setup
+	remote_config ok
+	log_mark
+}
+
+@test "list-remote lists every build for the platform, newest first" {
+	run --separate-stderr cudnnvm list-remote --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 7 ]
+	[[ "${lines[0]}" == "9.20.0.48-cuda13 "* ]]
+	[[ "${lines[1]}" == "9.20.0.48-cuda12 "* ]]
+	[[ "${lines[6]}" == "8.9.7.29-cuda12 "* ]]
+	[[ "$output" == *"9.8.0.87-cuda11"* ]]
+	# nothing but the listing and manifests was fetched
+	[ "$(archive_gets)" -eq 0 ]
+}
+
+@test "a spec, --cuda and the spec suffix filter" {
+	run cudnnvm list-remote 9.13 --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	run cudnnvm list-remote 9 --cuda 11 --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(cudnnvm list-remote 9-cuda11 --platform linux-x86_64)" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "9.8.0.87-cuda11 "* ]]
+	run cudnnvm list-remote 8.9.7.29 --platform linux-x86_64
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "--platform linux-aarch64 shows Jetson builds only" {
+	run cudnnvm list-remote --platform linux-aarch64
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9.20.0.48-cuda12"* ]]
+	[[ "$output" != *"9.20.0.48-cuda13"* ]]
+	[[ "$output" == *"9.13.0.50-cuda13"* ]]
+	[[ "$output" != *"8.9.7.29"* ]]
+}
+
+@test "installed builds are marked" {
+	cudnnvm install 9.20 --cuda 12 >/dev/null
+	run cudnnvm list-remote 9.20 --platform linux-x86_64
+	[[ "${lines[0]}" != *installed* ]]
+	[[ "${lines[1]}" == "9.20.0.48-cuda12 "*"installed" ]]
+}
+
+@test "--json is valid JSON with id, sha256, size and url" {
+	run --separate-stderr cudnnvm list-remote 9.13 --json --platform linux-sbsa
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert len(a) == 2, a
+for e in a:
+    assert e["platform"] == "linux-sbsa"
+    assert e["release"] == "9.13.0" and e["version"] == "9.13.0.50"
+    assert len(e["sha256"]) == 64 and e["size"] > 0
+    assert e["url"].startswith("https://127.0.0.1:")
+    assert e["installed"] is False
+assert [e["cuda"] for e in a] == [13, 12]
+'
+}
+
+@test "--json with no match is an empty array" {
+	run cudnnvm list-remote 7 --json
+	[ "$status" -eq 0 ]
+	[ "$output" = "[]" ]
+}
+
+@test "no match: exit 1; bad spec or flags: 64" {
+	run cudnnvm list-remote 7 --platform linux-x86_64
+	[ "$status" -eq 1 ]
+	[[ "$output" == "cudnnvm: "* ]]
+	run cudnnvm list-remote '9;id'
+	[ "$status" -eq 64 ]
+	run cudnnvm list-remote --platform nope
+	[ "$status" -eq 64 ]
+	run cudnnvm list-remote --cuda 0
+	[ "$status" -eq 64 ]
+	run cudnnvm list-remote 9 10
+	[ "$status" -eq 64 ]
+}
+
+@test "a bad manifest is reported, the others are still listed (65)" {
+	remote_config m-truncated
+	run cudnnvm list-remote --platform linux-x86_64
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"redistrib_9.13.0.json"* ]]
+	[[ "$output" == *"9.20.0.48-cuda12"* ]]
+	[[ "$output" == *"8.9.7.29-cuda12"* ]]
+}
+
+@test "an unreachable mirror: 69" {
+	sed -i "s|^mirror = .*|mirror = https://127.0.0.1:1/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm list-remote
+	[ "$status" -eq 69 ]
+	[[ "$output" == "cudnnvm: "*"127.0.0.1:1"* ]]
+}
+
+@test "CUDNNVM_MIRROR overrides the config" {
+	sed -i "s|^mirror = .*|mirror = https://127.0.0.1:1/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	CUDNNVM_MIRROR="https://127.0.0.1:$MIRROR_PORT/" run cudnnvm list-remote 9.20
+	[ "$status" -eq 0 ]
+}
