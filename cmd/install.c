@@ -50,8 +50,11 @@ parse_cuda(const char *s, int *out)
 static void
 on_sigint(int sig)
 {
+	int saved = errno;
+
 	(void)sig;
 	cv_remote_interrupt();
+	errno = saved;
 }
 
 /* Resolve the spec on the mirror, then download, verify and install in

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@
 #define RING_SIZE    (4u << 20)
 #define REPLAY_BLOCK (256u << 10)
 
-static volatile sig_atomic_t interrupted;
+/* lock-free, so safe to set from a signal handler */
+static atomic_int interrupted;
 
 void
 cv_remote_interrupt(void)
@@ -173,7 +175,7 @@ retryable(CURLcode res, long code)
 
 /* Sleep 250 ms << attempt (at most 4 s); 1 when interrupted. */
 static int
-backoff(int attempt, const volatile int *abort)
+backoff(int attempt, atomic_int *abort)
 {
 	long ms = 250L << (attempt < 4 ? attempt : 4);
 
@@ -350,9 +352,10 @@ struct cv_download {
 	size_t held;         /* handed to the reader, not yet consumed */
 	int range;
 	int done;
-	volatile int abort;
+	atomic_int abort;
 	struct cv_err terr;
-	int keep_partial; /* an error after which the partial is resumable */
+	atomic_int keep_partial; /* an error after which the partial is
+				    resumable */
 	int sniffed;
 	CURL *h;
 	uint64_t file_len; /* bytes in the partial */
@@ -824,9 +827,11 @@ dl_close(void *arg, int ok)
 	struct cv_download *d = arg;
 
 	/* a reader that stopped early is not an error of the server */
+	pthread_mutex_lock(&d->mu);
 	if (d->th_started && !d->done && !ok && !interrupted &&
 	    d->terr.code == 0)
 		d->keep_partial = 1;
+	pthread_mutex_unlock(&d->mu);
 	dl_stop(d);
 	if (ok) {
 		if (d->from_final) {
