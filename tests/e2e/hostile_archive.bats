@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# reliability.md §6.3: hostile archives with a matching sha256 are refused
+# with exit 65 naming the entry, leave the store as it was and touch nothing
+# outside it; A8 and A14 install.
+load helper
+
+setup() {
+	common_setup
+	A="$T/archives"
+	mkdir -p "$A"
+	cudnnvm list >/dev/null 2>&1 || true
+}
+
+# refused CASE WHAT: build, install, expect 65 + WHAT, no change.
+refused() {
+	local j arch sha before
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile "$1" --out "$A" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	mkdir -p "$CUDNNVM_STORE"
+	before=$(store_snapshot)
+	run cudnnvm install --no-validate --archive "$arch" --sha256 "$sha"
+	[ "$status" -eq 65 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cudnnvm: "* ]]
+	[[ "$output" == *"$2"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+	# same listing (private folders may have been created on first use)
+	[ "$(store_snapshot | grep -v '^\./\.\(staging\|cache\|locks\)$')" = "$(echo "$before" | grep -v '^\./\.\(staging\|cache\|locks\)$')" ]
+	[ ! -e "$T/evil" ] && [ ! -e "$T/outside" ] && [ ! -e /tmp/cudnnvm-evil-abs ]
+}
+
+installs() {
+	local j
+	read -r ARCH SHA < <(python3 "$FIXTURES/mkarchive.py" hostile "$1" --out "$A" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
+	[ "$status" -eq 0 ]
+}
+
+@test "A1 dot-dot entry (tar)" { refused a1-dotdot "/../../evil' has a '..' component"; }
+@test "A1 dot-dot entry (zip)" { refused a1-dotdot-zip "'..' component"; }
+@test "A2 absolute path" { refused a2-absolute "'/tmp/cudnnvm-evil-abs' has an absolute path"; }
+@test "A3 absolute symlink target" { refused a3-abs-symlink "/lib/x' is a symlink to an absolute path"; }
+@test "A4 escaping relative symlink" { refused a4-escape-symlink "/up' is a symlink that leaves the archive"; }
+@test "A5 symlink then an entry through it (tar)" { refused a5-through-symlink "/lnk' is a symlink that leaves the archive"; }
+@test "A5 symlink then an entry through it (zip)" { refused a5-through-symlink-zip "lnk/evil"; }
+@test "A6 hard link out of the tree" { refused a6-hardlink-out "/lib/hl' is a hard link"; }
+@test "A6 hard link to an absolute path" { refused a6-hardlink-abs "/lib/hl' is a hard link"; }
+@test "A6 hard link to a symlink" { refused a6-hardlink-symlink "/lib/hl' is a hard link"; }
+@test "A6 self hard link" { refused a6-hardlink-self "/lib/self' is a hard link"; }
+@test "A7 character device" { refused a7-chr "/lib/null' is a device, FIFO or socket"; }
+@test "A7 block device" { refused a7-blk "/lib/blk' is a device, FIFO or socket"; }
+@test "A7 FIFO" { refused a7-fifo "/lib/fifo' is a device, FIFO or socket"; }
+@test "A9 duplicate names" { refused a9-dup "/lib/libdup.so' is a duplicate"; }
+@test "A9 case-fold collision in a Windows zip" { refused a9-case-zip "differs only in case"; }
+@test "A10 two top-level folders" { refused a10-two-tops "'other/' is outside the archive's single top folder"; }
+@test "A10 a file beside the top folder" { refused a10-top-file "'README' is outside the archive's single top folder"; }
+@test "A13 path over 1024 bytes" { refused a13-long "longer than the limit"; }
+@test "A13 more than 32 levels" { refused a13-deep "nested deeper than the limit"; }
+@test "A13 newline in a name (reported escaped, on one line)" { refused a13-newline "/lib/bad\\x0aname' has a control character"; }
+
+@test "A8 setuid, setgid, sticky, 0777 and 0000 modes install normalised" {
+	installs a8-modes
+	d="$CUDNNVM_STORE/9.1.0.70-cuda12"
+	for f in lib/suid lib/sgid lib/world lib/none closed/f; do
+		[ "$(stat -c %a "$d/$f")" = 644 ]
+	done
+	[ "$(stat -c %a "$d/sticky")" = 755 ] && [ "$(stat -c %a "$d/closed")" = 755 ]
+}
+
+@test "A14 a legit cuDNN-like archive with in-tree .so symlinks installs" {
+	installs a14-legit
+	d="$CUDNNVM_STORE/9.1.0.70-cuda12"
+	[ "$(readlink "$d/lib/libcudnn.so")" = libcudnn.so.9 ]
+	[ "$(readlink "$d/lib/libcudnn.so.9")" = libcudnn.so.9.1.0 ]
+	[ "$(readlink "$d/lib/libcudnn_ops.so.9")" = libcudnn_ops.so.9.1.0 ]
+	[ "$(readlink "$d/include/cudnn_v9.h")" = cudnn_version.h ]
+	[ "$(cat "$d/lib/libcudnn.so")" = ELF ]
+}
+
+@test "A15 a second archive cannot plant through an installed version (fresh staging)" {
+	installs a14-legit
+	# the same content under another version goes into its own fresh folder
+	j=$(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.1.0.71 --cuda 12 --out "$A")
+	arch=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["path"])' "$j")
+	sha=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["sha256"])' "$j")
+	run cudnnvm install --no-validate --archive "$arch" --sha256 "$sha"
+	[ "$status" -eq 0 ]
+	[ "$(readlink "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn.so.9")" = libcudnn.so.9.1.0 ]
+}

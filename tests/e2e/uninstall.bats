@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# uninstall <spec> [--force]: under the version lock, atomically; refuses
+# the global default without --force and never leaves current dangling.
+load helper
+
+setup() {
+	common_setup
+	for v in 9.1.0.70 9.2.0.82; do
+		read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" nvidia --version "$v" --cuda 12 --out "$T/a" |
+			python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+		cudnnvm -q install --no-validate --archive "$arch" --sha256 "$sha"
+	done
+}
+
+@test "uninstall removes a version and nothing else" {
+	run cudnnvm uninstall 9.1.0.70
+	[ "$status" -eq 0 ] && [ "$output" = "uninstalled cuDNN 9.1.0.70-cuda12" ]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+	run cudnnvm list
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "uninstall of something not installed is exit 1; a bad spec is 64" {
+	run cudnnvm uninstall 7.6
+	[ "$status" -eq 1 ] && [[ "$output" == "cudnnvm: no installed cuDNN matches '7.6'"* ]]
+	run cudnnvm uninstall '../../etc'
+	[ "$status" -eq 64 ]
+	run cudnnvm uninstall
+	[ "$status" -eq 64 ]
+}
+
+@test "an ambiguous spec is refused (exit 64)" {
+	run cudnnvm uninstall 9
+	[ "$status" -eq 64 ] && [[ "$output" == *"matches 2 installed versions"* ]]
+	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ] && [ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
+}
+
+@test "the global default is refused without --force; --force removes it and current" {
+	ln -s 9.1.0.70-cuda12 "$CUDNNVM_STORE/current"
+	before=$(store_snapshot)
+	run cudnnvm uninstall 9.1.0.70-cuda12
+	[ "$status" -eq 1 ] && [[ "$output" == *"is the global default"*"--force"* ]]
+	[ "$(store_snapshot)" = "$before" ]
+	run cudnnvm uninstall --force 9.1.0.70-cuda12
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ ! -L "$CUDNNVM_STORE/current" ]
+}
+
+@test "the active version (CUDNNVM_VERSION) is refused without --force" {
+	CUDNNVM_VERSION=9.2 run cudnnvm uninstall 9.2.0.82
+	[ "$status" -eq 1 ] && [[ "$output" == *"active version"* ]]
+	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
+}
+
+@test "uninstall waits on the version lock (an install in progress)" {
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.1.0.70 --cuda 12 --out "$T/a" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	CUDNNVM_TEST_CHECKPOINT=after-lock CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		cudnnvm install --no-validate --force --archive "$arch" --sha256 "$sha" 3>&- &
+	pid=$!
+	wait_for_file "$T/parked"
+	cudnnvm uninstall 9.1.0.70 >"$T/u.out" 2>&1 3>&- &
+	u=$!
+	sleep 0.3
+	# still there: the uninstall is blocked behind the install's lock
+	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	wait "$u"
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+}
