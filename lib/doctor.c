@@ -313,7 +313,8 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 		}
 		rest = cv_env_path_remove(ld, d);
 		q = shq(rest);
-		fix = xasprintf("export LD_LIBRARY_PATH=%s", q);
+		fix = *rest ? xasprintf("export LD_LIBRARY_PATH=%s", q)
+			    : xstrdup("unset LD_LIBRARY_PATH");
 		if (ctx->active_id != NULL && !active_seen)
 			add(fs, CV_LEVEL_ERROR, fix,
 			    "it comes before the active version on "

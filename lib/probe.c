@@ -197,7 +197,8 @@ step_files(struct probe *p)
 		int f;
 
 		if (strncmp(e->d_name, "libcudnn", 8) != 0 ||
-		    fstatat(dfd, e->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
 			continue;
 		f = openat(dfd, e->d_name, O_RDONLY | O_CLOEXEC);
 		if (f < 0) {

@@ -98,20 +98,30 @@ for id in "$sys_id" "$pip_id" "$sys_id"; do
 	run "$BIN" global "$id" || bad "global $id"
 	cur=$(readlink "$CUDNNVM_STORE/current")
 	[ "$cur" = "$id" ] && ok "current -> $cur" || bad "current is $cur, not $id"
-	run "$BIN" validate | head -1
+	echo "\$ cudnnvm validate   (no spec: the active version)"
+	"$BIN" validate | head -1
 done
 
 echo "== mixed load: LD_LIBRARY_PATH pointing at the other build"
 # validate itself runs its check in a clean environment, so it is immune:
 LD_LIBRARY_PATH="$pip_dir" run "$BIN" validate "$sys_id" >/dev/null &&
 	ok "validate ignores the caller's LD_LIBRARY_PATH" || bad "validate in a mixed environment"
-# the same check run inside a process that inherits it must catch it:
-exp=$(echo "$sys_v" | awk -F. '{print $1*10000+$2*100+$3}')
-out=$(LD_LIBRARY_PATH="$pip_dir" "$BIN" validate-probe --libdir "$CUDNNVM_STORE/$sys_id/lib" \
-	--major 9 --expect "$exp" --cuda "$sys_cuda" --no-gpu 2>&1 | grep '"k":"step"')
-echo "$out"
-echo "$out" | grep -q '"step":2,"status":"fail","reason":"mixed load:' &&
-	ok "mixed load caught, naming both folders" || bad "mixed load not caught"
+# the same check run inside a process that inherits it: cuDNN 9's shim
+# resolves its sub-libraries through LD_LIBRARY_PATH first (the pip shim
+# does; run both directions and require at least one to be caught)
+caught=0
+for dir in "$pip_id:$sys_dir" "$sys_id:$pip_dir"; do
+	id=${dir%%:*} other=${dir#*:}
+	v=${id%%-cuda*}
+	exp=$(echo "$v" | awk -F. '{print $1*10000+$2*100+$3}')
+	echo "\$ LD_LIBRARY_PATH=$other cudnnvm validate-probe --libdir <store>/$id/lib ... --no-gpu"
+	out=$(LD_LIBRARY_PATH="$other" "$BIN" validate-probe --libdir "$CUDNNVM_STORE/$id/lib" \
+		--major 9 --expect "$exp" --cuda "${id##*-cuda}" --no-gpu 2>&1 | grep '"k":"step"')
+	echo "$out"
+	echo "$out" | grep -q '"step":2,"status":"fail","reason":"mixed load:' && caught=$((caught + 1))
+done
+[ $caught -gt 0 ] && ok "mixed load caught, naming both folders ($caught of 2 directions mix)" ||
+	bad "mixed load not caught"
 # an install missing a sub-library picks the system copy up through
 # ld.so.cache: the real-world mixed load
 dmg="${pip_v}.77-cuda$pip_cuda"
