@@ -28,9 +28,17 @@ JSON
 
 activation_setup() {
 	common_setup
-	mkdir -p "$CUDNNVM_STORE"
+	mkdir -p "$CUDNNVM_STORE" "$XDG_CONFIG_HOME/cudnnvm"
+	# the versions here are hand-made and cannot load: activation is
+	# tested without the validation gate (one test turns it back on)
+	printf '[install]\nvalidate = no\n' >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 	mkver 9.1.0.70-cuda12
 	mkver 9.13.0.50-cuda12
 	mkver 8.9.7.29-cuda12
 	A=9.1.0.70-cuda12 B=9.13.0.50-cuda12 C=8.9.7.29-cuda12
+}
+
+# One line on stderr that starts with "cudnnvm: ".
+one_error_line() {
+	[ "${#stderr_lines[@]}" -eq 1 ] && [[ ${stderr_lines[0]} == "cudnnvm: "* ]]
 }

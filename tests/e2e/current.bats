@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# current [--json]: the active id and why.
+load activation
+
+setup() { activation_setup; }
+
+json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.argv[1], "-"))' "$1"; }
+
+@test "nothing active: exit 1 and a hint" {
+	run --separate-stderr cudnnvm current
+	[ "$status" -eq 1 ]
+	one_error_line
+	[[ $stderr == *"cudnnvm use <spec>"* ]]
+}
+
+@test "global origin" {
+	cudnnvm -q global 9.1
+	run cudnnvm current
+	[ "$output" = "$A (global default)" ]
+	run cudnnvm current --json
+	[ "$(echo "$output" | json id)" = "$A" ]
+	[ "$(echo "$output" | json origin)" = "global" ]
+}
+
+@test "file origin names the file" {
+	mkdir p && echo 9.13 >p/.cudnn-version && cd p
+	run cudnnvm current --json
+	[ "$(echo "$output" | json id)" = "$B" ]
+	[ "$(echo "$output" | json origin)" = "file" ]
+	[ "$(echo "$output" | json file)" = "$T/p/.cudnn-version" ]
+	[ "$(echo "$output" | json spec)" = "9.13" ]
+}
+
+@test "env origin" {
+	CUDNNVM_VERSION=8 run cudnnvm current --json
+	[ "$(echo "$output" | json id)" = "$C" ]
+	[ "$(echo "$output" | json origin)" = "env" ]
+}
+
+@test "the global version removed behind our back is reported" {
+	cudnnvm -q global 9.1
+	rm -rf "${CUDNNVM_STORE:?}/$A"
+	run --separate-stderr cudnnvm current
+	[ "$status" -eq 1 ]
+	one_error_line
+	[[ $stderr == *"no longer installed"* ]]
+}
+
+@test "unknown flags are usage errors" {
+	run cudnnvm current --bogus
+	[ "$status" -eq 64 ]
+}
