@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# The prompt hook in real interactive bash and zsh, and fish's prompt event:
+# entering and leaving projects, nested pins, .tool-versions, `shell`
+# overriding a pin, and no process at an unchanged prompt.
+load activation
+
+setup() {
+	activation_setup
+	export T
+	cudnnvm -q global 8
+	# a cudnnvm on PATH that logs each start, to count processes
+	mkdir -p "$T/logbin"
+	cat >"$T/logbin/cudnnvm" <<SH
+#!/bin/sh
+echo "\$*" >>"$T/runs"
+exec "$CUDNNVM_BIN" "\$@"
+SH
+	chmod +x "$T/logbin/cudnnvm"
+	export PATH="$T/logbin:$PATH"
+	mkdir -p proj/sub other
+	echo 9.1 >proj/.cudnn-version
+	unset LD_LIBRARY_PATH CPATH LIBRARY_PATH CUDNN_HOME
+	export LD_LIBRARY_PATH=/usr/local/lib
+}
+
+# Run an interactive shell on a script; the hook runs before each prompt.
+ibash() { bash --norc --noprofile -i 2>"$T/err"; }
+izsh() { zsh -f -i 2>"$T/err"; }
+
+runs() { [ -f "$T/runs" ] && grep -c hook-env "$T/runs" || echo 0; }
+
+@test "bash: entering a pinned project sets the version, leaving restores exactly" {
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+env | grep -v -e '^_=' -e '^PWD=' -e '^OLDPWD=' -e '^_CUDNNVM' | LC_ALL=C sort >"$T/before"
+cd proj
+echo "in: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"
+cd sub
+echo "sub: $CUDNNVM_ACTIVE"
+cd ../..
+env | grep -v -e '^_=' -e '^PWD=' -e '^OLDPWD=' -e '^_CUDNNVM' | LC_ALL=C sort >"$T/after"
+echo "out: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"in: $A $CUDNNVM_STORE/$A/lib:/usr/local/lib"* ]]
+	[[ $output == *"sub: $A"* ]]
+	[[ $output == *"out: $C"* ]]
+	diff "$T/before" "$T/after"
+}
+
+@test "bash: leaving to a folder with nothing active restores the user's environment" {
+	cudnnvm -q global --unset
+	export CUDNN_HOME=/my/own
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+echo "start: ${CUDNNVM_ACTIVE-none} $CUDNN_HOME $LD_LIBRARY_PATH ${CPATH-unset}"
+cd proj
+echo "in: $CUDNNVM_ACTIVE $CUDNN_HOME"
+cd ..
+echo "out: ${CUDNNVM_ACTIVE-none} $CUDNN_HOME $LD_LIBRARY_PATH ${CPATH-unset} ${CUDNNVM_SAVED_CUDNN_HOME-gone}"
+SH
+	[[ $output == *"start: none /my/own /usr/local/lib unset"* ]]
+	[[ $output == *"in: $A $CUDNNVM_STORE/$A"* ]]
+	[[ $output == *"out: none /my/own /usr/local/lib unset gone"* ]]
+}
+
+@test "bash: an unchanged prompt starts no process" {
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+cd proj
+sleep 0.05
+:
+:
+:
+echo done
+SH
+	n1=$(runs)
+	# two runs: init, then entering proj; none for the three prompts
+	[ "$n1" -eq 2 ]
+}
+
+@test "bash: pin edits, a new nearer pin and a global switch are seen at the next prompt" {
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+cd proj/sub
+echo "a: $CUDNNVM_ACTIVE"
+echo 9.13 >../.cudnn-version
+echo "b: $CUDNNVM_ACTIVE"
+echo 8 >.cudnn-version
+echo "c: $CUDNNVM_ACTIVE"
+rm .cudnn-version ../.cudnn-version
+echo "d: $CUDNNVM_ACTIVE"
+command cudnnvm -q global 9.13
+echo "e: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"a: $A"* ]]
+	[[ $output == *"b: $B"* ]]
+	[[ $output == *"c: $C"* ]]
+	[[ $output == *"d: $C"* ]]
+	[[ $output == *"e: $B"* ]]
+}
+
+@test "bash: nested projects and .tool-versions" {
+	mkdir -p proj/sub/tv
+	printf 'nodejs 20\ncudnn 9.13\n' >proj/sub/tv/.tool-versions
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+cd proj/sub/tv
+echo "tv: $CUDNNVM_ACTIVE"
+cd ..
+echo "up: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"tv: $B"* ]]
+	[[ $output == *"up: $A"* ]]
+}
+
+@test "bash: cudnnvm shell overrides a pin until --unset" {
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+cd proj
+cudnnvm shell 9.13
+echo "shell: $CUDNNVM_ACTIVE $CUDNNVM_VERSION"
+cd sub
+echo "still: $CUDNNVM_ACTIVE"
+cudnnvm shell --unset
+echo "unset: $CUDNNVM_ACTIVE ${CUDNNVM_VERSION-none}"
+cudnnvm shell 7 || echo "refused $?"
+echo "kept: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"shell: $B 9.13"* ]]
+	[[ $output == *"still: $B"* ]]
+	[[ $output == *"unset: $A none"* ]]
+	[[ $output == *"refused 1"* ]]
+	[[ $output == *"kept: $A"* ]]
+}
+
+@test "bash: a bad pin is one line at the next prompt and no version stays applied" {
+	echo /etc/passwd >other/.cudnn-version
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+cd proj
+cd ../other
+echo "bad: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"
+:
+SH
+	[[ $output == *"bad: none /usr/local/lib"* ]]
+	[ "$(grep -c '^cudnnvm: ' "$T/err")" -eq 1 ]
+	grep -q "path or URL" "$T/err"
+}
+
+@test "bash: a store path with spaces, quotes and \$" {
+	S="$T/my st'ore \$x"
+	mkdir -p "$S"
+	mkver "$A" linux-x86_64 "$S"
+	export CUDNNVM_STORE="$S"
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+cd proj
+printf 'home=[%s]\n' "$CUDNN_HOME"
+SH
+	[[ $output == *"home=[$S/$A]"* ]]
+}
+
+@test "zsh: enter, nested, shell override, leave, and no process at an unchanged prompt" {
+	run izsh <<'SH'
+eval "$(cudnnvm init zsh)"
+cd proj
+echo "in: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"
+:
+:
+cudnnvm shell 9.13
+echo "shell: $CUDNNVM_ACTIVE"
+cudnnvm shell --unset
+cd ..
+echo "out: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"
+SH
+	[[ $output == *"in: $A $CUDNNVM_STORE/$A/lib:/usr/local/lib"* ]]
+	[[ $output == *"shell: $B"* ]]
+	[[ $output == *"out: $C $CUDNNVM_STORE/$C/lib:/usr/local/lib"* ]]
+	# init, cd proj, shell, shell --unset (+ its hook), cd ..: never for ':'
+	[ "$(runs)" -le 5 ]
+}
+
+@test "fish: the prompt event applies pins, shell overrides, leaving restores" {
+	run fish --no-config -c '
+cudnnvm init fish | source
+cd proj; emit fish_prompt
+echo "in: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"
+emit fish_prompt
+cudnnvm shell 9.13
+echo "shell: $CUDNNVM_ACTIVE"
+cudnnvm shell --unset
+cd ..; emit fish_prompt
+echo "out: $CUDNNVM_ACTIVE"
+cudnnvm global --unset -q
+emit fish_prompt
+echo "none: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"'
+	[[ $output == *"in: $A $CUDNNVM_STORE/$A/lib:/usr/local/lib"* ]]
+	[[ $output == *"shell: $B"* ]]
+	[[ $output == *"out: $C"* ]]
+	[[ $output == *"none:  /usr/local/lib"* ]]
+}
+
+@test "init for a shell without a prompt hook is a usage error" {
+	run --separate-stderr cudnnvm init dash
+	[ "$status" -eq 64 ]
+	one_error_line
+	run cudnnvm init powershell
+	[ "$status" -eq 0 ]
+	[[ $output == *"hook-env --shell powershell"* ]]
+}
