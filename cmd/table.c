@@ -46,9 +46,15 @@ const struct cmd_spec cmd_table[] = {
 	{ "exec", cmd_exec, "run one command under a version",
 	  "exec [<spec>] -- <command> [args]", "", 0 },
 	{ "validate", cmd_validate, "prove a version loads and computes",
-	  "validate [<spec>] [--no-gpu] [--json]", "", 0 },
+	  "validate [<spec>] [--no-gpu] [--json]",
+	  "  --no-gpu          skip the driver and GPU steps (4-5)\n"
+	  "  --json            machine-readable output\n",
+	  0 },
 	{ "doctor", cmd_doctor, "diagnose the store and the environment",
-	  "doctor [--json]", "", 0 },
+	  "doctor [--json]",
+	  "  --json            machine-readable output\n"
+	  "  --explain MSG     the cause and fix of a cuDNN error message\n",
+	  0 },
 	{ "init", cmd_init, "print the shell integration to eval",
 	  "init <bash|zsh|fish|powershell>", "", 0 },
 	{ "hook-env", cmd_hook_env, "called by the shell integration",
@@ -63,7 +69,9 @@ const struct cmd_spec cmd_table[] = {
 	  0 },
 	{ "commands", cmd_commands, "list command names", "commands", "",
 	  CMD_HIDDEN },
-	{ "validate-probe", cmd_validate_probe, "the validation child", "validate-probe --libdir DIR --major N --expect V --cuda N", "", CMD_HIDDEN },
+	{ "validate-probe", cmd_validate_probe, "the validation child",
+	  "validate-probe --libdir DIR --major N --expect V --cuda N", "",
+	  CMD_HIDDEN },
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

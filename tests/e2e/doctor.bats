@@ -1,0 +1,179 @@
+#!/usr/bin/env bats
+# doctor: store health, shadowing cuDNN copies, toolkit and cuBLASLt checks,
+# Python environments with their own cuDNN, and the message catalogue.
+# The machine's own state (ldconfig, /usr/local/cuda) may add findings, so
+# the tests look for the findings they cause, not for an empty report.
+load helper
+
+setup_file() {
+	export STUBS="$BATS_FILE_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
+		--version 9.19.0.56 --cuda 13 --libdir "$STUBS/v9/lib" --preset 0 |
+		python3 -c 'import json,sys; j=json.load(sys.stdin)
+print(j["path"], j["sha256"])' >"$STUBS/v9.arch"
+}
+
+setup() {
+	common_setup
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda"
+	unset LD_LIBRARY_PATH CUDA_HOME CUDA_PATH
+	read -r path sha <"$STUBS/v9.arch"
+	cudnnvm install --archive "$path" --sha256 "$sha" >/dev/null
+	cudnnvm global 9.19.0.56-cuda13 2>/dev/null
+	ID=9.19.0.56-cuda13
+}
+
+@test "doctor names the store and the active version; --json parses" {
+	run --separate-stderr cudnnvm doctor
+	[[ "${lines[0]}" == "store:  $CUDNNVM_STORE" ]]
+	[[ "${lines[1]}" == "active: $ID" ]]
+	[[ "$output" == *"problem"*" found"* ]]
+	run --separate-stderr cudnnvm doctor --json
+	echo "$output" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["active"] == "9.19.0.56-cuda13", j
+assert isinstance(j["findings"], list)
+n = sum(1 for f in j["findings"] if f["level"] != "info")
+assert j["problems"] == n, j
+for f in j["findings"]:
+    assert set(f) == {"level", "what", "why", "fix"}, f'
+}
+
+@test "abandoned staging is reported with its fix; a locked one is left alone" {
+	# Anyone who may sweeps staging on opening the store, so only a user
+	# who cannot (here: not the owner) ever sees it.
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	D=$(mktemp -d /tmp/cudnnvm-doctor.XXXXXX)
+	chmod 755 "$D"
+	cp -a "$CUDNNVM_STORE" "$D/store"
+	cp "$CUDNNVM_BIN" "$D/cudnnvm"
+	mkdir -p "$D/store/.staging/old.1" "$D/store/.staging/busy.2"
+	: >"$D/store/.staging/busy.2.lock"
+	chmod 755 "$D/store/.staging"
+	chmod 644 "$D/store/.staging/busy.2.lock"
+	mkdir -p "$D/home" && chown 65534:65534 "$D/home"
+	exec 8<"$D/store/.staging/busy.2.lock"
+	flock -x 8
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
+		PATH=/usr/bin:/bin HOME="$D/home" CUDNNVM_SYSCONFDIR="$D/etc" \
+		CUDNNVM_STORE="$D/store" "$D/cudnnvm" doctor
+	exec 8<&-
+	rm -rf "$D"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"warning: abandoned staging folder $D/store/.staging/old.1"* ]]
+	[[ "$output" == *"fix: rm -rf '$D/store/.staging/old.1'"* ]]
+	[[ "$output" != *"busy.2"* ]]
+	[[ "$stderr" == "cudnnvm: doctor found "*" problem"* ]]
+}
+
+@test "a dangling or foreign current link is an error with the fix" {
+	ln -sfn 9.99.0.1-cuda12 "$CUDNNVM_STORE/current.new"
+	mv -T "$CUDNNVM_STORE/current.new" "$CUDNNVM_STORE/current"
+	run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: dangling current link: $CUDNNVM_STORE/current -> 9.99.0.1-cuda12"* ]]
+	[[ "$output" == *"fix: cudnnvm global --unset"* ]]
+	ln -sfn /etc "$CUDNNVM_STORE/current.new"
+	mv -T "$CUDNNVM_STORE/current.new" "$CUDNNVM_STORE/current"
+	run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: foreign current link: $CUDNNVM_STORE/current -> /etc"* ]]
+}
+
+@test "unreadable files (the chmod a+r problem) are found, also as a non-root user" {
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	chmod 600 "$CUDNNVM_STORE/$ID/lib/libcudnn_cnn.so.9.19.0"
+	run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: unreadable file in $ID: $CUDNNVM_STORE/$ID/lib/libcudnn_cnn.so.9.19.0"* ]]
+	[[ "$output" == *"fix: sudo chmod -R a+rX '$CUDNNVM_STORE/$ID'"* ]]
+	# the same store seen by another user
+	D=$(mktemp -d /tmp/cudnnvm-doctor.XXXXXX)
+	chmod 755 "$D"
+	cp -a "$CUDNNVM_STORE" "$D/store"
+	cp "$CUDNNVM_BIN" "$D/cudnnvm"
+	mkdir -p "$D/home" && chown 65534:65534 "$D/home"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
+		PATH=/usr/bin:/bin HOME="$D/home" CUDNNVM_SYSCONFDIR="$D/etc" \
+		CUDNNVM_STORE="$D/store" "$D/cudnnvm" doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: unreadable file in $ID: $D/store/$ID/lib/libcudnn_cnn.so.9.19.0"* ]]
+	# the fix it gives works
+	chmod -R a+rX "$D/store/$ID"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
+		PATH=/usr/bin:/bin HOME="$D/home" CUDNNVM_SYSCONFDIR="$D/etc" \
+		CUDNNVM_STORE="$D/store" "$D/cudnnvm" doctor
+	rm -rf "$D"
+	[[ "$output" != *"unreadable"* ]]
+}
+
+@test "another cuDNN on LD_LIBRARY_PATH shadows the active one" {
+	export LD_LIBRARY_PATH="$STUBS/v8/lib:$T/nothing"
+	run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: LD_LIBRARY_PATH entry $STUBS/v8/lib holds another cuDNN (libcudnn.so.8)"* ]]
+	[[ "$output" == *"fix: export LD_LIBRARY_PATH='$T/nothing'"* ]]
+	# after the active version it is a warning only
+	export LD_LIBRARY_PATH="$CUDNNVM_STORE/$ID/lib:$STUBS/v7/lib"
+	run cudnnvm doctor
+	[[ "$output" == *"warning: LD_LIBRARY_PATH entry $STUBS/v7/lib holds another cuDNN (libcudnn.so.7)"* ]]
+	[[ "$output" == *"fix: export LD_LIBRARY_PATH='$CUDNNVM_STORE/$ID/lib'"* ]]
+}
+
+@test "a CUDA toolkit of another major than the active variant" {
+	mkdir -p "$T/cuda12"
+	printf '{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}\n' >"$T/cuda12/version.json"
+	CUDA_HOME="$T/cuda12" run cudnnvm doctor
+	[[ "$output" == *"warning: the CUDA toolkit is 12 ($T/cuda12/version.json) but the active cuDNN $ID is the cuda13 variant"* ]]
+	[[ "$output" == *"fix: cudnnvm install 9 --cuda 12"* ]]
+}
+
+@test "missing cuBLASLt for the active variant" {
+	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: libcublasLt.so.13 is not found"* ]]
+	run cudnnvm doctor
+	[[ "$output" != *"libcublasLt.so.13 is not found"* ]]
+}
+
+@test "a Python environment that bundles its own cuDNN" {
+	python3 -m venv --without-pip "$T/venv" 2>/dev/null || skip "python3 -m venv does not work here"
+	sp=$("$T/venv/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
+	mkdir -p "$sp/nvidia/cudnn/lib" "$sp/torch/lib"
+	cp "$STUBS/v9/lib/libcudnn.so.9" "$sp/nvidia/cudnn/lib/"
+	cp "$STUBS/v8/lib/libcudnn.so.8" "$sp/torch/lib/"
+	PATH="$T/venv/bin:$PATH" run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/nvidia/cudnn/lib (libcudnn.so.9)"* ]]
+	[[ "$output" == *"fix: $T/venv/bin/python3 -m pip uninstall nvidia-cudnn-cu12 nvidia-cudnn-cu13"* ]]
+	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/torch/lib (libcudnn.so.8)"* ]]
+}
+
+@test "--explain maps the classic messages to a cause and a fix" {
+	run cudnnvm doctor --explain "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "matches: Could not load library libcudnn_" ]]
+	[[ "$output" == *"fix:     eval \"\$(cudnnvm env)\" && cudnnvm validate"* ]]
+	run cudnnvm doctor --explain "libcudnn.so.8: cannot open shared object file: No such file or directory"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cannot find cuDNN"* ]]
+	run cudnnvm doctor --explain "cuDNN error: CUDNN_STATUS_NOT_INITIALIZED"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"driver too old"* ]]
+	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
+	[ "$status" -eq 0 ]
+	run cudnnvm doctor --json --explain "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["fix"] == "cudnnvm doctor", j'
+	run --separate-stderr cudnnvm doctor --explain "something else entirely"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "cudnnvm: doctor: no known cause for that message; run 'cudnnvm doctor' and 'cudnnvm validate'" ]]
+}
+
+@test "doctor usage errors exit 64" {
+	run --separate-stderr cudnnvm doctor --bogus
+	[ "$status" -eq 64 ]
+	[[ "$stderr" == "cudnnvm: doctor: unexpected '--bogus'; usage: cudnnvm doctor"* ]]
+}

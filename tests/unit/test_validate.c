@@ -1,0 +1,229 @@
+/* test_validate.c: version decoding, the driver and compute-capability
+ * rules, the JSON round trip of a result, the cache key and cache, and
+ * the doctor's message catalogue. */
+#include "cudnnvm.h"
+#include "internal.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void
+test_decode(void)
+{
+	int a, b, c;
+
+	cv_probe_decode(91900, &a, &b, &c);
+	CHECK(a == 9 && b == 19 && c == 0);
+	cv_probe_decode(90100, &a, &b, &c);
+	CHECK(a == 9 && b == 1 && c == 0);
+	cv_probe_decode(8907, &a, &b, &c);
+	CHECK(a == 8 && b == 9 && c == 7);
+	cv_probe_decode(7605, &a, &b, &c);
+	CHECK(a == 7 && b == 6 && c == 5);
+	cv_probe_decode(92702, &a, &b, &c);
+	CHECK(a == 9 && b == 27 && c == 2);
+}
+
+static void
+test_rules(void)
+{
+	int need = 0;
+
+	CHECK(cv_probe_min_driver(11) == 11000);
+	CHECK(cv_probe_min_driver(12) == 12000);
+	CHECK(cv_probe_min_driver(13) == 13000);
+	CHECK(cv_probe_min_driver(0) == 0);
+	/* 9.11 and newer: Turing (7.5) and later */
+	CHECK(cv_probe_cc_ok(9, 19, 9, 0, &need) && need == 75);
+	CHECK(!cv_probe_cc_ok(9, 19, 7, 0, &need));
+	CHECK(cv_probe_cc_ok(9, 11, 7, 5, NULL));
+	CHECK(!cv_probe_cc_ok(9, 11, 6, 1, NULL));
+	/* 9.0-9.10 and 8.9: Maxwell (5.0) */
+	CHECK(cv_probe_cc_ok(9, 10, 5, 0, &need) && need == 50);
+	CHECK(!cv_probe_cc_ok(9, 10, 3, 7, NULL));
+	CHECK(cv_probe_cc_ok(8, 9, 6, 0, NULL));
+	CHECK(cv_probe_cc_ok(8, 2, 3, 5, &need) && need == 35);
+	CHECK(cv_probe_cc_ok(7, 6, 3, 0, &need) && need == 30);
+}
+
+static void
+fill(struct cv_validation *v)
+{
+	memset(v, 0, sizeof *v);
+	snprintf(v->id, sizeof v->id, "9.19.0.56-cuda13");
+	for (int i = 0; i < CV_NSTEPS; i++)
+		v->step[i].status = CV_CHECK_PASS;
+	v->step[CV_STEP_DRIVER].status = CV_CHECK_SKIP;
+	snprintf(v->step[CV_STEP_DRIVER].reason, 64, "no NVIDIA GPU");
+	snprintf(v->step[CV_STEP_GPU].reason, 64, "quote \" and \\ and \n");
+	v->cudnn_version = 91900;
+	v->cudart_version = 13010;
+	v->driver_version = 13000;
+	snprintf(v->gpu, sizeof v->gpu, "NVIDIA H200");
+	v->cc_major = 9;
+	v->max_err = 9.5e-7;
+}
+
+static void
+test_json(void)
+{
+	struct cv_validation v, w;
+	char *s;
+
+	fill(&v);
+	CHECK(cv_validation_failed(&v) < 0);
+	s = cv_validation_json(&v);
+	CHECK(strstr(s, "\"ok\":true") != NULL);
+	CHECK(cv_validation_from_json(s, &w) == 0);
+	CHECK(strcmp(w.id, v.id) == 0);
+	CHECK(w.step[CV_STEP_DRIVER].status == CV_CHECK_SKIP);
+	CHECK(strcmp(w.step[CV_STEP_GPU].reason, v.step[CV_STEP_GPU].reason) ==
+	      0);
+	CHECK(w.cudnn_version == 91900 && w.cudart_version == 13010);
+	CHECK(w.driver_version == 13000 && w.cc_major == 9);
+	CHECK(strcmp(w.gpu, "NVIDIA H200") == 0);
+	CHECK(w.max_err > 9e-7 && w.max_err < 1e-6);
+	free(s);
+
+	v.step[CV_STEP_PROVENANCE].status = CV_CHECK_FAIL;
+	CHECK(cv_validation_failed(&v) == CV_STEP_PROVENANCE);
+	s = cv_validation_json(&v);
+	CHECK(strstr(s, "\"ok\":false") != NULL);
+	free(s);
+
+	CHECK(cv_validation_from_json("", &w) < 0);
+	CHECK(cv_validation_from_json("[]", &w) < 0);
+	CHECK(cv_validation_from_json("{\"steps\":[]}", &w) < 0);
+	CHECK(cv_validation_from_json("{\"steps\":[{\"status\":\"pass\"}]}",
+				      &w) < 0);
+	CHECK(strcmp(cv_step_name(CV_STEP_FILES), "files") == 0);
+	CHECK(strcmp(cv_step_name(99), "?") == 0);
+	CHECK(strcmp(cv_check_name(CV_CHECK_SKIP), "skip") == 0);
+}
+
+static void
+write_file(const char *path, const char *data)
+{
+	FILE *f = fopen(path, "w");
+	if (f != NULL) {
+		fputs(data, f);
+		fclose(f);
+	}
+}
+
+static void
+test_cache(void)
+{
+	char tmpl[] = "/tmp/cv-test-validate.XXXXXX";
+	char *dir = mkdtemp(tmpl), *lib, *so, *k1, *k2, *k3, *k4, *cache;
+	struct cv_validation v, w;
+	struct timespec ts[2];
+
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	lib = cv_path_join(dir, "lib");
+	mkdir(lib, 0755);
+	so = cv_path_join(lib, "libcudnn.so.9");
+	write_file(so, "x");
+	cache = cv_path_join(dir, "cache");
+
+	k1 = cv_validate_cache_key(dir, "9.19.0.56-cuda13", 0, NULL);
+	k2 = cv_validate_cache_key(dir, "9.19.0.56-cuda13", 0, NULL);
+	CHECK(strcmp(k1, k2) == 0);
+	CHECK(strstr(k1, "libcudnn.so.9") != NULL);
+	k3 = cv_validate_cache_key(dir, "9.19.0.56-cuda13", 1, NULL);
+	CHECK(strcmp(k1, k3) != 0); /* --no-gpu is another result */
+
+	/* a library changed in place (same size, other mtime) */
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[1] = ts[0];
+	ts[1].tv_sec -= 1000;
+	utimensat(AT_FDCWD, so, ts, 0);
+	k4 = cv_validate_cache_key(dir, "9.19.0.56-cuda13", 0, NULL);
+	CHECK(strcmp(k1, k4) != 0);
+
+	fill(&v);
+	CHECK(cv_validate_cache_get(cache, k4, &w) < 0);
+	cv_validate_cache_put(cache, k4, &v);
+	CHECK(cv_validate_cache_get(cache, k4, &w) == 0);
+	CHECK(w.cached == 1 && strcmp(w.id, v.id) == 0);
+	CHECK(cv_validate_cache_get(cache, k1, &w) < 0); /* other key */
+	/* a key whose id would leave the folder is never used as a name */
+	CHECK(cv_validate_cache_get(cache, "v1\nid=../x\n", &w) < 0);
+	cv_validate_cache_put(cache, "v1\nid=../x\n", &v);
+	CHECK(access(cache, F_OK) == 0);
+	{
+		char *bad = cv_path_join(dir, "x.json");
+		CHECK(access(bad, F_OK) != 0);
+		free(bad);
+	}
+	/* a damaged cache file is a miss, not an error */
+	{
+		char *f = xasprintf("%s/validate/9.19.0.56-cuda13.json", cache);
+		write_file(f, "{not json");
+		CHECK(cv_validate_cache_get(cache, k4, &w) < 0);
+		unlink(f);
+		free(f);
+	}
+	free(k1);
+	free(k2);
+	free(k3);
+	free(k4);
+	{
+		char *cmd = xasprintf("rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	free(so);
+	free(lib);
+	free(cache);
+}
+
+static void
+test_explain(void)
+{
+	const struct cv_explain *e;
+	size_t n = 0;
+
+	e = cv_doctor_explain("Could not load library libcudnn_cnn_infer.so.8. "
+			      "Error: libcudnn_cnn_infer.so.8: cannot open "
+			      "shared object file");
+	CHECK(e != NULL && strstr(e->cause, "sub-libraries") != NULL);
+	e = cv_doctor_explain("ImportError: libcudnn.so.8: cannot open shared "
+			      "object file: No such file or directory");
+	CHECK(e != NULL && strstr(e->cause, "cannot find cuDNN") != NULL);
+	e = cv_doctor_explain("RuntimeError: cuDNN error: "
+			      "CUDNN_STATUS_NOT_INITIALIZED");
+	CHECK(e != NULL && strstr(e->cause, "driver") != NULL);
+	e = cv_doctor_explain("Loaded runtime CuDNN library: 9.1.0 but source "
+			      "was compiled with: 9.3.0.");
+	CHECK(e != NULL && strstr(e->fix, "cudnnvm install") != NULL);
+	e = cv_doctor_explain("cuDNN version incompatibility: PyTorch was "
+			      "compiled against (9, 19, 0)");
+	CHECK(e != NULL);
+	e = cv_doctor_explain("Invalid handle. Cannot load symbol "
+			      "cublasLtCreate");
+	CHECK(e != NULL && strstr(e->cause, "libcublasLt") != NULL);
+	CHECK(cv_doctor_explain("segmentation fault in my own code") == NULL);
+	CHECK(cv_doctor_explain(NULL) == NULL);
+	cv_doctor_catalogue(&n);
+	CHECK(n >= 10);
+}
+
+int
+main(void)
+{
+	test_decode();
+	test_rules();
+	test_json();
+	test_cache();
+	test_explain();
+	return TEST_DONE();
+}
