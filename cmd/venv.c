@@ -142,15 +142,18 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 		sh == CV_SHELL_FISH ? "function deactivate" : "deactivate () {";
 	struct cv_buf *out = cv_text_new();
 	struct stat sb;
-	char *buf = slurp(path, &sb, err), *line, *save = NULL;
+	char *buf = slurp(path, &sb, err), *line, *next;
 	int skip = 0, anchored = 0, r = 0;
 
 	if (buf == NULL) {
 		cv_text_free(out);
 		return err->code;
 	}
-	for (line = strtok_r(buf, "\n", &save); line && r == 0;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = buf; r == 0 && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
 		if (strncmp(line, BEGIN, strlen(BEGIN)) == 0) {
 			skip = 1;
 			continue;
@@ -163,7 +166,8 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 		if (strstr(line, DEACT_TAG) != NULL)
 			continue;
 		cv_text_add(out, line, strlen(line));
-		cv_text_add(out, "\n", 1);
+		if (nl)
+			cv_text_add(out, "\n", 1);
 		if (!remove && !anchored &&
 		    strncmp(line, anchor, strlen(anchor)) == 0) {
 			r = expand(out, deact, sh, id, exe, err);
