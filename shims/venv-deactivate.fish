@@ -1,0 +1,1 @@
+    if set -q _CUDNNVM_VENV; @EXE@ hook-env --shell fish --leave | source; if test -n "$_CUDNNVM_VENV_PREV"; set -gx CUDNNVM_VERSION $_CUDNNVM_VENV_PREV; else; set -e CUDNNVM_VERSION; end; set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end # cudnnvm-deactivate

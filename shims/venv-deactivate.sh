@@ -1,0 +1,1 @@
+    if [ -n "${_CUDNNVM_VENV-}" ]; then eval "$(@EXE@ hook-env --shell sh --leave)"; if [ -n "${_CUDNNVM_VENV_PREV-}" ]; then CUDNNVM_VERSION="$_CUDNNVM_VENV_PREV"; export CUDNNVM_VERSION; else unset CUDNNVM_VERSION; fi; unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_PWD; fi # cudnnvm-deactivate
