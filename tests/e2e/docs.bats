@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# Help, man pages and completions stay in step with the command table, and
+# the shell sources in completions/ and shims/ match what the binary prints.
+load helper
+
+setup() { common_setup; }
+
+usage_of() { # the usage lines of a command, "usage: " removed
+	cudnnvm "$1" --help | sed -n '1,/^$/p' | sed -e '/^$/d' -e 's/^usage: //' -e 's/^ *//'
+}
+
+man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | col -b | tr -s ' \t\n' ' '; }
+
+@test "every command is in help, and its --help exits 0" {
+	help=$(cudnnvm help)
+	[ -n "$(cudnnvm commands)" ]
+	for c in $(cudnnvm commands); do
+		grep -q "^  $c " <<<"$help" || { echo "not in help: $c"; false; }
+		run cudnnvm "$c" --help
+		[ "$status" -eq 0 ] || { echo "$c --help: $status"; false; }
+	done
+}
+
+@test "every command is in cudnnvm(1) with its exact usage line" {
+	text=$(man_text cudnnvm.1)
+	for c in $(cudnnvm commands); do
+		while IFS= read -r u; do
+			u=$(echo "$u" | tr -s ' ')
+			[[ $u == cudnnvm\ * ]] || u="cudnnvm $u"
+			[[ $text == *"$u"* ]] || { echo "man page lacks: $u"; false; }
+		done < <(usage_of "$c")
+	done
+}
+
+@test "cudnnvm(1) documents the global flags, exit codes and variables" {
+	text=$(man_text cudnnvm.1)
+	for f in --store --config --quiet --verbose --no-color --version --help; do
+		[[ $text == *"$f"* ]] || { echo "no $f"; false; }
+	done
+	for s in 0 1 64 65 69 73 74 75 77 78 130 126 127; do
+		[[ $text == *" $s "* ]] || { echo "no exit status $s"; false; }
+	done
+	for v in CUDNNVM_STORE CUDNNVM_CONFIG CUDNNVM_MIRROR CUDNNVM_VERSION NO_COLOR \
+		LD_LIBRARY_PATH CPATH LIBRARY_PATH CUDNN_HOME CUDNN_PATH CUDNN_ROOT \
+		CUDNN_INCLUDE_DIR CUDNN_LIB_DIR CUDNNVM_ACTIVE; do
+		[[ $text == *"$v"* ]] || { echo "no $v"; false; }
+	done
+}
+
+@test "cudnnvm.ini(5) documents every config key the parser accepts" {
+	text=$(man_text cudnnvm.ini.5)
+	keys=$(grep -oE '\{ "(store|remote|install)", "[a-z_]+" \}' "$REPO_ROOT/lib/config.c" |
+		sed -E 's/.*"([a-z]+)", "([a-z_]+)".*/\1 \2/')
+	[ -n "$keys" ]
+	while read -r sec key; do
+		[[ $text == *"[$sec]"* ]] || { echo "no section $sec"; false; }
+		[[ $text == *" $key "* ]] || { echo "no key $key"; false; }
+	done <<<"$keys"
+}
+
+@test "both man pages are clean under mandoc -Tlint" {
+	run mandoc -Tlint -Wwarning "$REPO_ROOT/man/cudnnvm.1" "$REPO_ROOT/man/cudnnvm.ini.5"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "every command is offered by the bash and fish completions" {
+	out=$(bash --norc --noprofile -c 'source "$1"; COMP_WORDS=(cudnnvm ""); COMP_CWORD=1; _cudnnvm; printf "%s\n" "${COMPREPLY[@]}"' _ "$REPO_ROOT/completions/cudnnvm.bash")
+	fout=$(fish --no-config -c 'source $argv[1]; complete -C "cudnnvm "' "$REPO_ROOT/completions/cudnnvm.fish")
+	for c in $(cudnnvm commands); do
+		grep -qx "$c" <<<"$out" || { echo "bash lacks $c"; false; }
+		grep -q "^$c" <<<"$fout" || { echo "fish lacks $c"; false; }
+	done
+	# zsh asks the same source of names
+	grep -q 'cudnnvm commands' "$REPO_ROOT/completions/_cudnnvm"
+}
+
+@test "the binary prints completions/ and shims/ byte for byte" {
+	cudnnvm completions bash | cmp - "$REPO_ROOT/completions/cudnnvm.bash"
+	cudnnvm completions zsh | cmp - "$REPO_ROOT/completions/_cudnnvm"
+	cudnnvm completions fish | cmp - "$REPO_ROOT/completions/cudnnvm.fish"
+	cudnnvm init bash | cmp - "$REPO_ROOT/shims/hook.bash"
+	cudnnvm init zsh | cmp - "$REPO_ROOT/shims/hook.zsh"
+	cudnnvm init fish | cmp - "$REPO_ROOT/shims/hook.fish"
+	cudnnvm init powershell | cmp - "$REPO_ROOT/shims/hook.ps1"
+}
+
+@test "the conda scripts are the shims/venv-* templates" {
+	load activation
+	mkdir -p "$CUDNNVM_STORE" "$XDG_CONFIG_HOME/cudnnvm" "$T/ce/conda-meta"
+	printf '[install]\nvalidate = no\n' >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	mkver 9.1.0.70-cuda12
+	cudnnvm -q venv 9.1 --path "$T/ce"
+	exe=$(readlink -f "$CUDNNVM_BIN")
+	for pair in activate.d/cudnnvm.sh:venv-activate.sh deactivate.d/cudnnvm.sh:venv-deactivate.sh \
+		activate.d/cudnnvm.fish:venv-activate.fish deactivate.d/cudnnvm.fish:venv-deactivate.fish; do
+		sed -e "s|@ID@|'9.1.0.70-cuda12'|g" -e "s|@EXE@|'$exe'|g" "$REPO_ROOT/shims/${pair#*:}" |
+			cmp - "$T/ce/etc/conda/${pair%%:*}"
+	done
+}
