@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct ectx {
 	char top[256];
 	int have_top;
 	int zip;
+	int pipeline; /* a decompressing thread feeds x.src */
 	uint64_t entries, total;
 	struct nameset names;
 	struct cv_err *err;
@@ -566,19 +568,131 @@ extract_all(struct ectx *x)
 	return 0;
 }
 
+/* ---- the decompressing stage ---------------------------------------------
+ * A compressed tarball is decompressed on its own thread (libarchive's raw
+ * format plus the xz/gzip/bzip2 filter) into a pipe that the tar reader on
+ * this thread consumes, as `tar -xJ` runs xz beside tar. */
+
+struct peek {
+	struct cv_source *inner;
+	const void *buf;
+	ssize_t len;
+	int used;
+};
+
+static ssize_t
+peek_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	struct peek *p = ctx;
+
+	if (!p->used) {
+		p->used = 1;
+		*buf = p->buf;
+		return p->len;
+	}
+	return p->inner->read(p->inner->ctx, buf, err);
+}
+
+struct decoder {
+	pthread_t th;
+	struct cv_source *src;
+	struct cv_pipe *out;
+	struct cv_err srcerr;
+	int src_failed;
+};
+
+static la_ssize_t
+dec_read_cb(struct archive *a, void *ud, const void **buf)
+{
+	struct decoder *d = ud;
+	ssize_t n = d->src->read(d->src->ctx, buf, &d->srcerr);
+
+	if (n < 0) {
+		d->src_failed = 1;
+		archive_set_error(a, EIO, "%s", d->srcerr.msg);
+		return -1;
+	}
+	return n;
+}
+
+static void *
+dec_main(void *arg)
+{
+	struct decoder *d = arg;
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	struct cv_err err = CV_ERR_INIT;
+	size_t bs = cv_pipe_bufsize(d->out);
+	la_ssize_t n = -1;
+	char *b;
+
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open(a, d, NULL, dec_read_cb, NULL) == ARCHIVE_OK &&
+	    archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		for (;;) {
+			if ((b = cv_pipe_get(d->out)) == NULL) {
+				archive_read_free(a);
+				return NULL; /* the reader gave up */
+			}
+			n = archive_read_data(a, b, bs);
+			if (n <= 0) {
+				cv_pipe_unget(d->out, b);
+				break;
+			}
+			cv_pipe_put(d->out, b, (size_t)n);
+		}
+	}
+	if (n < 0) {
+		if (d->src_failed)
+			err = d->srcerr;
+		else
+			cv_err_set(&err, CV_EDATA,
+				   "corrupt or unsupported archive: %s",
+				   archive_error_string(a)
+					   ? archive_error_string(a)
+					   : "read error");
+	}
+	cv_pipe_close(d->out, n < 0 ? &err : NULL);
+	archive_read_free(a);
+	return NULL;
+}
+
+static ssize_t
+pipe_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	return cv_pipe_take(ctx, buf, err);
+}
+
+static int
+compressed(const unsigned char *b, ssize_t n)
+{
+	static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+
+	return (n >= 6 && memcmp(b, xz, 6) == 0) ||
+	       (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) ||
+	       (n >= 3 && memcmp(b, "BZh", 3) == 0);
+}
+
 int
 cv_extract(struct cv_source *src, const char *dest,
 	   const struct cv_extract_limits *limits, struct cv_err *err)
 {
 	struct ectx x;
 	struct cv_err dummy = CV_ERR_INIT;
+	struct peek pk = { NULL, NULL, 0, 0 };
+	struct cv_source psrc = { peek_read, &pk };
+	struct cv_source tsrc = { pipe_read, NULL };
+	struct decoder dec;
 	int oldcwd, r;
 	mode_t oldmask;
 
 	if (err == NULL)
 		err = &dummy;
 	memset(&x, 0, sizeof x);
-	x.src = src;
+	memset(&dec, 0, sizeof dec);
 	x.err = err;
 	x.lim.max_entries = DEF_MAX_ENTRIES;
 	x.lim.max_total_bytes = DEF_MAX_TOTAL;
@@ -594,24 +708,43 @@ cv_extract(struct cv_source *src, const char *dest,
 		if (limits->max_depth)
 			x.lim.max_depth = limits->max_depth;
 	}
+	/* Look at the first bytes: a compressed tarball gets its own
+	 * decompressing thread; a zip or a plain tar is read here. */
+	pk.inner = src;
+	pk.len = src->read(src->ctx, &pk.buf, err);
+	if (pk.len < 0)
+		return (int)pk.len;
+	x.src = &psrc;
+	if (compressed(pk.buf, pk.len)) {
+		dec.src = &psrc;
+		dec.out = cv_pipe_new(8, 1 << 20);
+		if (pthread_create(&dec.th, NULL, dec_main, &dec) != 0)
+			abort();
+		tsrc.ctx = dec.out;
+		x.src = &tsrc;
+		x.pipeline = 1;
+	}
 	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (oldcwd < 0)
-		return cv_err_errno(err, CV_EIO,
-				    "cannot open the current folder");
+	if (oldcwd < 0) {
+		r = cv_err_errno(err, CV_EIO, "cannot open the current folder");
+		goto stop;
+	}
 	if (chdir(dest) != 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot enter '%s'", dest);
 		close(oldcwd);
-		return r;
+		goto stop;
 	}
 	oldmask = umask(022);
 	x.ar = archive_read_new();
 	x.aw = archive_write_disk_new();
 	archive_read_support_format_tar(x.ar);
-	archive_read_support_format_zip(x.ar);
-	archive_read_support_filter_xz(x.ar);
-	archive_read_support_filter_gzip(x.ar);
-	archive_read_support_filter_bzip2(x.ar);
+	if (!x.pipeline) {
+		archive_read_support_format_zip(x.ar);
+		archive_read_support_filter_xz(x.ar);
+		archive_read_support_filter_gzip(x.ar);
+		archive_read_support_filter_bzip2(x.ar);
+	}
 	archive_write_disk_set_options(
 		x.aw, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
 			      ARCHIVE_EXTRACT_SECURE_SYMLINKS |
@@ -629,7 +762,13 @@ cv_extract(struct cv_source *src, const char *dest,
 		r = cv_err_errno(err, CV_EIO,
 				 "cannot return to the current folder");
 	close(oldcwd);
+stop:
 	nameset_free(&x.names);
+	if (x.pipeline) {
+		cv_pipe_abort(dec.out);
+		pthread_join(dec.th, NULL);
+		cv_pipe_free(dec.out);
+	}
 	if (r == 0)
 		r = post_walk(dest, err);
 	return r;

@@ -223,13 +223,24 @@ check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
 	return 0;
 }
 
+static ssize_t
+pipe_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	return cv_pipe_take(ctx, buf, err);
+}
+
+/* Reading and hashing run on their own thread (a pump into a pipe), so
+ * they overlap with decompression and writing. */
 static int
 extract_verified(struct cv_store *st, const struct cv_artifact *art,
 		 const char *stage, struct cv_source *raw,
 		 struct cv_installed *inst, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
-	struct cv_source src = { hashing_read, &hs };
+	struct cv_source hashed = { hashing_read, &hs };
+	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
+	struct cv_source src = { pipe_read, pipe };
+	struct cv_pump *pump;
 	struct cv_extract_limits lim = { 0, 0, 0, 0 };
 	struct cv_err xerr = CV_ERR_INIT;
 	char want[65], got[65];
@@ -246,15 +257,21 @@ extract_verified(struct cv_store *st, const struct cv_artifact *art,
 			(char)((art->sha256[i] >= 'A' && art->sha256[i] <= 'F')
 				       ? art->sha256[i] - 'A' + 'a'
 				       : art->sha256[i]);
+	pump = cv_pump_start(&hashed, pipe);
 	rx = cv_extract(&src, stage, &lim, &xerr);
 	/* A bad archive with a wrong hash is reported as the wrong hash:
 	 * that is what the user must act on. Disk errors stay as they are. */
 	if (rx < 0 && rx != CV_EDATA) {
 		*err = xerr;
+		cv_pipe_abort(pipe);
+		cv_pump_join(pump);
+		cv_pipe_free(pipe);
 		cv_sha256_free(hs.h);
 		return rx;
 	}
 	r = drain(&src, rx < 0 ? NULL : err);
+	cv_pump_join(pump);
+	cv_pipe_free(pipe);
 	if (r < 0 && rx == 0) {
 		cv_sha256_free(hs.h);
 		return r;

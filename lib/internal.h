@@ -55,6 +55,27 @@ int cv_fs_lock(const char *path, int nowait,
 int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 void cv_fs_unlock(int fd);
 
+/* pipe.c: a bounded queue of buffers between two threads (issue 2). The
+ * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
+ * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
+ * ended early, or NULL). The consumer's cv_pipe_take returns the next
+ * buffer (valid until the next take), 0 at the end, <0 with err. */
+struct cv_pipe;
+struct cv_pipe *cv_pipe_new(size_t nbufs, size_t bufsize);
+void cv_pipe_free(struct cv_pipe *p);
+size_t cv_pipe_bufsize(const struct cv_pipe *p);
+char *cv_pipe_get(struct cv_pipe *p);
+void cv_pipe_put(struct cv_pipe *p, char *b, size_t len);
+void cv_pipe_unget(struct cv_pipe *p, char *b);
+void cv_pipe_close(struct cv_pipe *p, const struct cv_err *err);
+ssize_t cv_pipe_take(struct cv_pipe *p, const void **buf, struct cv_err *err);
+/* Consumer gives up: the producer's next cv_pipe_get returns NULL. */
+void cv_pipe_abort(struct cv_pipe *p);
+/* A thread that reads `src` to its end into `pipe`, then closes it. */
+struct cv_pump;
+struct cv_pump *cv_pump_start(struct cv_source *src, struct cv_pipe *pipe);
+void cv_pump_join(struct cv_pump *pu);
+
 /* store.c internals shared with install.c (issue 2). */
 struct cv_store {
 	char *root;  /* absolute */
