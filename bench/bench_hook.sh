@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# bench_hook.sh: activation speed, in one run, in bash.
+#  - the prompt hook at an unchanged prompt (no process), entering a pinned
+#    project and leaving it, against direnv doing the same job;
+#  - exec against running the program directly;
+#  - env, current and which against /bin/true;
+#  - a global switch.
+# Versions are made by hand in a private store (activation only).
+# Targets (issue 4): unchanged prompt <= 0.05 ms; enter <= 1 ms; exec
+# overhead <= 1 ms; env/current/which <= 1.5x /bin/true; global <= 1 ms.
+set -eu
+cd "$(dirname "$0")/.."
+BIN="$PWD/build/cudnnvm"
+[ -x "$BIN" ] || { echo "build/cudnnvm missing: run make"; exit 1; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export HOME="$W/home" XDG_CONFIG_HOME="$W/home/.config" XDG_DATA_HOME="$W/home/.local/share"
+export XDG_CACHE_HOME="$W/home/.cache" CUDNNVM_STORE="$W/store" CUDNNVM_SYSCONFDIR="$W/etc"
+unset CUDNNVM_VERSION CUDNNVM_ACTIVE CUDNNVM_CONFIG XDG_RUNTIME_DIR
+export PATH="$(dirname "$BIN"):$PATH"
+mkdir -p "$HOME/.config/cudnnvm" "$W/etc" "$W/proj/src" "$W/plain"
+printf '[install]\nvalidate = no\n' >"$HOME/.config/cudnnvm/config.ini"
+for id in 9.1.0.70-cuda12 9.13.0.50-cuda12; do
+	d="$CUDNNVM_STORE/$id"
+	mkdir -p "$d/include" "$d/lib"
+	ln -s lib "$d/lib64"
+	echo x >"$d/lib/libcudnn.so.9"
+	printf '{"id": "%s", "version": "%s", "cuda": 12, "platform": "linux-x86_64", "sha256": "%064d", "size": 1, "source": "bench", "installed_at": "2026-01-01T00:00:00Z"}\n' \
+		"$id" "${id%-cuda*}" 0 >"$d/cudnnvm.json"
+done
+cudnnvm -q global 9.1
+echo 9.13 >"$W/proj/.cudnn-version"
+N=${BENCH_N:-2000}
+NE=${BENCH_NE:-200}
+
+# µs per call of a bash snippet, measured inside one bash with EPOCHREALTIME
+per_call() { # setup, body, count
+	bash --norc --noprofile -c "$1"'
+s=$EPOCHREALTIME
+for ((i = 0; i < '"$3"'; i++)); do '"$2"'; done
+e=$EPOCHREALTIME
+echo $(( (${e/./} - ${s/./}) / '"$3"' ))'
+}
+
+echo "-- prompt hook (bash), microseconds per prompt"
+base=$(per_call 'f() { local s=$?; return $s; }' f "$N")
+unchanged=$(per_call 'eval "$(cudnnvm init bash)"; cd "'"$W"'/proj/src"; _cudnnvm_hook; sleep 0.05' _cudnnvm_hook "$N")
+# count processes at unchanged prompts through strace when there is one
+procs="n/a (no strace)"
+if command -v strace >/dev/null; then
+	procs=$(strace -f -e trace=execve -o "$W/trace" bash --norc --noprofile -c '
+eval "$(cudnnvm init bash)"; cd "'"$W"'/proj/src"; _cudnnvm_hook; sleep 0.05
+: >"'"$W"'/mark"; for i in 1 2 3 4 5 6 7 8 9 10; do _cudnnvm_hook; done' >/dev/null 2>&1 &&
+		awk '/mark/ { m = 1 } m && /execve\(/ { n++ } END { print n + 0 }' "$W/trace")
+	procs="$procs processes started in 10 unchanged prompts"
+fi
+enter=$(per_call 'eval "$(cudnnvm init bash)"; cd "'"$W"'/plain"; _cudnnvm_hook' 'cd "'"$W"'/proj/src"; _cudnnvm_hook; cd "'"$W"'/plain"; _cudnnvm_hook' "$NE")
+# the same job with direnv: its hook runs `direnv export` at every prompt
+cat >"$W/proj/.envrc" <<ENVRC
+export LD_LIBRARY_PATH="$CUDNNVM_STORE/9.13.0.50-cuda12/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+export CPATH="$CUDNNVM_STORE/9.13.0.50-cuda12/include" LIBRARY_PATH="$CUDNNVM_STORE/9.13.0.50-cuda12/lib"
+export CUDNN_HOME="$CUDNNVM_STORE/9.13.0.50-cuda12" CUDNN_PATH="$CUDNNVM_STORE/9.13.0.50-cuda12" CUDNN_ROOT="$CUDNNVM_STORE/9.13.0.50-cuda12"
+ENVRC
+d_unchanged=n/a d_enter=n/a
+if command -v direnv >/dev/null; then
+	(cd "$W/proj" && direnv allow . >/dev/null 2>&1)
+	d_unchanged=$(per_call 'eval "$(direnv hook bash)"; cd "'"$W"'/proj/src"; _direnv_hook 2>/dev/null' '_direnv_hook 2>/dev/null' "$NE")
+	d_enter=$(per_call 'eval "$(direnv hook bash)"; cd "'"$W"'/plain"; _direnv_hook 2>/dev/null' 'cd "'"$W"'/proj/src"; _direnv_hook 2>/dev/null; cd "'"$W"'/plain"; _direnv_hook 2>/dev/null' "$NE")
+fi
+printf '%-44s %8s us\n' "empty prompt function (baseline)" "$base"
+printf '%-44s %8s us  (%s)\n' "cudnnvm hook, unchanged prompt" "$unchanged" "$procs"
+printf '%-44s %8s us\n' "cudnnvm hook, enter project + leave it" "$enter"
+printf '%-44s %8s us\n' "direnv hook, unchanged prompt" "$d_unchanged"
+printf '%-44s %8s us\n' "direnv hook, enter project + leave it" "$d_enter"
+if [ "$d_unchanged" != n/a ]; then
+	awk -v a="$unchanged" -v b="$d_unchanged" -v c="$enter" -v d="$d_enter" 'BEGIN {
+		printf "ratio unchanged prompt cudnnvm/direnv: %.3f\n", a / b
+		printf "ratio enter+leave     cudnnvm/direnv: %.3f\n", c / d }'
+fi
+echo "mise: skipped (not packaged for Debian and not on PyPI; nothing downloaded)"
+
+echo "-- commands against /bin/true (hyperfine, no shell)"
+cd "$W/proj/src"
+hyperfine -N --warmup 20 --min-runs 300 --export-json "$W/h.json" \
+	'/bin/true' \
+	"$BIN --version" \
+	"$BIN exec -- /bin/true" \
+	"$BIN env --shell bash" \
+	"$BIN current" \
+	"$BIN which lib" \
+	"$BIN -q global 9.1" >/dev/null 2>&1 || hyperfine --warmup 20 --min-runs 300 --export-json "$W/h.json" \
+	'/bin/true' "$BIN --version" "$BIN exec -- /bin/true" "$BIN env --shell bash" "$BIN current" "$BIN which lib" "$BIN -q global 9.1" >/dev/null
+python3 - "$W/h.json" "$(dirname "$BIN")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = r[0]["mean"]
+for x in r:
+    name = x["command"].replace(sys.argv[2] + "/", "")
+    print("%-34s %8.3f ms  %5.2fx /bin/true  (+%.3f ms)" % (name, x["mean"] * 1e3, x["mean"] / base, (x["mean"] - base) * 1e3))
+PY
+echo "(cudnnvm --version shows the start-up floor: loading the 46 shared"
+echo " libraries the binary links, libcurl and libarchive among them)"
