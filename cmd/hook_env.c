@@ -228,6 +228,17 @@ cmd_hook_env(int argc, char **argv)
 		}
 	}
 	seen(&w, cv_store_root(st));
+	{
+		/* no store yet: watch the folder it will be made in */
+		struct stat sb;
+		char *slash, parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", cv_store_root(st));
+		slash = strrchr(parent, '/');
+		if (stat(parent, &sb) < 0 && slash != NULL) {
+			slash[slash == parent ? 1 : 0] = '\0';
+			seen(&w, parent);
+		}
+	}
 	r = cv_env_build(&env, cv_store_root(st), a.id[0] ? a.id : NULL, NULL,
 			 NULL, &err2);
 	if (r == 0)

@@ -208,3 +208,16 @@ echo "none: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"'
 	[ "$status" -eq 0 ]
 	[[ $output == *"hook-env --shell powershell"* ]]
 }
+
+@test "bash: a store made after the shell started is seen at the next prompt" {
+	export CUDNNVM_STORE="$T/later/store"
+	mkdir -p "$T/later"
+	run ibash <<'SH'
+eval "$(cudnnvm init bash)"
+echo "before: ${CUDNNVM_ACTIVE-none}"
+cp -a "$T/store" "$T/later/store"
+echo "after: ${CUDNNVM_ACTIVE-none}"
+SH
+	[[ $output == *"before: none"* ]]
+	[[ $output == *"after: $C"* ]]
+}
