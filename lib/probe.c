@@ -901,7 +901,7 @@ step_gpu(struct probe *p, const struct driver *d)
 			maxerr = isnan(e) ? INFINITY : e;
 	}
 	emit(p, json_pack("{s:s,s:s,s:f}", "k", "fact", "name", "max_err",
-			  isfinite(maxerr) ? maxerr : 1e30));
+			  "value", isfinite(maxerr) ? maxerr : 1e30));
 	if (!(maxerr < 1e-3)) {
 		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
 		       "the convolution on %s is wrong: max error %.3g vs the "

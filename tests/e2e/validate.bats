@@ -157,6 +157,11 @@ assert j["cudnn_version"] == 91900 and j["cudart_version"] == 13010'
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"5 gpu         fail: the convolution on Fake GPU is wrong: max error 0.5 vs the CPU reference"* ]]
+	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run --separate-stderr cudnnvm validate "$ID" --json
+	[ "$status" -eq 1 ]
+	echo "$output" | python3 -c 'import json,sys; j=json.load(sys.stdin)
+assert abs(j["max_err"] - 0.5) < 1e-3 and j["gpu"] == "Fake GPU" and j["cc_major"] == 9, j
+assert j["driver_version"] == 13000 and j["ok"] is False, j'
 }
 
 @test "--no-gpu skips steps 4-5 even with a driver" {
