@@ -623,6 +623,24 @@ step_driver(struct probe *p, const struct driver *d,
 		       ps->dep_needer, ps->dep_missing, p->a->cuda);
 		return 0;
 	}
+	if (p->a->major == 8 &&
+	    dlopen("libcuda.so", RTLD_NOW | RTLD_GLOBAL) == NULL) {
+		/* 8.x cnn_infer dlopens the unversioned name (WSL, some
+		 * containers only have libcuda.so.1). */
+		Dl_info info;
+		char dir[PATH_MAX] = "<driver folder>", *slash;
+		void *f = sym(p->cuda, "cuInit");
+		if (f != NULL && dladdr(f, &info) && info.dli_fname != NULL &&
+		    realpath(info.dli_fname, dir) != NULL &&
+		    (slash = strrchr(dir, '/')) != NULL)
+			*slash = '\0';
+		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
+		       "cuDNN 8 loads the unversioned libcuda.so, which is "
+		       "missing (only libcuda.so.1 is there); run: sudo ln -s "
+		       "libcuda.so.1 %s/libcuda.so",
+		       dir);
+		return 0;
+	}
 	if (p->a->major >= 8) {
 		phase(p, CV_STEP_DRIVER, "loading libcublasLt");
 		snprintf(so, sizeof so, "libcublasLt.so.%d", p->a->cuda);

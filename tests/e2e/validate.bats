@@ -164,6 +164,19 @@ assert abs(j["max_err"] - 0.5) < 1e-3 and j["gpu"] == "Fake GPU" and j["cc_major
 assert j["driver_version"] == 13000 and j["ok"] is False, j'
 }
 
+@test "an 8.x passes with a driver and fails without the unversioned libcuda.so" {
+	inst v8
+	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"5 gpu         pass (Fake GPU (sm_90)"* ]]
+	if ldconfig -p 2>/dev/null | grep -q '^[[:space:]]*libcuda\.so '; then
+		skip "this machine's loader cache has a real libcuda.so"
+	fi
+	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nolink" run cudnnvm validate "$ID"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"4 driver      fail: cuDNN 8 loads the unversioned libcuda.so, which is missing (only libcuda.so.1 is there); run: sudo ln -s libcuda.so.1 $STUBS/cuda-nolink/libcuda.so"* ]]
+}
+
 @test "--no-gpu skips steps 4-5 even with a driver" {
 	inst v9
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID" --no-gpu
