@@ -56,6 +56,7 @@ installs() {
 @test "A9 case-fold collision in a Windows zip" { refused a9-case-zip "differs only in case"; }
 @test "A10 two top-level folders" { refused a10-two-tops "'other/' is outside the archive's single top folder"; }
 @test "A10 a file beside the top folder" { refused a10-top-file "'README' is outside the archive's single top folder"; }
+@test "A11 decompression bomb: refused before writing it" { refused a11-bomb "/lib/bomb' makes the archive larger than the limit"; }
 @test "A13 path over 1024 bytes" { refused a13-long "longer than the limit"; }
 @test "A13 more than 32 levels" { refused a13-deep "nested deeper than the limit"; }
 @test "A13 newline in a name (reported escaped, on one line)" { refused a13-newline "/lib/bad\\x0aname' has a control character"; }

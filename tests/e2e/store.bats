@@ -127,3 +127,21 @@ as_nobody() {
 	run cudnnvm install --no-validate --no-wait --archive "$ARCH" --sha256 "$SHA"
 	[ "$status" -eq 0 ]
 }
+
+@test "F19 a read-only store: install is exit 73, list still works" {
+	unshare -m true 2>/dev/null || skip "cannot make a mount namespace here"
+	mkdir -p "$T/ro"
+	run unshare -m sh -c '
+		mount -t tmpfs tmpfs "$1" || exit 99
+		cudnnvm --store "$1/s" install --no-validate --archive "$2" --sha256 "$3" >/dev/null || exit 98
+		mount -o remount,ro "$1" || exit 99
+		cudnnvm --store "$1/s" install --no-validate --force --archive "$2" --sha256 "$3"
+		echo "rc=$?"
+		cudnnvm --store "$1/s" list
+		echo "list=$?"
+	' sh "$T/ro" "$ARCH" "$SHA"
+	[ "$status" -ne 99 ] || skip "mounting a tmpfs is not permitted here"
+	[[ "$output" == *"cudnnvm: the store '$T/ro/s' is read-only"* ]]
+	[[ "$output" == *"rc=73"* ]]
+	[[ "$output" == *"9.1.0.70-cuda12"*"list=0"* ]]
+}
