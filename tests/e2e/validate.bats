@@ -330,22 +330,23 @@ real_archive() {
 }
 
 @test "real cuDNN 8.9.2 from NVIDIA's pip wheel: packed, installed, steps 1-3 pass" {
-	local wheels="$REAL_CACHE/wheels"
+	local wheels="$REAL_CACHE/wheels" w8="$REAL_CACHE/w8/nvidia/cudnn/lib"
 	local whl="$wheels/nvidia_cudnn_cu12-8.9.2.26-py3-none-manylinux1_x86_64.whl"
-	if [ ! -e "$whl" ]; then
-		mkdir -p "$wheels"
-		HOME="$REAL_CACHE/pip-home" timeout 900 python3 -m pip download --no-deps \
-			-d "$wheels" nvidia-cudnn-cu12==8.9.2.26 >/dev/null 2>&1 ||
-			skip "nvidia-cudnn-cu12==8.9.2.26 is not cached and PyPI cannot be reached"
-	fi
-	local w8="$REAL_CACHE/w8/nvidia/cudnn/lib"
-	if [ ! -e "$w8/libcudnn_cnn_infer.so.8" ]; then
-		(cd "$REAL_CACHE" && mkdir -p w8 && cd w8 &&
-			python3 -c 'import sys, zipfile
+	local arch="$REAL_CACHE/archives/cudnn-linux-x86_64-8.9.2.26_cuda12-archive.tar.xz"
+	if [ ! -s "$arch.sha256" ]; then
+		if [ ! -e "$whl" ]; then
+			mkdir -p "$wheels"
+			HOME="$REAL_CACHE/pip-home" timeout 900 python3 -m pip download \
+				--no-deps -d "$wheels" nvidia-cudnn-cu12==8.9.2.26 >/dev/null 2>&1 ||
+				skip "nvidia-cudnn-cu12==8.9.2.26 is not cached and PyPI cannot be reached"
+		fi
+		mkdir -p "$REAL_CACHE/w8"
+		(cd "$REAL_CACHE/w8" && python3 -c 'import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
 z.extractall(members=[n for n in z.namelist() if n.startswith("nvidia/cudnn/lib/")])' "$whl")
 	fi
 	real_archive cudnn8 8.9.2.26 12 "$w8"
+	rm -rf "$REAL_CACHE/w8" # the archive (and the wheel) stay cached
 	# 1.2 GB of libraries take over a minute to extract on two cores: the
 	# install is kept (keyed by the archive's sha256) in the cache and
 	# made once; validation runs fresh each time.
