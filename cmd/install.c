@@ -46,6 +46,49 @@ parse_cuda(const char *s, int *out)
 	return 0;
 }
 
+/* Progress on a terminal: the file fetcher wrapped to count bytes (read on
+ * the install's reading thread; ui_progress only writes to stderr). */
+struct progress {
+	struct cv_fetcher inner;
+	struct cv_source src;
+	uint64_t done, total;
+};
+
+static ssize_t
+progress_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	struct progress *p = ctx;
+	ssize_t n = p->src.read(p->src.ctx, buf, err);
+
+	if (n > 0) {
+		p->done += (uint64_t)n;
+		ui_progress(NULL, p->done, p->total);
+	}
+	return n;
+}
+
+static int
+progress_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct progress *p = arg;
+	int r = p->inner.open(p->inner.arg, &p->src, err);
+
+	if (r == 0) {
+		src->read = progress_read;
+		src->ctx = p;
+	}
+	return r;
+}
+
+static void
+progress_close(void *arg, int ok)
+{
+	struct progress *p = arg;
+
+	p->inner.close(p->inner.arg, ok);
+	ui_progress_done();
+}
+
 /* ---- remote install: helper B (issue 3) fills this in ------------------ */
 static void
 on_sigint(int sig)
@@ -188,7 +231,8 @@ install_archive(const struct install_args *a)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
 	struct cv_artifact art;
-	struct cv_fetcher fetch;
+	struct cv_fetcher fetch, wrapped;
+	struct progress prog;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct stat sb;
@@ -272,7 +316,14 @@ install_archive(const struct install_args *a)
 	opts.nowait = a->nowait;
 	opts.waiting = waiting;
 	cv_fetcher_file(&fetch, a->archive);
-	r = cv_store_install(st, &art, &fetch, &opts, &already, &err);
+	prog.inner = fetch;
+	prog.done = 0;
+	prog.total = art.size;
+	wrapped.open = progress_open;
+	wrapped.close = progress_close;
+	wrapped.arg = &prog;
+	r = cv_store_install(st, &art, ui_is_tty() ? &wrapped : &fetch, &opts,
+			     &already, &err);
 	cv_fetcher_file_free(&fetch);
 	if (r < 0) {
 		r = cmd_fail(&err);
