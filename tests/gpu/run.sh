@@ -23,6 +23,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "skip: no NVIDIA GPU (nvidia-smi -L failed)"
 	exit 0
 fi
+[ -x "$BIN" ] || make -s >/dev/null || { echo "FAIL: cannot build $BIN"; exit 1; }
 nvidia-smi -L
 nvidia-smi --query-gpu=driver_version,compute_cap --format=csv,noheader
 
