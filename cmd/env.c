@@ -17,7 +17,7 @@ cmd_env(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cv_env env = CV_ENV_INIT;
-	struct cv_buf *out = cv_text_new();
+	struct cv_buf *out = NULL;
 	struct cv_active a;
 	int c, sh = cv_shell_guess(), r;
 	char cwd[PATH_MAX];
@@ -34,6 +34,7 @@ cmd_env(int argc, char **argv)
 		return cmd_usage_error("env", "too many arguments");
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
+	out = cv_text_new();
 	if (argc - optind == 1)
 		r = cv_active_find(st, argv[optind], a.id, &err);
 	else

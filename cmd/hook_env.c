@@ -181,7 +181,7 @@ cmd_hook_env(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT, err2 = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cv_env env = CV_ENV_INIT;
-	struct cv_buf *out = cv_text_new();
+	struct cv_buf *out = NULL;
 	struct watch w = { NULL, 0, 0 };
 	struct cv_active a;
 	const char *given = NULL, *pwd, *ver;
@@ -210,6 +210,7 @@ cmd_hook_env(int argc, char **argv)
 		stamp[0] = '\0';
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
+	out = cv_text_new();
 	memset(&a, 0, sizeof a);
 	if (!leave) {
 		if (getcwd(cwd, sizeof cwd) == NULL)

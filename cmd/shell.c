@@ -23,7 +23,7 @@ cmd_shell(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
-	struct cv_buf *out = cv_text_new();
+	struct cv_buf *out = NULL;
 	const char *eval = NULL;
 	int c, unset = 0, force = 0, novalidate = 0, sh, r;
 	char id[64];
@@ -60,12 +60,15 @@ cmd_shell(int argc, char **argv)
 	}
 	if (cv_shell_parse(eval, &sh, &err) < 0)
 		return cmd_fail(&err);
+	out = cv_text_new();
 	if (unset) {
 		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
 		goto print;
 	}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+	if ((r = cmd_open(&cfg, &st, 0)) != 0) {
+		cv_text_free(out);
 		return r;
+	}
 	if (cv_active_find(st, argv[optind], id, &err) < 0) {
 		r = cmd_fail(&err);
 		goto done;

@@ -18,7 +18,7 @@ setup() {
 	grep -q '>>> cudnnvm >>>' "$T/ve/bin/activate"
 	for sh in bash zsh; do
 		out=$("$sh" -c '
-# (PS1 is left exported by the venv's own deactivate)
+# (PS1 is left exported by the deactivate of the venv itself)
 before=$(env | grep -v -e "^_=" -e "^PWD=" -e "^OLDPWD=" -e "^PS1=" | LC_ALL=C sort)
 . "$T/ve/bin/activate"
 echo "on: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH $VIRTUAL_ENV"
