@@ -363,6 +363,17 @@ main(void)
 	ar_end();
 	CHECK(extract_to("srcfail", NULL, 1) == CV_ENETWORK);
 	CHECK(strstr(err.msg, "connection reset") != NULL);
+	/* A12: a corrupt xz stream surfaces as CV_EDATA, no hang */
+	for (size_t i = ar_len / 3; i < ar_len / 3 + 64 && i < ar_len; i++)
+		ar_buf[i] ^= 0x5a;
+	CHECK(extract_to("corrupt", NULL, 0) == CV_EDATA);
+	CHECK(strstr(err.msg, "corrupt") != NULL);
+	/* a truncated one too */
+	ar_begin(0);
+	ar_add("t/a", AE_IFREG, "0123456789", NULL, 0644);
+	ar_end();
+	ar_len /= 2;
+	CHECK(extract_to("truncated", NULL, 0) == CV_EDATA);
 
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	CHECK(system(cmd) == 0);
