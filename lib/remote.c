@@ -20,6 +20,8 @@
 
 #define RING_SIZE    (4u << 20)
 #define REPLAY_BLOCK (256u << 10)
+/* wake the reader only once this much is buffered (or at the end) */
+#define LOW_MARK (256u << 10)
 
 /* lock-free, so safe to set from a signal handler */
 static atomic_int interrupted;
@@ -357,6 +359,7 @@ struct cv_download {
 	atomic_int keep_partial; /* an error after which the partial is
 				    resumable */
 	int sniffed;
+	int cons_wait, prod_wait; /* who sleeps on cv */
 	CURL *h;
 	uint64_t file_len; /* bytes in the partial */
 
@@ -492,8 +495,11 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 	off = 0;
 	while (off < len) {
 		size_t space, at, chunk;
-		while (!d->abort && d->head - d->tail >= RING_SIZE)
+		while (!d->abort && d->head - d->tail >= RING_SIZE) {
+			d->prod_wait = 1;
 			pthread_cond_wait(&d->cv, &d->mu);
+			d->prod_wait = 0;
+		}
 		if (d->abort) {
 			pthread_mutex_unlock(&d->mu);
 			return CURL_WRITEFUNC_ERROR;
@@ -508,7 +514,8 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 		memcpy(d->ring + at, p + off, chunk);
 		d->head += chunk;
 		off += chunk;
-		pthread_cond_broadcast(&d->cv);
+		if (d->cons_wait && d->head - d->tail >= LOW_MARK)
+			pthread_cond_broadcast(&d->cv);
 	}
 	pthread_mutex_unlock(&d->mu);
 	return len;
@@ -757,8 +764,9 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 	pthread_mutex_lock(&d->mu);
 	d->tail += d->held;
 	d->held = 0;
-	pthread_cond_broadcast(&d->cv);
-	while (d->head == d->tail && !d->done && !interrupted) {
+	if (d->prod_wait)
+		pthread_cond_broadcast(&d->cv);
+	while (d->head - d->tail < LOW_MARK && !d->done && !interrupted) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 100000000L;
@@ -766,7 +774,9 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
+		d->cons_wait = 1;
 		pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+		d->cons_wait = 0;
 	}
 	if (d->head > d->tail) {
 		size_t at = (size_t)(d->tail % RING_SIZE);
