@@ -7,6 +7,7 @@
 # in ${XDG_CACHE_HOME:-~/.cache}/cudnnvm-bench. Prints wall time and peak
 # RSS (largest single process, from getrusage(RUSAGE_CHILDREN)) of each,
 # and the ratio. Target: ratio <= 1.0, cudnnvm peak <= 64 MB.
+# BENCH_SYNTHETIC=1 uses the synthetic archive even where cuDNN exists.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
@@ -15,14 +16,14 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-bench"
 mkdir -p "$cache"
 libs=/usr/local/cuda/lib64
 min_mb=300
-if [ -e "$libs/libcudnn.so.9" ]; then
+if [ -e "$libs/libcudnn.so.9" ] && [ -z "${BENCH_SYNTHETIC:-}" ]; then
 	kind="real cuDNN libraries from $libs"
 	name=cudnn-linux-x86_64-9.99.0.1_cuda12-archive.tar.xz
 	args=(--libdir "$libs")
 else
 	kind="synthetic (no real cuDNN at $libs)"
 	name=cudnn-linux-x86_64-9.98.0.1_cuda12-archive.tar.xz
-	args=(--fake --pad-mb 160 --fill-mb 600)
+	args=(--fake --pad-mb 310 --fill-mb 400)
 fi
 arch="$cache/$name"
 if [ ! -f "$arch" ]; then

@@ -79,11 +79,17 @@ writable_or_creatable(const char *path)
 static char *
 absolute(const char *path)
 {
-	char cwd[4096];
+	char cwd[4096], *r;
+	size_t n;
 
 	if (path[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
-		return xstrdup(path);
-	return cv_path_join(cwd, path);
+		r = xstrdup(path);
+	else
+		r = cv_path_join(cwd, path);
+	n = strlen(r);
+	while (n > 1 && r[n - 1] == '/')
+		r[--n] = '\0';
+	return r;
 }
 
 static char *
