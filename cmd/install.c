@@ -93,9 +93,17 @@ progress_close(void *arg, int ok)
 static void
 on_sigint(int sig)
 {
+	static volatile sig_atomic_t seen;
 	int saved = errno;
 
-	(void)sig;
+	/* The first Ctrl-C stops the download cleanly (partial kept, exit
+	 * 130); a second one, e.g. while waiting on a lock, ends the process
+	 * at once (the store is crash-safe either way). */
+	if (seen) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	seen = 1;
 	cv_remote_interrupt();
 	errno = saved;
 }
