@@ -217,6 +217,117 @@ test_explain(void)
 	CHECK(n >= 10);
 }
 
+/* The runner, with a stand-in for the probe: a script that reports a
+ * step, then dies, hangs or exits early. Checks the clean environment. */
+static char *
+script(const char *dir, const char *name, const char *body)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *text = xasprintf(
+		"#!/bin/sh\n"
+		"env > '%s/%s.env'\n"
+		"echo '{\"k\":\"phase\",\"step\":0,\"what\":\"reading\"}'\n"
+		"echo '{\"k\":\"step\",\"step\":0,\"status\":\"pass\","
+		"\"reason\":\"\"}'\n"
+		"echo '{\"k\":\"phase\",\"step\":1,\"what\":\"loading "
+		"the test library\"}'\n%s\n",
+		dir, name, body);
+	write_file(path, text);
+	chmod(path, 0755);
+	free(text);
+	return path;
+}
+
+static void
+test_runner(void)
+{
+	char tmpl[] = "/tmp/cv-test-runner.XXXXXX";
+	char *dir = mkdtemp(tmpl), *lib, *exe, *envf, *cmd;
+	struct cv_validate_opts o = CV_VALIDATE_OPTS_INIT;
+	struct cv_installed inst;
+	struct cv_validation v;
+	struct cv_err err = CV_ERR_INIT;
+	FILE *f;
+	char line[4096];
+	int saw_ld = 0, saw_secret = 0;
+
+	CHECK(dir != NULL);
+	if (dir == NULL)
+		return;
+	lib = cv_path_join(dir, "lib");
+	mkdir(lib, 0755);
+	memset(&inst, 0, sizeof inst);
+	snprintf(inst.id, sizeof inst.id, "9.19.0.56-cuda13");
+	CHECK(cv_install_id_parse(&inst.version, inst.id, NULL) == 0);
+	setenv("CUDNNVM_UNIT_SECRET", "1", 1);
+
+	/* killed by SIGABRT while loading: a fail naming the signal */
+	exe = script(dir, "abort",
+		     "echo 'Invalid handle. Cannot load symbol "
+		     "cublasLtCreate' >&2; kill -ABRT $$");
+	o.self_exe = exe;
+	CHECK(cv_validate(dir, &inst, &o, &v, &err) == 0);
+	CHECK(v.step[CV_STEP_FILES].status == CV_CHECK_PASS);
+	CHECK(v.step[CV_STEP_VERSION].status == CV_CHECK_FAIL);
+	CHECK(strstr(v.step[CV_STEP_VERSION].reason, "SIGABRT") != NULL);
+	CHECK(strstr(v.step[CV_STEP_VERSION].reason,
+		     "while loading the test library") != NULL);
+	CHECK(strstr(v.step[CV_STEP_VERSION].reason,
+		     "Cannot load symbol cublasLtCreate") != NULL);
+	CHECK(v.step[CV_STEP_GPU].status == CV_CHECK_SKIP);
+	CHECK(cv_validation_failed(&v) == CV_STEP_VERSION);
+	free(exe);
+
+	/* the environment was clean: our own lib first, nothing inherited */
+	envf = xasprintf("%s/abort.env", dir);
+	f = fopen(envf, "r");
+	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		if (strncmp(line, "LD_LIBRARY_PATH=", 16) == 0 &&
+		    strncmp(line + 16, lib, strlen(lib)) == 0)
+			saw_ld = 1;
+		if (strncmp(line, "CUDNNVM_UNIT_SECRET=", 20) == 0)
+			saw_secret = 1;
+	}
+	if (f != NULL)
+		fclose(f);
+	CHECK(saw_ld && !saw_secret);
+	free(envf);
+
+	/* a hang is killed at the timeout */
+	exe = script(dir, "hang", "exec sleep 30");
+	o.self_exe = exe;
+	o.timeout_s = 1;
+	CHECK(cv_validate(dir, &inst, &o, &v, &err) == 0);
+	CHECK(v.step[CV_STEP_VERSION].status == CV_CHECK_FAIL);
+	CHECK(strstr(v.step[CV_STEP_VERSION].reason, "no answer after 1 s") !=
+	      NULL);
+	free(exe);
+
+	/* an early exit without "done" */
+	exe = script(dir, "early", "exit 3");
+	o.self_exe = exe;
+	o.timeout_s = 0;
+	CHECK(cv_validate(dir, &inst, &o, &v, &err) == 0);
+	CHECK(strstr(v.step[CV_STEP_VERSION].reason, "exited with status 3") !=
+	      NULL);
+	free(exe);
+
+	/* a program that cannot be run at all */
+	o.self_exe = "/nonexistent/cudnnvm";
+	CHECK(cv_validate(dir, &inst, &o, &v, &err) == 0);
+	CHECK(cv_validation_failed(&v) >= 0);
+
+	/* a version cudnnvm cannot check is refused up front */
+	inst.version.part[0] = 6;
+	CHECK(cv_validate(dir, &inst, &o, &v, &err) == CV_EDATA);
+
+	unsetenv("CUDNNVM_UNIT_SECRET");
+	cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(lib);
+}
+
 int
 main(void)
 {
@@ -225,5 +336,6 @@ main(void)
 	test_json();
 	test_cache();
 	test_explain();
+	test_runner();
 	return TEST_DONE();
 }
