@@ -404,6 +404,13 @@ check_toolkit_dirs(struct findings *fs)
 
 /* ---- CUDA toolkit, driver, cuBLASLt ----------------------------------- */
 
+static const char *
+driver_version_file(void)
+{
+	const char *t = getenv("CUDNNVM_TEST_DRIVER_VERSION_FILE");
+	return t != NULL ? t : "/proc/driver/nvidia/version";
+}
+
 /* CUDA toolkit major from $CUDA_HOME or /usr/local/cuda version.json. */
 static int
 toolkit_major(char *where, size_t n)
@@ -449,17 +456,19 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		    tk, where, ctx->active_id, ctx->active_cuda);
 		free(fix);
 	}
-	/* The kernel module's version: cheap and needs no GPU library. */
-	f = fopen("/proc/driver/nvidia/version", "r");
+	/* The kernel module's version: cheap and needs no GPU library.
+	 * (CUDNNVM_TEST_DRIVER_VERSION_FILE stands in for it in tests.) */
+	f = fopen(driver_version_file(), "r");
 	if (f != NULL && fgets(line, sizeof line, f) != NULL) {
 		const char *min = ctx->active_cuda <= 11   ? "450.80.02"
 				  : ctx->active_cuda == 12 ? "525.60.13"
 							   : "580.65.06";
 		char *p = strstr(line, "Kernel Module");
 		unsigned a = 0, b = 0, c = 0, ma = 0, mb = 0, mc = 0;
+		char ver[32] = "";
 
-		if (p != NULL)
-			sscanf(p + 13, " %u.%u.%u", &a, &b, &c);
+		if (p != NULL && sscanf(p + 13, " %31s", ver) == 1)
+			sscanf(ver, "%u.%u.%u", &a, &b, &c);
 		sscanf(min, "%u.%u.%u", &ma, &mb, &mc);
 		if (a > 0 &&
 		    (a < ma || (a == ma && (b < mb || (b == mb && c < mc))))) {
@@ -471,8 +480,8 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			add(fs, CV_LEVEL_ERROR,
 			    "update the NVIDIA driver (your distribution's "
 			    "nvidia-driver package)",
-			    why, "the NVIDIA driver %u.%u.%u is too old for %s",
-			    a, b, c, ctx->active_id);
+			    why, "the NVIDIA driver %s is too old for %s", ver,
+			    ctx->active_id);
 			free(why);
 		}
 	}
@@ -578,7 +587,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		add(&fs, CV_LEVEL_OK, "cudnnvm global <version>",
 		    "without one, programs find cuDNN only through the system",
 		    "no cuDNN version is active");
-	if (access("/proc/driver/nvidia/version", F_OK) != 0)
+	if (access(driver_version_file(), F_OK) != 0)
 		add(&fs, CV_LEVEL_OK, NULL,
 		    "validation skips its GPU steps on this machine",
 		    "no NVIDIA driver is loaded");

@@ -130,6 +130,18 @@ for f in j["findings"]:
 	[[ "$output" == *"fix: cudnnvm install 9 --cuda 12"* ]]
 }
 
+@test "a driver too old for the active variant" {
+	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n' >"$T/version"
+	CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/version" run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: the NVIDIA driver 535.104.05 is too old for $ID"* ]]
+	[[ "$output" == *"CUDA 13 needs driver 580.65.06 or newer"* ]]
+	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Sep 25 2025\n' >"$T/version"
+	CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/version" run cudnnvm doctor
+	[[ "$output" != *"is too old"* ]]
+	[[ "$output" != *"no NVIDIA driver is loaded"* ]]
+}
+
 @test "missing cuBLASLt for the active variant" {
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm doctor
 	[ "$status" -eq 1 ]
