@@ -266,6 +266,18 @@ assert j["driver_version"] == 13000 and j["ok"] is False, j'
 	[ -e .cudnn-version ]
 }
 
+@test "shell refuses a failing version and prints no script" {
+	inst wrongver --no-validate
+	run --separate-stderr cudnnvm shell --eval bash "$ID"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ "$stderr" == "cudnnvm: not activating $ID: validation failed"* ]]
+	inst v9
+	run --separate-stderr cudnnvm shell --eval bash "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *CUDNNVM_VERSION* ]]
+}
+
 @test "install validates after installing and reports a failure" {
 	run --separate-stderr inst wrongver
 	[ "$status" -eq 1 ]
