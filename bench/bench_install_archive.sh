@@ -21,7 +21,7 @@ if [ -e "$libs/libcudnn.so.9" ] && [ -z "${BENCH_SYNTHETIC:-}" ]; then
 	name=cudnn-linux-x86_64-9.99.0.1_cuda12-archive.tar.xz
 	args=(--libdir "$libs")
 else
-	kind="synthetic (no real cuDNN at $libs)"
+	kind="synthetic: incompressible + compressible data"
 	name=cudnn-linux-x86_64-9.98.0.1_cuda12-archive.tar.xz
 	args=(--fake --pad-mb 310 --fill-mb 400)
 fi
