@@ -45,6 +45,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(LIBA): $(LIB_OBJ)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(BIN): $(CMD_OBJ) $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(LDLIBS)
