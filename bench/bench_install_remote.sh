@@ -9,8 +9,11 @@
 # tar -xJf unthrottled; <= 1.1x max(download, decode) throttled; <= 64 MiB.
 #
 # Knobs: BENCH_ARCHIVE_MB (default 320), BENCH_RATE (bytes/s, 50000000),
-# BENCH_RUNS (3; the median is reported). The archive is generated once
-# and kept under build/bench-remote/ (it takes a few minutes to compress).
+# BENCH_RUNS (3; the median is reported), BENCH_KIND (random: incompressible
+# content, so decoding is almost free and every other cost shows;
+# compressible: 4-bit-entropy content, so xz decoding dominates as with
+# real cuDNN archives). The archive is generated once and kept under
+# build/bench-remote/ (compressing it takes minutes on 2 cores).
 set -eu
 cd "$(dirname "$0")/.."
 BIN="$PWD/build/cudnnvm"
@@ -18,8 +21,9 @@ W="$PWD/build/bench-remote"
 MB=${BENCH_ARCHIVE_MB:-320}
 RATE=${BENCH_RATE:-50000000}
 RUNS=${BENCH_RUNS:-3}
+KIND=${BENCH_KIND:-random}
 TOP=cudnn-linux-x86_64-9.13.0.50_cuda12-archive
-DATA="$W/data"
+DATA="$W/data-$KIND"
 A="$DATA/$TOP.tar.xz"
 
 [ -x "$BIN" ] || { echo "bench: build first (make)" >&2; exit 1; }
@@ -37,8 +41,20 @@ if [ ! -s "$A" ] || [ "$(cat "$DATA/mb" 2>/dev/null)" != "$MB" ]; then
 	head -c 100000 /dev/urandom >"$s/lib/libcudnn.so.9.13.0"
 	ln -s libcudnn.so.9.13.0 "$s/lib/libcudnn.so.9"
 	ln -s libcudnn.so.9 "$s/lib/libcudnn.so"
-	head -c $((MB * 1000 * 1000)) /dev/urandom \
-		>"$s/lib/libcudnn_engines_precompiled.so.9.13.0"
+	if [ "$KIND" = compressible ]; then
+		# compresses to about 0.57: MB*7/4 MB of 4-bit symbols
+		python3 -c '
+import os, sys
+tab = bytes((b & 0x0f) | 0x40 for b in range(256))
+n = int(sys.argv[1]) * 7 // 4
+with open(sys.argv[2], "wb") as f:
+    for _ in range(n):
+        f.write(os.urandom(1000000).translate(tab))
+' "$MB" "$s/lib/libcudnn_engines_precompiled.so.9.13.0"
+	else
+		head -c $((MB * 1000 * 1000)) /dev/urandom \
+			>"$s/lib/libcudnn_engines_precompiled.so.9.13.0"
+	fi
 	tar -C "$DATA/src" -cf - "$TOP" | xz -T0 -0 >"$A.tmp"
 	mv "$A.tmp" "$A"
 	rm -rf "$DATA/src"
@@ -132,7 +148,7 @@ config "https://127.0.0.1:$PORT/" && "$BIN" -q list-remote 9.13 >/dev/null
 config "https://127.0.0.1:$PORT/fault/throttle/" && "$BIN" -q list-remote 9.13 >/dev/null
 cat "$A" >/dev/null
 
-echo "archive: $SIZE bytes (sha256 ${SHA:0:12}...), $RUNS runs each, median"
+echo "archive ($KIND): $SIZE bytes (sha256 ${SHA:0:12}...), $RUNS runs each, median"
 t_inst=$(measure install_unthrottled)
 t_chain=$(measure chain)
 t_tar=$(measure tar_alone)
