@@ -170,6 +170,11 @@ install_remote(const struct install_args *a)
 	    (r = cv_resolve(ix, &req, &res, &err)) < 0)
 		goto fail;
 	cv_version_format_id(&res.art.version, id, sizeof id);
+	if (cmd_g.verbose)
+		ui_note("%s resolves to cuDNN %s for %s: %s (%llu bytes, sha256 "
+			"%s)",
+			a->spec, id, res.art.platform, res.url,
+			(unsigned long long)res.art.size, res.art.sha256);
 	opts.force = a->force;
 	opts.nowait = a->nowait;
 	opts.waiting = waiting;

@@ -112,3 +112,16 @@ assert [e["cuda"] for e in a] == [13, 12]
 	CUDNNVM_MIRROR="https://127.0.0.1:$MIRROR_PORT/" run cudnnvm list-remote 9.20
 	[ "$status" -eq 0 ]
 }
+
+@test "a listing older than a day is read again" {
+	cudnnvm list-remote 9.20 >/dev/null
+	touch -d '2 days ago' "$T"/cache/manifests/*/listing
+	cudnnvm list-remote 9.20 >/dev/null
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
+}
+
+@test "install -v says what the spec resolved to" {
+	run --separate-stderr cudnnvm -v install 9.20 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"9.20 resolves to cuDNN 9.20.0.48-cuda12 for linux-x86_64: https://127.0.0.1:$MIRROR_PORT/cudnn/linux-x86_64/"* ]]
+}
