@@ -221,3 +221,21 @@ SH
 	[[ $output == *"before: none"* ]]
 	[[ $output == *"after: $C"* ]]
 }
+
+@test "bash: keeps the user's PROMPT_COMMAND and \$?, works under set -u, init twice adds one hook" {
+	run ibash <<'SH'
+set -u
+PROMPT_COMMAND='echo "pc saw $?"'
+eval "$(cudnnvm init bash)"
+eval "$(cudnnvm init bash)"
+echo "pcmd: $PROMPT_COMMAND"
+cd proj
+(exit 3)
+echo "in: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"pcmd: _cudnnvm_hook;echo"* ]]
+	[[ $output != *"_cudnnvm_hook;_cudnnvm_hook"* ]]
+	[[ $output == *"pc saw 3"* ]]
+	[[ $output == *"in: $A"* ]]
+	! grep -q "unbound variable" "$T/err"
+}

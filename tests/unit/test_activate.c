@@ -53,6 +53,98 @@ refused(const char *content, const char *why)
 	return why == NULL || strstr(err.msg, why) != NULL;
 }
 
+/* A store entry as the store writes it: <root>/<id>/ with cudnnvm.json. */
+static void
+mkver(const char *root, const char *id)
+{
+	char p[700], ver[64];
+	FILE *f;
+
+	snprintf(ver, sizeof ver, "%s", id);
+	*strstr(ver, "-cuda") = '\0';
+	snprintf(p, sizeof p, "%s/%s", root, id);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/lib", root, id);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/%s/cudnnvm.json", root, id);
+	f = fopen(p, "w");
+	fprintf(f,
+		"{\"id\": \"%s\", \"version\": \"%s\", \"cuda\": %s, "
+		"\"platform\": \"linux-x86_64\", \"sha256\": \"%064d\", "
+		"\"size\": 1, \"source\": \"test\", "
+		"\"installed_at\": \"2026-01-01T00:00:00Z\"}\n",
+		id, ver, strstr(id, "-cuda") + 5, 0);
+	fclose(f);
+}
+
+/* Resolution order with a real store: env, then pins, then global. */
+static void
+resolve_tests(void)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct cv_active a;
+	char root[700], proj[700], link[760], id[64], top[64], rm[100];
+
+	/* a tree of its own: no pin of the tests above sits over it */
+	snprintf(top, sizeof top, "/tmp/cv-test-resolve.XXXXXX");
+	if (mkdtemp(top) == NULL)
+		return;
+	snprintf(root, sizeof root, "%s/store", top);
+	snprintf(proj, sizeof proj, "%s/proj", top);
+	mkdir(root, 0755);
+	mkdir(proj, 0755);
+	mkver(root, "9.1.0.70-cuda12");
+	mkver(root, "9.13.0.50-cuda12");
+	cv_config_init(&cfg);
+	CHECK(cv_store_open(&st, &cfg, root, 0, &err) == 0);
+	if (st == NULL) {
+		printf("# %s\n", err.msg);
+		cv_config_release(&cfg);
+		return;
+	}
+	unsetenv("CUDNNVM_VERSION");
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) ==
+		      CV_ENOTFOUND &&
+	      a.origin == CV_ORIGIN_NONE);
+	snprintf(link, sizeof link, "%s/current", root);
+	CHECK(symlink("9.1.0.70-cuda12", link) == 0);
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == 0 &&
+	      a.origin == CV_ORIGIN_GLOBAL &&
+	      strcmp(a.id, "9.1.0.70-cuda12") == 0);
+	CHECK(cv_pin_write(proj, "9", &err) == 0);
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == 0 &&
+	      a.origin == CV_ORIGIN_FILE &&
+	      strcmp(a.id, "9.13.0.50-cuda12") == 0 &&
+	      strcmp(a.spec, "9") == 0 && strstr(a.file, "/proj/") != NULL);
+	setenv("CUDNNVM_VERSION", "9.1", 1);
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == 0 &&
+	      a.origin == CV_ORIGIN_ENV &&
+	      strcmp(a.id, "9.1.0.70-cuda12") == 0);
+	setenv("CUDNNVM_VERSION", "9.2", 1);
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) ==
+		      CV_ENOTFOUND &&
+	      strstr(err.msg, "cudnnvm install 9.2") != NULL);
+	setenv("CUDNNVM_VERSION", "../x", 1);
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == CV_EUSAGE);
+	unsetenv("CUDNNVM_VERSION");
+	CHECK(cv_pin_write(proj, "8.9", &err) == 0);
+	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) ==
+		      CV_ENOTFOUND &&
+	      strstr(err.msg, "cudnnvm install 8.9") != NULL &&
+	      strstr(err.msg, ".cudnn-version") != NULL);
+	CHECK(cv_active_find(st, "9.13.0.50-cuda12", id, &err) == 0 &&
+	      strcmp(id, "9.13.0.50-cuda12") == 0);
+	CHECK(cv_active_find(st, "9.13.0.50-cuda11", id, &err) == CV_ENOTFOUND);
+	CHECK(cv_active_find(st, "9.13", id, &err) == 0 &&
+	      strcmp(id, "9.13.0.50-cuda12") == 0);
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	snprintf(rm, sizeof rm, "rm -rf '%s'", top);
+	CHECK(system(rm) == 0);
+}
+
 int
 main(void)
 {
@@ -150,6 +242,8 @@ main(void)
 	      strcmp(spec, "9.13.0") == 0);
 	CHECK(cv_pin_write(sub, "../x", &err) == CV_EUSAGE);
 	CHECK(cv_pin_write("/nonexistent-dir", "9", &err) < 0);
+
+	resolve_tests();
 
 	snprintf(p, sizeof p, "rm -rf '%s'", dir);
 	CHECK(system(p) == 0);
