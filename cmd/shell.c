@@ -52,10 +52,15 @@ cmd_shell(int argc, char **argv)
 		return cmd_usage_error("shell",
 				       "expected one version spec or --unset");
 	if (eval == NULL) {
-		cv_err_set(
-			&err, CV_ERROR,
-			"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'export CUDNNVM_VERSION=%s'",
-			unset ? "" : argv[optind]);
+		if (unset)
+			cv_err_set(
+				&err, CV_ERROR,
+				"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'unset CUDNNVM_VERSION'");
+		else
+			cv_err_set(
+				&err, CV_ERROR,
+				"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'export CUDNNVM_VERSION=%s'",
+				argv[optind]);
 		return cmd_fail(&err);
 	}
 	if (cv_shell_parse(eval, &sh, &err) < 0)

@@ -10,6 +10,10 @@ setup() { activation_setup; }
 	one_error_line
 	[[ $stderr == *"cudnnvm init bash"* ]]
 	[[ $stderr == *"CUDNNVM_VERSION=9.1"* ]]
+	run --separate-stderr cudnnvm shell --unset
+	[ "$status" -eq 1 ]
+	one_error_line
+	[[ $stderr == *"unset CUDNNVM_VERSION"* ]]
 }
 
 @test "through the integration it prints the override for each shell" {
