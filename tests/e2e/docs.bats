@@ -9,7 +9,7 @@ usage_of() { # the usage lines of a command, "usage: " removed
 	cudnnvm "$1" --help | sed -n '1,/^$/p' | sed -e '/^$/d' -e 's/^usage: //' -e 's/^ *//'
 }
 
-man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | col -b | tr -s ' \t\n' ' '; }
+man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | sed 's/.\x08//g' | tr -s ' \t\n' ' '; }
 
 @test "every command is in help, and its --help exits 0" {
 	help=$(cudnnvm help)
