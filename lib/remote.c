@@ -40,6 +40,7 @@ struct cv_remote {
 	int retries;
 	int allow_file;
 	int verify_pins;
+	CURL *get; /* reused for small documents: keeps connections */
 };
 
 int
@@ -86,6 +87,8 @@ cv_remote_free(struct cv_remote *r)
 {
 	if (r == NULL)
 		return;
+	if (r->get != NULL)
+		curl_easy_cleanup(r->get);
 	free(r->mirror);
 	free(r->ca_file);
 	free(r->proxy);
@@ -292,17 +295,21 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 {
 	char errbuf[CURL_ERROR_SIZE];
 	struct get_ctx g = { out, 0 };
-	CURL *h = curl_easy_init();
+	CURL *h;
 	CURLcode res = CURLE_OK;
 	long code = 0;
 	int rc = 0;
 
+	if (r->get == NULL)
+		r->get = curl_easy_init();
+	h = r->get;
 	if (h == NULL)
 		return cv_err_set(err, CV_ERROR, "cannot start libcurl");
 	out->max = max;
 	for (int attempt = 0;; attempt++) {
 		cv_buf_reset(out);
 		g.toobig = 0;
+		curl_easy_reset(h); /* options only; the connection stays */
 		setup_easy(r, h, url, errbuf);
 		curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
 		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, get_write);
@@ -320,7 +327,7 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 				max);
 	else if (res != CURLE_OK)
 		rc = transfer_error(r, h, res, url, errbuf, err);
-	curl_easy_cleanup(h);
+	curl_easy_reset(h);
 	return rc;
 }
 
@@ -655,7 +662,7 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 	/* A verified archive kept from an earlier install. */
 	fd = open_nofollow(d->final, O_RDONLY, &st);
 	if (fd >= 0) {
-		if ((uint64_t)st.st_size == d->size) {
+		if ((uint64_t)st.st_size == d->size && st.st_uid == geteuid()) {
 			d->from_final = 1;
 			d->used_cache = 1;
 			d->rfd = fd;
@@ -670,6 +677,18 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open the download cache %s",
 				    d->partial);
+	if (st.st_uid != geteuid()) {
+		/* not ours: do not trust or extend it */
+		close(d->wfd);
+		unlink(d->partial);
+		d->wfd = open_nofollow(
+			d->partial, O_RDWR | O_CREAT | O_EXCL | O_APPEND, &st);
+		if (d->wfd < 0)
+			return cv_err_errno(err, cv_code_from_errno(errno),
+					    "cannot create the download cache "
+					    "%s",
+					    d->partial);
+	}
 	if ((uint64_t)st.st_size > d->size) {
 		/* larger than the manifest says: junk */
 		if (ftruncate(d->wfd, 0) < 0)

@@ -264,3 +264,14 @@ fails_cleanly() {
 	fails_cleanly 69
 	[[ "$output" == *"via proxy http://127.0.0.1:1"* ]]
 }
+
+@test "D18: a partial owned by another user is not resumed" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to chown the partial"
+	mkdir -p "$T/cache/downloads"
+	head -c $((SIZE / 2)) "$(big_archive)" >"$PARTIAL"
+	chown 65534:65534 "$PARTIAL"
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	! grep -q 'archive.tar.xz bytes=' "$MIRROR_DIR/root/requests.log"
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
