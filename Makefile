@@ -13,12 +13,17 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 BUILD   ?= build
 WERROR  ?= 1
+# libcurl, libarchive and libcrypto are compiled against but not linked:
+# lib/dynload.c loads them on first use, so that env, which, current and
+# the prompt hook start like a tiny C program.
 PKGS    ?= libcurl libarchive libcrypto inih jansson
+LINKED_PKGS ?= inih jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(LINKED_PKGS) 2>/dev/null)
 
 WARN    = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
-          -Wformat=2 -Wvla -Wwrite-strings -Wno-unused-parameter
+          -Wformat=2 -Wvla -Wwrite-strings -Wno-unused-parameter \
+          -Wno-format-truncation
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) \
              $(if $(filter 1,$(WERROR)),-Werror) \

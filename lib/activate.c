@@ -192,8 +192,10 @@ cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
 		if (seen != NULL)
 			seen(payload, cur);
 		for (int i = 0; i < 2; i++) {
-			snprintf(file, 4096, "%s%s%s", cur, len == 1 ? "" : "/",
-				 names[i]);
+			/* cur is shorter than 4096 - 32 (checked above), so
+			 * the name always fits. */
+			snprintf(file, 4096, "%.4000s%s%s", cur,
+				 len == 1 ? "" : "/", names[i]);
 			if (lstat(file, &sb) < 0)
 				continue;
 			if (seen != NULL)
