@@ -54,8 +54,10 @@ $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 $(BIN): $(CMD_OBJ) $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(LDLIBS)
+# Unit tests may call the libraries directly (to build test archives).
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBA)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
+	  $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 unit-bins: $(UNIT_BIN)
 
