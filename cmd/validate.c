@@ -197,8 +197,19 @@ cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 		return cmd_fail(&err);
 	}
 	failed = cv_validation_failed(&v);
-	if (failed < 0)
+	if (failed < 0) {
+		/* Say plainly what was proven, once (a cached result is
+		 * silent: it was said when it was made). */
+		if (!v.cached && v.step[CV_STEP_GPU].status == CV_CHECK_PASS)
+			ui_note("validated %s: it loads from its own folder "
+				"and a convolution on %s matches the CPU",
+				id, v.gpu);
+		else if (!v.cached)
+			ui_note("validated %s: files, version and library "
+				"provenance pass; GPU steps skipped (%s)",
+				id, v.step[CV_STEP_GPU].reason);
 		return 0;
+	}
 	if (force) {
 		ui_warn("%s failed validation (%s: %s); activating it anyway "
 			"because of --force",
