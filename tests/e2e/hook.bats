@@ -8,11 +8,13 @@ setup() {
 	activation_setup
 	export T
 	cudnnvm -q global 8
-	# a cudnnvm on PATH that logs each start, to count processes
-	mkdir -p "$T/logbin"
+	# a cudnnvm on PATH that logs each start, to count processes; the log
+	# lives in a folder of its own, since creating it in $T would change a
+	# folder the hook watches (every parent of the working folder)
+	mkdir -p "$T/logbin" "$T/log"
 	cat >"$T/logbin/cudnnvm" <<SH
 #!/bin/sh
-echo "\$*" >>"$T/runs"
+echo "\$*" >>"$T/log/runs"
 exec "$CUDNNVM_BIN" "\$@"
 SH
 	chmod +x "$T/logbin/cudnnvm"
@@ -27,7 +29,7 @@ SH
 ibash() { bash --norc --noprofile -i 2>"$T/err"; }
 izsh() { zsh -f -i 2>"$T/err"; }
 
-runs() { [ -f "$T/runs" ] && grep -c hook-env "$T/runs" || echo 0; }
+runs() { [ -f "$T/log/runs" ] && grep -c hook-env "$T/log/runs" || echo 0; }
 
 @test "bash: entering a pinned project sets the version, leaving restores exactly" {
 	run ibash <<'SH'
