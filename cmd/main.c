@@ -137,7 +137,7 @@ int
 cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config local;
+	struct cv_config local = { 0 };
 	struct cv_config *c = cfg ? cfg : &local;
 
 	cv_config_init(c);
