@@ -5,7 +5,8 @@
 #include <string.h>
 
 const struct cmd_spec cmd_table[] = {
-	{ "install", cmd_install, "download, verify and install a cuDNN version",
+	{ "install", cmd_install,
+	  "download, verify and install a cuDNN version",
 	  "install <spec> [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait]",
 	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
@@ -24,7 +25,8 @@ const struct cmd_spec cmd_table[] = {
 	  "  --force           also remove the active (global) version\n", 0 },
 	{ "list", cmd_list, "list installed versions (* global, > active)",
 	  "list [--json]", "  --json            machine-readable output\n", 0 },
-	{ "list-remote", cmd_list_remote, "list versions available on the mirror",
+	{ "list-remote", cmd_list_remote,
+	  "list versions available on the mirror",
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--json] [--refresh]",
 	  "  --cuda N          only builds for this CUDA major\n"
 	  "  --platform P      only builds for this platform\n"

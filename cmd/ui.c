@@ -1,6 +1,6 @@
 /* ui.c: error lines, notes and the progress bar. */
-#include "cmd.h"
 #include "ui.h"
+#include "cmd.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,9 +118,10 @@ ui_progress(void *payload, uint64_t done, uint64_t total)
 		int fill = pct * width / 100;
 		human(tot, sizeof tot, (double)total);
 		eta = rate > 0 ? (double)(total - done) / rate : 0;
-		fprintf(stderr, "\r[%.*s%*s] %3d%% %s / %s  %s/s  ETA %02d:%02d ",
-			fill, "##############################", width - fill,
-			"", pct, d, tot, r, (int)eta / 60, (int)eta % 60);
+		fprintf(stderr,
+			"\r[%.*s%*s] %3d%% %s / %s  %s/s  ETA %02d:%02d ", fill,
+			"##############################", width - fill, "", pct,
+			d, tot, r, (int)eta / 60, (int)eta % 60);
 	} else {
 		fprintf(stderr, "\r%s  %s/s ", d, r);
 	}

@@ -15,26 +15,29 @@
 /* Each code maps to one documented exit status (cv_exit_status). */
 enum cv_code {
 	CV_OK = 0,
-	CV_ERROR = -1,	    /* generic failure: exit 1 */
+	CV_ERROR = -1,      /* generic failure: exit 1 */
 	CV_ENOTFOUND = -2,  /* not installed / not in a manifest: exit 1 */
-	CV_EUSAGE = -3,	    /* usage or bad spec: exit 64 */
-	CV_EDATA = -4,	    /* bad manifest, checksum, size, archive: 65 */
+	CV_EUSAGE = -3,     /* usage or bad spec: exit 64 */
+	CV_EDATA = -4,      /* bad manifest, checksum, size, archive: 65 */
 	CV_ENETWORK = -5,   /* network or server error: 69 */
-	CV_ESTORE = -6,	    /* store not writable / hostile store: 73 */
-	CV_EIO = -7,	    /* I/O error, disk full: 74 */
+	CV_ESTORE = -6,     /* store not writable / hostile store: 73 */
+	CV_EIO = -7,        /* I/O error, disk full: 74 */
 	CV_ELOCKED = -8,    /* lock busy with --no-wait: 75 */
-	CV_EPERM = -9,	    /* permission denied: 77 */
+	CV_EPERM = -9,      /* permission denied: 77 */
 	CV_ECONFIG = -10,   /* config error: 78 */
-	CV_EINTR = -11,	    /* interrupted: 130 */
+	CV_EINTR = -11,     /* interrupted: 130 */
 	CV_EVALIDATE = -12, /* validation failed: exit 1 */
 };
 
 #define CV_ERR_MSGSIZE 1024
 struct cv_err {
-	int code;		   /* enum cv_code */
+	int code;                 /* enum cv_code */
 	char msg[CV_ERR_MSGSIZE]; /* one line, no trailing newline */
 };
-#define CV_ERR_INIT { CV_OK, "" }
+#define CV_ERR_INIT       \
+	{                 \
+		CV_OK, "" \
+	}
 
 /* Record an error and return `code`: `return cv_err_set(err, ...)`.
  * err may be NULL. */
@@ -55,16 +58,15 @@ int cv_exit_status(int code);
 
 #define CV_VERSION_MAXPARTS 4
 struct cv_version {
-	int nparts;			     /* 1..4 */
+	int nparts;                              /* 1..4 */
 	unsigned long part[CV_VERSION_MAXPARTS]; /* missing parts are 0 */
-	int cuda;			     /* CUDA major, 0 when not given */
+	int cuda; /* CUDA major, 0 when not given */
 };
 
 /* Parse a spec: ^[0-9]{1,3}(\.[0-9]{1,5}){0,3}(-cuda[0-9]{1,3})?$, ASCII
  * only, no leading zeros beyond a single "0". CV_EUSAGE on anything else;
  * the message quotes the input safely. */
-int cv_version_parse(struct cv_version *out, const char *s,
-		     struct cv_err *err);
+int cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err);
 /* Parse an install id: a full 4-part version with -cudaN (9.13.0.50-cuda12).
  */
 int cv_install_id_parse(struct cv_version *out, const char *s,
@@ -89,14 +91,14 @@ long cv_version_cudnn_number(const struct cv_version *v);
 struct cv_config {
 	char *store_path; /* NULL: default */
 	char *cache_path; /* NULL: default */
-	char *mirror;	  /* never NULL after load */
-	char *ca_file;	  /* NULL: system CAs */
-	char *proxy;	  /* NULL: environment */
-	long timeout;	  /* seconds without progress */
+	char *mirror;     /* never NULL after load */
+	char *ca_file;    /* NULL: system CAs */
+	char *proxy;      /* NULL: environment */
+	long timeout;     /* seconds without progress */
 	int retries;
-	int cuda;	  /* 0 = auto */
-	char *platform;	  /* NULL = auto */
-	int validate;	  /* 1/0 */
+	int cuda;       /* 0 = auto */
+	char *platform; /* NULL = auto */
+	int validate;   /* 1/0 */
 	int keep_archives;
 	int verify_pins;
 };
@@ -119,12 +121,12 @@ struct cv_store; /* opaque */
 
 /* Metadata of one installed version (its cudnnvm.json). */
 struct cv_installed {
-	char id[64];		/* 9.13.0.50-cuda12 */
+	char id[64];               /* 9.13.0.50-cuda12 */
 	struct cv_version version; /* 4 parts, cuda set */
 	char platform[32];
 	char sha256[65];
 	uint64_t size;
-	char source[1024];	/* url or file path of the archive */
+	char source[1024];     /* url or file path of the archive */
 	char installed_at[32]; /* RFC 3339 UTC */
 };
 
@@ -156,8 +158,7 @@ int cv_store_global_get(const struct cv_store *st, char id[64],
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
 /* Remove an installed version under its lock. */
-int cv_store_uninstall(struct cv_store *st, const char *id,
-		       struct cv_err *err);
+int cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err);
 
 /* A pull source of archive bytes (a file, or a download in flight).
  * read() sets *buf and returns its length, 0 at the end, <0 on error. */
@@ -169,11 +170,11 @@ struct cv_source {
 /* What is being installed. */
 struct cv_artifact {
 	struct cv_version version; /* 4 parts and cuda */
-	char platform[32];	   /* linux-x86_64, windows-x86_64, ... */
-	char sha256[65];	   /* expected, lower-case hex */
-	uint64_t size;		   /* expected bytes, 0 = unknown */
-	char filename[256];	   /* the archive's base name */
-	char source[1024];	   /* url or path, recorded in cudnnvm.json */
+	char platform[32];         /* linux-x86_64, windows-x86_64, ... */
+	char sha256[65];           /* expected, lower-case hex */
+	uint64_t size;             /* expected bytes, 0 = unknown */
+	char filename[256];        /* the archive's base name */
+	char source[1024];         /* url or path, recorded in cudnnvm.json */
 };
 
 /* Opens the byte source once the version lock is held and the version is
@@ -191,7 +192,10 @@ struct cv_install_opts {
 	void (*waiting)(void *payload, const char *what);
 	void *payload;
 };
-#define CV_INSTALL_OPTS_INIT { 0, 0, NULL, NULL }
+#define CV_INSTALL_OPTS_INIT     \
+	{                        \
+		0, 0, NULL, NULL \
+	}
 
 /* Install `art` into the store in one pass: bytes from the fetcher are
  * hashed and extracted together into .staging; the version is published by
@@ -243,24 +247,25 @@ int cv_extract(struct cv_source *src, const char *dest,
 
 /* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
 
-#define CV_MANIFEST_MAX_BYTES (16u << 20)	/* a manifest or listing */
-#define CV_ARCHIVE_MAX_BYTES (64ULL << 30)	/* a manifest `size` */
-#define CV_DEFAULT_MIRROR "https://developer.download.nvidia.com/compute/cudnn/redist/"
+#define CV_MANIFEST_MAX_BYTES (16u << 20)   /* a manifest or listing */
+#define CV_ARCHIVE_MAX_BYTES  (64ULL << 30) /* a manifest `size` */
+#define CV_DEFAULT_MIRROR \
+	"https://developer.download.nvidia.com/compute/cudnn/redist/"
 
 /* One cudnn archive of a manifest: (platform, cudaN) -> file. */
 struct cv_release_file {
 	char platform[32];
-	int cuda;		 /* CUDA major */
+	int cuda;                /* CUDA major */
 	char relative_path[512]; /* validated, relative to the mirror */
-	char sha256[65];	 /* lower-case hex */
+	char sha256[65];         /* lower-case hex */
 	uint64_t size;
 	char bad[256]; /* non-empty: why the entry is unusable (field path) */
 };
 
 /* A parsed redistrib_<version>.json (only the "cudnn" product). */
 struct cv_manifest {
-	char name[64];		   /* redistrib_9.13.0.json */
-	char label[32];		   /* release_label, e.g. 9.13.0 */
+	char name[64];  /* redistrib_9.13.0.json */
+	char label[32]; /* release_label, e.g. 9.13.0 */
 	char release_date[16];
 	struct cv_version version; /* cudnn.version, 4 parts */
 	struct cv_release_file *files;
@@ -270,12 +275,12 @@ struct cv_manifest {
 /* Parse manifest bytes (both NVIDIA shapes). CV_EDATA with the byte offset
  * for bad JSON, or with the field path for a bad required field. Odd
  * entries are kept with `bad` set rather than failing the whole file. */
-int cv_manifest_parse(struct cv_manifest *m, const char *name,
-		      const char *data, size_t len, struct cv_err *err);
+int cv_manifest_parse(struct cv_manifest *m, const char *name, const char *data,
+		      size_t len, struct cv_err *err);
 void cv_manifest_release(struct cv_manifest *m);
 /* The entry for (platform, cuda), or NULL. */
-const struct cv_release_file *
-cv_manifest_find(const struct cv_manifest *m, const char *platform, int cuda);
+const struct cv_release_file *cv_manifest_find(const struct cv_manifest *m,
+					       const char *platform, int cuda);
 /* "cuda12, cuda13": the variants the release has for `platform`. */
 void cv_manifest_variants(const struct cv_manifest *m, const char *platform,
 			  char *buf, size_t n);
@@ -324,7 +329,8 @@ int cv_download_new(struct cv_download **out, struct cv_remote *r,
 void cv_download_fetcher(struct cv_download *d, struct cv_fetcher *f);
 /* Called from the reading thread with bytes done / total. */
 void cv_download_progress(struct cv_download *d,
-			  void (*fn)(void *, uint64_t, uint64_t), void *payload);
+			  void (*fn)(void *, uint64_t, uint64_t),
+			  void *payload);
 /* 1 when the bytes came (partly) from a cached partial or archive. */
 int cv_download_used_cache(const struct cv_download *d);
 /* Delete the cached bytes of this artifact (before a clean retry). */
@@ -340,8 +346,7 @@ void cv_index_free(struct cv_index *ix);
 /* Release names, newest first ("9.13.0", "8.9.7.29"). */
 size_t cv_index_count(const struct cv_index *ix);
 const char *cv_index_name(const struct cv_index *ix, size_t i);
-const struct cv_version *cv_index_version(const struct cv_index *ix,
-					  size_t i);
+const struct cv_version *cv_index_version(const struct cv_index *ix, size_t i);
 /* Fetch (or read from the cache) and parse release i, pins checked. */
 int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		      struct cv_err *err);
@@ -349,13 +354,13 @@ int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 /* resolve.c: a spec -> one archive of one release. */
 struct cv_resolve_req {
 	const struct cv_version *spec; /* NULL: newest */
-	int cuda;		       /* --cuda / config; 0 = auto */
-	const char *platform;	       /* --platform / config; NULL = auto */
+	int cuda;                      /* --cuda / config; 0 = auto */
+	const char *platform;          /* --platform / config; NULL = auto */
 };
 struct cv_resolved {
 	struct cv_artifact art; /* version, platform, sha256, size, ... */
-	char *url;		/* xmalloc'd */
-	char label[32];		/* release label, e.g. 9.13.0 */
+	char *url;              /* xmalloc'd */
+	char label[32];         /* release label, e.g. 9.13.0 */
 };
 int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
@@ -366,22 +371,22 @@ void cv_resolved_release(struct cv_resolved *res);
 /* activate.c: which version is active and why (SPEC "Choosing the active
  * version"). Pin files are read safely: a regular file of at most
  * CV_PIN_MAX bytes holding one spec, never a path or URL. */
-#define CV_PIN_MAX 4096
-#define CV_PIN_FILE ".cudnn-version"
+#define CV_PIN_MAX       4096
+#define CV_PIN_FILE      ".cudnn-version"
 #define CV_TOOL_VERSIONS ".tool-versions"
 
 enum cv_origin {
 	CV_ORIGIN_NONE = 0,
-	CV_ORIGIN_ENV,	  /* CUDNNVM_VERSION */
-	CV_ORIGIN_FILE,	  /* a .cudnn-version or .tool-versions */
+	CV_ORIGIN_ENV,    /* CUDNNVM_VERSION */
+	CV_ORIGIN_FILE,   /* a .cudnn-version or .tool-versions */
 	CV_ORIGIN_GLOBAL, /* <store>/current */
 };
 
 struct cv_active {
-	int origin;	 /* enum cv_origin */
-	char spec[64];	 /* the spec as written (the id for global) */
+	int origin;      /* enum cv_origin */
+	char spec[64];   /* the spec as written (the id for global) */
 	char file[4096]; /* the pin file, for CV_ORIGIN_FILE */
-	char id[64];	 /* the install id it resolves to */
+	char id[64];     /* the install id it resolves to */
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -407,8 +412,8 @@ int cv_active_resolve(const struct cv_store *st, const char *cwd,
 		      struct cv_active *out, cv_seen_fn seen, void *payload,
 		      struct cv_err *err);
 /* Resolve a spec to an installed id (a full id is checked directly). */
-int cv_active_find(const struct cv_store *st, const char *spec,
-		   char id[64], struct cv_err *err);
+int cv_active_find(const struct cv_store *st, const char *spec, char id[64],
+		   struct cv_err *err);
 
 /* env.c: the variables of a version (SPEC "The environment of a version"):
  * a list of assignments, value NULL meaning unset. */
@@ -420,7 +425,10 @@ struct cv_env {
 	struct cv_env_var *v;
 	size_t n, alloc;
 };
-#define CV_ENV_INIT { NULL, 0, 0 }
+#define CV_ENV_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
 /* Look up a variable in the environment being changed (NULL: getenv). */
 typedef const char *(*cv_getenv_fn)(void *ctx, const char *name);
 
@@ -484,7 +492,7 @@ enum cv_step {
 enum cv_check { CV_CHECK_NONE, CV_CHECK_PASS, CV_CHECK_FAIL, CV_CHECK_SKIP };
 
 struct cv_step_result {
-	int status;	  /* enum cv_check */
+	int status;       /* enum cv_check */
 	char reason[600]; /* "" for a plain pass */
 };
 
@@ -495,19 +503,22 @@ struct cv_validation {
 	long cudnn_version;  /* cudnnGetVersion(), 0 when not reached */
 	long cudart_version; /* cudnnGetCudartVersion() */
 	int driver_version;  /* cuDriverGetVersion(), 0 when none */
-	char gpu[128];	     /* device name, "" when none */
+	char gpu[128];       /* device name, "" when none */
 	int cc_major, cc_minor;
 	double max_err; /* convolution vs CPU reference */
-	int cached;	/* 1 when read from the cache */
+	int cached;     /* 1 when read from the cache */
 };
 
 struct cv_validate_opts {
 	const char *self_exe;  /* the cudnnvm binary (NULL: /proc/self/exe) */
 	const char *cache_dir; /* NULL: no cache */
-	int no_gpu;	       /* skip steps 4-5 */
+	int no_gpu;            /* skip steps 4-5 */
 	unsigned timeout_s;    /* 0: 120 s */
 };
-#define CV_VALIDATE_OPTS_INIT { NULL, NULL, 0, 0 }
+#define CV_VALIDATE_OPTS_INIT    \
+	{                        \
+		NULL, NULL, 0, 0 \
+	}
 
 /* Validate the install in `dir` (its metadata in `inst`) in a child process
  * with a clean environment. Returns 0 when the steps ran (out tells pass or
@@ -525,9 +536,9 @@ char *cv_validation_json(const struct cv_validation *v);
 /* probe.c: what runs inside the child (`cudnnvm validate-probe`). */
 struct cv_probe_args {
 	const char *libdir;   /* <install>/lib, absolute */
-	int major;	      /* cuDNN major: 7, 8, 9 */
-	long expect;	      /* expected cudnnGetVersion() */
-	int cuda;	      /* variant's CUDA major */
+	int major;            /* cuDNN major: 7, 8, 9 */
+	long expect;          /* expected cudnnGetVersion() */
+	int cuda;             /* variant's CUDA major */
 	const char *cublaslt; /* path of libcublasLt found, or NULL */
 	int no_gpu;
 };
@@ -539,8 +550,7 @@ long cv_probe_decode(long v, int *maj, int *min, int *patch);
 int cv_probe_min_driver(int cuda); /* driver API version, 0 unknown */
 /* 1 when compute capability cc_major.cc_minor is supported by cuDNN
  * `major.minor`; *need gets the minimum as major*10+minor. */
-int cv_probe_cc_ok(int major, int minor, int cc_major, int cc_minor,
-		   int *need);
+int cv_probe_cc_ok(int major, int minor, int cc_major, int cc_minor, int *need);
 
 /* validate_cache.c: results per install id, driver, GPU and the identity
  * (dev, inode, size, mtime) of every lib/libcudnn* file. */

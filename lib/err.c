@@ -18,8 +18,7 @@ vset(struct cv_err *err, int code, const char *suffix, const char *fmt,
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	if (suffix != NULL) {
 		len = strlen(err->msg);
-		snprintf(err->msg + len, sizeof err->msg - len, ": %s",
-			 suffix);
+		snprintf(err->msg + len, sizeof err->msg - len, ": %s", suffix);
 	}
 	/* One line, always: a newline from a hostile name must not split the
 	 * message a user or script reads. */
@@ -137,8 +136,7 @@ cv_checkpoint(const char *name)
 		return;
 	file = getenv("CUDNNVM_TEST_CHECKPOINT_FILE");
 	if (file != NULL) {
-		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			  0644);
+		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			close(fd);
 	}

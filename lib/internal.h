@@ -20,9 +20,12 @@ char *xvasprintf(const char *fmt, va_list ap)
 /* buf.c: a growable, always NUL-terminated byte string (git strbuf). */
 struct cv_buf {
 	size_t alloc, len, max; /* max 0 = unbounded */
-	char *buf;		/* never NULL after init */
+	char *buf;              /* never NULL after init */
 };
-#define CV_BUF_INIT { 0, 0, 0, cv_buf_empty }
+#define CV_BUF_INIT                   \
+	{                             \
+		0, 0, 0, cv_buf_empty \
+	}
 extern char cv_buf_empty[];
 /* Appends fail with CV_EDATA once max would be exceeded. */
 int cv_buf_add(struct cv_buf *b, const void *data, size_t len);
@@ -93,8 +96,8 @@ struct cv_store {
 int cv_store_has(const struct cv_store *st, const char *id);
 /* Lock names: <root>/.locks/<name>.lock. */
 int cv_store_lock(const struct cv_store *st, const char *name, int nowait,
-		  void (*waiting)(void *, const char *), void *payload,
-		  int *fd, struct cv_err *err);
+		  void (*waiting)(void *, const char *), void *payload, int *fd,
+		  struct cv_err *err);
 /* A fresh staging folder <root>/.staging/<tag>.<pid>.<rand> (0755) owned
  * by this process (its lock held in *lockfd). *name: xmalloc'd base name. */
 int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,

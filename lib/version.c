@@ -29,9 +29,10 @@ bad_spec(struct cv_err *err, const char *s, const char *why)
 	char shown[64];
 
 	printable(shown, sizeof shown, s);
-	return cv_err_set(err, CV_EUSAGE,
-			  "invalid version '%s': %s (expected e.g. 9, 9.13, 9.13.0.50 or 9.13-cuda12)",
-			  shown, why);
+	return cv_err_set(
+		err, CV_EUSAGE,
+		"invalid version '%s': %s (expected e.g. 9, 9.13, 9.13.0.50 or 9.13-cuda12)",
+		shown, why);
 }
 
 /* Read up to `maxdigits` ASCII digits; no leading zero unless "0". */
@@ -96,8 +97,7 @@ cv_install_id_parse(struct cv_version *out, const char *s, struct cv_err *err)
 	if (r < 0)
 		return r;
 	if (out->nparts != 4 || out->cuda == 0)
-		return bad_spec(err, s,
-				"an install id has 4 parts and -cudaN");
+		return bad_spec(err, s, "an install id has 4 parts and -cudaN");
 	return 0;
 }
 

@@ -6,16 +6,16 @@
 
 static int t_run, t_fail;
 
-#define CHECK(expr)                                                          \
-	do {                                                                 \
-		t_run++;                                                     \
-		if (expr)                                                    \
-			printf("ok %d - %s\n", t_run, #expr);                \
-		else {                                                       \
-			t_fail++;                                            \
-			printf("not ok %d - %s (%s:%d)\n", t_run, #expr,     \
-			       __FILE__, __LINE__);                          \
-		}                                                            \
+#define CHECK(expr)                                                      \
+	do {                                                             \
+		t_run++;                                                 \
+		if (expr)                                                \
+			printf("ok %d - %s\n", t_run, #expr);            \
+		else {                                                   \
+			t_fail++;                                        \
+			printf("not ok %d - %s (%s:%d)\n", t_run, #expr, \
+			       __FILE__, __LINE__);                      \
+		}                                                        \
 	} while (0)
 
 #define TEST_DONE() (printf("1..%d\n", t_run), t_fail ? 1 : 0)

@@ -43,16 +43,32 @@ roundtrip(const char *s)
 int
 main(void)
 {
-	static const char *good[] = { "9", "9.13", "9.13.0", "9.13.0.50",
-				      "9.13-cuda12", "8.9.7.29-cuda11", "0.0",
-				      "999.99999.0.1" };
-	static const char *bad[] = { "", "../../etc", "9.1.0/../../x",
-				     "9.1.0;rm -rf ~", "$(id)", "`id`",
-				     "9.1.0\n", "09.1", "9..1", "9.1.",
-				     "9.1.0.1.2", "1000", "9.123456",
-				     "9-cuda", "9-cuda0", "9-cuda1234",
-				     "\xd9\xa9.\xd9\xa1", " 9", "9 ", "v9",
-				     "9.1-CUDA12", "9.13-cuda12x" };
+	static const char *good[] = { "9",           "9.13",
+				      "9.13.0",      "9.13.0.50",
+				      "9.13-cuda12", "8.9.7.29-cuda11",
+				      "0.0",         "999.99999.0.1" };
+	static const char *bad[] = { "",
+				     "../../etc",
+				     "9.1.0/../../x",
+				     "9.1.0;rm -rf ~",
+				     "$(id)",
+				     "`id`",
+				     "9.1.0\n",
+				     "09.1",
+				     "9..1",
+				     "9.1.",
+				     "9.1.0.1.2",
+				     "1000",
+				     "9.123456",
+				     "9-cuda",
+				     "9-cuda0",
+				     "9-cuda1234",
+				     "\xd9\xa9.\xd9\xa1",
+				     " 9",
+				     "9 ",
+				     "v9",
+				     "9.1-CUDA12",
+				     "9.13-cuda12x" };
 	struct cv_version v;
 	struct cv_err err = CV_ERR_INIT;
 	char big[10000];
@@ -99,14 +115,15 @@ main(void)
 
 	/* the order is total and antisymmetric over a small set */
 	{
-		static const char *set[] = { "8", "8.9", "8.9.7", "8.9.7.29",
-					     "9", "9.1", "9.9", "9.10",
-					     "9.10.2.21" };
+		static const char *set[] = { "8",        "8.9",  "8.9.7",
+					     "8.9.7.29", "9",    "9.1",
+					     "9.9",      "9.10", "9.10.2.21" };
 		size_t n = sizeof set / sizeof *set;
 		int ok = 1;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < n; j++) {
-				int a = cmp(set[i], set[j]), b = cmp(set[j], set[i]);
+				int a = cmp(set[i], set[j]),
+				    b = cmp(set[j], set[i]);
 				if ((a > 0) != (b < 0) || (a == 0) != (i == j))
 					ok = 0;
 				if (i < j && a >= 0)
