@@ -53,7 +53,7 @@ const struct cmd_spec cmd_table[] = {
 	  "  --json            machine-readable output\n",
 	  0 },
 	{ "doctor", cmd_doctor, "diagnose the store and the environment",
-	  "doctor [--json]",
+	  "doctor [--json] [--explain MESSAGE]",
 	  "  --json            machine-readable output\n"
 	  "  --explain MSG     the cause and fix of a cuDNN error message\n",
 	  0 },
