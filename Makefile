@@ -42,6 +42,9 @@ BIN  = $(BUILD)/cudnnvm
 SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
             -fno-sanitize-recover=all
 
+# keep the unit tests' object files between runs
+.SECONDARY:
+
 .PHONY: all check test unit unit-bins e2e asan deps demo bench install \
         uninstall clean format format-check lint
 all: $(BIN)
@@ -123,6 +126,7 @@ lint:
 	cppcheck --quiet --enable=warning,performance,portability \
 	  --error-exitcode=1 --inline-suppr --std=c11 -D_GNU_SOURCE \
 	  -Ilib -Icmd lib cmd
+	clang-tidy --quiet $(LIB_SRC) $(CMD_SRC) -- $(LINT_FLAGS)
 	@# shape rules: cmd/ includes only the public headers; lib/ never prints or exits
 	@! grep -n '#include "' cmd/*.c | grep -v '"\(cudnnvm\|cmd\|ui\)\.h"'
 	@! grep -nE '\b(printf|fprintf|puts|exit)\(' lib/*.c | grep -v 'snprintf'

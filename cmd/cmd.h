@@ -41,6 +41,9 @@ extern struct cmd_globals cmd_g;
  * Either out pointer may be NULL when not needed. */
 int cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write);
 
+/* Parse a --cuda value (a CUDA major, 1..999) into *out; -1 when malformed. */
+int cmd_parse_cuda(const char *s, int *out);
+
 /* Validate install `id` before it becomes active (install, use, global,
  * shell). Returns 0 when activation may go ahead (passed, skipped because
  * of --no-validate / validate = no, or forced), else prints why and returns

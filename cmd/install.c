@@ -32,20 +32,6 @@ waiting(void *payload, const char *what)
 	ui_note("waiting for another cudnnvm %s...", what);
 }
 
-static int
-parse_cuda(const char *s, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
 /* Progress on a terminal: the file fetcher wrapped to count bytes (read on
  * the install's reading thread; ui_progress only writes to stderr). */
 struct progress {
@@ -132,7 +118,7 @@ install_remote(const struct install_args *a)
 	memset(&res, 0, sizeof res);
 	if (cv_version_parse(&spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
-	if (a->cuda != NULL && parse_cuda(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
 	if (spec.cuda && cuda && spec.cuda != cuda)
@@ -260,7 +246,7 @@ install_archive(const struct install_args *a)
 	if (!cv_sha256_valid_hex(a->sha256))
 		return cmd_usage_error("install",
 				       "--sha256 must be 64 hex digits");
-	if (a->cuda != NULL && parse_cuda(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
 	memset(&art, 0, sizeof art);

@@ -11,20 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int
-parse_cuda(const char *s, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
 /* Common leading parts of the spec and the listing name agree. */
 static int
 maybe(const struct cv_version *spec, const struct cv_version *name)
@@ -70,7 +56,7 @@ cmd_list_remote(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case O_CUDA:
-			if (parse_cuda(optarg, &cuda) < 0)
+			if (cmd_parse_cuda(optarg, &cuda) < 0)
 				return cmd_usage_error(
 					"list-remote",
 					"--cuda needs a CUDA major such as 12");

@@ -32,11 +32,13 @@ static void
 fill_opts(struct cv_validate_opts *o, struct cv_store *st, int no_gpu)
 {
 	const char *t = getenv("CUDNNVM_VALIDATE_TIMEOUT");
+	char *end = NULL;
+	long secs = t != NULL ? strtol(t, &end, 10) : 0;
 
 	o->cache_dir = cv_store_cache_dir(st);
 	o->no_gpu = no_gpu;
-	if (t != NULL && atoi(t) > 0)
-		o->timeout_s = (unsigned)atoi(t);
+	if (t != NULL && end != t && *end == '\0' && secs > 0 && secs < 86400)
+		o->timeout_s = (unsigned)secs;
 }
 
 static void
@@ -150,11 +152,11 @@ cmd_validate_probe(int argc, char **argv)
 		if (strcmp(argv[i], "--libdir") == 0)
 			a.libdir = v;
 		else if (strcmp(argv[i], "--major") == 0)
-			a.major = atoi(v);
+			a.major = (int)strtol(v, NULL, 10);
 		else if (strcmp(argv[i], "--expect") == 0)
-			a.expect = atol(v);
+			a.expect = strtol(v, NULL, 10);
 		else if (strcmp(argv[i], "--cuda") == 0)
-			a.cuda = atoi(v);
+			a.cuda = (int)strtol(v, NULL, 10);
 		else if (strcmp(argv[i], "--cublaslt") == 0)
 			a.cublaslt = v;
 		else

@@ -422,7 +422,7 @@ toolkit_major(char *where, size_t n)
 		json_t *o = json_load_file(p, 0, NULL);
 		const char *v = json_string_value(
 			json_object_get(json_object_get(o, "cuda"), "version"));
-		int major = v ? atoi(v) : 0;
+		int major = v ? (int)strtol(v, NULL, 10) : 0;
 
 		json_decref(o);
 		if (major > 0) {
@@ -433,6 +433,27 @@ toolkit_major(char *where, size_t n)
 		free(p);
 	}
 	return 0;
+}
+
+/* "580.65.06" (leading blanks allowed) into its three numbers; missing
+ * parts stay 0. */
+static void
+parse_driver_version(const char *s, unsigned *a, unsigned *b, unsigned *c)
+{
+	unsigned *part[3] = { a, b, c };
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (int i = 0; i < 3; i++) {
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s)
+			return;
+		*part[i] = (unsigned)v;
+		if (*end != '.')
+			return;
+		s = end + 1;
+	}
 }
 
 static void
@@ -467,9 +488,11 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		unsigned a = 0, b = 0, c = 0, ma = 0, mb = 0, mc = 0;
 		char ver[32] = "";
 
-		if (p != NULL && sscanf(p + 13, " %31s", ver) == 1)
-			sscanf(ver, "%u.%u.%u", &a, &b, &c);
-		sscanf(min, "%u.%u.%u", &ma, &mb, &mc);
+		if (p != NULL) {
+			parse_driver_version(p + 13, &a, &b, &c);
+			snprintf(ver, sizeof ver, "%u.%02u.%02u", a, b, c);
+		}
+		parse_driver_version(min, &ma, &mb, &mc);
 		if (a > 0 &&
 		    (a < ma || (a == ma && (b < mb || (b == mb && c < mc))))) {
 			char *why = xasprintf(
