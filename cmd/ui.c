@@ -28,7 +28,11 @@ cmd_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	if (spec != NULL)
+	if (spec != NULL && strchr(spec->usage, '\n') != NULL)
+		/* one line, always: a command with several forms points to
+		 * its help instead */
+		fprintf(stderr, "; see 'cudnnvm %s --help'\n", spec->name);
+	else if (spec != NULL)
 		fprintf(stderr, "; usage: cudnnvm %s\n", spec->usage);
 	else
 		fputs("; see 'cudnnvm help'\n", stderr);
