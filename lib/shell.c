@@ -239,77 +239,58 @@ cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 /* The prompt hooks. At an unchanged prompt they only compare two strings
  * and test `-nt` on the watched files against the stamp (builtins, no
  * process); `cudnnvm hook-env` runs only when something could have
- * changed the answer. */
-static const char hook_bash[] =
-	"# cudnnvm shell integration for bash; in ~/.bashrc: eval \"$(cudnnvm init bash)\"\n"
-	"_cudnnvm_hook() {\n"
-	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
-	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
-	"\t\t_cv_run=0\n"
-	"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
-	"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
-	"\t\tdone\n"
-	"\tfi\n"
-	"\tif ((_cv_run)); then\n"
-	"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
-	"\t\t\teval \"$(command cudnnvm hook-env --shell bash --stamp \"$_CUDNNVM_STAMP\")\"\n"
-	"\t\telse\n"
-	"\t\t\teval \"$(command cudnnvm hook-env --shell bash)\"\n"
-	"\t\tfi\n"
-	"\tfi\n"
-	"\treturn $_cv_s\n"
-	"}\n"
-	"cudnnvm() {\n"
-	"\tif [[ \"${1-}\" == shell ]]; then\n"
-	"\t\tshift\n"
-	"\t\tlocal _cv_out\n"
-	"\t\t_cv_out=$(command cudnnvm shell --eval bash \"$@\") || return\n"
-	"\t\teval \"$_cv_out\"\n"
-	"\t\t_cudnnvm_hook\n"
-	"\telse\n"
-	"\t\tcommand cudnnvm \"$@\"\n"
-	"\tfi\n"
-	"}\n"
+ * changed the answer. bash and zsh share the hook; only how it is
+ * registered differs. */
+static int
+add_posix_hook(struct cv_buf *b, const char *sh, const char *rcfile,
+	       const char *registration)
+{
+	return cv_buf_addf(
+		b,
+		"# cudnnvm shell integration for %s; in %s: eval \"$(cudnnvm init %s)\"\n"
+		"_cudnnvm_hook() {\n"
+		"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
+		"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
+		"\t\t_cv_run=0\n"
+		"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
+		"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
+		"\t\tdone\n"
+		"\tfi\n"
+		"\tif ((_cv_run)); then\n"
+		"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
+		"\t\t\teval \"$(command cudnnvm hook-env --shell %s --stamp \"$_CUDNNVM_STAMP\")\"\n"
+		"\t\telse\n"
+		"\t\t\teval \"$(command cudnnvm hook-env --shell %s)\"\n"
+		"\t\tfi\n"
+		"\tfi\n"
+		"\treturn $_cv_s\n"
+		"}\n"
+		"cudnnvm() {\n"
+		"\tif [[ \"${1-}\" == shell ]]; then\n"
+		"\t\tshift\n"
+		"\t\tlocal _cv_out\n"
+		"\t\t_cv_out=$(command cudnnvm shell --eval %s \"$@\") || return\n"
+		"\t\teval \"$_cv_out\"\n"
+		"\t\t_cudnnvm_hook\n"
+		"\telse\n"
+		"\t\tcommand cudnnvm \"$@\"\n"
+		"\tfi\n"
+		"}\n"
+		"%s"
+		"_cudnnvm_hook\n",
+		sh, rcfile, sh, sh, sh, sh, registration);
+}
+
+static const char register_bash[] =
 	"if [[ \"${PROMPT_COMMAND[*]-}\" != *_cudnnvm_hook* ]]; then\n"
 	"\tPROMPT_COMMAND=\"_cudnnvm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
-	"fi\n"
-	"_cudnnvm_hook\n";
+	"fi\n";
 
-static const char hook_zsh[] =
-	"# cudnnvm shell integration for zsh; in ~/.zshrc: eval \"$(cudnnvm init zsh)\"\n"
-	"_cudnnvm_hook() {\n"
-	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
-	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
-	"\t\t_cv_run=0\n"
-	"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
-	"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
-	"\t\tdone\n"
-	"\tfi\n"
-	"\tif ((_cv_run)); then\n"
-	"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
-	"\t\t\teval \"$(command cudnnvm hook-env --shell zsh --stamp \"$_CUDNNVM_STAMP\")\"\n"
-	"\t\telse\n"
-	"\t\t\teval \"$(command cudnnvm hook-env --shell zsh)\"\n"
-	"\t\tfi\n"
-	"\tfi\n"
-	"\treturn $_cv_s\n"
-	"}\n"
-	"cudnnvm() {\n"
-	"\tif [[ \"${1-}\" == shell ]]; then\n"
-	"\t\tshift\n"
-	"\t\tlocal _cv_out\n"
-	"\t\t_cv_out=$(command cudnnvm shell --eval zsh \"$@\") || return\n"
-	"\t\teval \"$_cv_out\"\n"
-	"\t\t_cudnnvm_hook\n"
-	"\telse\n"
-	"\t\tcommand cudnnvm \"$@\"\n"
-	"\tfi\n"
-	"}\n"
+static const char register_zsh[] =
 	"typeset -ag precmd_functions\n"
 	"if (( ! ${precmd_functions[(I)_cudnnvm_hook]} )); then\n"
 	"\tprecmd_functions=(_cudnnvm_hook $precmd_functions)\n"
-	"fi\n"
-	"_cudnnvm_hook\n";
+	"fi\n";
 
 static const char hook_fish[] =
 	"# cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source\n"
@@ -367,9 +348,9 @@ cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err)
 {
 	switch (shell) {
 	case CV_SHELL_BASH:
-		return cv_buf_adds(b, hook_bash);
+		return add_posix_hook(b, "bash", "~/.bashrc", register_bash);
 	case CV_SHELL_ZSH:
-		return cv_buf_adds(b, hook_zsh);
+		return add_posix_hook(b, "zsh", "~/.zshrc", register_zsh);
 	case CV_SHELL_FISH:
 		return cv_buf_adds(b, hook_fish);
 	case CV_SHELL_PWSH:
