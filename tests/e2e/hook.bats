@@ -9,8 +9,9 @@ setup() {
 	export T
 	cudnnvm -q global 8
 	# a cudnnvm on PATH that logs each start, to count processes; the log
-	# lives in a folder of its own, since creating it in $T would change a
-	# folder the hook watches (every parent of the working folder)
+	# (and the shells' stderr) live in a folder of their own, since creating
+	# a file in $T would change a folder the hook watches (every parent of
+	# the working folder)
 	mkdir -p "$T/logbin" "$T/log"
 	cat >"$T/logbin/cudnnvm" <<SH
 #!/bin/sh
@@ -30,8 +31,8 @@ SH
 }
 
 # Run an interactive shell on a script; the hook runs before each prompt.
-ibash() { bash --norc --noprofile -i 2>"$T/err"; }
-izsh() { zsh -f -i 2>"$T/err"; }
+ibash() { bash --norc --noprofile -i 2>"$T/log/err"; }
+izsh() { zsh -f -i 2>"$T/log/err"; }
 
 runs() { [ -f "$T/log/runs" ] && grep -c hook-env "$T/log/runs" || echo 0; }
 
@@ -149,8 +150,8 @@ echo "bad: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"
 :
 SH
 	[[ $output == *"bad: none /usr/local/lib"* ]]
-	[ "$(grep -c '^cudnnvm: ' "$T/err")" -eq 1 ]
-	grep -q "path or URL" "$T/err"
+	[ "$(grep -c '^cudnnvm: ' "$T/log/err")" -eq 1 ]
+	grep -q "path or URL" "$T/log/err"
 }
 
 @test "bash: a store path with spaces, quotes and \$" {
@@ -243,5 +244,5 @@ SH
 	[[ $output != *"_cudnnvm_hook;_cudnnvm_hook"* ]]
 	[[ $output == *"pc saw 3"* ]]
 	[[ $output == *"in: $A"* ]]
-	! grep -q "unbound variable" "$T/err"
+	! grep -q "unbound variable" "$T/log/err"
 }
