@@ -103,6 +103,17 @@ for id in "$sys_id" "$pip_id" "$sys_id"; do
 	"$BIN" validate | head -1
 done
 
+echo "== pin the other one for a project (use), and run under it"
+mkdir -p "$W/project/src"
+(
+	cd "$W/project" || exit 1
+	run "$BIN" use "${pip_id%-cuda*}" || exit 1
+	cd src || exit 1
+	run "$BIN" current
+	[ "$("$BIN" current --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')" = "$pip_id" ] || exit 1
+	run "$BIN" exec -- python3 -c "import ctypes,os; l=ctypes.CDLL('libcudnn.so.9'); print('exec: libcudnn.so.9 by name ->', l.cudnnGetVersion(), 'CUDNNVM_ACTIVE=' + os.environ['CUDNNVM_ACTIVE'])"
+) && ok "use pins $pip_id in a project while the global is $sys_id" || bad "use in a project"
+
 echo "== mixed load: LD_LIBRARY_PATH pointing at the other build"
 # validate itself runs its check in a clean environment, so it is immune:
 LD_LIBRARY_PATH="$pip_dir" run "$BIN" validate "$sys_id" >/dev/null &&
