@@ -96,6 +96,69 @@ cv_fetcher_file_free(struct cv_fetcher *fetch)
 
 /* ---- NVIDIA's names ------------------------------------------------------ */
 
+/* 7.x and 8.0-8.2 names: cudnn-<cuda M.m>-<os>-v<version>.<ext>, e.g.
+ * cudnn-10.2-linux-x64-v7.6.5.32.tgz or cudnn-11.3-windows10-x64-
+ * v8.2.1.32.zip. Web downloads sometimes arrive as .solitairetheme8 (a MIME
+ * mix-up); the format itself is told by its magic bytes. */
+static int
+from_legacy_name(struct cv_artifact *art, const char *base)
+{
+	static const struct {
+		const char *os, *platform;
+	} oses[] = {
+		{ "-linux-x64-v", "linux-x86_64" },
+		{ "-linux-ppc64le-v", "linux-ppc64le" },
+		{ "-linux-aarch64sbsa-v", "linux-sbsa" },
+		{ "-windows10-x64-v", "windows-x86_64" },
+		{ "-windows11-x64-v", "windows-x86_64" },
+		{ "-windows7-x64-v", "windows-x86_64" },
+		{ "-windows-x64-v", "windows-x86_64" },
+	};
+	static const char *const exts[] = { ".tgz", ".tar.gz", ".zip",
+					    ".solitairetheme8" };
+	const char *p = base + 6, *os = NULL, *ver;
+	char vbuf[64];
+	size_t vlen = 0, len = strlen(base);
+	unsigned long cuda;
+	char *end;
+	size_t i;
+
+	if (*p < '1' || *p > '9')
+		return -1;
+	cuda = strtoul(p, &end, 10);
+	if (cuda == 0 || cuda > 999 || *end != '.' || end[1] < '0' ||
+	    end[1] > '9')
+		return -1;
+	p = end + 1;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	for (i = 0; i < sizeof oses / sizeof oses[0]; i++)
+		if (strncmp(p, oses[i].os, strlen(oses[i].os)) == 0) {
+			os = oses[i].platform;
+			break;
+		}
+	if (os == NULL)
+		return -1;
+	ver = p + strlen(oses[i].os);
+	for (i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+		size_t el = strlen(exts[i]);
+		if (len > el && strcmp(base + len - el, exts[i]) == 0) {
+			vlen = (size_t)(base + len - el - ver);
+			break;
+		}
+	}
+	if (vlen == 0 || vlen >= sizeof vbuf)
+		return -1;
+	memcpy(vbuf, ver, vlen);
+	vbuf[vlen] = '\0';
+	if (cv_version_parse(&art->version, vbuf, NULL) < 0 ||
+	    art->version.nparts != 4 || art->version.cuda != 0)
+		return -1;
+	art->version.cuda = (int)cuda;
+	snprintf(art->platform, sizeof art->platform, "%s", os);
+	return 0;
+}
+
 int
 cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 			  struct cv_err *err)
@@ -104,7 +167,7 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 					   NULL };
 	const char *base = strrchr(filename, '/');
 	char name[256], *p, *cuda, *dash;
-	size_t len;
+	size_t len, digits;
 	long n;
 	int s;
 
@@ -117,14 +180,22 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 		    strcmp(base + len - strlen(sfx[s]), sfx[s]) == 0)
 			break;
 	if (sfx[s] == NULL)
-		goto bad;
+		goto legacy;
 	memcpy(name, base + 6, len - 6 - strlen(sfx[s]));
 	name[len - 6 - strlen(sfx[s])] = '\0';
-	/* name = <platform>-<version>_cuda<N> */
+	/* name = <platform>-<version>_cuda<N>, where 8.3/8.4 and some later
+	 * Windows builds say _cuda<N>.<m> (11.5, 13.4): the variant is N. */
 	cuda = strrchr(name, '_');
 	if (cuda == NULL || strncmp(cuda, "_cuda", 5) != 0 || cuda[5] < '1' ||
-	    cuda[5] > '9' || strlen(cuda + 5) > 3 ||
-	    strspn(cuda + 5, "0123456789") != strlen(cuda + 5))
+	    cuda[5] > '9')
+		goto bad;
+	digits = strspn(cuda + 5, "0123456789");
+	if (digits > 3 ||
+	    (cuda[5 + digits] != '\0' &&
+	     (cuda[5 + digits] != '.' || cuda[6 + digits] == '\0' ||
+	      strspn(cuda + 6 + digits, "0123456789") !=
+		      strlen(cuda + 6 + digits) ||
+	      strlen(cuda + 6 + digits) > 3)))
 		goto bad;
 	n = strtol(cuda + 5, NULL, 10);
 	*cuda = '\0';
@@ -146,10 +217,15 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 	memcpy(art->platform, name, len + 1);
 	snprintf(art->filename, sizeof art->filename, "%s", base);
 	return 0;
+legacy:
+	if (from_legacy_name(art, base) == 0) {
+		snprintf(art->filename, sizeof art->filename, "%s", base);
+		return 0;
+	}
 bad:
 	return cv_err_set(
 		err, CV_EUSAGE,
-		"cannot tell the version from the file name (expected cudnn-<platform>-<version>_cuda<N>-archive.tar.xz or .zip); pass --version V --cuda N");
+		"cannot tell the version from the file name (expected cudnn-<platform>-<version>_cuda<N>-archive.tar.xz or .zip, or cudnn-<cuda>-linux-x64-v<version>.tgz); pass --version V --cuda N");
 }
 
 /* ---- the install --------------------------------------------------------- */

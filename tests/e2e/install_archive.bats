@@ -74,8 +74,17 @@ PY
 	grep -q '"platform": "windows-x86_64"' "$d/cudnnvm.json"
 }
 
-@test "the old .tgz layout (cuda/include, cuda/lib64) is normalised; --version/--cuda name it" {
+@test "the old .tgz layout (cuda/include, cuda/lib64) is normalised; its old name or --version/--cuda name it" {
 	mk nvidia --version 7.6.5.32 --cuda 10 --layout cuda
+	# NVIDIA's old name (cudnn-10.0-linux-x64-v7.6.5.32.tgz) says it all
+	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
+	[ "$status" -eq 0 ]
+	[ -f "$CUDNNVM_STORE/7.6.5.32-cuda10/lib/libcudnn.so.7.6.5" ]
+	run cudnnvm uninstall 7.6.5.32-cuda10
+	[ "$status" -eq 0 ]
+	# a renamed file does not: then --version and --cuda do
+	mv "$ARCH" "$T/cudnn-old.tgz"
+	ARCH="$T/cudnn-old.tgz"
 	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
 	[ "$status" -eq 64 ]
 	[[ "$output" == *"--version V --cuda N"* ]]

@@ -196,6 +196,48 @@ main(void)
 	CHECK(cv_artifact_from_filename(
 		      &a, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz/",
 		      &err) == CV_EUSAGE);
+	/* 8.3/8.4 and 9.27 windows-arm64 carry the CUDA minor too */
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive.tar.xz",
+		      &err) == 0);
+	CHECK(a.version.cuda == 11 && a.version.part[3] == 44 &&
+	      strcmp(a.platform, "linux-x86_64") == 0);
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-windows-arm64-9.27.0.42_cuda13.4-archive.zip",
+		      &err) == 0);
+	CHECK(a.version.cuda == 13 && strcmp(a.platform, "windows-arm64") == 0);
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-linux-x86_64-8.3.2.44_cuda11.-archive.tar.xz",
+		      &err) == CV_EUSAGE);
+	CHECK(cv_artifact_from_filename(
+		      &a,
+		      "cudnn-linux-x86_64-8.3.2.44_cuda11.5.1-archive.tar.xz",
+		      &err) == CV_EUSAGE);
+	/* the 7.x and 8.0-8.2 names */
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-10.2-linux-x64-v7.6.5.32.tgz", &err) == 0);
+	CHECK(a.version.cuda == 10 && a.version.part[0] == 7 &&
+	      a.version.part[3] == 32 &&
+	      strcmp(a.platform, "linux-x86_64") == 0 &&
+	      strcmp(a.filename, "cudnn-10.2-linux-x64-v7.6.5.32.tgz") == 0);
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-11.3-linux-aarch64sbsa-v8.2.1.32.tgz", &err) ==
+	      0);
+	CHECK(a.version.cuda == 11 && strcmp(a.platform, "linux-sbsa") == 0);
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-10.2-windows10-x64-v7.6.5.32.zip", &err) == 0);
+	CHECK(strcmp(a.platform, "windows-x86_64") == 0);
+	CHECK(cv_artifact_from_filename(
+		      &a, "cudnn-10.0-linux-x64-v7.4.1.5.solitairetheme8",
+		      &err) == 0);
+	CHECK(a.version.part[2] == 1 && a.version.cuda == 10);
+	CHECK(cv_artifact_from_filename(&a, "cudnn-9.0-linux-x64-v7.tgz",
+					&err) == CV_EUSAGE);
+	CHECK(cv_artifact_from_filename(&a,
+					"cudnn-10.2-linux-x64-v7.6.5.32;x.tgz",
+					&err) == CV_EUSAGE);
+	CHECK(cv_artifact_from_filename(&a, "cudnn-10.2-beos-x64-v7.6.5.32.tgz",
+					&err) == CV_EUSAGE);
 	CHECK(cv_artifact_from_filename(&a, "random.tar.xz", &err) ==
 	      CV_EUSAGE);
 	CHECK(strstr(err.msg, "--version") != NULL);
