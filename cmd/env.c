@@ -8,6 +8,24 @@
 #include <unistd.h>
 
 int
+cmd_version_env(const struct cv_store *st, const char *spec, struct cv_env *env,
+		struct cv_err *err)
+{
+	struct cv_active a;
+	char cwd[PATH_MAX];
+	int r;
+
+	if (spec != NULL)
+		r = cv_active_find(st, spec, a.id, err);
+	else
+		r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL,
+				      NULL, err);
+	if (r < 0)
+		return r;
+	return cv_env_build(env, cv_store_root(st), a.id, NULL, NULL, err);
+}
+
+int
 cmd_env(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -18,9 +36,7 @@ cmd_env(int argc, char **argv)
 	struct cv_store *st = NULL;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_buf *out = NULL;
-	struct cv_active a;
 	int c, sh = cv_shell_guess(), r;
-	char cwd[PATH_MAX];
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -35,14 +51,8 @@ cmd_env(int argc, char **argv)
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
 	out = cv_text_new();
-	if (argc - optind == 1)
-		r = cv_active_find(st, argv[optind], a.id, &err);
-	else
-		r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL,
-				      NULL, &err);
-	if (r == 0)
-		r = cv_env_build(&env, cv_store_root(st), a.id, NULL, NULL,
-				 &err);
+	r = cmd_version_env(st, argc - optind == 1 ? argv[optind] : NULL, &env,
+			    &err);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err);
 	if (r < 0)

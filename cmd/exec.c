@@ -6,7 +6,6 @@
 #include "ui.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +35,7 @@ cmd_exec(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cv_env env = CV_ENV_INIT;
-	struct cv_active a;
 	const char *spec = NULL;
-	char cwd[PATH_MAX];
 	int i = 1, r;
 
 	if (i < argc && strcmp(argv[i], "--") != 0) {
@@ -53,14 +50,7 @@ cmd_exec(int argc, char **argv)
 	i++;
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
-	if (spec != NULL)
-		r = cv_active_find(st, spec, a.id, &err);
-	else
-		r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL,
-				      NULL, &err);
-	if (r == 0)
-		r = cv_env_build(&env, cv_store_root(st), a.id, NULL, NULL,
-				 &err);
+	r = cmd_version_env(st, spec, &env, &err);
 	if (r == 0)
 		r = cv_env_apply(&env, &err);
 	cv_env_release(&env);
