@@ -222,7 +222,7 @@ link_stays_inside(const char *target, int depth)
 }
 
 static int
-check_chars(struct ectx *x, const char *name, const char *what)
+check_chars(struct ectx *x, const char *name)
 {
 	if (!valid_utf8((const unsigned char *)name))
 		return reject(x, name, "is not valid UTF-8");
@@ -235,7 +235,6 @@ check_chars(struct ectx *x, const char *name, const char *what)
 		if (*s == ':')
 			return reject(x, name, "has a ':' in its name");
 	}
-	(void)what;
 	return 0;
 }
 
@@ -248,14 +247,13 @@ policy(struct ectx *x, struct archive_entry *e)
 	char *buf = NULL, *rel, *key;
 	char **c;
 	int n, r = 0, type;
-	size_t len;
 	struct cv_buf out = CV_BUF_INIT;
 
 	if (name == NULL || *name == '\0')
 		return reject(x, name, "has no name");
 	if (strlen(name) > x->lim.max_path)
 		return reject(x, name, "has a name longer than the limit");
-	if ((r = check_chars(x, name, "name")) < 0)
+	if ((r = check_chars(x, name)) < 0)
 		return r;
 	if (name[0] == '/')
 		return reject(x, name, "has an absolute path");
@@ -337,7 +335,7 @@ policy(struct ectx *x, struct archive_entry *e)
 			r = reject(x, name, "is a symlink without a target");
 		else if (t[0] == '/')
 			r = reject(x, name, "is a symlink to an absolute path");
-		else if (check_chars(x, t, "target") < 0)
+		else if (check_chars(x, t) < 0)
 			r = x->err ? x->err->code : CV_EDATA;
 		else if (!link_stays_inside(t, n - 2))
 			r = reject(x, name,
@@ -355,8 +353,6 @@ policy(struct ectx *x, struct archive_entry *e)
 		r = reject(x, name, "makes the archive larger than the limit");
 		goto out;
 	}
-	len = strlen(rel);
-	(void)len;
 	archive_entry_set_pathname(e, rel);
 	archive_entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
 	archive_entry_set_uid(e, 0);
