@@ -57,6 +57,25 @@ int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 int cmd_version_env(const struct cv_store *st, const char *spec,
 		    struct cv_env *env, struct cv_err *err);
 
+/* What use, global and shell are asked: the options each accepts (its
+ * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
+ * --no-validate) and, via cmd_activation_id, the version to make active.
+ * Defined in cmd/use.c. */
+struct option;
+struct cmd_activation {
+	int unset, force, no_validate;
+	const char *eval;
+};
+/* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
+ * return optind is the first operand. */
+int cmd_activation_opts(int argc, char **argv, const struct option *opts,
+			struct cmd_activation *a);
+/* The install id `spec` resolves to, once it passed the activation gate.
+ * 0, or prints why not and returns the exit status. */
+int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
+		      const char *spec, const struct cmd_activation *a,
+		      char id[64]);
+
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);

@@ -19,29 +19,15 @@ cmd_global(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
-	int c, unset = 0, force = 0, novalidate = 0, r;
+	struct cmd_activation a;
+	int r;
 	char id[64];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			unset = 1;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'n':
-			novalidate = 1;
-			break;
-		default:
-			return cmd_usage_error("global", "unknown option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (argc - optind > 1 || (unset && argc - optind != 0))
+	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
+		return r;
+	if (argc - optind > 1 || (a.unset && argc - optind != 0))
 		return cmd_usage_error("global", "too many arguments");
-	if (argc - optind == 0 && !unset) {
+	if (argc - optind == 0 && !a.unset) {
 		if ((r = cmd_open(NULL, &st, 0)) != 0)
 			return r;
 		r = cv_store_global_get(st, id, &err);
@@ -53,18 +39,14 @@ cmd_global(int argc, char **argv)
 	}
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
-	if (unset) {
+	if (a.unset) {
 		if (cv_store_global_set(st, NULL, &err) < 0)
 			r = cmd_fail(&err);
 		else
 			ui_note("global version unset");
 		goto out;
 	}
-	if (cv_active_find(st, argv[optind], id, &err) < 0) {
-		r = cmd_fail(&err);
-		goto out;
-	}
-	if ((r = cmd_gate_activation(&cfg, st, id, force, novalidate)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
 		goto out;
 	if (cv_store_global_set(st, id, &err) < 0)
 		r = cmd_fail(&err);

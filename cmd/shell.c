@@ -24,35 +24,17 @@ cmd_shell(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cv_buf *out = NULL;
-	const char *eval = NULL;
-	int c, unset = 0, force = 0, novalidate = 0, sh, r;
+	struct cmd_activation a;
+	int sh, r;
 	char id[64];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			unset = 1;
-			break;
-		case 'e':
-			eval = optarg;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'n':
-			novalidate = 1;
-			break;
-		default:
-			return cmd_usage_error("shell", "unknown option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	if (unset ? argc - optind != 0 : argc - optind != 1)
+	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
+		return r;
+	if (a.unset ? argc - optind != 0 : argc - optind != 1)
 		return cmd_usage_error("shell",
 				       "expected one version spec or --unset");
-	if (eval == NULL) {
-		if (unset)
+	if (a.eval == NULL) {
+		if (a.unset)
 			cv_err_set(
 				&err, CV_ERROR,
 				"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'unset CUDNNVM_VERSION'");
@@ -63,10 +45,10 @@ cmd_shell(int argc, char **argv)
 				argv[optind]);
 		return cmd_fail(&err);
 	}
-	if (cv_shell_parse(eval, &sh, &err) < 0)
+	if (cv_shell_parse(a.eval, &sh, &err) < 0)
 		return cmd_fail(&err);
 	out = cv_text_new();
-	if (unset) {
+	if (a.unset) {
 		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
 		goto print;
 	}
@@ -74,11 +56,7 @@ cmd_shell(int argc, char **argv)
 		cv_text_free(out);
 		return r;
 	}
-	if (cv_active_find(st, argv[optind], id, &err) < 0) {
-		r = cmd_fail(&err);
-		goto done;
-	}
-	if ((r = cmd_gate_activation(&cfg, st, id, force, novalidate)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
 		goto done;
 	r = cv_shell_set(out, sh, "CUDNNVM_VERSION", argv[optind], 1, &err);
 print:

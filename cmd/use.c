@@ -1,4 +1,5 @@
-/* use.c: pin a version for this project by writing ./.cudnn-version. */
+/* use.c: pin a version for this project by writing ./.cudnn-version. Also
+ * the option parsing and choice of version shared with global and shell. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -6,6 +7,48 @@
 #include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
+
+int
+cmd_activation_opts(int argc, char **argv, const struct option *opts,
+		    struct cmd_activation *a)
+{
+	int c;
+
+	a->unset = a->force = a->no_validate = 0;
+	a->eval = NULL;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u':
+			a->unset = 1;
+			break;
+		case 'e':
+			a->eval = optarg;
+			break;
+		case 'f':
+			a->force = 1;
+			break;
+		case 'n':
+			a->no_validate = 1;
+			break;
+		default:
+			return cmd_usage_error(argv[0], "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	return 0;
+}
+
+int
+cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
+		  const char *spec, const struct cmd_activation *a, char id[64])
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	if (cv_active_find(st, spec, id, &err) < 0)
+		return cmd_fail(&err);
+	return cmd_gate_activation(cfg, st, id, a->force, a->no_validate);
+}
 
 int
 cmd_use(int argc, char **argv)
@@ -18,20 +61,13 @@ cmd_use(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
+	struct cmd_activation a;
 	struct cv_version v;
-	int c, force = 0, novalidate = 0, r;
+	int r;
 	char id[64], cwd[PATH_MAX];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'f')
-			force = 1;
-		else if (c == 'n')
-			novalidate = 1;
-		else
-			return cmd_usage_error("use", "unknown option '%s'",
-					       argv[optind - 1]);
-	}
+	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
+		return r;
 	if (argc - optind != 1)
 		return cmd_usage_error("use", "expected one version spec");
 	if (cv_version_parse(&v, argv[optind], &err) < 0)
@@ -42,11 +78,7 @@ cmd_use(int argc, char **argv)
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0)
 		return r;
-	if (cv_active_find(st, argv[optind], id, &err) < 0) {
-		r = cmd_fail(&err);
-		goto out;
-	}
-	if ((r = cmd_gate_activation(&cfg, st, id, force, novalidate)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
 		goto out;
 	if (cv_pin_write(cwd, argv[optind], &err) < 0)
 		r = cmd_fail(&err);

@@ -166,3 +166,13 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$(readlink "$CUDNNVM_STORE/current")" = "$B" ]
 }
+
+@test "global refuses options it does not take, shell's --eval included" {
+	for opt in --bogus --eval; do
+		run --separate-stderr cudnnvm global "$opt" bash
+		[ "$status" -eq 64 ]
+		one_error_line
+		[[ $stderr == *"global: unknown option '$opt'"* ]]
+	done
+	[ ! -e "$CUDNNVM_STORE/current" ]
+}

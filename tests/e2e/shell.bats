@@ -49,3 +49,11 @@ SH
 	[[ $output == *"now: $A"* ]]
 	[[ $output == *"$A (set by CUDNNVM_VERSION=9.1)"* ]]
 }
+
+@test "shell refuses an unknown option and prints nothing to evaluate" {
+	run --separate-stderr cudnnvm shell --eval bash --bogus 9.1
+	[ "$status" -eq 64 ]
+	one_error_line
+	[[ $stderr == *"shell: unknown option '--bogus'"* ]]
+	[ -z "$output" ]
+}

@@ -159,3 +159,14 @@ bad_pin() {
 	run cudnnvm current
 	[ "$status" -eq 0 ]
 }
+
+@test "use refuses options it does not take and writes nothing" {
+	mkdir proj && cd proj
+	for opt in --bogus --unset; do
+		run --separate-stderr cudnnvm use "$opt" 9
+		[ "$status" -eq 64 ]
+		one_error_line
+		[[ $stderr == *"use: unknown option '$opt'"* ]]
+	done
+	[ ! -e .cudnn-version ]
+}
