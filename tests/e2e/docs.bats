@@ -85,6 +85,14 @@ man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | sed 's/.\x08//g' | tr -s ' \t\
 	cudnnvm init powershell | cmp - "$REPO_ROOT/shims/hook.ps1"
 }
 
+@test "completions/embed.py regenerates cmd/completions.c unchanged" {
+	mkdir -p "$BATS_TEST_TMPDIR/r/cmd"
+	cp -R "$REPO_ROOT/completions" "$BATS_TEST_TMPDIR/r/"
+	cp "$REPO_ROOT/cmd/completions.c" "$BATS_TEST_TMPDIR/r/cmd/"
+	(cd "$BATS_TEST_TMPDIR/r" && python3 completions/embed.py)
+	cmp "$BATS_TEST_TMPDIR/r/cmd/completions.c" "$REPO_ROOT/cmd/completions.c"
+}
+
 @test "the conda scripts are the shims/venv-* templates" {
 	load activation
 	mkdir -p "$CUDNNVM_STORE" "$XDG_CONFIG_HOME/cudnnvm" "$T/ce/conda-meta"
