@@ -656,12 +656,6 @@ dec_main(void *arg)
 	return NULL;
 }
 
-static ssize_t
-pipe_read(void *ctx, const void **buf, struct cv_err *err)
-{
-	return cv_pipe_take(ctx, buf, err);
-}
-
 static int
 compressed(const unsigned char *b, ssize_t n)
 {
@@ -680,7 +674,7 @@ cv_extract(struct cv_source *src, const char *dest,
 	struct cv_err dummy = CV_ERR_INIT;
 	struct peek pk = { NULL, NULL, 0, 0 };
 	struct cv_source psrc = { peek_read, &pk };
-	struct cv_source tsrc = { pipe_read, NULL };
+	struct cv_source tsrc = { cv_pipe_read, NULL };
 	struct decoder dec;
 	int oldcwd, r;
 	mode_t oldmask;

@@ -299,12 +299,6 @@ check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
 	return 0;
 }
 
-static ssize_t
-pipe_read(void *ctx, const void **buf, struct cv_err *err)
-{
-	return cv_pipe_take(ctx, buf, err);
-}
-
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
@@ -315,7 +309,7 @@ extract_verified(struct cv_store *st, const struct cv_artifact *art,
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
 	struct cv_source hashed = { hashing_read, &hs };
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
-	struct cv_source src = { pipe_read, pipe };
+	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
 	struct cv_extract_limits lim = { 0, 0, 0, 0 };
 	struct cv_err xerr = CV_ERR_INIT;

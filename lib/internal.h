@@ -78,6 +78,8 @@ void cv_pipe_put(struct cv_pipe *p, char *b, size_t len);
 void cv_pipe_unget(struct cv_pipe *p, char *b);
 void cv_pipe_close(struct cv_pipe *p, const struct cv_err *err);
 ssize_t cv_pipe_take(struct cv_pipe *p, const void **buf, struct cv_err *err);
+/* cv_pipe_take as a cv_source read function (ctx: the pipe). */
+ssize_t cv_pipe_read(void *pipe, const void **buf, struct cv_err *err);
 /* Consumer gives up: the producer's next cv_pipe_get returns NULL. */
 void cv_pipe_abort(struct cv_pipe *p);
 /* A thread that reads `src` to its end into `pipe`, then closes it. */

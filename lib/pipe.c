@@ -152,6 +152,12 @@ cv_pipe_take(struct cv_pipe *p, const void **buf, struct cv_err *err)
 	return n;
 }
 
+ssize_t
+cv_pipe_read(void *pipe, const void **buf, struct cv_err *err)
+{
+	return cv_pipe_take(pipe, buf, err);
+}
+
 void
 cv_pipe_abort(struct cv_pipe *p)
 {
