@@ -51,9 +51,11 @@ int cmd_parse_cuda(const char *s, int *out);
 int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			const char *id, int force, int no_validate);
 
-/* The environment (cv_env_build) of the install `spec` resolves to, or with
- * spec NULL of the version active in the working folder. Prints nothing.
- * Defined in cmd/env.c; env and exec share it. */
+/* The install id `spec` resolves to, or with spec NULL the version active
+ * in the working folder; cmd_version_env: its environment (cv_env_build).
+ * Print nothing. Defined in cmd/env.c; env, exec and venv share them. */
+int cmd_version_id(const struct cv_store *st, const char *spec, char id[64],
+		   struct cv_err *err);
 int cmd_version_env(const struct cv_store *st, const char *spec,
 		    struct cv_env *env, struct cv_err *err);
 

@@ -5,24 +5,35 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int
-cmd_version_env(const struct cv_store *st, const char *spec, struct cv_env *env,
-		struct cv_err *err)
+cmd_version_id(const struct cv_store *st, const char *spec, char id[64],
+	       struct cv_err *err)
 {
 	struct cv_active a;
 	char cwd[PATH_MAX];
 	int r;
 
 	if (spec != NULL)
-		r = cv_active_find(st, spec, a.id, err);
-	else
-		r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL,
-				      NULL, err);
+		return cv_active_find(st, spec, id, err);
+	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL, err);
+	if (r == 0)
+		memcpy(id, a.id, sizeof a.id);
+	return r;
+}
+
+int
+cmd_version_env(const struct cv_store *st, const char *spec, struct cv_env *env,
+		struct cv_err *err)
+{
+	char id[64];
+	int r = cmd_version_id(st, spec, id, err);
+
 	if (r < 0)
 		return r;
-	return cv_env_build(env, cv_store_root(st), a.id, NULL, NULL, err);
+	return cv_env_build(env, cv_store_root(st), id, NULL, NULL, err);
 }
 
 int

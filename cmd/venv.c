@@ -233,9 +233,8 @@ cmd_venv(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
-	struct cv_active a;
 	const char *dir = NULL;
-	char exe[PATH_MAX], path[PATH_MAX + 32], cwd[PATH_MAX];
+	char exe[PATH_MAX], path[PATH_MAX + 32], id[64] = "";
 	struct stat sb;
 	int c, remove = 0, conda, r = 0;
 	ssize_t n;
@@ -280,19 +279,15 @@ cmd_venv(int argc, char **argv)
 		return cmd_fail(&err);
 	}
 	exe[n] = '\0';
-	memset(&a, 0, sizeof a);
 	if (!remove) {
 		if ((r = cmd_open(&cfg, &st, 0)) != 0)
 			return r;
-		if (argc - optind == 1)
-			r = cv_active_find(st, argv[optind], a.id, &err);
-		else
-			r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a,
-					      NULL, NULL, &err);
+		r = cmd_version_id(st, argc - optind == 1 ? argv[optind] : NULL,
+				   id, &err);
 		if (r < 0)
 			r = cmd_fail(&err);
 		else
-			r = cmd_gate_activation(&cfg, st, a.id, 0, 0);
+			r = cmd_gate_activation(&cfg, st, id, 0, 0);
 		cv_store_free(st);
 		cv_config_release(&cfg);
 		if (r != 0)
@@ -300,24 +295,23 @@ cmd_venv(int argc, char **argv)
 	}
 	if (!conda) {
 		snprintf(path, sizeof path, "%s/bin/activate", dir);
-		r = edit_activate(path, CV_SHELL_SH, a.id, exe, remove, &err);
+		r = edit_activate(path, CV_SHELL_SH, id, exe, remove, &err);
 		snprintf(path, sizeof path, "%s/bin/activate.fish", dir);
 		if (r == 0 && lstat(path, &sb) == 0)
-			r = edit_activate(path, CV_SHELL_FISH, a.id, exe,
-					  remove, &err);
+			r = edit_activate(path, CV_SHELL_FISH, id, exe, remove,
+					  &err);
 	} else {
 		r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH,
-				 a.id, exe, remove, &err);
+				 id, exe, remove, &err);
 		if (r == 0)
 			r = conda_script(dir, "deactivate.d", "sh", deact_sh,
-					 CV_SHELL_SH, a.id, exe, remove, &err);
+					 CV_SHELL_SH, id, exe, remove, &err);
 		if (r == 0)
 			r = conda_script(dir, "activate.d", "fish", act_fish,
-					 CV_SHELL_FISH, a.id, exe, remove,
-					 &err);
+					 CV_SHELL_FISH, id, exe, remove, &err);
 		if (r == 0)
 			r = conda_script(dir, "deactivate.d", "fish",
-					 deact_fish, CV_SHELL_FISH, a.id, exe,
+					 deact_fish, CV_SHELL_FISH, id, exe,
 					 remove, &err);
 	}
 	if (r < 0)
@@ -326,6 +320,6 @@ cmd_venv(int argc, char **argv)
 		ui_note("removed the cudnnvm hooks from %s", dir);
 	else
 		ui_note("%s now uses cuDNN %s when activated (re-activate it to apply)",
-			dir, a.id);
+			dir, id);
 	return 0;
 }
