@@ -246,3 +246,22 @@ SH
 	[[ $output == *"in: $A"* ]]
 	! grep -q "unbound variable" "$T/log/err"
 }
+
+@test "hook-env is silent with nothing active, and names a bad or missing pin" {
+	cudnnvm -q global --unset
+	mkdir -p none bad missing
+	echo ../x >bad/.cudnn-version
+	echo 7.0 >missing/.cudnn-version
+	cd none
+	run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ $output == *_CUDNNVM_WATCH=* ]]
+	for d in bad missing; do
+		cd "../$d"
+		run --separate-stderr cudnnvm hook-env --shell bash
+		[ "$status" -ne 0 ]
+		one_error_line
+		[[ $stderr == *"$d/.cudnn-version"* ]]
+	done
+}
