@@ -4,11 +4,8 @@
 # unchanged store.
 load remote
 
-setup_file() { mirror_start; }
-teardown_file() { mirror_stop; }
 setup() {
-	common_setup
-	remote_config ok
+	remote_setup
 	seed_store
 	before=$(store_snapshot)
 	SHA=$(big_sha)

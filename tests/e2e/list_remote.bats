@@ -2,13 +2,7 @@
 # list-remote: what the mirror offers, from its listing and manifests.
 load remote
 
-setup_file() { mirror_start; }
-teardown_file() { mirror_stop; }
-setup() {
-	common_setup
-	remote_config ok
-	log_mark
-}
+setup() { remote_setup; }
 
 @test "list-remote lists every build for the platform, newest first" {
 	run --separate-stderr cudnnvm list-remote --platform linux-x86_64

@@ -4,11 +4,8 @@
 # and the store must not change.
 load remote
 
-setup_file() { mirror_start; }
-teardown_file() { mirror_stop; }
 setup() {
-	common_setup
-	remote_config ok
+	remote_setup
 	seed_store
 	before=$(store_snapshot)
 }

@@ -1,7 +1,18 @@
 # remote.bash: the HTTPS test mirror (tests/fixtures/mirror.py) for the
-# remote-install suites. mirror_start/mirror_stop go in setup_file and
-# teardown_file; remote_config writes a config that points at it.
+# remote-install suites. Loading it gives each suite one mirror (started in
+# setup_file, stopped in teardown_file); a suite's setup calls remote_setup
+# for a private store, a config that points at the mirror (remote_config)
+# and a fresh request log.
 load helper
+
+setup_file() { mirror_start; }
+teardown_file() { mirror_stop; }
+
+remote_setup() {
+	common_setup
+	remote_config ok
+	log_mark
+}
 
 mirror_start() {
 	MIRROR_DIR="$BATS_FILE_TMPDIR/mirror"

@@ -3,13 +3,7 @@
 # download, verification, the cache, and clear failures.
 load remote
 
-setup_file() { mirror_start; }
-teardown_file() { mirror_stop; }
-setup() {
-	common_setup
-	remote_config ok
-	log_mark
-}
+setup() { remote_setup; }
 
 @test "install 9.13 resolves, downloads, verifies, installs and caches" {
 	run --separate-stderr cudnnvm install 9.13 --cuda 12
