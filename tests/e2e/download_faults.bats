@@ -25,10 +25,18 @@ fails_cleanly() {
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging" 2>/dev/null)" ]
 }
 
-@test "D1: sha256 mismatch: 65, URL and both hashes named, cache deleted" {
-	remote_config wronghash
+# install_fails STATUS MODE [INI lines...]: install 9.13 against the fault
+# MODE fails cleanly with STATUS.
+install_fails() {
+	local want=$1
+	shift
+	remote_config "$@"
 	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 65
+	fails_cleanly "$want"
+}
+
+@test "D1: sha256 mismatch: 65, URL and both hashes named, cache deleted" {
+	install_fails 65 wronghash
 	[[ "$output" == *"sha256 mismatch"* ]]
 	[[ "$output" == *"expected $SHA"* ]]
 	[[ "$output" == *"https://127.0.0.1:$MIRROR_PORT/fault/wronghash/cudnn/"* ]]
@@ -37,24 +45,18 @@ fails_cleanly() {
 }
 
 @test "D2: Content-Length larger than the manifest size: refused, 65" {
-	remote_config bigcl
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 65
+	install_fails 65 bigcl
 	[[ "$output" == *"larger than"* || "$output" == *"more than"* ]]
 }
 
 @test "D3: endless body: cut at the manifest size, 65, no disk growth" {
-	remote_config endless
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 65
+	install_fails 65 endless
 	[[ "$output" == *"more than the $SIZE bytes"* ]]
 	[ ! -e "$PARTIAL" ] || [ "$(stat -c %s "$PARTIAL")" -le "$SIZE" ]
 }
 
 @test "D4: truncated with Content-Length: 69, partial kept, next run resumes" {
-	remote_config truncate
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 truncate
 	[ -s "$PARTIAL" ]
 	[ "$(stat -c %s "$PARTIAL")" -lt "$SIZE" ]
 	remote_config ok
@@ -67,30 +69,22 @@ fails_cleanly() {
 }
 
 @test "D5: truncated, close-delimited (curl says OK): size check, 65" {
-	remote_config closedelim
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 65
+	install_fails 65 closedelim
 }
 
 @test "D6: an HTML page with 200: 65 with a hint" {
-	remote_config html
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 65
+	install_fails 65 html
 	[[ "$output" == *"HTML"* ]]
 }
 
 @test "D7: 404: 69, HTTP 404 and the URL, no retry" {
-	remote_config 404 "retries = 3"
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 404 "retries = 3"
 	[[ "$output" == *"HTTP 404 for https://127.0.0.1:$MIRROR_PORT/fault/404/cudnn/"* ]]
 	[ "$(archive_gets)" -eq 1 ]
 }
 
 @test "D8: 500: bounded retries with back-off, then 69" {
-	remote_config 500 "retries = 2"
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 500 "retries = 2"
 	[[ "$output" == *"HTTP 500"* ]]
 	[ "$(archive_gets)" -eq 3 ]
 }
@@ -104,24 +98,18 @@ fails_cleanly() {
 }
 
 @test "D9: redirect to http:// is refused: 69" {
-	remote_config redirhttp
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 redirhttp
 	[[ "$output" == *"insecure redirect"* ]]
 }
 
 @test "D10: redirect loop: 69" {
-	remote_config redirloop
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 redirloop
 	[[ "$output" == *"redirect"* ]]
 	[ "$(archive_gets)" -le 6 ]
 }
 
 @test "D11: redirect to file:// is refused: 69" {
-	remote_config redirfile
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 redirfile
 	[[ "$output" == *"insecure redirect"* ]]
 	[ ! -e "$PARTIAL" ] || ! grep -q root: "$PARTIAL"
 }
@@ -141,9 +129,7 @@ fails_cleanly() {
 }
 
 @test "D13: a stalled server times out: 69" {
-	remote_config stall "timeout = 2"
-	run cudnnvm install 9.13 --cuda 12
-	fails_cleanly 69
+	install_fails 69 stall "timeout = 2"
 	[[ "$output" == *"timed out"* ]]
 }
 
