@@ -96,6 +96,17 @@ cv_fetcher_file_free(struct cv_fetcher *fetch)
 
 /* ---- NVIDIA's names ------------------------------------------------------ */
 
+/* A platform name is [a-z0-9_-]* (it becomes part of a path). */
+static int
+platform_name_ok(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' || *s == '_'))
+			return 0;
+	return 1;
+}
+
 /* 7.x and 8.0-8.2 names: cudnn-<cuda M.m>-<os>-v<version>.<ext>, e.g.
  * cudnn-10.2-linux-x64-v7.6.5.32.tgz or cudnn-11.3-windows10-x64-
  * v8.2.1.32.zip. Web downloads sometimes arrive as .solitairetheme8 (a MIME
@@ -166,7 +177,7 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 	static const char *const sfx[] = { "-archive.tar.xz", "-archive.zip",
 					   NULL };
 	const char *base = strrchr(filename, '/');
-	char name[256], *p, *cuda, *dash;
+	char name[256], *cuda, *dash;
 	size_t len, digits;
 	long n;
 	int s;
@@ -203,10 +214,8 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 	if (dash == NULL || dash == name)
 		goto bad;
 	*dash = '\0';
-	for (p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '_'))
-			goto bad;
+	if (!platform_name_ok(name))
+		goto bad;
 	len = strlen(name);
 	if (len >= sizeof art->platform)
 		goto bad;
@@ -292,19 +301,17 @@ check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
 	if (!cv_sha256_valid_hex(art->sha256))
 		return cv_err_set(err, CV_EUSAGE,
 				  "the expected sha256 must be 64 hex digits");
-	for (const char *p = art->platform; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '_'))
-			return cv_err_set(err, CV_EUSAGE, "bad platform name");
+	if (!platform_name_ok(art->platform))
+		return cv_err_set(err, CV_EUSAGE, "bad platform name");
 	return 0;
 }
 
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
-extract_verified(struct cv_store *st, const struct cv_artifact *art,
-		 const char *stage, struct cv_source *raw,
-		 struct cv_installed *inst, struct cv_err *err)
+extract_verified(const struct cv_artifact *art, const char *stage,
+		 struct cv_source *raw, struct cv_installed *inst,
+		 struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
 	struct cv_source hashed = { hashing_read, &hs };
@@ -371,7 +378,6 @@ extract_verified(struct cv_store *st, const struct cv_artifact *art,
 	inst->size = hs.n;
 	snprintf(inst->source, sizeof inst->source, "%s", art->source);
 	now_rfc3339(inst->installed_at);
-	(void)st;
 	return 0;
 }
 
@@ -450,7 +456,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
-	if ((r = extract_verified(st, art, stagepath, &raw, &inst, err)) < 0)
+	if ((r = extract_verified(art, stagepath, &raw, &inst, err)) < 0)
 		goto out;
 	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
 	    (r = sync_tree(stagepath, err)) < 0)
