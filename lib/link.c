@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,28 +100,21 @@ sweep(int dfd)
 	closedir(d);
 }
 
+/* Take <root>/.locks/current.lock (creating .locks), waiting if busy. */
 static int
-lock_current(int dfd, int *lockfd, struct cv_err *err)
+lock_current(const char *root, int dfd, int *lockfd, struct cv_err *err)
 {
-	int fd;
+	char *path;
+	int r;
 
 	if (mkdirat(dfd, ".locks", 0755) < 0 && errno != EEXIST)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot create the store's .locks folder");
-	fd = openat(dfd, ".locks/current.lock",
-		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot open the lock .locks/current.lock");
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return cv_err_errno(err, CV_EIO,
-					    "cannot lock .locks/current.lock");
-		}
-	}
-	*lockfd = fd;
-	return 0;
+	path = cv_path_join(root, ".locks/current.lock");
+	r = cv_fs_lock(path, 0, NULL, NULL, "changing the global version",
+		       lockfd, err);
+	free(path);
+	return r;
 }
 
 int
@@ -140,7 +132,7 @@ cv_link_set(const char *root, const char *id, struct cv_err *err)
 	if (dfd < 0)
 		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_ESTORE,
 				    "cannot open the store '%s'", root);
-	if ((r = lock_current(dfd, &lockfd, err)) < 0)
+	if ((r = lock_current(root, dfd, &lockfd, err)) < 0)
 		goto out;
 	sweep(dfd);
 	if (fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -186,8 +178,7 @@ sync:
 		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
 				 root);
 out:
-	if (lockfd >= 0)
-		close(lockfd);
+	cv_fs_unlock(lockfd);
 	close(dfd);
 	return r;
 }
