@@ -11,18 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Common leading parts of the spec and the listing name agree. */
-static int
-maybe(const struct cv_version *spec, const struct cv_version *name)
-{
-	int n = spec->nparts < name->nparts ? spec->nparts : name->nparts;
-
-	for (int i = 0; i < n; i++)
-		if (spec->part[i] != name->part[i])
-			return 0;
-	return 1;
-}
-
 static void
 human(char *out, size_t n, uint64_t bytes)
 {
@@ -118,8 +106,11 @@ cmd_list_remote(int argc, char **argv)
 	for (size_t i = 0; i < cv_index_count(ix); i++) {
 		struct cv_manifest m;
 		struct cv_err merr = CV_ERR_INIT;
+		const struct cv_version *name = cv_index_version(ix, i);
 
-		if (spec_s != NULL && !maybe(&spec, cv_index_version(ix, i)))
+		/* the listing name may be shorter or longer than the spec */
+		if (spec_s != NULL && !cv_version_matches(&spec, name) &&
+		    !cv_version_matches(name, &spec))
 			continue;
 		if (cv_index_manifest(ix, i, &m, &merr) < 0) {
 			if (merr.code == CV_EINTR) {

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The listing name may be shorter or longer than the spec: a candidate
- * when their common leading parts agree. */
-static int
-candidate(const struct cv_version *spec, const struct cv_version *name)
-{
-	int n;
-
-	if (spec == NULL)
-		return 1;
-	n = spec->nparts < name->nparts ? spec->nparts : name->nparts;
-	for (int i = 0; i < n; i++)
-		if (spec->part[i] != name->part[i])
-			return 0;
-	return 1;
-}
-
 /* The newest usable variant of a platform, 0 when none. */
 static int
 newest_variant(const struct cv_manifest *m, const char *platform)
@@ -94,9 +78,11 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 		struct cv_manifest m;
 		const struct cv_release_file *f;
 		int want = cuda;
+		const struct cv_version *name = cv_index_version(ix, i);
 
-		if (!candidate(req->spec ? &spec : NULL,
-			       cv_index_version(ix, i)))
+		/* the listing name may be shorter or longer than the spec */
+		if (req->spec != NULL && !cv_version_matches(&spec, name) &&
+		    !cv_version_matches(name, &spec))
 			continue;
 		if ((rc = cv_index_manifest(ix, i, &m, err)) < 0)
 			return rc;
