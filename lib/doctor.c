@@ -342,38 +342,41 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	free(copy);
 }
 
+struct ldcheck {
+	struct findings *fs;
+	const char *root;
+};
+
+static void
+ldcheck_cb(void *payload, const char *soname, const char *path)
+{
+	struct ldcheck *lc = payload;
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (strncmp(soname, "libcudnn.so.", 12) != 0)
+		return;
+	snprintf(dir, sizeof dir, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return;
+	*slash = '\0';
+	if (strncmp(dir, lc->root, strlen(lc->root)) == 0 ||
+	    seen_before(lc->fs, dir))
+		return;
+	add(lc->fs, CV_LEVEL_WARN, "eval \"$(cudnnvm env)\"",
+	    "it is in the system loader cache (ldconfig), so every "
+	    "program without the active version on LD_LIBRARY_PATH "
+	    "loads it",
+	    "system cuDNN in %s (%s)", dir, soname);
+}
+
 static void
 check_ldconfig(struct findings *fs, const char *root)
 {
-	FILE *f = popen("timeout 5 ldconfig -p 2>/dev/null || "
-			"timeout 5 /sbin/ldconfig -p 2>/dev/null",
-			"r");
-	char line[2048];
+	struct ldcheck lc = { fs, root };
 
-	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-		char *name = line + strspn(line, " \t"), *arrow, *slash;
-
-		if (strncmp(name, "libcudnn.so.", 12) != 0 ||
-		    (arrow = strstr(name, "=> ")) == NULL)
-			continue;
-		arrow += 3;
-		arrow[strcspn(arrow, "\n")] = '\0';
-		slash = strrchr(arrow, '/');
-		if (slash == NULL)
-			continue;
-		*slash = '\0';
-		if (strncmp(arrow, root, strlen(root)) == 0 ||
-		    seen_before(fs, arrow))
-			continue;
-		name[strcspn(name, " ")] = '\0';
-		add(fs, CV_LEVEL_WARN, "eval \"$(cudnnvm env)\"",
-		    "it is in the system loader cache (ldconfig), so every "
-		    "program without the active version on LD_LIBRARY_PATH "
-		    "loads it",
-		    "system cuDNN in %s (%s)", arrow, name);
-	}
-	if (f != NULL)
-		pclose(f);
+	cv_ldcache_each(ldcheck_cb, &lc);
 }
 
 static void

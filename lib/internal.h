@@ -42,6 +42,12 @@ void cv_buf_release(struct cv_buf *b);
 enum cv_dyn_lib { CV_DYN_CURL, CV_DYN_ARCHIVE, CV_DYN_CRYPTO };
 int cv_dyn_require(enum cv_dyn_lib which, struct cv_err *err);
 
+/* ldcache.c: call fn for every "soname => path" line of `ldconfig -p`
+ * (nothing when ldconfig is missing or takes over 5 seconds). */
+typedef void (*cv_ldcache_fn)(void *payload, const char *soname,
+			      const char *path);
+void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
+
 /* path.c */
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);

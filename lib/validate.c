@@ -178,6 +178,20 @@ try_list(const char *list, const char *so)
 	return p;
 }
 
+struct ldfind {
+	const char *so;
+	char *path; /* the first match */
+};
+
+static void
+ldfind_cb(void *payload, const char *soname, const char *path)
+{
+	struct ldfind *lf = payload;
+
+	if (lf->path == NULL && strcmp(soname, lf->so) == 0)
+		lf->path = xstrdup(path);
+}
+
 /* Where is `so` (libcublasLt.so.<cuda>): the library path, $CUDA_HOME, the CUDA
  * toolkits under /usr/local, the system folders, then ld.so.cache. The
  * test hook CUDNNVM_TEST_CUDA_LIBDIRS replaces the whole search. */
@@ -195,9 +209,7 @@ cv_validate_find_lib(const char *so)
 	};
 	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
 	char *p = NULL, *home;
-	char line[1024];
 	glob_t g;
-	FILE *f;
 
 	if (test != NULL)
 		return try_list(test, so);
@@ -221,20 +233,11 @@ cv_validate_find_lib(const char *so)
 	if (p != NULL)
 		return p;
 	/* ld.so.cache, as the loader sees it. */
-	f = popen("ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null",
-		  "r");
-	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-		char *arrow = strstr(line, "=> ");
-		char *name = line + strspn(line, " \t");
-		if (p == NULL && arrow != NULL &&
-		    strncmp(name, so, strlen(so)) == 0 &&
-		    (name[strlen(so)] == ' ')) {
-			p = xstrdup(arrow + 3);
-			p[strcspn(p, "\n")] = '\0';
-		}
+	{
+		struct ldfind lf = { so, NULL };
+		cv_ldcache_each(ldfind_cb, &lf);
+		p = lf.path;
 	}
-	if (f != NULL)
-		pclose(f);
 	return p;
 }
 

@@ -189,3 +189,17 @@ for f in j["findings"]:
 	[ "$status" -eq 64 ]
 	[[ "$stderr" == "cudnnvm: doctor: unexpected '--bogus'; usage: cudnnvm doctor"* ]]
 }
+
+@test "a cuDNN in the loader cache (ldconfig) is reported with its folder" {
+	# a loader cache of our own (test hook), holding one more cuDNN copy
+	mkdir -p "$T/sys/lib"
+	cp "$STUBS/other/lib/libcudnn.so.9" "$T/sys/lib/"
+	echo "$T/sys/lib" >"$T/ld.conf"
+	ldconfig -X -C "$T/ld.cache" -f "$T/ld.conf" 2>/dev/null ||
+		skip "ldconfig cannot build a cache here"
+	export CUDNNVM_TEST_LDCACHE="$T/ld.cache"
+	run --separate-stderr cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"warning: system cuDNN in $T/sys/lib (libcudnn.so.9)"* ]]
+	[[ "$output" == *'fix: eval "$(cudnnvm env)"'* ]]
+}

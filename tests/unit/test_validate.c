@@ -328,10 +328,44 @@ test_runner(void)
 	free(lib);
 }
 
+struct ldseen {
+	int libc, bad;
+};
+
+static void
+ldseen_cb(void *payload, const char *soname, const char *path)
+{
+	struct ldseen *l = payload;
+	size_t n = strlen(path);
+
+	if (*soname == '\0' || path[0] != '/' || strchr(soname, ' ') != NULL)
+		l->bad++;
+	if (strcmp(soname, "libc.so.6") == 0 && n >= 9 &&
+	    strcmp(path + n - 9, "libc.so.6") == 0)
+		l->libc++;
+}
+
+/* The loader cache as `ldconfig -p` prints it: every Debian system lists
+ * libc.so.6, and every entry is a bare soname with an absolute path. */
+static void
+test_ldcache(void)
+{
+	struct ldseen l = { 0, 0 };
+
+	if (system("ldconfig -p >/dev/null 2>&1") != 0) {
+		printf("ok %d # skip no ldconfig\n", ++t_run);
+		return;
+	}
+	cv_ldcache_each(ldseen_cb, &l);
+	CHECK(l.libc >= 1);
+	CHECK(l.bad == 0);
+}
+
 int
 main(void)
 {
 	test_decode();
+	test_ldcache();
 	test_rules();
 	test_json();
 	test_cache();
