@@ -10,21 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The install's metadata and folder (<store>/<id>). */
 static int
 open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
-	     char **dir)
+	     char dir[PATH_MAX])
 {
 	struct cv_err err = CV_ERR_INIT;
-	const char *root = cv_store_root(st);
 
 	if (cv_store_get(st, id, inst, &err) < 0)
 		return cmd_fail(&err);
-	*dir = malloc(strlen(root) + strlen(id) + 2);
-	if (*dir == NULL) {
-		cv_err_set(&err, CV_ERROR, "out of memory");
-		return cmd_fail(&err);
-	}
-	sprintf(*dir, "%s/%s", root, id);
+	snprintf(dir, PATH_MAX, "%s/%s", cv_store_root(st), id);
 	return 0;
 }
 
@@ -68,7 +63,7 @@ cmd_validate(int argc, char **argv)
 	struct cv_store *st = NULL;
 	const char *spec = NULL;
 	int json = 0, no_gpu = 0, r, failed;
-	char id[64], cwd[PATH_MAX], *dir = NULL;
+	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
@@ -101,7 +96,7 @@ cmd_validate(int argc, char **argv)
 		r = cmd_fail(&err);
 		goto out;
 	}
-	r = open_install(st, id, &inst, &dir);
+	r = open_install(st, id, &inst, dir);
 	if (r)
 		goto out;
 	fill_opts(&opts, st, no_gpu);
@@ -126,7 +121,6 @@ cmd_validate(int argc, char **argv)
 	} else
 		r = 0;
 out:
-	free(dir);
 	cv_store_free(st);
 	cv_config_release(&cfg);
 	return r;
@@ -180,17 +174,16 @@ cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_validation v;
 	struct cv_installed inst;
-	char *dir = NULL;
+	char dir[PATH_MAX];
 	int r, failed;
 
 	if (no_validate || (cfg != NULL && !cfg->validate))
 		return 0;
-	r = open_install(st, id, &inst, &dir);
+	r = open_install(st, id, &inst, dir);
 	if (r)
 		return r;
 	fill_opts(&opts, st, 0);
 	r = cv_validate(dir, &inst, &opts, &v, &err);
-	free(dir);
 	if (r < 0) {
 		if (force) {
 			ui_warn("%s; activating anyway (--force)", err.msg);
