@@ -75,8 +75,9 @@ static int
 add(const char *dir, const char *prog, struct cv_err *err)
 {
 	char exe[PATH_MAX], path[PATH_MAX + 160], tmp[PATH_MAX + 200];
+	const char *const vars[] = { "@PROG@", prog, "@DIR@", dir,
+				     "@EXE@",  exe,  NULL };
 	struct cv_buf *out = cv_text_new();
-	const char *p = shim_tpl;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	int fd, r = 0;
 
@@ -86,25 +87,7 @@ add(const char *dir, const char *prog, struct cv_err *err)
 				    "cannot find the cudnnvm binary");
 	}
 	exe[n] = '\0';
-	while (r == 0 && *p) {
-		const char *val = NULL;
-		size_t skip = 0;
-		if (strncmp(p, "@PROG@", 6) == 0)
-			val = prog, skip = 6;
-		else if (strncmp(p, "@DIR@", 5) == 0)
-			val = dir, skip = 5;
-		else if (strncmp(p, "@EXE@", 5) == 0)
-			val = exe, skip = 5;
-		if (val != NULL) {
-			r = cv_shell_quote(out, CV_SHELL_SH, val, err);
-			p += skip;
-		} else {
-			const char *at = strchr(p + 1, '@');
-			size_t len = at ? (size_t)(at - p) : strlen(p);
-			r = cv_text_add(out, p, len);
-			p += len;
-		}
-	}
+	r = cmd_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
 	snprintf(path, sizeof path, "%s/%s", dir, prog);
 	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
 		r = cv_err_set(

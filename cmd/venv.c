@@ -45,21 +45,20 @@ static const char deact_fish[] =
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
 
-/* Expand @ID@ and @EXE@ (both quoted for the shell). */
-static int
-expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
-       const char *exe, struct cv_err *err)
+int
+cmd_expand(struct cv_buf *out, const char *tpl, int sh, const char *const *vars,
+	   struct cv_err *err)
 {
 	const char *p = tpl;
 	int r = 0;
 
 	while (r == 0 && *p) {
-		if (strncmp(p, "@ID@", 4) == 0) {
-			r = cv_shell_quote(out, sh, id, err);
-			p += 4;
-		} else if (strncmp(p, "@EXE@", 5) == 0) {
-			r = cv_shell_quote(out, sh, exe, err);
-			p += 5;
+		size_t i = 0;
+		while (vars[i] != NULL && strncmp(p, vars[i], strlen(vars[i])))
+			i += 2;
+		if (vars[i] != NULL) {
+			r = cv_shell_quote(out, sh, vars[i + 1], err);
+			p += strlen(vars[i]);
 		} else {
 			const char *n = strchr(p + 1, '@');
 			size_t len = n ? (size_t)(n - p) : strlen(p);
@@ -68,6 +67,16 @@ expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
 		}
 	}
 	return r;
+}
+
+/* Expand @ID@ and @EXE@ (both quoted for the shell). */
+static int
+expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
+       const char *exe, struct cv_err *err)
+{
+	const char *const vars[] = { "@ID@", id, "@EXE@", exe, NULL };
+
+	return cmd_expand(out, tpl, sh, vars, err);
 }
 
 static char *
