@@ -198,7 +198,8 @@ backoff(int attempt, atomic_int *abort)
 	return interrupted != 0;
 }
 
-/* Turn a failed transfer into one clear line. */
+/* Turn a failed transfer into one clear line; the plain network failures
+ * share one shape, "<what> <url>: <why><hint>". */
 static int
 transfer_error(const struct cv_remote *r, CURL *h, CURLcode res,
 	       const char *url, const char *errbuf, struct cv_err *err)
@@ -206,6 +207,8 @@ transfer_error(const struct cv_remote *r, CURL *h, CURLcode res,
 	long code = 0;
 	char proxy[256];
 	const char *why = errbuf[0] ? errbuf : curl_easy_strerror(res);
+	const char *what = "cannot download";
+	const char *hint = "; check the network and the mirror";
 
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	switch (res) {
@@ -225,42 +228,42 @@ transfer_error(const struct cv_remote *r, CURL *h, CURLcode res,
 				  "refused an insecure redirect from %s (only "
 				  "https is allowed): %s",
 				  url, why);
-	case CURLE_TOO_MANY_REDIRECTS:
-		return cv_err_set(err, CV_ENETWORK,
-				  "too many redirects for %s: %s", url, why);
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_SSL_CACERT_BADFILE:
-		return cv_err_set(err, CV_ENETWORK,
-				  "TLS verification failed for %s: %s; for a "
-				  "private CA set [remote] ca_file",
-				  url, why);
-	case CURLE_OPERATION_TIMEDOUT:
-		return cv_err_set(err, CV_ENETWORK,
-				  "timed out downloading %s: %s; check the "
-				  "network or raise [remote] timeout",
-				  url, why);
 	case CURLE_FILESIZE_EXCEEDED:
 		return cv_err_set(err, CV_EDATA,
 				  "%s is larger than the manifest says; "
 				  "refused",
 				  url);
+	case CURLE_TOO_MANY_REDIRECTS:
+		what = "too many redirects for";
+		hint = "";
+		break;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CACERT_BADFILE:
+		what = "TLS verification failed for";
+		hint = "; for a private CA set [remote] ca_file";
+		break;
+	case CURLE_OPERATION_TIMEDOUT:
+		what = "timed out downloading";
+		hint = "; check the network or raise [remote] timeout";
+		break;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_RECV_ERROR:
+		proxy_name(r, proxy, sizeof proxy);
+		if (proxy[0])
+			return cv_err_set(err, CV_ENETWORK,
+					  "cannot download %s via proxy %s: "
+					  "%s; check the proxy settings "
+					  "(https_proxy, no_proxy, [remote] "
+					  "proxy)",
+					  url, proxy, why);
+		break;
 	default:
 		break;
 	}
-	proxy_name(r, proxy, sizeof proxy);
-	if (proxy[0] &&
-	    (res == CURLE_COULDNT_CONNECT ||
-	     res == CURLE_COULDNT_RESOLVE_PROXY || res == CURLE_RECV_ERROR))
-		return cv_err_set(err, CV_ENETWORK,
-				  "cannot download %s via proxy %s: %s; check "
-				  "the proxy settings (https_proxy, no_proxy, "
-				  "[remote] proxy)",
-				  url, proxy, why);
-	return cv_err_set(err, CV_ENETWORK,
-			  "cannot download %s: %s; check the network and the "
-			  "mirror",
-			  url, why);
+	return cv_err_set(err, CV_ENETWORK, "%s %s: %s%s", what, url, why,
+			  hint);
 }
 
 /* ---- small documents (listing, manifests) ---- */
