@@ -34,16 +34,22 @@ struct nameset {
 	size_t cap, n;
 };
 
-struct ectx {
+/* A cv_source that libarchive reads; its own error is kept, so that it
+ * is reported as it was rather than as libarchive's EIO. */
+struct feed {
 	struct cv_source *src;
-	struct cv_err srcerr;
-	int src_failed;
+	struct cv_err err;
+	int failed;
+};
+
+struct ectx {
+	struct feed in;
 	struct archive *ar, *aw;
 	struct cv_extract_limits lim;
 	char top[256];
 	int have_top;
 	int zip;
-	int pipeline; /* a decompressing thread feeds x.src */
+	int pipeline; /* a decompressing thread feeds x.in */
 	uint64_t entries, total;
 	struct nameset names;
 	struct cv_err *err;
@@ -96,12 +102,12 @@ nameset_free(struct nameset *ns)
 static la_ssize_t
 read_cb(struct archive *a, void *ud, const void **buf)
 {
-	struct ectx *x = ud;
-	ssize_t n = x->src->read(x->src->ctx, buf, &x->srcerr);
+	struct feed *f = ud;
+	ssize_t n = f->src->read(f->src->ctx, buf, &f->err);
 
 	if (n < 0) {
-		x->src_failed = 1;
-		archive_set_error(a, EIO, "%s", x->srcerr.msg);
+		f->failed = 1;
+		archive_set_error(a, EIO, "%s", f->err.msg);
 		return -1;
 	}
 	return n;
@@ -387,17 +393,23 @@ write_error(struct ectx *x, const char *name)
 				  : "write failed");
 }
 
+/* Why reading `a` failed: the source's own error, or the archive's. */
+static int
+feed_error(struct archive *a, const struct feed *f, struct cv_err *err)
+{
+	if (f->failed) {
+		*err = f->err;
+		return f->err.code;
+	}
+	return cv_err_set(err, CV_EDATA, "corrupt or unsupported archive: %s",
+			  archive_error_string(a) ? archive_error_string(a)
+						  : "read error");
+}
+
 static int
 read_error(struct ectx *x)
 {
-	if (x->src_failed) {
-		*x->err = x->srcerr;
-		return x->srcerr.code;
-	}
-	return cv_err_set(
-		x->err, CV_EDATA, "corrupt or unsupported archive: %s",
-		archive_error_string(x->ar) ? archive_error_string(x->ar)
-					    : "read error");
+	return feed_error(x->ar, &x->in, x->err);
 }
 
 static int
@@ -591,25 +603,9 @@ peek_read(void *ctx, const void **buf, struct cv_err *err)
 
 struct decoder {
 	pthread_t th;
-	struct cv_source *src;
+	struct feed in;
 	struct cv_pipe *out;
-	struct cv_err srcerr;
-	int src_failed;
 };
-
-static la_ssize_t
-dec_read_cb(struct archive *a, void *ud, const void **buf)
-{
-	struct decoder *d = ud;
-	ssize_t n = d->src->read(d->src->ctx, buf, &d->srcerr);
-
-	if (n < 0) {
-		d->src_failed = 1;
-		archive_set_error(a, EIO, "%s", d->srcerr.msg);
-		return -1;
-	}
-	return n;
-}
 
 static void *
 dec_main(void *arg)
@@ -626,7 +622,7 @@ dec_main(void *arg)
 	archive_read_support_filter_gzip(a);
 	archive_read_support_filter_bzip2(a);
 	archive_read_support_format_raw(a);
-	if (archive_read_open(a, d, NULL, dec_read_cb, NULL) == ARCHIVE_OK &&
+	if (archive_read_open(a, &d->in, NULL, read_cb, NULL) == ARCHIVE_OK &&
 	    archive_read_next_header(a, &e) == ARCHIVE_OK) {
 		for (;;) {
 			if ((b = cv_pipe_get(d->out)) == NULL) {
@@ -641,16 +637,8 @@ dec_main(void *arg)
 			cv_pipe_put(d->out, b, (size_t)n);
 		}
 	}
-	if (n < 0) {
-		if (d->src_failed)
-			err = d->srcerr;
-		else
-			cv_err_set(&err, CV_EDATA,
-				   "corrupt or unsupported archive: %s",
-				   archive_error_string(a)
-					   ? archive_error_string(a)
-					   : "read error");
-	}
+	if (n < 0)
+		feed_error(a, &d->in, &err);
 	cv_pipe_close(d->out, n < 0 ? &err : NULL);
 	archive_read_free(a);
 	return NULL;
@@ -706,14 +694,14 @@ cv_extract(struct cv_source *src, const char *dest,
 	pk.len = src->read(src->ctx, &pk.buf, err);
 	if (pk.len < 0)
 		return (int)pk.len;
-	x.src = &psrc;
+	x.in.src = &psrc;
 	if (compressed(pk.buf, pk.len)) {
-		dec.src = &psrc;
+		dec.in.src = &psrc;
 		dec.out = cv_pipe_new(8, 1 << 20);
 		if (pthread_create(&dec.th, NULL, dec_main, &dec) != 0)
 			abort();
 		tsrc.ctx = dec.out;
-		x.src = &tsrc;
+		x.in.src = &tsrc;
 		x.pipeline = 1;
 	}
 	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -741,7 +729,7 @@ cv_extract(struct cv_source *src, const char *dest,
 		x.aw, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
 			      ARCHIVE_EXTRACT_SECURE_SYMLINKS |
 			      ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
-	if (archive_read_open(x.ar, &x, NULL, read_cb, NULL) != ARCHIVE_OK)
+	if (archive_read_open(x.ar, &x.in, NULL, read_cb, NULL) != ARCHIVE_OK)
 		r = read_error(&x);
 	else
 		r = extract_all(&x);
