@@ -84,6 +84,11 @@ int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 int cmd_expand(struct cv_buf *out, const char *tpl, int sh,
 	       const char *const *vars, struct cv_err *err);
 
+/* mkdir -p of an absolute path (modified while it runs, restored), `mode`
+ * for what it creates; -1 with errno. Defined in cmd/shim.c; shim and
+ * hook-env use it. */
+int cmd_mkdirs(char *dir, mode_t mode);
+
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);

@@ -7,7 +7,6 @@
 #include "ui.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -40,19 +39,6 @@ seen(void *payload, const char *path)
 	if (w->v[w->n] == NULL)
 		abort();
 	w->n++;
-}
-
-static int
-mkdir_p(char *path)
-{
-	for (char *p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(path, 0700) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 static void
@@ -120,7 +106,7 @@ touch_stamp(const char *given, char *out, size_t n)
 		snprintf(out, n, "%s", given);
 		return 0;
 	}
-	if (mkdir_p(dir) < 0)
+	if (cmd_mkdirs(dir, 0700) < 0)
 		return -1;
 	sweep_stamps(dir);
 	snprintf(out, n, "%s/stamp.XXXXXX", dir);

@@ -116,17 +116,17 @@ add(const char *dir, const char *prog, struct cv_err *err)
 	return r;
 }
 
-static int
-mkdirs(char *dir)
+int
+cmd_mkdirs(char *dir, mode_t mode)
 {
 	for (char *p = dir + 1; *p; p++)
 		if (*p == '/') {
 			*p = '\0';
-			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			if (mkdir(dir, mode) < 0 && errno != EEXIST)
 				return -1;
 			*p = '/';
 		}
-	return mkdir(dir, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	return mkdir(dir, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 int
@@ -181,7 +181,7 @@ cmd_shim(int argc, char **argv)
 		ui_note("removed the shim %s", path);
 		return 0;
 	}
-	if (mkdirs(dir) < 0) {
+	if (cmd_mkdirs(dir, 0755) < 0) {
 		cv_err_errno(&err, errno == EACCES ? CV_EPERM : CV_EIO,
 			     "cannot create '%s'", dir);
 		return cmd_fail(&err);
