@@ -736,6 +736,22 @@ report(struct cv_download *d)
 		d->progress(d->payload, d->delivered, d->size);
 }
 
+/* Sleep on d->cv (mu held) for at most 100 ms, so that the reader
+ * notices an interrupt even when nobody signals. */
+static void
+wait_tick(struct cv_download *d)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 100000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+}
+
 static ssize_t
 dl_read(void *ctx, const void **buf, struct cv_err *err)
 {
@@ -748,16 +764,8 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 	if (d->rfd >= 0) {
 		if (!d->from_final) {
 			pthread_mutex_lock(&d->mu);
-			while (d->range == RANGE_PENDING && !interrupted) {
-				struct timespec ts;
-				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_nsec += 100000000L;
-				if (ts.tv_nsec >= 1000000000L) {
-					ts.tv_sec++;
-					ts.tv_nsec -= 1000000000L;
-				}
-				pthread_cond_timedwait(&d->cv, &d->mu, &ts);
-			}
+			while (d->range == RANGE_PENDING && !interrupted)
+				wait_tick(d);
 			if (d->range == RANGE_RESTART)
 				d->replay_off = d->replay_len;
 			pthread_mutex_unlock(&d->mu);
@@ -794,15 +802,8 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 	if (d->prod_wait)
 		pthread_cond_broadcast(&d->cv);
 	while (d->head - d->tail < LOW_MARK && !d->done && !interrupted) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
 		d->cons_wait = 1;
-		pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+		wait_tick(d);
 		d->cons_wait = 0;
 	}
 	if (d->head > d->tail) {
