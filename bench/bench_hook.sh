@@ -45,13 +45,15 @@ echo $(( (${e/./} - ${s/./}) / '"$3"' ))'
 echo "-- prompt hook (bash), microseconds per prompt"
 base=$(per_call 'f() { local s=$?; return $s; }' f "$N")
 unchanged=$(per_call 'eval "$(cudnnvm init bash)"; cd "'"$W"'/proj/src"; _cudnnvm_hook; sleep 0.05' _cudnnvm_hook "$N")
-# count processes at unchanged prompts through strace when there is one
+# count processes at unchanged prompts through strace when there is one;
+# the marker is a process of its own, since strace shows only execve here
 procs="n/a (no strace)"
 if command -v strace >/dev/null; then
 	procs=$(strace -f -e trace=execve -o "$W/trace" bash --norc --noprofile -c '
 eval "$(cudnnvm init bash)"; cd "'"$W"'/proj/src"; _cudnnvm_hook; sleep 0.05
-: >"'"$W"'/mark"; for i in 1 2 3 4 5 6 7 8 9 10; do _cudnnvm_hook; done' >/dev/null 2>&1 &&
-		awk '/mark/ { m = 1 } m && /execve\(/ { n++ } END { print n + 0 }' "$W/trace")
+/bin/true cudnnvm-bench-mark; for i in 1 2 3 4 5 6 7 8 9 10; do _cudnnvm_hook; done' >/dev/null 2>&1 &&
+		awk 'm && /execve\(/ { n++ } /execve\(.*"cudnnvm-bench-mark"\]/ { m = 1 }
+			END { if (m) print n + 0; else print "?" }' "$W/trace")
 	procs="$procs processes started in 10 unchanged prompts"
 fi
 enter=$(per_call 'eval "$(cudnnvm init bash)"; cd "'"$W"'/plain"; _cudnnvm_hook' 'cd "'"$W"'/proj/src"; _cudnnvm_hook; cd "'"$W"'/plain"; _cudnnvm_hook' "$NE")
