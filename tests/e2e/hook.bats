@@ -211,6 +211,13 @@ echo "none: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"'
 	run --separate-stderr cudnnvm init dash
 	[ "$status" -eq 64 ]
 	one_error_line
+	run --separate-stderr cudnnvm init tcsh
+	[ "$status" -eq 64 ]
+	one_error_line
+	[ -z "$output" ]
+	run --separate-stderr cudnnvm init
+	[ "$status" -eq 64 ]
+	one_error_line
 	run cudnnvm init powershell
 	[ "$status" -eq 0 ]
 	[[ $output == *"hook-env --shell powershell"* ]]
