@@ -32,6 +32,30 @@ waiting(void *payload, const char *what)
 	ui_note("waiting for another cudnnvm %s...", what);
 }
 
+static void
+note_already(const struct cv_store *st, const char *id)
+{
+	ui_note("cuDNN %s is already installed in %s/%s", id, cv_store_root(st),
+		id);
+}
+
+/* What both forms do once cv_store_install succeeded: say so, then
+ * validate and activate a new install as configured. */
+static int
+installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
+	  int already, const struct install_args *a)
+{
+	if (already) {
+		note_already(st, id);
+		return 0;
+	}
+	if (!cmd_g.quiet)
+		printf("installed cuDNN %s in %s/%s\n", id, cv_store_root(st),
+		       id);
+	return cmd_gate_activation(cfg, st, id, 0,
+				   a->no_validate || !cfg->validate);
+}
+
 /* Progress on a terminal: the file fetcher wrapped to count bytes (read on
  * the install's reading thread; ui_progress only writes to stderr). */
 struct progress {
@@ -136,8 +160,7 @@ install_remote(const struct install_args *a)
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
 		if (cv_store_get(st, id, &inst, NULL) == 0) {
-			ui_note("cuDNN %s is already installed in %s/%s", id,
-				cv_store_root(st), id);
+			note_already(st, id);
 			r = 0;
 			goto out;
 		}
@@ -199,17 +222,7 @@ install_remote(const struct install_args *a)
 	}
 	if (r < 0)
 		goto fail;
-	if (already) {
-		ui_note("cuDNN %s is already installed in %s/%s", id,
-			cv_store_root(st), id);
-		r = 0;
-		goto out;
-	}
-	if (!cmd_g.quiet)
-		printf("installed cuDNN %s in %s/%s\n", id, cv_store_root(st),
-		       id);
-	r = cmd_gate_activation(&cfg, st, id, 0,
-				a->no_validate || !cfg.validate);
+	r = installed(&cfg, st, id, already, a);
 	goto out;
 fail:
 	r = cmd_fail(&err);
@@ -324,19 +337,7 @@ install_archive(const struct install_args *a)
 	r = cv_store_install(st, &art, ui_is_tty() ? &wrapped : &fetch, &opts,
 			     &already, &err);
 	cv_fetcher_file_free(&fetch);
-	if (r < 0) {
-		r = cmd_fail(&err);
-	} else if (already) {
-		ui_note("cuDNN %s is already installed in %s/%s", id,
-			cv_store_root(st), id);
-		r = 0;
-	} else {
-		if (!cmd_g.quiet)
-			printf("installed cuDNN %s in %s/%s\n", id,
-			       cv_store_root(st), id);
-		r = cmd_gate_activation(&cfg, st, id, 0,
-					a->no_validate || !cfg.validate);
-	}
+	r = r < 0 ? cmd_fail(&err) : installed(&cfg, st, id, already, a);
 	cv_store_free(st);
 	cv_config_release(&cfg);
 	return r;
