@@ -26,27 +26,6 @@ struct cv_index {
 	struct cv_version *vers;
 };
 
-static int
-mkdirs(const char *path)
-{
-	char *p = xstrdup(path);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 /* Read a whole file (at most max bytes). */
 static int
 slurp(const char *path, size_t max, struct cv_buf *out)
@@ -201,7 +180,7 @@ cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
 		ix->dir = cv_path_join(base, key);
 		free(base);
 	}
-	if (mkdirs(ix->dir) < 0) {
+	if (cv_fs_mkdirs(ix->dir, 0755, NULL) < 0) {
 		rc = cv_err_errno(err, cv_code_from_errno(errno),
 				  "cannot create the cache folder %s", ix->dir);
 		cv_index_free(ix);

@@ -395,13 +395,7 @@ cv_download_new(struct cv_download **out, struct cv_remote *r,
 		return cv_err_set(err, CV_EDATA,
 				  "no sha256 and size for %s: refused", url);
 	dir = cv_path_join(cache_dir, "downloads");
-	if (mkdir(cache_dir, 0755) < 0 && errno != EEXIST) {
-		free(dir);
-		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot create the cache folder %s",
-				    cache_dir);
-	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+	if (cv_fs_mkdirs(dir, 0755, NULL) < 0) {
 		int rc = cv_err_errno(err, cv_code_from_errno(errno),
 				      "cannot create the cache folder %s", dir);
 		free(dir);
