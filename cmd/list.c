@@ -52,21 +52,19 @@ cmd_list(int argc, char **argv)
 		json_t *arr = json_array();
 		char *text;
 		for (size_t i = 0; i < n; i++) {
-			char ver[64], *path;
+			char ver[64];
 			json_t *o = json_object();
 			cv_version_format(&all[i].version, ver, sizeof ver);
-			path = malloc(strlen(cv_store_root(st)) +
-				      strlen(all[i].id) + 2);
-			if (path == NULL)
-				abort();
-			sprintf(path, "%s/%s", cv_store_root(st), all[i].id);
 			json_object_set_new(o, "id", json_string(all[i].id));
 			json_object_set_new(o, "version", json_string(ver));
 			json_object_set_new(o, "cuda",
 					    json_integer(all[i].version.cuda));
 			json_object_set_new(o, "platform",
 					    json_string(all[i].platform));
-			json_object_set_new(o, "path", json_string(path));
+			json_object_set_new(o, "path",
+					    json_sprintf("%s/%s",
+							 cv_store_root(st),
+							 all[i].id));
 			json_object_set_new(
 				o, "global",
 				json_boolean(strcmp(global, all[i].id) == 0));
@@ -81,7 +79,6 @@ cmd_list(int argc, char **argv)
 			json_object_set_new(o, "installed_at",
 					    json_string(all[i].installed_at));
 			json_array_append_new(arr, o);
-			free(path);
 		}
 		text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		if (text != NULL)
