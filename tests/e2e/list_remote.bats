@@ -114,6 +114,15 @@ assert [e["cuda"] for e in a] == [13, 12]
 	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
 }
 
+@test "--refresh reads a fresh listing again; manifests stay cached" {
+	cudnnvm list-remote 9.20 >/dev/null
+	cudnnvm list-remote 9.20 >/dev/null
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+	cudnnvm list-remote 9.20 --refresh >/dev/null
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
+	[ "$(grep -c 'redistrib_9.20.0.json' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+}
+
 @test "install -v says what the spec resolved to" {
 	run --separate-stderr cudnnvm -v install 9.20 --cuda 12
 	[ "$status" -eq 0 ]
