@@ -60,7 +60,7 @@ main(void)
 	CHECK(check_file("redistrib_9.8.0.json") == 0);
 	CHECK(check_file("redistrib_9.13.0.json") == 0);
 	CHECK(check_file("redistrib_9.20.0.json") == 0);
-	/* one byte more is tampering */
+	/* other bytes under a pinned name are tampering */
 	{
 		struct cv_err err = CV_ERR_INIT;
 		CHECK(cv_pins_check("redistrib_9.13.0.json", "{}", 2, &err) ==
