@@ -395,6 +395,7 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 		return r;
 	for (int tries = 0;; tries++) {
 		struct timespec ts;
+		int retry = 1;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		rnd = (unsigned int)ts.tv_nsec ^
 		      ((unsigned int)getpid() << 16) ^
@@ -405,11 +406,7 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 		r = cv_fs_lock(lock, 1, NULL, NULL, "staging", lockfd, err);
 		if (r == 0 && mkdirat(st->dirfd, dir, 0755) == 0) {
 			fchmodat(st->dirfd, dir, 0755, 0);
-			free(lock);
-			free(dir);
-			break;
-		}
-		if (r == 0) {
+		} else if (r == 0) {
 			int e = errno;
 			unlink(lock);
 			cv_fs_unlock(*lockfd);
@@ -417,28 +414,19 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 			r = cv_err_errno(err, cv_code_from_errno(e),
 					 "cannot create '%s/%s'", st->root,
 					 dir);
-			if (e != EEXIST || tries > 8) {
-				free(lock);
-				free(dir);
-				free(*name);
-				*name = NULL;
-				cv_fs_unlock(sfd);
-				return r;
-			}
-		} else if (tries > 8) {
-			free(lock);
-			free(dir);
-			free(*name);
-			*name = NULL;
-			cv_fs_unlock(sfd);
-			return r;
+			retry = e == EEXIST;
 		}
 		free(lock);
 		free(dir);
+		if (r == 0)
+			break;
 		free(*name);
+		*name = NULL;
+		if (!retry || tries > 8)
+			break;
 	}
 	cv_fs_unlock(sfd);
-	return 0;
+	return r;
 }
 
 void
