@@ -285,16 +285,19 @@ get_write(char *p, size_t sz, size_t n, void *arg)
 	return sz * n;
 }
 
+/* libcurl's progress callback: stop the transfer on Ctrl-C, or once the
+ * flag `arg` points at (a download's abort; NULL for none) is set. */
 static int
-get_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
-	     curl_off_t un)
+xfer_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
+	      curl_off_t un)
 {
-	(void)arg;
+	atomic_int *abort = arg;
+
 	(void)dt;
 	(void)dn;
 	(void)ut;
 	(void)un;
-	return interrupted != 0;
+	return interrupted || (abort != NULL && *abort);
 }
 
 int
@@ -322,7 +325,8 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
 		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, get_write);
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, &g);
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, get_progress);
+		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xfer_progress);
+		curl_easy_setopt(h, CURLOPT_XFERINFODATA, NULL);
 		res = curl_easy_perform(h);
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		if (res == CURLE_OK || attempt >= r->retries ||
@@ -530,19 +534,6 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 	return len;
 }
 
-static int
-dl_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
-	    curl_off_t un)
-{
-	struct cv_download *d = arg;
-
-	(void)dt;
-	(void)dn;
-	(void)ut;
-	(void)un;
-	return interrupted || d->abort;
-}
-
 /* Start over from byte 0: the server ignored the Range request. Only
  * possible while the reader has not consumed replayed bytes. */
 static int
@@ -583,8 +574,8 @@ dl_thread(void *arg)
 				 (curl_off_t)from);
 		curl_easy_setopt(d->h, CURLOPT_WRITEFUNCTION, dl_write);
 		curl_easy_setopt(d->h, CURLOPT_WRITEDATA, d);
-		curl_easy_setopt(d->h, CURLOPT_XFERINFOFUNCTION, dl_progress);
-		curl_easy_setopt(d->h, CURLOPT_XFERINFODATA, d);
+		curl_easy_setopt(d->h, CURLOPT_XFERINFOFUNCTION, xfer_progress);
+		curl_easy_setopt(d->h, CURLOPT_XFERINFODATA, &d->abort);
 		d->sniffed = from > 0;
 		res = curl_easy_perform(d->h);
 		code = 0;
