@@ -274,16 +274,12 @@ cv_active_find(const struct cv_store *st, const char *spec, char id[64],
 
 	if (cv_version_parse(&v, spec, err) < 0)
 		return CV_EUSAGE;
+	/* a full id is checked directly, a spec looked up */
 	if (cv_install_id_parse(&v, spec, NULL) == 0) {
-		if (!cv_link_installed(root, spec))
-			return cv_err_set(
-				err, CV_ENOTFOUND,
-				"cuDNN %s is not installed; run 'cudnnvm install %s'",
-				spec, spec);
-		snprintf(id, 64, "%s", spec);
-		return 0;
-	}
-	r = cv_store_find(st, &v, &inst, err);
+		snprintf(inst.id, sizeof inst.id, "%s", spec);
+		r = cv_link_installed(root, spec) ? 0 : CV_ENOTFOUND;
+	} else
+		r = cv_store_find(st, &v, &inst, err);
 	if (r == CV_ENOTFOUND)
 		return cv_err_set(
 			err, CV_ENOTFOUND,
