@@ -38,7 +38,7 @@ mirror_stop() {
 # remote_config [MODE] [extra INI lines for [remote]...]: the mirror URL is
 # https://127.0.0.1:PORT/ or, with a fault MODE, .../fault/MODE/.
 remote_config() {
-	local mode=${1:-ok} url
+	local mode=${1:-ok} url kv
 	shift || true
 	url="https://127.0.0.1:$MIRROR_PORT/"
 	[ "$mode" = ok ] || url="${url}fault/$mode/"
@@ -52,14 +52,13 @@ remote_config() {
 		echo "mirror = $url"
 		echo "ca_file = $MIRROR_DIR/certs/ca.pem"
 		printf '%s\n' "$@"
-		printf '%s\n' "$@" | grep -q '^timeout' || echo "timeout = 3"
-		printf '%s\n' "$@" | grep -q '^retries' || echo "retries = 0"
+		# defaults for the keys the extra lines leave out
+		for kv in "timeout = 3" "retries = 0" "verify_pins = no"; do
+			printf '%s\n' "$@" | grep -q "^${kv%% *}" || echo "$kv"
+		done
 		echo "[install]"
 		echo "validate = no"
 	} >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
-	grep -q '^verify_pins' "$XDG_CONFIG_HOME/cudnnvm/config.ini" ||
-		sed -i 's/^\[install\]$/verify_pins = no\n[install]/' \
-			"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 }
 
 # archive_field RELEASE PLATFORM CUDA FIELD: from the served manifest.
