@@ -50,19 +50,22 @@ bad() {
 }
 @test "a missing --config file or CUDNNVM_CONFIG file is exit 78" {
 	run cudnnvm --config "$T/none.ini" list
-	[ "$status" -eq 78 ] && [[ "$output" == "cudnnvm: cannot read config file '$T/none.ini'"* ]]
+	[ "$status" -eq 78 ]
+	[[ "$output" == "cudnnvm: cannot read config file '$T/none.ini'"* ]]
 	CUDNNVM_CONFIG="$T/none.ini" run cudnnvm list
 	[ "$status" -eq 78 ]
 }
 @test "errors in the system and user files are reported with their paths" {
 	cp "$CF/c5-unknown-key.ini" "$CUDNNVM_SYSCONFDIR/config.ini"
 	run cudnnvm list
-	[ "$status" -eq 78 ] && [[ "$output" == "cudnnvm: $CUDNNVM_SYSCONFDIR/config.ini:2: unknown key"* ]]
+	[ "$status" -eq 78 ]
+	[[ "$output" == "cudnnvm: $CUDNNVM_SYSCONFDIR/config.ini:2: unknown key"* ]]
 	rm "$CUDNNVM_SYSCONFDIR/config.ini"
 	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
 	cp "$CF/c5-duplicate.ini" "$XDG_CONFIG_HOME/cudnnvm/config.ini"
 	run cudnnvm list
-	[ "$status" -eq 78 ] && [[ "$output" == "cudnnvm: $XDG_CONFIG_HOME/cudnnvm/config.ini:3:"* ]]
+	[ "$status" -eq 78 ]
+	[[ "$output" == "cudnnvm: $XDG_CONFIG_HOME/cudnnvm/config.ini:3:"* ]]
 }
 @test "store path: system < user < --config < CUDNNVM_STORE < --store" {
 	unset CUDNNVM_STORE

@@ -67,7 +67,8 @@ installs() {
 	for f in lib/suid lib/sgid lib/world lib/none closed/f; do
 		[ "$(stat -c %a "$d/$f")" = 644 ]
 	done
-	[ "$(stat -c %a "$d/sticky")" = 755 ] && [ "$(stat -c %a "$d/closed")" = 755 ]
+	[ "$(stat -c %a "$d/sticky")" = 755 ]
+	[ "$(stat -c %a "$d/closed")" = 755 ]
 }
 
 @test "A14 a legit cuDNN-like archive with in-tree .so symlinks installs" {

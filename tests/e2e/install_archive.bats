@@ -30,7 +30,8 @@ jq_get() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2
 	d="$CUDNNVM_STORE/9.13.0.50-cuda12"
 	for l in libcudnn libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled \
 		libcudnn_engines_runtime_compiled libcudnn_graph libcudnn_heuristic libcudnn_ops; do
-		[ -f "$d/lib/$l.so.9.13.0" ] && [ ! -L "$d/lib/$l.so.9.13.0" ]
+		[ -f "$d/lib/$l.so.9.13.0" ]
+		[ ! -L "$d/lib/$l.so.9.13.0" ]
 		[ "$(readlink "$d/lib/$l.so.9")" = "$l.so.9.13.0" ]
 		[ "$(readlink "$d/lib/$l.so")" = "$l.so.9" ]
 		[ "$(stat -c %a "$d/lib/$l.so.9.13.0")" = 644 ]
@@ -38,8 +39,10 @@ jq_get() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2
 	done
 	[ "$(readlink "$d/lib64")" = lib ]
 	grep -q 'CUDNN_MAJOR 9' "$d/include/cudnn_version.h"
-	[ -f "$d/LICENSE" ] && [ -f "$d/include/cudnn.h" ]
-	[ "$(stat -c %a "$d/lib")" = 755 ] && [ "$(stat -c %a "$d/include")" = 755 ]
+	[ -f "$d/LICENSE" ]
+	[ -f "$d/include/cudnn.h" ]
+	[ "$(stat -c %a "$d/lib")" = 755 ]
+	[ "$(stat -c %a "$d/include")" = 755 ]
 	# nothing but what the archive holds, plus lib64 and cudnnvm.json
 	[ "$(ls "$d" | tr '\n' ' ')" = "LICENSE cudnnvm.json include lib lib64 " ]
 	[ "$(ls "$d/lib" | wc -l)" -eq 32 ]
@@ -69,8 +72,10 @@ PY
 	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
 	[ "$status" -eq 0 ]
 	d="$CUDNNVM_STORE/9.13.0.50-cuda12"
-	[ -f "$d/bin/cudnn64_9.dll" ] && [ -f "$d/bin/cudnn_ops64_9.dll" ]
-	[ -f "$d/lib/x64/cudnn.lib" ] && [ ! -e "$d/lib64" ]
+	[ -f "$d/bin/cudnn64_9.dll" ]
+	[ -f "$d/bin/cudnn_ops64_9.dll" ]
+	[ -f "$d/lib/x64/cudnn.lib" ]
+	[ ! -e "$d/lib64" ]
 	grep -q '"platform": "windows-x86_64"' "$d/cudnnvm.json"
 }
 
@@ -91,9 +96,11 @@ PY
 	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA" --version 7.6.5.32 --cuda 10
 	[ "$status" -eq 0 ]
 	d="$CUDNNVM_STORE/7.6.5.32-cuda10"
-	[ -f "$d/include/cudnn_version.h" ] && [ -f "$d/lib/libcudnn.so.7.6.5" ]
+	[ -f "$d/include/cudnn_version.h" ]
+	[ -f "$d/lib/libcudnn.so.7.6.5" ]
 	[ "$(readlink "$d/lib/libcudnn.so.7")" = libcudnn.so.7.6.5 ]
-	[ "$(readlink "$d/lib64")" = lib ] && [ ! -e "$d/cuda" ]
+	[ "$(readlink "$d/lib64")" = lib ]
+	[ ! -e "$d/cuda" ]
 }
 
 @test "a wrong sha256 exits 65 and leaves the store exactly as it was" {
@@ -144,16 +151,19 @@ PY
 @test "usage errors: missing or bad --sha256, unnamed archive, missing file" {
 	mk nvidia --version 9.1.0.70 --cuda 12
 	run cudnnvm install --archive "$ARCH"
-	[ "$status" -eq 64 ] && [[ "$output" == "cudnnvm: install: --archive needs --sha256"* ]]
+	[ "$status" -eq 64 ]
+	[[ "$output" == "cudnnvm: install: --archive needs --sha256"* ]]
 	run cudnnvm install --archive "$ARCH" --sha256 abc
 	[ "$status" -eq 64 ]
 	cp "$ARCH" "$T/renamed.tar.xz"
 	run cudnnvm install --archive "$T/renamed.tar.xz" --sha256 "$SHA"
 	[ "$status" -eq 64 ]
 	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$SHA" --version 9.1.0.70 --cuda 12
-	[ "$status" -eq 0 ] && [ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
-	run cudnnvm install --archive "$T/nope-cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" --sha256 "$SHA"
-	[ "$status" -eq 1 ] && [[ "$output" == "cudnnvm: cannot read the archive"* ]]
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	run cudnnvm install --archive "$T/nope/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" --sha256 "$SHA"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "cudnnvm: cannot read the archive"* ]]
 	run cudnnvm install --archive "$ARCH" --sha256 "$SHA" --version 9.1 --cuda 12
 	[ "$status" -eq 64 ]
 	run cudnnvm install --archive "$ARCH" --sha256 "$SHA" --bogus
@@ -173,10 +183,12 @@ PY
 	wait "$pid" || true
 	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
 	run cudnnvm list
-	[ "$status" -eq 0 ] && [[ "$output" != *9.1.0.70* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" != *9.1.0.70* ]]
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
 	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
-	[ "$status" -eq 0 ] && [ -f "$CUDNNVM_STORE/9.1.0.70-cuda12/cudnnvm.json" ]
+	[ "$status" -eq 0 ]
+	[ -f "$CUDNNVM_STORE/9.1.0.70-cuda12/cudnnvm.json" ]
 }
 
 @test "SIGKILL just before publishing leaves nothing visible" {
@@ -205,7 +217,7 @@ PY
 		[ -e "$lock" ] && ! flock -n "$lock" true && break
 		sleep 0.1
 	done
-	! flock -n "$lock" true
+	run ! flock -n "$lock" true
 	cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA" >"$T/b.out" 2>&1 3>&- &
 	b=$!
 	for i in $(seq 200); do grep -q waiting "$T/b.out" && break; sleep 0.1; done
@@ -288,7 +300,8 @@ PY
 		[ -L "$f" ] && continue
 		b=$(basename "$f"); base=${b%%.so*}; major=${b#*.so.}; major=${major%%.*}
 		full=$(readlink "$d/lib/$base.so.$major")
-		[ -f "$d/lib/$full" ] && [ ! -L "$d/lib/$full" ]
+		[ -f "$d/lib/$full" ]
+		[ ! -L "$d/lib/$full" ]
 		cmp -s "$f" "$d/lib/$full"
 		[ "$(readlink "$d/lib/$base.so")" = "$base.so.$major" ]
 		[ "$(stat -c %a "$d/lib/$full")" = 644 ]

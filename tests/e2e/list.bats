@@ -48,7 +48,8 @@ PY
 
 @test "an empty store lists nothing, says so on stderr, exits 0" {
 	run --separate-stderr cudnnvm --store "$T/empty" list
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	[[ "$stderr" == *"no cuDNN version is installed"* ]]
 	run cudnnvm --store "$T/empty" list --json
 	[ "$output" = "[]" ]

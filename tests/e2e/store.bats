@@ -51,7 +51,8 @@ as_nobody() {
 	[ -d "$NR/home/.cache/cudnnvm" ]
 	[ ! -e /opt/cudnn/9.1.0.70-cuda12 ]
 	run as_nobody "$CUDNNVM_BIN" list
-	[ "$status" -eq 0 ] && [[ "$output" == *9.1.0.70-cuda12* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *9.1.0.70-cuda12* ]]
 }
 
 @test "an explicit store the user cannot write is exit 77, before any work" {
@@ -118,7 +119,8 @@ as_nobody() {
 @test "a version folder without cudnnvm.json is not installed" {
 	mkdir -p "$CUDNNVM_STORE/9.1.0.70-cuda12/lib"
 	run cudnnvm list --json
-	[ "$status" -eq 0 ] && [ "$output" = "[]" ]
+	[ "$status" -eq 0 ]
+	[ "$output" = "[]" ]
 }
 
 @test "leftover lock files from a killed run do not block (flock)" {

@@ -14,7 +14,8 @@ setup() {
 
 @test "uninstall removes a version and nothing else" {
 	run cudnnvm uninstall 9.1.0.70
-	[ "$status" -eq 0 ] && [ "$output" = "uninstalled cuDNN 9.1.0.70-cuda12" ]
+	[ "$status" -eq 0 ]
+	[ "$output" = "uninstalled cuDNN 9.1.0.70-cuda12" ]
 	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
 	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
@@ -24,7 +25,8 @@ setup() {
 
 @test "uninstall of something not installed is exit 1; a bad spec is 64" {
 	run cudnnvm uninstall 7.6
-	[ "$status" -eq 1 ] && [[ "$output" == "cudnnvm: no installed cuDNN matches '7.6'"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$output" == "cudnnvm: no installed cuDNN matches '7.6'"* ]]
 	run cudnnvm uninstall '../../etc'
 	[ "$status" -eq 64 ]
 	run cudnnvm uninstall
@@ -33,15 +35,18 @@ setup() {
 
 @test "an ambiguous spec is refused (exit 64)" {
 	run cudnnvm uninstall 9
-	[ "$status" -eq 64 ] && [[ "$output" == *"matches 2 installed versions"* ]]
-	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ] && [ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"matches 2 installed versions"* ]]
+	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
 }
 
 @test "the global default is refused without --force; --force removes it and current" {
 	ln -s 9.1.0.70-cuda12 "$CUDNNVM_STORE/current"
 	before=$(store_snapshot)
 	run cudnnvm uninstall 9.1.0.70-cuda12
-	[ "$status" -eq 1 ] && [[ "$output" == *"is the global default"*"--force"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"is the global default"*"--force"* ]]
 	[ "$(store_snapshot)" = "$before" ]
 	run cudnnvm uninstall --force 9.1.0.70-cuda12
 	[ "$status" -eq 0 ]
@@ -51,7 +56,8 @@ setup() {
 
 @test "the active version (CUDNNVM_VERSION) is refused without --force" {
 	CUDNNVM_VERSION=9.2 run cudnnvm uninstall 9.2.0.82
-	[ "$status" -eq 1 ] && [[ "$output" == *"active version"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"active version"* ]]
 	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
 }
 
