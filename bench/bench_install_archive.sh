@@ -26,17 +26,18 @@ else
 	args=(--fake --pad-mb 310 --fill-mb 400)
 fi
 arch="$cache/$name"
+ver=$(echo "$name" | sed 's/.*x86_64-\(.*\)_cuda.*/\1/')
 if [ ! -f "$arch" ]; then
 	echo "building $arch (once) ..."
 	python3 tests/fixtures/mkarchive.py nvidia --out "$cache" \
-		--version "$(echo "$name" | sed 's/.*x86_64-\(.*\)_cuda.*/\1/')" --cuda 12 \
+		--version "$ver" --cuda 12 \
 		--preset 0 "${args[@]}" >/dev/null
 	mb=$(($(stat -c %s "$arch") >> 20))
 	if [ "$mb" -lt "$min_mb" ]; then
 		# top up with incompressible data to reach the minimum size
 		rm -f "$arch"
 		python3 tests/fixtures/mkarchive.py nvidia --out "$cache" \
-			--version "$(echo "$name" | sed 's/.*x86_64-\(.*\)_cuda.*/\1/')" --cuda 12 \
+			--version "$ver" --cuda 12 \
 			--preset 0 "${args[@]}" --pad-mb $((min_mb - mb + 8)) >/dev/null
 	fi
 fi
@@ -67,7 +68,7 @@ read -r _ base_t base_m < <(measure baseline "rm -rf '$work/x' && mkdir '$work/x
 	"sha256sum '$arch' && tar -xJf '$arch' -C '$work/x'")
 read -r _ cv_t cv_m < <(measure cudnnvm "rm -rf '$work/s'" \
 	"'$BIN' -q --store '$work/s' install --no-validate --archive '$arch' --sha256 $sha")
-[ -f "$work/s/$(echo "$name" | sed 's/.*x86_64-\(.*\)_cuda\(.*\)-archive.*/\1-cuda\2/')/cudnnvm.json" ]
+[ -f "$work/s/$ver-cuda12/cudnnvm.json" ]
 printf 'sha256sum + tar -xJf : %7.2f s  peak %6.1f MB\n' "$base_t" "$base_m"
 printf 'cudnnvm install      : %7.2f s  peak %6.1f MB\n' "$cv_t" "$cv_m"
 python3 -c "import sys; t=float(sys.argv[1])/float(sys.argv[2]); print('ratio (cudnnvm / baseline): %.2f (target <= 1.0); cudnnvm peak %s MB (target <= 64)' % (t, sys.argv[3]))" "$cv_t" "$base_t" "$cv_m"
