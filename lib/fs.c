@@ -55,10 +55,8 @@ rm_dirfd(int dfd, const char *what, struct cv_err *err)
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (cv_fs_rmtree_at(dirfd(d), de->d_name, err) < 0) {
-			rc = err ? err->code : CV_EIO;
+		if ((rc = cv_fs_rmtree_at(dirfd(d), de->d_name, err)) < 0)
 			break;
-		}
 	}
 	closedir(d);
 	return rc;
@@ -68,7 +66,7 @@ int
 cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err)
 {
 	struct stat sb;
-	int fd;
+	int fd, r;
 
 	if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno == ENOENT
@@ -87,8 +85,8 @@ cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s'", name);
 	/* A folder we cannot list (mode 0) can still be emptied by us. */
-	if (rm_dirfd(fd, name, err) < 0)
-		return err ? err->code : CV_EIO;
+	if ((r = rm_dirfd(fd, name, err)) < 0)
+		return r;
 	if (unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot remove '%s'", name);
@@ -140,19 +138,16 @@ lock_error(const char *path, struct cv_err *err)
 int
 cv_fs_trylock(const char *path, int *fd, struct cv_err *err)
 {
-	if (open_lock(path, fd, err) < 0)
-		return err ? err->code : CV_EIO;
+	int r;
+
+	if ((r = open_lock(path, fd, err)) < 0)
+		return r;
 	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
 		return 1;
-	if (errno == EWOULDBLOCK) {
-		close(*fd);
-		*fd = -1;
-		return 0;
-	}
-	lock_error(path, err);
+	r = errno == EWOULDBLOCK ? 0 : lock_error(path, err);
 	close(*fd);
 	*fd = -1;
-	return err ? err->code : CV_EIO;
+	return r;
 }
 
 int
@@ -171,15 +166,15 @@ cv_fs_lock(const char *path, int nowait,
 			what);
 	if (waiting != NULL)
 		waiting(payload, what);
-	if (open_lock(path, fd, err) < 0)
-		return err ? err->code : CV_EIO;
+	if ((r = open_lock(path, fd, err)) < 0)
+		return r;
 	while (flock(*fd, LOCK_EX) != 0) {
 		if (errno == EINTR)
 			continue;
-		lock_error(path, err);
+		r = lock_error(path, err);
 		close(*fd);
 		*fd = -1;
-		return err ? err->code : CV_EIO;
+		return r;
 	}
 	return 0;
 }
