@@ -275,12 +275,12 @@ open_for_write(struct cv_store *st, struct cv_err *err)
 {
 	int lfd, r;
 
-	if (cv_fs_mkdirs(st->root, 0755, err) < 0) {
-		if (err && err->code == CV_EPERM)
+	if ((r = cv_fs_mkdirs(st->root, 0755, err)) < 0) {
+		if (r == CV_EPERM && err != NULL)
 			return cv_err_prefix(
 				err, "%s",
 				"cannot create the store (use --store DIR, or run as root): ");
-		return err ? err->code : CV_ESTORE;
+		return r;
 	}
 	st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (st->dirfd < 0)
@@ -621,8 +621,8 @@ cv_store_get(const struct cv_store *st, const char *id,
 	char *dir;
 	int r;
 
-	if (cv_install_id_parse(&v, id, err) < 0)
-		return err ? err->code : CV_EUSAGE;
+	if ((r = cv_install_id_parse(&v, id, err)) < 0)
+		return r;
 	if (!cv_store_has(st, id))
 		return cv_err_set(
 			err, CV_ENOTFOUND,
@@ -668,8 +668,8 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 	char *name = NULL, *dir;
 	int vfd, lfd, r;
 
-	if (cv_install_id_parse(&v, id, err) < 0)
-		return err ? err->code : CV_EUSAGE;
+	if ((r = cv_install_id_parse(&v, id, err)) < 0)
+		return r;
 	if ((r = cv_store_lock(st, id, 0, NULL, NULL, &vfd, err)) < 0)
 		return r;
 	if (!cv_store_has(st, id)) {
