@@ -13,7 +13,7 @@ setup() {
 
 # refused CASE WHAT: build, install, expect 65 + WHAT, no change.
 refused() {
-	local j arch sha before
+	local arch sha before
 	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile "$1" --out "$A" |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
 	mkdir -p "$CUDNNVM_STORE"
@@ -31,7 +31,6 @@ refused() {
 }
 
 installs() {
-	local j
 	read -r ARCH SHA < <(python3 "$FIXTURES/mkarchive.py" hostile "$1" --out "$A" |
 		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
 	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
