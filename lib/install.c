@@ -127,7 +127,7 @@ from_legacy_name(struct cv_artifact *art, const char *base)
 	};
 	static const char *const exts[] = { ".tgz", ".tar.gz", ".zip",
 					    ".solitairetheme8" };
-	const char *p = base + 6, *os = NULL, *ver;
+	const char *p = base + 6, *os = NULL, *ver = NULL;
 	char vbuf[64];
 	size_t vlen = 0, len = strlen(base);
 	unsigned long cuda;
@@ -146,11 +146,11 @@ from_legacy_name(struct cv_artifact *art, const char *base)
 	for (i = 0; i < sizeof oses / sizeof oses[0]; i++)
 		if (strncmp(p, oses[i].os, strlen(oses[i].os)) == 0) {
 			os = oses[i].platform;
+			ver = p + strlen(oses[i].os);
 			break;
 		}
 	if (os == NULL)
 		return -1;
-	ver = p + strlen(oses[i].os);
 	for (i = 0; i < sizeof exts / sizeof exts[0]; i++) {
 		size_t el = strlen(exts[i]);
 		if (len > el && strcmp(base + len - el, exts[i]) == 0) {
