@@ -653,8 +653,6 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		}
 	free(all);
 	cv_version_format_id(spec, s, sizeof s);
-	if (spec->cuda == 0)
-		cv_version_format(spec, s, sizeof s);
 	return cv_err_set(
 		err, CV_ENOTFOUND,
 		"no installed cuDNN matches '%s'; run 'cudnnvm install %s'", s,

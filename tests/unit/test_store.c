@@ -104,6 +104,11 @@ main(void)
 	cv_version_parse(&spec, "7", NULL);
 	CHECK(cv_store_find(st, &spec, &one, &err) == CV_ENOTFOUND);
 	CHECK(strstr(err.msg, "cudnnvm install 7") != NULL);
+	cv_version_parse(&spec, "7.6-cuda10", NULL);
+	CHECK(cv_store_find(st, &spec, &one, &err) == CV_ENOTFOUND);
+	CHECK(strstr(err.msg,
+		     "matches '7.6-cuda10'; run 'cudnnvm install 7.6-cuda10'") !=
+	      NULL);
 	cv_store_free(st);
 	/* a damaged cudnnvm.json is reported, and skipped by list */
 	snprintf(cmd, sizeof cmd, "echo '{bad' > '%s'",
