@@ -191,7 +191,7 @@ install_fails() {
 	head -c $((SIZE + 4096)) /dev/urandom >"$PARTIAL"
 	run cudnnvm install 9.13 --cuda 12
 	[ "$status" -eq 0 ]
-	! grep -q 'archive.tar.xz bytes=' "$MIRROR_DIR/root/requests.log"
+	run ! grep -q 'archive.tar.xz bytes=' "$MIRROR_DIR/root/requests.log"
 	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }
 
@@ -255,6 +255,6 @@ install_fails() {
 	chown 65534:65534 "$PARTIAL"
 	run cudnnvm install 9.13 --cuda 12
 	[ "$status" -eq 0 ]
-	! grep -q 'archive.tar.xz bytes=' "$MIRROR_DIR/root/requests.log"
+	run ! grep -q 'archive.tar.xz bytes=' "$MIRROR_DIR/root/requests.log"
 	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }

@@ -99,7 +99,7 @@ teardown() { touch "$T/stop" 2>/dev/null || true; }
 	(for i in $(seq 40); do cudnnvm -q global 9.1 || echo FAIL; done) >"$T/a" &
 	(for i in $(seq 40); do cudnnvm -q global 9.13 || echo FAIL; done) >"$T/b" &
 	wait
-	! grep -q FAIL "$T/a" "$T/b"
+	run ! grep -q FAIL "$T/a" "$T/b"
 	t=$(readlink "$CUDNNVM_STORE/current")
 	[ "$t" = "$A" ] || [ "$t" = "$B" ]
 	[ -f "$CUDNNVM_STORE/current/lib/libcudnn.so.9" ]

@@ -251,7 +251,7 @@ SH
 	[[ $output != *"_cudnnvm_hook;_cudnnvm_hook"* ]]
 	[[ $output == *"pc saw 3"* ]]
 	[[ $output == *"in: $A"* ]]
-	! grep -q "unbound variable" "$T/log/err"
+	run ! grep -q "unbound variable" "$T/log/err"
 }
 
 @test "hook-env is silent with nothing active, and names a bad or missing pin" {

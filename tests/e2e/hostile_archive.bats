@@ -27,7 +27,9 @@ refused() {
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
 	# same listing (private folders may have been created on first use)
 	[ "$(store_snapshot | grep -v '^\./\.\(staging\|cache\|locks\)$')" = "$(echo "$before" | grep -v '^\./\.\(staging\|cache\|locks\)$')" ]
-	[ ! -e "$T/evil" ] && [ ! -e "$T/outside" ] && [ ! -e /tmp/cudnnvm-evil-abs ]
+	[ ! -e "$T/evil" ]
+	[ ! -e "$T/outside" ]
+	[ ! -e /tmp/cudnnvm-evil-abs ]
 }
 
 installs() {

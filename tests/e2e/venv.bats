@@ -55,7 +55,7 @@ echo "off: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"')
 	run cudnnvm venv --remove --path "$T/ve"
 	[ "$status" -eq 0 ]
 	diff "$T/orig" "$T/ve/bin/activate"
-	! grep -q cudnnvm "$T/ve/bin/activate.fish"
+	run ! grep -q cudnnvm "$T/ve/bin/activate.fish"
 }
 
 @test "venv uses \$VIRTUAL_ENV and the active version by default" {
