@@ -46,10 +46,6 @@ static const struct {
 	{ "install", "validate" }, { "install", "keep_archives" },
 };
 
-static const char *const platforms[] = { "linux-x86_64", "linux-sbsa",
-					 "linux-aarch64", "windows-x86_64",
-					 NULL };
-
 struct parse {
 	struct cv_config *cfg;
 	const char *name;
@@ -254,13 +250,12 @@ handler(void *user, const char *section, const char *name, const char *value)
 			set_str(&c->platform, "");
 			break;
 		}
-		for (b = 0; platforms[b]; b++)
-			if (strcmp(platforms[b], value) == 0)
-				break;
-		if (platforms[b] == NULL)
+		/* the platforms NVIDIA's manifests name (platform.c), the
+		 * same list install --platform takes */
+		if (!cv_platform_valid(value))
 			return fail(
 				p,
-				"platform '%s' must be auto, linux-x86_64, linux-sbsa, linux-aarch64 or windows-x86_64",
+				"platform '%s' must be auto, linux-x86_64, linux-sbsa, linux-aarch64, linux-ppc64le, windows-x86_64 or windows-arm64",
 				value);
 		set_str(&c->platform, value);
 		break;

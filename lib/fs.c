@@ -99,21 +99,6 @@ cv_fs_rmtree(const char *path, struct cv_err *err)
 	return cv_fs_rmtree_at(AT_FDCWD, path, err);
 }
 
-int
-cv_fs_fsync_dir(const char *path, struct cv_err *err)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
-
-	if (fd < 0)
-		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot open '%s'", path);
-	if (fsync(fd) != 0 && errno != EINVAL)
-		rc = cv_err_errno(err, CV_EIO, "cannot sync '%s'", path);
-	close(fd);
-	return rc;
-}
-
 static int
 open_lock(const char *path, int *fd, struct cv_err *err)
 {

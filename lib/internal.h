@@ -58,8 +58,6 @@ int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
 int cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err);
 int cv_fs_rmtree(const char *path, struct cv_err *err);
-/* fsync a folder (by path or by fd). */
-int cv_fs_fsync_dir(const char *path, struct cv_err *err);
 /* Take an exclusive flock on `path` (created 0644, O_CLOEXEC). Busy lock:
  * with nowait CV_ELOCKED, else call waiting(payload, what) once and block.
  * *fd gets the descriptor to pass to cv_fs_unlock. */

@@ -69,6 +69,9 @@ main(void)
 	CHECK(strcmp(c.platform, "linux-sbsa") == 0);
 	CHECK(c.validate == 0 && c.keep_archives == 0 && c.verify_pins == 0);
 	CHECK(strcmp(c.ca_file, "/etc/ca.pem") == 0);
+	/* the same platform list install --platform takes */
+	CHECK(parse(&c, "[install]\nplatform = linux-ppc64le\n") == 0);
+	CHECK(strcmp(c.platform, "linux-ppc64le") == 0);
 	/* a later file overrides; auto resets */
 	CHECK(parse(&c, "[install]\ncuda = auto\nplatform = auto\n") == 0);
 	CHECK(c.cuda == 0 && c.platform == NULL);
