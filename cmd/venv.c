@@ -54,7 +54,8 @@ cmd_expand(struct cv_buf *out, const char *tpl, int sh, const char *const *vars,
 
 	while (r == 0 && *p) {
 		size_t i = 0;
-		while (vars[i] != NULL && strncmp(p, vars[i], strlen(vars[i])))
+		while (vars[i] != NULL &&
+		       strncmp(p, vars[i], strlen(vars[i])) != 0)
 			i += 2;
 		if (vars[i] != NULL) {
 			r = cv_shell_quote(out, sh, vars[i + 1], err);
