@@ -42,7 +42,7 @@ static const char comp_bash[] =
 	"\tcase $prev in\n"
 	"\t--store | --path) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
 	"\t--config | --archive) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-	"\t--shell) COMPREPLY=($(compgen -W \"sh bash zsh fish powershell cmd\" -- \"$cur\")); return ;;\n"
+	"\t--shell) COMPREPLY=($(compgen -W \"sh bash zsh fish tcsh powershell cmd\" -- \"$cur\")); return ;;\n"
 	"\tesac\n"
 	"\tif [[ -z $cmd ]]; then\n"
 	"\t\tif [[ $cur == -* ]]; then\n"
@@ -57,7 +57,8 @@ static const char comp_bash[] =
 	"\t\treturn\n"
 	"\tfi\n"
 	"\tcase $cmd in\n"
-	"\tinit | completions) COMPREPLY=($(compgen -W \"bash zsh fish powershell\" -- \"$cur\")) ;;\n"
+	"\tinit) COMPREPLY=($(compgen -W \"bash zsh fish tcsh powershell\" -- \"$cur\")) ;;\n"
+	"\tcompletions) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) ;;\n"
 	"\thelp) COMPREPLY=($(compgen -W \"$(command cudnnvm commands 2>/dev/null)\" -- \"$cur\")) ;;\n"
 	"\twhich) COMPREPLY=($(compgen -W \"lib include root\" -- \"$cur\")) ;;\n"
 	"\tshim) COMPREPLY=($(compgen -W \"add remove list\" -- \"$cur\")) ;;\n"
@@ -84,7 +85,7 @@ static const char comp_zsh[] =
 	"\tcase ${words[CURRENT-1]} in\n"
 	"\t--store | --path) _files -/; return ;;\n"
 	"\t--config | --archive) _files; return ;;\n"
-	"\t--shell) compadd sh bash zsh fish powershell cmd; return ;;\n"
+	"\t--shell) compadd sh bash zsh fish tcsh powershell cmd; return ;;\n"
 	"\tesac\n"
 	"\tif [[ -z $cmd ]]; then\n"
 	"\t\tif [[ ${words[CURRENT]} == -* ]]; then\n"
@@ -103,7 +104,8 @@ static const char comp_zsh[] =
 	"\t\treturn\n"
 	"\tfi\n"
 	"\tcase $cmd in\n"
-	"\tinit | completions) compadd bash zsh fish powershell ;;\n"
+	"\tinit) compadd bash zsh fish tcsh powershell ;;\n"
+	"\tcompletions) compadd bash zsh fish ;;\n"
 	"\thelp) cmds=(${(f)\"$(command cudnnvm commands 2>/dev/null)\"}); compadd -a cmds ;;\n"
 	"\twhich) compadd lib include root ;;\n"
 	"\tshim) compadd add remove list ;;\n"
@@ -156,11 +158,12 @@ static const char comp_fish[] =
 	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F\n"
 	"complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- \"-*\" (commandline -ct)' -a '(__cudnnvm_flags)'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv' -a '(__cudnnvm_versions)'\n"
-	"complete -c cudnnvm -n '__fish_seen_subcommand_from init completions' -a 'bash zsh fish powershell'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from init' -a 'bash zsh fish tcsh powershell'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'\n"
-	"complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish powershell cmd'\n";
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd'\n";
 
 int
 cmd_completions(int argc, char **argv)

@@ -31,7 +31,7 @@ _cudnnvm() {
 	case $prev in
 	--store | --path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish powershell cmd" -- "$cur")); return ;;
+	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish tcsh powershell cmd" -- "$cur")); return ;;
 	esac
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
@@ -46,7 +46,8 @@ _cudnnvm() {
 		return
 	fi
 	case $cmd in
-	init | completions) COMPREPLY=($(compgen -W "bash zsh fish powershell" -- "$cur")) ;;
+	init) COMPREPLY=($(compgen -W "bash zsh fish tcsh powershell" -- "$cur")) ;;
+	completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;

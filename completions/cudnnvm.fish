@@ -33,8 +33,9 @@ complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_dire
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
 complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv' -a '(__cudnnvm_versions)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from init completions' -a 'bash zsh fish powershell'
+complete -c cudnnvm -n '__fish_seen_subcommand_from init' -a 'bash zsh fish tcsh powershell'
+complete -c cudnnvm -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'
 complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'
 complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'
 complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish powershell cmd'
+complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd'

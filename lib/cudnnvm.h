@@ -451,6 +451,7 @@ enum cv_shell {
 	CV_SHELL_FISH,
 	CV_SHELL_PWSH,
 	CV_SHELL_CMD,
+	CV_SHELL_CSH, /* csh, tcsh */
 };
 struct cv_buf; /* lib/internal.h; cmd/ uses it through cv_text_* */
 struct cv_buf *cv_text_new(void);
@@ -459,7 +460,7 @@ int cv_text_add(struct cv_buf *b, const char *s, size_t n);
 void cv_text_free(struct cv_buf *b);
 /* "bash" -> CV_SHELL_BASH ...; CV_EUSAGE for an unknown name. */
 int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
-/* The shell named by $SHELL (sh when unknown). */
+/* The shell running this process (its parent; sh when not a known shell). */
 int cv_shell_guess(void);
 /* Append `s` quoted for the shell. CV_EDATA when the shell cannot carry it
  * (cmd: newline or "). */
@@ -474,9 +475,10 @@ int cv_shell_emit(struct cv_buf *b, int shell, const struct cv_env *e,
 /* Append a list variable (bash/zsh array, fish list). */
 int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 		      char *const *items, size_t n, struct cv_err *err);
-/* The integration `cudnnvm init <shell>` prints (static text); NULL when the
- * shell has none. `exe` is the absolute path of cudnnvm. */
-int cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err);
+/* The integration `cudnnvm init <shell>` prints; CV_EUSAGE when the shell
+ * has none. `exe` is the absolute path of cudnnvm, which the hook calls. */
+int cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
+			 struct cv_err *err);
 
 /* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
 

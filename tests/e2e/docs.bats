@@ -79,10 +79,16 @@ man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | sed 's/.\x08//g' | tr -s ' \t\
 	cudnnvm completions bash | cmp - "$REPO_ROOT/completions/cudnnvm.bash"
 	cudnnvm completions zsh | cmp - "$REPO_ROOT/completions/_cudnnvm"
 	cudnnvm completions fish | cmp - "$REPO_ROOT/completions/cudnnvm.fish"
-	cudnnvm init bash | cmp - "$REPO_ROOT/shims/hook.bash"
-	cudnnvm init zsh | cmp - "$REPO_ROOT/shims/hook.zsh"
-	cudnnvm init fish | cmp - "$REPO_ROOT/shims/hook.fish"
-	cudnnvm init powershell | cmp - "$REPO_ROOT/shims/hook.ps1"
+	# the shipped hooks carry @EXE@ where the binary writes its own path
+	local exe q
+	exe=$(readlink -f "$CUDNNVM_BIN")
+	q="'$exe'"
+	for pair in bash:hook.bash zsh:hook.zsh fish:hook.fish powershell:hook.ps1; do
+		sed "s|@EXE@|$q|g" "$REPO_ROOT/shims/${pair#*:}" | cmp - <(cudnnvm init "${pair%%:*}")
+	done
+	# tcsh's alias lines carry the path quoted once more
+	sed -e "/^alias/s|@EXE@|'\\\\''$exe'\\\\''|g" -e "s|@EXE@|$q|g" "$REPO_ROOT/shims/hook.tcsh" |
+		cmp - <(cudnnvm init tcsh)
 }
 
 @test "completions/embed.py regenerates cmd/completions.c unchanged" {
