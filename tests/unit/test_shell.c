@@ -167,7 +167,6 @@ main(void)
 		      strstr(cv_text_str(b), "alias cwdcmd") != NULL &&
 		      strchr(cv_text_str(b), '#') == NULL);
 		cv_text_free(b);
-		cv_text_free(b);
 	}
 	return TEST_DONE();
 }
