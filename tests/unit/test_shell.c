@@ -92,7 +92,8 @@ main(void)
 	CHECK(cv_shell_parse("bash", &sh, &err) == 0 && sh == CV_SHELL_BASH);
 	CHECK(cv_shell_parse("dash", &sh, &err) == 0 && sh == CV_SHELL_SH);
 	CHECK(cv_shell_parse("pwsh", &sh, &err) == 0 && sh == CV_SHELL_PWSH);
-	CHECK(cv_shell_parse("tcsh", &sh, &err) == CV_EUSAGE);
+	CHECK(cv_shell_parse("tcsh", &sh, &err) == 0 && sh == CV_SHELL_CSH);
+	CHECK(cv_shell_parse("nushell", &sh, &err) == CV_EUSAGE);
 
 	CHECK(quoted_is(CV_SHELL_SH, "a'b", "'a'\\''b'"));
 	CHECK(quoted_is(CV_SHELL_SH, "$x `y`", "'$x `y`'"));
