@@ -28,7 +28,7 @@ cmd_list(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c != 'j')
 			return cmd_usage_error("list", "unknown option '%s'",
 					       argv[optind - 1]);

@@ -29,7 +29,7 @@ cmd_uninstall(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c != 'f')
 			return cmd_usage_error("uninstall",
 					       "unknown option '%s'",

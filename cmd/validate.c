@@ -65,12 +65,14 @@ cmd_validate(int argc, char **argv)
 	int json = 0, no_gpu = 0, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	for (int i = 1, operands_only = 0; i < argc; i++) {
+		if (!operands_only && strcmp(argv[i], "--") == 0)
+			operands_only = 1;
+		else if (!operands_only && strcmp(argv[i], "--json") == 0)
 			json = 1;
-		else if (strcmp(argv[i], "--no-gpu") == 0)
+		else if (!operands_only && strcmp(argv[i], "--no-gpu") == 0)
 			no_gpu = 1;
-		else if (argv[i][0] == '-')
+		else if (!operands_only && argv[i][0] == '-')
 			return cmd_usage_error("validate",
 					       "unknown option '%s'", argv[i]);
 		else if (spec != NULL)
