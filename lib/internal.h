@@ -48,6 +48,13 @@ typedef void (*cv_ldcache_fn)(void *payload, const char *soname,
 			      const char *path);
 void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
 
+/* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
+ * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a
+ * mirror (NULL when it can: https:// with a host, or file://). */
+char *cv_url_redact(const char *url);
+char *cv_url_userinfo(const char *url);
+const char *cv_url_mirror_problem(const char *url);
+
 /* path.c */
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);

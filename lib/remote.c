@@ -33,7 +33,8 @@ cv_remote_interrupt(void)
 }
 
 struct cv_remote {
-	char *mirror;
+	char *mirror;   /* without credentials: what messages and files show */
+	char *userinfo; /* "user:pass" of the configured URL, or NULL */
 	char *ca_file;
 	char *proxy;
 	long timeout;
@@ -51,18 +52,17 @@ cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 	static int inited;
 	int rc;
 
+	const char *why;
+
 	if (mirror == NULL)
 		mirror = cfg->mirror ? cfg->mirror : CV_DEFAULT_MIRROR;
-	if (strncmp(mirror, "https://", 8) != 0 &&
-	    strncmp(mirror, "file://", 7) != 0)
-		return cv_err_set(err, CV_ECONFIG,
-				  "mirror '%.200s' is not an https:// (or "
-				  "file://) URL; plain http is refused",
-				  mirror);
-	if (strpbrk(mirror, " \t\r\n?#") != NULL)
-		return cv_err_set(
-			err, CV_ECONFIG,
-			"mirror '%.200s' contains a space, '?' or '#'", mirror);
+	if ((why = cv_url_mirror_problem(mirror)) != NULL) {
+		char *shown = cv_url_redact(mirror);
+		rc = cv_err_set(err, CV_ECONFIG, "mirror '%.200s' %s", shown,
+				why);
+		free(shown);
+		return rc;
+	}
 	/* libcurl (and libcrypto, for pins and cache keys) load on first use */
 	if ((rc = cv_dyn_require(CV_DYN_CURL, err)) < 0 ||
 	    (rc = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0)
@@ -74,7 +74,8 @@ cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 		inited = 1;
 	}
 	r = xcalloc(1, sizeof *r);
-	r->mirror = xstrdup(mirror);
+	r->mirror = cv_url_redact(mirror);
+	r->userinfo = cv_url_userinfo(mirror);
 	r->allow_file = strncmp(mirror, "file://", 7) == 0;
 	r->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
 	r->proxy = cfg->proxy ? xstrdup(cfg->proxy) : NULL;
@@ -95,6 +96,7 @@ cv_remote_free(struct cv_remote *r)
 	if (r->get != NULL)
 		curl_easy_cleanup(r->get);
 	free(r->mirror);
+	free(r->userinfo);
 	free(r->ca_file);
 	free(r->proxy);
 	free(r);
@@ -138,12 +140,38 @@ proxy_name(const struct cv_remote *r, char *buf, size_t n)
 		snprintf(buf, n, "%s", p);
 }
 
+/* Credentials go back only into URLs on the mirror's own host: a manifest
+ * path cannot leave it, and libcurl drops them on a redirect elsewhere. */
+static void
+set_url(const struct cv_remote *r, CURL *h, const char *url)
+{
+	size_t origin;
+	char *with_auth;
+
+	if (r->userinfo == NULL || strncmp(r->mirror, "https://", 8) != 0) {
+		curl_easy_setopt(h, CURLOPT_URL, url);
+		return;
+	}
+	origin = strcspn(r->mirror + 8, "/") + 8;
+	if (strncmp(url, r->mirror, origin) != 0 ||
+	    (url[origin] != '/' && url[origin] != '\0')) {
+		curl_easy_setopt(h, CURLOPT_URL, url);
+		return;
+	}
+	with_auth = xasprintf("https://%s@%s", r->userinfo, url + 8);
+	curl_easy_setopt(h, CURLOPT_URL, with_auth); /* libcurl copies it */
+	free(with_auth);
+}
+
 static void
 setup_easy(const struct cv_remote *r, CURL *h, const char *url, char *errbuf)
 {
 	const char *protos = r->allow_file ? "https,file" : "https";
 
-	curl_easy_setopt(h, CURLOPT_URL, url);
+	set_url(r, h, url);
+	/* ~/.netrc is the place for a private mirror's password: it stays
+	 * out of the configuration, of messages and of cudnnvm.json */
+	curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protos);
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protos);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
