@@ -347,6 +347,11 @@ void cv_index_free(struct cv_index *ix);
 size_t cv_index_count(const struct cv_index *ix);
 const char *cv_index_name(const struct cv_index *ix, size_t i);
 const struct cv_version *cv_index_version(const struct cv_index *ix, size_t i);
+/* Fetch every uncached manifest whose release matches `spec` (either way
+ * round; NULL: all) at once, for cv_index_manifest to take. Only an
+ * interrupt fails here; other errors wait for cv_index_manifest. */
+int cv_index_prefetch(struct cv_index *ix, const struct cv_version *spec,
+		      struct cv_err *err);
 /* Fetch (or read from the cache) and parse release i, pins checked. */
 int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		      struct cv_err *err);

@@ -135,6 +135,12 @@ int cv_link_installed(const char *root, const char *id);
 struct cv_remote;
 int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		  struct cv_buf *out, struct cv_err *err);
+/* GET n small documents at once (libcurl's multi interface: bounded,
+ * connections reused, HTTP/2 multiplexed where offered): outs[i] or
+ * errs[i] for each. Returns CV_EINTR when interrupted, else 0 or the code
+ * of one failure. */
+int cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n,
+		       size_t max, struct cv_buf *outs, struct cv_err *errs);
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
 /* index.c: the client an index reads with. */

@@ -371,6 +371,125 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 	return rc;
 }
 
+/* At most this many transfers at once: over HTTP/1.1 each is a
+ * connection, so a listing of 40 manifests takes two round trips; over
+ * HTTP/2 they share one connection. */
+#define GET_MANY_PARALLEL 24
+
+struct many_item {
+	CURL *h;
+	struct get_ctx g;
+	char errbuf[CURL_ERROR_SIZE];
+	CURLcode res;
+	int done;
+};
+
+int
+cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n, size_t max,
+		   struct cv_buf *outs, struct cv_err *errs)
+{
+	struct many_item *it;
+	CURLM *m;
+	size_t next = 0, i;
+	int running = 0, rc = 0;
+
+	if (n == 0)
+		return 0;
+	m = curl_multi_init();
+	if (m == NULL)
+		return cv_err_set(&errs[0], CV_ERROR, "cannot start libcurl");
+	curl_multi_setopt(m, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+			  (long)GET_MANY_PARALLEL);
+	it = xcalloc(n, sizeof *it);
+	for (;;) {
+		CURLMsg *msg;
+		int left;
+
+		/* keep GET_MANY_PARALLEL in flight; the multi handle's pool
+		 * hands a finished connection to the next transfer */
+		while (next < n && running < GET_MANY_PARALLEL) {
+			struct many_item *t = &it[next];
+			t->h = curl_easy_init();
+			if (t->h == NULL) {
+				next++; /* reported below */
+				continue;
+			}
+			outs[next].max = max;
+			cv_buf_reset(&outs[next]);
+			t->g.buf = &outs[next];
+			setup_easy(r, t->h, urls[next], t->errbuf);
+			curl_easy_setopt(t->h, CURLOPT_MAXFILESIZE_LARGE,
+					 (curl_off_t)max);
+			curl_easy_setopt(t->h, CURLOPT_WRITEFUNCTION,
+					 get_write);
+			curl_easy_setopt(t->h, CURLOPT_WRITEDATA, &t->g);
+			curl_easy_setopt(t->h, CURLOPT_XFERINFOFUNCTION,
+					 xfer_progress);
+			curl_easy_setopt(t->h, CURLOPT_XFERINFODATA, NULL);
+			curl_easy_setopt(t->h, CURLOPT_PRIVATE, t);
+			/* wait for a connection that may multiplex (HTTP/2)
+			 * rather than open one per transfer */
+			curl_easy_setopt(t->h, CURLOPT_PIPEWAIT, 1L);
+			curl_multi_add_handle(m, t->h);
+			next++;
+			running++;
+		}
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			struct many_item *t = NULL;
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+					  (char **)&t);
+			t->res = msg->data.result;
+			t->done = 1;
+			curl_multi_remove_handle(m, t->h);
+		}
+		if (interrupted || (running == 0 && next == n))
+			break;
+		curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		struct many_item *t = &it[i];
+		long code = 0;
+
+		if (interrupted) {
+			rc = cv_err_set(&errs[i], CV_EINTR, "interrupted");
+		} else if (!t->done) {
+			rc = cv_err_set(&errs[i], CV_ERROR,
+					"cannot start libcurl");
+		} else if (t->g.toobig || t->res == CURLE_FILESIZE_EXCEEDED) {
+			rc = cv_err_set(&errs[i], CV_EDATA,
+					"%s is larger than %zu bytes; refused",
+					urls[i], max);
+		} else if (t->res != CURLE_OK) {
+			curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &code);
+			if (r->retries > 0 && retryable(t->res, code) &&
+			    !backoff(0, NULL)) {
+				/* the rare failure takes the one-by-one path
+				 * and its remaining retries */
+				int all = r->retries;
+				r->retries = all - 1;
+				rc = cv_remote_get(r, urls[i], max, &outs[i],
+						   &errs[i]);
+				r->retries = all;
+			} else
+				rc = transfer_error(r, t->h, t->res, urls[i],
+						    t->errbuf, &errs[i]);
+		}
+		if (t->h != NULL) {
+			if (!t->done)
+				curl_multi_remove_handle(m, t->h);
+			curl_easy_cleanup(t->h);
+		}
+	}
+	free(it);
+	curl_multi_cleanup(m);
+	return interrupted ? CV_EINTR : (rc < 0 ? rc : 0);
+}
+
 /* ---- the streaming download ---- */
 
 enum { RANGE_PENDING, RANGE_OK, RANGE_RESTART };
