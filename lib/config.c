@@ -1,6 +1,6 @@
-/* config.c: the INI files of SPEC.md, read with inih, strictly: the file is
+/* config.c: the INI files of doc/SPEC.md, read with inih, strictly: the file is
  * read here (size-capped, NUL bytes refused), fed to inih line by line so
- * every complaint names file:line, and only the keys of SPEC.md are
+ * every complaint names file:line, and only the keys of doc/SPEC.md are
  * accepted, each at most once per file. */
 #include "internal.h"
 

@@ -54,7 +54,7 @@ int cv_code_from_errno(int errnum);
 /* The documented exit status for a code (0, 1, 64, 65, ...). */
 int cv_exit_status(int code);
 
-/* ---- version.c: the spec grammar of SPEC.md ---------------------------- */
+/* ---- version.c: the spec grammar of doc/SPEC.md ------------------------ */
 
 #define CV_VERSION_MAXPARTS 4
 struct cv_version {
@@ -86,7 +86,7 @@ void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
  * below 9, M*10000+m*100+p from 9 on. */
 long cv_version_cudnn_number(const struct cv_version *v);
 
-/* ---- config.c: INI files with inih (see SPEC.md) ----------------------- */
+/* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 
 struct cv_config {
 	char *store_path; /* NULL: default */
@@ -245,7 +245,7 @@ struct cv_extract_limits {
 int cv_extract(struct cv_source *src, const char *dest,
 	       const struct cv_extract_limits *limits, struct cv_err *err);
 
-/* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
+/* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
 #define CV_MANIFEST_MAX_BYTES (16u << 20)   /* a manifest or listing */
 #define CV_ARCHIVE_MAX_BYTES  (64ULL << 30) /* a manifest `size` */
@@ -371,10 +371,10 @@ int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
 
-/* ---- activation: link.c, activate.c, env.c, shell.c: issue 4 ----------- */
+/* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
 
-/* activate.c: which version is active and why (SPEC "Choosing the active
- * version"). Pin files are read safely: a regular file of at most
+/* activate.c: which version is active and why (doc/SPEC.md "Choosing the
+ * active version"). Pin files are read safely: a regular file of at most
  * CV_PIN_MAX bytes holding one spec, never a path or URL. */
 #define CV_PIN_MAX       4096
 #define CV_PIN_FILE      ".cudnn-version"
@@ -420,8 +420,8 @@ int cv_active_resolve(const struct cv_store *st, const char *cwd,
 int cv_active_find(const struct cv_store *st, const char *spec, char id[64],
 		   struct cv_err *err);
 
-/* env.c: the variables of a version (SPEC "The environment of a version"):
- * a list of assignments, value NULL meaning unset. */
+/* env.c: the variables of a version (doc/SPEC.md "The environment of a
+ * version"): a list of assignments, value NULL meaning unset. */
 struct cv_env_var {
 	char *name;
 	char *value;
@@ -483,9 +483,9 @@ int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
  * shell has none. `exe` is the absolute path of cudnnvm. */
 int cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err);
 
-/* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
+/* ---- validate.c / doctor.c: proof that a version works ----------------- */
 
-/* The five steps of SPEC.md "Validation". */
+/* The five steps of doc/SPEC.md "Validation". */
 enum cv_step {
 	CV_STEP_FILES,
 	CV_STEP_VERSION,

@@ -59,7 +59,7 @@ const char *cv_url_mirror_problem(const char *url);
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
-/* fs.c: file-system helpers (issue 2). */
+/* fs.c: file-system helpers. */
 /* mkdir -p with `mode` for the folders it creates. */
 int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
@@ -75,7 +75,7 @@ int cv_fs_lock(const char *path, int nowait,
 int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 void cv_fs_unlock(int fd);
 
-/* pipe.c: a bounded queue of buffers between two threads (issue 2). The
+/* pipe.c: a bounded queue of buffers between two threads. The
  * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
  * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
  * ended early, or NULL). The consumer's cv_pipe_take returns the next
@@ -98,7 +98,7 @@ struct cv_pump;
 struct cv_pump *cv_pump_start(struct cv_source *src, struct cv_pipe *pipe);
 void cv_pump_join(struct cv_pump *pu);
 
-/* store.c internals shared with install.c (issue 2). */
+/* store.c internals shared with install.c. */
 struct cv_store {
 	char *root;  /* absolute */
 	char *cache; /* absolute */
