@@ -318,10 +318,10 @@ const char *cv_remote_mirror(const struct cv_remote *r);
 /* Async-signal-safe: abort transfers in flight with CV_EINTR. */
 void cv_remote_interrupt(void);
 
-/* A download of one archive, cached by sha256 in `cache_dir`: a verified
- * archive is read back from the cache (no network), a partial is resumed
- * with a Range request. The fetcher's source yields the bytes while they
- * arrive; close(ok) keeps (keep_archives) or drops the file. */
+/* download.c: a download of one archive, cached by sha256 in `cache_dir`:
+ * a verified archive is read back from the cache (no network), a partial is
+ * resumed with a Range request. The fetcher's source yields the bytes while
+ * they arrive; close(ok) keeps (keep_archives) or drops the file. */
 struct cv_download; /* opaque */
 int cv_download_new(struct cv_download **out, struct cv_remote *r,
 		    const struct cv_artifact *art, const char *url,
