@@ -6,7 +6,7 @@
 #  - env, current and which against /bin/true;
 #  - a global switch.
 # Versions are made by hand in a private store (activation only).
-# Targets (issue 4): unchanged prompt <= 0.05 ms; enter <= 1 ms; exec
+# Targets: unchanged prompt <= 0.05 ms; enter <= 1 ms; exec
 # overhead <= 1 ms; env/current/which <= 1.5x /bin/true; global <= 1 ms.
 set -eu
 cd "$(dirname "$0")/.."

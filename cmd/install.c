@@ -1,4 +1,4 @@
-/* install.c: `cudnnvm install <spec> ...` (remote, issue 3) and
+/* install.c: `cudnnvm install <spec> ...` (from the mirror) and
  * `cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N]`
  * (offline, from a local NVIDIA archive). */
 #include "cmd.h"
@@ -99,7 +99,7 @@ progress_close(void *arg, int ok)
 	ui_progress_done();
 }
 
-/* ---- remote install: helper B (issue 3) fills this in ------------------ */
+/* ---- remote install ----------------------------------------------------- */
 static void
 on_sigint(int sig)
 {

@@ -101,6 +101,12 @@ cmd_list_remote(int argc, char **argv)
 		r = cmd_fail(&err);
 		goto out;
 	}
+	/* all the manifests at once: a cold listing costs a few round trips
+	 * rather than one per release */
+	if (cv_index_prefetch(ix, spec_s != NULL ? &spec : NULL, &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
 	if (json)
 		arr = json_array();
 	for (size_t i = 0; i < cv_index_count(ix); i++) {

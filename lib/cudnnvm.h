@@ -54,7 +54,7 @@ int cv_code_from_errno(int errnum);
 /* The documented exit status for a code (0, 1, 64, 65, ...). */
 int cv_exit_status(int code);
 
-/* ---- version.c: the spec grammar of SPEC.md ---------------------------- */
+/* ---- version.c: the spec grammar of doc/SPEC.md ------------------------ */
 
 #define CV_VERSION_MAXPARTS 4
 struct cv_version {
@@ -86,7 +86,7 @@ void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
  * below 9, M*10000+m*100+p from 9 on. */
 long cv_version_cudnn_number(const struct cv_version *v);
 
-/* ---- config.c: INI files with inih (see SPEC.md) ----------------------- */
+/* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 
 struct cv_config {
 	char *store_path; /* NULL: default */
@@ -245,7 +245,7 @@ struct cv_extract_limits {
 int cv_extract(struct cv_source *src, const char *dest,
 	       const struct cv_extract_limits *limits, struct cv_err *err);
 
-/* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
+/* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
 #define CV_MANIFEST_MAX_BYTES (16u << 20)   /* a manifest or listing */
 #define CV_ARCHIVE_MAX_BYTES  (64ULL << 30) /* a manifest `size` */
@@ -318,10 +318,10 @@ const char *cv_remote_mirror(const struct cv_remote *r);
 /* Async-signal-safe: abort transfers in flight with CV_EINTR. */
 void cv_remote_interrupt(void);
 
-/* A download of one archive, cached by sha256 in `cache_dir`: a verified
- * archive is read back from the cache (no network), a partial is resumed
- * with a Range request. The fetcher's source yields the bytes while they
- * arrive; close(ok) keeps (keep_archives) or drops the file. */
+/* download.c: a download of one archive, cached by sha256 in `cache_dir`:
+ * a verified archive is read back from the cache (no network), a partial is
+ * resumed with a Range request. The fetcher's source yields the bytes while
+ * they arrive; close(ok) keeps (keep_archives) or drops the file. */
 struct cv_download; /* opaque */
 int cv_download_new(struct cv_download **out, struct cv_remote *r,
 		    const struct cv_artifact *art, const char *url,
@@ -347,6 +347,11 @@ void cv_index_free(struct cv_index *ix);
 size_t cv_index_count(const struct cv_index *ix);
 const char *cv_index_name(const struct cv_index *ix, size_t i);
 const struct cv_version *cv_index_version(const struct cv_index *ix, size_t i);
+/* Fetch every uncached manifest whose release matches `spec` (either way
+ * round; NULL: all) at once, for cv_index_manifest to take. Only an
+ * interrupt fails here; other errors wait for cv_index_manifest. */
+int cv_index_prefetch(struct cv_index *ix, const struct cv_version *spec,
+		      struct cv_err *err);
 /* Fetch (or read from the cache) and parse release i, pins checked. */
 int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		      struct cv_err *err);
@@ -366,10 +371,10 @@ int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
 
-/* ---- activation: link.c, activate.c, env.c, shell.c: issue 4 ----------- */
+/* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
 
-/* activate.c: which version is active and why (SPEC "Choosing the active
- * version"). Pin files are read safely: a regular file of at most
+/* activate.c: which version is active and why (doc/SPEC.md "Choosing the
+ * active version"). Pin files are read safely: a regular file of at most
  * CV_PIN_MAX bytes holding one spec, never a path or URL. */
 #define CV_PIN_MAX       4096
 #define CV_PIN_FILE      ".cudnn-version"
@@ -415,8 +420,8 @@ int cv_active_resolve(const struct cv_store *st, const char *cwd,
 int cv_active_find(const struct cv_store *st, const char *spec, char id[64],
 		   struct cv_err *err);
 
-/* env.c: the variables of a version (SPEC "The environment of a version"):
- * a list of assignments, value NULL meaning unset. */
+/* env.c: the variables of a version (doc/SPEC.md "The environment of a
+ * version"): a list of assignments, value NULL meaning unset. */
 struct cv_env_var {
 	char *name;
 	char *value;
@@ -480,9 +485,9 @@ int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 int cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
 			 struct cv_err *err);
 
-/* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
+/* ---- validate.c / doctor.c: proof that a version works ----------------- */
 
-/* The five steps of SPEC.md "Validation". */
+/* The five steps of doc/SPEC.md "Validation". */
 enum cv_step {
 	CV_STEP_FILES,
 	CV_STEP_VERSION,

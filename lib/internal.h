@@ -48,11 +48,18 @@ typedef void (*cv_ldcache_fn)(void *payload, const char *soname,
 			      const char *path);
 void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
 
+/* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
+ * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a
+ * mirror (NULL when it can: https:// with a host, or file://). */
+char *cv_url_redact(const char *url);
+char *cv_url_userinfo(const char *url);
+const char *cv_url_mirror_problem(const char *url);
+
 /* path.c */
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
-/* fs.c: file-system helpers (issue 2). */
+/* fs.c: file-system helpers. */
 /* mkdir -p with `mode` for the folders it creates. */
 int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
@@ -68,7 +75,7 @@ int cv_fs_lock(const char *path, int nowait,
 int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 void cv_fs_unlock(int fd);
 
-/* pipe.c: a bounded queue of buffers between two threads (issue 2). The
+/* pipe.c: a bounded queue of buffers between two threads. The
  * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
  * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
  * ended early, or NULL). The consumer's cv_pipe_take returns the next
@@ -91,7 +98,7 @@ struct cv_pump;
 struct cv_pump *cv_pump_start(struct cv_source *src, struct cv_pipe *pipe);
 void cv_pump_join(struct cv_pump *pu);
 
-/* store.c internals shared with install.c (issue 2). */
+/* store.c internals shared with install.c. */
 struct cv_store {
 	char *root;  /* absolute */
 	char *cache; /* absolute */
@@ -128,6 +135,12 @@ int cv_link_installed(const char *root, const char *id);
 struct cv_remote;
 int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		  struct cv_buf *out, struct cv_err *err);
+/* GET n small documents at once (libcurl's multi interface: bounded,
+ * connections reused, HTTP/2 multiplexed where offered): outs[i] or
+ * errs[i] for each. Returns CV_EINTR when interrupted, else 0 or the code
+ * of one failure. */
+int cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n,
+		       size_t max, struct cv_buf *outs, struct cv_err *errs);
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
 /* index.c: the client an index reads with. */

@@ -13,7 +13,7 @@ show() {
 for v in '"$VARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
 }
 
-@test "env prints every variable of SPEC with resolved paths" {
+@test "env prints every variable of doc/SPEC.md with resolved paths" {
 	run cudnnvm env --shell sh
 	[ "$status" -eq 0 ]
 	h="$CUDNNVM_STORE/$A"
