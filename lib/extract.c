@@ -437,19 +437,117 @@ copy_data(struct ectx *x, const char *name)
 	}
 }
 
+/* Where a link in the extracted tree leads, resolved the way the kernel
+ * would, one component at a time against the tree itself: links met on the
+ * way (inside the tree) are followed, ".." pops a resolved component, and
+ * the root is the folder that will be published as <store>/<id>, whatever
+ * depth the tree sits at now. Lexical counting is not enough: "r -> ." makes
+ * "r/r/../.." climb above the folder while counting as inside it. */
+enum link_verdict { LINK_INSIDE, LINK_LEAVES, LINK_NOWHERE };
+
+#define MAX_LINK_HOPS 40
+
+static enum link_verdict
+resolve_in_tree(int rootfd, const char *linkpath, const char *target)
+{
+	struct cv_buf cur = CV_BUF_INIT;   /* resolved, link-free, from root */
+	struct cv_buf todo = CV_BUF_INIT;  /* components still to walk */
+	enum link_verdict v = LINK_INSIDE;
+	char next[PATH_MAX];
+	int hops = 0;
+	const char *slash = strrchr(linkpath, '/');
+
+	if (slash != NULL)
+		cv_buf_add(&cur, linkpath, (size_t)(slash - linkpath));
+	cv_buf_adds(&todo, target);
+	while (todo.len > 0) {
+		size_t n = strcspn(todo.buf, "/");
+		char comp[NAME_MAX + 1];
+		struct stat sb;
+		ssize_t len;
+		size_t keep;
+
+		if (n > NAME_MAX) {
+			v = LINK_NOWHERE;
+			break;
+		}
+		memcpy(comp, todo.buf, n);
+		comp[n] = '\0';
+		/* drop the component and its slashes from the front */
+		while (todo.buf[n] == '/')
+			n++;
+		memmove(todo.buf, todo.buf + n, todo.len - n + 1);
+		todo.len -= n;
+		if (comp[0] == '\0' || strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *up;
+			if (cur.len == 0) {
+				v = LINK_LEAVES;
+				break;
+			}
+			up = strrchr(cur.buf, '/');
+			cur.len = up ? (size_t)(up - cur.buf) : 0;
+			cur.buf[cur.len] = '\0';
+			continue;
+		}
+		keep = cur.len;
+		cv_buf_addf(&cur, "%s%s", keep ? "/" : "", comp);
+		/* every earlier component of cur is a real folder, so this
+		 * follows no link on the way */
+		if (fstatat(rootfd, cur.buf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			v = LINK_NOWHERE;
+			break;
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			if (++hops > MAX_LINK_HOPS) {
+				v = LINK_NOWHERE;
+				break;
+			}
+			len = readlinkat(rootfd, cur.buf, next,
+					 sizeof next - 1);
+			if (len <= 0) {
+				v = LINK_NOWHERE;
+				break;
+			}
+			next[len] = '\0';
+			if (next[0] == '/') {
+				v = LINK_LEAVES;
+				break;
+			}
+			cur.len = keep;
+			cur.buf[keep] = '\0';
+			/* the link's target goes in front of what is left */
+			if (todo.len > 0) {
+				char *rest = cv_buf_detach(&todo);
+				cv_buf_addf(&todo, "%s/%s", next, rest);
+				free(rest);
+			} else {
+				cv_buf_adds(&todo, next);
+			}
+			continue;
+		}
+		if (todo.len > 0 && !S_ISDIR(sb.st_mode)) {
+			v = LINK_NOWHERE; /* ENOTDIR */
+			break;
+		}
+	}
+	cv_buf_release(&cur);
+	cv_buf_release(&todo);
+	return v;
+}
+
 /* The post-extraction walk (nftw has no user pointer). */
-static const char *walk_root;
 static size_t walk_rootlen;
+static int walk_rootfd = -1;
 static struct cv_err *walk_err;
-static char walk_real[PATH_MAX];
 
 static int
 walk_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
 {
 	const char *rel = path + walk_rootlen;
-	char target[PATH_MAX], real[PATH_MAX];
+	char target[PATH_MAX], safe[300];
 	ssize_t n;
-	int depth = 0;
 
 	(void)f;
 	while (*rel == '/')
@@ -461,26 +559,25 @@ walk_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
 					    "cannot read '%s'", path),
 			       1;
 		target[n] = '\0';
-		for (const char *s = rel; *s; s++)
-			depth += *s == '/';
-		if (target[0] == '/' || !link_stays_inside(target, depth)) {
+		safe_name(rel, safe, sizeof safe);
+		switch (target[0] == '/' ? LINK_LEAVES
+					 : resolve_in_tree(walk_rootfd, rel,
+							   target)) {
+		case LINK_LEAVES:
 			cv_err_set(
 				walk_err, CV_EDATA,
-				"unsafe archive: symlink '%s' leaves the archive",
-				rel);
+				"unsafe archive: symlink '%s' leaves the archive; the archive was not installed",
+				safe);
 			return 1;
-		}
-		if (realpath(path, real) != NULL &&
-		    (strncmp(real, walk_real, strlen(walk_real)) != 0 ||
-		     (real[strlen(walk_real)] != '/' &&
-		      real[strlen(walk_real)] != '\0'))) {
+		case LINK_NOWHERE:
 			cv_err_set(
 				walk_err, CV_EDATA,
-				"unsafe archive: symlink '%s' resolves outside the archive",
-				rel);
+				"unsafe archive: symlink '%s' does not resolve to anything in the archive (dangling, a loop or through a file); the archive was not installed",
+				safe);
 			return 1;
+		default:
+			return 0;
 		}
-		return 0;
 	}
 	if (flag == FTW_D || flag == FTW_DP) {
 		if (chmod(path, 0755) != 0)
@@ -523,13 +620,15 @@ post_walk(const char *dest, struct cv_err *err)
 	free(bin);
 	if (r < 0)
 		return r;
-	if (realpath(dest, walk_real) == NULL)
-		return cv_err_errno(err, CV_EIO, "cannot resolve '%s'", dest);
-	walk_root = dest;
+	walk_rootfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (walk_rootfd < 0)
+		return cv_err_errno(err, CV_EIO, "cannot open '%s'", dest);
 	walk_rootlen = strlen(dest);
 	walk_err = err;
 	r = nftw(dest, walk_fn, 32, FTW_PHYS);
 	walk_err = NULL;
+	close(walk_rootfd);
+	walk_rootfd = -1;
 	if (r != 0)
 		return r > 0 ? (err ? err->code : CV_EDATA)
 			     : cv_err_errno(err, CV_EIO, "cannot walk '%s'",

@@ -62,6 +62,16 @@ installs() {
 @test "A13 more than 32 levels" { refused a13-deep "nested deeper than the limit"; }
 @test "A13 newline in a name (reported escaped, on one line)" { refused a13-newline "/lib/bad\\x0aname' has a control character"; }
 
+# Links are resolved against the tree itself, through other links, at the
+# depth the version is published at; dangling or not.
+@test "A16 r -> . chain escaping to a dangling target" { refused a16-dot-chain "'lib/libcudnn.so.9' leaves the archive"; }
+@test "A16 chain whose helper link comes later" { refused a16-dot-chain-later "'lib/libcudnn.so.9' leaves the archive"; }
+@test "A16 chain through another link" { refused a16-link-chain "'lib/x' leaves the archive"; }
+@test "A16 '..' at the top" { refused a16-top-dotdot "leaves the archive"; }
+@test "A16 dangling link" { refused a16-dangling "'lib/x' does not resolve to anything in the archive"; }
+@test "A16 link loop" { refused a16-loop "does not resolve to anything in the archive"; }
+@test "A16 folder link escaping through r -> ." { refused a16-dir-escape "'lib/d' leaves the archive"; }
+
 @test "A8 setuid, setgid, sticky, 0777 and 0000 modes install normalised" {
 	installs a8-modes
 	d="$CUDNNVM_STORE/9.1.0.70-cuda12"
@@ -80,6 +90,8 @@ installs() {
 	[ "$(readlink "$d/lib/libcudnn_ops.so.9")" = libcudnn_ops.so.9.1.0 ]
 	[ "$(readlink "$d/include/cudnn_v9.h")" = cudnn_version.h ]
 	[ "$(cat "$d/lib/libcudnn.so")" = ELF ]
+	[ "$(cat "$d/lib/via")" = ELF ]
+	[ "$(cat "$d/lib/hdr")" = "$(cat "$d/include/cudnn_version.h")" ]
 }
 
 @test "A15 a second archive cannot plant through an installed version (fresh staging)" {
