@@ -113,23 +113,41 @@ read_cb(struct archive *a, void *ud, const void **buf)
 	return n;
 }
 
+/* Strict UTF-8 (RFC 3629): shortest forms only, no UTF-16 surrogates
+ * (U+D800-DFFF), nothing above U+10FFFF. */
 static int
 valid_utf8(const unsigned char *s)
 {
 	while (*s) {
+		unsigned char lo = 0x80, hi = 0xbf;
 		int n;
-		if (*s < 0x80)
-			n = 0;
-		else if ((*s & 0xe0) == 0xc0 && *s >= 0xc2)
+
+		if (*s < 0x80) {
+			s++;
+			continue;
+		}
+		if (*s >= 0xc2 && *s <= 0xdf)
 			n = 1;
-		else if ((*s & 0xf0) == 0xe0)
+		else if (*s >= 0xe0 && *s <= 0xef)
 			n = 2;
-		else if ((*s & 0xf8) == 0xf0 && *s <= 0xf4)
+		else if (*s >= 0xf0 && *s <= 0xf4)
 			n = 3;
 		else
 			return 0;
+		/* the second byte's range rules out the overlong forms, the
+		 * surrogates and code points past U+10FFFF */
+		if (*s == 0xe0)
+			lo = 0xa0;
+		else if (*s == 0xed)
+			hi = 0x9f;
+		else if (*s == 0xf0)
+			lo = 0x90;
+		else if (*s == 0xf4)
+			hi = 0x8f;
 		s++;
-		for (; n > 0; n--, s++)
+		if (*s < lo || *s > hi)
+			return 0;
+		for (s++, n--; n > 0; n--, s++)
 			if ((*s & 0xc0) != 0x80)
 				return 0;
 	}

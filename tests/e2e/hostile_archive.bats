@@ -61,6 +61,9 @@ installs() {
 @test "A13 path over 1024 bytes" { refused a13-long "longer than the limit"; }
 @test "A13 more than 32 levels" { refused a13-deep "nested deeper than the limit"; }
 @test "A13 newline in a name (reported escaped, on one line)" { refused a13-newline "/lib/bad\\x0aname' has a control character"; }
+@test "A13 overlong UTF-8 form in a name" { refused a13-overlong "/lib/bad"; refused a13-overlong "is not valid UTF-8"; }
+@test "A13 UTF-16 surrogate in a name" { refused a13-surrogate "is not valid UTF-8"; }
+@test "A13 code point above U+10FFFF in a name" { refused a13-above-max "is not valid UTF-8"; }
 
 # Links are resolved against the tree itself, through other links, at the
 # depth the version is published at; dangling or not.
