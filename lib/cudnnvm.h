@@ -236,6 +236,11 @@ struct cv_extract_limits {
 	uint64_t max_total_bytes;
 	size_t max_path;
 	int max_depth;
+	/* When the archive's size is not known up front (a FIFO, a pipe):
+	 * the bytes written may not pass max_ratio times the archive bytes
+	 * read so far, once past ratio_floor. 0: no such cap. */
+	unsigned max_ratio;
+	uint64_t ratio_floor;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,

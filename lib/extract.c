@@ -17,6 +17,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,20 @@ struct feed {
 	int failed;
 };
 
+/* The raw archive bytes, with the first block read ahead to tell the
+ * format; `nread` counts every byte taken from the source (read on the
+ * decompressing thread, checked on the writing one). */
+struct peek {
+	struct cv_source *inner;
+	const void *buf;
+	ssize_t len;
+	int used;
+	atomic_uint_fast64_t nread;
+};
+
 struct ectx {
 	struct feed in;
+	struct peek *raw;
 	struct archive *ar, *aw;
 	struct cv_extract_limits lim;
 	char top[256];
@@ -262,6 +275,21 @@ check_chars(struct ectx *x, const char *name)
 	return 0;
 }
 
+/* How many bytes the extracted tree may hold now: the fixed cap, and for
+ * an archive of unknown size also max_ratio times what was read of it. */
+static uint64_t
+bytes_allowed(const struct ectx *x)
+{
+	uint64_t cap = x->lim.max_total_bytes, ratio;
+
+	if (x->lim.max_ratio == 0)
+		return cap;
+	ratio = (uint64_t)atomic_load(&x->raw->nread) * x->lim.max_ratio;
+	if (ratio < x->lim.ratio_floor)
+		ratio = x->lim.ratio_floor;
+	return ratio < cap ? ratio : cap;
+}
+
 /* Apply the policy to one entry. Returns 0 to write it (pathname
  * rewritten), 1 to skip it, <0 to refuse the archive. */
 static int
@@ -371,8 +399,7 @@ policy(struct ectx *x, struct archive_entry *e)
 	}
 	if (type == AE_IFREG && archive_entry_size_is_set(e) &&
 	    archive_entry_size(e) >= 0 &&
-	    x->total + (uint64_t)archive_entry_size(e) >
-		    x->lim.max_total_bytes) {
+	    x->total + (uint64_t)archive_entry_size(e) > bytes_allowed(x)) {
 		free(rel);
 		r = reject(x, name, "makes the archive larger than the limit");
 		goto out;
@@ -445,7 +472,7 @@ copy_data(struct ectx *x, const char *name)
 		if (r < ARCHIVE_WARN)
 			return read_error(x);
 		x->total += size;
-		if (x->total > x->lim.max_total_bytes)
+		if (x->total > bytes_allowed(x))
 			return reject(
 				x, name,
 				"makes the archive larger than the limit");
@@ -698,24 +725,21 @@ extract_all(struct ectx *x)
  * format plus the xz/gzip/bzip2 filter) into a pipe that the tar reader on
  * this thread consumes, as `tar -xJ` runs xz beside tar. */
 
-struct peek {
-	struct cv_source *inner;
-	const void *buf;
-	ssize_t len;
-	int used;
-};
-
 static ssize_t
 peek_read(void *ctx, const void **buf, struct cv_err *err)
 {
 	struct peek *p = ctx;
+	ssize_t n;
 
 	if (!p->used) {
 		p->used = 1;
 		*buf = p->buf;
 		return p->len;
 	}
-	return p->inner->read(p->inner->ctx, buf, err);
+	n = p->inner->read(p->inner->ctx, buf, err);
+	if (n > 0)
+		atomic_fetch_add(&p->nread, (uint_fast64_t)n);
+	return n;
 }
 
 struct decoder {
@@ -777,7 +801,7 @@ cv_extract(struct cv_source *src, const char *dest,
 {
 	struct ectx x;
 	struct cv_err dummy = CV_ERR_INIT;
-	struct peek pk = { NULL, NULL, 0, 0 };
+	struct peek pk = { NULL, NULL, 0, 0, 0 };
 	struct cv_source psrc = { peek_read, &pk };
 	struct cv_source tsrc = { cv_pipe_read, NULL };
 	struct decoder dec;
@@ -804,13 +828,17 @@ cv_extract(struct cv_source *src, const char *dest,
 			x.lim.max_path = limits->max_path;
 		if (limits->max_depth)
 			x.lim.max_depth = limits->max_depth;
+		x.lim.max_ratio = limits->max_ratio;
+		x.lim.ratio_floor = limits->ratio_floor;
 	}
+	x.raw = &pk;
 	/* Look at the first bytes: a compressed tarball gets its own
 	 * decompressing thread; a zip or a plain tar is read here. */
 	pk.inner = src;
 	pk.len = src->read(src->ctx, &pk.buf, err);
 	if (pk.len < 0)
 		return (int)pk.len;
+	atomic_store(&pk.nread, (uint_fast64_t)pk.len);
 	x.in.src = &psrc;
 	if (compressed(pk.buf, pk.len)) {
 		dec.in.src = &psrc;

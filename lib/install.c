@@ -318,16 +318,22 @@ extract_verified(const struct cv_artifact *art, const char *stage,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { 0, 0, 0, 0 };
+	struct cv_extract_limits lim = { 0, 0, 0, 0, 0, 0 };
 	struct cv_err xerr = CV_ERR_INIT;
 	char want[65], got[65];
 	int r, rx;
 
+	/* At most 4x the archive (and at least 256 MiB): up front from its
+	 * size, or, for a FIFO or pipe whose size is unknown, from the bytes
+	 * read so far, so a tiny bomb cannot fill the disk either way. */
 	if (art->size) {
 		uint64_t cap = art->size * 4;
 		if (cap < (256ULL << 20))
 			cap = 256ULL << 20;
 		lim.max_total_bytes = cap;
+	} else {
+		lim.max_ratio = 4;
+		lim.ratio_floor = 256ULL << 20;
 	}
 	for (int i = 0; i < 65; i++)
 		want[i] =

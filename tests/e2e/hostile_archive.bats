@@ -58,6 +58,29 @@ installs() {
 @test "A10 two top-level folders" { refused a10-two-tops "'other/' is outside the archive's single top folder"; }
 @test "A10 a file beside the top folder" { refused a10-top-file "'README' is outside the archive's single top folder"; }
 @test "A11 decompression bomb: refused before writing it" { refused a11-bomb "/lib/bomb' makes the archive larger than the limit"; }
+@test "A11 decompression bomb through a FIFO: the cap counts the bytes produced" {
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile a11-bomb --out "$A" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	mkfifo "$T/fifo"
+	timeout 60 sh -c 'cat "$1" >"$2"' _ "$arch" "$T/fifo" 3>&- &
+	run cudnnvm install --no-validate --archive "$T/fifo" --version 9.1.0.70 --cuda 12 --sha256 "$sha"
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"/lib/bomb' makes the archive larger than the limit"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+}
+
+@test "a legit archive through a FIFO installs under the same cap" {
+	j=$(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.1.0.70 --cuda 12 --fill-mb 40 --out "$A")
+	arch=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["path"])' "$j")
+	sha=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["sha256"])' "$j")
+	mkfifo "$T/fifo"
+	timeout 60 sh -c 'cat "$1" >"$2"' _ "$arch" "$T/fifo" 3>&- &
+	run cudnnvm install --no-validate --archive "$T/fifo" --version 9.1.0.70 --cuda 12 --sha256 "$sha"
+	[ "$status" -eq 0 ]
+	[ -f "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn_fill.a" ]
+}
+
 @test "A13 path over 1024 bytes" { refused a13-long "longer than the limit"; }
 @test "A13 more than 32 levels" { refused a13-deep "nested deeper than the limit"; }
 @test "A13 newline in a name (reported escaped, on one line)" { refused a13-newline "/lib/bad\\x0aname' has a control character"; }
