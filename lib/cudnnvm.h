@@ -241,6 +241,10 @@ struct cv_extract_limits {
 	 * read so far, once past ratio_floor. 0: no such cap. */
 	unsigned max_ratio;
 	uint64_t ratio_floor;
+	/* Called with the archive's top folder name before any entry is
+	 * written; a negative return refuses the archive. NULL: any name. */
+	int (*check_top)(void *payload, const char *top, struct cv_err *err);
+	void *payload;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,

@@ -341,6 +341,10 @@ policy(struct ectx *x, struct archive_entry *e)
 		}
 		snprintf(x->top, sizeof x->top, "%s", c[0]);
 		x->have_top = 1;
+		if (x->lim.check_top != NULL &&
+		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) <
+			    0)
+			goto out;
 	} else if (strcmp(c[0], x->top) != 0) {
 		r = reject(x, name,
 			   "is outside the archive's single top folder");
@@ -830,6 +834,8 @@ cv_extract(struct cv_source *src, const char *dest,
 			x.lim.max_depth = limits->max_depth;
 		x.lim.max_ratio = limits->max_ratio;
 		x.lim.ratio_floor = limits->ratio_floor;
+		x.lim.check_top = limits->check_top;
+		x.lim.payload = limits->payload;
 	}
 	x.raw = &pk;
 	/* Look at the first bytes: a compressed tarball gets its own

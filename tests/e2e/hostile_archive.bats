@@ -57,6 +57,21 @@ installs() {
 @test "A9 case-fold collision in a Windows zip" { refused a9-case-zip "differs only in case"; }
 @test "A10 two top-level folders" { refused a10-two-tops "'other/' is outside the archive's single top folder"; }
 @test "A10 a file beside the top folder" { refused a10-top-file "'README' is outside the archive's single top folder"; }
+@test "A10 top folder naming another version, CUDA and platform" { refused a10-top-other "top folder 'cudnn-linux-sbsa-8.9.7.29_cuda11-archive' holds cuDNN 8.9.7.29-cuda11 for linux-sbsa, not 9.1.0.70-cuda12 for linux-x86_64"; }
+@test "A10 top folder not named like an NVIDIA archive" { refused a10-top-unnamed "top folder 'cudnn' is not named like an NVIDIA cuDNN archive"; }
+@test "A10 --version and --cuda must agree with the top folder too" {
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile a14-legit --out "$A" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	cp "$arch" "$T/renamed.tar.xz"
+	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$sha" --version 9.1.0.71 --cuda 12
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"not 9.1.0.71-cuda12 for linux-x86_64"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.71-cuda12" ]
+	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$sha" --version 9.1.0.70 --cuda 13
+	[ "$status" -eq 65 ]
+	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$sha" --version 9.1.0.70 --cuda 12
+	[ "$status" -eq 0 ]
+}
 @test "A11 decompression bomb: refused before writing it" { refused a11-bomb "/lib/bomb' makes the archive larger than the limit"; }
 @test "A11 decompression bomb through a FIFO: the cap counts the bytes produced" {
 	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile a11-bomb --out "$A" |
