@@ -342,8 +342,7 @@ policy(struct ectx *x, struct archive_entry *e)
 		snprintf(x->top, sizeof x->top, "%s", c[0]);
 		x->have_top = 1;
 		if (x->lim.check_top != NULL &&
-		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) <
-			    0)
+		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) < 0)
 			goto out;
 	} else if (strcmp(c[0], x->top) != 0) {
 		r = reject(x, name,
@@ -499,8 +498,8 @@ enum link_verdict { LINK_INSIDE, LINK_LEAVES, LINK_NOWHERE };
 static enum link_verdict
 resolve_in_tree(int rootfd, const char *linkpath, const char *target)
 {
-	struct cv_buf cur = CV_BUF_INIT;   /* resolved, link-free, from root */
-	struct cv_buf todo = CV_BUF_INIT;  /* components still to walk */
+	struct cv_buf cur = CV_BUF_INIT;  /* resolved, link-free, from root */
+	struct cv_buf todo = CV_BUF_INIT; /* components still to walk */
 	enum link_verdict v = LINK_INSIDE;
 	char next[PATH_MAX];
 	int hops = 0;
@@ -609,9 +608,9 @@ walk_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
 			       1;
 		target[n] = '\0';
 		safe_name(rel, safe, sizeof safe);
-		switch (target[0] == '/' ? LINK_LEAVES
-					 : resolve_in_tree(walk_rootfd, rel,
-							   target)) {
+		switch (target[0] == '/'
+				? LINK_LEAVES
+				: resolve_in_tree(walk_rootfd, rel, target)) {
 		case LINK_LEAVES:
 			cv_err_set(
 				walk_err, CV_EDATA,

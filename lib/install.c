@@ -354,8 +354,8 @@ extract_verified(const struct cv_artifact *art, const char *stage,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { 0, 0, 0, 0, 0, 0, top_agrees,
-					 (void *)art };
+	struct cv_extract_limits lim = { 0, 0, 0,          0,
+					 0, 0, top_agrees, (void *)art };
 	struct cv_err xerr = CV_ERR_INIT;
 	char want[65], got[65];
 	int r, rx;

@@ -259,7 +259,8 @@ main(void)
 		&a, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz", NULL);
 	sha_of(a.sha256, 1);
 	a.size = ar_len + 64;
-	strcpy(a.source, "/src/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz");
+	strcpy(a.source,
+	       "/src/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz");
 	CHECK(install(st, &a, 1, 0, &already) == 0 && already == 0);
 	CHECK(opens == 1 && closes == 1 && last_ok == 1);
 	CHECK(access(P("9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"), F_OK) == 0);
