@@ -157,6 +157,11 @@ int cv_store_global_get(const struct cv_store *st, char id[64],
 /* Atomically re-point current (id NULL: remove it). */
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
+/* 0 when no running process maps a file of <root>/<id> (as far as
+ * /proc/<pid>/maps may be read); else CV_ERROR naming the processes and
+ * what removing (replacing: replacing) the version would do to them. */
+int cv_store_check_unused(const struct cv_store *st, const char *id,
+			  int replacing, struct cv_err *err);
 /* Remove an installed version under its lock. */
 int cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err);
 
@@ -186,15 +191,17 @@ struct cv_fetcher {
 };
 
 struct cv_install_opts {
-	int force;  /* reinstall over an existing version */
+	int force; /* reinstall over an existing version */
+	/* with force: replace it even while running processes map it */
+	int even_if_in_use;
 	int nowait; /* CV_ELOCKED instead of waiting on a busy lock */
 	/* Called while waiting on a lock held by another process. */
 	void (*waiting)(void *payload, const char *what);
 	void *payload;
 };
-#define CV_INSTALL_OPTS_INIT     \
-	{                        \
-		0, 0, NULL, NULL \
+#define CV_INSTALL_OPTS_INIT        \
+	{                           \
+		0, 0, 0, NULL, NULL \
 	}
 
 /* Install `art` into the store in one pass: bytes from the fetcher are

@@ -490,6 +490,13 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 			cv_fs_unlock(vfd);
 			return 0;
 		}
+		/* before anything is fetched: swapping the files under a
+		 * process that mapped them mixes two builds in it */
+		if (!opts->even_if_in_use &&
+		    (r = cv_store_check_unused(st, id, 1, err)) < 0) {
+			cv_fs_unlock(vfd);
+			return r;
+		}
 		replace = 1;
 	}
 	if ((r = cv_store_staging_new(st, id, &name, &lfd, err)) < 0)
