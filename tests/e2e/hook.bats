@@ -306,3 +306,13 @@ no_raw_controls() {
 	no_raw_controls
 	[[ $stderr == *'9\x1b[2J'* ]]
 }
+
+@test "current shows a pin file path with control characters escaped" {
+	d=$'esc\e]0;pwned\a'
+	mkdir -p "$d"
+	echo 9.1 >"$d/.cudnn-version"
+	cd "$d"
+	run cudnnvm current
+	[ "$status" -eq 0 ]
+	[[ $output == *'esc\x1b]0;pwned\x07/.cudnn-version)' ]]
+}
