@@ -61,8 +61,7 @@ cmd_exec(int argc, char **argv)
 	fflush(stdout);
 	execvp(argv[i], argv + i);
 	r = errno;
-	fprintf(stderr, "cudnnvm: cannot run '%s': %s%s\n", argv[i],
-		strerror(r),
-		r == ENOENT ? "; check the name and your PATH" : "");
+	ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
+		 r == ENOENT ? "; check the name and your PATH" : "");
 	return r == ENOENT ? 127 : 126;
 }

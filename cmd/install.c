@@ -22,7 +22,7 @@ struct install_args {
 	const char *cuda;     /* --cuda N */
 	const char *platform; /* --platform P */
 	const char *mirror;   /* --mirror URL */
-	int force, no_validate, nowait, refresh;
+	int force, even_if_in_use, no_validate, nowait, refresh;
 };
 
 static void
@@ -185,6 +185,7 @@ install_remote(const struct install_args *a)
 			a->spec, id, res.art.platform, res.url,
 			(unsigned long long)res.art.size, res.art.sha256);
 	opts.force = a->force;
+	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait;
 	opts.waiting = waiting;
 	for (int attempt = 0;; attempt++) {
@@ -325,6 +326,7 @@ install_archive(const struct install_args *a)
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
 	opts.force = a->force;
+	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait;
 	opts.waiting = waiting;
 	cv_fetcher_file(&fetch, a->archive);
@@ -354,6 +356,7 @@ cmd_install(int argc, char **argv)
 		O_PLATFORM,
 		O_MIRROR,
 		O_FORCE,
+		O_IN_USE,
 		O_NOVAL,
 		O_NOWAIT,
 		O_REFRESH
@@ -366,6 +369,7 @@ cmd_install(int argc, char **argv)
 		{ "platform", required_argument, NULL, O_PLATFORM },
 		{ "mirror", required_argument, NULL, O_MIRROR },
 		{ "force", no_argument, NULL, O_FORCE },
+		{ "even-if-in-use", no_argument, NULL, O_IN_USE },
 		{ "no-validate", no_argument, NULL, O_NOVAL },
 		{ "no-wait", no_argument, NULL, O_NOWAIT },
 		{ "refresh", no_argument, NULL, O_REFRESH },
@@ -399,6 +403,9 @@ cmd_install(int argc, char **argv)
 			break;
 		case O_FORCE:
 			a.force = 1;
+			break;
+		case O_IN_USE:
+			a.even_if_in_use = 1;
 			break;
 		case O_NOVAL:
 			a.no_validate = 1;

@@ -124,7 +124,7 @@ cmd_list_remote(int argc, char **argv)
 				goto out;
 			}
 			/* one bad manifest does not hide the others */
-			fprintf(stderr, "cudnnvm: skipped: %s\n", merr.msg);
+			ui_error("skipped: %s", merr.msg);
 			if (!bad || merr.code == CV_EDATA)
 				bad = merr.code;
 			continue;

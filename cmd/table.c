@@ -16,13 +16,19 @@ const struct cmd_spec cmd_table[] = {
 	  "  --sha256 HEX      expected sha256 of --archive\n"
 	  "  --version V       version when the file name does not carry it\n"
 	  "  --force           reinstall an installed version\n"
+	  "  --even-if-in-use  with --force: replace it even while running\n"
+	  "                    programs have its libraries loaded\n"
 	  "  --no-validate     do not validate after installing\n"
 	  "  --no-wait         exit 75 instead of waiting for a busy lock\n"
 	  "  --refresh         re-read the mirror's index now\n",
 	  0 },
 	{ "uninstall", cmd_uninstall, "remove an installed version",
-	  "uninstall <spec> [--force]",
-	  "  --force           also remove the active (global) version\n", 0 },
+	  "uninstall <spec> [--force] [--even-if-in-use]",
+	  "  --force           also remove the active (global) version\n"
+	  "  --even-if-in-use  remove it even while running programs have\n"
+	  "                    its libraries loaded (their next cuDNN load\n"
+	  "                    fails)\n",
+	  0 },
 	{ "list", cmd_list, "list installed versions (* global, > active)",
 	  "list [--json]", "  --json            machine-readable output\n", 0 },
 	{ "list-remote", cmd_list_remote,

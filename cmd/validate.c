@@ -115,10 +115,9 @@ cmd_validate(int argc, char **argv)
 	failed = cv_validation_failed(&v);
 	if (failed >= 0) {
 		fflush(stdout);
-		fprintf(stderr,
-			"cudnnvm: %s failed validation (step %d, %s): %s\n", id,
-			failed + 1, cv_step_name(failed),
-			v.step[failed].reason);
+		ui_error("%s failed validation (step %d, %s): %s", id,
+			 failed + 1, cv_step_name(failed),
+			 v.step[failed].reason);
 		r = 1;
 	} else
 		r = 0;
@@ -213,11 +212,10 @@ cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			id, cv_step_name(failed), v.step[failed].reason);
 		return 0;
 	}
-	fprintf(stderr,
-		"cudnnvm: not activating %s: validation failed (step %d, %s): "
-		"%s; fix that and retry, or pass --force (run 'cudnnvm "
-		"validate %s' for every step)\n",
-		id, failed + 1, cv_step_name(failed), v.step[failed].reason,
-		id);
+	ui_error("not activating %s: validation failed (step %d, %s): %s; fix "
+		 "that and retry, or pass --force (run 'cudnnvm validate %s' "
+		 "for every step)",
+		 id, failed + 1, cv_step_name(failed), v.step[failed].reason,
+		 id);
 	return 1;
 }

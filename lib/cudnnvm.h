@@ -157,6 +157,11 @@ int cv_store_global_get(const struct cv_store *st, char id[64],
 /* Atomically re-point current (id NULL: remove it). */
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
+/* 0 when no running process maps a file of <root>/<id> (as far as
+ * /proc/<pid>/maps may be read); else CV_ERROR naming the processes and
+ * what removing (replacing: replacing) the version would do to them. */
+int cv_store_check_unused(const struct cv_store *st, const char *id,
+			  int replacing, struct cv_err *err);
 /* Remove an installed version under its lock. */
 int cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err);
 
@@ -186,15 +191,17 @@ struct cv_fetcher {
 };
 
 struct cv_install_opts {
-	int force;  /* reinstall over an existing version */
+	int force; /* reinstall over an existing version */
+	/* with force: replace it even while running processes map it */
+	int even_if_in_use;
 	int nowait; /* CV_ELOCKED instead of waiting on a busy lock */
 	/* Called while waiting on a lock held by another process. */
 	void (*waiting)(void *payload, const char *what);
 	void *payload;
 };
-#define CV_INSTALL_OPTS_INIT     \
-	{                        \
-		0, 0, NULL, NULL \
+#define CV_INSTALL_OPTS_INIT        \
+	{                           \
+		0, 0, 0, NULL, NULL \
 	}
 
 /* Install `art` into the store in one pass: bytes from the fetcher are
@@ -236,6 +243,15 @@ struct cv_extract_limits {
 	uint64_t max_total_bytes;
 	size_t max_path;
 	int max_depth;
+	/* When the archive's size is not known up front (a FIFO, a pipe):
+	 * the bytes written may not pass max_ratio times the archive bytes
+	 * read so far, once past ratio_floor. 0: no such cap. */
+	unsigned max_ratio;
+	uint64_t ratio_floor;
+	/* Called with the archive's top folder name before any entry is
+	 * written; a negative return refuses the archive. NULL: any name. */
+	int (*check_top)(void *payload, const char *top, struct cv_err *err);
+	void *payload;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,

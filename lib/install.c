@@ -306,6 +306,42 @@ check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
 	return 0;
 }
 
+/* The archive's top folder must agree with what it is installed as
+ * (reliability.md 2.3 rule 3): NVIDIA names it like the file,
+ * cudnn-<platform>-<version>_cuda<N>-archive, so a renamed or mislabelled
+ * archive cannot publish one build under another's id. The old .tgz layout
+ * says only "cuda"; its version is checked by validation. */
+static int
+top_agrees(void *arg, const char *top, struct cv_err *err)
+{
+	const struct cv_artifact *art = arg;
+	struct cv_artifact said;
+	char name[300], is[64], want[64];
+	size_t len = strlen(top);
+
+	if (strcmp(top, "cuda") == 0)
+		return 0;
+	memset(&said, 0, sizeof said);
+	snprintf(name, sizeof name, "%s.tar.xz", top);
+	if (len <= 8 || strcmp(top + len - 8, "-archive") != 0 ||
+	    strlen(name) >= 256 ||
+	    cv_artifact_from_filename(&said, name, NULL) < 0)
+		return cv_err_set(
+			err, CV_EDATA,
+			"the archive's top folder '%s' is not named like an NVIDIA cuDNN archive (cudnn-<platform>-<version>_cuda<N>-archive); the archive was not installed",
+			top);
+	if (cv_version_cmp(&said.version, &art->version) == 0 &&
+	    said.version.cuda == art->version.cuda &&
+	    strcmp(said.platform, art->platform) == 0)
+		return 0;
+	cv_version_format_id(&said.version, is, sizeof is);
+	cv_version_format_id(&art->version, want, sizeof want);
+	return cv_err_set(
+		err, CV_EDATA,
+		"the archive's top folder '%s' holds cuDNN %s for %s, not %s for %s; is it the archive you meant? (--version, --cuda and --platform must agree with it)",
+		top, is, said.platform, want, art->platform);
+}
+
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
@@ -318,16 +354,23 @@ extract_verified(const struct cv_artifact *art, const char *stage,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { 0, 0, 0, 0 };
+	struct cv_extract_limits lim = { 0, 0, 0,          0,
+					 0, 0, top_agrees, (void *)art };
 	struct cv_err xerr = CV_ERR_INIT;
 	char want[65], got[65];
 	int r, rx;
 
+	/* At most 4x the archive (and at least 256 MiB): up front from its
+	 * size, or, for a FIFO or pipe whose size is unknown, from the bytes
+	 * read so far, so a tiny bomb cannot fill the disk either way. */
 	if (art->size) {
 		uint64_t cap = art->size * 4;
 		if (cap < (256ULL << 20))
 			cap = 256ULL << 20;
 		lim.max_total_bytes = cap;
+	} else {
+		lim.max_ratio = 4;
+		lim.ratio_floor = 256ULL << 20;
 	}
 	for (int i = 0; i < 65; i++)
 		want[i] =
@@ -446,6 +489,13 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 			*already = 1;
 			cv_fs_unlock(vfd);
 			return 0;
+		}
+		/* before anything is fetched: swapping the files under a
+		 * process that mapped them mixes two builds in it */
+		if (!opts->even_if_in_use &&
+		    (r = cv_store_check_unused(st, id, 1, err)) < 0) {
+			cv_fs_unlock(vfd);
+			return r;
 		}
 		replace = 1;
 	}

@@ -363,4 +363,47 @@ SH
 	# a parent that is no shell gets POSIX sh
 	run env SHELL=/usr/bin/fish python3 -c 'import subprocess; print(subprocess.run(["cudnnvm", "env", "'"$A"'"], capture_output=True, text=True).stdout)'
 	[[ $output == *"export CUDNNVM_ACTIVE='$A'"* ]]
+
+# No terminal escape or line break from a folder name, a pin file or
+# CUDNNVM_VERSION reaches the terminal raw: each is shown as \xNN.
+no_raw_controls() {
+	one_error_line
+	if printf '%s' "$stderr" | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+		echo "raw control characters: $stderr" | od -c
+		return 1
+	fi
+	[[ $stderr == *'\x1b'* ]]
+}
+
+@test "hook-env shows control characters in names, pins and CUDNNVM_VERSION escaped" {
+	d=$'proj\e]0;pwned\a\ncudnnvm: forged'
+	mkdir -p "$d"
+	printf '9.1\e[2J\nforged\n' >"$d/.cudnn-version"
+	cd "$d"
+	run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -ne 0 ]
+	no_raw_controls
+	[[ $stderr == *'proj\x1b]0;pwned\x07\x0acudnnvm: forged/.cudnn-version'* ]]
+	cd "$T"
+	rm "$d/.cudnn-version"
+	mkdir "$d/.cudnn-version"
+	cd "$d"
+	run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -ne 0 ]
+	no_raw_controls
+	cd "$T"
+	CUDNNVM_VERSION=$'9\e[2J\ncudnnvm: forged' run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -ne 0 ]
+	no_raw_controls
+	[[ $stderr == *'9\x1b[2J'* ]]
+}
+
+@test "current shows a pin file path with control characters escaped" {
+	d=$'esc\e]0;pwned\a'
+	mkdir -p "$d"
+	echo 9.1 >"$d/.cudnn-version"
+	cd "$d"
+	run cudnnvm current
+	[ "$status" -eq 0 ]
+	[[ $output == *'esc\x1b]0;pwned\x07/.cudnn-version)' ]]
 }

@@ -19,15 +19,21 @@ static char path[512];
 static struct cv_err err;
 static int opens, closes, last_ok;
 
-#define TOP "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"
+/* the archive's top folder, named like NVIDIA's for the version built */
+static const char *top = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive";
 
 static void
 build(const char *payload, int hostile)
 {
 	struct archive *aw = archive_write_new();
 	struct archive_entry *e;
-	const char *names[] = { TOP "/lib/libcudnn.so.9.1.0", TOP "/LICENSE",
-				TOP "/include/cudnn_version.h" };
+	const char *rel[] = { "lib/libcudnn.so.9.1.0", "LICENSE",
+			      "include/cudnn_version.h" };
+	char names[3][200], link[200];
+
+	for (int i = 0; i < 3; i++)
+		snprintf(names[i], sizeof names[i], "%s/%s", top, rel[i]);
+	snprintf(link, sizeof link, "%s/lib/libcudnn.so.9", top);
 
 	archive_write_set_format_pax_restricted(aw);
 	archive_write_add_filter_xz(aw);
@@ -43,7 +49,7 @@ build(const char *payload, int hostile)
 		archive_entry_free(e);
 	}
 	e = archive_entry_new();
-	archive_entry_set_pathname(e, TOP "/lib/libcudnn.so.9");
+	archive_entry_set_pathname(e, link);
 	archive_entry_set_filetype(e, AE_IFLNK);
 	archive_entry_set_symlink(e, hostile ? "/etc/passwd"
 					     : "libcudnn.so.9.1.0");
@@ -249,10 +255,12 @@ main(void)
 	/* a good install, with bytes after the archive's end in the hash */
 	build("payload-1", 0);
 	memset(&a, 0, sizeof a);
-	cv_artifact_from_filename(&a, TOP ".tar.xz", NULL);
+	cv_artifact_from_filename(
+		&a, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz", NULL);
 	sha_of(a.sha256, 1);
 	a.size = ar_len + 64;
-	strcpy(a.source, "/src/" TOP ".tar.xz");
+	strcpy(a.source,
+	       "/src/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz");
 	CHECK(install(st, &a, 1, 0, &already) == 0 && already == 0);
 	CHECK(opens == 1 && closes == 1 && last_ok == 1);
 	CHECK(access(P("9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"), F_OK) == 0);
@@ -302,7 +310,16 @@ main(void)
 	a.size = ar_len - 1;
 	CHECK(install(st, &a, 0, 0, &already) == CV_EDATA);
 	CHECK(access(P("9.1.0.71-cuda12"), F_OK) != 0);
+	/* a top folder naming another version: refused, nothing published */
+	build("payload-4", 0);
+	sha_of(a.sha256, 0);
+	a.size = ar_len;
+	CHECK(install(st, &a, 0, 0, &already) == CV_EDATA);
+	CHECK(strstr(err.msg, "holds cuDNN 9.1.0.70-cuda12") != NULL);
+	CHECK(access(P("9.1.0.71-cuda12"), F_OK) != 0);
+	CHECK(staging_empty());
 	/* hostile archive with the right hash: the entry is named */
+	top = "cudnn-linux-x86_64-9.1.0.71_cuda12-archive";
 	build("payload-4", 1);
 	sha_of(a.sha256, 0);
 	a.size = ar_len;
