@@ -89,6 +89,10 @@ int cmd_expand(struct cv_buf *out, const char *tpl, int sh,
  * hook-env use it. */
 int cmd_mkdirs(char *dir, mode_t mode);
 
+/* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
+ * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
+void cmd_modulefiles_refresh(const struct cv_store *st);
+
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);
@@ -102,6 +106,7 @@ int cmd_init(int, char **);
 int cmd_install(int, char **);
 int cmd_list(int, char **);
 int cmd_list_remote(int, char **);
+int cmd_modulefiles(int, char **);
 int cmd_shell(int, char **);
 int cmd_shim(int, char **);
 int cmd_uninstall(int, char **);

@@ -65,6 +65,12 @@ const struct cmd_spec cmd_table[] = {
 	  "shim add <program> | shim remove <program> | shim list", "", 0 },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
 	  "venv [<spec>] [--path DIR] [--remove]", "", 0 },
+	{ "modulefiles", cmd_modulefiles,
+	  "write Lmod / Environment Modules files for installed versions",
+	  "modulefiles [--format lua|tcl] [--out DIR]",
+	  "  --format F        lua (Lmod) or tcl (both; the default)\n"
+	  "  --out DIR         module folder (default <store>/modulefiles)\n",
+	  0 },
 	{ "completions", cmd_completions, "print a completion script",
 	  "completions <bash|zsh|fish>", "", 0 },
 	{ "help", cmd_help, "show help for a command", "help [<command>]", "",

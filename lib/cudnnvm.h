@@ -587,6 +587,27 @@ struct cv_explain {
 const struct cv_explain *cv_doctor_explain(const char *msg);
 const struct cv_explain *cv_doctor_catalogue(size_t *n);
 
+/* ---- modulefile.c: Lmod / Environment Modules files ------------------- */
+
+enum cv_modfmt { CV_MODFMT_LUA, CV_MODFMT_TCL };
+/* "lua" / "tcl"; CV_EUSAGE otherwise. */
+int cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err);
+/* Append the module file of install `inst` of the store at `root`: the
+ * variables cv_env_build sets (lists prepended, scalars pushed so unload
+ * restores them), CUDNNVM_VERSION, and `conflict cudnn`. */
+struct cv_buf;
+int cv_modulefile_text(struct cv_buf *out, const char *root,
+		       const struct cv_installed *inst, int fmt,
+		       struct cv_err *err);
+/* Write <outdir>/cudnn/<id>[.lua] for each of list[0..n), a .version
+ * naming default_id (NULL: none), and drop our files of other ids. A
+ * folder or file cudnnvm did not write is refused (CV_ESTORE). */
+int cv_modulefiles_write(const char *outdir, const char *root,
+			 const struct cv_installed *list, size_t n,
+			 const char *default_id, int fmt, struct cv_err *err);
+/* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */
+int cv_modulefiles_format_of(const char *outdir, int *fmt);
+
 /* ---- test hook ---------------------------------------------------------- */
 
 /* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
