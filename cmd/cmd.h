@@ -61,11 +61,12 @@ int cmd_version_env(const struct cv_store *st, const char *spec,
 
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate) and, via cmd_activation_id, the version to make active.
- * Defined in cmd/use.c. */
+ * --no-validate, 's' --system) and, via cmd_activation_id, the version to make
+ * active. Defined in cmd/use.c. */
 struct option;
 struct cmd_activation {
 	int unset, force, no_validate;
+	int system; /* global --system */
 	const char *eval;
 };
 /* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On

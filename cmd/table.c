@@ -36,7 +36,10 @@ const struct cmd_spec cmd_table[] = {
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--force] [--no-validate]", "", 0 },
 	{ "global", cmd_global, "show or set the default version",
-	  "global [<spec> | --unset] [--force] [--no-validate]", "", 0 },
+	  "global [<spec> | --unset] [--system] [--force] [--no-validate]",
+	  "  --system          root: also point the machine's loader at it\n"
+	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
+	  0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
 	  "shell <spec> | --unset", "", 0 },
 	{ "current", cmd_current, "show the active version and why",

@@ -608,6 +608,20 @@ int cv_modulefiles_write(const char *outdir, const char *root,
 /* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */
 int cv_modulefiles_format_of(const char *outdir, int *fmt);
 
+/* ---- sysmode.c: system mode (ld.so.conf.d + ldconfig) ----------------- */
+
+/* /etc/ld.so.conf.d/cudnnvm.conf */
+const char *cv_sysmode_conf_path(void);
+/* 1 when cudnnvm wrote it (the folder it names into libdir, may be NULL),
+ * 0 when someone else did, 2 when absent, <0 on error. */
+int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
+/* As root: name <store_root>/current/lib in the conf file and run
+ * ldconfig. CV_EPERM for others, CV_ESTORE for a store a non-root user
+ * could change or a conf file cudnnvm did not write. */
+int cv_sysmode_enable(const char *store_root, struct cv_err *err);
+/* As root: remove our conf file (absent: nothing to do) and run ldconfig. */
+int cv_sysmode_disable(struct cv_err *err);
+
 /* ---- test hook ---------------------------------------------------------- */
 
 /* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
