@@ -103,6 +103,7 @@ int cmd_exec(int, char **);
 int cmd_global(int, char **);
 int cmd_help(int, char **);
 int cmd_hook_env(int, char **);
+int cmd_import(int, char **);
 int cmd_init(int, char **);
 int cmd_install(int, char **);
 int cmd_list(int, char **);

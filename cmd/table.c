@@ -68,6 +68,12 @@ const struct cmd_spec cmd_table[] = {
 	  "shim add <program> | shim remove <program> | shim list", "", 0 },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
 	  "venv [<spec>] [--path DIR] [--remove]", "", 0 },
+	{ "import", cmd_import, "adopt a hand-installed cuDNN into the store",
+	  "import <dir> [--version V] [--cuda N] [--no-validate]",
+	  "  --version V       version when the files do not say (adds the build)\n"
+	  "  --cuda N          CUDA major it was built for, when not detectable\n"
+	  "  --no-validate     do not validate after importing\n",
+	  0 },
 	{ "modulefiles", cmd_modulefiles,
 	  "write Lmod / Environment Modules files for installed versions",
 	  "modulefiles [--format lua|tcl] [--out DIR]",

@@ -622,6 +622,21 @@ int cv_sysmode_enable(const char *store_root, struct cv_err *err);
 /* As root: remove our conf file (absent: nothing to do) and run ldconfig. */
 int cv_sysmode_disable(struct cv_err *err);
 
+/* ---- import.c: adopt a hand-installed cuDNN -------------------------- */
+
+struct cv_import_opts {
+	const char *version; /* --version: must agree with the files; may add
+				the 4th part (default 0) */
+	int cuda;            /* --cuda; 0: from version.json or the wheel */
+};
+/* Copy the cuDNN of `dir` (headers, libcudnn* with their symlink chains)
+ * into the store under the id its header and library name give; records
+ * the source and each file's sha256 in <id>/import.json. CV_ENOTFOUND for
+ * no cuDNN, CV_EDATA for two majors, a broken or escaping symlink chain,
+ * or headers and libraries that disagree. */
+int cv_import(struct cv_store *st, const char *dir,
+	      const struct cv_import_opts *o, char id[64], struct cv_err *err);
+
 /* ---- test hook ---------------------------------------------------------- */
 
 /* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by

@@ -458,12 +458,15 @@ check_toolkit_dirs(struct findings *fs)
 
 	for (int i = 0; i < 3; i++) {
 		char *lib, *so;
+		int fresh;
 
 		if (dirs[i] == NULL || *dirs[i] == '\0')
 			continue;
 		lib = cv_path_join(dirs[i], "lib64");
 		so = cudnn_in(lib);
-		if (so != NULL && !seen_before(fs, lib))
+		fresh = so != NULL && !seen_before(fs, lib);
+
+		if (fresh)
 			add(fs, CV_LEVEL_WARN, "eval \"$(cudnnvm env)\"",
 			    "build systems that look in the CUDA toolkit "
 			    "(CUDA_HOME, CMake's FindCUDNN) find this copy "
@@ -471,6 +474,18 @@ check_toolkit_dirs(struct findings *fs)
 			    "the CUDA toolkit folder %s holds its own cuDNN "
 			    "(%s)",
 			    lib, so);
+		if (fresh) {
+			char *q = shq(dirs[i]);
+			char *fix = xasprintf("cudnnvm import %s", q);
+			add(fs, CV_LEVEL_OK, fix,
+			    "import copies it into the store, where it can be "
+			    "validated, switched and removed like any install",
+			    "a hand install of cuDNN in %s can be taken under "
+			    "management",
+			    dirs[i]);
+			free(fix);
+			free(q);
+		}
 		free(so);
 		free(lib);
 	}
