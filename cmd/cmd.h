@@ -108,6 +108,7 @@ int cmd_init(int, char **);
 int cmd_install(int, char **);
 int cmd_list(int, char **);
 int cmd_list_remote(int, char **);
+int cmd_mirror(int, char **);
 int cmd_modulefiles(int, char **);
 int cmd_shell(int, char **);
 int cmd_shim(int, char **);

@@ -74,6 +74,14 @@ const struct cmd_spec cmd_table[] = {
 	  "  --cuda N          CUDA major it was built for, when not detectable\n"
 	  "  --no-validate     do not validate after importing\n",
 	  0 },
+	{ "mirror", cmd_mirror, "copy releases into an offline mirror folder",
+	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
+	  "  --cuda N          only builds for this CUDA major (default: all)\n"
+	  "  --platform P      builds for this platform (default: this machine's)\n"
+	  "  --mirror URL      the mirror to copy from\n"
+	  "  --verify          re-hash every archive in the folder\n"
+	  "  --refresh         re-read the mirror's index now\n",
+	  0 },
 	{ "modulefiles", cmd_modulefiles,
 	  "write Lmod / Environment Modules files for installed versions",
 	  "modulefiles [--format lua|tcl] [--out DIR]",

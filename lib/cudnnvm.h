@@ -637,6 +637,26 @@ struct cv_import_opts {
 int cv_import(struct cv_store *st, const char *dir,
 	      const struct cv_import_opts *o, char id[64], struct cv_err *err);
 
+/* ---- mirror.c: an offline copy of the redist tree --------------------- */
+
+struct cv_mirror_opts {
+	int cuda;             /* only this CUDA major; 0: every variant */
+	const char *platform; /* NULL: this machine's */
+	/* told about each archive: "fetched", "present", "ok", "BAD" */
+	void (*progress)(void *payload, const char *what, const char *path);
+	void *payload;
+};
+/* Copy the manifests of the releases `specs` name and their archives
+ * (verified) into `dir`, laid out as the mirror lays them out; archives
+ * already there are kept. */
+int cv_mirror_specs(struct cv_index *ix, const char *dir,
+		    const struct cv_version *specs, size_t nspecs,
+		    const struct cv_mirror_opts *o, struct cv_err *err);
+/* Re-hash every archive the manifests in `dir` name; *bad counts those
+ * whose size or sha256 differ. */
+int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,
+		     size_t *bad, struct cv_err *err);
+
 /* ---- test hook ---------------------------------------------------------- */
 
 /* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
