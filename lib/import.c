@@ -49,12 +49,46 @@ is_dir(const char *p)
 	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* The decimal number at s (at most 5 digits), -1 when there is none;
+ * *end (may be NULL) gets where it stops. */
+static int
+small_num(const char *s, const char **end)
+{
+	char *e;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtol(s, &e, 10);
+	if (end != NULL)
+		*end = e;
+	return v > 99999 ? -1 : (int)v;
+}
+
 /* "libcudnn_ops.so.9.1.0" -> 9; "libcudnn.so" -> 0 (no major). */
 static int
 lib_major(const char *name)
 {
 	const char *so = strstr(name, ".so.");
-	return so != NULL ? atoi(so + 4) : 0;
+	int m = so != NULL ? small_num(so + 4, NULL) : 0;
+	return m > 0 ? m : 0;
+}
+
+/* "libcudnn.so.9.13.0" -> 9, 13, 0; 0 on success, -1 otherwise. */
+static int
+lib_version(const char *base, int v[3])
+{
+	const char *p = base + strlen("libcudnn.so.");
+
+	if (strncmp(base, "libcudnn.so.", 12) != 0)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if ((v[i] = small_num(p, &p)) < 0)
+			return -1;
+		if (i < 2 && *p++ != '.')
+			return -1;
+	}
+	return *p == '\0' ? 0 : -1;
 }
 
 static int
@@ -149,7 +183,9 @@ header_define(const char *path, const char *name)
 		p += strspn(p, " \t");
 		if (strncmp(p, name, nl) == 0 &&
 		    (p[nl] == ' ' || p[nl] == '\t')) {
-			v = atoi(p + nl);
+			p += nl;
+			p += strspn(p, " \t");
+			v = small_num(p, NULL);
 			break;
 		}
 	}
@@ -194,8 +230,7 @@ read_version(struct found *f, struct cv_err *err)
 
 	if (real != NULL) {
 		const char *b = strrchr(real, '/') + 1;
-		if (sscanf(b, "libcudnn.so.%d.%d.%d", &lib[0], &lib[1],
-			   &lib[2]) != 3)
+		if (lib_version(b, lib) < 0)
 			lib[0] = -1;
 	}
 	free(real);
@@ -287,7 +322,7 @@ detect_cuda(const char *dir)
 		const char *v = json_string_value(
 			json_object_get(json_object_get(o, "cuda"), "version"));
 		if (v != NULL)
-			cuda = atoi(v);
+			cuda = small_num(v, NULL);
 		json_decref(o);
 		if (cuda > 0)
 			return cuda;
@@ -301,7 +336,9 @@ detect_cuda(const char *dir)
 			return 0;
 		while ((de = readdir(d)) != NULL && cuda == 0)
 			if (strncmp(de->d_name, "nvidia_cudnn_cu", 15) == 0)
-				cuda = atoi(de->d_name + 15);
+				if ((cuda = small_num(de->d_name + 15, NULL)) <
+				    0)
+					cuda = 0;
 		closedir(d);
 	}
 	return cuda;
