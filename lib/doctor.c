@@ -206,7 +206,9 @@ check_installs(struct findings *fs, const char *root)
 		char *dir, *meta, bad[PATH_MAX];
 		struct stat st;
 
-		if (e->d_name[0] == '.' || strcmp(e->d_name, "current") == 0)
+		/* modulefiles: the store's module folder, not an install */
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "current") == 0 ||
+		    strcmp(e->d_name, "modulefiles") == 0)
 			continue;
 		dir = cv_path_join(root, e->d_name);
 		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {

@@ -128,3 +128,9 @@ module unload cudnn; module load cudnn; echo "D=$CUDNNVM_VERSION"'
 	run --separate-stderr cudnnvm modulefiles --format yaml
 	[ "$status" -eq 64 ]
 }
+
+@test "doctor does not take the store's module folder for a damaged install" {
+	cudnnvm modulefiles
+	run cudnnvm doctor
+	[[ $output != *"modulefiles has no cudnnvm.json"* ]]
+}
