@@ -61,11 +61,12 @@ int cmd_version_env(const struct cv_store *st, const char *spec,
 
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate) and, via cmd_activation_id, the version to make active.
- * Defined in cmd/use.c. */
+ * --no-validate, 's' --system) and, via cmd_activation_id, the version to make
+ * active. Defined in cmd/use.c. */
 struct option;
 struct cmd_activation {
 	int unset, force, no_validate;
+	int system; /* global --system */
 	const char *eval;
 };
 /* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
@@ -89,6 +90,10 @@ int cmd_expand(struct cv_buf *out, const char *tpl, int sh,
  * hook-env use it. */
 int cmd_mkdirs(char *dir, mode_t mode);
 
+/* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
+ * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
+void cmd_modulefiles_refresh(const struct cv_store *st);
+
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);
@@ -98,10 +103,13 @@ int cmd_exec(int, char **);
 int cmd_global(int, char **);
 int cmd_help(int, char **);
 int cmd_hook_env(int, char **);
+int cmd_import(int, char **);
 int cmd_init(int, char **);
 int cmd_install(int, char **);
 int cmd_list(int, char **);
 int cmd_list_remote(int, char **);
+int cmd_mirror(int, char **);
+int cmd_modulefiles(int, char **);
 int cmd_shell(int, char **);
 int cmd_shim(int, char **);
 int cmd_uninstall(int, char **);

@@ -40,7 +40,8 @@ static const char comp_bash[] =
 	"\t\tesac\n"
 	"\tdone\n"
 	"\tcase $prev in\n"
-	"\t--store | --path) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+	"\t--store | --path | --out) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+	"\t--format) COMPREPLY=($(compgen -W \"lua tcl\" -- \"$cur\")); return ;;\n"
 	"\t--config | --archive) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
 	"\t--shell) COMPREPLY=($(compgen -W \"sh bash zsh fish tcsh powershell cmd\" -- \"$cur\")); return ;;\n"
 	"\tesac\n"
@@ -62,6 +63,7 @@ static const char comp_bash[] =
 	"\thelp) COMPREPLY=($(compgen -W \"$(command cudnnvm commands 2>/dev/null)\" -- \"$cur\")) ;;\n"
 	"\twhich) COMPREPLY=($(compgen -W \"lib include root\" -- \"$cur\")) ;;\n"
 	"\tshim) COMPREPLY=($(compgen -W \"add remove list\" -- \"$cur\")) ;;\n"
+	"\timport | mirror) COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n"
 	"\tuse | global | shell | uninstall | env | exec | validate | venv)\n"
 	"\t\tCOMPREPLY=($(compgen -W \"$(_cudnnvm_versions)\" -- \"$cur\")) ;;\n"
 	"\tesac\n"
@@ -83,7 +85,8 @@ static const char comp_zsh[] =
 	"\t\tesac\n"
 	"\tdone\n"
 	"\tcase ${words[CURRENT-1]} in\n"
-	"\t--store | --path) _files -/; return ;;\n"
+	"\t--store | --path | --out) _files -/; return ;;\n"
+	"\t--format) compadd lua tcl; return ;;\n"
 	"\t--config | --archive) _files; return ;;\n"
 	"\t--shell) compadd sh bash zsh fish tcsh powershell cmd; return ;;\n"
 	"\tesac\n"
@@ -109,6 +112,7 @@ static const char comp_zsh[] =
 	"\thelp) cmds=(${(f)\"$(command cudnnvm commands 2>/dev/null)\"}); compadd -a cmds ;;\n"
 	"\twhich) compadd lib include root ;;\n"
 	"\tshim) compadd add remove list ;;\n"
+	"\timport | mirror) _files -/ ;;\n"
 	"\tuse | global | shell | uninstall | env | exec | validate | venv)\n"
 	"\t\tfor w in ${=${\"$(command cudnnvm list 2>/dev/null)\"//[^0-9a-z.-]/ }}; do\n"
 	"\t\t\t[[ $w =~ '^[0-9]+(\\.[0-9]+){3}-cuda[0-9]+$' ]] && versions+=($w)\n"
@@ -163,7 +167,10 @@ static const char comp_fish[] =
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'\n"
-	"complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd'\n";
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l format -x -a 'lua tcl'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l out -x -a '(__fish_complete_directories)'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'\n";
 
 int
 cmd_completions(int argc, char **argv)

@@ -52,6 +52,7 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 	if (!cmd_g.quiet)
 		printf("installed cuDNN %s in %s/%s\n", id, cv_store_root(st),
 		       id);
+	cmd_modulefiles_refresh(st);
 	return cmd_gate_activation(cfg, st, id, 0,
 				   a->no_validate || !cfg->validate);
 }

@@ -42,7 +42,10 @@ const struct cmd_spec cmd_table[] = {
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--force] [--no-validate]", "", 0 },
 	{ "global", cmd_global, "show or set the default version",
-	  "global [<spec> | --unset] [--force] [--no-validate]", "", 0 },
+	  "global [<spec> | --unset] [--system] [--force] [--no-validate]",
+	  "  --system          root: also point the machine's loader at it\n"
+	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
+	  0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
 	  "shell <spec> | --unset", "", 0 },
 	{ "current", cmd_current, "show the active version and why",
@@ -72,6 +75,26 @@ const struct cmd_spec cmd_table[] = {
 	  "shim add <program> | shim remove <program> | shim list", "", 0 },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
 	  "venv [<spec>] [--path DIR] [--remove]", "", 0 },
+	{ "import", cmd_import, "adopt a hand-installed cuDNN into the store",
+	  "import <dir> [--version V] [--cuda N] [--no-validate]",
+	  "  --version V       version when the files do not say (adds the build)\n"
+	  "  --cuda N          CUDA major it was built for, when not detectable\n"
+	  "  --no-validate     do not validate after importing\n",
+	  0 },
+	{ "mirror", cmd_mirror, "copy releases into an offline mirror folder",
+	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
+	  "  --cuda N          only builds for this CUDA major (default: all)\n"
+	  "  --platform P      builds for this platform (default: this machine's)\n"
+	  "  --mirror URL      the mirror to copy from\n"
+	  "  --verify          re-hash every archive in the folder\n"
+	  "  --refresh         re-read the mirror's index now\n",
+	  0 },
+	{ "modulefiles", cmd_modulefiles,
+	  "write Lmod / Environment Modules files for installed versions",
+	  "modulefiles [--format lua|tcl] [--out DIR]",
+	  "  --format F        lua (Lmod) or tcl (both; the default)\n"
+	  "  --out DIR         module folder (default <store>/modulefiles)\n",
+	  0 },
 	{ "completions", cmd_completions, "print a completion script",
 	  "completions <bash|zsh|fish>", "", 0 },
 	{ "help", cmd_help, "show help for a command", "help [<command>]", "",

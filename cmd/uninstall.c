@@ -96,6 +96,7 @@ cmd_uninstall(int argc, char **argv)
 		goto fail;
 	if (!cmd_g.quiet)
 		printf("uninstalled cuDNN %s\n", id);
+	cmd_modulefiles_refresh(st);
 	cv_store_free(st);
 	return 0;
 fail:

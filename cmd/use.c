@@ -14,7 +14,7 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 {
 	int c;
 
-	a->unset = a->force = a->no_validate = 0;
+	a->unset = a->force = a->no_validate = a->system = 0;
 	a->eval = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -30,6 +30,9 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 			break;
 		case 'n':
 			a->no_validate = 1;
+			break;
+		case 's':
+			a->system = 1;
 			break;
 		default:
 			return cmd_usage_error(argv[0], "unknown option '%s'",

@@ -29,7 +29,8 @@ _cudnnvm() {
 		esac
 	done
 	case $prev in
-	--store | --path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--store | --path | --out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--format) COMPREPLY=($(compgen -W "lua tcl" -- "$cur")); return ;;
 	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish tcsh powershell cmd" -- "$cur")); return ;;
 	esac
@@ -51,6 +52,7 @@ _cudnnvm() {
 	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
+	import | mirror) COMPREPLY=($(compgen -d -- "$cur")) ;;
 	use | global | shell | uninstall | env | exec | validate | venv)
 		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
 	esac

@@ -610,6 +610,76 @@ struct cv_explain {
 const struct cv_explain *cv_doctor_explain(const char *msg);
 const struct cv_explain *cv_doctor_catalogue(size_t *n);
 
+/* ---- modulefile.c: Lmod / Environment Modules files ------------------- */
+
+enum cv_modfmt { CV_MODFMT_LUA, CV_MODFMT_TCL };
+/* "lua" / "tcl"; CV_EUSAGE otherwise. */
+int cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err);
+/* Append the module file of install `inst` of the store at `root`: the
+ * variables cv_env_build sets (lists prepended, scalars pushed so unload
+ * restores them), CUDNNVM_VERSION, and `conflict cudnn`. */
+struct cv_buf;
+int cv_modulefile_text(struct cv_buf *out, const char *root,
+		       const struct cv_installed *inst, int fmt,
+		       struct cv_err *err);
+/* Write <outdir>/cudnn/<id>[.lua] for each of list[0..n), a .version
+ * naming default_id (NULL: none), and drop our files of other ids. A
+ * folder or file cudnnvm did not write is refused (CV_ESTORE). */
+int cv_modulefiles_write(const char *outdir, const char *root,
+			 const struct cv_installed *list, size_t n,
+			 const char *default_id, int fmt, struct cv_err *err);
+/* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */
+int cv_modulefiles_format_of(const char *outdir, int *fmt);
+
+/* ---- sysmode.c: system mode (ld.so.conf.d + ldconfig) ----------------- */
+
+/* /etc/ld.so.conf.d/cudnnvm.conf */
+const char *cv_sysmode_conf_path(void);
+/* 1 when cudnnvm wrote it (the folder it names into libdir, may be NULL),
+ * 0 when someone else did, 2 when absent, <0 on error. */
+int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
+/* As root: name <store_root>/current/lib in the conf file and run
+ * ldconfig. CV_EPERM for others, CV_ESTORE for a store a non-root user
+ * could change or a conf file cudnnvm did not write. */
+int cv_sysmode_enable(const char *store_root, struct cv_err *err);
+/* As root: remove our conf file (absent: nothing to do) and run ldconfig. */
+int cv_sysmode_disable(struct cv_err *err);
+
+/* ---- import.c: adopt a hand-installed cuDNN -------------------------- */
+
+struct cv_import_opts {
+	const char *version; /* --version: must agree with the files; may add
+				the 4th part (default 0) */
+	int cuda;            /* --cuda; 0: from version.json or the wheel */
+};
+/* Copy the cuDNN of `dir` (headers, libcudnn* with their symlink chains)
+ * into the store under the id its header and library name give; records
+ * the source and each file's sha256 in <id>/import.json. CV_ENOTFOUND for
+ * no cuDNN, CV_EDATA for two majors, a broken or escaping symlink chain,
+ * or headers and libraries that disagree. */
+int cv_import(struct cv_store *st, const char *dir,
+	      const struct cv_import_opts *o, char id[64], struct cv_err *err);
+
+/* ---- mirror.c: an offline copy of the redist tree --------------------- */
+
+struct cv_mirror_opts {
+	int cuda;             /* only this CUDA major; 0: every variant */
+	const char *platform; /* NULL: this machine's */
+	/* told about each archive: "fetched", "present", "ok", "BAD" */
+	void (*progress)(void *payload, const char *what, const char *path);
+	void *payload;
+};
+/* Copy the manifests of the releases `specs` name and their archives
+ * (verified) into `dir`, laid out as the mirror lays them out; archives
+ * already there are kept. */
+int cv_mirror_specs(struct cv_index *ix, const char *dir,
+		    const struct cv_version *specs, size_t nspecs,
+		    const struct cv_mirror_opts *o, struct cv_err *err);
+/* Re-hash every archive the manifests in `dir` name; *bad counts those
+ * whose size or sha256 differ. */
+int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,
+		     size_t *bad, struct cv_err *err);
+
 /* ---- test hook ---------------------------------------------------------- */
 
 /* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
