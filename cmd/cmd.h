@@ -70,12 +70,6 @@ int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 		      const struct cv_version *spec,
 		      const struct cmd_activation *a, char id[64]);
 
-/* Append template `tpl` to out, each placeholder of `vars` (pairs of
- * "@NAME@" and its value, ended by NULL) replaced by the value quoted for
- * shell sh. Defined in cmd/venv.c; the venv and shim templates use it. */
-int cmd_expand(struct cv_buf *out, const char *tpl, int sh,
-	       const char *const *vars, struct cv_err *err);
-
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);

@@ -87,7 +87,7 @@ add(const char *dir, const char *prog, struct cv_err *err)
 				    "cannot find the cudnnvm binary");
 	}
 	exe[n] = '\0';
-	r = cmd_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
+	r = cv_shell_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
 	snprintf(path, sizeof path, "%s/%s", dir, prog);
 	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
 		r = cv_err_set(

@@ -45,31 +45,6 @@ static const char deact_fish[] =
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
 
-int
-cmd_expand(struct cv_buf *out, const char *tpl, int sh, const char *const *vars,
-	   struct cv_err *err)
-{
-	const char *p = tpl;
-	int r = 0;
-
-	while (r == 0 && *p) {
-		size_t i = 0;
-		while (vars[i] != NULL &&
-		       strncmp(p, vars[i], strlen(vars[i])) != 0)
-			i += 2;
-		if (vars[i] != NULL) {
-			r = cv_shell_quote(out, sh, vars[i + 1], err);
-			p += strlen(vars[i]);
-		} else {
-			const char *n = strchr(p + 1, '@');
-			size_t len = n ? (size_t)(n - p) : strlen(p);
-			r = cv_text_add(out, p, len);
-			p += len;
-		}
-	}
-	return r;
-}
-
 /* Expand @ID@ and @EXE@ (both quoted for the shell). */
 static int
 expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
@@ -77,7 +52,7 @@ expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
 {
 	const char *const vars[] = { "@ID@", id, "@EXE@", exe, NULL };
 
-	return cmd_expand(out, tpl, sh, vars, err);
+	return cv_shell_expand(out, tpl, sh, vars, err);
 }
 
 static char *

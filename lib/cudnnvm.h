@@ -519,6 +519,11 @@ struct cv_strv {
 	}
 void cv_strv_push(struct cv_strv *l, const char *s);
 void cv_strv_release(struct cv_strv *l);
+/* Append template `tpl` to b, each placeholder of `vars` (pairs of "@NAME@"
+ * and its value, ended by NULL) replaced by the value quoted for `shell`.
+ * The shim and venv scripts are made with it. */
+int cv_shell_expand(struct cv_buf *b, const char *tpl, int shell,
+		    const char *const *vars, struct cv_err *err);
 /* Append a list variable (bash/zsh array, fish list). */
 int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 		      char *const *items, size_t n, struct cv_err *err);
