@@ -267,6 +267,14 @@ main(void)
 		cv_version_parse(&v, "9.1.0.70", NULL);
 		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
 				       "s", &err) == CV_EUSAGE);
+		/* beyond the grammar: its id would not parse back */
+		cv_version_parse(&v, "9.1.0.70-cuda12", NULL);
+		v.part[2] = 100000;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		v.part[2] = 99999;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == 0);
 	}
 
 	CHECK(mkdtemp(root) != NULL);
