@@ -132,7 +132,7 @@ PY
 echo "(cudnnvm --version shows the start-up floor; libcurl, libarchive and"
 echo " libcrypto are loaded only by the commands that use them)"
 
-echo "-- hook-env entering a pinned project, by versions installed (hyperfine)"
+echo "-- entering a pinned project, by versions installed (hyperfine)"
 # the stamp a shell would pass back, so every run does the same work
 stamp=$(cd "$W/proj/src" && "$BIN" --store "$W/store2" hook-env --shell bash |
 	sed -n "s/^_CUDNNVM_STAMP='\{0,1\}\([^']*\)'\{0,1\}\$/\1/p")
@@ -142,6 +142,10 @@ if ! hyperfine -N --warmup 20 --min-runs 300 --export-json "$W/s.json" \
 	"$BIN --store $W/store2 hook-env --shell bash --stamp $stamp" \
 	"$BIN --store $W/store40 hook-env --shell bash --stamp $stamp" \
 	"$BIN --store $W/store200 hook-env --shell bash --stamp $stamp" \
+	"$BIN --store $W/store200 env --shell bash" \
+	"$BIN --store $W/store200 current" \
+	"$BIN --store $W/store200 which lib" \
+	"$BIN --store $W/store200 exec -- /bin/true" \
 	>"$W/hs.log" 2>&1; then
 	cat "$W/hs.log"
 	exit 1
@@ -151,8 +155,10 @@ import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 base = r[0]["mean"]
 print("%-34s %8.3f ms" % ("/bin/true", base * 1e3))
-for x, n in zip(r[1:], (2, 40, 200)):
-    print("%-34s %8.3f ms  %5.2fx /bin/true  (median %5.2fx)" % (
-        "hook-env, %d versions installed" % n, x["mean"] * 1e3,
-        x["mean"] / base, x["median"] / r[0]["median"]))
+names = ["hook-env, %d versions installed" % n for n in (2, 40, 200)]
+names += ["%s, 200 versions" % c for c in ("env", "current", "which lib", "exec")]
+for x, name in zip(r[1:], names):
+    print("%-34s %8.3f ms  %5.2fx /bin/true  (median %5.2fx, +%.3f ms)" % (
+        name, x["mean"] * 1e3, x["mean"] / base,
+        x["median"] / r[0]["median"], (x["median"] - r[0]["median"]) * 1e3))
 PY

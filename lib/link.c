@@ -112,12 +112,14 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 
 	if (id != NULL && cv_install_id_parse(&v, id, err) < 0)
 		return CV_EUSAGE;
-	/* its own descriptor, so the store's stays untouched by the fsync
-	 * and a store opened for reading can be switched too */
-	dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the store's own descriptor: the version checked below and the
+	 * link replaced are in the same folder, whatever happens to the path */
+	dfd = cv_store_dirfd(st);
 	if (dfd < 0)
-		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_ESTORE,
-				    "cannot open the store '%s'", root);
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"the store '%s' does not exist; run 'cudnnvm install <spec>' first",
+			root);
 	if ((r = lock_current(root, dfd, &lockfd, err)) < 0)
 		goto out;
 	sweep(dfd);
@@ -165,6 +167,5 @@ sync:
 				 root);
 out:
 	cv_fs_unlock(lockfd);
-	close(dfd);
 	return r;
 }
