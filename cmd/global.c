@@ -24,6 +24,7 @@ cmd_global(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
+	struct cv_version spec;
 	int r;
 	char id[64];
 
@@ -52,6 +53,8 @@ cmd_global(int argc, char **argv)
 		printf("%s\n", id);
 		return 0;
 	}
+	if (!a.unset && cv_version_parse(&spec, argv[optind], &err) < 0)
+		return cmd_fail(&err);
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
 	if (a.unset && a.system) {
@@ -70,7 +73,7 @@ cmd_global(int argc, char **argv)
 			ui_note("global version unset");
 		goto out;
 	}
-	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
 		goto out;
 	if (cv_store_global_set(st, id, &err) < 0 ||
 	    (a.system && cv_sysmode_enable(cv_store_root(st), &err) < 0))

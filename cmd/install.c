@@ -35,8 +35,10 @@ waiting(void *payload, const char *what)
 static void
 note_already(const struct cv_store *st, const char *id)
 {
-	ui_note("cuDNN %s is already installed in %s/%s", id, cv_store_root(st),
-		id);
+	char *dir = cv_store_dir(st, id);
+
+	ui_note("cuDNN %s is already installed in %s", id, dir);
+	free(dir);
 }
 
 /* What both forms do once cv_store_install succeeded: say so, then
@@ -49,9 +51,11 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		note_already(st, id);
 		return 0;
 	}
-	if (!cmd_g.quiet)
-		printf("installed cuDNN %s in %s/%s\n", id, cv_store_root(st),
-		       id);
+	if (!cmd_g.quiet) {
+		char *dir = cv_store_dir(st, id);
+		printf("installed cuDNN %s in %s\n", id, dir);
+		free(dir);
+	}
 	cmd_modulefiles_refresh(st);
 	return cmd_gate_activation(cfg, st, id, 0,
 				   a->no_validate || !cfg->validate);
@@ -135,7 +139,6 @@ install_remote(const struct install_args *a)
 	struct cv_resolve_req req;
 	struct cv_version spec;
 	struct cv_fetcher fetch;
-	struct cv_installed inst;
 	struct sigaction sa, old;
 	char id[64];
 	int r, already = 0, cuda = 0;
@@ -160,7 +163,7 @@ install_remote(const struct install_args *a)
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
-		if (cv_store_get(st, id, &inst, NULL) == 0) {
+		if (cv_store_has(st, id)) {
 			note_already(st, id);
 			r = 0;
 			goto out;
@@ -244,14 +247,16 @@ install_archive(const struct install_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
-	struct cv_artifact art;
+	struct cv_artifact art, named;
+	struct cv_version version;
 	struct cv_fetcher fetch, wrapped;
 	struct progress prog;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct stat sb;
-	char id[64], real[PATH_MAX];
+	char id[64], real[PATH_MAX], platform[32];
 	const char *base;
+	uint64_t size = 0;
 	int r, already = 0, cuda = 0;
 
 	if (a->sha256 == NULL)
@@ -264,42 +269,42 @@ install_archive(const struct install_args *a)
 	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
-	memset(&art, 0, sizeof art);
+	/* what the name says, overridden by --version, --cuda, --platform */
+	memset(&named, 0, sizeof named);
 	base = strrchr(a->archive, '/');
 	base = base ? base + 1 : a->archive;
-	if (cv_artifact_from_filename(&art, a->archive, &err) < 0) {
+	if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
 		if (a->version == NULL || a->cuda == NULL)
 			return cmd_fail(&err);
-		memset(&art, 0, sizeof art);
+		memset(&named, 0, sizeof named);
 	}
+	version = named.version;
 	if (a->version != NULL) {
-		struct cv_version v;
-		if (cv_version_parse(&v, a->version, &err) < 0)
+		if (cv_version_parse(&version, a->version, &err) < 0)
 			return cmd_fail(&err);
-		if (v.nparts != 4)
+		if (version.nparts != 4)
 			return cmd_usage_error(
 				"install",
 				"--version needs the full archive version, e.g. 9.13.0.50");
-		if (v.cuda == 0)
-			v.cuda = art.version.cuda;
-		art.version = v;
+		if (version.cuda == 0)
+			version.cuda = named.version.cuda;
 	}
 	if (cuda)
-		art.version.cuda = cuda;
-	if (art.version.cuda == 0)
+		version.cuda = cuda;
+	if (version.cuda == 0)
 		return cmd_usage_error("install",
 				       "pass --cuda N for this archive");
 	if (a->platform != NULL)
-		snprintf(art.platform, sizeof art.platform, "%s", a->platform);
-	if (art.platform[0] == '\0') {
+		snprintf(platform, sizeof platform, "%s", a->platform);
+	else if (named.platform[0] != '\0')
+		snprintf(platform, sizeof platform, "%s", named.platform);
+	else {
 		size_t n = strlen(base);
-		snprintf(art.platform, sizeof art.platform, "%s",
+		snprintf(platform, sizeof platform, "%s",
 			 n > 4 && strcmp(base + n - 4, ".zip") == 0
 				 ? "windows-x86_64"
 				 : "linux-x86_64");
 	}
-	snprintf(art.filename, sizeof art.filename, "%s", base);
-	snprintf(art.sha256, sizeof art.sha256, "%s", a->sha256);
 	if (stat(a->archive, &sb) != 0) {
 		cv_err_errno(&err,
 			     errno == ENOENT ? CV_ENOTFOUND
@@ -313,7 +318,7 @@ install_archive(const struct install_args *a)
 		return cmd_fail(&err);
 	}
 	if (S_ISREG(sb.st_mode))
-		art.size = (uint64_t)sb.st_size;
+		size = (uint64_t)sb.st_size;
 	if (realpath(a->archive, real) == NULL ||
 	    strlen(real) >= sizeof art.source) {
 		cv_err_set(&err, CV_EUSAGE,
@@ -321,7 +326,9 @@ install_archive(const struct install_args *a)
 			   a->archive);
 		return cmd_fail(&err);
 	}
-	memcpy(art.source, real, strlen(real) + 1);
+	if (cv_artifact_init(&art, &version, platform, a->sha256, size, base,
+			     real, &err) < 0)
+		return cmd_fail(&err);
 	cv_version_format_id(&art.version, id, sizeof id);
 
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)

@@ -136,7 +136,6 @@ cmd_list_remote(int argc, char **argv)
 		for (int cu = 999; cu > 0; cu--) {
 			const struct cv_release_file *f;
 			struct cv_version v = m.version;
-			struct cv_installed inst;
 			char id[64], size[32];
 			int installed;
 
@@ -147,7 +146,7 @@ cmd_list_remote(int argc, char **argv)
 				continue;
 			v.cuda = cu;
 			cv_version_format_id(&v, id, sizeof id);
-			installed = cv_store_get(st, id, &inst, NULL) == 0;
+			installed = cv_store_has(st, id);
 			shown++;
 			if (json) {
 				char *url =

@@ -19,7 +19,11 @@ open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
 
 	if (cv_store_get(st, id, inst, &err) < 0)
 		return cmd_fail(&err);
-	snprintf(dir, PATH_MAX, "%s/%s", cv_store_root(st), id);
+	{
+		char *d = cv_store_dir(st, id);
+		snprintf(dir, PATH_MAX, "%s", d);
+		free(d);
+	}
 	return 0;
 }
 
@@ -62,6 +66,7 @@ cmd_validate(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	const char *spec = NULL;
+	struct cv_version parsed;
 	int json = 0, no_gpu = 0, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
@@ -81,11 +86,13 @@ cmd_validate(int argc, char **argv)
 		else
 			spec = argv[i];
 	}
+	if (spec != NULL && cv_version_parse(&parsed, spec, &err) < 0)
+		return cmd_fail(&err);
 	r = cmd_open(&cfg, &st, 0);
 	if (r)
 		return r;
 	if (spec != NULL)
-		r = cv_active_find(st, spec, id, &err);
+		r = cv_active_find(st, &parsed, id, &err);
 	else {
 		struct cv_active act;
 		if (getcwd(cwd, sizeof cwd) == NULL)

@@ -115,6 +115,18 @@ int cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 void cv_config_init(struct cv_config *cfg);
 void cv_config_release(struct cv_config *cfg);
 
+/* ---- fs.c: files cudnnvm writes ---------------------------------------- */
+
+/* mkdir -p with `mode` for the folders it creates; CV_ESTORE when the
+ * path exists and is not a folder. */
+int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
+/* Replace `path` with `len` bytes of `data` and permissions `mode`
+ * atomically: a hidden temporary beside it (created O_EXCL, never through
+ * a link), written, fsync'd, renamed over path. Readers see the old file
+ * or the new one, never a part; a failure leaves no temporary behind. */
+int cv_fs_write_atomic(const char *path, const void *data, size_t len,
+		       mode_t mode, struct cv_err *err);
+
 /* ---- store.c: the store, locks, staging, publish ----------------------- */
 
 struct cv_store; /* opaque */
@@ -139,6 +151,13 @@ int cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 void cv_store_free(struct cv_store *st);
 /* Absolute store root (borrowed). */
 const char *cv_store_root(const struct cv_store *st);
+/* The folder of install `id`, <root>/<id> (xmalloc'd; free it). The one
+ * place that knows where a version lives. */
+char *cv_store_dir(const struct cv_store *st, const char *id);
+/* 1 when `id` is installed: <root>/<id> is a real folder (not a link)
+ * holding its cudnnvm.json, the marker a publish makes true in one rename.
+ * The only test of "installed" (lookup, global, install, uninstall). */
+int cv_store_has(const struct cv_store *st, const char *id);
 /* Absolute cache folder for downloads (borrowed). */
 const char *cv_store_cache_dir(const struct cv_store *st);
 /* Installed versions, newest first; *out is an xmalloc'd array. */
@@ -147,10 +166,12 @@ int cv_store_list(const struct cv_store *st, struct cv_installed **out,
 /* Look up one install id; CV_ENOTFOUND when absent. */
 int cv_store_get(const struct cv_store *st, const char *id,
 		 struct cv_installed *out, struct cv_err *err);
-/* The newest installed version that a spec matches; CV_ENOTFOUND with a
- * hint to install when none does. */
+/* The id of the newest installed version that a spec matches; CV_ENOTFOUND
+ * with a hint to install when none does. Reads folder names and the chosen
+ * version's marker only, never each version's metadata, so its cost does
+ * not grow with what the store holds (the prompt hook calls it). */
 int cv_store_find(const struct cv_store *st, const struct cv_version *spec,
-		  struct cv_installed *out, struct cv_err *err);
+		  char id[64], struct cv_err *err);
 /* The id `current` points at; CV_ENOTFOUND when unset. */
 int cv_store_global_get(const struct cv_store *st, char id[64],
 			struct cv_err *err);
@@ -213,6 +234,14 @@ int cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		     const struct cv_install_opts *opts, int *already,
 		     struct cv_err *err);
 
+/* Make an artifact whose invariants hold: `version` has 4 parts and a CUDA
+ * major, `platform` is a safe name, `sha256` is 64 hex digits (stored
+ * lower case), the strings fit. CV_EUSAGE saying what is wrong. size 0:
+ * unknown. */
+int cv_artifact_init(struct cv_artifact *art, const struct cv_version *version,
+		     const char *platform, const char *sha256, uint64_t size,
+		     const char *filename, const char *source,
+		     struct cv_err *err);
 /* Guess version, cuda major and platform from NVIDIA's archive name
  * cudnn-<platform>-<version>_cuda<N>-archive.{tar.xz,zip}. */
 int cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
@@ -404,10 +433,11 @@ enum cv_origin {
 };
 
 struct cv_active {
-	int origin;      /* enum cv_origin */
-	char spec[64];   /* the spec as written (the id for global) */
-	char file[4096]; /* the pin file, for CV_ORIGIN_FILE */
-	char id[64];     /* the install id it resolves to */
+	int origin;                /* enum cv_origin */
+	char spec[64];             /* the spec as written (the id for global) */
+	struct cv_version version; /* spec, parsed once where it was read */
+	char file[4096];           /* the pin file, for CV_ORIGIN_FILE */
+	char id[64];               /* the install id it resolves to */
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -424,17 +454,23 @@ int cv_pin_read(const char *path, int tool_versions, char spec[64],
  * spec set, 0 when there is none. */
 int cv_pin_find(const char *dir, char file[4096], char spec[64],
 		cv_seen_fn seen, void *payload, struct cv_err *err);
-/* Write <dir>/.cudnn-version atomically (temp file, fsync, rename). */
-int cv_pin_write(const char *dir, const char *spec, struct cv_err *err);
+/* Write <dir>/.cudnn-version holding `spec` atomically. */
+int cv_pin_write(const char *dir, const struct cv_version *spec,
+		 struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */
 int cv_active_resolve(const struct cv_store *st, const char *cwd,
 		      struct cv_active *out, cv_seen_fn seen, void *payload,
 		      struct cv_err *err);
-/* Resolve a spec to an installed id (a full id is checked directly). */
-int cv_active_find(const struct cv_store *st, const char *spec, char id[64],
-		   struct cv_err *err);
+/* The install id `spec` resolves to, or with spec NULL the version active
+ * in the working folder. */
+int cv_active_id(const struct cv_store *st, const struct cv_version *spec,
+		 char id[64], struct cv_err *err);
+/* Resolve a parsed spec to an installed id (a full id is checked
+ * directly); CV_ENOTFOUND says how to install it. */
+int cv_active_find(const struct cv_store *st, const struct cv_version *spec,
+		   char id[64], struct cv_err *err);
 
 /* env.c: the variables of a version (doc/SPEC.md "The environment of a
  * version"): a list of assignments, value NULL meaning unset. */
@@ -453,10 +489,10 @@ struct cv_env {
 /* Look up a variable in the environment being changed (NULL: getenv). */
 typedef const char *(*cv_getenv_fn)(void *ctx, const char *name);
 
-/* The assignments that make <root>/<id> active in the environment read
- * through get (id NULL: leave, restoring what the user had). Idempotent;
- * removes only the previous version's path entries. */
-int cv_env_build(struct cv_env *out, const char *root, const char *id,
+/* The assignments that make install `id` of the store active in the
+ * environment read through get (id NULL: leave, restoring what the user
+ * had). Idempotent; removes only the previous version's path entries. */
+int cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		 cv_getenv_fn get, void *ctx, struct cv_err *err);
 /* Apply to this process (setenv/unsetenv). */
 int cv_env_apply(const struct cv_env *e, struct cv_err *err);
@@ -493,6 +529,23 @@ int cv_shell_set(struct cv_buf *b, int shell, const char *name,
 /* Append every assignment of e. */
 int cv_shell_emit(struct cv_buf *b, int shell, const struct cv_env *e,
 		  struct cv_err *err);
+/* buf.c: a growable list of strings (copies); allocation cannot fail, as
+ * everywhere in lib/ (out of memory aborts). */
+struct cv_strv {
+	char **v;
+	size_t n, alloc;
+};
+#define CV_STRV_INIT       \
+	{                  \
+		NULL, 0, 0 \
+	}
+void cv_strv_push(struct cv_strv *l, const char *s);
+void cv_strv_release(struct cv_strv *l);
+/* Append template `tpl` to b, each placeholder of `vars` (pairs of "@NAME@"
+ * and its value, ended by NULL) replaced by the value quoted for `shell`.
+ * The shim and venv scripts are made with it. */
+int cv_shell_expand(struct cv_buf *b, const char *tpl, int shell,
+		    const char *const *vars, struct cv_err *err);
 /* Append a list variable (bash/zsh array, fish list). */
 int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 		      char *const *items, size_t n, struct cv_err *err);
@@ -619,13 +672,13 @@ int cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err);
  * variables cv_env_build sets (lists prepended, scalars pushed so unload
  * restores them), CUDNNVM_VERSION, and `conflict cudnn`. */
 struct cv_buf;
-int cv_modulefile_text(struct cv_buf *out, const char *root,
+int cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 		       const struct cv_installed *inst, int fmt,
 		       struct cv_err *err);
 /* Write <outdir>/cudnn/<id>[.lua] for each of list[0..n), a .version
  * naming default_id (NULL: none), and drop our files of other ids. A
  * folder or file cudnnvm did not write is refused (CV_ESTORE). */
-int cv_modulefiles_write(const char *outdir, const char *root,
+int cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 			 const struct cv_installed *list, size_t n,
 			 const char *default_id, int fmt, struct cv_err *err);
 /* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */

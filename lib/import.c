@@ -490,14 +490,14 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	json_t *files = json_object(), *rec = NULL;
 	char *src = NULL, *name = NULL, *stage = NULL, *stagepath = NULL;
 	char *text = NULL, *path;
-	int vfd = -1, lfd = -1, r, sfd;
+	int vfd = -1, lfd = -1, r;
 	uint64_t total = 0;
 
 	memset(&f, 0, sizeof f);
 	memset(&inst, 0, sizeof inst);
 	if ((r = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0)
 		goto out;
-	if (!st->writable) {
+	if (!cv_store_writable(st)) {
 		r = cv_err_set(err, CV_ESTORE,
 			       "the store is not open for writing");
 		goto out;
@@ -554,7 +554,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	if ((r = cv_store_staging_new(st, inst.id, &name, &lfd, err)) < 0)
 		goto out;
 	stage = xasprintf(".staging/%s", name);
-	stagepath = cv_path_join(st->root, stage);
+	stagepath = cv_path_join(cv_store_root(st), stage);
 	if ((r = copy_files(&f, stagepath, files, &total, err)) < 0)
 		goto out;
 	/* the metadata's sha256 covers the file list and its hashes */
@@ -583,16 +583,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	free(path);
 	if (r < 0 || (r = cv_store_write_meta(stagepath, &inst, err)) < 0)
 		goto out;
-	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
-		goto out;
-	if (renameat2(st->dirfd, stage, st->dirfd, inst.id, RENAME_NOREPLACE) !=
-	    0)
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot publish '%s/%s'", st->root, inst.id);
-	else if (fsync(st->dirfd) != 0)
-		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
-				 st->root);
-	cv_fs_unlock(sfd);
+	r = cv_store_publish(st, name, inst.id, 0, err);
 out:
 	if (name != NULL)
 		cv_store_staging_drop(st, name, lfd);

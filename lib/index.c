@@ -57,26 +57,7 @@ slurp(const char *path, size_t max, struct cv_buf *out)
 static void
 spill(const char *path, const char *data, size_t len)
 {
-	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-	int fd =
-		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		     0644);
-	size_t off = 0;
-
-	if (fd >= 0) {
-		while (off < len) {
-			ssize_t w = write(fd, data + off, len - off);
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		if (close(fd) == 0 && off == len && rename(tmp, path) == 0) {
-			free(tmp);
-			return;
-		}
-	}
-	unlink(tmp);
-	free(tmp);
+	cv_fs_write_atomic(path, data, len, 0644, NULL);
 }
 
 static int

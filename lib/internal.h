@@ -59,9 +59,8 @@ const char *cv_url_mirror_problem(const char *url);
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
-/* fs.c: file-system helpers. */
-/* mkdir -p with `mode` for the folders it creates. */
-int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
+/* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
+ * public, in cudnnvm.h). */
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
 int cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err);
 int cv_fs_rmtree(const char *path, struct cv_err *err);
@@ -98,15 +97,12 @@ struct cv_pump;
 struct cv_pump *cv_pump_start(struct cv_source *src, struct cv_pipe *pipe);
 void cv_pump_join(struct cv_pump *pu);
 
-/* store.c internals shared with install.c. */
-struct cv_store {
-	char *root;  /* absolute */
-	char *cache; /* absolute */
-	int dirfd;   /* O_DIRECTORY on root, -1 when it does not exist */
-	int writable;
-};
-/* 1 when <root>/<id> is a real folder holding cudnnvm.json. */
-int cv_store_has(const struct cv_store *st, const char *id);
+/* store.c internals shared with install.c and link.c; the struct itself
+ * stays private to store.c. */
+/* O_DIRECTORY descriptor on the root, -1 when the store does not exist. */
+int cv_store_dirfd(const struct cv_store *st);
+/* 1 when opened for writing (created, checked, swept). */
+int cv_store_writable(const struct cv_store *st);
 /* Lock names: <root>/.locks/<name>.lock. */
 int cv_store_lock(const struct cv_store *st, const char *name, int nowait,
 		  void (*waiting)(void *, const char *), void *payload, int *fd,
@@ -117,18 +113,19 @@ int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 			 int *lockfd, struct cv_err *err);
 /* Delete a staging folder and release its lock. */
 void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
+/* Absolute path of staging folder `name` (xmalloc'd). */
+char *cv_store_staging_path(const struct cv_store *st, const char *name);
+/* Publish staging folder `name` as <root>/<id> by one renameat2 under the
+ * store lock (replace: exchange with the installed one, which is left in
+ * staging to be dropped), then fsync the store folder. */
+int cv_store_publish(struct cv_store *st, const char *name, const char *id,
+		     int replace, struct cv_err *err);
 /* Write <dir>/cudnnvm.json for `inst` (fsync'd). */
 int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 			struct cv_err *err);
 /* Read and check <dir>/cudnnvm.json. */
 int cv_store_read_meta(const char *dir, struct cv_installed *out,
 		       struct cv_err *err);
-
-/* link.c: the `current` link by store root (unit tests use these). */
-int cv_link_get(const char *root, char id[64], struct cv_err *err);
-int cv_link_set(const char *root, const char *id, struct cv_err *err);
-/* 1 when <root>/<id> is a real folder holding its cudnnvm.json. */
-int cv_link_installed(const char *root, const char *id);
 
 /* remote.c: GET a small document (listing, manifest) into `out`, at most
  * `max` bytes, with the client's retries. */

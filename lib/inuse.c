@@ -88,7 +88,7 @@ cv_store_check_unused(const struct cv_store *st, const char *id, int replacing,
 	int procfd, r = 0;
 	DIR *d;
 
-	if (realpath(st->root, real) == NULL)
+	if (realpath(cv_store_root(st), real) == NULL)
 		return 0; /* no store, nothing installed in it */
 	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0)

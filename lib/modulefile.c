@@ -91,13 +91,13 @@ add_line(struct cv_buf *b, int fmt, const char *verb, const char *name,
 }
 
 int
-cv_modulefile_text(struct cv_buf *out, const char *root,
+cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 		   const struct cv_installed *inst, int fmt, struct cv_err *err)
 {
 	struct cv_env env = CV_ENV_INIT;
 	int r;
 
-	if ((r = cv_env_build(&env, root, inst->id, nothing, NULL, err)) < 0)
+	if ((r = cv_env_build(&env, st, inst->id, nothing, NULL, err)) < 0)
 		return r;
 	if (fmt == CV_MODFMT_LUA)
 		cv_buf_addf(
@@ -253,7 +253,7 @@ names_version(const char *name)
 }
 
 int
-cv_modulefiles_write(const char *outdir, const char *root,
+cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 		     const struct cv_installed *list, size_t n,
 		     const char *default_id, int fmt, struct cv_err *err)
 {
@@ -336,7 +336,7 @@ cv_modulefiles_write(const char *outdir, const char *root,
 	for (size_t i = 0; i < n && r == 0; i++) {
 		char *name = file_name(list[i].id, fmt);
 		cv_buf_reset(&text);
-		if ((r = cv_modulefile_text(&text, root, &list[i], fmt, err)) ==
+		if ((r = cv_modulefile_text(&text, st, &list[i], fmt, err)) ==
 		    0)
 			r = write_file(dfd, dir, name, text.buf, err);
 		free(name);

@@ -492,3 +492,28 @@ cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
 	cv_buf_release(&hook_q);
 	return r;
 }
+
+int
+cv_shell_expand(struct cv_buf *out, const char *tpl, int sh,
+		const char *const *vars, struct cv_err *err)
+{
+	const char *p = tpl;
+	int r = 0;
+
+	while (r == 0 && *p) {
+		size_t i = 0;
+		while (vars[i] != NULL &&
+		       strncmp(p, vars[i], strlen(vars[i])) != 0)
+			i += 2;
+		if (vars[i] != NULL) {
+			r = cv_shell_quote(out, sh, vars[i + 1], err);
+			p += strlen(vars[i]);
+		} else {
+			const char *n = strchr(p + 1, '@');
+			size_t len = n ? (size_t)(n - p) : strlen(p);
+			r = cv_text_add(out, p, len);
+			p += len;
+		}
+	}
+	return r;
+}

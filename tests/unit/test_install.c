@@ -248,6 +248,41 @@ main(void)
 	      CV_EUSAGE);
 	CHECK(strstr(err.msg, "--version") != NULL);
 
+	/* the constructor makes the invariants true, or says which fails */
+	{
+		struct cv_version v;
+		char upper[65];
+		memset(upper, 'A', 64);
+		upper[64] = '\0';
+		cv_version_parse(&v, "9.1.0.70-cuda12", NULL);
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 7,
+				       "f.tar.xz", "/src/f.tar.xz", &err) == 0);
+		CHECK(strspn(a.sha256, "a") == 64 && a.sha256[64] == '\0');
+		CHECK(a.size == 7 && a.version.cuda == 12 &&
+		      strcmp(a.platform, "linux-x86_64") == 0 &&
+		      strcmp(a.filename, "f.tar.xz") == 0 &&
+		      strcmp(a.source, "/src/f.tar.xz") == 0);
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", "abc", 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		CHECK(cv_artifact_init(&a, &v, "../x", upper, 0, "f", "s",
+				       &err) == CV_EUSAGE);
+		cv_version_parse(&v, "9.1.0", NULL);
+		v.cuda = 12;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		cv_version_parse(&v, "9.1.0.70", NULL);
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		/* beyond the grammar: its id would not parse back */
+		cv_version_parse(&v, "9.1.0.70-cuda12", NULL);
+		v.part[2] = 100000;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		v.part[2] = 99999;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == 0);
+	}
+
 	CHECK(mkdtemp(root) != NULL);
 	cv_config_init(&cfg);
 	CHECK(cv_store_open(&st, &cfg, root, 1, &err) == 0);
