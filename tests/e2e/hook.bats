@@ -363,6 +363,7 @@ SH
 	# a parent that is no shell gets POSIX sh
 	run env SHELL=/usr/bin/fish python3 -c 'import subprocess; print(subprocess.run(["cudnnvm", "env", "'"$A"'"], capture_output=True, text=True).stdout)'
 	[[ $output == *"export CUDNNVM_ACTIVE='$A'"* ]]
+}
 
 # No terminal escape or line break from a folder name, a pin file or
 # CUDNNVM_VERSION reaches the terminal raw: each is shown as \xNN.
