@@ -50,7 +50,7 @@ _cudnnvm() {
 	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
-	use | global | shell | uninstall | env | exec | validate | venv)
+	use | global | shell | uninstall | env | exec | validate | venv | frameworks)
 		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
 	esac
 }
