@@ -137,8 +137,8 @@ print_json(const struct cv_fw_env *fe, const char *active,
 			    fe->prefix[0] ? json_string(fe->prefix)
 					  : json_null());
 	json_object_set_new(o, "found_by", json_string(fe->how));
-	json_object_set_new(o, "active", active ? json_string(active)
-						: json_null());
+	json_object_set_new(o, "active",
+			    active ? json_string(active) : json_null());
 	json_object_set_new(o, "bundled",
 			    fe->bundled_dir[0]
 				    ? json_pack("{s:s,s:s}", "dir",
@@ -154,13 +154,12 @@ print_json(const struct cv_fw_env *fe, const char *active,
 		json_object_set_new(x, "name", json_string(f->name));
 		json_object_set_new(x, "version", json_string(f->version));
 		json_object_set_new(x, "location", json_string(f->location));
-		json_object_set_new(need, "stated",
-				    json_boolean(f->need.have));
-		json_object_set_new(need, "major",
-				    f->need.min.nparts
-					    ? json_integer((json_int_t)f->need
-							     .min.part[0])
-					    : json_null());
+		json_object_set_new(need, "stated", json_boolean(f->need.have));
+		json_object_set_new(
+			need, "major",
+			f->need.min.nparts
+				? json_integer((json_int_t)f->need.min.part[0])
+				: json_null());
 		json_object_set_new(need, "min", version_json(&f->need.min));
 		json_object_set_new(need, "max", version_json(&f->need.max));
 		json_object_set_new(need, "max_inclusive",
@@ -179,10 +178,10 @@ print_json(const struct cv_fw_env *fe, const char *active,
 		json_object_set_new(need, "source",
 				    json_string(f->need.source));
 		json_object_set_new(x, "needs", need);
-		json_object_set_new(x, "active_fits",
-				    active ? json_boolean(cv_framework_fits(
-						     f, av))
-					   : json_null());
+		json_object_set_new(
+			x, "active_fits",
+			active ? json_boolean(cv_framework_fits(f, av))
+			       : json_null());
 		json_array_append_new(arr, x);
 	}
 	json_object_set_new(o, "frameworks", arr);

@@ -592,18 +592,18 @@ const struct cv_explain *cv_doctor_catalogue(size_t *n);
 #define CV_FW_MAXEXCLUDE 4
 /* What a framework's metadata says about the cuDNN it loads. */
 struct cv_fw_need {
-	int have;                 /* a requirement was found */
-	struct cv_version min;    /* compiled against (floor); nparts 0: none */
-	struct cv_version max;    /* stated upper bound; nparts 0: none */
-	int max_incl;             /* max is "<=" rather than "<" */
+	int have;              /* a requirement was found */
+	struct cv_version min; /* compiled against (floor); nparts 0: none */
+	struct cv_version max; /* stated upper bound; nparts 0: none */
+	int max_incl;          /* max is "<=" rather than "<" */
 	struct cv_version exclude[CV_FW_MAXEXCLUDE]; /* "!=" */
 	int nexclude;
-	int cuda;                 /* CUDA major of the build, 0 unknown */
-	char source[4096];        /* the file that said so */
-	char text[256];           /* the requirement as written */
+	int cuda;          /* CUDA major of the build, 0 unknown */
+	char source[4096]; /* the file that said so */
+	char text[256];    /* the requirement as written */
 };
 struct cv_framework {
-	char name[128];     /* distribution or conda package name */
+	char name[128]; /* distribution or conda package name */
 	char version[64];
 	char location[4096]; /* its dist-info folder or conda-meta record */
 	struct cv_fw_need need;
@@ -611,7 +611,7 @@ struct cv_framework {
 /* The Python environment in play and its frameworks. */
 struct cv_fw_env {
 	char prefix[4096]; /* "" when there is no Python at all */
-	char how[32];      /* $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH, given */
+	char how[32]; /* $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH, given */
 	struct cv_framework *fw;
 	size_t n;
 	char bundled_dir[4096]; /* the environment's own cuDNN folder, or "" */

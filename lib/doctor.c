@@ -563,10 +563,9 @@ check_python(struct findings *fs)
 				/* never advise removing the framework's copy:
 				 * it needs it whenever nothing is preloaded */
 				char *fix =
-					i == 0 ? xasprintf(
-							 "cudnnvm exec -- %s "
-							 "your_script.py",
-							 exe)
+					i == 0 ? xasprintf("cudnnvm exec -- %s "
+							   "your_script.py",
+							   exe)
 					       : xstrdup("install a torch build "
 							 "without a bundled "
 							 "cuDNN (the pip "
@@ -622,8 +621,8 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			"older minor, another major or another CUDA build%s%s%s",
 			f->need.source, f->need.text,
 			fe.bundled_dir[0] ? "; or leave its own copy (" : "",
-			fe.bundled_dir, fe.bundled_dir[0] ? ") by deactivating"
-							  : "");
+			fe.bundled_dir,
+			fe.bundled_dir[0] ? ") by deactivating" : "");
 		add(fs, CV_LEVEL_ERROR, fix, why,
 		    "%s %s (%s) cannot load the active cuDNN %s: it needs %s",
 		    f->name, f->version, fe.prefix, ctx->active_id, need);
@@ -636,11 +635,12 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		char *so = len ? cudnn_in(dir) : NULL;
 
 		if (so != NULL && !same_dir(dir, fe.bundled_dir)) {
-			char *fix = ctx->active_id
-					    ? xasprintf("cudnnvm exec %s -- "
-							"python3 your_script.py",
-							ctx->active_id)
-					    : xstrdup("unset LD_LIBRARY_PATH");
+			char *fix =
+				ctx->active_id
+					? xasprintf("cudnnvm exec %s -- "
+						    "python3 your_script.py",
+						    ctx->active_id)
+					: xstrdup("unset LD_LIBRARY_PATH");
 			add(fs, CV_LEVEL_WARN, fix,
 			    "the framework's RPATH loads its bundled front "
 			    "library while cuDNN's loader takes every "

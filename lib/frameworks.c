@@ -35,17 +35,18 @@
 /* Distribution names (normalised: lower case, '-' and '.' as '_') whose
  * METADATA is always read. */
 static const char *const known_pip[] = {
-	"torch",	  "tensorflow",	 "tensorflow_gpu", "tf_nightly",
-	"jax_cuda",	  "jaxlib",	 "jax",		   "onnxruntime_gpu",
-	"onnxruntime",	  "paddlepaddle", "mxnet",	   "cupy_cuda",
-	"tensorrt",	  "nvidia_cudnn", "nvidia_dali",   "torchvision",
-	"torchaudio",	  NULL,
+	"torch",        "tensorflow",      "tensorflow_gpu",
+	"tf_nightly",   "jax_cuda",        "jaxlib",
+	"jax",          "onnxruntime_gpu", "onnxruntime",
+	"paddlepaddle", "mxnet",           "cupy_cuda",
+	"tensorrt",     "nvidia_cudnn",    "nvidia_dali",
+	"torchvision",  "torchaudio",      NULL,
 };
 /* conda package names whose record is read. */
 static const char *const known_conda[] = {
-	"pytorch",     "libtorch", "tensorflow",  "tensorflow-base",
-	"libtensorflow", "jaxlib", "onnxruntime", "paddlepaddle",
-	"cupy",	       "cudnn",	   NULL,
+	"pytorch",       "libtorch", "tensorflow",  "tensorflow-base",
+	"libtensorflow", "jaxlib",   "onnxruntime", "paddlepaddle",
+	"cupy",          "cudnn",    NULL,
 };
 
 static int
@@ -121,8 +122,9 @@ cudnn_wheel_name(const char *s, const char **rest)
 	if (*p < '0' || *p > '9')
 		return 0;
 	cuda = strtol(p, &end, 10);
-	if (cuda <= 0 || cuda > 999 || (*end != '\0' && strchr(" (;<>=!~[,", *end) == NULL &&
-					*end != '\t'))
+	if (cuda <= 0 || cuda > 999 ||
+	    (*end != '\0' && strchr(" (;<>=!~[,", *end) == NULL &&
+	     *end != '\t'))
 		return 0;
 	if (rest)
 		*rest = end;
@@ -225,8 +227,8 @@ marker_applies(const char *m)
 
 	if (m == NULL)
 		return 1;
-	if (strstr(m, "Windows") || strstr(m, "win32") ||
-	    strstr(m, "Darwin") || strstr(m, "darwin"))
+	if (strstr(m, "Windows") || strstr(m, "win32") || strstr(m, "Darwin") ||
+	    strstr(m, "darwin"))
 		if (!strstr(m, "!="))
 			return 0;
 	p = strstr(m, "platform_machine");
@@ -312,8 +314,7 @@ split_dist_info(const char *dname, char *name, size_t nn, char *ver, size_t vn)
 	if (dash == NULL)
 		return 0;
 	snprintf(name, nn, "%.*s", (int)(dash - dname), dname);
-	snprintf(ver, vn, "%.*s", (int)(dname + len - 10 - dash - 1),
-		 dash + 1);
+	snprintf(ver, vn, "%.*s", (int)(dname + len - 10 - dash - 1), dash + 1);
 	for (char *p = name; *p; p++) {
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
@@ -474,10 +475,11 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 		if (known_dist(name)) {
 			size_t before = e->n;
 			char file[PATH_MAX];
-			int is_framework = starts_with(name, "torch") &&
-						   strcmp(name, "torch") != 0
-					   ? 0
-					   : 1;
+			int is_framework =
+				starts_with(name, "torch") &&
+						strcmp(name, "torch") != 0
+					? 0
+					: 1;
 			if (strcmp(name, "jax") == 0)
 				is_framework = 0; /* its plugin says it */
 			claimed |= scan_metadata(e, sp, de->d_name, name, ver,
@@ -486,14 +488,16 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 				continue;
 			if (starts_with(name, "tensorflow") ||
 			    starts_with(name, "tf_nightly")) {
-				snprintf(file, sizeof file,
-					 "%s/tensorflow/python/platform/build_info.py",
-					 sp);
+				snprintf(
+					file, sizeof file,
+					"%s/tensorflow/python/platform/build_info.py",
+					sp);
 				scan_build_file(&e->fw[e->n - 1], file);
 			} else if (starts_with(name, "onnxruntime")) {
-				snprintf(file, sizeof file,
-					 "%s/onnxruntime/capi/build_and_package_info.py",
-					 sp);
+				snprintf(
+					file, sizeof file,
+					"%s/onnxruntime/capi/build_and_package_info.py",
+					sp);
 				scan_build_file(&e->fw[e->n - 1], file);
 			}
 			continue;
@@ -578,7 +582,8 @@ scan_conda(struct cv_fw_env *e, const char *prefix)
 		memset(&need, 0, sizeof need);
 		deps = json_object_get(o, "depends");
 		for (i = 0; i < json_array_size(deps); i++) {
-			const char *s = json_string_value(json_array_get(deps, i));
+			const char *s =
+				json_string_value(json_array_get(deps, i));
 			struct cv_fw_need c;
 			if (s == NULL)
 				continue;
@@ -612,7 +617,8 @@ scan_conda(struct cv_fw_env *e, const char *prefix)
 }
 
 /* site-packages folders of a prefix: lib/python3.*\/site-packages (and
- * lib64), Debian's lib/python3/dist-packages and local/lib/.../dist-packages. */
+ * lib64), Debian's lib/python3/dist-packages and local/lib/.../dist-packages.
+ */
 static void
 scan_prefix(struct cv_fw_env *e, const char *prefix)
 {
@@ -682,7 +688,8 @@ read_pyvenv(const char *prefix, char *home, size_t n, int *system_site)
 			*t = '\0';
 		while (*v == ' ')
 			v++;
-		for (char *t = v + strlen(v); t > v && (t[-1] == ' ' || t[-1] == '\r'); t--)
+		for (char *t = v + strlen(v);
+		     t > v && (t[-1] == ' ' || t[-1] == '\r'); t--)
 			t[-1] = '\0';
 		if (strcmp(k, "home") == 0)
 			snprintf(home, n, "%s", v);
