@@ -255,9 +255,10 @@ cmd_preload_exec(const char *store, const char *id)
 	char lib[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
 	struct stat sb;
-	int major = atoi(id);
+	long major = strtol(id, NULL, 10);
 
-	snprintf(lib, sizeof lib, "%s/%s/lib/libcudnn.so.%d", store, id, major);
+	snprintf(lib, sizeof lib, "%s/%s/lib/libcudnn.so.%ld", store, id,
+		 major);
 	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
 	if (old != NULL && *old) {
