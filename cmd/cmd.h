@@ -95,6 +95,10 @@ int cmd_mkdirs(char *dir, mode_t mode);
  * set when a framework there loads cuDNN. Defined in cmd/frameworks.c. */
 int cmd_gate_frameworks(const struct cv_store *st, const char *id,
 			const char *prefix, int force, int *uses_cudnn);
+/* `validate --frameworks`: each framework's own convolution in a child
+ * under `exec <id>`; 0 pass, else prints why and returns 1. Defined in
+ * cmd/validate_frameworks.c. */
+int cmd_validate_frameworks(const struct cv_store *st, const char *id);
 /* Write (remove) the .pth preload hook into every site-packages of the
  * environment `prefix`; defined in cmd/preload.c. */
 int cmd_preload_hook(const char *prefix, const char *store, const char *id,

@@ -50,9 +50,11 @@ const struct cmd_spec cmd_table[] = {
 	  "  --force           run even when a framework cannot load the version\n",
 	  0 },
 	{ "validate", cmd_validate, "prove a version loads and computes",
-	  "validate [<spec>] [--no-gpu] [--json]",
+	  "validate [<spec>] [--no-gpu] [--json] [--frameworks]",
 	  "  --no-gpu          skip the driver and GPU steps (4-5)\n"
-	  "  --json            machine-readable output\n",
+	  "  --json            machine-readable output\n"
+	  "  --frameworks      also run torch/TensorFlow/JAX's own convolution\n"
+	  "                    under the version and check what they bound to\n",
 	  0 },
 	{ "frameworks", cmd_frameworks,
 	  "the Python environment's frameworks and the cuDNN they can load",

@@ -62,7 +62,7 @@ cmd_validate(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	const char *spec = NULL;
-	int json = 0, no_gpu = 0, r, failed;
+	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
 	for (int i = 1; i < argc; i++) {
@@ -70,6 +70,8 @@ cmd_validate(int argc, char **argv)
 			json = 1;
 		else if (strcmp(argv[i], "--no-gpu") == 0)
 			no_gpu = 1;
+		else if (strcmp(argv[i], "--frameworks") == 0)
+			frameworks = 1;
 		else if (argv[i][0] == '-')
 			return cmd_usage_error("validate",
 					       "unknown option '%s'", argv[i]);
@@ -79,6 +81,9 @@ cmd_validate(int argc, char **argv)
 		else
 			spec = argv[i];
 	}
+	if (json && frameworks)
+		return cmd_usage_error("validate",
+				       "--frameworks has no --json form");
 	r = cmd_open(&cfg, &st, 0);
 	if (r)
 		return r;
@@ -120,6 +125,8 @@ cmd_validate(int argc, char **argv)
 		r = 1;
 	} else
 		r = 0;
+	if (r == 0 && frameworks)
+		r = cmd_validate_frameworks(st, id);
 out:
 	cv_store_free(st);
 	cv_config_release(&cfg);

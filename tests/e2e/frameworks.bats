@@ -257,3 +257,63 @@ tree_sum() {
 	run "$T/rv/bin/python" -c "$maps"
 	[ -z "$output" ]
 }
+
+# A stand-in for torch with torch's loading behaviour: it loads its bundled
+# libcudnn.so.9 by absolute path with RTLD_GLOBAL (as torch/__init__.py
+# does), its "convolution" dlopens a sub-library by soname (as cuDNN's
+# loader does) and cudnn.version() asks the global scope, where a symbol
+# binds to the first library that defines it.
+fake_torch() {
+	mkdir -p "$1/torch" "$1/nvidia/cudnn/lib"
+	cp "$STUBS/v9/lib/"* "$1/nvidia/cudnn/lib/"
+	cat >"$1/torch/__init__.py" <<'PY'
+import ctypes, os
+_lib = os.path.join(os.path.dirname(__file__), '..', 'nvidia', 'cudnn', 'lib')
+ctypes.CDLL(os.path.abspath(os.path.join(_lib, 'libcudnn.so.9')), mode=ctypes.RTLD_GLOBAL)
+class backends:
+    class cudnn:
+        enabled = True
+        @staticmethod
+        def version():
+            return ctypes.CDLL(None).cudnnGetVersion()
+class nn:
+    class functional:
+        @staticmethod
+        def conv2d(x, w):
+            v = backends.cudnn.version()
+            if v < 91900:
+                raise RuntimeError('cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (%d, %d, %d)' % (v // 10000, v // 100 % 100, v % 100))
+            ctypes.CDLL('libcudnn_graph.so.9')
+class cuda:
+    @staticmethod
+    def synchronize():
+        pass
+def randn(*a, **k):
+    return None
+PY
+}
+
+@test "validate --frameworks: the framework's own run, its version and its maps" {
+	python3 -m venv --without-pip "$T/rv" 2>/dev/null || skip "python3 -m venv does not work here"
+	STUBS="$BATS_TEST_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	rm -rf "$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.19.0.56-cuda13/lib"
+	cp -r "$STUBS/wrongver/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
+	sp=$(mkenv "$T/rv" torch-2.11.0)
+	fake_torch "$sp"
+	export VIRTUAL_ENV="$T/rv"
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks
+	[ "$status" -eq 0 ]
+	[[ $output == *"framework torch      pass (cuDNN 91900, "*" sub-libraries from $CUDNNVM_STORE/9.19.0.56-cuda13/lib)"* ]]
+	run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks
+	[ "$status" -eq 1 ]
+	[[ $output == *"framework torch      fail: the convolution did not run: RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"* ]]
+	[[ $stderr == "cudnnvm: 9.14.0.64-cuda13 failed the framework check;"* ]]
+	# the bare LD_LIBRARY_PATH mix, seen from inside: exec not used
+	run env LD_LIBRARY_PATH="$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$T/rv/bin/python" -c '
+import torch; torch.nn.functional.conv2d(None, None)
+print(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l)))'
+	[[ $output == *"site-packages/nvidia/cudnn/lib/libcudnn.so.9"* ]]
+	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_graph.so.9"* ]]
+}
