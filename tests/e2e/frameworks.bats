@@ -31,9 +31,11 @@ for f in d["frameworks"]:
         print(n["min"], n["max"], n["cuda"], n["stated"])' "$2"
 }
 
-# a checksum of everything under the given folders (names, links, bytes)
+# a checksum of everything under the given folders (names, links, bytes),
+# leaving out the store's housekeeping folders (.cache, .locks, .staging)
+# that opening it for writing creates
 tree_sum() {
-	find "$@" -print0 2>/dev/null | LC_ALL=C sort -z |
+	find "$@" \( -name .cache -o -name .locks -o -name .staging \) -prune -o -print0 2>/dev/null | LC_ALL=C sort -z |
 		xargs -0 -I{} sh -c 'if [ -L "{}" ]; then echo "{} -> $(readlink "{}")"; elif [ -f "{}" ]; then sha256sum "{}"; else echo "{}"; fi' |
 		sha256sum
 }
