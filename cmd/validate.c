@@ -67,7 +67,7 @@ cmd_validate(int argc, char **argv)
 	struct cv_store *st = NULL;
 	const char *spec = NULL;
 	struct cv_version parsed;
-	int json = 0, no_gpu = 0, r, failed;
+	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
 	for (int i = 1, operands_only = 0; i < argc; i++) {
@@ -77,6 +77,8 @@ cmd_validate(int argc, char **argv)
 			json = 1;
 		else if (!operands_only && strcmp(argv[i], "--no-gpu") == 0)
 			no_gpu = 1;
+		else if (!operands_only && strcmp(argv[i], "--frameworks") == 0)
+			frameworks = 1;
 		else if (!operands_only && argv[i][0] == '-')
 			return cmd_usage_error("validate",
 					       "unknown option '%s'", argv[i]);
@@ -88,6 +90,9 @@ cmd_validate(int argc, char **argv)
 	}
 	if (spec != NULL && cv_version_parse(&parsed, spec, &err) < 0)
 		return cmd_fail(&err);
+	if (json && frameworks)
+		return cmd_usage_error("validate",
+				       "--frameworks has no --json form");
 	r = cmd_open(&cfg, &st, 0);
 	if (r)
 		return r;
@@ -128,6 +133,8 @@ cmd_validate(int argc, char **argv)
 		r = 1;
 	} else
 		r = 0;
+	if (r == 0 && frameworks)
+		r = cmd_validate_frameworks(st, id);
 out:
 	cv_store_free(st);
 	cv_config_release(&cfg);

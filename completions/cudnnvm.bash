@@ -53,7 +53,7 @@ _cudnnvm() {
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
 	import | mirror) COMPREPLY=($(compgen -d -- "$cur")) ;;
-	use | global | shell | uninstall | env | exec | validate | venv)
+	use | global | shell | uninstall | env | exec | validate | venv | frameworks)
 		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
 	esac
 }

@@ -732,6 +732,48 @@ int cv_mirror_specs(struct cv_index *ix, const char *dir,
  * whose size or sha256 differ. */
 int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,
 		     size_t *bad, struct cv_err *err);
+/* ---- frameworks.c: what the Python environment's frameworks can load -- */
+
+#define CV_FW_MAXEXCLUDE 4
+/* What a framework's metadata says about the cuDNN it loads. */
+struct cv_fw_need {
+	int have;              /* a requirement was found */
+	struct cv_version min; /* compiled against (floor); nparts 0: none */
+	struct cv_version max; /* stated upper bound; nparts 0: none */
+	int max_incl;          /* max is "<=" rather than "<" */
+	struct cv_version exclude[CV_FW_MAXEXCLUDE]; /* "!=" */
+	int nexclude;
+	int cuda;          /* CUDA major of the build, 0 unknown */
+	char source[4096]; /* the file that said so */
+	char text[256];    /* the requirement as written */
+};
+struct cv_framework {
+	char name[128]; /* distribution or conda package name */
+	char version[64];
+	char location[4096]; /* its dist-info folder or conda-meta record */
+	struct cv_fw_need need;
+};
+/* The Python environment in play and its frameworks. */
+struct cv_fw_env {
+	char prefix[4096]; /* "" when there is no Python at all */
+	char how[32]; /* $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH, given */
+	struct cv_framework *fw;
+	size_t n;
+	char bundled_dir[4096]; /* the environment's own cuDNN folder, or "" */
+	char bundled_version[64];
+};
+/* Find the frameworks of `prefix` (NULL: $VIRTUAL_ENV, $CONDA_PREFIX,
+ * else the environment of the first python3 on PATH). Reads files only. */
+int cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
+		       struct cv_err *err);
+void cv_fw_env_release(struct cv_fw_env *e);
+/* 1 when version v (4 parts and cuda) can be loaded by f. */
+int cv_framework_fits(const struct cv_framework *f, const struct cv_version *v);
+/* "cuDNN 9.x \u2265 9.19 built for CUDA 13" */
+void cv_framework_need_text(const struct cv_framework *f, char *buf, size_t n);
+/* The `cudnnvm install` arguments of a version that fits: "9.19 --cuda 13" */
+void cv_framework_install_hint(const struct cv_framework *f, char *buf,
+			       size_t n);
 
 /* ---- test hook ---------------------------------------------------------- */
 

@@ -159,7 +159,9 @@ for f in j["findings"]:
 	PATH="$T/venv/bin:$PATH" run cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/nvidia/cudnn/lib (libcudnn.so.9)"* ]]
-	[[ "$output" == *"fix: $T/venv/bin/python3 -m pip uninstall nvidia-cudnn-cu12 nvidia-cudnn-cu13"* ]]
+	# never the advice to remove the copy the framework needs
+	[[ "$output" == *"fix: cudnnvm exec -- $T/venv/bin/python3 your_script.py"* ]]
+	[[ "$output" != *"pip uninstall"* ]]
 	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/torch/lib (libcudnn.so.8)"* ]]
 }
 
