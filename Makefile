@@ -81,7 +81,7 @@ fuzz-bins: $(FUZZ_BIN)
 # Build the targets when clang and its libFuzzer runtime are there (the
 # replay says why it skips otherwise).
 fuzz-build:
-	@if tests/fuzz/run.sh --check >/dev/null 2>&1; then \
+	@if FUZZ_CC=$(FUZZ_CC) tests/fuzz/run.sh --check >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
 	    CFLAGS="-O1 -g -fno-omit-frame-pointer -Wno-unknown-warning-option \
 	    -Wno-format-nonliteral $(FUZZ_SAN)" \
@@ -89,7 +89,7 @@ fuzz-build:
 	fi
 
 fuzz: deps
-	@tests/fuzz/run.sh --check
+	@FUZZ_CC=$(FUZZ_CC) tests/fuzz/run.sh --check
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/fuzz/run.sh --fuzz $(FUZZ_SECONDS)
 

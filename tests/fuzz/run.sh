@@ -63,9 +63,12 @@ replay() {
 		if TMPDIR=$out "$bindir/$t" -timeout=25 "${files[@]}" >"$out/$t.log" 2>&1; then
 			echo "ok $n - fuzz corpus $t (${#files[@]} inputs)"
 		else
-			echo "not ok $n - fuzz corpus $t: an input fails"
-			grep -E 'ERROR|oracle|Running:|runtime error' "$out/$t.log" |
-				tail -5 | sed 's/^/# /'
+			# libFuzzer names each input before running it: the
+			# last one named is the one that failed
+			echo "not ok $n - fuzz corpus $t: $(grep '^Running: ' "$out/$t.log" |
+				tail -1 | cut -d' ' -f2-) fails"
+			grep -E 'oracle failed|ERROR: |runtime error' "$out/$t.log" |
+				head -3 | sed 's/^/# /'
 		fi
 	done
 }
