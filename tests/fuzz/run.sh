@@ -78,7 +78,9 @@ fuzz() {
 	for t in $(targets); do
 		mkdir -p "$work/corpus/${t#fuzz_}" "$work/findings" "$work/tmp"
 		echo "fuzz: $t for ${secs}s"
-		TMPDIR=$PWD/$work/tmp "$bindir/$t" -max_total_time="$secs" \
+		dict=()
+		[ -f "tests/fuzz/${t#fuzz_}.dict" ] && dict=(-dict="tests/fuzz/${t#fuzz_}.dict")
+		TMPDIR=$PWD/$work/tmp "$bindir/$t" "${dict[@]}" -max_total_time="$secs" \
 			-artifact_prefix="$work/findings/$t-" -print_final_stats=1 \
 			"$work/corpus/${t#fuzz_}" "$corpus/${t#fuzz_}" >"$work/$t.log" 2>&1 || rc=1
 		grep -E '^#[0-9]+.*DONE|^stat::number_of_executed_units|ERROR|oracle' \
