@@ -41,7 +41,7 @@ targets() {
 }
 
 replay() {
-	local n=0 why="" t files out
+	local n=0 why="" t f files bad out
 	why=$(check 2>&1) || true
 	out=$(mktemp -d)
 	trap 'rm -rf "$out"' RETURN
@@ -62,19 +62,24 @@ replay() {
 		fi
 		if TMPDIR=$out "$bindir/$t" -timeout=25 "${files[@]}" >"$out/$t.log" 2>&1; then
 			echo "ok $n - fuzz corpus $t (${#files[@]} inputs)"
-		else
-			# libFuzzer names each input before running it: the
-			# last one named is the one that failed
-			echo "not ok $n - fuzz corpus $t: $(grep '^Running: ' "$out/$t.log" |
-				tail -1 | cut -d' ' -f2-) fails"
-			grep -E 'oracle failed|ERROR: |runtime error' "$out/$t.log" |
-				head -3 | sed 's/^/# /'
+			continue
 		fi
+		# libFuzzer stops at the first failing input: run each one
+		# alone to name every input that fails
+		bad=()
+		for f in "${files[@]}"; do
+			TMPDIR=$out "$bindir/$t" -timeout=25 "$f" >"$out/one.log" 2>&1 && continue
+			[ "${#bad[@]}" -eq 0 ] && cp "$out/one.log" "$out/$t.log"
+			bad+=("$f")
+		done
+		echo "not ok $n - fuzz corpus $t: ${bad[*]:-(all inputs pass alone)} fail"
+		grep -E 'oracle failed|ERROR: |runtime error' "$out/$t.log" |
+			head -3 | sed 's/^/# /'
 	done
 }
 
 fuzz() {
-	local secs=$1 t rc=0 work=build-fuzz
+	local secs=$1 t rc=0 work=build-fuzz dict
 	for t in $(targets); do
 		mkdir -p "$work/corpus/${t#fuzz_}" "$work/findings" "$work/tmp"
 		echo "fuzz: $t for ${secs}s"
