@@ -253,7 +253,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Small reads for small inputs, so the feeding paths are exercised. */
 	struct memsrc m = { data, size, size > 64 ? 4096 : 7, 0 };
 	struct cv_source src = { mem_read, &m };
-	struct cv_extract_limits lim = { 64, 1 << 20, 256, 8 };
+	struct cv_extract_limits lim = { .max_entries = 64,
+					 .max_total_bytes = 1 << 20,
+					 .max_path = 256,
+					 .max_depth = 8 };
 	struct cv_err err = CV_ERR_INIT;
 	int rc;
 
