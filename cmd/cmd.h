@@ -89,6 +89,7 @@ int cmd_expand(struct cv_buf *out, const char *tpl, int sh,
  * hook-env use it. */
 int cmd_mkdirs(char *dir, mode_t mode);
 
+int cmd_bench(int, char **);
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);

@@ -132,8 +132,12 @@ out:
 int
 cmd_validate_probe(int argc, char **argv)
 {
-	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0 };
+	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
+	int r;
 
+	a.layers = calloc((size_t)argc, sizeof *a.layers);
+	if (a.layers == NULL)
+		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(argv[i], "--no-gpu") == 0) {
@@ -153,17 +157,30 @@ cmd_validate_probe(int argc, char **argv)
 			a.cuda = (int)strtol(v, NULL, 10);
 		else if (strcmp(argv[i], "--cublaslt") == 0)
 			a.cublaslt = v;
-		else
+		else if (strcmp(argv[i], "--bench-layer") == 0)
+			a.layers[a.nlayers++] = argv[i + 1];
+		else if (strcmp(argv[i], "--bench-runs") == 0)
+			a.runs = (int)strtol(v, NULL, 10);
+		else if (strcmp(argv[i], "--bench-warmup") == 0)
+			a.warmup = (int)strtol(v, NULL, 10);
+		else {
+			free(a.layers);
 			return cmd_usage_error("validate-probe",
 					       "unknown option '%s'", argv[i]);
+		}
 		i++;
 	}
-	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0)
+	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0 ||
+	    a.runs < 1 || a.warmup < 0) {
+		free(a.layers);
 		return cmd_usage_error("validate-probe",
 				       "--libdir, --major, --expect and --cuda "
 				       "are needed");
+	}
 	fflush(stdout);
-	return cv_probe_run(&a, 1) < 0 ? 1 : 0;
+	r = cv_probe_run(&a, 1) < 0 ? 1 : 0;
+	free(a.layers);
+	return r;
 }
 
 int
