@@ -32,6 +32,9 @@ _cudnnvm() {
 	--store | --path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish powershell cmd" -- "$cur")); return ;;
+	--dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16" -- "$cur")); return ;;
+	--layout) COMPREPLY=($(compgen -W "nchw nhwc" -- "$cur")); return ;;
+	--shapes) COMPREPLY=($(compgen -W "resnet50 resnet50-b1" -- "$cur") $(compgen -f -- "$cur")); return ;;
 	esac
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
@@ -50,7 +53,7 @@ _cudnnvm() {
 	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
-	use | global | shell | uninstall | env | exec | validate | venv)
+	use | global | shell | uninstall | env | exec | validate | venv | bench)
 		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
 	esac
 }

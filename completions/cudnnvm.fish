@@ -32,9 +32,12 @@ complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbos
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
 complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv bench' -a '(__cudnnvm_versions)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from init completions' -a 'bash zsh fish powershell'
 complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'
 complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'
 complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish powershell cmd'
+complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l dtype -x -a 'fp32 fp16 bf16'
+complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l layout -x -a 'nchw nhwc'
+complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'
