@@ -207,6 +207,16 @@ for r in json.load(sys.stdin)["versions"][0]["results"]:
 	pgrep -f "validate-probe .*$ID"
 	sleep 0.5
 	kill -INT "$pid"
+	# it must end promptly, not after the stub's 30 s convolution
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		echo "still running 5 s after SIGINT"
+		false
+	fi
 	st=0
 	wait "$pid" || st=$?
 	cat "$T/err"
