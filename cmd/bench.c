@@ -89,8 +89,8 @@ parse_args(int argc, char **argv, struct bench_args *a)
 			continue;
 		}
 		if (!takes)
-			return cmd_usage_error("bench", "unknown option '%.40s'",
-					       o);
+			return cmd_usage_error("bench",
+					       "unknown option '%.40s'", o);
 		if (v == NULL)
 			return cmd_usage_error("bench", "%s needs a value", o);
 		i++;
@@ -105,10 +105,11 @@ parse_args(int argc, char **argv, struct bench_args *a)
 					       v);
 		else if (strcmp(o, "--layout") == 0 &&
 			 parse_list(v, &a->layouts, cv_layout_parse) < 0)
-			return cmd_usage_error("bench",
-					       "--layout takes nchw or nhwc (or "
-					       "both: nchw,nhwc), not '%.40s'",
-					       v);
+			return cmd_usage_error(
+				"bench",
+				"--layout takes nchw or nhwc (or "
+				"both: nchw,nhwc), not '%.40s'",
+				v);
 		else if (strcmp(o, "--runs") == 0 &&
 			 parse_count(v, 3, 100000, &a->runs) < 0)
 			return cmd_usage_error("bench",
@@ -186,8 +187,8 @@ cell_ok(char *buf, size_t n, const struct cv_bench_result *x, int fastest,
 
 	if (!fastest && best_ms > 0)
 		snprintf(ratio, sizeof ratio, " %.2fx", x->ms / best_ms);
-	snprintf(buf, n, "%s%.3f ms ±%.0f%% %.1f TF a%d%s",
-		 fastest ? "*" : "", x->ms, spread, x->tflops, x->algo, ratio);
+	snprintf(buf, n, "%s%.3f ms ±%.0f%% %.1f TF a%d%s", fastest ? "*" : "",
+		 x->ms, spread, x->tflops, x->algo, ratio);
 }
 
 /* A column's text; every column but the last is padded to CELL. */
@@ -234,7 +235,8 @@ print_table(const struct cv_layer *layers, size_t nl,
 	    const struct cv_bench_opts *o)
 {
 	int namew = 5, wins[64] = { 0 }, ntotal = 0;
-	double *total = calloc(nruns, sizeof *total), best_total = 0;
+	double *total = calloc(nruns ? nruns : 1, sizeof *total),
+	       best_total = 0;
 	char buf[128];
 
 	if (total == NULL)
@@ -245,7 +247,7 @@ print_table(const struct cv_layer *layers, size_t nl,
 	print_header(runs, nruns, o, namew);
 	for (size_t i = 0; i < nl; i++) {
 		int f = cv_bench_fastest(runs, nruns, i), all_ok = 1;
-		double best = f >= 0 ? runs[f].res[i].ms : 0;
+		double best = f >= 0 && runs[f].res ? runs[f].res[i].ms : 0;
 
 		printf("%-*s  %-5s %-6s", namew, layers[i].name,
 		       cv_dtype_name(layers[i].dtype),
@@ -329,8 +331,8 @@ catch_signals(void)
 
 static int
 run_all(struct cv_store *st, const struct cv_installed *vers, size_t nv,
-	const struct cv_layer *layers, size_t nl,
-	const struct cv_bench_opts *o, struct cv_bench_run *runs)
+	const struct cv_layer *layers, size_t nl, const struct cv_bench_opts *o,
+	struct cv_bench_run *runs)
 {
 	struct cv_err err = CV_ERR_INIT;
 
@@ -339,8 +341,9 @@ run_all(struct cv_store *st, const struct cv_installed *vers, size_t nv,
 		snprintf(dir, sizeof dir, "%s/%s", cv_store_root(st),
 			 vers[i].id);
 		if (ui_is_tty() && !cmd_g.quiet)
-			fprintf(stderr, "cudnnvm: validating and timing %s "
-					"(%zu layers)...\n",
+			fprintf(stderr,
+				"cudnnvm: validating and timing %s "
+				"(%zu layers)...\n",
 				vers[i].id, nl);
 		if (cv_bench_version(dir, &vers[i], layers, nl, o, &runs[i],
 				     &err) < 0) {
@@ -391,9 +394,9 @@ cmd_bench(int argc, char **argv)
 	if (cv_bench_layers(a.shapes ? a.shapes : "resnet50", a.dtypes,
 			    a.layouts, &layers, &nl, &err) < 0) {
 		free(a.specs);
-		return err.code == CV_EUSAGE ? cmd_usage_error("bench", "%s",
-							       err.msg)
-					     : cmd_fail(&err);
+		return err.code == CV_EUSAGE
+			       ? cmd_usage_error("bench", "%s", err.msg)
+			       : cmd_fail(&err);
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0) {
 		free(a.specs);
@@ -402,7 +405,7 @@ cmd_bench(int argc, char **argv)
 	}
 	if ((r = select_versions(st, &a, &vers, &nv)) != 0)
 		goto out;
-	runs = calloc(nv, sizeof *runs);
+	runs = calloc(nv ? nv : 1, sizeof *runs);
 	if (runs == NULL) {
 		r = 1;
 		goto out;
@@ -435,7 +438,8 @@ cmd_bench(int argc, char **argv)
 		fprintf(stderr,
 			"cudnnvm: %s failed validation (step %d, %s) and was "
 			"not benchmarked: %s\n",
-			v->id, s + 1, cv_step_name(s), s >= 0 ? v->step[s].reason : "");
+			v->id, s + 1, cv_step_name(s),
+			s >= 0 ? v->step[s].reason : "");
 		r = 1;
 	}
 out:

@@ -86,8 +86,7 @@ const struct cmd_spec cmd_table[] = {
 	{ "validate-probe", cmd_validate_probe, "the validation child",
 	  "validate-probe --libdir DIR --major N --expect V --cuda N "
 	  "[--bench-layer L]... [--bench-runs N] [--bench-warmup N]",
-	  "",
-	  CMD_HIDDEN },
+	  "", CMD_HIDDEN },
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

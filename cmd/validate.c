@@ -144,9 +144,11 @@ cmd_validate_probe(int argc, char **argv)
 			a.no_gpu = 1;
 			continue;
 		}
-		if (v == NULL)
+		if (v == NULL) {
+			free(a.layers);
 			return cmd_usage_error("validate-probe",
 					       "%s needs a value", argv[i]);
+		}
 		if (strcmp(argv[i], "--libdir") == 0)
 			a.libdir = v;
 		else if (strcmp(argv[i], "--major") == 0)

@@ -87,7 +87,8 @@ cv_layer_flops(const struct cv_layer *l)
 	       (l->groups > 0 ? l->c / l->groups : l->c) * l->r * l->s;
 }
 
-/* ---- the built-in sets ---------------------------------------------------- */
+/* ---- the built-in sets ----------------------------------------------------
+ */
 
 /* ResNet-50's distinct convolutions (torchvision, stride on the 3x3), for
  * a 224x224 input: stage, C, H (= W), K, R (= S), stride, pad. */
@@ -96,16 +97,16 @@ struct shape {
 	int c, h, k, r, stride, pad;
 };
 static const struct shape resnet50[] = {
-	{ "conv1", 3, 224, 64, 7, 2, 3 },   { "res2", 64, 56, 64, 1, 1, 0 },
-	{ "res2", 64, 56, 64, 3, 1, 1 },    { "res2", 64, 56, 256, 1, 1, 0 },
-	{ "res2", 256, 56, 64, 1, 1, 0 },   { "res3", 256, 56, 128, 1, 1, 0 },
-	{ "res3", 128, 56, 128, 3, 2, 1 },  { "res3", 128, 28, 512, 1, 1, 0 },
-	{ "res3", 256, 56, 512, 1, 2, 0 },  { "res3", 512, 28, 128, 1, 1, 0 },
-	{ "res3", 128, 28, 128, 3, 1, 1 },  { "res4", 512, 28, 256, 1, 1, 0 },
-	{ "res4", 256, 28, 256, 3, 2, 1 },  { "res4", 256, 14, 1024, 1, 1, 0 },
-	{ "res4", 512, 28, 1024, 1, 2, 0 }, { "res4", 1024, 14, 256, 1, 1, 0 },
-	{ "res4", 256, 14, 256, 3, 1, 1 },  { "res5", 1024, 14, 512, 1, 1, 0 },
-	{ "res5", 512, 14, 512, 3, 2, 1 },  { "res5", 512, 7, 2048, 1, 1, 0 },
+	{ "conv1", 3, 224, 64, 7, 2, 3 },    { "res2", 64, 56, 64, 1, 1, 0 },
+	{ "res2", 64, 56, 64, 3, 1, 1 },     { "res2", 64, 56, 256, 1, 1, 0 },
+	{ "res2", 256, 56, 64, 1, 1, 0 },    { "res3", 256, 56, 128, 1, 1, 0 },
+	{ "res3", 128, 56, 128, 3, 2, 1 },   { "res3", 128, 28, 512, 1, 1, 0 },
+	{ "res3", 256, 56, 512, 1, 2, 0 },   { "res3", 512, 28, 128, 1, 1, 0 },
+	{ "res3", 128, 28, 128, 3, 1, 1 },   { "res4", 512, 28, 256, 1, 1, 0 },
+	{ "res4", 256, 28, 256, 3, 2, 1 },   { "res4", 256, 14, 1024, 1, 1, 0 },
+	{ "res4", 512, 28, 1024, 1, 2, 0 },  { "res4", 1024, 14, 256, 1, 1, 0 },
+	{ "res4", 256, 14, 256, 3, 1, 1 },   { "res5", 1024, 14, 512, 1, 1, 0 },
+	{ "res5", 512, 14, 512, 3, 2, 1 },   { "res5", 512, 7, 2048, 1, 1, 0 },
 	{ "res5", 1024, 14, 2048, 1, 2, 0 }, { "res5", 2048, 7, 512, 1, 1, 0 },
 	{ "res5", 512, 7, 512, 3, 1, 1 },
 };
@@ -189,7 +190,8 @@ builtin(const struct set *s, unsigned dtypes, unsigned layouts,
 	}
 }
 
-/* ---- shapes files --------------------------------------------------------- */
+/* ---- shapes files ---------------------------------------------------------
+ */
 
 #define LAYER_MAX_ELEMENTS 2147483647.0 /* cuDNN indexes with int */
 
@@ -221,15 +223,15 @@ cv_layer_parse(const char *line, struct cv_layer *l, int *has_dtype,
 	       int *has_layout, struct cv_err *err)
 {
 	static const char *const fields[] = {
-		"N", "C", "H", "W", "K", "R", "S", "stride", "pad", "dilation",
-		"groups",
+		"N", "C",      "H",   "W",        "K",      "R",
+		"S", "stride", "pad", "dilation", "groups",
 	};
 	static const int lo[] = { 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1 };
-	static const int hi[] = { 65536, 1 << 20, 1 << 16, 1 << 16,
-				  1 << 20, 64,      64,      64,
-				  64,      64,      1 << 20 };
-	int *dst[] = { &l->n, &l->c, &l->h, &l->w, &l->k, &l->r,
-		       &l->s, &l->stride, &l->pad, &l->dilation, &l->groups };
+	static const int hi[] = { 65536, 1 << 20, 1 << 16, 1 << 16, 1 << 20, 64,
+				  64,    64,      64,      64,      1 << 20 };
+	int *dst[] = { &l->n,   &l->c,        &l->h,     &l->w,
+		       &l->k,   &l->r,        &l->s,     &l->stride,
+		       &l->pad, &l->dilation, &l->groups };
 	char *copy = xstrdup(line), *save = NULL, *tok[16];
 	int n = 0, r = 1;
 
@@ -379,7 +381,8 @@ cv_layer_decode(const char *s, struct cv_layer *l)
 	return r == 1 && hd && hl ? 0 : -1;
 }
 
-/* ---- running a version ---------------------------------------------------- */
+/* ---- running a version ----------------------------------------------------
+ */
 
 static const char *const status_names[] = { "not run", "ok", "unsupported",
 					    "wrong" };
@@ -543,7 +546,8 @@ cv_bench_fastest(const struct cv_bench_run *runs, size_t nruns, size_t layer)
 	return best;
 }
 
-/* ---- JSON ----------------------------------------------------------------- */
+/* ---- JSON -----------------------------------------------------------------
+ */
 
 static json_t *
 layer_json(const struct cv_layer *l)
@@ -555,25 +559,26 @@ layer_json(const struct cv_layer *l)
 			 l->stride, "pad", l->pad, "dilation", l->dilation,
 			 "groups", l->groups, "dtype", cv_dtype_name(l->dtype),
 			 "layout", cv_layout_name(l->layout), "out_h",
-			 cv_layer_out_h(l), "out_w", cv_layer_out_w(l),
-			 "gflop", cv_layer_flops(l) / 1e9);
+			 cv_layer_out_h(l), "out_w", cv_layer_out_w(l), "gflop",
+			 cv_layer_flops(l) / 1e9);
 }
 
 static json_t *
 result_json(const struct cv_bench_result *x)
 {
-	json_t *o = json_pack("{s:s}", "status", cv_bench_status_name(x->status));
+	json_t *o =
+		json_pack("{s:s}", "status", cv_bench_status_name(x->status));
 
 	if (x->status == CV_BENCH_OK)
 		json_object_update_new(
 			o, json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:i,"
 				     "s:s,s:f}",
-				     "ms", x->ms, "min_ms", x->min_ms,
-				     "max_ms", x->max_ms, "q1_ms", x->q1_ms,
-				     "q3_ms", x->q3_ms, "tflops", x->tflops,
-				     "algo", x->algo, "runs", x->runs,
-				     "rejected", x->rejected, "chosen_by",
-				     x->how, "max_rel_err", x->max_err));
+				     "ms", x->ms, "min_ms", x->min_ms, "max_ms",
+				     x->max_ms, "q1_ms", x->q1_ms, "q3_ms",
+				     x->q3_ms, "tflops", x->tflops, "algo",
+				     x->algo, "runs", x->runs, "rejected",
+				     x->rejected, "chosen_by", x->how,
+				     "max_rel_err", x->max_err));
 	else if (x->status != CV_BENCH_NOTRUN)
 		json_object_set_new(o, "reason", json_string(x->reason));
 	return o;
@@ -603,14 +608,12 @@ cv_bench_json(const struct cv_layer *layers, size_t nlayers,
 		const struct cv_bench_run *b = &runs[i];
 		char *vj = cv_validation_json(&b->v);
 		json_t *res = json_array();
-		json_t *o = json_pack("{s:s,s:b,s:I,s:I,s:o,s:f}", "id", b->v.id,
-				      "benchmarked", b->benched,
-				      "cudnn_version",
-				      (json_int_t)b->v.cudnn_version,
-				      "cudart_version",
-				      (json_int_t)b->v.cudart_version,
-				      "validation", json_loads(vj, 0, NULL),
-				      "seconds", b->seconds);
+		json_t *o = json_pack(
+			"{s:s,s:b,s:I,s:I,s:o,s:f}", "id", b->v.id,
+			"benchmarked", b->benched, "cudnn_version",
+			(json_int_t)b->v.cudnn_version, "cudart_version",
+			(json_int_t)b->v.cudart_version, "validation",
+			json_loads(vj, 0, NULL), "seconds", b->seconds);
 		free(vj);
 		for (size_t j = 0; j < nlayers; j++)
 			json_array_append_new(res, result_json(&b->res[j]));
@@ -619,15 +622,14 @@ cv_bench_json(const struct cv_layer *layers, size_t nlayers,
 	}
 	json_object_set_new(
 		root, "gpu",
-		gpu == NULL
-			? json_null()
-			: json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i}", "name",
-				    gpu->name, "cc_major", gpu->cc_major,
-				    "cc_minor", gpu->cc_minor, "sm_count",
-				    gpu->sm_count, "sm_clock_khz",
-				    gpu->sm_clock_khz, "mem_clock_khz",
-				    gpu->mem_clock_khz, "driver_version",
-				    gpu->driver_version));
+		gpu == NULL ? json_null()
+			    : json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i}", "name",
+					gpu->name, "cc_major", gpu->cc_major,
+					"cc_minor", gpu->cc_minor, "sm_count",
+					gpu->sm_count, "sm_clock_khz",
+					gpu->sm_clock_khz, "mem_clock_khz",
+					gpu->mem_clock_khz, "driver_version",
+					gpu->driver_version));
 	json_object_set_new(root, "runs", json_integer(opts->runs));
 	json_object_set_new(root, "warmup", json_integer(opts->warmup));
 	json_object_set_new(root, "statistic", json_string("median"));

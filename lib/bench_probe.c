@@ -111,20 +111,18 @@ load_api(struct bench *b, void *cudnn, void *cuda)
 	load(cudnn, &x->create, "cudnnCreate", 1, b);
 	load(cudnn, &x->create_tensor, "cudnnCreateTensorDescriptor", 1, b);
 	load(cudnn, &x->create_filter, "cudnnCreateFilterDescriptor", 1, b);
-	load(cudnn, &x->create_conv, "cudnnCreateConvolutionDescriptor", 1,
-	     b);
+	load(cudnn, &x->create_conv, "cudnnCreateConvolutionDescriptor", 1, b);
 	load(cudnn, &x->set_tensor, "cudnnSetTensor4dDescriptor", 1, b);
 	load(cudnn, &x->set_filter, "cudnnSetFilter4dDescriptor", 1, b);
 	load(cudnn, &x->set_conv, "cudnnSetConvolution2dDescriptor", 1, b);
-	load(cudnn, &x->out_dim, "cudnnGetConvolution2dForwardOutputDim", 1,
-	     b);
+	load(cudnn, &x->out_dim, "cudnnGetConvolution2dForwardOutputDim", 1, b);
 	load(cudnn, &x->ws, "cudnnGetConvolutionForwardWorkspaceSize", 1, b);
 	load(cudnn, &x->fwd, "cudnnConvolutionForward", 1, b);
 	load(cudnn, &x->set_math, "cudnnSetConvolutionMathType", 0, b);
 	load(cudnn, &x->set_groups, "cudnnSetConvolutionGroupCount", 0, b);
 	load(cudnn, &x->find, "cudnnFindConvolutionForwardAlgorithm", 0, b);
-	load(cudnn, &x->heuristic, "cudnnGetConvolutionForwardAlgorithm_v7",
-	     0, b);
+	load(cudnn, &x->heuristic, "cudnnGetConvolutionForwardAlgorithm_v7", 0,
+	     b);
 	load(cudnn, &x->errstr, "cudnnGetErrorString", 0, b);
 	load(cuda, &x->attr, "cuDeviceGetAttribute", 1, b);
 	load(cuda, &x->alloc, "cuMemAlloc_v2", 1, b);
@@ -311,9 +309,8 @@ workspace_for(struct bench *b, struct layer_run *r, int algo)
 	return st;
 }
 
-static void
-set_status(struct layer_run *r, const char *status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void set_status(struct layer_run *r, const char *status, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
 static void
 set_status(struct layer_run *r, const char *status, const char *fmt, ...)
 {
@@ -339,8 +336,8 @@ describe(struct bench *b, struct layer_run *r)
 		: l->dtype == CV_DTYPE_BF16 ? DT_BF16
 					    : DT_FLOAT;
 	r->esize = r->dt == DT_FLOAT ? 4 : 2;
-	if (l->dtype == CV_DTYPE_BF16 && (b->a->expect < 8100 ||
-					  b->cc_major < 8)) {
+	if (l->dtype == CV_DTYPE_BF16 &&
+	    (b->a->expect < 8100 || b->cc_major < 8)) {
 		set_status(r, "unsupported",
 			   "bf16 needs cuDNN 8.1 or newer on sm_80 or newer");
 		return -1;
@@ -350,12 +347,12 @@ describe(struct bench *b, struct layer_run *r)
 			   "this cuDNN has no grouped convolution");
 		return -1;
 	}
-#define TRY(call, name)                  \
-	do {                             \
+#define TRY(call, name)                   \
+	do {                              \
 		if ((st = (call)) != 0) { \
-			what = name;     \
-			goto bad;        \
-		}                        \
+			what = name;      \
+			goto bad;         \
+		}                         \
 	} while (0)
 	TRY(b->api.set_tensor(b->xd, fmt, r->dt, l->n, l->c, l->h, l->w),
 	    "cudnnSetTensor4dDescriptor");
@@ -508,8 +505,9 @@ candidates(struct bench *b, struct layer_run *r, struct algo_perf *c)
 	st = search(b->handle, b->xd, b->wd, b->cd, b->yd, NALGO, &got, perf);
 	if (st != 0) {
 		set_status(r, "unsupported", "%s: %s (%d)",
-			   b->api.find ? "cudnnFindConvolutionForwardAlgorithm"
-				       : "cudnnGetConvolutionForwardAlgorithm_v7",
+			   b->api.find
+				   ? "cudnnFindConvolutionForwardAlgorithm"
+				   : "cudnnGetConvolutionForwardAlgorithm_v7",
 			   errstr(b, st), st);
 		return -1;
 	}
@@ -566,7 +564,8 @@ bench_layer(struct bench *b, struct layer_run *r)
 	double err = 0, worst = 0;
 
 	if (describe(b, r) != 0 || upload(b, r) != 0 ||
-	    (nc = candidates(b, r, c)) < 0 || (ref = reference(b, r, c, nc)) < 0)
+	    (nc = candidates(b, r, c)) < 0 ||
+	    (ref = reference(b, r, c, nc)) < 0)
 		return;
 	json_object_set_new(r->out, "ref_algo", json_integer(ref));
 	for (int i = 0; i < nc && pick < 0; i++) {
@@ -601,8 +600,8 @@ bench_layer(struct bench *b, struct layer_run *r)
 }
 
 int
-cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda,
-	       int dev, int fd)
+cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda, int dev,
+	       int fd)
 {
 	struct bench b;
 	int sms = 0, clock = 0, mem = 0, st = 0;
@@ -617,10 +616,9 @@ cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda,
 		b.api.attr(&sms, ATTR_SM_COUNT, dev);
 		b.api.attr(&clock, ATTR_CLOCK_KHZ, dev);
 		b.api.attr(&mem, ATTR_MEM_CLOCK_KHZ, dev);
-		cv_probe_emit(fd, json_pack("{s:s,s:i,s:i,s:i}", "k",
-					    "gpuinfo", "sm_count", sms,
-					    "sm_clock_khz", clock,
-					    "mem_clock_khz", mem));
+		cv_probe_emit(fd, json_pack("{s:s,s:i,s:i,s:i}", "k", "gpuinfo",
+					    "sm_count", sms, "sm_clock_khz",
+					    clock, "mem_clock_khz", mem));
 		if ((st = b.api.create(&b.handle)) == 0 &&
 		    (st = b.api.create_tensor(&b.xd)) == 0 &&
 		    (st = b.api.create_tensor(&b.yd)) == 0 &&

@@ -989,7 +989,8 @@ cv_probe_run(const struct cv_probe_args *a, int fd)
 		step_gpu(&p, &d);
 		recheck_provenance(&p);
 		/* bench: the layers, then provenance once more (engines load
-		 * lazily, per layer); the parent drops the figures on a fail. */
+		 * lazily, per layer); the parent drops the figures on a fail.
+		 */
 		if (p.gpu_pass && a->nlayers > 0 &&
 		    cv_probe_bench(a, p.cudnn, p.cuda, d.dev, fd) == 0)
 			recheck_provenance(&p);
