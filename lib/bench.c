@@ -28,35 +28,30 @@ cv_layout_name(int layout)
 	return layout >= 0 && layout < CV_NLAYOUTS ? layout_names[layout] : "?";
 }
 
+/* A name of `names` (what the user gave in `s`) to its index. */
 static int
-lookup(const char *s, const char *const *names, int n)
+lookup(const char *s, const char *const *names, int n, const char *what,
+       int *out, struct cv_err *err)
 {
-	for (int i = 0; s != NULL && i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	return -1;
+	for (*out = 0; s != NULL && *out < n; (*out)++)
+		if (strcmp(s, names[*out]) == 0)
+			return 0;
+	*out = -1;
+	return cv_err_set(err, CV_EUSAGE, "unknown %s '%.40s' (%s, %s%s%s)",
+			  what, s ? s : "", names[0], names[1],
+			  n > 2 ? ", " : "", n > 2 ? names[2] : "");
 }
 
 int
 cv_dtype_parse(const char *s, int *out, struct cv_err *err)
 {
-	*out = lookup(s, dtype_names, CV_NDTYPES);
-	if (*out < 0)
-		return cv_err_set(err, CV_EUSAGE,
-				  "unknown dtype '%.40s' (fp32, fp16, bf16)",
-				  s ? s : "");
-	return 0;
+	return lookup(s, dtype_names, CV_NDTYPES, "dtype", out, err);
 }
 
 int
 cv_layout_parse(const char *s, int *out, struct cv_err *err)
 {
-	*out = lookup(s, layout_names, CV_NLAYOUTS);
-	if (*out < 0)
-		return cv_err_set(err, CV_EUSAGE,
-				  "unknown layout '%.40s' (nchw, nhwc)",
-				  s ? s : "");
-	return 0;
+	return lookup(s, layout_names, CV_NLAYOUTS, "layout", out, err);
 }
 
 static int

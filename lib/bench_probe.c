@@ -36,14 +36,8 @@ enum {
 	ATTR_CC_MAJOR = 75,
 	ATTR_CC_MINOR = 76,
 };
-struct algo_perf { /* cudnnConvolutionFwdAlgoPerf_t */
-	int algo, status;
-	float time;
-	size_t memory;
-	int determinism, math_type, reserved[3];
-};
 typedef int (*search_fn)(obj, obj, obj, obj, obj, int, int *,
-			 struct algo_perf *);
+			 struct cv_cudnn_fwd_perf *);
 
 struct api {
 	int (*create)(obj *);
@@ -443,8 +437,8 @@ fetch(struct bench *b, const struct layer_run *r, dptr src, float **out)
  * IMPLICIT_PRECOMP_GEMM, else the last (slowest) candidate that runs.
  * Returns the algorithm, or -1 with r->out set. */
 static int
-reference(struct bench *b, struct layer_run *r, const struct algo_perf *c,
-	  int nc)
+reference(struct bench *b, struct layer_run *r,
+	  const struct cv_cudnn_fwd_perf *c, int nc)
 {
 	int order[NALGO + 2], n = 0, st = 0;
 
@@ -494,9 +488,9 @@ tolerance(int dt)
 
 /* The algorithms to try, fastest (find) or preferred (heuristic) first. */
 static int
-candidates(struct bench *b, struct layer_run *r, struct algo_perf *c)
+candidates(struct bench *b, struct layer_run *r, struct cv_cudnn_fwd_perf *c)
 {
-	struct algo_perf perf[NALGO];
+	struct cv_cudnn_fwd_perf perf[NALGO];
 	int got = 0, n = 0, st;
 	const char *how = b->api.find ? "find" : "heuristic";
 	search_fn search = b->api.find ? b->api.find : b->api.heuristic;
@@ -559,7 +553,7 @@ time_runs(struct bench *b, struct layer_run *r, int algo)
 static void
 bench_layer(struct bench *b, struct layer_run *r)
 {
-	struct algo_perf c[NALGO];
+	struct cv_cudnn_fwd_perf c[NALGO];
 	int nc, ref, rejected = 0, pick = -1, st;
 	double err = 0, worst = 0;
 

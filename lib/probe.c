@@ -35,12 +35,6 @@ enum {
 	CU_ATTR_CC_MINOR = 76,
 	CUDA_ERROR_NO_DEVICE = 100,
 };
-struct cudnn_perf { /* cudnnConvolutionFwdAlgoPerf_t, 48 bytes on LP64 */
-	int algo, status;
-	float time;
-	size_t memory;
-	int determinism, math_type, reserved[3];
-};
 
 typedef size_t (*fn_size)(void);
 typedef int (*fn_void)(void);
@@ -729,7 +723,7 @@ struct cudnn_api {
 	int (*out_dim)(cudnn_desc, cudnn_desc, cudnn_desc, int *, int *, int *,
 		       int *);
 	int (*algo)(cudnn_handle, cudnn_desc, cudnn_desc, cudnn_desc,
-		    cudnn_desc, int, int *, struct cudnn_perf *);
+		    cudnn_desc, int, int *, struct cv_cudnn_fwd_perf *);
 	int (*ws)(cudnn_handle, cudnn_desc, cudnn_desc, cudnn_desc, cudnn_desc,
 		  int, size_t *);
 	int (*fwd)(cudnn_handle, const void *, cudnn_desc, cu_ptr, cudnn_desc,
@@ -762,7 +756,7 @@ step_gpu(struct probe *p, const struct driver *d)
 	cu_dtoh dtoh = (cu_dtoh)sym(p->cuda, "cuMemcpyDtoH_v2");
 	cu_sync sync = (cu_sync)sym(p->cuda, "cuCtxSynchronize");
 	struct cudnn_api api;
-	struct cudnn_perf perf[8];
+	struct cv_cudnn_fwd_perf perf[8];
 	cudnn_handle h = NULL;
 	cudnn_desc xd, yd, wd, cd;
 	cu_ptr dx, dw, dy, dws = 0;
