@@ -4,13 +4,19 @@
 #    project and leaving it, against direnv doing the same job;
 #  - exec against running the program directly;
 #  - env, current and which against /bin/true;
-#  - a global switch.
-# Versions are made by hand in a private store (activation only).
-# Targets (issue 4): unchanged prompt <= 0.05 ms; enter <= 1 ms; exec
-# overhead <= 1 ms; env/current/which <= 1.5x /bin/true; global <= 1 ms.
+#  - a global switch;
+#  - hook-env entering a pinned project with 2, 40 and 200 versions
+#    installed, against /bin/true: resolving a spec must not cost more as
+#    the store grows (shared cluster stores hold dozens of versions times
+#    CUDA variants).
+# Versions are made by hand in a private store (activation only), with the
+# folder and cudnnvm.json an install leaves.
+# Targets: unchanged prompt <= 0.05 ms; enter <= 1 ms; exec overhead
+# <= 1 ms; env/current/which <= 1.5x /bin/true; global <= 1 ms; hook-env
+# entering a project <= 2x /bin/true with 200 versions installed.
 set -eu
 cd "$(dirname "$0")/.."
-BIN="$PWD/build/cudnnvm"
+BIN="${CUDNNVM_BIN:-$PWD/build/cudnnvm}"
 [ -x "$BIN" ] || { echo "build/cudnnvm missing: run make"; exit 1; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -20,13 +26,32 @@ unset CUDNNVM_VERSION CUDNNVM_ACTIVE CUDNNVM_CONFIG XDG_RUNTIME_DIR
 export PATH="$(dirname "$BIN"):$PATH"
 mkdir -p "$HOME/.config/cudnnvm" "$W/etc" "$W/proj/src" "$W/plain"
 printf '[install]\nvalidate = no\n' >"$HOME/.config/cudnnvm/config.ini"
-for id in 9.1.0.70-cuda12 9.13.0.50-cuda12; do
-	d="$CUDNNVM_STORE/$id"
+# make_version STORE ID: a store entry as an install publishes it
+make_version() {
+	local d="$1/$2" v="${2%-cuda*}"
 	mkdir -p "$d/include" "$d/lib"
 	ln -s lib "$d/lib64"
-	echo x >"$d/lib/libcudnn.so.9"
-	printf '{"id": "%s", "version": "%s", "cuda": 12, "platform": "linux-x86_64", "sha256": "%064d", "size": 1, "source": "bench", "installed_at": "2026-01-01T00:00:00Z"}\n' \
-		"$id" "${id%-cuda*}" 0 >"$d/cudnnvm.json"
+	echo x >"$d/lib/libcudnn.so.${v%%.*}"
+	printf '{"id": "%s", "version": "%s", "cuda": %s, "platform": "linux-x86_64", "sha256": "%064d", "size": 1, "source": "bench", "installed_at": "2026-01-01T00:00:00Z"}\n' \
+		"$2" "$v" "${2##*-cuda}" 0 >"$d/cudnnvm.json"
+}
+for id in 9.1.0.70-cuda12 9.13.0.50-cuda12; do
+	make_version "$CUDNNVM_STORE" "$id"
+done
+# stores of 2, 40 and 200 versions; each holds the pinned 9.13.0.50-cuda12
+# and older ones, so the pin (9.13) matches one version among many
+for n in 2 40 200; do
+	make_version "$W/store$n" 9.13.0.50-cuda12
+	k=1
+	for minor in $(seq 0 12); do
+		for patch in 0 1 2 3 4 5 6 7; do
+			for cuda in 11 12; do
+				[ "$k" -lt "$n" ] || break 3
+				make_version "$W/store$n" "9.$minor.$patch.$((10 + k))-cuda$cuda"
+				k=$((k + 1))
+			done
+		done
+	done
 done
 cudnnvm -q global 9.1
 echo 9.13 >"$W/proj/.cudnn-version"
@@ -106,3 +131,34 @@ for x in r:
 PY
 echo "(cudnnvm --version shows the start-up floor; libcurl, libarchive and"
 echo " libcrypto are loaded only by the commands that use them)"
+
+echo "-- entering a pinned project, by versions installed (hyperfine)"
+# the stamp a shell would pass back, so every run does the same work
+stamp=$(cd "$W/proj/src" && "$BIN" --store "$W/store2" hook-env --shell bash |
+	sed -n "s/^_CUDNNVM_STAMP='\{0,1\}\([^']*\)'\{0,1\}\$/\1/p")
+[ -n "$stamp" ] || { echo "hook-env printed no stamp"; exit 1; }
+if ! hyperfine -N --warmup 20 --min-runs 300 --export-json "$W/s.json" \
+	'/bin/true' \
+	"$BIN --store $W/store2 hook-env --shell bash --stamp $stamp" \
+	"$BIN --store $W/store40 hook-env --shell bash --stamp $stamp" \
+	"$BIN --store $W/store200 hook-env --shell bash --stamp $stamp" \
+	"$BIN --store $W/store200 env --shell bash" \
+	"$BIN --store $W/store200 current" \
+	"$BIN --store $W/store200 which lib" \
+	"$BIN --store $W/store200 exec -- /bin/true" \
+	>"$W/hs.log" 2>&1; then
+	cat "$W/hs.log"
+	exit 1
+fi
+python3 - "$W/s.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = r[0]["mean"]
+print("%-34s %8.3f ms" % ("/bin/true", base * 1e3))
+names = ["hook-env, %d versions installed" % n for n in (2, 40, 200)]
+names += ["%s, 200 versions" % c for c in ("env", "current", "which lib", "exec")]
+for x, name in zip(r[1:], names):
+    print("%-34s %8.3f ms  %5.2fx /bin/true  (median %5.2fx, +%.3f ms)" % (
+        name, x["mean"] * 1e3, x["mean"] / base,
+        x["median"] / r[0]["median"], (x["median"] - r[0]["median"]) * 1e3))
+PY

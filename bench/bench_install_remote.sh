@@ -5,7 +5,7 @@
 #   tar -xJf F                                 (decode and write alone)
 # and, with the server throttled to ~50 MB/s, against
 #   max(curl -o /dev/null alone, tar -xJf alone).
-# Also the peak RSS of the install. Targets (issue 3): install <= 1.05x
+# Also the peak RSS of the install. Targets: install <= 1.05x
 # tar -xJf unthrottled; <= 1.1x max(download, decode) throttled; <= 64 MiB.
 #
 # Knobs: BENCH_ARCHIVE_MB (default 320), BENCH_RATE (bytes/s, 50000000),

@@ -7,7 +7,6 @@
 #include "ui.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +79,11 @@ parse_args(int argc, char **argv, struct bench_args *a)
 			    strcmp(o, "--runs") == 0 ||
 			    strcmp(o, "--warmup") == 0;
 
+		if (strcmp(o, "--") == 0) {
+			while (++i < argc)
+				a->specs[a->nspecs++] = argv[i];
+			break;
+		}
 		if (strcmp(o, "--json") == 0) {
 			a->json = 1;
 			continue;
@@ -157,9 +161,11 @@ select_versions(struct cv_store *st, const struct bench_args *a,
 	if (all == NULL)
 		return cmd_fail(&err);
 	for (int i = 0; i < a->nspecs; i++) {
+		struct cv_version spec;
 		char id[64];
 		int dup = 0;
-		if (cv_active_find(st, a->specs[i], id, &err) < 0 ||
+		if (cv_version_parse(&spec, a->specs[i], &err) < 0 ||
+		    cv_active_find(st, &spec, id, &err) < 0 ||
 		    cv_store_get(st, id, &tmp, &err) < 0) {
 			free(all);
 			return cmd_fail(&err);
@@ -337,16 +343,17 @@ run_all(struct cv_store *st, const struct cv_installed *vers, size_t nv,
 	struct cv_err err = CV_ERR_INIT;
 
 	for (size_t i = 0; i < nv; i++) {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof dir, "%s/%s", cv_store_root(st),
-			 vers[i].id);
+		char *dir = cv_store_dir(st, vers[i].id);
+		int r;
 		if (ui_is_tty() && !cmd_g.quiet)
 			fprintf(stderr,
 				"cudnnvm: validating and timing %s "
 				"(%zu layers)...\n",
 				vers[i].id, nl);
-		if (cv_bench_version(dir, &vers[i], layers, nl, o, &runs[i],
-				     &err) < 0) {
+		r = cv_bench_version(dir, &vers[i], layers, nl, o, &runs[i],
+				     &err);
+		free(dir);
+		if (r < 0) {
 			if (err.code == CV_EINTR)
 				snprintf(err.msg, sizeof err.msg,
 					 "bench interrupted while timing %s; "

@@ -51,21 +51,14 @@ int cmd_parse_cuda(const char *s, int *out);
 int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			const char *id, int force, int no_validate);
 
-/* The install id `spec` resolves to, or with spec NULL the version active
- * in the working folder; cmd_version_env: its environment (cv_env_build).
- * Print nothing. Defined in cmd/env.c; env, exec and venv share them. */
-int cmd_version_id(const struct cv_store *st, const char *spec, char id[64],
-		   struct cv_err *err);
-int cmd_version_env(const struct cv_store *st, const char *spec,
-		    struct cv_env *env, struct cv_err *err);
-
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate) and, via cmd_activation_id, the version to make active.
- * Defined in cmd/use.c. */
+ * --no-validate, 's' --system) and, via cmd_activation_id, the version to make
+ * active. Defined in cmd/use.c. */
 struct option;
 struct cmd_activation {
 	int unset, force, no_validate;
+	int system; /* global --system */
 	const char *eval;
 };
 /* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
@@ -75,19 +68,12 @@ int cmd_activation_opts(int argc, char **argv, const struct option *opts,
 /* The install id `spec` resolves to, once it passed the activation gate.
  * 0, or prints why not and returns the exit status. */
 int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
-		      const char *spec, const struct cmd_activation *a,
-		      char id[64]);
+		      const struct cv_version *spec,
+		      const struct cmd_activation *a, char id[64]);
 
-/* Append template `tpl` to out, each placeholder of `vars` (pairs of
- * "@NAME@" and its value, ended by NULL) replaced by the value quoted for
- * shell sh. Defined in cmd/venv.c; the venv and shim templates use it. */
-int cmd_expand(struct cv_buf *out, const char *tpl, int sh,
-	       const char *const *vars, struct cv_err *err);
-
-/* mkdir -p of an absolute path (modified while it runs, restored), `mode`
- * for what it creates; -1 with errno. Defined in cmd/shim.c; shim and
- * hook-env use it. */
-int cmd_mkdirs(char *dir, mode_t mode);
+/* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
+ * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
+void cmd_modulefiles_refresh(const struct cv_store *st);
 
 int cmd_bench(int, char **);
 int cmd_commands(int, char **);
@@ -99,10 +85,13 @@ int cmd_exec(int, char **);
 int cmd_global(int, char **);
 int cmd_help(int, char **);
 int cmd_hook_env(int, char **);
+int cmd_import(int, char **);
 int cmd_init(int, char **);
 int cmd_install(int, char **);
 int cmd_list(int, char **);
 int cmd_list_remote(int, char **);
+int cmd_mirror(int, char **);
+int cmd_modulefiles(int, char **);
 int cmd_shell(int, char **);
 int cmd_shim(int, char **);
 int cmd_uninstall(int, char **);

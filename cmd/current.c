@@ -58,7 +58,10 @@ cmd_current(int argc, char **argv)
 		printf("%s (set by CUDNNVM_VERSION=%s)\n", a.id, a.spec);
 		break;
 	case CV_ORIGIN_FILE:
-		printf("%s (set by %s)\n", a.id, a.file);
+		/* a folder name can hold terminal escapes */
+		printf("%s (set by ", a.id);
+		ui_put_escaped(stdout, a.file);
+		puts(")");
 		break;
 	default:
 		printf("%s (global default)\n", a.id);

@@ -80,14 +80,11 @@ cmd_doctor(int argc, char **argv)
 		snprintf(cwd, sizeof cwd, "/");
 	if (cv_active_resolve(st, cwd, &act, NULL, NULL, &err) == 0 &&
 	    cv_store_get(st, act.id, &inst, &err) == 0) {
-		dir = malloc(strlen(ctx.store_root) + strlen(act.id) + 2);
-		if (dir != NULL) {
-			sprintf(dir, "%s/%s", ctx.store_root, act.id);
-			ctx.active_id = act.id;
-			ctx.active_dir = dir;
-			ctx.active_cuda = inst.version.cuda;
-			ctx.active_major = (int)inst.version.part[0];
-		}
+		dir = cv_store_dir(st, act.id);
+		ctx.active_id = act.id;
+		ctx.active_dir = dir;
+		ctx.active_cuda = inst.version.cuda;
+		ctx.active_major = (int)inst.version.part[0];
 	} else if (err.code != CV_OK && act.origin != CV_ORIGIN_NONE) {
 		/* a pin or CUDNNVM_VERSION names a version not installed */
 		ui_warn("%s", err.msg);

@@ -35,22 +35,28 @@ cmd_exec(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cv_env env = CV_ENV_INIT;
-	const char *spec = NULL;
+	struct cv_version spec;
+	const char *spec_arg = NULL;
+	char id[64];
 	int i = 1, r;
 
 	if (i < argc && strcmp(argv[i], "--") != 0) {
 		if (argv[i][0] == '-')
 			return cmd_usage_error("exec", "unknown option '%s'",
 					       argv[i]);
-		spec = argv[i++];
+		spec_arg = argv[i++];
 	}
 	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
 		return cmd_usage_error("exec",
 				       "expected '-- <command> [args]'");
 	i++;
+	if (spec_arg != NULL && cv_version_parse(&spec, spec_arg, &err) < 0)
+		return cmd_fail(&err);
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
-	r = cmd_version_env(st, spec, &env, &err);
+	r = cv_active_id(st, spec_arg != NULL ? &spec : NULL, id, &err);
+	if (r == 0)
+		r = cv_env_build(&env, st, id, NULL, NULL, &err);
 	if (r == 0)
 		r = cv_env_apply(&env, &err);
 	cv_env_release(&env);
@@ -61,8 +67,7 @@ cmd_exec(int argc, char **argv)
 	fflush(stdout);
 	execvp(argv[i], argv + i);
 	r = errno;
-	fprintf(stderr, "cudnnvm: cannot run '%s': %s%s\n", argv[i],
-		strerror(r),
-		r == ENOENT ? "; check the name and your PATH" : "");
+	ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
+		 r == ENOENT ? "; check the name and your PATH" : "");
 	return r == ENOENT ? 127 : 126;
 }

@@ -1,4 +1,6 @@
-/* global.c: show or set the default version (<store>/current). */
+/* global.c: show or set the default version (<store>/current); with
+ * --system also make it the machine loader's answer for libcudnn.so.N
+ * (ld.so.conf.d + ldconfig, root only). */
 #include "cmd.h"
 #include "ui.h"
 
@@ -6,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int
 cmd_global(int argc, char **argv)
@@ -14,12 +17,14 @@ cmd_global(int argc, char **argv)
 		{ "unset", no_argument, NULL, 'u' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-validate", no_argument, NULL, 'n' },
+		{ "system", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
+	struct cv_version spec;
 	int r;
 	char id[64];
 
@@ -27,6 +32,17 @@ cmd_global(int argc, char **argv)
 		return r;
 	if (argc - optind > 1 || (a.unset && argc - optind != 0))
 		return cmd_usage_error("global", "too many arguments");
+	if (a.system && argc - optind == 0 && !a.unset)
+		return cmd_usage_error("global",
+				       "--system needs a version or --unset");
+	/* checked before anything is opened, so a user learns at once */
+	if (a.system && geteuid() != 0) {
+		cv_err_set(
+			&err, CV_EPERM,
+			"system mode changes the loader of every program; run it as root: sudo cudnnvm global --system %s",
+			a.unset ? "--unset" : "<spec>");
+		return cmd_fail(&err);
+	}
 	if (argc - optind == 0 && !a.unset) {
 		if ((r = cmd_open(NULL, &st, 0)) != 0)
 			return r;
@@ -37,8 +53,19 @@ cmd_global(int argc, char **argv)
 		printf("%s\n", id);
 		return 0;
 	}
+	if (!a.unset && cv_version_parse(&spec, argv[optind], &err) < 0)
+		return cmd_fail(&err);
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
+	if (a.unset && a.system) {
+		/* the link stays: per-user activation still has a default */
+		if (cv_sysmode_disable(&err) < 0)
+			r = cmd_fail(&err);
+		else
+			ui_note("system mode off: removed %s and ran ldconfig",
+				cv_sysmode_conf_path());
+		goto out;
+	}
 	if (a.unset) {
 		if (cv_store_global_set(st, NULL, &err) < 0)
 			r = cmd_fail(&err);
@@ -46,10 +73,14 @@ cmd_global(int argc, char **argv)
 			ui_note("global version unset");
 		goto out;
 	}
-	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
 		goto out;
-	if (cv_store_global_set(st, id, &err) < 0)
+	if (cv_store_global_set(st, id, &err) < 0 ||
+	    (a.system && cv_sysmode_enable(cv_store_root(st), &err) < 0))
 		r = cmd_fail(&err);
+	else if (a.system)
+		ui_note("global version: %s, system-wide through %s", id,
+			cv_sysmode_conf_path());
 	else
 		ui_note("global version: %s", id);
 out:

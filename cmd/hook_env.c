@@ -19,26 +19,10 @@
 
 static struct timespec run_start;
 
-struct watch {
-	char **v;
-	size_t n, alloc;
-};
-
 static void
 seen(void *payload, const char *path)
 {
-	struct watch *w = payload;
-
-	if (w->n == w->alloc) {
-		w->alloc = w->alloc ? 2 * w->alloc : 16;
-		w->v = realloc(w->v, w->alloc * sizeof *w->v);
-		if (w->v == NULL)
-			abort();
-	}
-	w->v[w->n] = strdup(path);
-	if (w->v[w->n] == NULL)
-		abort();
-	w->n++;
+	cv_strv_push(payload, path);
 }
 
 static void
@@ -106,7 +90,7 @@ touch_stamp(const char *given, char *out, size_t n)
 		snprintf(out, n, "%s", given);
 		return 0;
 	}
-	if (cmd_mkdirs(dir, 0700) < 0)
+	if (cv_fs_mkdirs(dir, 0700, NULL) < 0)
 		return -1;
 	sweep_stamps(dir);
 	snprintf(out, n, "%s/stamp.XXXXXX", dir);
@@ -130,7 +114,7 @@ ts_before(const struct timespec *a, const struct timespec *b)
  * while this ran still tests newer, and a change made before it no longer
  * makes every following prompt run the hook for a second. */
 static void
-settle_stamp(const char *stamp, const struct watch *w)
+settle_stamp(const char *stamp, const struct cv_strv *w)
 {
 	struct timespec ts[2], cap, newest = { 0, 0 };
 	struct stat sb;
@@ -168,7 +152,7 @@ cmd_hook_env(int argc, char **argv)
 	struct cv_store *st = NULL;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_buf *out = NULL;
-	struct watch w = { NULL, 0, 0 };
+	struct cv_strv w = CV_STRV_INIT;
 	struct cv_active a;
 	const char *given = NULL, *pwd, *ver;
 	int c, sh = -1, leave = 0, r, status = 0, state;
@@ -225,8 +209,7 @@ cmd_hook_env(int argc, char **argv)
 			seen(&w, parent);
 		}
 	}
-	r = cv_env_build(&env, cv_store_root(st), a.id[0] ? a.id : NULL, NULL,
-			 NULL, &err2);
+	r = cv_env_build(&env, st, a.id[0] ? a.id : NULL, NULL, NULL, &err2);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err2);
 	if (r == 0 && state) {
@@ -250,9 +233,7 @@ cmd_hook_env(int argc, char **argv)
 		status = cmd_fail(&err2);
 	else
 		fputs(cv_text_str(out), stdout);
-	for (size_t i = 0; i < w.n; i++)
-		free(w.v[i]);
-	free(w.v);
+	cv_strv_release(&w);
 	cv_text_free(out);
 	cv_env_release(&env);
 	cv_store_free(st);

@@ -2,19 +2,31 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 
 int
 cmd_init(int argc, char **argv)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_buf *out = cv_text_new();
+	char exe[PATH_MAX];
+	ssize_t n;
 	int sh, r = 0;
 
+	/* the hook names this binary by its absolute path */
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
 	if (argc != 2)
 		r = cmd_usage_error("init", "expected a shell name");
-	else if (cv_shell_parse(argv[1], &sh, &err) < 0 ||
-		 cv_shell_init_script(out, sh, &err) < 0)
+	else if (n <= 0) {
+		cv_err_set(
+			&err, CV_EIO,
+			"cannot find the cudnnvm binary (/proc/self/exe); mount /proc and retry");
+		r = cmd_fail(&err);
+	} else if (cv_shell_parse(argv[1], &sh, &err) < 0 ||
+		   cv_shell_init_script(out, sh, exe, &err) < 0)
 		r = cmd_fail(&err); /* both fail with CV_EUSAGE: 64 */
 	else
 		fputs(cv_text_str(out), stdout);

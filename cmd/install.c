@@ -1,4 +1,4 @@
-/* install.c: `cudnnvm install <spec> ...` (remote, issue 3) and
+/* install.c: `cudnnvm install <spec> ...` (from the mirror) and
  * `cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N]`
  * (offline, from a local NVIDIA archive). */
 #include "cmd.h"
@@ -22,7 +22,7 @@ struct install_args {
 	const char *cuda;     /* --cuda N */
 	const char *platform; /* --platform P */
 	const char *mirror;   /* --mirror URL */
-	int force, no_validate, nowait, refresh;
+	int force, even_if_in_use, no_validate, nowait, refresh;
 };
 
 static void
@@ -35,8 +35,10 @@ waiting(void *payload, const char *what)
 static void
 note_already(const struct cv_store *st, const char *id)
 {
-	ui_note("cuDNN %s is already installed in %s/%s", id, cv_store_root(st),
-		id);
+	char *dir = cv_store_dir(st, id);
+
+	ui_note("cuDNN %s is already installed in %s", id, dir);
+	free(dir);
 }
 
 /* What both forms do once cv_store_install succeeded: say so, then
@@ -49,9 +51,12 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		note_already(st, id);
 		return 0;
 	}
-	if (!cmd_g.quiet)
-		printf("installed cuDNN %s in %s/%s\n", id, cv_store_root(st),
-		       id);
+	if (!cmd_g.quiet) {
+		char *dir = cv_store_dir(st, id);
+		printf("installed cuDNN %s in %s\n", id, dir);
+		free(dir);
+	}
+	cmd_modulefiles_refresh(st);
 	return cmd_gate_activation(cfg, st, id, 0,
 				   a->no_validate || !cfg->validate);
 }
@@ -99,7 +104,7 @@ progress_close(void *arg, int ok)
 	ui_progress_done();
 }
 
-/* ---- remote install: helper B (issue 3) fills this in ------------------ */
+/* ---- remote install ----------------------------------------------------- */
 static void
 on_sigint(int sig)
 {
@@ -134,7 +139,6 @@ install_remote(const struct install_args *a)
 	struct cv_resolve_req req;
 	struct cv_version spec;
 	struct cv_fetcher fetch;
-	struct cv_installed inst;
 	struct sigaction sa, old;
 	char id[64];
 	int r, already = 0, cuda = 0;
@@ -159,7 +163,7 @@ install_remote(const struct install_args *a)
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
-		if (cv_store_get(st, id, &inst, NULL) == 0) {
+		if (cv_store_has(st, id)) {
 			note_already(st, id);
 			r = 0;
 			goto out;
@@ -185,6 +189,7 @@ install_remote(const struct install_args *a)
 			a->spec, id, res.art.platform, res.url,
 			(unsigned long long)res.art.size, res.art.sha256);
 	opts.force = a->force;
+	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait;
 	opts.waiting = waiting;
 	for (int attempt = 0;; attempt++) {
@@ -242,14 +247,16 @@ install_archive(const struct install_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
-	struct cv_artifact art;
+	struct cv_artifact art, named;
+	struct cv_version version;
 	struct cv_fetcher fetch, wrapped;
 	struct progress prog;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct stat sb;
-	char id[64], real[PATH_MAX];
+	char id[64], real[PATH_MAX], platform[32];
 	const char *base;
+	uint64_t size = 0;
 	int r, already = 0, cuda = 0;
 
 	if (a->sha256 == NULL)
@@ -262,42 +269,42 @@ install_archive(const struct install_args *a)
 	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
-	memset(&art, 0, sizeof art);
+	/* what the name says, overridden by --version, --cuda, --platform */
+	memset(&named, 0, sizeof named);
 	base = strrchr(a->archive, '/');
 	base = base ? base + 1 : a->archive;
-	if (cv_artifact_from_filename(&art, a->archive, &err) < 0) {
+	if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
 		if (a->version == NULL || a->cuda == NULL)
 			return cmd_fail(&err);
-		memset(&art, 0, sizeof art);
+		memset(&named, 0, sizeof named);
 	}
+	version = named.version;
 	if (a->version != NULL) {
-		struct cv_version v;
-		if (cv_version_parse(&v, a->version, &err) < 0)
+		if (cv_version_parse(&version, a->version, &err) < 0)
 			return cmd_fail(&err);
-		if (v.nparts != 4)
+		if (version.nparts != 4)
 			return cmd_usage_error(
 				"install",
 				"--version needs the full archive version, e.g. 9.13.0.50");
-		if (v.cuda == 0)
-			v.cuda = art.version.cuda;
-		art.version = v;
+		if (version.cuda == 0)
+			version.cuda = named.version.cuda;
 	}
 	if (cuda)
-		art.version.cuda = cuda;
-	if (art.version.cuda == 0)
+		version.cuda = cuda;
+	if (version.cuda == 0)
 		return cmd_usage_error("install",
 				       "pass --cuda N for this archive");
 	if (a->platform != NULL)
-		snprintf(art.platform, sizeof art.platform, "%s", a->platform);
-	if (art.platform[0] == '\0') {
+		snprintf(platform, sizeof platform, "%s", a->platform);
+	else if (named.platform[0] != '\0')
+		snprintf(platform, sizeof platform, "%s", named.platform);
+	else {
 		size_t n = strlen(base);
-		snprintf(art.platform, sizeof art.platform, "%s",
+		snprintf(platform, sizeof platform, "%s",
 			 n > 4 && strcmp(base + n - 4, ".zip") == 0
 				 ? "windows-x86_64"
 				 : "linux-x86_64");
 	}
-	snprintf(art.filename, sizeof art.filename, "%s", base);
-	snprintf(art.sha256, sizeof art.sha256, "%s", a->sha256);
 	if (stat(a->archive, &sb) != 0) {
 		cv_err_errno(&err,
 			     errno == ENOENT ? CV_ENOTFOUND
@@ -311,7 +318,7 @@ install_archive(const struct install_args *a)
 		return cmd_fail(&err);
 	}
 	if (S_ISREG(sb.st_mode))
-		art.size = (uint64_t)sb.st_size;
+		size = (uint64_t)sb.st_size;
 	if (realpath(a->archive, real) == NULL ||
 	    strlen(real) >= sizeof art.source) {
 		cv_err_set(&err, CV_EUSAGE,
@@ -319,12 +326,15 @@ install_archive(const struct install_args *a)
 			   a->archive);
 		return cmd_fail(&err);
 	}
-	memcpy(art.source, real, strlen(real) + 1);
+	if (cv_artifact_init(&art, &version, platform, a->sha256, size, base,
+			     real, &err) < 0)
+		return cmd_fail(&err);
 	cv_version_format_id(&art.version, id, sizeof id);
 
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
 	opts.force = a->force;
+	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait;
 	opts.waiting = waiting;
 	cv_fetcher_file(&fetch, a->archive);
@@ -354,6 +364,7 @@ cmd_install(int argc, char **argv)
 		O_PLATFORM,
 		O_MIRROR,
 		O_FORCE,
+		O_IN_USE,
 		O_NOVAL,
 		O_NOWAIT,
 		O_REFRESH
@@ -366,6 +377,7 @@ cmd_install(int argc, char **argv)
 		{ "platform", required_argument, NULL, O_PLATFORM },
 		{ "mirror", required_argument, NULL, O_MIRROR },
 		{ "force", no_argument, NULL, O_FORCE },
+		{ "even-if-in-use", no_argument, NULL, O_IN_USE },
 		{ "no-validate", no_argument, NULL, O_NOVAL },
 		{ "no-wait", no_argument, NULL, O_NOWAIT },
 		{ "refresh", no_argument, NULL, O_REFRESH },
@@ -399,6 +411,9 @@ cmd_install(int argc, char **argv)
 			break;
 		case O_FORCE:
 			a.force = 1;
+			break;
+		case O_IN_USE:
+			a.even_if_in_use = 1;
 			break;
 		case O_NOVAL:
 			a.no_validate = 1;

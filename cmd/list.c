@@ -28,7 +28,7 @@ cmd_list(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c != 'j')
 			return cmd_usage_error("list", "unknown option '%s'",
 					       argv[optind - 1]);
@@ -52,7 +52,7 @@ cmd_list(int argc, char **argv)
 		json_t *arr = json_array();
 		char *text;
 		for (size_t i = 0; i < n; i++) {
-			char ver[64];
+			char ver[64], *dir = cv_store_dir(st, all[i].id);
 			json_t *o = json_object();
 			cv_version_format(&all[i].version, ver, sizeof ver);
 			json_object_set_new(o, "id", json_string(all[i].id));
@@ -61,10 +61,8 @@ cmd_list(int argc, char **argv)
 					    json_integer(all[i].version.cuda));
 			json_object_set_new(o, "platform",
 					    json_string(all[i].platform));
-			json_object_set_new(o, "path",
-					    json_sprintf("%s/%s",
-							 cv_store_root(st),
-							 all[i].id));
+			json_object_set_new(o, "path", json_string(dir));
+			free(dir);
 			json_object_set_new(
 				o, "global",
 				json_boolean(strcmp(global, all[i].id) == 0));
@@ -86,12 +84,14 @@ cmd_list(int argc, char **argv)
 		free(text);
 		json_decref(arr);
 	} else {
-		for (size_t i = 0; i < n; i++)
-			printf("%c%c %-20s %-15s %s/%s\n",
+		for (size_t i = 0; i < n; i++) {
+			char *dir = cv_store_dir(st, all[i].id);
+			printf("%c%c %-20s %-15s %s\n",
 			       strcmp(active, all[i].id) == 0 ? '>' : ' ',
 			       strcmp(global, all[i].id) == 0 ? '*' : ' ',
-			       all[i].id, all[i].platform, cv_store_root(st),
-			       all[i].id);
+			       all[i].id, all[i].platform, dir);
+			free(dir);
+		}
 		if (n == 0)
 			ui_note("no cuDNN version is installed in %s; try 'cudnnvm install 9'",
 				cv_store_root(st));

@@ -101,6 +101,12 @@ cmd_list_remote(int argc, char **argv)
 		r = cmd_fail(&err);
 		goto out;
 	}
+	/* all the manifests at once: a cold listing costs a few round trips
+	 * rather than one per release */
+	if (cv_index_prefetch(ix, spec_s != NULL ? &spec : NULL, &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
 	if (json)
 		arr = json_array();
 	for (size_t i = 0; i < cv_index_count(ix); i++) {
@@ -118,7 +124,7 @@ cmd_list_remote(int argc, char **argv)
 				goto out;
 			}
 			/* one bad manifest does not hide the others */
-			fprintf(stderr, "cudnnvm: skipped: %s\n", merr.msg);
+			ui_error("skipped: %s", merr.msg);
 			if (!bad || merr.code == CV_EDATA)
 				bad = merr.code;
 			continue;
@@ -130,7 +136,6 @@ cmd_list_remote(int argc, char **argv)
 		for (int cu = 999; cu > 0; cu--) {
 			const struct cv_release_file *f;
 			struct cv_version v = m.version;
-			struct cv_installed inst;
 			char id[64], size[32];
 			int installed;
 
@@ -141,7 +146,7 @@ cmd_list_remote(int argc, char **argv)
 				continue;
 			v.cuda = cu;
 			cv_version_format_id(&v, id, sizeof id);
-			installed = cv_store_get(st, id, &inst, NULL) == 0;
+			installed = cv_store_has(st, id);
 			shown++;
 			if (json) {
 				char *url =

@@ -119,8 +119,8 @@ main(int argc, char **argv)
 	}
 	cmd = cmd_find(argv[1]);
 	if (cmd == NULL) {
-		fprintf(stderr,
-			"cudnnvm: no such command '%s'; run 'cudnnvm help' for the list\n",
+		ui_error(
+			"no such command '%s'; run 'cudnnvm help' for the list",
 			argv[1]);
 		return 64;
 	}

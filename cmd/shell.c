@@ -25,6 +25,7 @@ cmd_shell(int argc, char **argv)
 	struct cv_store *st = NULL;
 	struct cv_buf *out = NULL;
 	struct cmd_activation a;
+	struct cv_version spec;
 	int sh, r;
 	char id[64];
 
@@ -52,11 +53,15 @@ cmd_shell(int argc, char **argv)
 		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
 		goto print;
 	}
+	if (cv_version_parse(&spec, argv[optind], &err) < 0) {
+		cv_text_free(out);
+		return cmd_fail(&err);
+	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0) {
 		cv_text_free(out);
 		return r;
 	}
-	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
 		goto done;
 	r = cv_shell_set(out, sh, "CUDNNVM_VERSION", argv[optind], 1, &err);
 print:

@@ -74,12 +74,12 @@ is_ours(const char *path)
 static int
 add(const char *dir, const char *prog, struct cv_err *err)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 160], tmp[PATH_MAX + 200];
+	char exe[PATH_MAX], path[PATH_MAX + 160];
 	const char *const vars[] = { "@PROG@", prog, "@DIR@", dir,
 				     "@EXE@",  exe,  NULL };
 	struct cv_buf *out = cv_text_new();
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	int fd, r = 0;
+	int r = 0;
 
 	if (n <= 0) {
 		cv_text_free(out);
@@ -87,7 +87,7 @@ add(const char *dir, const char *prog, struct cv_err *err)
 				    "cannot find the cudnnvm binary");
 	}
 	exe[n] = '\0';
-	r = cmd_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
+	r = cv_shell_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
 	snprintf(path, sizeof path, "%s/%s", dir, prog);
 	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
 		r = cv_err_set(
@@ -98,35 +98,10 @@ add(const char *dir, const char *prog, struct cv_err *err)
 		cv_text_free(out);
 		return r;
 	}
-	snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, prog, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0755);
-	if (fd < 0) {
-		cv_text_free(out);
-		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EIO,
-				    "cannot write a shim in '%s'", dir);
-	}
-	n = (ssize_t)strlen(cv_text_str(out));
-	if (write(fd, cv_text_str(out), (size_t)n) != n || fchmod(fd, 0755) ||
-	    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
-		unlink(tmp);
-	}
+	r = cv_fs_write_atomic(path, cv_text_str(out), strlen(cv_text_str(out)),
+			       0755, err);
 	cv_text_free(out);
 	return r;
-}
-
-int
-cmd_mkdirs(char *dir, mode_t mode)
-{
-	for (char *p = dir + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(dir, mode) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(dir, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 int
@@ -181,11 +156,8 @@ cmd_shim(int argc, char **argv)
 		ui_note("removed the shim %s", path);
 		return 0;
 	}
-	if (cmd_mkdirs(dir, 0755) < 0) {
-		cv_err_errno(&err, errno == EACCES ? CV_EPERM : CV_EIO,
-			     "cannot create '%s'", dir);
+	if (cv_fs_mkdirs(dir, 0755, &err) < 0)
 		return cmd_fail(&err);
-	}
 	if (add(dir, argv[2], &err) < 0)
 		return cmd_fail(&err);
 	ui_note("created %s", path);

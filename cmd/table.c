@@ -16,13 +16,19 @@ const struct cmd_spec cmd_table[] = {
 	  "  --sha256 HEX      expected sha256 of --archive\n"
 	  "  --version V       version when the file name does not carry it\n"
 	  "  --force           reinstall an installed version\n"
+	  "  --even-if-in-use  with --force: replace it even while running\n"
+	  "                    programs have its libraries loaded\n"
 	  "  --no-validate     do not validate after installing\n"
 	  "  --no-wait         exit 75 instead of waiting for a busy lock\n"
 	  "  --refresh         re-read the mirror's index now\n",
 	  0 },
 	{ "uninstall", cmd_uninstall, "remove an installed version",
-	  "uninstall <spec> [--force]",
-	  "  --force           also remove the active (global) version\n", 0 },
+	  "uninstall <spec> [--force] [--even-if-in-use]",
+	  "  --force           also remove the active (global) version\n"
+	  "  --even-if-in-use  remove it even while running programs have\n"
+	  "                    its libraries loaded (their next cuDNN load\n"
+	  "                    fails)\n",
+	  0 },
 	{ "list", cmd_list, "list installed versions (* global, > active)",
 	  "list [--json]", "  --json            machine-readable output\n", 0 },
 	{ "list-remote", cmd_list_remote,
@@ -36,7 +42,10 @@ const struct cmd_spec cmd_table[] = {
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--force] [--no-validate]", "", 0 },
 	{ "global", cmd_global, "show or set the default version",
-	  "global [<spec> | --unset] [--force] [--no-validate]", "", 0 },
+	  "global [<spec> | --unset] [--system] [--force] [--no-validate]",
+	  "  --system          root: also point the machine's loader at it\n"
+	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
+	  0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
 	  "shell <spec> | --unset", "", 0 },
 	{ "current", cmd_current, "show the active version and why",
@@ -44,7 +53,8 @@ const struct cmd_spec cmd_table[] = {
 	{ "which", cmd_which, "print a path inside the active version",
 	  "which [lib|include|root|<file>]", "", 0 },
 	{ "env", cmd_env, "print the environment script of a version",
-	  "env [--shell sh|bash|zsh|fish|powershell|cmd] [<spec>]", "", 0 },
+	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]", "",
+	  0 },
 	{ "exec", cmd_exec, "run one command under a version",
 	  "exec [<spec>] -- <command> [args]", "", 0 },
 	{ "validate", cmd_validate, "prove a version loads and computes",
@@ -70,13 +80,33 @@ const struct cmd_spec cmd_table[] = {
 	  "  --explain MSG     the cause and fix of a cuDNN error message\n",
 	  0 },
 	{ "init", cmd_init, "print the shell integration to eval",
-	  "init <bash|zsh|fish|powershell>", "", 0 },
+	  "init <bash|zsh|fish|tcsh|powershell>", "", 0 },
 	{ "hook-env", cmd_hook_env, "called by the shell integration",
 	  "hook-env --shell <shell>", "", 0 },
 	{ "shim", cmd_shim, "manage shims for programs that run no hook",
 	  "shim add <program> | shim remove <program> | shim list", "", 0 },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
 	  "venv [<spec>] [--path DIR] [--remove]", "", 0 },
+	{ "import", cmd_import, "adopt a hand-installed cuDNN into the store",
+	  "import <dir> [--version V] [--cuda N] [--no-validate]",
+	  "  --version V       version when the files do not say (adds the build)\n"
+	  "  --cuda N          CUDA major it was built for, when not detectable\n"
+	  "  --no-validate     do not validate after importing\n",
+	  0 },
+	{ "mirror", cmd_mirror, "copy releases into an offline mirror folder",
+	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
+	  "  --cuda N          only builds for this CUDA major (default: all)\n"
+	  "  --platform P      builds for this platform (default: this machine's)\n"
+	  "  --mirror URL      the mirror to copy from\n"
+	  "  --verify          re-hash every archive in the folder\n"
+	  "  --refresh         re-read the mirror's index now\n",
+	  0 },
+	{ "modulefiles", cmd_modulefiles,
+	  "write Lmod / Environment Modules files for installed versions",
+	  "modulefiles [--format lua|tcl] [--out DIR]",
+	  "  --format F        lua (Lmod) or tcl (both; the default)\n"
+	  "  --out DIR         module folder (default <store>/modulefiles)\n",
+	  0 },
 	{ "completions", cmd_completions, "print a completion script",
 	  "completions <bash|zsh|fish>", "", 0 },
 	{ "help", cmd_help, "show help for a command", "help [<command>]", "",

@@ -4,15 +4,86 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+/* Length of the well-formed UTF-8 sequence at s that is not a C1 control
+ * (U+0080-U+009F, which terminals obey like ESC), or 0. */
+static size_t
+printable_utf8(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Everything that reaches the terminal passes here: folder names, pin
+ * files, CUDNNVM_VERSION and archive entries can hold escapes that would
+ * retitle the terminal or forge a second line, so control characters
+ * (C0, DEL, C1) and bytes that are not UTF-8 are shown as \xNN. */
+void
+ui_put_escaped(FILE *f, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+
+	while (*s) {
+		size_t n;
+		if (*s >= 0x20 && *s < 0x7f) {
+			fputc(*s++, f);
+		} else if (*s >= 0x80 && (n = printable_utf8(s)) > 0) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fprintf(f, "\\x%02x", *s++);
+		}
+	}
+}
+
+static void
+vline(const char *prefix, const char *fmt, va_list ap)
+{
+	char *text = NULL;
+
+	fputs(prefix, stderr);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	ui_put_escaped(stderr, text ? text : "(out of memory)");
+	free(text);
+	fputc('\n', stderr);
+}
+
+void
+ui_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline("cudnnvm: ", fmt, ap);
+	va_end(ap);
+}
+
 int
 cmd_fail(const struct cv_err *err)
 {
-	fprintf(stderr, "cudnnvm: %s\n",
-		err->msg[0] ? err->msg : "unknown error");
+	ui_error("%s", err->msg[0] ? err->msg : "unknown error");
 	return cv_exit_status(err->code) ? cv_exit_status(err->code) : 1;
 }
 
@@ -20,22 +91,26 @@ int
 cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct cmd_spec *spec = cmd_find(cmd);
+	char *text = NULL;
 	va_list ap;
 
-	fputs("cudnnvm: ", stderr);
-	if (cmd != NULL)
-		fprintf(stderr, "%s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
 	va_end(ap);
 	if (spec != NULL && strchr(spec->usage, '\n') != NULL)
 		/* one line, always: a command with several forms points to
 		 * its help instead */
-		fprintf(stderr, "; see 'cudnnvm %s --help'\n", spec->name);
+		ui_error("%s: %s; see 'cudnnvm %s --help'", cmd,
+			 text ? text : "", spec->name);
 	else if (spec != NULL)
-		fprintf(stderr, "; usage: cudnnvm %s\n", spec->usage);
+		ui_error("%s: %s; usage: cudnnvm %s", cmd, text ? text : "",
+			 spec->usage);
+	else if (cmd != NULL)
+		ui_error("%s: %s; see 'cudnnvm help'", cmd, text ? text : "");
 	else
-		fputs("; see 'cudnnvm help'\n", stderr);
+		ui_error("%s; see 'cudnnvm help'", text ? text : "");
+	free(text);
 	return 64;
 }
 
@@ -44,9 +119,7 @@ vnote(const char *prefix, const char *fmt, va_list ap)
 {
 	if (cmd_g.quiet)
 		return;
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vline(prefix, fmt, ap);
 }
 
 void

@@ -5,7 +5,12 @@
 #include "cudnnvm.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
+/* Write text with control characters and non-UTF-8 bytes as \xNN. */
+void ui_put_escaped(FILE *f, const char *text);
+/* Print "cudnnvm: <formatted>" on stderr, escaped, even with -q. */
+void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "cudnnvm: <msg>" on stderr; return the exit status for err. */
 int cmd_fail(const struct cv_err *err);
 /* Print "cudnnvm: <cmd>: <what>; usage: ..." and return 64. */

@@ -1,6 +1,7 @@
-/* uninstall.c: `cudnnvm uninstall <spec> [--force]`. Refuses the global
- * default and the active version unless --force; with --force the global
- * link is removed first so it never dangles. */
+/* uninstall.c: `cudnnvm uninstall <spec> [--force] [--even-if-in-use]`.
+ * Refuses the global default and the active version unless --force, and a
+ * version running processes map unless --even-if-in-use; with --force the
+ * global link is removed first so it never dangles. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -16,6 +17,7 @@ cmd_uninstall(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "even-if-in-use", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -25,16 +27,19 @@ cmd_uninstall(int argc, char **argv)
 	struct cv_active act;
 	char id[64] = "", global[64] = "", cwd[PATH_MAX];
 	size_t n = 0, matches = 0;
-	int force = 0, c, r;
+	int force = 0, in_use_ok = 0, c, r;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
-		if (c != 'f')
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'f')
+			force = 1;
+		else if (c == 'u')
+			in_use_ok = 1;
+		else
 			return cmd_usage_error("uninstall",
 					       "unknown option '%s'",
 					       argv[optind - 1]);
-		force = 1;
 	}
 	if (optind + 1 != argc)
 		return cmd_usage_error("uninstall",
@@ -83,12 +88,15 @@ cmd_uninstall(int argc, char **argv)
 			id);
 		goto fail;
 	}
+	if (!in_use_ok && cv_store_check_unused(st, id, 0, &err) < 0)
+		goto fail;
 	if (strcmp(global, id) == 0 && cv_store_global_set(st, NULL, &err) < 0)
 		goto fail;
 	if (cv_store_uninstall(st, id, &err) < 0)
 		goto fail;
 	if (!cmd_g.quiet)
 		printf("uninstalled cuDNN %s\n", id);
+	cmd_modulefiles_refresh(st);
 	cv_store_free(st);
 	return 0;
 fail:

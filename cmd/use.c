@@ -14,7 +14,7 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 {
 	int c;
 
-	a->unset = a->force = a->no_validate = 0;
+	a->unset = a->force = a->no_validate = a->system = 0;
 	a->eval = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -31,6 +31,9 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 		case 'n':
 			a->no_validate = 1;
 			break;
+		case 's':
+			a->system = 1;
+			break;
 		default:
 			return cmd_usage_error(argv[0], "unknown option '%s'",
 					       argv[optind - 1]);
@@ -41,7 +44,8 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 
 int
 cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
-		  const char *spec, const struct cmd_activation *a, char id[64])
+		  const struct cv_version *spec, const struct cmd_activation *a,
+		  char id[64])
 {
 	struct cv_err err = CV_ERR_INIT;
 
@@ -78,9 +82,9 @@ cmd_use(int argc, char **argv)
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0)
 		return r;
-	if ((r = cmd_activation_id(&cfg, st, argv[optind], &a, id)) != 0)
+	if ((r = cmd_activation_id(&cfg, st, &v, &a, id)) != 0)
 		goto out;
-	if (cv_pin_write(cwd, argv[optind], &err) < 0)
+	if (cv_pin_write(cwd, &v, &err) < 0)
 		r = cmd_fail(&err);
 	else
 		ui_note("pinned %s (%s) in ./" CV_PIN_FILE, argv[optind], id);

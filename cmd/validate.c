@@ -19,7 +19,11 @@ open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
 
 	if (cv_store_get(st, id, inst, &err) < 0)
 		return cmd_fail(&err);
-	snprintf(dir, PATH_MAX, "%s/%s", cv_store_root(st), id);
+	{
+		char *d = cv_store_dir(st, id);
+		snprintf(dir, PATH_MAX, "%s", d);
+		free(d);
+	}
 	return 0;
 }
 
@@ -62,15 +66,18 @@ cmd_validate(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	const char *spec = NULL;
+	struct cv_version parsed;
 	int json = 0, no_gpu = 0, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	for (int i = 1, operands_only = 0; i < argc; i++) {
+		if (!operands_only && strcmp(argv[i], "--") == 0)
+			operands_only = 1;
+		else if (!operands_only && strcmp(argv[i], "--json") == 0)
 			json = 1;
-		else if (strcmp(argv[i], "--no-gpu") == 0)
+		else if (!operands_only && strcmp(argv[i], "--no-gpu") == 0)
 			no_gpu = 1;
-		else if (argv[i][0] == '-')
+		else if (!operands_only && argv[i][0] == '-')
 			return cmd_usage_error("validate",
 					       "unknown option '%s'", argv[i]);
 		else if (spec != NULL)
@@ -79,11 +86,13 @@ cmd_validate(int argc, char **argv)
 		else
 			spec = argv[i];
 	}
+	if (spec != NULL && cv_version_parse(&parsed, spec, &err) < 0)
+		return cmd_fail(&err);
 	r = cmd_open(&cfg, &st, 0);
 	if (r)
 		return r;
 	if (spec != NULL)
-		r = cv_active_find(st, spec, id, &err);
+		r = cv_active_find(st, &parsed, id, &err);
 	else {
 		struct cv_active act;
 		if (getcwd(cwd, sizeof cwd) == NULL)
@@ -113,10 +122,9 @@ cmd_validate(int argc, char **argv)
 	failed = cv_validation_failed(&v);
 	if (failed >= 0) {
 		fflush(stdout);
-		fprintf(stderr,
-			"cudnnvm: %s failed validation (step %d, %s): %s\n", id,
-			failed + 1, cv_step_name(failed),
-			v.step[failed].reason);
+		ui_error("%s failed validation (step %d, %s): %s", id,
+			 failed + 1, cv_step_name(failed),
+			 v.step[failed].reason);
 		r = 1;
 	} else
 		r = 0;
@@ -230,11 +238,10 @@ cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			id, cv_step_name(failed), v.step[failed].reason);
 		return 0;
 	}
-	fprintf(stderr,
-		"cudnnvm: not activating %s: validation failed (step %d, %s): "
-		"%s; fix that and retry, or pass --force (run 'cudnnvm "
-		"validate %s' for every step)\n",
-		id, failed + 1, cv_step_name(failed), v.step[failed].reason,
-		id);
+	ui_error("not activating %s: validation failed (step %d, %s): %s; fix "
+		 "that and retry, or pass --force (run 'cudnnvm validate %s' "
+		 "for every step)",
+		 id, failed + 1, cv_step_name(failed), v.step[failed].reason,
+		 id);
 	return 1;
 }

@@ -45,31 +45,6 @@ static const char deact_fish[] =
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
 
-int
-cmd_expand(struct cv_buf *out, const char *tpl, int sh, const char *const *vars,
-	   struct cv_err *err)
-{
-	const char *p = tpl;
-	int r = 0;
-
-	while (r == 0 && *p) {
-		size_t i = 0;
-		while (vars[i] != NULL &&
-		       strncmp(p, vars[i], strlen(vars[i])) != 0)
-			i += 2;
-		if (vars[i] != NULL) {
-			r = cv_shell_quote(out, sh, vars[i + 1], err);
-			p += strlen(vars[i]);
-		} else {
-			const char *n = strchr(p + 1, '@');
-			size_t len = n ? (size_t)(n - p) : strlen(p);
-			r = cv_text_add(out, p, len);
-			p += len;
-		}
-	}
-	return r;
-}
-
 /* Expand @ID@ and @EXE@ (both quoted for the shell). */
 static int
 expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
@@ -77,7 +52,7 @@ expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
 {
 	const char *const vars[] = { "@ID@", id, "@EXE@", exe, NULL };
 
-	return cmd_expand(out, tpl, sh, vars, err);
+	return cv_shell_expand(out, tpl, sh, vars, err);
 }
 
 static char *
@@ -110,34 +85,6 @@ slurp(const char *path, struct stat *sb, struct cv_err *err)
 	}
 	buf[n] = '\0';
 	return buf;
-}
-
-static int
-write_atomic(const char *path, const char *data, mode_t mode,
-	     struct cv_err *err)
-{
-	char tmp[PATH_MAX + 32];
-	size_t len = strlen(data);
-	int fd;
-
-	snprintf(tmp, sizeof tmp, "%s.cudnnvm.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  mode);
-	if (fd < 0)
-		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EIO,
-				    "cannot write '%s'", path);
-	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) < 0 ||
-	    fsync(fd) < 0) {
-		close(fd);
-		unlink(tmp);
-		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		unlink(tmp);
-		return cv_err_errno(err, CV_EIO, "cannot replace '%s'", path);
-	}
-	return 0;
 }
 
 /* Rewrite one activate script: drop our block and line, then (unless
@@ -192,8 +139,9 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 	if (r == 0 && !remove)
 		r = expand(out, act, sh, id, exe, err);
 	if (r == 0)
-		r = write_atomic(path, cv_text_str(out), sb.st_mode & 07777,
-				 err);
+		r = cv_fs_write_atomic(path, cv_text_str(out),
+				       strlen(cv_text_str(out)),
+				       sb.st_mode & 07777, err);
 	free(buf);
 	cv_text_free(out);
 	return r;
@@ -227,7 +175,8 @@ conda_script(const char *prefix, const char *sub, const char *ext,
 	out = cv_text_new();
 	r = expand(out, tpl, sh, id, exe, err);
 	if (r == 0)
-		r = write_atomic(path, cv_text_str(out), 0644, err);
+		r = cv_fs_write_atomic(path, cv_text_str(out),
+				       strlen(cv_text_str(out)), 0644, err);
 	cv_text_free(out);
 	return r;
 }
@@ -290,10 +239,14 @@ cmd_venv(int argc, char **argv)
 	}
 	exe[n] = '\0';
 	if (!remove) {
+		struct cv_version spec;
+		if (argc - optind == 1 &&
+		    cv_version_parse(&spec, argv[optind], &err) < 0)
+			return cmd_fail(&err);
 		if ((r = cmd_open(&cfg, &st, 0)) != 0)
 			return r;
-		r = cmd_version_id(st, argc - optind == 1 ? argv[optind] : NULL,
-				   id, &err);
+		r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id,
+				 &err);
 		if (r < 0)
 			r = cmd_fail(&err);
 		else

@@ -34,8 +34,11 @@ cmd_which(int argc, char **argv)
 		return r;
 	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
 			      &err);
-	if (r == 0)
-		snprintf(home, sizeof home, "%s/%s", cv_store_root(st), a.id);
+	if (r == 0) {
+		char *dir = cv_store_dir(st, a.id);
+		snprintf(home, sizeof home, "%s", dir);
+		free(dir);
+	}
 	cv_store_free(st);
 	if (r < 0)
 		return cmd_fail(&err);

@@ -29,9 +29,10 @@ _cudnnvm() {
 		esac
 	done
 	case $prev in
-	--store | --path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--store | --path | --out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--format) COMPREPLY=($(compgen -W "lua tcl" -- "$cur")); return ;;
 	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish powershell cmd" -- "$cur")); return ;;
+	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish tcsh powershell cmd" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16" -- "$cur")); return ;;
 	--layout) COMPREPLY=($(compgen -W "nchw nhwc" -- "$cur")); return ;;
 	--shapes) COMPREPLY=($(compgen -W "resnet50 resnet50-b1" -- "$cur") $(compgen -f -- "$cur")); return ;;
@@ -49,10 +50,12 @@ _cudnnvm() {
 		return
 	fi
 	case $cmd in
-	init | completions) COMPREPLY=($(compgen -W "bash zsh fish powershell" -- "$cur")) ;;
+	init) COMPREPLY=($(compgen -W "bash zsh fish tcsh powershell" -- "$cur")) ;;
+	completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
+	import | mirror) COMPREPLY=($(compgen -d -- "$cur")) ;;
 	use | global | shell | uninstall | env | exec | validate | venv | bench)
 		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
 	esac

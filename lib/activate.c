@@ -82,11 +82,12 @@ read_small(const char *path, char *buf, size_t cap, struct cv_err *err)
 	return 0;
 }
 
-/* Check one token as a spec, with a clear reason when it is not. */
+/* Check one token as a spec, with a clear reason when it is not; *v gets
+ * the parsed value so that nothing parses it again. */
 static int
-check_spec(const char *path, const char *tok, char spec[64], struct cv_err *err)
+check_spec(const char *path, const char *tok, char spec[64],
+	   struct cv_version *v, struct cv_err *err)
 {
-	struct cv_version v;
 
 	if (strchr(tok, '/') != NULL || strchr(tok, '\\') != NULL ||
 	    strstr(tok, "://") != NULL || tok[0] == '~' || tok[0] == '.')
@@ -94,7 +95,7 @@ check_spec(const char *path, const char *tok, char spec[64], struct cv_err *err)
 			err, CV_EDATA,
 			"pin file '%s' names a path or URL ('%.80s'), not a version; write a version such as 9.13 into it",
 			path, tok);
-	if (strlen(tok) >= 64 || cv_version_parse(&v, tok, NULL) < 0)
+	if (strlen(tok) >= 64 || cv_version_parse(v, tok, NULL) < 0)
 		return cv_err_set(
 			err, CV_EDATA,
 			"pin file '%s' holds '%.40s', which is not a version spec such as 9.13 or 9.13.0.50-cuda12",
@@ -114,9 +115,9 @@ has_ctl(const char *s)
 	return 0;
 }
 
-int
-cv_pin_read(const char *path, int tool_versions, char spec[64],
-	    struct cv_err *err)
+static int
+pin_read(const char *path, int tool_versions, char spec[64],
+	 struct cv_version *v, struct cv_err *err)
 {
 	char buf[CV_PIN_MAX + 1];
 	char *line, *save = NULL;
@@ -149,8 +150,9 @@ cv_pin_read(const char *path, int tool_versions, char spec[64],
 					path);
 			/* asdf allows fallbacks after the first; use the
 			 * first */
-			return check_spec(path, tok, spec, err) < 0 ? err->code
-								    : 1;
+			return check_spec(path, tok, spec, v, err) < 0
+				       ? err->code
+				       : 1;
 		}
 		extra = strtok_r(NULL, " \t\r", &s2);
 		if (found || extra != NULL)
@@ -158,7 +160,7 @@ cv_pin_read(const char *path, int tool_versions, char spec[64],
 				err, CV_EDATA,
 				"pin file '%s' holds more than one version; keep exactly one",
 				path);
-		if ((r = check_spec(path, tok, spec, err)) < 0)
+		if ((r = check_spec(path, tok, spec, v, err)) < 0)
 			return r;
 		found = 1;
 	}
@@ -173,8 +175,17 @@ cv_pin_read(const char *path, int tool_versions, char spec[64],
 }
 
 int
-cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
-	    void *payload, struct cv_err *err)
+cv_pin_read(const char *path, int tool_versions, char spec[64],
+	    struct cv_err *err)
+{
+	struct cv_version v;
+
+	return pin_read(path, tool_versions, spec, &v, err);
+}
+
+static int
+pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
+	 cv_seen_fn seen, void *payload, struct cv_err *err)
 {
 	static const char *names[] = { CV_PIN_FILE, CV_TOOL_VERSIONS };
 	char cur[4096];
@@ -200,7 +211,7 @@ cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
 				continue;
 			if (seen != NULL)
 				seen(payload, file);
-			int r = cv_pin_read(file, i == 1, spec, err);
+			int r = pin_read(file, i == 1, spec, v, err);
 			if (r != 0)
 				return r;
 		}
@@ -217,78 +228,62 @@ cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
 }
 
 int
-cv_pin_write(const char *dir, const char *spec, struct cv_err *err)
+cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
+	    void *payload, struct cv_err *err)
 {
 	struct cv_version v;
-	char *tmp, *dst;
-	struct timespec ts;
-	int fd, r = 0;
-	char *line;
 
-	if (cv_version_parse(&v, spec, err) < 0)
-		return CV_EUSAGE;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	tmp = xasprintf("%s/.cudnn-version.%ld.%lx.tmp", dir, (long)getpid(),
-			(unsigned long)ts.tv_nsec);
-	dst = cv_path_join(dir, CV_PIN_FILE);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0) {
-		r = cv_err_errno(err,
-				 errno == EACCES ? CV_EPERM
-						 : cv_code_from_errno(errno),
-				 "cannot write a pin file in '%s'", dir);
-		goto out;
-	}
-	line = xasprintf("%s\n", spec);
-	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) ||
-	    fsync(fd) < 0) {
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot write '%s'", tmp);
-		close(fd);
-		unlink(tmp);
-		free(line);
-		goto out;
-	}
-	free(line);
-	close(fd);
-	if (rename(tmp, dst) < 0) {
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot replace '%s'", dst);
-		unlink(tmp);
-	}
-out:
-	free(tmp);
-	free(dst);
+	return pin_find(dir, file, spec, &v, seen, payload, err);
+}
+
+int
+cv_pin_write(const char *dir, const struct cv_version *spec, struct cv_err *err)
+{
+	char line[80];
+	char *path = cv_path_join(dir, CV_PIN_FILE);
+	int r;
+
+	cv_version_format_id(spec, line, sizeof line - 1);
+	strcat(line, "\n");
+	r = cv_fs_write_atomic(path, line, strlen(line), 0644, err);
+	free(path);
 	return r;
 }
 
 int
-cv_active_find(const struct cv_store *st, const char *spec, char id[64],
-	       struct cv_err *err)
+cv_active_find(const struct cv_store *st, const struct cv_version *spec,
+	       char id[64], struct cv_err *err)
 {
-	struct cv_version v;
-	struct cv_installed inst;
-	const char *root = cv_store_root(st);
-	int r;
+	char text[64];
+	int r = cv_store_find(st, spec, id, err);
 
-	if (cv_version_parse(&v, spec, err) < 0)
-		return CV_EUSAGE;
-	/* a full id is checked directly, a spec looked up */
-	if (cv_install_id_parse(&v, spec, NULL) == 0) {
-		snprintf(inst.id, sizeof inst.id, "%s", spec);
-		r = cv_link_installed(root, spec) ? 0 : CV_ENOTFOUND;
-	} else
-		r = cv_store_find(st, &v, &inst, err);
-	if (r == CV_ENOTFOUND)
+	if (r == CV_ENOTFOUND) {
+		cv_version_format_id(spec, text, sizeof text);
 		return cv_err_set(
 			err, CV_ENOTFOUND,
 			"cuDNN %s is not installed; run 'cudnnvm install %s'",
-			spec, spec);
-	if (r < 0)
-		return r;
-	snprintf(id, 64, "%s", inst.id);
-	return 0;
+			text, text);
+	}
+	return r;
+}
+
+int
+cv_active_id(const struct cv_store *st, const struct cv_version *spec,
+	     char id[64], struct cv_err *err)
+{
+	struct cv_active a;
+	char cwd[PATH_MAX];
+	int r;
+
+	if (spec != NULL)
+		return cv_active_find(st, spec, id, err);
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		return cv_err_errno(err, CV_EIO,
+				    "cannot find the current folder");
+	r = cv_active_resolve(st, cwd, &a, NULL, NULL, err);
+	if (r == 0)
+		memcpy(id, a.id, sizeof a.id);
+	return r;
 }
 
 int
@@ -297,39 +292,38 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 		  struct cv_err *err)
 {
 	const char *env = getenv("CUDNNVM_VERSION");
-	const char *root = cv_store_root(st);
 	int r;
 
 	memset(out, 0, sizeof *out);
 	if (env != NULL && *env != '\0') {
-		struct cv_version v;
 		if (strlen(env) >= sizeof out->spec ||
-		    cv_version_parse(&v, env, NULL) < 0)
+		    cv_version_parse(&out->version, env, NULL) < 0)
 			return cv_err_set(
 				err, CV_EUSAGE,
 				"CUDNNVM_VERSION='%.40s' is not a version spec; run 'cudnnvm shell --unset' or unset it",
 				env);
 		out->origin = CV_ORIGIN_ENV;
 		strcpy(out->spec, env);
-		r = cv_active_find(st, env, out->id, err);
+		r = cv_active_find(st, &out->version, out->id, err);
 		if (r < 0)
 			cv_err_prefix(err, "CUDNNVM_VERSION: ");
 		return r;
 	}
 	if (cwd != NULL) {
-		r = cv_pin_find(cwd, out->file, out->spec, seen, payload, err);
+		r = pin_find(cwd, out->file, out->spec, &out->version, seen,
+			     payload, err);
 		if (r < 0)
 			return r;
 		if (r == 1) {
 			out->origin = CV_ORIGIN_FILE;
-			r = cv_active_find(st, out->spec, out->id, err);
+			r = cv_active_find(st, &out->version, out->id, err);
 			if (r < 0)
 				cv_err_prefix(err, "%s: ", out->file);
 			return r;
 		}
 		out->file[0] = '\0';
 	}
-	r = cv_link_get(root, out->id, err);
+	r = cv_store_global_get(st, out->id, err);
 	if (r < 0) {
 		if (r == CV_ENOTFOUND)
 			cv_err_set(
@@ -339,7 +333,8 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 	}
 	out->origin = CV_ORIGIN_GLOBAL;
 	strcpy(out->spec, out->id);
-	if (!cv_link_installed(root, out->id))
+	cv_install_id_parse(&out->version, out->id, NULL);
+	if (!cv_store_has(st, out->id))
 		return cv_err_set(
 			err, CV_ENOTFOUND,
 			"the global version %s is no longer installed; run 'cudnnvm install %s' or 'cudnnvm global <spec>'",

@@ -85,3 +85,23 @@ cv_buf_release(struct cv_buf *b)
 	b->alloc = b->len = 0;
 	b->buf = cv_buf_empty;
 }
+
+void
+cv_strv_push(struct cv_strv *l, const char *s)
+{
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 16;
+		l->v = xrealloc(l->v, l->alloc * sizeof *l->v);
+	}
+	l->v[l->n++] = xstrdup(s);
+}
+
+void
+cv_strv_release(struct cv_strv *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->alloc = 0;
+}

@@ -1,6 +1,6 @@
-/* config.c: the INI files of SPEC.md, read with inih, strictly: the file is
+/* config.c: the INI files of doc/SPEC.md, read with inih, strictly: the file is
  * read here (size-capped, NUL bytes refused), fed to inih line by line so
- * every complaint names file:line, and only the keys of SPEC.md are
+ * every complaint names file:line, and only the keys of doc/SPEC.md are
  * accepted, each at most once per file. */
 #include "internal.h"
 
@@ -168,6 +168,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
 	struct cv_config *c = p->cfg;
+	const char *why;
 	int k, b;
 	long n;
 
@@ -213,10 +214,12 @@ handler(void *user, const char *section, const char *name, const char *value)
 		set_str(&c->ca_file, value);
 		break;
 	case K_MIRROR:
-		if (strncmp(value, "https://", 8) != 0 &&
-		    strncmp(value, "file://", 7) != 0)
-			return fail(p, "mirror '%s' must be an https:// URL",
-				    value);
+		if ((why = cv_url_mirror_problem(value)) != NULL) {
+			char *shown = cv_url_redact(value);
+			fail(p, "mirror '%s' %s", shown, why);
+			free(shown);
+			return 0;
+		}
 		set_str(&c->mirror, value);
 		break;
 	case K_PROXY:
@@ -457,15 +460,25 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 			return cv_err_set(
 				err, CV_ECONFIG,
 				"CUDNNVM_STORE holds a control character");
+		/* relative, it would name another store in every folder */
+		if (env[0] != '/')
+			return cv_err_set(err, CV_ECONFIG,
+					  "CUDNNVM_STORE '%.200s' must be an "
+					  "absolute path",
+					  env);
 		set_str(&cfg->store_path, env);
 	}
 	env = getenv("CUDNNVM_MIRROR");
 	if (env != NULL && *env != '\0') {
-		if (strncmp(env, "https://", 8) != 0 &&
-		    strncmp(env, "file://", 7) != 0)
-			return cv_err_set(
-				err, CV_ECONFIG,
-				"CUDNNVM_MIRROR must be an https:// URL");
+		const char *why = cv_url_mirror_problem(env);
+		if (why != NULL) {
+			char *shown = cv_url_redact(env);
+			r = cv_err_set(err, CV_ECONFIG,
+				       "CUDNNVM_MIRROR '%.200s' %s", shown,
+				       why);
+			free(shown);
+			return r;
+		}
 		set_str(&cfg->mirror, env);
 	}
 	return 0;

@@ -55,7 +55,7 @@ int cv_code_from_errno(int errnum);
 /* The documented exit status for a code (0, 1, 64, 65, ...). */
 int cv_exit_status(int code);
 
-/* ---- version.c: the spec grammar of SPEC.md ---------------------------- */
+/* ---- version.c: the spec grammar of doc/SPEC.md ------------------------ */
 
 #define CV_VERSION_MAXPARTS 4
 struct cv_version {
@@ -87,7 +87,7 @@ void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
  * below 9, M*10000+m*100+p from 9 on. */
 long cv_version_cudnn_number(const struct cv_version *v);
 
-/* ---- config.c: INI files with inih (see SPEC.md) ----------------------- */
+/* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 
 struct cv_config {
 	char *store_path; /* NULL: default */
@@ -116,6 +116,18 @@ int cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 void cv_config_init(struct cv_config *cfg);
 void cv_config_release(struct cv_config *cfg);
 
+/* ---- fs.c: files cudnnvm writes ---------------------------------------- */
+
+/* mkdir -p with `mode` for the folders it creates; CV_ESTORE when the
+ * path exists and is not a folder. */
+int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
+/* Replace `path` with `len` bytes of `data` and permissions `mode`
+ * atomically: a hidden temporary beside it (created O_EXCL, never through
+ * a link), written, fsync'd, renamed over path. Readers see the old file
+ * or the new one, never a part; a failure leaves no temporary behind. */
+int cv_fs_write_atomic(const char *path, const void *data, size_t len,
+		       mode_t mode, struct cv_err *err);
+
 /* ---- store.c: the store, locks, staging, publish ----------------------- */
 
 struct cv_store; /* opaque */
@@ -140,6 +152,13 @@ int cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 void cv_store_free(struct cv_store *st);
 /* Absolute store root (borrowed). */
 const char *cv_store_root(const struct cv_store *st);
+/* The folder of install `id`, <root>/<id> (xmalloc'd; free it). The one
+ * place that knows where a version lives. */
+char *cv_store_dir(const struct cv_store *st, const char *id);
+/* 1 when `id` is installed: <root>/<id> is a real folder (not a link)
+ * holding its cudnnvm.json, the marker a publish makes true in one rename.
+ * The only test of "installed" (lookup, global, install, uninstall). */
+int cv_store_has(const struct cv_store *st, const char *id);
 /* Absolute cache folder for downloads (borrowed). */
 const char *cv_store_cache_dir(const struct cv_store *st);
 /* Installed versions, newest first; *out is an xmalloc'd array. */
@@ -148,16 +167,23 @@ int cv_store_list(const struct cv_store *st, struct cv_installed **out,
 /* Look up one install id; CV_ENOTFOUND when absent. */
 int cv_store_get(const struct cv_store *st, const char *id,
 		 struct cv_installed *out, struct cv_err *err);
-/* The newest installed version that a spec matches; CV_ENOTFOUND with a
- * hint to install when none does. */
+/* The id of the newest installed version that a spec matches; CV_ENOTFOUND
+ * with a hint to install when none does. Reads folder names and the chosen
+ * version's marker only, never each version's metadata, so its cost does
+ * not grow with what the store holds (the prompt hook calls it). */
 int cv_store_find(const struct cv_store *st, const struct cv_version *spec,
-		  struct cv_installed *out, struct cv_err *err);
+		  char id[64], struct cv_err *err);
 /* The id `current` points at; CV_ENOTFOUND when unset. */
 int cv_store_global_get(const struct cv_store *st, char id[64],
 			struct cv_err *err);
 /* Atomically re-point current (id NULL: remove it). */
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
+/* 0 when no running process maps a file of <root>/<id> (as far as
+ * /proc/<pid>/maps may be read); else CV_ERROR naming the processes and
+ * what removing (replacing: replacing) the version would do to them. */
+int cv_store_check_unused(const struct cv_store *st, const char *id,
+			  int replacing, struct cv_err *err);
 /* Remove an installed version under its lock. */
 int cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err);
 
@@ -187,15 +213,17 @@ struct cv_fetcher {
 };
 
 struct cv_install_opts {
-	int force;  /* reinstall over an existing version */
+	int force; /* reinstall over an existing version */
+	/* with force: replace it even while running processes map it */
+	int even_if_in_use;
 	int nowait; /* CV_ELOCKED instead of waiting on a busy lock */
 	/* Called while waiting on a lock held by another process. */
 	void (*waiting)(void *payload, const char *what);
 	void *payload;
 };
-#define CV_INSTALL_OPTS_INIT     \
-	{                        \
-		0, 0, NULL, NULL \
+#define CV_INSTALL_OPTS_INIT        \
+	{                           \
+		0, 0, 0, NULL, NULL \
 	}
 
 /* Install `art` into the store in one pass: bytes from the fetcher are
@@ -207,6 +235,14 @@ int cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		     const struct cv_install_opts *opts, int *already,
 		     struct cv_err *err);
 
+/* Make an artifact whose invariants hold: `version` has 4 parts and a CUDA
+ * major, `platform` is a safe name, `sha256` is 64 hex digits (stored
+ * lower case), the strings fit. CV_EUSAGE saying what is wrong. size 0:
+ * unknown. */
+int cv_artifact_init(struct cv_artifact *art, const struct cv_version *version,
+		     const char *platform, const char *sha256, uint64_t size,
+		     const char *filename, const char *source,
+		     struct cv_err *err);
 /* Guess version, cuda major and platform from NVIDIA's archive name
  * cudnn-<platform>-<version>_cuda<N>-archive.{tar.xz,zip}. */
 int cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
@@ -237,6 +273,15 @@ struct cv_extract_limits {
 	uint64_t max_total_bytes;
 	size_t max_path;
 	int max_depth;
+	/* When the archive's size is not known up front (a FIFO, a pipe):
+	 * the bytes written may not pass max_ratio times the archive bytes
+	 * read so far, once past ratio_floor. 0: no such cap. */
+	unsigned max_ratio;
+	uint64_t ratio_floor;
+	/* Called with the archive's top folder name before any entry is
+	 * written; a negative return refuses the archive. NULL: any name. */
+	int (*check_top)(void *payload, const char *top, struct cv_err *err);
+	void *payload;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -246,7 +291,7 @@ struct cv_extract_limits {
 int cv_extract(struct cv_source *src, const char *dest,
 	       const struct cv_extract_limits *limits, struct cv_err *err);
 
-/* ---- manifest.c / remote.c / resolve.c: issue 3 ------------------------ */
+/* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
 #define CV_MANIFEST_MAX_BYTES (16u << 20)   /* a manifest or listing */
 #define CV_ARCHIVE_MAX_BYTES  (64ULL << 30) /* a manifest `size` */
@@ -319,10 +364,10 @@ const char *cv_remote_mirror(const struct cv_remote *r);
 /* Async-signal-safe: abort transfers in flight with CV_EINTR. */
 void cv_remote_interrupt(void);
 
-/* A download of one archive, cached by sha256 in `cache_dir`: a verified
- * archive is read back from the cache (no network), a partial is resumed
- * with a Range request. The fetcher's source yields the bytes while they
- * arrive; close(ok) keeps (keep_archives) or drops the file. */
+/* download.c: a download of one archive, cached by sha256 in `cache_dir`:
+ * a verified archive is read back from the cache (no network), a partial is
+ * resumed with a Range request. The fetcher's source yields the bytes while
+ * they arrive; close(ok) keeps (keep_archives) or drops the file. */
 struct cv_download; /* opaque */
 int cv_download_new(struct cv_download **out, struct cv_remote *r,
 		    const struct cv_artifact *art, const char *url,
@@ -348,6 +393,11 @@ void cv_index_free(struct cv_index *ix);
 size_t cv_index_count(const struct cv_index *ix);
 const char *cv_index_name(const struct cv_index *ix, size_t i);
 const struct cv_version *cv_index_version(const struct cv_index *ix, size_t i);
+/* Fetch every uncached manifest whose release matches `spec` (either way
+ * round; NULL: all) at once, for cv_index_manifest to take. Only an
+ * interrupt fails here; other errors wait for cv_index_manifest. */
+int cv_index_prefetch(struct cv_index *ix, const struct cv_version *spec,
+		      struct cv_err *err);
 /* Fetch (or read from the cache) and parse release i, pins checked. */
 int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		      struct cv_err *err);
@@ -367,10 +417,10 @@ int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
 
-/* ---- activation: link.c, activate.c, env.c, shell.c: issue 4 ----------- */
+/* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
 
-/* activate.c: which version is active and why (SPEC "Choosing the active
- * version"). Pin files are read safely: a regular file of at most
+/* activate.c: which version is active and why (doc/SPEC.md "Choosing the
+ * active version"). Pin files are read safely: a regular file of at most
  * CV_PIN_MAX bytes holding one spec, never a path or URL. */
 #define CV_PIN_MAX       4096
 #define CV_PIN_FILE      ".cudnn-version"
@@ -384,10 +434,11 @@ enum cv_origin {
 };
 
 struct cv_active {
-	int origin;      /* enum cv_origin */
-	char spec[64];   /* the spec as written (the id for global) */
-	char file[4096]; /* the pin file, for CV_ORIGIN_FILE */
-	char id[64];     /* the install id it resolves to */
+	int origin;                /* enum cv_origin */
+	char spec[64];             /* the spec as written (the id for global) */
+	struct cv_version version; /* spec, parsed once where it was read */
+	char file[4096];           /* the pin file, for CV_ORIGIN_FILE */
+	char id[64];               /* the install id it resolves to */
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -404,20 +455,26 @@ int cv_pin_read(const char *path, int tool_versions, char spec[64],
  * spec set, 0 when there is none. */
 int cv_pin_find(const char *dir, char file[4096], char spec[64],
 		cv_seen_fn seen, void *payload, struct cv_err *err);
-/* Write <dir>/.cudnn-version atomically (temp file, fsync, rename). */
-int cv_pin_write(const char *dir, const char *spec, struct cv_err *err);
+/* Write <dir>/.cudnn-version holding `spec` atomically. */
+int cv_pin_write(const char *dir, const struct cv_version *spec,
+		 struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */
 int cv_active_resolve(const struct cv_store *st, const char *cwd,
 		      struct cv_active *out, cv_seen_fn seen, void *payload,
 		      struct cv_err *err);
-/* Resolve a spec to an installed id (a full id is checked directly). */
-int cv_active_find(const struct cv_store *st, const char *spec, char id[64],
-		   struct cv_err *err);
+/* The install id `spec` resolves to, or with spec NULL the version active
+ * in the working folder. */
+int cv_active_id(const struct cv_store *st, const struct cv_version *spec,
+		 char id[64], struct cv_err *err);
+/* Resolve a parsed spec to an installed id (a full id is checked
+ * directly); CV_ENOTFOUND says how to install it. */
+int cv_active_find(const struct cv_store *st, const struct cv_version *spec,
+		   char id[64], struct cv_err *err);
 
-/* env.c: the variables of a version (SPEC "The environment of a version"):
- * a list of assignments, value NULL meaning unset. */
+/* env.c: the variables of a version (doc/SPEC.md "The environment of a
+ * version"): a list of assignments, value NULL meaning unset. */
 struct cv_env_var {
 	char *name;
 	char *value;
@@ -433,10 +490,10 @@ struct cv_env {
 /* Look up a variable in the environment being changed (NULL: getenv). */
 typedef const char *(*cv_getenv_fn)(void *ctx, const char *name);
 
-/* The assignments that make <root>/<id> active in the environment read
- * through get (id NULL: leave, restoring what the user had). Idempotent;
- * removes only the previous version's path entries. */
-int cv_env_build(struct cv_env *out, const char *root, const char *id,
+/* The assignments that make install `id` of the store active in the
+ * environment read through get (id NULL: leave, restoring what the user
+ * had). Idempotent; removes only the previous version's path entries. */
+int cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		 cv_getenv_fn get, void *ctx, struct cv_err *err);
 /* Apply to this process (setenv/unsetenv). */
 int cv_env_apply(const struct cv_env *e, struct cv_err *err);
@@ -452,6 +509,7 @@ enum cv_shell {
 	CV_SHELL_FISH,
 	CV_SHELL_PWSH,
 	CV_SHELL_CMD,
+	CV_SHELL_CSH, /* csh, tcsh */
 };
 struct cv_buf; /* lib/internal.h; cmd/ uses it through cv_text_* */
 struct cv_buf *cv_text_new(void);
@@ -460,7 +518,7 @@ int cv_text_add(struct cv_buf *b, const char *s, size_t n);
 void cv_text_free(struct cv_buf *b);
 /* "bash" -> CV_SHELL_BASH ...; CV_EUSAGE for an unknown name. */
 int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
-/* The shell named by $SHELL (sh when unknown). */
+/* The shell running this process (its parent; sh when not a known shell). */
 int cv_shell_guess(void);
 /* Append `s` quoted for the shell. CV_EDATA when the shell cannot carry it
  * (cmd: newline or "). */
@@ -472,16 +530,34 @@ int cv_shell_set(struct cv_buf *b, int shell, const char *name,
 /* Append every assignment of e. */
 int cv_shell_emit(struct cv_buf *b, int shell, const struct cv_env *e,
 		  struct cv_err *err);
+/* buf.c: a growable list of strings (copies); allocation cannot fail, as
+ * everywhere in lib/ (out of memory aborts). */
+struct cv_strv {
+	char **v;
+	size_t n, alloc;
+};
+#define CV_STRV_INIT       \
+	{                  \
+		NULL, 0, 0 \
+	}
+void cv_strv_push(struct cv_strv *l, const char *s);
+void cv_strv_release(struct cv_strv *l);
+/* Append template `tpl` to b, each placeholder of `vars` (pairs of "@NAME@"
+ * and its value, ended by NULL) replaced by the value quoted for `shell`.
+ * The shim and venv scripts are made with it. */
+int cv_shell_expand(struct cv_buf *b, const char *tpl, int shell,
+		    const char *const *vars, struct cv_err *err);
 /* Append a list variable (bash/zsh array, fish list). */
 int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 		      char *const *items, size_t n, struct cv_err *err);
-/* The integration `cudnnvm init <shell>` prints (static text); NULL when the
- * shell has none. `exe` is the absolute path of cudnnvm. */
-int cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err);
+/* The integration `cudnnvm init <shell>` prints; CV_EUSAGE when the shell
+ * has none. `exe` is the absolute path of cudnnvm, which the hook calls. */
+int cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
+			 struct cv_err *err);
 
-/* ---- validate.c / doctor.c: issue 5 ------------------------------------ */
+/* ---- validate.c / doctor.c: proof that a version works ----------------- */
 
-/* The five steps of SPEC.md "Validation". */
+/* The five steps of doc/SPEC.md "Validation". */
 enum cv_step {
 	CV_STEP_FILES,
 	CV_STEP_VERSION,
@@ -700,6 +776,75 @@ int cv_bench_fastest(const struct cv_bench_run *runs, size_t nruns,
 char *cv_bench_json(const struct cv_layer *layers, size_t nlayers,
 		    const struct cv_bench_run *runs, size_t nruns,
 		    const struct cv_bench_opts *opts);
+/* ---- modulefile.c: Lmod / Environment Modules files ------------------- */
+
+enum cv_modfmt { CV_MODFMT_LUA, CV_MODFMT_TCL };
+/* "lua" / "tcl"; CV_EUSAGE otherwise. */
+int cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err);
+/* Append the module file of install `inst` of the store at `root`: the
+ * variables cv_env_build sets (lists prepended, scalars pushed so unload
+ * restores them), CUDNNVM_VERSION, and `conflict cudnn`. */
+struct cv_buf;
+int cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
+		       const struct cv_installed *inst, int fmt,
+		       struct cv_err *err);
+/* Write <outdir>/cudnn/<id>[.lua] for each of list[0..n), a .version
+ * naming default_id (NULL: none), and drop our files of other ids. A
+ * folder or file cudnnvm did not write is refused (CV_ESTORE). */
+int cv_modulefiles_write(const char *outdir, const struct cv_store *st,
+			 const struct cv_installed *list, size_t n,
+			 const char *default_id, int fmt, struct cv_err *err);
+/* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */
+int cv_modulefiles_format_of(const char *outdir, int *fmt);
+
+/* ---- sysmode.c: system mode (ld.so.conf.d + ldconfig) ----------------- */
+
+/* /etc/ld.so.conf.d/cudnnvm.conf */
+const char *cv_sysmode_conf_path(void);
+/* 1 when cudnnvm wrote it (the folder it names into libdir, may be NULL),
+ * 0 when someone else did, 2 when absent, <0 on error. */
+int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
+/* As root: name <store_root>/current/lib in the conf file and run
+ * ldconfig. CV_EPERM for others, CV_ESTORE for a store a non-root user
+ * could change or a conf file cudnnvm did not write. */
+int cv_sysmode_enable(const char *store_root, struct cv_err *err);
+/* As root: remove our conf file (absent: nothing to do) and run ldconfig. */
+int cv_sysmode_disable(struct cv_err *err);
+
+/* ---- import.c: adopt a hand-installed cuDNN -------------------------- */
+
+struct cv_import_opts {
+	const char *version; /* --version: must agree with the files; may add
+				the 4th part (default 0) */
+	int cuda;            /* --cuda; 0: from version.json or the wheel */
+};
+/* Copy the cuDNN of `dir` (headers, libcudnn* with their symlink chains)
+ * into the store under the id its header and library name give; records
+ * the source and each file's sha256 in <id>/import.json. CV_ENOTFOUND for
+ * no cuDNN, CV_EDATA for two majors, a broken or escaping symlink chain,
+ * or headers and libraries that disagree. */
+int cv_import(struct cv_store *st, const char *dir,
+	      const struct cv_import_opts *o, char id[64], struct cv_err *err);
+
+/* ---- mirror.c: an offline copy of the redist tree --------------------- */
+
+struct cv_mirror_opts {
+	int cuda;             /* only this CUDA major; 0: every variant */
+	const char *platform; /* NULL: this machine's */
+	/* told about each archive: "fetched", "present", "ok", "BAD" */
+	void (*progress)(void *payload, const char *what, const char *path);
+	void *payload;
+};
+/* Copy the manifests of the releases `specs` name and their archives
+ * (verified) into `dir`, laid out as the mirror lays them out; archives
+ * already there are kept. */
+int cv_mirror_specs(struct cv_index *ix, const char *dir,
+		    const struct cv_version *specs, size_t nspecs,
+		    const struct cv_mirror_opts *o, struct cv_err *err);
+/* Re-hash every archive the manifests in `dir` name; *bad counts those
+ * whose size or sha256 differ. */
+int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,
+		     size_t *bad, struct cv_err *err);
 
 /* ---- test hook ---------------------------------------------------------- */
 

@@ -206,7 +206,9 @@ check_installs(struct findings *fs, const char *root)
 		char *dir, *meta, bad[PATH_MAX];
 		struct stat st;
 
-		if (e->d_name[0] == '.' || strcmp(e->d_name, "current") == 0)
+		/* modulefiles: the store's module folder, not an install */
+		if (e->d_name[0] == '.' || strcmp(e->d_name, "current") == 0 ||
+		    strcmp(e->d_name, "modulefiles") == 0)
 			continue;
 		dir = cv_path_join(root, e->d_name);
 		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -379,6 +381,77 @@ check_ldconfig(struct findings *fs, const char *root)
 	cv_ldcache_each(ldcheck_cb, &lc);
 }
 
+/* System mode: say it is on, and which cache entries the loader takes
+ * before the store's copy (ld.so.cache answers a soname with its first
+ * entry). */
+struct sysfirst {
+	char sonames[8][32];
+	size_t n;
+	struct findings *fs;
+	const char *libdir;
+};
+
+static void
+sysfirst_cb(void *payload, const char *soname, const char *path)
+{
+	struct sysfirst *sf = payload;
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (strncmp(soname, "libcudnn.so.", 12) != 0)
+		return;
+	for (size_t i = 0; i < sf->n; i++)
+		if (strcmp(sf->sonames[i], soname) == 0)
+			return; /* only the first entry counts */
+	if (sf->n < 8)
+		snprintf(sf->sonames[sf->n++], sizeof sf->sonames[0], "%s",
+			 soname);
+	snprintf(dir, sizeof dir, "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (strcmp(dir, sf->libdir) != 0)
+		add(sf->fs, CV_LEVEL_WARN, "",
+		    "system mode is on, but the loader cache answers this "
+		    "soname with another copy first; remove that copy (or "
+		    "its /etc/ld.so.conf.d entry) and run ldconfig",
+		    "the loader picks %s for %s before the store's %s", path,
+		    soname, sf->libdir);
+}
+
+static void
+check_sysmode(struct findings *fs, const char *root)
+{
+	char named[PATH_MAX], *want;
+	struct sysfirst sf;
+	int r = cv_sysmode_read(named, sizeof named, NULL);
+
+	if (r == 0) {
+		add(fs, CV_LEVEL_WARN, "",
+		    "cudnnvm did not write it and will not change it",
+		    "%s exists but was not written by cudnnvm",
+		    cv_sysmode_conf_path());
+		return;
+	}
+	if (r != 1)
+		return;
+	want = root != NULL ? xasprintf("%s/current/lib", root) : NULL;
+	if (want != NULL && strcmp(want, named) != 0)
+		add(fs, CV_LEVEL_WARN, "sudo cudnnvm global --system <spec>",
+		    "the machine's loader follows another store than this one",
+		    "system mode names %s, not this store's %s", named, want);
+	else
+		add(fs, CV_LEVEL_OK, "",
+		    "programs find the global version by soname, with no "
+		    "LD_LIBRARY_PATH",
+		    "system mode is on: %s names %s", cv_sysmode_conf_path(),
+		    named);
+	memset(&sf, 0, sizeof sf);
+	sf.fs = fs;
+	sf.libdir = named;
+	cv_ldcache_each(sysfirst_cb, &sf);
+	free(want);
+}
+
 static void
 check_toolkit_dirs(struct findings *fs)
 {
@@ -387,12 +460,15 @@ check_toolkit_dirs(struct findings *fs)
 
 	for (int i = 0; i < 3; i++) {
 		char *lib, *so;
+		int fresh;
 
 		if (dirs[i] == NULL || *dirs[i] == '\0')
 			continue;
 		lib = cv_path_join(dirs[i], "lib64");
 		so = cudnn_in(lib);
-		if (so != NULL && !seen_before(fs, lib))
+		fresh = so != NULL && !seen_before(fs, lib);
+
+		if (fresh)
 			add(fs, CV_LEVEL_WARN, "eval \"$(cudnnvm env)\"",
 			    "build systems that look in the CUDA toolkit "
 			    "(CUDA_HOME, CMake's FindCUDNN) find this copy "
@@ -400,6 +476,18 @@ check_toolkit_dirs(struct findings *fs)
 			    "the CUDA toolkit folder %s holds its own cuDNN "
 			    "(%s)",
 			    lib, so);
+		if (fresh) {
+			char *q = shq(dirs[i]);
+			char *fix = xasprintf("cudnnvm import %s", q);
+			add(fs, CV_LEVEL_OK, fix,
+			    "import copies it into the store, where it can be "
+			    "validated, switched and removed like any install",
+			    "a hand install of cuDNN in %s can be taken under "
+			    "management",
+			    dirs[i]);
+			free(fix);
+			free(q);
+		}
 		free(so);
 		free(lib);
 	}
@@ -606,6 +694,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		seen_before(&fs, active_lib);
 	check_ld_path(&fs, ctx, active_lib);
 	check_toolkit_dirs(&fs);
+	check_sysmode(&fs, ctx->store_root);
 	check_ldconfig(&fs, ctx->store_root ? ctx->store_root : "/nonexistent");
 	check_cuda(&fs, ctx);
 	check_python(&fs);

@@ -25,15 +25,25 @@
 #include <unistd.h>
 
 /* Every symbol used, per library: X(return type, name, parameters). */
-#define CURL_SYMBOLS(X)                                              \
-	X(CURLcode, curl_global_init, (long flags))                  \
-	X(CURL *, curl_easy_init, (void))                            \
-	X(void, curl_easy_cleanup, (CURL * h))                       \
-	X(void, curl_easy_reset, (CURL * h))                         \
-	X(CURLcode, curl_easy_perform, (CURL * h))                   \
-	X(const char *, curl_easy_strerror, (CURLcode c))            \
-	X(CURLcode, curl_easy_setopt, (CURL * h, CURLoption o, ...)) \
-	X(CURLcode, curl_easy_getinfo, (CURL * h, CURLINFO i, ...))
+#define CURL_SYMBOLS(X)                                               \
+	X(CURLcode, curl_global_init, (long flags))                   \
+	X(CURL *, curl_easy_init, (void))                             \
+	X(void, curl_easy_cleanup, (CURL * h))                        \
+	X(void, curl_easy_reset, (CURL * h))                          \
+	X(CURLcode, curl_easy_perform, (CURL * h))                    \
+	X(const char *, curl_easy_strerror, (CURLcode c))             \
+	X(CURLcode, curl_easy_setopt, (CURL * h, CURLoption o, ...))  \
+	X(CURLcode, curl_easy_getinfo, (CURL * h, CURLINFO i, ...))   \
+	X(CURLM *, curl_multi_init, (void))                           \
+	X(CURLMcode, curl_multi_cleanup, (CURLM * m))                 \
+	X(CURLMcode, curl_multi_add_handle, (CURLM * m, CURL * h))    \
+	X(CURLMcode, curl_multi_remove_handle, (CURLM * m, CURL * h)) \
+	X(CURLMcode, curl_multi_perform, (CURLM * m, int *running))   \
+	X(CURLMcode, curl_multi_poll,                                 \
+	  (CURLM * m, struct curl_waitfd * fds, unsigned int n,       \
+	   int timeout_ms, int *numfds))                              \
+	X(CURLMsg *, curl_multi_info_read, (CURLM * m, int *left))    \
+	X(CURLMcode, curl_multi_setopt, (CURLM * m, CURLMoption o, ...))
 
 #define ARCHIVE_SYMBOLS(X)                                                  \
 	X(struct archive *, archive_read_new, (void))                       \
@@ -236,6 +246,15 @@ FORWARD(CV_DYN_CURL, void, curl_easy_cleanup, (CURL *h), (h))
 FORWARD(CV_DYN_CURL, void, curl_easy_reset, (CURL *h), (h))
 FORWARD(CV_DYN_CURL, CURLcode, curl_easy_perform, (CURL *h), (h))
 FORWARD(CV_DYN_CURL, const char *, curl_easy_strerror, (CURLcode c), (c))
+FORWARD(CV_DYN_CURL, CURLM *, curl_multi_init, (void), ())
+FORWARD(CV_DYN_CURL, CURLMcode, curl_multi_cleanup, (CURLM *m), (m))
+FORWARD(CV_DYN_CURL, CURLMcode, curl_multi_add_handle, (CURLM *m, CURL *h), (m, h))
+FORWARD(CV_DYN_CURL, CURLMcode, curl_multi_remove_handle, (CURLM *m, CURL *h), (m, h))
+FORWARD(CV_DYN_CURL, CURLMcode, curl_multi_perform, (CURLM *m, int *running), (m, running))
+FORWARD(CV_DYN_CURL, CURLMcode, curl_multi_poll,
+	(CURLM *m, struct curl_waitfd *fds, unsigned int n, int timeout_ms, int *numfds),
+	(m, fds, n, timeout_ms, numfds))
+FORWARD(CV_DYN_CURL, CURLMsg *, curl_multi_info_read, (CURLM *m, int *left), (m, left))
 
 FORWARD(CV_DYN_ARCHIVE, struct archive *, archive_read_new, (void), ())
 FORWARD(CV_DYN_ARCHIVE, int, archive_read_support_filter_bzip2, (struct archive *a), (a))
@@ -312,6 +331,23 @@ curl_easy_setopt(CURL *h, CURLoption o, ...)
 		r = real_curl_easy_setopt(h, o, va_arg(ap, curl_off_t));
 	else
 		r = real_curl_easy_setopt(h, o, va_arg(ap, void *));
+	va_end(ap);
+	return r;
+}
+
+CURLMcode
+curl_multi_setopt(CURLM *m, CURLMoption o, ...)
+{
+	va_list ap;
+	CURLMcode r;
+
+	if (real_curl_multi_setopt == NULL)
+		require_or_abort(CV_DYN_CURL);
+	va_start(ap, o);
+	if (o < CURLOPTTYPE_OBJECTPOINT)
+		r = real_curl_multi_setopt(m, o, va_arg(ap, long));
+	else
+		r = real_curl_multi_setopt(m, o, va_arg(ap, void *));
 	va_end(ap);
 	return r;
 }

@@ -113,7 +113,7 @@ strip_home(char *val, const char *home)
 }
 
 int
-cv_env_build(struct cv_env *out, const char *root, const char *id,
+cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 	     cv_getenv_fn get, void *ctx, struct cv_err *err)
 {
 	const char *prev = lookup(get, ctx, "CUDNNVM_ACTIVE");
@@ -134,7 +134,7 @@ cv_env_build(struct cv_env *out, const char *root, const char *id,
 	if (id != NULL) {
 		if (cv_install_id_parse(&v, id, err) < 0)
 			return CV_EUSAGE;
-		home = cv_path_join(root, id);
+		home = cv_store_dir(st, id);
 		libdir = cv_path_join(home, "lib/x64");
 		windows = stat(libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
 		if (!windows) {
@@ -145,7 +145,7 @@ cv_env_build(struct cv_env *out, const char *root, const char *id,
 		bindir = cv_path_join(home, "bin");
 	}
 	if (prev != NULL)
-		prevroot = cv_path_join(root, prev);
+		prevroot = cv_store_dir(st, prev);
 
 	/* list variables: strip old entries, put the new one first */
 	for (int i = 0; lists[i]; i++) {

@@ -12,19 +12,26 @@ static void
 vset(struct cv_err *err, int code, const char *suffix, const char *fmt,
      va_list ap)
 {
-	size_t len;
+	char raw[CV_ERR_MSGSIZE];
+	size_t len, j = 0;
 
 	err->code = code;
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	if (suffix != NULL) {
-		len = strlen(err->msg);
-		snprintf(err->msg + len, sizeof err->msg - len, ": %s", suffix);
+		len = strlen(raw);
+		snprintf(raw + len, sizeof raw - len, ": %s", suffix);
 	}
 	/* One line, always: a newline from a hostile name must not split the
-	 * message a user or script reads. */
-	for (char *p = err->msg; *p; p++)
+	 * message a user or script reads. It is shown as \x0a, the way the
+	 * front end shows every other control character. */
+	for (const char *p = raw; *p && j + 5 < sizeof err->msg; p++) {
 		if (*p == '\n' || *p == '\r')
-			*p = ' ';
+			j += (size_t)snprintf(err->msg + j, sizeof err->msg - j,
+					      "\\x%02x", (unsigned char)*p);
+		else
+			err->msg[j++] = *p;
+	}
+	err->msg[j] = '\0';
 }
 
 int

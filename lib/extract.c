@@ -17,6 +17,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,20 @@ struct feed {
 	int failed;
 };
 
+/* The raw archive bytes, with the first block read ahead to tell the
+ * format; `nread` counts every byte taken from the source (read on the
+ * decompressing thread, checked on the writing one). */
+struct peek {
+	struct cv_source *inner;
+	const void *buf;
+	ssize_t len;
+	int used;
+	atomic_uint_fast64_t nread;
+};
+
 struct ectx {
 	struct feed in;
+	struct peek *raw;
 	struct archive *ar, *aw;
 	struct cv_extract_limits lim;
 	char top[256];
@@ -113,23 +126,41 @@ read_cb(struct archive *a, void *ud, const void **buf)
 	return n;
 }
 
+/* Strict UTF-8 (RFC 3629): shortest forms only, no UTF-16 surrogates
+ * (U+D800-DFFF), nothing above U+10FFFF. */
 static int
 valid_utf8(const unsigned char *s)
 {
 	while (*s) {
+		unsigned char lo = 0x80, hi = 0xbf;
 		int n;
-		if (*s < 0x80)
-			n = 0;
-		else if ((*s & 0xe0) == 0xc0 && *s >= 0xc2)
+
+		if (*s < 0x80) {
+			s++;
+			continue;
+		}
+		if (*s >= 0xc2 && *s <= 0xdf)
 			n = 1;
-		else if ((*s & 0xf0) == 0xe0)
+		else if (*s >= 0xe0 && *s <= 0xef)
 			n = 2;
-		else if ((*s & 0xf8) == 0xf0 && *s <= 0xf4)
+		else if (*s >= 0xf0 && *s <= 0xf4)
 			n = 3;
 		else
 			return 0;
+		/* the second byte's range rules out the overlong forms, the
+		 * surrogates and code points past U+10FFFF */
+		if (*s == 0xe0)
+			lo = 0xa0;
+		else if (*s == 0xed)
+			hi = 0x9f;
+		else if (*s == 0xf0)
+			lo = 0x90;
+		else if (*s == 0xf4)
+			hi = 0x8f;
 		s++;
-		for (; n > 0; n--, s++)
+		if (*s < lo || *s > hi)
+			return 0;
+		for (s++, n--; n > 0; n--, s++)
 			if ((*s & 0xc0) != 0x80)
 				return 0;
 	}
@@ -244,6 +275,21 @@ check_chars(struct ectx *x, const char *name)
 	return 0;
 }
 
+/* How many bytes the extracted tree may hold now: the fixed cap, and for
+ * an archive of unknown size also max_ratio times what was read of it. */
+static uint64_t
+bytes_allowed(const struct ectx *x)
+{
+	uint64_t cap = x->lim.max_total_bytes, ratio;
+
+	if (x->lim.max_ratio == 0)
+		return cap;
+	ratio = (uint64_t)atomic_load(&x->raw->nread) * x->lim.max_ratio;
+	if (ratio < x->lim.ratio_floor)
+		ratio = x->lim.ratio_floor;
+	return ratio < cap ? ratio : cap;
+}
+
 /* Apply the policy to one entry. Returns 0 to write it (pathname
  * rewritten), 1 to skip it, <0 to refuse the archive. */
 static int
@@ -295,6 +341,9 @@ policy(struct ectx *x, struct archive_entry *e)
 		}
 		snprintf(x->top, sizeof x->top, "%s", c[0]);
 		x->have_top = 1;
+		if (x->lim.check_top != NULL &&
+		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) < 0)
+			goto out;
 	} else if (strcmp(c[0], x->top) != 0) {
 		r = reject(x, name,
 			   "is outside the archive's single top folder");
@@ -353,8 +402,7 @@ policy(struct ectx *x, struct archive_entry *e)
 	}
 	if (type == AE_IFREG && archive_entry_size_is_set(e) &&
 	    archive_entry_size(e) >= 0 &&
-	    x->total + (uint64_t)archive_entry_size(e) >
-		    x->lim.max_total_bytes) {
+	    x->total + (uint64_t)archive_entry_size(e) > bytes_allowed(x)) {
 		free(rel);
 		r = reject(x, name, "makes the archive larger than the limit");
 		goto out;
@@ -427,7 +475,7 @@ copy_data(struct ectx *x, const char *name)
 		if (r < ARCHIVE_WARN)
 			return read_error(x);
 		x->total += size;
-		if (x->total > x->lim.max_total_bytes)
+		if (x->total > bytes_allowed(x))
 			return reject(
 				x, name,
 				"makes the archive larger than the limit");
@@ -437,19 +485,117 @@ copy_data(struct ectx *x, const char *name)
 	}
 }
 
+/* Where a link in the extracted tree leads, resolved the way the kernel
+ * would, one component at a time against the tree itself: links met on the
+ * way (inside the tree) are followed, ".." pops a resolved component, and
+ * the root is the folder that will be published as <store>/<id>, whatever
+ * depth the tree sits at now. Lexical counting is not enough: "r -> ." makes
+ * "r/r/../.." climb above the folder while counting as inside it. */
+enum link_verdict { LINK_INSIDE, LINK_LEAVES, LINK_NOWHERE };
+
+#define MAX_LINK_HOPS 40
+
+static enum link_verdict
+resolve_in_tree(int rootfd, const char *linkpath, const char *target)
+{
+	struct cv_buf cur = CV_BUF_INIT;  /* resolved, link-free, from root */
+	struct cv_buf todo = CV_BUF_INIT; /* components still to walk */
+	enum link_verdict v = LINK_INSIDE;
+	char next[PATH_MAX];
+	int hops = 0;
+	const char *slash = strrchr(linkpath, '/');
+
+	if (slash != NULL)
+		cv_buf_add(&cur, linkpath, (size_t)(slash - linkpath));
+	cv_buf_adds(&todo, target);
+	while (todo.len > 0) {
+		size_t n = strcspn(todo.buf, "/");
+		char comp[NAME_MAX + 1];
+		struct stat sb;
+		ssize_t len;
+		size_t keep;
+
+		if (n > NAME_MAX) {
+			v = LINK_NOWHERE;
+			break;
+		}
+		memcpy(comp, todo.buf, n);
+		comp[n] = '\0';
+		/* drop the component and its slashes from the front */
+		while (todo.buf[n] == '/')
+			n++;
+		memmove(todo.buf, todo.buf + n, todo.len - n + 1);
+		todo.len -= n;
+		if (comp[0] == '\0' || strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *up;
+			if (cur.len == 0) {
+				v = LINK_LEAVES;
+				break;
+			}
+			up = strrchr(cur.buf, '/');
+			cur.len = up ? (size_t)(up - cur.buf) : 0;
+			cur.buf[cur.len] = '\0';
+			continue;
+		}
+		keep = cur.len;
+		cv_buf_addf(&cur, "%s%s", keep ? "/" : "", comp);
+		/* every earlier component of cur is a real folder, so this
+		 * follows no link on the way */
+		if (fstatat(rootfd, cur.buf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			v = LINK_NOWHERE;
+			break;
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			if (++hops > MAX_LINK_HOPS) {
+				v = LINK_NOWHERE;
+				break;
+			}
+			len = readlinkat(rootfd, cur.buf, next,
+					 sizeof next - 1);
+			if (len <= 0) {
+				v = LINK_NOWHERE;
+				break;
+			}
+			next[len] = '\0';
+			if (next[0] == '/') {
+				v = LINK_LEAVES;
+				break;
+			}
+			cur.len = keep;
+			cur.buf[keep] = '\0';
+			/* the link's target goes in front of what is left */
+			if (todo.len > 0) {
+				char *rest = cv_buf_detach(&todo);
+				cv_buf_addf(&todo, "%s/%s", next, rest);
+				free(rest);
+			} else {
+				cv_buf_adds(&todo, next);
+			}
+			continue;
+		}
+		if (todo.len > 0 && !S_ISDIR(sb.st_mode)) {
+			v = LINK_NOWHERE; /* ENOTDIR */
+			break;
+		}
+	}
+	cv_buf_release(&cur);
+	cv_buf_release(&todo);
+	return v;
+}
+
 /* The post-extraction walk (nftw has no user pointer). */
-static const char *walk_root;
 static size_t walk_rootlen;
+static int walk_rootfd = -1;
 static struct cv_err *walk_err;
-static char walk_real[PATH_MAX];
 
 static int
 walk_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
 {
 	const char *rel = path + walk_rootlen;
-	char target[PATH_MAX], real[PATH_MAX];
+	char target[PATH_MAX], safe[300];
 	ssize_t n;
-	int depth = 0;
 
 	(void)f;
 	while (*rel == '/')
@@ -461,26 +607,25 @@ walk_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
 					    "cannot read '%s'", path),
 			       1;
 		target[n] = '\0';
-		for (const char *s = rel; *s; s++)
-			depth += *s == '/';
-		if (target[0] == '/' || !link_stays_inside(target, depth)) {
+		safe_name(rel, safe, sizeof safe);
+		switch (target[0] == '/'
+				? LINK_LEAVES
+				: resolve_in_tree(walk_rootfd, rel, target)) {
+		case LINK_LEAVES:
 			cv_err_set(
 				walk_err, CV_EDATA,
-				"unsafe archive: symlink '%s' leaves the archive",
-				rel);
+				"unsafe archive: symlink '%s' leaves the archive; the archive was not installed",
+				safe);
 			return 1;
-		}
-		if (realpath(path, real) != NULL &&
-		    (strncmp(real, walk_real, strlen(walk_real)) != 0 ||
-		     (real[strlen(walk_real)] != '/' &&
-		      real[strlen(walk_real)] != '\0'))) {
+		case LINK_NOWHERE:
 			cv_err_set(
 				walk_err, CV_EDATA,
-				"unsafe archive: symlink '%s' resolves outside the archive",
-				rel);
+				"unsafe archive: symlink '%s' does not resolve to anything in the archive (dangling, a loop or through a file); the archive was not installed",
+				safe);
 			return 1;
+		default:
+			return 0;
 		}
-		return 0;
 	}
 	if (flag == FTW_D || flag == FTW_DP) {
 		if (chmod(path, 0755) != 0)
@@ -523,13 +668,15 @@ post_walk(const char *dest, struct cv_err *err)
 	free(bin);
 	if (r < 0)
 		return r;
-	if (realpath(dest, walk_real) == NULL)
-		return cv_err_errno(err, CV_EIO, "cannot resolve '%s'", dest);
-	walk_root = dest;
+	walk_rootfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (walk_rootfd < 0)
+		return cv_err_errno(err, CV_EIO, "cannot open '%s'", dest);
 	walk_rootlen = strlen(dest);
 	walk_err = err;
 	r = nftw(dest, walk_fn, 32, FTW_PHYS);
 	walk_err = NULL;
+	close(walk_rootfd);
+	walk_rootfd = -1;
 	if (r != 0)
 		return r > 0 ? (err ? err->code : CV_EDATA)
 			     : cv_err_errno(err, CV_EIO, "cannot walk '%s'",
@@ -581,24 +728,21 @@ extract_all(struct ectx *x)
  * format plus the xz/gzip/bzip2 filter) into a pipe that the tar reader on
  * this thread consumes, as `tar -xJ` runs xz beside tar. */
 
-struct peek {
-	struct cv_source *inner;
-	const void *buf;
-	ssize_t len;
-	int used;
-};
-
 static ssize_t
 peek_read(void *ctx, const void **buf, struct cv_err *err)
 {
 	struct peek *p = ctx;
+	ssize_t n;
 
 	if (!p->used) {
 		p->used = 1;
 		*buf = p->buf;
 		return p->len;
 	}
-	return p->inner->read(p->inner->ctx, buf, err);
+	n = p->inner->read(p->inner->ctx, buf, err);
+	if (n > 0)
+		atomic_fetch_add(&p->nread, (uint_fast64_t)n);
+	return n;
 }
 
 struct decoder {
@@ -660,7 +804,7 @@ cv_extract(struct cv_source *src, const char *dest,
 {
 	struct ectx x;
 	struct cv_err dummy = CV_ERR_INIT;
-	struct peek pk = { NULL, NULL, 0, 0 };
+	struct peek pk = { NULL, NULL, 0, 0, 0 };
 	struct cv_source psrc = { peek_read, &pk };
 	struct cv_source tsrc = { cv_pipe_read, NULL };
 	struct decoder dec;
@@ -687,13 +831,19 @@ cv_extract(struct cv_source *src, const char *dest,
 			x.lim.max_path = limits->max_path;
 		if (limits->max_depth)
 			x.lim.max_depth = limits->max_depth;
+		x.lim.max_ratio = limits->max_ratio;
+		x.lim.ratio_floor = limits->ratio_floor;
+		x.lim.check_top = limits->check_top;
+		x.lim.payload = limits->payload;
 	}
+	x.raw = &pk;
 	/* Look at the first bytes: a compressed tarball gets its own
 	 * decompressing thread; a zip or a plain tar is read here. */
 	pk.inner = src;
 	pk.len = src->read(src->ctx, &pk.buf, err);
 	if (pk.len < 0)
 		return (int)pk.len;
+	atomic_store(&pk.nread, (uint_fast64_t)pk.len);
 	x.in.src = &psrc;
 	if (compressed(pk.buf, pk.len)) {
 		dec.in.src = &psrc;

@@ -1,14 +1,18 @@
-/* fs.c: mkdir -p, rm -rf that never follows links, folder fsync and flock
- * locks (kernel locks die with their process: there is no stale lock). */
+/* fs.c: mkdir -p, rm -rf that never follows links, flock locks (kernel
+ * locks die with their process: there is no stale lock) and the one
+ * write-to-a-temporary-then-rename that every small file cudnnvm replaces
+ * goes through (pins, shims, venv scripts, caches). */
 #include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int
@@ -169,4 +173,75 @@ cv_fs_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);
+}
+
+int
+cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+		   struct cv_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dirlen;
+	char *tmp = NULL;
+	size_t off = 0;
+	int fd = -1, e;
+
+	/* a hidden name beside the target (same file system, so the rename
+	 * is atomic), never an existing file or a link planted there */
+	for (int tries = 0; fd < 0 && tries < 8; tries++) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		free(tmp);
+		tmp = xasprintf("%.*s.%s.%ld.%lx.tmp", (int)dirlen, path, base,
+				(long)getpid(),
+				(unsigned long)ts.tv_nsec ^
+					(unsigned long)tries * 2654435761u);
+		fd = open(tmp,
+			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		e = errno;
+		free(tmp);
+		errno = e;
+		return cv_err_errno(err, cv_code_from_errno(e),
+				    "cannot write '%s'", path);
+	}
+	while (off < len) {
+		ssize_t n = write(fd, (const char *)data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			errno = EIO;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off < len || fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) != 0) {
+		e = errno;
+		goto fail;
+	}
+	if (rename(tmp, path) != 0) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return cv_err_errno(err, cv_code_from_errno(e),
+				    "cannot replace '%s'", path);
+	}
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+	return cv_err_errno(err, e == EACCES ? CV_EPERM : CV_EIO,
+			    "cannot write '%s'", path);
 }

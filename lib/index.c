@@ -24,7 +24,13 @@ struct cv_index {
 	size_t n;
 	char **names; /* "9.13.0" */
 	struct cv_version *vers;
+	/* manifests fetched ahead by cv_index_prefetch, each taken once */
+	struct cv_buf *ahead;
+	struct cv_err *ahead_err;
+	unsigned char *ahead_state; /* AHEAD_* */
 };
+
+enum { AHEAD_NONE, AHEAD_BYTES, AHEAD_ERROR };
 
 /* Read a whole file (at most max bytes). */
 static int
@@ -51,26 +57,7 @@ slurp(const char *path, size_t max, struct cv_buf *out)
 static void
 spill(const char *path, const char *data, size_t len)
 {
-	char *tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-	int fd =
-		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		     0644);
-	size_t off = 0;
-
-	if (fd >= 0) {
-		while (off < len) {
-			ssize_t w = write(fd, data + off, len - off);
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		if (close(fd) == 0 && off == len && rename(tmp, path) == 0) {
-			free(tmp);
-			return;
-		}
-	}
-	unlink(tmp);
-	free(tmp);
+	cv_fs_write_atomic(path, data, len, 0644, NULL);
 }
 
 static int
@@ -234,8 +221,14 @@ cv_index_free(struct cv_index *ix)
 {
 	if (ix == NULL)
 		return;
-	for (size_t i = 0; i < ix->n; i++)
+	for (size_t i = 0; i < ix->n; i++) {
 		free(ix->names[i]);
+		if (ix->ahead != NULL)
+			cv_buf_release(&ix->ahead[i]);
+	}
+	free(ix->ahead);
+	free(ix->ahead_err);
+	free(ix->ahead_state);
 	free(ix->names);
 	free(ix->vers);
 	free(ix->dir);
@@ -280,7 +273,20 @@ cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 	cached = cv_path_join(ix->dir, name);
 	url = cv_manifest_url(cv_remote_mirror(ix->r), name);
 	from_cache = slurp(cached, CV_MANIFEST_MAX_BYTES, &buf) == 0;
-	if (!from_cache) {
+	if (!from_cache && ix->ahead_state != NULL &&
+	    ix->ahead_state[i] != AHEAD_NONE) {
+		int state = ix->ahead_state[i];
+		ix->ahead_state[i] = AHEAD_NONE;
+		cv_buf_release(&buf);
+		buf = ix->ahead[i];
+		ix->ahead[i] = (struct cv_buf)CV_BUF_INIT;
+		if (state == AHEAD_ERROR) {
+			rc = ix->ahead_err[i].code;
+			if (err != NULL)
+				*err = ix->ahead_err[i];
+			goto out;
+		}
+	} else if (!from_cache) {
 		cv_buf_reset(&buf);
 		rc = cv_remote_get(ix->r, url, CV_MANIFEST_MAX_BYTES, &buf,
 				   err);
@@ -306,4 +312,75 @@ out:
 	free(cached);
 	free(url);
 	return rc;
+}
+
+/* The listing name may be shorter or longer than the spec (9.13 lists as
+ * 9.13.0; 8.9.7.29 as 8.9.7.29): either one may match the other. */
+static int
+wanted(const struct cv_version *spec, const struct cv_version *name)
+{
+	return spec == NULL || cv_version_matches(spec, name) ||
+	       cv_version_matches(name, spec);
+}
+
+int
+cv_index_prefetch(struct cv_index *ix, const struct cv_version *spec,
+		  struct cv_err *err)
+{
+	char **urls = xcalloc(ix->n ? ix->n : 1, sizeof *urls);
+	size_t *slot = xcalloc(ix->n ? ix->n : 1, sizeof *slot);
+	struct cv_buf *bufs;
+	struct cv_err *errs;
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < ix->n; i++) {
+		char *name, *cached;
+		struct stat st;
+		if (!wanted(spec, &ix->vers[i]))
+			continue;
+		name = xasprintf("redistrib_%s.json", ix->names[i]);
+		cached = cv_path_join(ix->dir, name);
+		if (lstat(cached, &st) != 0) {
+			urls[n] =
+				cv_manifest_url(cv_remote_mirror(ix->r), name);
+			slot[n++] = i;
+		}
+		free(name);
+		free(cached);
+	}
+	if (ix->ahead == NULL && n > 0) {
+		ix->ahead = xcalloc(ix->n, sizeof *ix->ahead);
+		ix->ahead_err = xcalloc(ix->n, sizeof *ix->ahead_err);
+		ix->ahead_state = xcalloc(ix->n, 1);
+		for (size_t i = 0; i < ix->n; i++)
+			ix->ahead[i] = (struct cv_buf)CV_BUF_INIT;
+	}
+	bufs = xcalloc(n ? n : 1, sizeof *bufs);
+	errs = xcalloc(n ? n : 1, sizeof *errs);
+	for (size_t k = 0; k < n; k++)
+		bufs[k] = (struct cv_buf)CV_BUF_INIT;
+	/* a single manifest gains nothing from the multi handle */
+	rc = n < 2 ? 0
+		   : cv_remote_get_many(ix->r, urls, n, CV_MANIFEST_MAX_BYTES,
+					bufs, errs);
+	for (size_t k = 0; k < n; k++) {
+		size_t i = slot[k];
+		if (rc == 0 && n >= 2) {
+			cv_buf_release(&ix->ahead[i]);
+			ix->ahead[i] = bufs[k];
+			ix->ahead_err[i] = errs[k];
+			ix->ahead_state[i] =
+				errs[k].code < 0 ? AHEAD_ERROR : AHEAD_BYTES;
+		} else
+			cv_buf_release(&bufs[k]);
+		free(urls[k]);
+	}
+	free(urls);
+	free(slot);
+	free(bufs);
+	free(errs);
+	if (rc == CV_EINTR)
+		return cv_err_set(err, CV_EINTR, "interrupted");
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,6 +238,59 @@ bad:
 		"cannot tell the version from the file name (expected cudnn-<platform>-<version>_cuda<N>-archive.tar.xz or .zip, or cudnn-<cuda>-linux-x64-v<version>.tgz); pass --version V --cuda N");
 }
 
+/* What cv_store_install relies on; id gets the install id, formatted
+ * here once and passed on. */
+static int
+check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
+{
+	/* the bounds of the spec grammar, so the id formatted below is one
+	 * that parses back to this version */
+	int ok = art->version.nparts == 4 && art->version.cuda > 0 &&
+		 art->version.cuda <= 999 && art->version.part[0] <= 999;
+
+	for (int i = 1; i < 4; i++)
+		ok = ok && art->version.part[i] <= 99999;
+	if (!ok)
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"an install needs a full version (4 parts) and a CUDA major");
+	if (!cv_sha256_valid_hex(art->sha256))
+		return cv_err_set(err, CV_EUSAGE,
+				  "the expected sha256 must be 64 hex digits");
+	if (!platform_name_ok(art->platform))
+		return cv_err_set(err, CV_EUSAGE, "bad platform name");
+	cv_version_format_id(&art->version, id, 64);
+	return 0;
+}
+
+int
+cv_artifact_init(struct cv_artifact *art, const struct cv_version *version,
+		 const char *platform, const char *sha256, uint64_t size,
+		 const char *filename, const char *source, struct cv_err *err)
+{
+	char id[64];
+
+	memset(art, 0, sizeof *art);
+	art->version = *version;
+	art->size = size;
+	if (strlen(platform) >= sizeof art->platform ||
+	    strlen(sha256) >= sizeof art->sha256 ||
+	    strlen(filename) >= sizeof art->filename ||
+	    strlen(source) >= sizeof art->source)
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"the archive's name, path or platform is too long");
+	strcpy(art->platform, platform);
+	strcpy(art->filename, filename);
+	strcpy(art->source, source);
+	/* hex is compared as lower case from here on: lower it once */
+	for (size_t i = 0; sha256[i]; i++)
+		art->sha256[i] = (char)((sha256[i] >= 'A' && sha256[i] <= 'F')
+						? sha256[i] - 'A' + 'a'
+						: sha256[i]);
+	return check_artifact(art, id, err);
+}
+
 /* ---- the install --------------------------------------------------------- */
 
 struct hsrc {
@@ -286,54 +340,72 @@ now_rfc3339(char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The archive's top folder must agree with what it is installed as
+ * (reliability.md 2.3 rule 3): NVIDIA names it like the file,
+ * cudnn-<platform>-<version>_cuda<N>-archive, so a renamed or mislabelled
+ * archive cannot publish one build under another's id. The old .tgz layout
+ * says only "cuda"; its version is checked by validation. */
 static int
-check_artifact(const struct cv_artifact *art, char id[64], struct cv_err *err)
+top_agrees(void *arg, const char *top, struct cv_err *err)
 {
-	struct cv_version v;
+	const struct cv_artifact *art = arg;
+	struct cv_artifact said;
+	char name[300], is[64], want[64];
+	size_t len = strlen(top);
 
-	if (art->version.nparts != 4 || art->version.cuda <= 0)
+	if (strcmp(top, "cuda") == 0)
+		return 0;
+	memset(&said, 0, sizeof said);
+	snprintf(name, sizeof name, "%s.tar.xz", top);
+	if (len <= 8 || strcmp(top + len - 8, "-archive") != 0 ||
+	    strlen(name) >= 256 ||
+	    cv_artifact_from_filename(&said, name, NULL) < 0)
 		return cv_err_set(
-			err, CV_EUSAGE,
-			"an install needs a full version (4 parts) and a CUDA major");
-	cv_version_format_id(&art->version, id, 64);
-	if (cv_install_id_parse(&v, id, err) < 0)
-		return CV_EUSAGE;
-	if (!cv_sha256_valid_hex(art->sha256))
-		return cv_err_set(err, CV_EUSAGE,
-				  "the expected sha256 must be 64 hex digits");
-	if (!platform_name_ok(art->platform))
-		return cv_err_set(err, CV_EUSAGE, "bad platform name");
-	return 0;
+			err, CV_EDATA,
+			"the archive's top folder '%s' is not named like an NVIDIA cuDNN archive (cudnn-<platform>-<version>_cuda<N>-archive); the archive was not installed",
+			top);
+	if (cv_version_cmp(&said.version, &art->version) == 0 &&
+	    said.version.cuda == art->version.cuda &&
+	    strcmp(said.platform, art->platform) == 0)
+		return 0;
+	cv_version_format_id(&said.version, is, sizeof is);
+	cv_version_format_id(&art->version, want, sizeof want);
+	return cv_err_set(
+		err, CV_EDATA,
+		"the archive's top folder '%s' holds cuDNN %s for %s, not %s for %s; is it the archive you meant? (--version, --cuda and --platform must agree with it)",
+		top, is, said.platform, want, art->platform);
 }
 
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
-extract_verified(const struct cv_artifact *art, const char *stage,
-		 struct cv_source *raw, struct cv_installed *inst,
-		 struct cv_err *err)
+extract_verified(const struct cv_artifact *art, const char *id,
+		 const char *stage, struct cv_source *raw,
+		 struct cv_installed *inst, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
 	struct cv_source hashed = { hashing_read, &hs };
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { 0, 0, 0, 0 };
+	struct cv_extract_limits lim = { 0, 0, 0,          0,
+					 0, 0, top_agrees, (void *)art };
 	struct cv_err xerr = CV_ERR_INIT;
-	char want[65], got[65];
+	char got[65];
 	int r, rx;
 
+	/* At most 4x the archive (and at least 256 MiB): up front from its
+	 * size, or, for a FIFO or pipe whose size is unknown, from the bytes
+	 * read so far, so a tiny bomb cannot fill the disk either way. */
 	if (art->size) {
 		uint64_t cap = art->size * 4;
 		if (cap < (256ULL << 20))
 			cap = 256ULL << 20;
 		lim.max_total_bytes = cap;
+	} else {
+		lim.max_ratio = 4;
+		lim.ratio_floor = 256ULL << 20;
 	}
-	for (int i = 0; i < 65; i++)
-		want[i] =
-			(char)((art->sha256[i] >= 'A' && art->sha256[i] <= 'F')
-				       ? art->sha256[i] - 'A' + 'a'
-				       : art->sha256[i]);
 	pump = cv_pump_start(&hashed, pipe);
 	rx = cv_extract(&src, stage, &lim, &xerr);
 	/* A bad archive with a wrong hash is reported as the wrong hash:
@@ -361,20 +433,22 @@ extract_verified(const struct cv_artifact *art, const char *stage,
 			"size mismatch for '%s': expected %llu bytes, got %llu",
 			art->filename, (unsigned long long)art->size,
 			(unsigned long long)hs.n);
-	if (r == 0 && strcmp(want, got) != 0)
+	/* an artifact made by cv_artifact_init is lower case already; one
+	 * filled by hand may not be */
+	if (r == 0 && strcasecmp(art->sha256, got) != 0)
 		return cv_err_set(
 			err, CV_EDATA,
 			"sha256 mismatch for '%s': expected %s, got %s; the file is damaged or not the one you meant",
-			art->filename, want, got);
+			art->filename, art->sha256, got);
 	if (rx < 0) {
 		*err = xerr;
 		return rx;
 	}
 	memset(inst, 0, sizeof *inst);
-	cv_version_format_id(&art->version, inst->id, sizeof inst->id);
+	snprintf(inst->id, sizeof inst->id, "%s", id);
 	inst->version = art->version;
 	snprintf(inst->platform, sizeof inst->platform, "%s", art->platform);
-	memcpy(inst->sha256, want, sizeof inst->sha256);
+	memcpy(inst->sha256, got, sizeof inst->sha256);
 	inst->size = hs.n;
 	snprintf(inst->source, sizeof inst->source, "%s", art->source);
 	now_rfc3339(inst->installed_at);
@@ -395,25 +469,6 @@ sync_tree(const char *dir, struct cv_err *err)
 	return r;
 }
 
-static int
-publish(struct cv_store *st, const char *stage, const char *id, int replace,
-	struct cv_err *err)
-{
-	int sfd, r;
-	unsigned int how = replace ? RENAME_EXCHANGE : RENAME_NOREPLACE;
-
-	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
-		return r;
-	if (renameat2(st->dirfd, stage, st->dirfd, id, how) != 0)
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot publish '%s/%s'", st->root, id);
-	else if (fsync(st->dirfd) != 0)
-		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
-				 st->root);
-	cv_fs_unlock(sfd);
-	return r;
-}
-
 int
 cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		 const struct cv_fetcher *fetch,
@@ -423,7 +478,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	static const struct cv_install_opts defaults = CV_INSTALL_OPTS_INIT;
 	struct cv_installed inst;
 	struct cv_source raw = { NULL, NULL };
-	char id[64], *name = NULL, *stage = NULL, *stagepath = NULL;
+	char id[64], *name = NULL, *stagepath = NULL;
 	int vfd = -1, lfd = -1, r, opened = 0, replace = 0;
 
 	if (opts == NULL)
@@ -434,7 +489,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0 ||
 	    (r = cv_dyn_require(CV_DYN_ARCHIVE, err)) < 0)
 		return r;
-	if (!st->writable)
+	if (!cv_store_writable(st))
 		return cv_err_set(err, CV_ESTORE,
 				  "the store is not open for writing");
 	if ((r = cv_store_lock(st, id, opts->nowait, opts->waiting,
@@ -447,22 +502,28 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 			cv_fs_unlock(vfd);
 			return 0;
 		}
+		/* before anything is fetched: swapping the files under a
+		 * process that mapped them mixes two builds in it */
+		if (!opts->even_if_in_use &&
+		    (r = cv_store_check_unused(st, id, 1, err)) < 0) {
+			cv_fs_unlock(vfd);
+			return r;
+		}
 		replace = 1;
 	}
 	if ((r = cv_store_staging_new(st, id, &name, &lfd, err)) < 0)
 		goto out;
-	stage = xasprintf(".staging/%s", name);
-	stagepath = cv_path_join(st->root, stage);
+	stagepath = cv_store_staging_path(st, name);
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
-	if ((r = extract_verified(art, stagepath, &raw, &inst, err)) < 0)
+	if ((r = extract_verified(art, id, stagepath, &raw, &inst, err)) < 0)
 		goto out;
 	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
 	    (r = sync_tree(stagepath, err)) < 0)
 		goto out;
 	cv_checkpoint("before-publish");
-	r = publish(st, stage, id, replace, err);
+	r = cv_store_publish(st, name, id, replace, err);
 out:
 	if (opened)
 		fetch->close(fetch->arg, r == 0);
@@ -472,7 +533,6 @@ out:
 	if (r < 0 && err)
 		cv_err_prefix(err, "install %s: ", id);
 	free(name);
-	free(stage);
 	free(stagepath);
 	cv_fs_unlock(vfd);
 	return r;

@@ -48,13 +48,19 @@ typedef void (*cv_ldcache_fn)(void *payload, const char *soname,
 			      const char *path);
 void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
 
+/* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
+ * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a
+ * mirror (NULL when it can: https:// with a host, or file://). */
+char *cv_url_redact(const char *url);
+char *cv_url_userinfo(const char *url);
+const char *cv_url_mirror_problem(const char *url);
+
 /* path.c */
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
-/* fs.c: file-system helpers (issue 2). */
-/* mkdir -p with `mode` for the folders it creates. */
-int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
+/* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
+ * public, in cudnnvm.h). */
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
 int cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err);
 int cv_fs_rmtree(const char *path, struct cv_err *err);
@@ -68,7 +74,7 @@ int cv_fs_lock(const char *path, int nowait,
 int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 void cv_fs_unlock(int fd);
 
-/* pipe.c: a bounded queue of buffers between two threads (issue 2). The
+/* pipe.c: a bounded queue of buffers between two threads. The
  * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
  * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
  * ended early, or NULL). The consumer's cv_pipe_take returns the next
@@ -91,15 +97,12 @@ struct cv_pump;
 struct cv_pump *cv_pump_start(struct cv_source *src, struct cv_pipe *pipe);
 void cv_pump_join(struct cv_pump *pu);
 
-/* store.c internals shared with install.c (issue 2). */
-struct cv_store {
-	char *root;  /* absolute */
-	char *cache; /* absolute */
-	int dirfd;   /* O_DIRECTORY on root, -1 when it does not exist */
-	int writable;
-};
-/* 1 when <root>/<id> is a real folder holding cudnnvm.json. */
-int cv_store_has(const struct cv_store *st, const char *id);
+/* store.c internals shared with install.c and link.c; the struct itself
+ * stays private to store.c. */
+/* O_DIRECTORY descriptor on the root, -1 when the store does not exist. */
+int cv_store_dirfd(const struct cv_store *st);
+/* 1 when opened for writing (created, checked, swept). */
+int cv_store_writable(const struct cv_store *st);
 /* Lock names: <root>/.locks/<name>.lock. */
 int cv_store_lock(const struct cv_store *st, const char *name, int nowait,
 		  void (*waiting)(void *, const char *), void *payload, int *fd,
@@ -110,6 +113,13 @@ int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 			 int *lockfd, struct cv_err *err);
 /* Delete a staging folder and release its lock. */
 void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
+/* Absolute path of staging folder `name` (xmalloc'd). */
+char *cv_store_staging_path(const struct cv_store *st, const char *name);
+/* Publish staging folder `name` as <root>/<id> by one renameat2 under the
+ * store lock (replace: exchange with the installed one, which is left in
+ * staging to be dropped), then fsync the store folder. */
+int cv_store_publish(struct cv_store *st, const char *name, const char *id,
+		     int replace, struct cv_err *err);
 /* Write <dir>/cudnnvm.json for `inst` (fsync'd). */
 int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 			struct cv_err *err);
@@ -117,17 +127,17 @@ int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 int cv_store_read_meta(const char *dir, struct cv_installed *out,
 		       struct cv_err *err);
 
-/* link.c: the `current` link by store root (unit tests use these). */
-int cv_link_get(const char *root, char id[64], struct cv_err *err);
-int cv_link_set(const char *root, const char *id, struct cv_err *err);
-/* 1 when <root>/<id> is a real folder holding its cudnnvm.json. */
-int cv_link_installed(const char *root, const char *id);
-
 /* remote.c: GET a small document (listing, manifest) into `out`, at most
  * `max` bytes, with the client's retries. */
 struct cv_remote;
 int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		  struct cv_buf *out, struct cv_err *err);
+/* GET n small documents at once (libcurl's multi interface: bounded,
+ * connections reused, HTTP/2 multiplexed where offered): outs[i] or
+ * errs[i] for each. Returns CV_EINTR when interrupted, else 0 or the code
+ * of one failure. */
+int cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n,
+		       size_t max, struct cv_buf *outs, struct cv_err *errs);
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
 /* index.c: the client an index reads with. */

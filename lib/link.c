@@ -20,25 +20,25 @@
 #define TMP_PREFIX ".current."
 
 int
-cv_link_get(const char *root, char id[64], struct cv_err *err)
+cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 {
 	char buf[256];
 	struct cv_version v;
-	char *path = cv_path_join(root, CURRENT);
-	ssize_t n = readlink(path, buf, sizeof buf - 1);
+	const char *root = cv_store_root(st);
+	int dfd = cv_store_dirfd(st);
+	ssize_t n = dfd < 0 ? (errno = ENOENT, -1)
+			    : readlinkat(dfd, CURRENT, buf, sizeof buf - 1);
 	struct stat sb;
 
 	if (n < 0) {
 		int e = errno;
-		if (e == EINVAL && lstat(path, &sb) == 0) {
-			cv_err_set(
+		if (e == EINVAL &&
+		    fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			return cv_err_set(
 				err, CV_ESTORE,
-				"'%s' is not a symlink; move it away and run 'cudnnvm global <spec>'",
-				path);
-			free(path);
-			return CV_ESTORE;
-		}
-		free(path);
+				"'%s/" CURRENT
+				"' is not a symlink; move it away and run 'cudnnvm global <spec>'",
+				root);
 		if (e == ENOENT || e == ENOTDIR)
 			return cv_err_set(
 				err, CV_ENOTFOUND,
@@ -48,7 +48,6 @@ cv_link_get(const char *root, char id[64], struct cv_err *err)
 				    "cannot read the global link in '%s'",
 				    root);
 	}
-	free(path);
 	buf[n] = '\0';
 	if ((size_t)n >= 64 || cv_install_id_parse(&v, buf, NULL) < 0)
 		return cv_err_set(
@@ -57,22 +56,6 @@ cv_link_get(const char *root, char id[64], struct cv_err *err)
 			root);
 	memcpy(id, buf, (size_t)n + 1);
 	return 0;
-}
-
-/* A version counts as installed when <root>/<id> is a real folder with its
- * cudnnvm.json (the store's completion marker). */
-int
-cv_link_installed(const char *root, const char *id)
-{
-	struct stat sb;
-	char *dir = cv_path_join(root, id);
-	char *meta = cv_path_join(dir, "cudnnvm.json");
-	int ok = lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-		 lstat(meta, &sb) == 0 && S_ISREG(sb.st_mode);
-
-	free(dir);
-	free(meta);
-	return ok;
 }
 
 /* Remove stray .current.* links that a killed switch left behind. Only
@@ -118,20 +101,25 @@ lock_current(const char *root, int dfd, int *lockfd, struct cv_err *err)
 }
 
 int
-cv_link_set(const char *root, const char *id, struct cv_err *err)
+cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 {
 	struct cv_version v;
 	struct stat sb;
 	char tmp[64];
+	const char *root = cv_store_root(st);
 	int dfd, lockfd = -1, r = 0;
 	struct timespec ts;
 
 	if (id != NULL && cv_install_id_parse(&v, id, err) < 0)
 		return CV_EUSAGE;
-	dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the store's own descriptor: the version checked below and the
+	 * link replaced are in the same folder, whatever happens to the path */
+	dfd = cv_store_dirfd(st);
 	if (dfd < 0)
-		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_ESTORE,
-				    "cannot open the store '%s'", root);
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"the store '%s' does not exist; run 'cudnnvm install <spec>' first",
+			root);
 	if ((r = lock_current(root, dfd, &lockfd, err)) < 0)
 		goto out;
 	sweep(dfd);
@@ -151,7 +139,7 @@ cv_link_set(const char *root, const char *id, struct cv_err *err)
 		}
 		goto sync;
 	}
-	if (!cv_link_installed(root, id)) {
+	if (!cv_store_has(st, id)) {
 		r = cv_err_set(err, CV_ENOTFOUND,
 			       "%s is not installed; run 'cudnnvm install %s'",
 			       id, id);
@@ -179,18 +167,5 @@ sync:
 				 root);
 out:
 	cv_fs_unlock(lockfd);
-	close(dfd);
 	return r;
-}
-
-int
-cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
-{
-	return cv_link_get(cv_store_root(st), id, err);
-}
-
-int
-cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
-{
-	return cv_link_set(cv_store_root(st), id, err);
 }

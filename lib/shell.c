@@ -4,8 +4,11 @@
  * eval gives it back unchanged; a shell that cannot carry it is refused. */
 #include "internal.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct cv_buf *
 cv_text_new(void)
@@ -50,6 +53,7 @@ cv_shell_parse(const char *name, int *shell, struct cv_err *err)
 		{ "bash", CV_SHELL_BASH }, { "zsh", CV_SHELL_ZSH },
 		{ "fish", CV_SHELL_FISH }, { "powershell", CV_SHELL_PWSH },
 		{ "pwsh", CV_SHELL_PWSH }, { "cmd", CV_SHELL_CMD },
+		{ "tcsh", CV_SHELL_CSH },  { "csh", CV_SHELL_CSH },
 	};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (strcmp(name, map[i].name) == 0) {
@@ -58,19 +62,35 @@ cv_shell_parse(const char *name, int *shell, struct cv_err *err)
 		}
 	return cv_err_set(
 		err, CV_EUSAGE,
-		"unknown shell '%.40s'; use sh, bash, zsh, fish, powershell or cmd",
+		"unknown shell '%.40s'; use sh, bash, zsh, fish, tcsh, powershell or cmd",
 		name);
 }
 
+/* The shell that runs us is our parent: `eval "$(cudnnvm env)"` forks it for
+ * the command substitution and `cudnnvm env | source` runs us from fish
+ * itself. $SHELL names the login shell, which may be another one (a fish
+ * user running a bash script), so it is not asked. */
 int
 cv_shell_guess(void)
 {
-	const char *s = getenv("SHELL");
-	const char *base = s ? strrchr(s, '/') : NULL;
-	int sh = CV_SHELL_SH;
+	char path[64], comm[64];
+	const char *name = comm;
+	int sh = CV_SHELL_SH, fd;
+	ssize_t n;
 
-	base = base ? base + 1 : s;
-	if (base == NULL || cv_shell_parse(base, &sh, NULL) < 0)
+	snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return CV_SHELL_SH;
+	n = read(fd, comm, sizeof comm - 1);
+	close(fd);
+	if (n <= 0)
+		return CV_SHELL_SH;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	if (*name == '-') /* a login shell's argv[0] */
+		name++;
+	if (cv_shell_parse(name, &sh, NULL) < 0 || sh == CV_SHELL_CMD)
 		return CV_SHELL_SH;
 	return sh;
 }
@@ -106,6 +126,25 @@ cv_shell_quote(struct cv_buf *b, int shell, const char *s, struct cv_err *err)
 				continue;
 			}
 			cv_buf_add(b, p, 1);
+		}
+		return cv_buf_add(b, "'", 1);
+	case CV_SHELL_CSH:
+		/* csh keeps everything inside '' except ' and history's !
+		 * (expanded even there, also by eval and source; \! is a
+		 * plain !); a newline cannot be carried at all (backquote
+		 * output is joined into one line) */
+		cv_buf_add(b, "'", 1);
+		for (p = s; *p; p++) {
+			if (*p == '\n' || *p == '\r')
+				return cv_err_set(
+					err, CV_EDATA,
+					"csh cannot carry a newline in a value; use another shell or a store path without one");
+			if (*p == '\'')
+				cv_buf_adds(b, "'\\''");
+			else if (*p == '!')
+				cv_buf_adds(b, "\\!");
+			else
+				cv_buf_add(b, p, 1);
 		}
 		return cv_buf_add(b, "'", 1);
 	case CV_SHELL_CMD:
@@ -172,6 +211,16 @@ cv_shell_set(struct cv_buf *b, int shell, const char *name, const char *value,
 						 name);
 		cv_buf_addf(b, "$%s:%s = ", exported ? "env" : "global", name);
 		break;
+	case CV_SHELL_CSH:
+		/* every command ends in ';': eval `...` joins the lines */
+		if (value == NULL)
+			return cv_buf_addf(b, "%s %s;\n",
+					   exported ? "unsetenv" : "unset",
+					   name);
+		cv_buf_addf(b, exported ? "setenv %s " : "set %s=", name);
+		if ((r = cv_shell_quote(b, shell, value, err)) < 0)
+			return r;
+		return cv_buf_adds(b, ";\n");
 	case CV_SHELL_CMD:
 		if (value == NULL)
 			return cv_buf_addf(b, "set %s=\r\n", name);
@@ -223,6 +272,9 @@ cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 	case CV_SHELL_PWSH:
 		cv_buf_addf(b, "$global:%s = @(", name);
 		break;
+	case CV_SHELL_CSH:
+		cv_buf_addf(b, "set %s=(", name);
+		break;
 	default:
 		return cv_err_set(err, CV_EUSAGE,
 				  "this shell has no list variables");
@@ -233,68 +285,76 @@ cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
 		if ((r = cv_shell_quote(b, shell, items[i], err)) < 0)
 			return r;
 	}
-	return cv_buf_adds(b, shell == CV_SHELL_FISH ? ";\n" : ")\n");
+	return cv_buf_adds(b, shell == CV_SHELL_FISH  ? ";\n"
+			      : shell == CV_SHELL_CSH ? ");\n"
+						      : ")\n");
 }
 
 /* The prompt hooks. At an unchanged prompt they only compare two strings
  * and test `-nt` on the watched files against the stamp (builtins, no
  * process); `cudnnvm hook-env` runs only when something could have
  * changed the answer. bash and zsh share the hook; only how it is
- * registered differs. */
-static int
-add_posix_hook(struct cv_buf *b, const char *sh, const char *rcfile,
-	       const char *registration)
-{
-	return cv_buf_addf(
-		b,
-		"# cudnnvm shell integration for %s; in %s: eval \"$(cudnnvm init %s)\"\n"
-		"_cudnnvm_hook() {\n"
-		"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
-		"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
-		"\t\t_cv_run=0\n"
-		"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
-		"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
-		"\t\tdone\n"
-		"\tfi\n"
-		"\tif ((_cv_run)); then\n"
-		"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
-		"\t\t\teval \"$(command cudnnvm hook-env --shell %s --stamp \"$_CUDNNVM_STAMP\")\"\n"
-		"\t\telse\n"
-		"\t\t\teval \"$(command cudnnvm hook-env --shell %s)\"\n"
-		"\t\tfi\n"
-		"\tfi\n"
-		"\treturn $_cv_s\n"
-		"}\n"
-		"cudnnvm() {\n"
-		"\tif [[ \"${1-}\" == shell ]]; then\n"
-		"\t\tshift\n"
-		"\t\tlocal _cv_out\n"
-		"\t\t_cv_out=$(command cudnnvm shell --eval %s \"$@\") || return\n"
-		"\t\teval \"$_cv_out\"\n"
-		"\t\t_cudnnvm_hook\n"
-		"\telse\n"
-		"\t\tcommand cudnnvm \"$@\"\n"
-		"\tfi\n"
-		"}\n"
-		"%s"
-		"_cudnnvm_hook\n",
-		sh, rcfile, sh, sh, sh, sh, registration);
-}
+ * registered differs. The binary is named by its absolute path, quoted
+ * as @EXE@, so the hook works when cudnnvm is not on PATH (as direnv's and
+ * mise's do). */
+static const char hook_posix[] =
+	"_cudnnvm_hook() {\n"
+	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
+	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
+	"\t\t_cv_run=0\n"
+	"\t\tfor _cv_f in \"${_CUDNNVM_WATCH[@]}\"; do\n"
+	"\t\t\tif [[ \"$_cv_f\" -nt \"$_CUDNNVM_STAMP\" ]]; then _cv_run=1; break; fi\n"
+	"\t\tdone\n"
+	"\tfi\n"
+	"\tif ((_cv_run)); then\n"
+	"\t\tif [[ -n \"${_CUDNNVM_STAMP-}\" ]]; then\n"
+	"\t\t\teval \"$(@EXE@ hook-env --shell @SH@ --stamp \"$_CUDNNVM_STAMP\")\"\n"
+	"\t\telse\n"
+	"\t\t\teval \"$(@EXE@ hook-env --shell @SH@)\"\n"
+	"\t\tfi\n"
+	"\tfi\n"
+	"\treturn $_cv_s\n"
+	"}\n"
+	"cudnnvm() {\n"
+	"\tif [[ \"${1-}\" == shell ]]; then\n"
+	"\t\tshift\n"
+	"\t\tlocal _cv_out\n"
+	"\t\t_cv_out=$(@EXE@ shell --eval @SH@ \"$@\") || return\n"
+	"\t\teval \"$_cv_out\"\n"
+	"\t\t_cudnnvm_hook\n"
+	"\telse\n"
+	"\t\t@EXE@ \"$@\"\n"
+	"\tfi\n"
+	"}\n";
 
-static const char register_bash[] =
+/* bash has no hook on `cd` short of redefining cd itself, which other
+ * tools redefine too: it switches at the next prompt. */
+static const char hook_bash[] =
+	"# cudnnvm shell integration for bash; in ~/.bashrc: eval \"$(cudnnvm init bash)\"\n"
+	"@POSIX@"
 	"if [[ \"${PROMPT_COMMAND[*]-}\" != *_cudnnvm_hook* ]]; then\n"
 	"\tPROMPT_COMMAND=\"_cudnnvm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
-	"fi\n";
+	"fi\n"
+	"_cudnnvm_hook\n";
 
-static const char register_zsh[] =
-	"typeset -ag precmd_functions\n"
+/* zsh also switches at `cd`, so `cd proj && python train.py` runs under
+ * the project's version. */
+static const char hook_zsh[] =
+	"# cudnnvm shell integration for zsh; in ~/.zshrc: eval \"$(cudnnvm init zsh)\"\n"
+	"@POSIX@"
+	"typeset -ag precmd_functions chpwd_functions\n"
 	"if (( ! ${precmd_functions[(I)_cudnnvm_hook]} )); then\n"
 	"\tprecmd_functions=(_cudnnvm_hook $precmd_functions)\n"
-	"fi\n";
+	"fi\n"
+	"if (( ! ${chpwd_functions[(I)_cudnnvm_hook]} )); then\n"
+	"\tchpwd_functions=(_cudnnvm_hook $chpwd_functions)\n"
+	"fi\n"
+	"_cudnnvm_hook\n";
 
+/* fish runs --on-variable PWD handlers as soon as `cd` changes PWD. */
 static const char hook_fish[] =
 	"# cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source\n"
-	"function __cudnnvm_hook --on-event fish_prompt\n"
+	"function __cudnnvm_hook --on-event fish_prompt --on-variable PWD\n"
 	"    set -l run 1\n"
 	"    if set -q _CUDNNVM_STAMP; and test \"$PWD\" = \"$_CUDNNVM_PWD\"; and test \"$CUDNNVM_VERSION\" = \"$_CUDNNVM_VER\"\n"
 	"        set run 0\n"
@@ -307,19 +367,19 @@ static const char hook_fish[] =
 	"    end\n"
 	"    if test $run = 1\n"
 	"        if set -q _CUDNNVM_STAMP\n"
-	"            command cudnnvm hook-env --shell fish --stamp \"$_CUDNNVM_STAMP\" | source\n"
+	"            @EXE@ hook-env --shell fish --stamp \"$_CUDNNVM_STAMP\" | source\n"
 	"        else\n"
-	"            command cudnnvm hook-env --shell fish | source\n"
+	"            @EXE@ hook-env --shell fish | source\n"
 	"        end\n"
 	"    end\n"
 	"end\n"
 	"function cudnnvm --wraps cudnnvm\n"
 	"    if test \"$argv[1]\" = shell\n"
-	"        set -l out (command cudnnvm shell --eval fish $argv[2..-1]); or return $status\n"
+	"        set -l out (@EXE@ shell --eval fish $argv[2..-1]); or return $status\n"
 	"        printf '%s\\n' $out | source\n"
 	"        __cudnnvm_hook\n"
 	"    else\n"
-	"        command cudnnvm $argv\n"
+	"        @EXE@ $argv\n"
 	"    end\n"
 	"end\n"
 	"__cudnnvm_hook\n";
@@ -327,37 +387,133 @@ static const char hook_fish[] =
 static const char hook_pwsh[] =
 	"# cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression\n"
 	"function global:__cudnnvm_hook {\n"
-	"    $exe = Get-Command -CommandType Application cudnnvm | Select-Object -First 1\n"
-	"    $out = & $exe hook-env --shell powershell\n"
+	"    $out = & @EXE@ hook-env --shell powershell\n"
 	"    if ($out) { Invoke-Expression ($out -join \"`n\") }\n"
 	"}\n"
 	"if (-not $global:__cudnnvm_prompt) { $global:__cudnnvm_prompt = $function:prompt }\n"
 	"function global:prompt { __cudnnvm_hook; & $global:__cudnnvm_prompt }\n"
 	"function global:cudnnvm {\n"
-	"    $exe = Get-Command -CommandType Application cudnnvm | Select-Object -First 1\n"
 	"    if ($args.Count -gt 0 -and $args[0] -eq 'shell') {\n"
 	"        $rest = @($args | Select-Object -Skip 1)\n"
-	"        $out = & $exe shell --eval powershell @rest\n"
+	"        $out = & @EXE@ shell --eval powershell @rest\n"
 	"        if ($LASTEXITCODE -eq 0) { Invoke-Expression ($out -join \"`n\"); __cudnnvm_hook }\n"
-	"    } else { & $exe @args }\n"
+	"    } else { & @EXE@ @args }\n"
 	"}\n"
 	"__cudnnvm_hook\n";
 
-int
-cv_shell_init_script(struct cv_buf *b, int shell, struct cv_err *err)
+/* tcsh reads `eval "`cudnnvm init tcsh`"` as one line, so the script is
+ * commands joined by ';' with no comment. precmd runs at every prompt
+ * (one hook-env process: tcsh has no builtin mtime test to skip it) and
+ * cwdcmd at every `cd`. @HOOK@ is the hook command quoted once more for
+ * the alias. */
+static const char hook_tcsh[] = "alias precmd @HOOK@;\n"
+				"alias cwdcmd @HOOK@;\n"
+				"eval `@EXE@ hook-env --shell tcsh`;\n";
+
+/* Append `tpl` with @EXE@ (and @HOOK@, @SH@, @POSIX@) replaced. */
+static int
+expand_hook(struct cv_buf *b, const char *tpl, int shell, const char *sh,
+	    const char *exe_q, const char *hook_q)
 {
+	static const char *const names[] = { "@EXE@", "@HOOK@", "@SH@",
+					     "@POSIX@" };
+	const char *p = tpl;
+
+	while (*p) {
+		const char *at = strchr(p, '@');
+		size_t i;
+
+		if (at == NULL)
+			return cv_buf_adds(b, p);
+		cv_buf_add(b, p, (size_t)(at - p));
+		for (i = 0; i < 4; i++)
+			if (strncmp(at, names[i], strlen(names[i])) == 0)
+				break;
+		if (i == 4) {
+			cv_buf_add(b, "@", 1);
+			p = at + 1;
+			continue;
+		}
+		p = at + strlen(names[i]);
+		if (i == 0)
+			cv_buf_adds(b, exe_q);
+		else if (i == 1)
+			cv_buf_adds(b, hook_q);
+		else if (i == 2)
+			cv_buf_adds(b, sh);
+		else if (expand_hook(b, hook_posix, shell, sh, exe_q, hook_q) <
+			 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
+		     struct cv_err *err)
+{
+	struct cv_buf exe_q = CV_BUF_INIT, hook = CV_BUF_INIT,
+		      hook_q = CV_BUF_INIT;
+	const char *tpl, *sh = "";
+	int r;
+
 	switch (shell) {
 	case CV_SHELL_BASH:
-		return add_posix_hook(b, "bash", "~/.bashrc", register_bash);
+		tpl = hook_bash, sh = "bash";
+		break;
 	case CV_SHELL_ZSH:
-		return add_posix_hook(b, "zsh", "~/.zshrc", register_zsh);
+		tpl = hook_zsh, sh = "zsh";
+		break;
 	case CV_SHELL_FISH:
-		return cv_buf_adds(b, hook_fish);
+		tpl = hook_fish;
+		break;
 	case CV_SHELL_PWSH:
-		return cv_buf_adds(b, hook_pwsh);
+		tpl = hook_pwsh;
+		break;
+	case CV_SHELL_CSH:
+		tpl = hook_tcsh;
+		break;
 	default:
 		return cv_err_set(
 			err, CV_EUSAGE,
-			"no prompt integration for this shell; use bash, zsh, fish or powershell (or 'eval \"$(cudnnvm env)\"' in sh)");
+			"no prompt integration for this shell; use bash, zsh, fish, tcsh or powershell (or 'eval \"$(cudnnvm env)\"' in sh)");
 	}
+	r = cv_shell_quote(&exe_q, shell, exe, err);
+	if (r == 0 && shell == CV_SHELL_CSH) {
+		cv_buf_addf(&hook, "eval `%s hook-env --shell tcsh`",
+			    exe_q.buf);
+		r = cv_shell_quote(&hook_q, shell, hook.buf, err);
+	}
+	if (r == 0 && expand_hook(b, tpl, shell, sh, exe_q.buf,
+				  hook_q.buf ? hook_q.buf : "") < 0)
+		r = cv_err_set(err, CV_EIO, "out of memory");
+	cv_buf_release(&exe_q);
+	cv_buf_release(&hook);
+	cv_buf_release(&hook_q);
+	return r;
+}
+
+int
+cv_shell_expand(struct cv_buf *out, const char *tpl, int sh,
+		const char *const *vars, struct cv_err *err)
+{
+	const char *p = tpl;
+	int r = 0;
+
+	while (r == 0 && *p) {
+		size_t i = 0;
+		while (vars[i] != NULL &&
+		       strncmp(p, vars[i], strlen(vars[i])) != 0)
+			i += 2;
+		if (vars[i] != NULL) {
+			r = cv_shell_quote(out, sh, vars[i + 1], err);
+			p += strlen(vars[i]);
+		} else {
+			const char *n = strchr(p + 1, '@');
+			size_t len = n ? (size_t)(n - p) : strlen(p);
+			r = cv_text_add(out, p, len);
+			p += len;
+		}
+	}
+	return r;
 }

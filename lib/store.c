@@ -1,11 +1,18 @@
 /* store.c: where the store is, its private folders, locks, staging,
- * metadata (cudnnvm.json), listing and uninstall.
+ * publishing, metadata (cudnnvm.json), listing, lookup and uninstall. The
+ * store's layout is known here and nowhere else: other modules and cmd/
+ * ask for a version's folder with cv_store_dir().
  *
  * Layout: <root>/<id>/ (published by one rename, complete when it holds
  * cudnnvm.json), <root>/current (link.c), <root>/.staging/<tag>.<pid>.<rand>
  * with its owner lock <root>/.staging/<same>.lock, <root>/.locks/<name>.lock.
  * Lock order: a version lock, then the store lock (held briefly), never the
- * other way round. */
+ * other way round.
+ *
+ * A version's folder name is its install id, so finding the version a spec
+ * means reads the store folder once and then only the chosen version's
+ * completion marker: the prompt hook costs the same with 2 versions or
+ * 200, whatever each version holds. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -20,6 +27,31 @@
 #include <unistd.h>
 
 #define DEFAULT_ROOT "/opt/cudnn"
+
+struct cv_store {
+	char *root;  /* absolute */
+	char *cache; /* absolute */
+	int dirfd;   /* O_DIRECTORY on root, -1 when it does not exist */
+	int writable;
+};
+
+int
+cv_store_dirfd(const struct cv_store *st)
+{
+	return st->dirfd;
+}
+
+int
+cv_store_writable(const struct cv_store *st)
+{
+	return st->writable;
+}
+
+char *
+cv_store_dir(const struct cv_store *st, const char *id)
+{
+	return cv_path_join(st->root, id);
+}
 
 const char *
 cv_store_root(const struct cv_store *st)
@@ -442,6 +474,35 @@ cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd)
 	free(lock);
 }
 
+char *
+cv_store_staging_path(const struct cv_store *st, const char *name)
+{
+	return xasprintf("%s/.staging/%s", st->root, name);
+}
+
+int
+cv_store_publish(struct cv_store *st, const char *name, const char *id,
+		 int replace, struct cv_err *err)
+{
+	char *stage = xasprintf(".staging/%s", name);
+	unsigned int how = replace ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+	int sfd, r;
+
+	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0) {
+		free(stage);
+		return r;
+	}
+	if (renameat2(st->dirfd, stage, st->dirfd, id, how) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot publish '%s/%s'", st->root, id);
+	else if (fsync(st->dirfd) != 0)
+		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
+				 st->root);
+	cv_fs_unlock(sfd);
+	free(stage);
+	return r;
+}
+
 int
 cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 		    struct cv_err *err)
@@ -634,25 +695,74 @@ cv_store_get(const struct cv_store *st, const char *id,
 	return r;
 }
 
+/* A folder whose name is an install id the spec matches. */
+struct candidate {
+	struct cv_version v;
+	char id[64];
+};
+
+static int
+cmp_candidate(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+	int c = cv_version_cmp(&y->v, &x->v);
+
+	return c != 0 ? c : y->v.cuda - x->v.cuda;
+}
+
 int
 cv_store_find(const struct cv_store *st, const struct cv_version *spec,
-	      struct cv_installed *out, struct cv_err *err)
+	      char id[64], struct cv_err *err)
 {
-	struct cv_installed *all;
-	size_t n;
+	struct candidate *cand = NULL;
+	size_t n = 0, cap = 0;
 	char s[64];
-	int r;
+	DIR *d = NULL;
+	struct dirent *de;
+	int fd;
 
-	if ((r = cv_store_list(st, &all, &n, err)) < 0)
-		return r;
+	cv_version_format_id(spec, s, sizeof s);
+	/* a full id names its folder: no listing at all */
+	if (spec->nparts == CV_VERSION_MAXPARTS && spec->cuda > 0) {
+		if (!cv_store_has(st, s))
+			return cv_err_set(
+				err, CV_ENOTFOUND,
+				"cuDNN %s is not installed; run 'cudnnvm install %s'",
+				s, s);
+		memcpy(id, s, strlen(s) + 1);
+		return 0;
+	}
+	if (st->dirfd >= 0 &&
+	    (fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
+		    0 &&
+	    (d = fdopendir(fd)) == NULL)
+		close(fd);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		struct cv_version v;
+		if (is_private(de->d_name) || strlen(de->d_name) >= 64 ||
+		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
+		    !cv_version_matches(spec, &v))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			cand = xrealloc(cand, cap * sizeof *cand);
+		}
+		cand[n].v = v;
+		strcpy(cand[n].id, de->d_name);
+		n++;
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n > 1)
+		qsort(cand, n, sizeof *cand, cmp_candidate);
+	/* newest first; a folder still without its marker is not installed */
 	for (size_t i = 0; i < n; i++)
-		if (cv_version_matches(spec, &all[i].version)) {
-			*out = all[i];
-			free(all);
+		if (cv_store_has(st, cand[i].id)) {
+			strcpy(id, cand[i].id);
+			free(cand);
 			return 0;
 		}
-	free(all);
-	cv_version_format_id(spec, s, sizeof s);
+	free(cand);
 	return cv_err_set(
 		err, CV_ENOTFOUND,
 		"no installed cuDNN matches '%s'; run 'cudnnvm install %s'", s,

@@ -1,6 +1,6 @@
 /* validate.c: run the probe (probe.c) in a child process with a clean
  * environment and turn what it reports, or how it died, into the five
- * steps of SPEC.md. A crash, abort or hang inside cuDNN becomes a `fail`
+ * steps of doc/SPEC.md. A crash, abort or hang inside cuDNN becomes a `fail`
  * naming the signal and what the child was doing. */
 #include "internal.h"
 

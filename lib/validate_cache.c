@@ -157,7 +157,7 @@ void
 cv_validate_cache_put(const char *cache_dir, const char *key,
 		      const struct cv_validation *v)
 {
-	char *path = cache_file(cache_dir, key), *dir, *tmp, *text;
+	char *path = cache_file(cache_dir, key), *dir, *text, *dump;
 	json_t *o, *res;
 
 	if (path == NULL)
@@ -171,15 +171,12 @@ cv_validate_cache_put(const char *cache_dir, const char *key,
 	res = json_loads(text, 0, NULL);
 	free(text);
 	o = json_pack("{s:s,s:o}", "key", key, "result", res);
-	tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
 	/* A cache that cannot be written only costs time: ignore errors. */
-	if (o != NULL && json_dump_file(o, tmp, JSON_COMPACT) == 0 &&
-	    rename(tmp, path) == 0)
-		;
-	else
-		unlink(tmp);
+	dump = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+	if (dump != NULL)
+		cv_fs_write_atomic(path, dump, strlen(dump), 0644, NULL);
+	free(dump);
 	json_decref(o);
-	free(tmp);
 out:
 	free(dir);
 	free(path);

@@ -9,9 +9,9 @@ _cudnnvm_hook() {
 	fi
 	if ((_cv_run)); then
 		if [[ -n "${_CUDNNVM_STAMP-}" ]]; then
-			eval "$(command cudnnvm hook-env --shell bash --stamp "$_CUDNNVM_STAMP")"
+			eval "$(@EXE@ hook-env --shell bash --stamp "$_CUDNNVM_STAMP")"
 		else
-			eval "$(command cudnnvm hook-env --shell bash)"
+			eval "$(@EXE@ hook-env --shell bash)"
 		fi
 	fi
 	return $_cv_s
@@ -20,11 +20,11 @@ cudnnvm() {
 	if [[ "${1-}" == shell ]]; then
 		shift
 		local _cv_out
-		_cv_out=$(command cudnnvm shell --eval bash "$@") || return
+		_cv_out=$(@EXE@ shell --eval bash "$@") || return
 		eval "$_cv_out"
 		_cudnnvm_hook
 	else
-		command cudnnvm "$@"
+		@EXE@ "$@"
 	fi
 }
 if [[ "${PROMPT_COMMAND[*]-}" != *_cudnnvm_hook* ]]; then

@@ -1,5 +1,5 @@
 # cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source
-function __cudnnvm_hook --on-event fish_prompt
+function __cudnnvm_hook --on-event fish_prompt --on-variable PWD
     set -l run 1
     if set -q _CUDNNVM_STAMP; and test "$PWD" = "$_CUDNNVM_PWD"; and test "$CUDNNVM_VERSION" = "$_CUDNNVM_VER"
         set run 0
@@ -12,19 +12,19 @@ function __cudnnvm_hook --on-event fish_prompt
     end
     if test $run = 1
         if set -q _CUDNNVM_STAMP
-            command cudnnvm hook-env --shell fish --stamp "$_CUDNNVM_STAMP" | source
+            @EXE@ hook-env --shell fish --stamp "$_CUDNNVM_STAMP" | source
         else
-            command cudnnvm hook-env --shell fish | source
+            @EXE@ hook-env --shell fish | source
         end
     end
 end
 function cudnnvm --wraps cudnnvm
     if test "$argv[1]" = shell
-        set -l out (command cudnnvm shell --eval fish $argv[2..-1]); or return $status
+        set -l out (@EXE@ shell --eval fish $argv[2..-1]); or return $status
         printf '%s\n' $out | source
         __cudnnvm_hook
     else
-        command cudnnvm $argv
+        @EXE@ $argv
     end
 end
 __cudnnvm_hook

@@ -9,9 +9,9 @@ _cudnnvm_hook() {
 	fi
 	if ((_cv_run)); then
 		if [[ -n "${_CUDNNVM_STAMP-}" ]]; then
-			eval "$(command cudnnvm hook-env --shell zsh --stamp "$_CUDNNVM_STAMP")"
+			eval "$(@EXE@ hook-env --shell zsh --stamp "$_CUDNNVM_STAMP")"
 		else
-			eval "$(command cudnnvm hook-env --shell zsh)"
+			eval "$(@EXE@ hook-env --shell zsh)"
 		fi
 	fi
 	return $_cv_s
@@ -20,15 +20,18 @@ cudnnvm() {
 	if [[ "${1-}" == shell ]]; then
 		shift
 		local _cv_out
-		_cv_out=$(command cudnnvm shell --eval zsh "$@") || return
+		_cv_out=$(@EXE@ shell --eval zsh "$@") || return
 		eval "$_cv_out"
 		_cudnnvm_hook
 	else
-		command cudnnvm "$@"
+		@EXE@ "$@"
 	fi
 }
-typeset -ag precmd_functions
+typeset -ag precmd_functions chpwd_functions
 if (( ! ${precmd_functions[(I)_cudnnvm_hook]} )); then
 	precmd_functions=(_cudnnvm_hook $precmd_functions)
+fi
+if (( ! ${chpwd_functions[(I)_cudnnvm_hook]} )); then
+	chpwd_functions=(_cudnnvm_hook $chpwd_functions)
 fi
 _cudnnvm_hook

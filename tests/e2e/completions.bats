@@ -35,7 +35,10 @@ printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 	[[ $output == *"--unset"* ]]
 	[[ $output == *"--no-validate"* ]]
 	run complete_bash cudnnvm init ""
-	[ "$(echo "$output" | sort | tr '\n' ' ')" = "bash fish powershell zsh " ]
+	[ "$(echo "$output" | sort | tr '\n' ' ')" = "bash fish powershell tcsh zsh " ]
+	# completion scripts exist for three shells only
+	run complete_bash cudnnvm completions ""
+	[ "$(echo "$output" | sort | tr '\n' ' ')" = "bash fish zsh " ]
 	run complete_bash cudnnvm env --shell f
 	[ "$output" = "fish" ]
 	run complete_bash cudnnvm --store "$T" li

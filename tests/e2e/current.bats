@@ -50,3 +50,26 @@ json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.ar
 	run cudnnvm current --bogus
 	[ "$status" -eq 64 ]
 }
+
+# How many times a command touches any version's cudnnvm.json (strace).
+meta_reads() {
+	strace -f -qq -e trace=%file,read -o "$T/trace" "$@" >/dev/null 2>&1 || true
+	grep -c 'cudnnvm\.json' "$T/trace" || true
+}
+
+@test "resolving a pinned spec reads no version's metadata, however many are installed" {
+	command -v strace >/dev/null || skip "strace is not installed (tests/deps.sh installs it)"
+	for i in $(seq 1 40); do mkver "9.$((i % 13)).$i.$((100 + i))-cuda$((11 + i % 2))"; done
+	mkdir p && echo 9.13 >p/.cudnn-version && cd p
+	# the hot path looks at folder names, then at the chosen version's
+	# marker only: one stat, the same with 3 versions or 43
+	for cmd in "current" "which lib" "env --shell bash" "hook-env --shell bash" \
+		"exec -- /bin/true"; do
+		# shellcheck disable=SC2086
+		n=$(meta_reads "$CUDNNVM_BIN" $cmd)
+		echo "$cmd: $n" >&2
+		[ "$n" -le 1 ]
+	done
+	run cudnnvm current
+	[ "$output" = "$B (set by $T/p/.cudnn-version)" ]
+}

@@ -32,6 +32,51 @@ man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | sed 's/.\x08//g' | tr -s ' \t\
 	done
 }
 
+# The command list of doc/SPEC.md, comments and padding removed: the
+# commands that exist, or (spec_commands planned) the planned ones.
+spec_commands() {
+	awk -v want="${1:-now}" '
+		/^## Commands/ { inside = 1; next }
+		inside && /^```/ { if (started) exit; started = 1; next }
+		inside && /^# planned/ { planned = 1; next }
+		inside && started && /^cudnnvm / {
+			if ((want == "planned") != planned) next
+			sub(/ +#.*/, ""); sub(/ +$/, ""); print
+		}' "$REPO_ROOT/doc/SPEC.md"
+}
+
+@test "doc/SPEC.md lists every command with its exact usage, and no other" {
+	now=$(spec_commands)
+	[ -n "$now" ]
+	[ -n "$(spec_commands planned)" ]
+	for c in $(cudnnvm commands); do
+		while IFS= read -r u; do
+			u=$(echo "$u" | tr -s ' ')
+			[[ $u == cudnnvm\ * ]] || u="cudnnvm $u"
+			grep -qxF -- "$u" <<<"$now" || {
+				echo "doc/SPEC.md's command list lacks: $u"
+				false
+			}
+		done < <(usage_of "$c")
+	done
+	cmds=" $(cudnnvm commands | tr '\n' ' ') "
+	while read -r _ name _; do
+		[[ $cmds == *" $name "* ]] || {
+			echo "doc/SPEC.md lists '$name', which is no command (move it under '# planned')"
+			false
+		}
+	done <<<"$now"
+}
+
+@test "the sources cite the contract in the repository" {
+	# (the pattern is spelled in pieces so that this file does not match)
+	run grep -rnE "shared""/docs|[^/]SP""EC\\.md|SP""EC \"" "$REPO_ROOT/README.md" "$REPO_ROOT/lib" \
+		"$REPO_ROOT/cmd" "$REPO_ROOT/tests/unit" "$REPO_ROOT/tests/e2e" "$REPO_ROOT/bench"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ -f "$REPO_ROOT/doc/SPEC.md" ]
+}
+
 @test "cudnnvm(1) documents the global flags, exit codes and variables" {
 	text=$(man_text cudnnvm.1)
 	for f in --store --config --quiet --verbose --no-color --version --help; do
@@ -79,10 +124,16 @@ man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | sed 's/.\x08//g' | tr -s ' \t\
 	cudnnvm completions bash | cmp - "$REPO_ROOT/completions/cudnnvm.bash"
 	cudnnvm completions zsh | cmp - "$REPO_ROOT/completions/_cudnnvm"
 	cudnnvm completions fish | cmp - "$REPO_ROOT/completions/cudnnvm.fish"
-	cudnnvm init bash | cmp - "$REPO_ROOT/shims/hook.bash"
-	cudnnvm init zsh | cmp - "$REPO_ROOT/shims/hook.zsh"
-	cudnnvm init fish | cmp - "$REPO_ROOT/shims/hook.fish"
-	cudnnvm init powershell | cmp - "$REPO_ROOT/shims/hook.ps1"
+	# the shipped hooks carry @EXE@ where the binary writes its own path
+	local exe q
+	exe=$(readlink -f "$CUDNNVM_BIN")
+	q="'$exe'"
+	for pair in bash:hook.bash zsh:hook.zsh fish:hook.fish powershell:hook.ps1; do
+		sed "s|@EXE@|$q|g" "$REPO_ROOT/shims/${pair#*:}" | cmp - <(cudnnvm init "${pair%%:*}")
+	done
+	# tcsh's alias lines carry the path quoted once more
+	sed -e "/^alias/s|@EXE@|'\\\\''$exe'\\\\''|g" -e "s|@EXE@|$q|g" "$REPO_ROOT/shims/hook.tcsh" |
+		cmp - <(cudnnvm init tcsh)
 }
 
 @test "completions/embed.py regenerates cmd/completions.c unchanged" {

@@ -13,7 +13,7 @@ show() {
 for v in '"$VARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
 }
 
-@test "env prints every variable of SPEC with resolved paths" {
+@test "env prints every variable of doc/SPEC.md with resolved paths" {
 	run cudnnvm env --shell sh
 	[ "$status" -eq 0 ]
 	h="$CUDNNVM_STORE/$A"
@@ -88,14 +88,18 @@ b"
 	run cudnnvm env --shell cmd
 	[[ $output == *"set \"CUDNN_HOME=$CUDNNVM_STORE/$A\""* ]]
 	run cudnnvm env --shell tcsh
+	[[ $output == *"setenv CUDNN_HOME '$CUDNNVM_STORE/$A';"* ]]
+	run --separate-stderr cudnnvm env --shell nushell
 	[ "$status" -eq 64 ]
+	one_error_line
 }
 
-@test "the shell comes from \$SHELL when not given" {
+@test "the shell comes from the process running cudnnvm, not from \$SHELL" {
+	# bats runs cudnnvm from bash: bash syntax whatever SHELL says
 	SHELL=/usr/bin/fish run cudnnvm env
-	[[ $output == *"set -gx CUDNNVM_ACTIVE '$A';"* ]]
-	SHELL=/bin/bash run cudnnvm env
 	[[ $output == *"export CUDNNVM_ACTIVE='$A'"* ]]
+	run fish --no-config -c 'cudnnvm env'
+	[[ $output == *"set -gx CUDNNVM_ACTIVE '$A';"* ]]
 }
 
 @test "env of a version not installed or with nothing active fails with one line" {

@@ -36,6 +36,14 @@ izsh() { zsh -f -i 2>"$T/log/err"; }
 
 runs() { [ -f "$T/log/runs" ] && grep -c hook-env "$T/log/runs" || echo 0; }
 
+# The hook calls cudnnvm by its absolute path; to count its runs, the
+# process-counting tests point it at the logging wrapper instead.
+logged_init() {
+	local real
+	real=$(readlink -f "$CUDNNVM_BIN")
+	command cudnnvm init "$1" | sed "s|$real|$T/logbin/cudnnvm|g"
+}
+
 @test "bash: entering a pinned project sets the version, leaving restores exactly" {
 	run ibash <<'SH'
 eval "$(cudnnvm init bash)"
@@ -71,8 +79,9 @@ SH
 }
 
 @test "bash: an unchanged prompt starts no process" {
+	logged_init bash >"$T/log/init"
 	run ibash <<'SH'
-eval "$(cudnnvm init bash)"
+source "$T/log/init"
 cd proj
 sleep 0.05
 :
@@ -168,8 +177,9 @@ SH
 }
 
 @test "zsh: enter, nested, shell override, leave, and no process at an unchanged prompt" {
+	logged_init zsh >"$T/log/init"
 	run izsh <<'SH'
-eval "$(cudnnvm init zsh)"
+source "$T/log/init"
 cd proj
 echo "in: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"
 :
@@ -211,7 +221,7 @@ echo "none: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"'
 	run --separate-stderr cudnnvm init dash
 	[ "$status" -eq 64 ]
 	one_error_line
-	run --separate-stderr cudnnvm init tcsh
+	run --separate-stderr cudnnvm init ksh
 	[ "$status" -eq 64 ]
 	one_error_line
 	[ -z "$output" ]
@@ -271,4 +281,130 @@ SH
 		one_error_line
 		[[ $stderr == *"$d/.cudnn-version"* ]]
 	done
+}
+
+@test "bash: init works with cudnnvm not on PATH (the hook names the binary by its path)" {
+	bin=$(readlink -f "$CUDNNVM_BIN")
+	run env PATH=/usr/bin:/bin BIN="$bin" bash --norc --noprofile -i 2>"$T/log/err" <<'SH'
+eval "$("$BIN" init bash)"
+cd proj
+echo "in: $CUDNNVM_ACTIVE"
+cudnnvm current
+SH
+	[[ $output == *"in: $A"* ]]
+	[[ $output == *"$A (set by"* ]]
+	run ! grep -q "command not found" "$T/log/err"
+	run env PATH=/usr/bin:/bin BIN="$bin" zsh -f -i 2>"$T/log/err" <<'SH'
+eval "$("$BIN" init zsh)"
+cd proj
+echo "in: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"in: $A"* ]]
+	run ! grep -q "not found" "$T/log/err"
+	run env PATH=/usr/bin:/bin BIN="$bin" fish --no-config -c '
+"$BIN" init fish | source
+cd proj; emit fish_prompt
+echo "in: $CUDNNVM_ACTIVE"'
+	[[ $output == *"in: $A"* ]]
+}
+
+@test "zsh and fish switch at cd, so 'cd proj && cmd' runs under the project's version" {
+	run izsh <<'SH'
+eval "$(cudnnvm init zsh)"
+cd proj && echo "same line: $CUDNNVM_ACTIVE"
+cd .. && echo "back: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"same line: $A"* ]]
+	[[ $output == *"back: $C"* ]]
+	# fish: no prompt event between cd and the command
+	run fish --no-config -c '
+cudnnvm init fish | source
+cd proj; and echo "same line: $CUDNNVM_ACTIVE"
+cd ..; and echo "back: $CUDNNVM_ACTIVE"'
+	[[ $output == *"same line: $A"* ]]
+	[[ $output == *"back: $C"* ]]
+}
+
+@test "tcsh: init hooks precmd and cwdcmd; entering and leaving a project" {
+	command -v tcsh >/dev/null || skip "tcsh is not installed"
+	run tcsh -f -i <<'SH'
+eval "`cudnnvm init tcsh`"
+cd proj
+echo "in: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH"
+cd ..
+echo "out: $CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"in: $A $CUDNNVM_STORE/$A/lib:/usr/local/lib"* ]]
+	[[ $output == *"out: $C"* ]]
+}
+
+@test "tcsh: env --shell tcsh round-trips a store path with spaces, quotes, \$ and !" {
+	command -v tcsh >/dev/null || skip "tcsh is not installed"
+	S="$T/my st'ore \$x !y"
+	mkdir -p "$S"
+	mkver "$A" linux-x86_64 "$S"
+	export CUDNNVM_STORE="$S"
+	run tcsh -f -c 'eval "`cudnnvm env --shell tcsh '"$A"'`"; printf "home=[%s]\n" "$CUDNN_HOME"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"home=[$S/$A]"* ]]
+	run tcsh -f -c 'eval "`cudnnvm env --shell csh '"$A"'`"; printf "lib=[%s]\n" "$LD_LIBRARY_PATH"'
+	[[ $output == *"lib=[$S/$A/lib:/usr/local/lib]"* ]]
+}
+
+@test "env without --shell speaks the shell that runs it, not \$SHELL" {
+	run env SHELL=/usr/bin/fish bash -c 'eval "$(cudnnvm env '"$A"')" && echo "bash: $CUDNNVM_ACTIVE"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"bash: $A"* ]]
+	run env SHELL=/bin/bash fish --no-config -c 'cudnnvm env '"$A"' | source; and echo "fish: $CUDNNVM_ACTIVE"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"fish: $A"* ]]
+	run env SHELL=/usr/bin/fish dash -c 'eval "$(cudnnvm env '"$A"')" && echo "dash: $CUDNNVM_ACTIVE"'
+	[[ $output == *"dash: $A"* ]]
+	# a parent that is no shell gets POSIX sh
+	run env SHELL=/usr/bin/fish python3 -c 'import subprocess; print(subprocess.run(["cudnnvm", "env", "'"$A"'"], capture_output=True, text=True).stdout)'
+	[[ $output == *"export CUDNNVM_ACTIVE='$A'"* ]]
+}
+
+# No terminal escape or line break from a folder name, a pin file or
+# CUDNNVM_VERSION reaches the terminal raw: each is shown as \xNN.
+no_raw_controls() {
+	one_error_line
+	if printf '%s' "$stderr" | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+		echo "raw control characters: $stderr" | od -c
+		return 1
+	fi
+	[[ $stderr == *'\x1b'* ]]
+}
+
+@test "hook-env shows control characters in names, pins and CUDNNVM_VERSION escaped" {
+	d=$'proj\e]0;pwned\a\ncudnnvm: forged'
+	mkdir -p "$d"
+	printf '9.1\e[2J\nforged\n' >"$d/.cudnn-version"
+	cd "$d"
+	run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -ne 0 ]
+	no_raw_controls
+	[[ $stderr == *'proj\x1b]0;pwned\x07\x0acudnnvm: forged/.cudnn-version'* ]]
+	cd "$T"
+	rm "$d/.cudnn-version"
+	mkdir "$d/.cudnn-version"
+	cd "$d"
+	run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -ne 0 ]
+	no_raw_controls
+	cd "$T"
+	CUDNNVM_VERSION=$'9\e[2J\ncudnnvm: forged' run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -ne 0 ]
+	no_raw_controls
+	[[ $stderr == *'9\x1b[2J'* ]]
+}
+
+@test "current shows a pin file path with control characters escaped" {
+	d=$'esc\e]0;pwned\a'
+	mkdir -p "$d"
+	echo 9.1 >"$d/.cudnn-version"
+	cd "$d"
+	run cudnnvm current
+	[ "$status" -eq 0 ]
+	[[ $output == *'esc\x1b]0;pwned\x07/.cudnn-version)' ]]
 }

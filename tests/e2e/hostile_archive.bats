@@ -57,10 +57,61 @@ installs() {
 @test "A9 case-fold collision in a Windows zip" { refused a9-case-zip "differs only in case"; }
 @test "A10 two top-level folders" { refused a10-two-tops "'other/' is outside the archive's single top folder"; }
 @test "A10 a file beside the top folder" { refused a10-top-file "'README' is outside the archive's single top folder"; }
+@test "A10 top folder naming another version, CUDA and platform" { refused a10-top-other "top folder 'cudnn-linux-sbsa-8.9.7.29_cuda11-archive' holds cuDNN 8.9.7.29-cuda11 for linux-sbsa, not 9.1.0.70-cuda12 for linux-x86_64"; }
+@test "A10 top folder not named like an NVIDIA archive" { refused a10-top-unnamed "top folder 'cudnn' is not named like an NVIDIA cuDNN archive"; }
+@test "A10 --version and --cuda must agree with the top folder too" {
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile a14-legit --out "$A" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	cp "$arch" "$T/renamed.tar.xz"
+	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$sha" --version 9.1.0.71 --cuda 12
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"not 9.1.0.71-cuda12 for linux-x86_64"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.71-cuda12" ]
+	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$sha" --version 9.1.0.70 --cuda 13
+	[ "$status" -eq 65 ]
+	run cudnnvm install --no-validate --archive "$T/renamed.tar.xz" --sha256 "$sha" --version 9.1.0.70 --cuda 12
+	[ "$status" -eq 0 ]
+}
 @test "A11 decompression bomb: refused before writing it" { refused a11-bomb "/lib/bomb' makes the archive larger than the limit"; }
+@test "A11 decompression bomb through a FIFO: the cap counts the bytes produced" {
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" hostile a11-bomb --out "$A" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	mkfifo "$T/fifo"
+	timeout 60 sh -c 'cat "$1" >"$2"' _ "$arch" "$T/fifo" 3>&- &
+	run cudnnvm install --no-validate --archive "$T/fifo" --version 9.1.0.70 --cuda 12 --sha256 "$sha"
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"/lib/bomb' makes the archive larger than the limit"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+}
+
+@test "a legit archive through a FIFO installs under the same cap" {
+	j=$(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.1.0.70 --cuda 12 --fill-mb 40 --out "$A")
+	arch=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["path"])' "$j")
+	sha=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["sha256"])' "$j")
+	mkfifo "$T/fifo"
+	timeout 60 sh -c 'cat "$1" >"$2"' _ "$arch" "$T/fifo" 3>&- &
+	run cudnnvm install --no-validate --archive "$T/fifo" --version 9.1.0.70 --cuda 12 --sha256 "$sha"
+	[ "$status" -eq 0 ]
+	[ -f "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn_fill.a" ]
+}
+
 @test "A13 path over 1024 bytes" { refused a13-long "longer than the limit"; }
 @test "A13 more than 32 levels" { refused a13-deep "nested deeper than the limit"; }
 @test "A13 newline in a name (reported escaped, on one line)" { refused a13-newline "/lib/bad\\x0aname' has a control character"; }
+@test "A13 overlong UTF-8 form in a name" { refused a13-overlong "/lib/bad"; refused a13-overlong "is not valid UTF-8"; }
+@test "A13 UTF-16 surrogate in a name" { refused a13-surrogate "is not valid UTF-8"; }
+@test "A13 code point above U+10FFFF in a name" { refused a13-above-max "is not valid UTF-8"; }
+
+# Links are resolved against the tree itself, through other links, at the
+# depth the version is published at; dangling or not.
+@test "A16 r -> . chain escaping to a dangling target" { refused a16-dot-chain "'lib/libcudnn.so.9' leaves the archive"; }
+@test "A16 chain whose helper link comes later" { refused a16-dot-chain-later "'lib/libcudnn.so.9' leaves the archive"; }
+@test "A16 chain through another link" { refused a16-link-chain "'lib/x' leaves the archive"; }
+@test "A16 '..' at the top" { refused a16-top-dotdot "leaves the archive"; }
+@test "A16 dangling link" { refused a16-dangling "'lib/x' does not resolve to anything in the archive"; }
+@test "A16 link loop" { refused a16-loop "does not resolve to anything in the archive"; }
+@test "A16 folder link escaping through r -> ." { refused a16-dir-escape "'lib/d' leaves the archive"; }
 
 @test "A8 setuid, setgid, sticky, 0777 and 0000 modes install normalised" {
 	installs a8-modes
@@ -80,6 +131,8 @@ installs() {
 	[ "$(readlink "$d/lib/libcudnn_ops.so.9")" = libcudnn_ops.so.9.1.0 ]
 	[ "$(readlink "$d/include/cudnn_v9.h")" = cudnn_version.h ]
 	[ "$(cat "$d/lib/libcudnn.so")" = ELF ]
+	[ "$(cat "$d/lib/via")" = ELF ]
+	[ "$(cat "$d/lib/hdr")" = "$(cat "$d/include/cudnn_version.h")" ]
 }
 
 @test "A15 a second archive cannot plant through an installed version (fresh staging)" {

@@ -128,3 +128,29 @@ assert [e["cuda"] for e in a] == [13, 12]
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"9.20 resolves to cuDNN 9.20.0.48-cuda12 for linux-x86_64: https://127.0.0.1:$MIRROR_PORT/cudnn/linux-x86_64/"* ]]
 }
+
+@test "a cold list-remote asks for the manifests at once, with the same answer" {
+	want=$(cudnnvm list-remote --platform linux-x86_64)
+	rm -rf "$T/cache" "$MIRROR_DIR/root/inflight.max"
+	remote_config delay
+	log_mark
+	run --separate-stderr cudnnvm list-remote --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[ "$output" = "$want" ]
+	# sequential fetching never has two requests waiting at once
+	[ "$(cat "$MIRROR_DIR/root/inflight.max")" -ge 3 ]
+	[ "$(grep -c 'GET .*redistrib_' "$MIRROR_DIR/root/requests.log")" -eq 4 ]
+	# warm: nothing but the cached listing and manifests
+	log_mark
+	run cudnnvm list-remote --platform linux-x86_64
+	[ "$output" = "$want" ]
+	[ ! -s "$MIRROR_DIR/root/requests.log" ]
+}
+
+@test "list-remote <spec> fetches only the manifests the spec can match" {
+	remote_config delay
+	run cudnnvm list-remote 9.13 --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'GET .*redistrib_' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+	grep -q 'redistrib_9.13.0.json' "$MIRROR_DIR/root/requests.log"
+}

@@ -12,6 +12,10 @@ setup() {
 	done
 }
 
+teardown() {
+	[ -z "${pid:-}" ] || kill "$pid" 2>/dev/null || true
+}
+
 @test "uninstall removes a version and nothing else" {
 	run cudnnvm uninstall 9.1.0.70
 	[ "$status" -eq 0 ]
@@ -77,4 +81,54 @@ setup() {
 	wait "$pid" || true
 	wait "$u"
 	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+}
+
+# A running program that maps a library of a version: removing or replacing
+# the version under it is refused, naming the process, unless
+# --even-if-in-use says so.
+@test "uninstall and install --force refuse a version a running process maps" {
+	stubs="$BATS_TEST_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$stubs" >/dev/null
+	read -r arch sha < <(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.3.0.1 --cuda 12 \
+		--extra-lib "$stubs/v9/lib/libcudnn.so.9" --out "$T/a" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["path"], d["sha256"])')
+	cudnnvm -q install --no-validate --archive "$arch" --sha256 "$sha"
+	lib="$CUDNNVM_STORE/9.3.0.1-cuda12/lib/libcudnn.so.9"
+	python3 -c 'import ctypes, sys, time
+ctypes.CDLL(sys.argv[1])
+open(sys.argv[2], "w").close()
+time.sleep(120)' "$lib" "$T/ready" 3>&- &
+	pid=$!
+	wait_for_file "$T/ready"
+	grep -q "9.3.0.1-cuda12/lib/libcudnn.so" "/proc/$pid/maps"
+
+	run cudnnvm uninstall 9.3.0.1
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "cudnnvm: cuDNN 9.3.0.1-cuda12 is in use by pid $pid (python3)"* ]]
+	[[ "$output" == *"No such file or directory"* ]]
+	[[ "$output" == *"--even-if-in-use"* ]]
+	[ -f "$lib" ]
+
+	run cudnnvm install --force --no-validate --archive "$arch" --sha256 "$sha"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"in use by pid $pid (python3)"* ]]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+
+	ino=$(stat -L -c %i "$lib")
+	run cudnnvm install --force --even-if-in-use --no-validate --archive "$arch" --sha256 "$sha"
+	[ "$status" -eq 0 ]
+	[ "$(stat -L -c %i "$lib")" != "$ino" ]
+	run cudnnvm uninstall --even-if-in-use 9.3.0.1
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/9.3.0.1-cuda12" ]
+	kill "$pid"
+}
+
+@test "uninstall of a version nothing maps needs no flag" {
+	sleep 60 3>&- &
+	pid=$!
+	run cudnnvm uninstall 9.1.0.70
+	[ "$status" -eq 0 ]
+	kill "$pid"
 }

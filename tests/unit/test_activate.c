@@ -10,6 +10,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A spec parsed the way cmd/ parses it at the edge (static storage). */
+static const struct cv_version *
+V(const char *text)
+{
+	static struct cv_version v[8];
+	static int next;
+	struct cv_version *out = &v[next++ % 8];
+
+	if (cv_version_parse(out, text, NULL) < 0)
+		abort();
+	return out;
+}
+
 static char dir[256];
 
 static const char *
@@ -113,7 +126,7 @@ resolve_tests(void)
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == 0 &&
 	      a.origin == CV_ORIGIN_GLOBAL &&
 	      strcmp(a.id, "9.1.0.70-cuda12") == 0);
-	CHECK(cv_pin_write(proj, "9", &err) == 0);
+	CHECK(cv_pin_write(proj, V("9"), &err) == 0);
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == 0 &&
 	      a.origin == CV_ORIGIN_FILE &&
 	      strcmp(a.id, "9.13.0.50-cuda12") == 0 &&
@@ -129,15 +142,16 @@ resolve_tests(void)
 	setenv("CUDNNVM_VERSION", "../x", 1);
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == CV_EUSAGE);
 	unsetenv("CUDNNVM_VERSION");
-	CHECK(cv_pin_write(proj, "8.9", &err) == 0);
+	CHECK(cv_pin_write(proj, V("8.9"), &err) == 0);
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) ==
 		      CV_ENOTFOUND &&
 	      strstr(err.msg, "cudnnvm install 8.9") != NULL &&
 	      strstr(err.msg, ".cudnn-version") != NULL);
-	CHECK(cv_active_find(st, "9.13.0.50-cuda12", id, &err) == 0 &&
+	CHECK(cv_active_find(st, V("9.13.0.50-cuda12"), id, &err) == 0 &&
 	      strcmp(id, "9.13.0.50-cuda12") == 0);
-	CHECK(cv_active_find(st, "9.13.0.50-cuda11", id, &err) == CV_ENOTFOUND);
-	CHECK(cv_active_find(st, "9.13", id, &err) == 0 &&
+	CHECK(cv_active_find(st, V("9.13.0.50-cuda11"), id, &err) ==
+	      CV_ENOTFOUND);
+	CHECK(cv_active_find(st, V("9.13"), id, &err) == 0 &&
 	      strcmp(id, "9.13.0.50-cuda12") == 0);
 	cv_store_free(st);
 	cv_config_release(&cfg);
@@ -237,11 +251,18 @@ main(void)
 	      CV_EUSAGE);
 
 	/* writing: atomic, exactly one line, bad specs refused */
-	CHECK(cv_pin_write(sub, "9.13.0", &err) == 0);
+	CHECK(cv_pin_write(sub, V("9.13.0"), &err) == 0);
 	CHECK(cv_pin_find(sub, file, spec, NULL, NULL, &err) == 1 &&
 	      strcmp(spec, "9.13.0") == 0);
-	CHECK(cv_pin_write(sub, "../x", &err) == CV_EUSAGE);
-	CHECK(cv_pin_write("/nonexistent-dir", "9", &err) < 0);
+	CHECK(cv_pin_write(sub, V("9.13-cuda12"), &err) == 0);
+	CHECK(cv_pin_find(sub, file, spec, NULL, NULL, &err) == 1 &&
+	      strcmp(spec, "9.13-cuda12") == 0);
+	/* a bad spec never becomes a value to write: refused where parsed */
+	{
+		struct cv_version bad;
+		CHECK(cv_version_parse(&bad, "../x", &err) == CV_EUSAGE);
+	}
+	CHECK(cv_pin_write("/nonexistent-dir", V("9"), &err) < 0);
 
 	resolve_tests();
 

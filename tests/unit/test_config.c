@@ -1,4 +1,4 @@
-/* test_config.c: strict INI parsing and the load order of SPEC.md. */
+/* test_config.c: strict INI parsing and the load order of doc/SPEC.md. */
 #include "cudnnvm.h"
 #include "tap.h"
 

@@ -51,15 +51,35 @@ clear(void)
 		set(tab[0].name, NULL);
 }
 
+/* the store at `root` (it need not exist: only paths are computed) */
+static struct cv_store *
+store_at(const char *root)
+{
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+
+	cv_config_init(&cfg);
+	cfg.store_path = strdup(root);
+	if (cv_store_open(&st, &cfg, NULL, 0, NULL) < 0)
+		st = NULL;
+	cv_config_release(&cfg);
+	return st;
+}
+
 /* apply one computed change set to the table; returns how many changed */
 static int
 step(const char *root, const char *id)
 {
 	struct cv_env e = CV_ENV_INIT;
 	struct cv_err err = CV_ERR_INIT;
-	int changed = 0;
+	struct cv_store *st = store_at(root);
+	int changed = 0, r;
 
-	if (cv_env_build(&e, root, id, get, NULL, &err) < 0)
+	if (st == NULL)
+		return -1;
+	r = cv_env_build(&e, st, id, get, NULL, &err);
+	cv_store_free(st);
+	if (r < 0)
 		return -1;
 	for (size_t i = 0; i < e.n; i++) {
 		const char *cur = get(NULL, e.v[i].name);
@@ -169,9 +189,12 @@ main(void)
 	{
 		struct cv_env e = CV_ENV_INIT;
 		struct cv_err err = CV_ERR_INIT;
-		CHECK(cv_env_build(&e, "/s", "../../etc", get, NULL, &err) ==
+		struct cv_store *st = store_at("/s");
+		CHECK(st != NULL);
+		CHECK(cv_env_build(&e, st, "../../etc", get, NULL, &err) ==
 		      CV_EUSAGE);
 		cv_env_release(&e);
+		cv_store_free(st);
 	}
 	clear();
 	return TEST_DONE();

@@ -19,15 +19,21 @@ static char path[512];
 static struct cv_err err;
 static int opens, closes, last_ok;
 
-#define TOP "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"
+/* the archive's top folder, named like NVIDIA's for the version built */
+static const char *top = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive";
 
 static void
 build(const char *payload, int hostile)
 {
 	struct archive *aw = archive_write_new();
 	struct archive_entry *e;
-	const char *names[] = { TOP "/lib/libcudnn.so.9.1.0", TOP "/LICENSE",
-				TOP "/include/cudnn_version.h" };
+	const char *rel[] = { "lib/libcudnn.so.9.1.0", "LICENSE",
+			      "include/cudnn_version.h" };
+	char names[3][200], link[200];
+
+	for (int i = 0; i < 3; i++)
+		snprintf(names[i], sizeof names[i], "%s/%s", top, rel[i]);
+	snprintf(link, sizeof link, "%s/lib/libcudnn.so.9", top);
 
 	archive_write_set_format_pax_restricted(aw);
 	archive_write_add_filter_xz(aw);
@@ -43,7 +49,7 @@ build(const char *payload, int hostile)
 		archive_entry_free(e);
 	}
 	e = archive_entry_new();
-	archive_entry_set_pathname(e, TOP "/lib/libcudnn.so.9");
+	archive_entry_set_pathname(e, link);
 	archive_entry_set_filetype(e, AE_IFLNK);
 	archive_entry_set_symlink(e, hostile ? "/etc/passwd"
 					     : "libcudnn.so.9.1.0");
@@ -242,6 +248,41 @@ main(void)
 	      CV_EUSAGE);
 	CHECK(strstr(err.msg, "--version") != NULL);
 
+	/* the constructor makes the invariants true, or says which fails */
+	{
+		struct cv_version v;
+		char upper[65];
+		memset(upper, 'A', 64);
+		upper[64] = '\0';
+		cv_version_parse(&v, "9.1.0.70-cuda12", NULL);
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 7,
+				       "f.tar.xz", "/src/f.tar.xz", &err) == 0);
+		CHECK(strspn(a.sha256, "a") == 64 && a.sha256[64] == '\0');
+		CHECK(a.size == 7 && a.version.cuda == 12 &&
+		      strcmp(a.platform, "linux-x86_64") == 0 &&
+		      strcmp(a.filename, "f.tar.xz") == 0 &&
+		      strcmp(a.source, "/src/f.tar.xz") == 0);
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", "abc", 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		CHECK(cv_artifact_init(&a, &v, "../x", upper, 0, "f", "s",
+				       &err) == CV_EUSAGE);
+		cv_version_parse(&v, "9.1.0", NULL);
+		v.cuda = 12;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		cv_version_parse(&v, "9.1.0.70", NULL);
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		/* beyond the grammar: its id would not parse back */
+		cv_version_parse(&v, "9.1.0.70-cuda12", NULL);
+		v.part[2] = 100000;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == CV_EUSAGE);
+		v.part[2] = 99999;
+		CHECK(cv_artifact_init(&a, &v, "linux-x86_64", upper, 0, "f",
+				       "s", &err) == 0);
+	}
+
 	CHECK(mkdtemp(root) != NULL);
 	cv_config_init(&cfg);
 	CHECK(cv_store_open(&st, &cfg, root, 1, &err) == 0);
@@ -249,10 +290,12 @@ main(void)
 	/* a good install, with bytes after the archive's end in the hash */
 	build("payload-1", 0);
 	memset(&a, 0, sizeof a);
-	cv_artifact_from_filename(&a, TOP ".tar.xz", NULL);
+	cv_artifact_from_filename(
+		&a, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz", NULL);
 	sha_of(a.sha256, 1);
 	a.size = ar_len + 64;
-	strcpy(a.source, "/src/" TOP ".tar.xz");
+	strcpy(a.source,
+	       "/src/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz");
 	CHECK(install(st, &a, 1, 0, &already) == 0 && already == 0);
 	CHECK(opens == 1 && closes == 1 && last_ok == 1);
 	CHECK(access(P("9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"), F_OK) == 0);
@@ -302,7 +345,16 @@ main(void)
 	a.size = ar_len - 1;
 	CHECK(install(st, &a, 0, 0, &already) == CV_EDATA);
 	CHECK(access(P("9.1.0.71-cuda12"), F_OK) != 0);
+	/* a top folder naming another version: refused, nothing published */
+	build("payload-4", 0);
+	sha_of(a.sha256, 0);
+	a.size = ar_len;
+	CHECK(install(st, &a, 0, 0, &already) == CV_EDATA);
+	CHECK(strstr(err.msg, "holds cuDNN 9.1.0.70-cuda12") != NULL);
+	CHECK(access(P("9.1.0.71-cuda12"), F_OK) != 0);
+	CHECK(staging_empty());
 	/* hostile archive with the right hash: the entry is named */
+	top = "cudnn-linux-x86_64-9.1.0.71_cuda12-archive";
 	build("payload-4", 1);
 	sha_of(a.sha256, 0);
 	a.size = ar_len;

@@ -71,6 +71,8 @@ int
 main(void)
 {
 	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
 	char id[64], p[512];
 	const char *a = "9.1.0.70-cuda12", *b = "9.13.0.50-cuda12";
 
@@ -79,51 +81,55 @@ main(void)
 		return 1;
 	mkver(a);
 	mkver(b);
+	cv_config_init(&cfg);
+	cfg.store_path = strdup(root);
+	if (cv_store_open(&st, &cfg, NULL, 0, &err) < 0)
+		return 1;
 
-	CHECK(cv_link_get(root, id, &err) == CV_ENOTFOUND);
+	CHECK(cv_store_global_get(st, id, &err) == CV_ENOTFOUND);
 	CHECK(strstr(err.msg, "cudnnvm global") != NULL);
-	CHECK(cv_link_set(root, a, &err) == 0);
+	CHECK(cv_store_global_set(st, a, &err) == 0);
 	CHECK(link_is(a));
-	CHECK(cv_link_get(root, id, &err) == 0 && strcmp(id, a) == 0);
-	CHECK(cv_link_set(root, b, &err) == 0 && link_is(b));
+	CHECK(cv_store_global_get(st, id, &err) == 0 && strcmp(id, a) == 0);
+	CHECK(cv_store_global_set(st, b, &err) == 0 && link_is(b));
 	/* not installed: refused, link unchanged */
-	CHECK(cv_link_set(root, "9.2.0.1-cuda12", &err) == CV_ENOTFOUND);
+	CHECK(cv_store_global_set(st, "9.2.0.1-cuda12", &err) == CV_ENOTFOUND);
 	CHECK(strstr(err.msg, "cudnnvm install 9.2.0.1-cuda12") != NULL);
 	CHECK(link_is(b));
 	/* not an install id: usage */
-	CHECK(cv_link_set(root, "../etc", &err) == CV_EUSAGE);
+	CHECK(cv_store_global_set(st, "../etc", &err) == CV_EUSAGE);
 	/* a folder without its cudnnvm.json is not installed */
 	snprintf(p, sizeof p, "%s/9.3.0.1-cuda12", root);
 	mkdir(p, 0755);
-	CHECK(cv_link_set(root, "9.3.0.1-cuda12", &err) == CV_ENOTFOUND);
+	CHECK(cv_store_global_set(st, "9.3.0.1-cuda12", &err) == CV_ENOTFOUND);
 	/* a version that is a symlink is not installed either (F21) */
 	snprintf(p, sizeof p, "%s/9.4.0.1-cuda12", root);
 	CHECK(symlink("/etc", p) == 0);
-	CHECK(cv_link_set(root, "9.4.0.1-cuda12", &err) == CV_ENOTFOUND);
+	CHECK(cv_store_global_set(st, "9.4.0.1-cuda12", &err) == CV_ENOTFOUND);
 	CHECK(link_is(b));
 
 	/* stray links of a killed switch are swept by the next one (F9) */
 	snprintf(p, sizeof p, "%s/.current.1234.deadbeef", root);
 	CHECK(symlink(a, p) == 0);
 	CHECK(count_strays() == 1);
-	CHECK(cv_link_set(root, a, &err) == 0 && link_is(a));
+	CHECK(cv_store_global_set(st, a, &err) == 0 && link_is(a));
 	CHECK(count_strays() == 0);
 
 	/* unset, twice */
-	CHECK(cv_link_set(root, NULL, &err) == 0 && link_is(NULL));
-	CHECK(cv_link_set(root, NULL, &err) == 0);
+	CHECK(cv_store_global_set(st, NULL, &err) == 0 && link_is(NULL));
+	CHECK(cv_store_global_set(st, NULL, &err) == 0);
 
 	/* a link to something that is not an id is reported, not followed */
 	snprintf(p, sizeof p, "%s/current", root);
 	CHECK(symlink("/etc", p) == 0);
-	CHECK(cv_link_get(root, id, &err) == CV_ESTORE);
+	CHECK(cv_store_global_get(st, id, &err) == CV_ESTORE);
 	unlink(p);
 
 	/* current as a real folder: refused, untouched (F21) */
 	CHECK(mkdir(p, 0755) == 0);
-	CHECK(cv_link_set(root, a, &err) == CV_ESTORE);
+	CHECK(cv_store_global_set(st, a, &err) == CV_ESTORE);
 	CHECK(strstr(err.msg, "not a symlink") != NULL);
-	CHECK(cv_link_get(root, id, &err) == CV_ESTORE);
+	CHECK(cv_store_global_get(st, id, &err) == CV_ESTORE);
 	{
 		struct stat sb;
 		CHECK(lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode));
@@ -137,7 +143,7 @@ main(void)
 		pid_t pid;
 		char f[512];
 
-		CHECK(cv_link_set(root, a, &err) == 0);
+		CHECK(cv_store_global_set(st, a, &err) == 0);
 		snprintf(f, sizeof f, "%s/current/lib/libcudnn.so.9", root);
 		CHECK(pipe(pipefd) == 0);
 		pid = fork();
@@ -165,7 +171,7 @@ main(void)
 		close(pipefd[1]);
 		int fails = 0;
 		for (int i = 0; i < 1000; i++)
-			if (cv_link_set(root, i % 2 ? a : b, &err) < 0)
+			if (cv_store_global_set(st, i % 2 ? a : b, &err) < 0)
 				fails++;
 		snprintf(p, sizeof p, "%s/.done", root);
 		close(open(p, O_CREAT | O_WRONLY, 0644));
@@ -183,6 +189,8 @@ main(void)
 		CHECK(reads > 0);
 	}
 
+	cv_store_free(st);
+	cv_config_release(&cfg);
 	snprintf(p, sizeof p, "rm -rf '%s'", root);
 	CHECK(system(p) == 0);
 	return TEST_DONE();

@@ -92,7 +92,8 @@ main(void)
 	CHECK(cv_shell_parse("bash", &sh, &err) == 0 && sh == CV_SHELL_BASH);
 	CHECK(cv_shell_parse("dash", &sh, &err) == 0 && sh == CV_SHELL_SH);
 	CHECK(cv_shell_parse("pwsh", &sh, &err) == 0 && sh == CV_SHELL_PWSH);
-	CHECK(cv_shell_parse("tcsh", &sh, &err) == CV_EUSAGE);
+	CHECK(cv_shell_parse("tcsh", &sh, &err) == 0 && sh == CV_SHELL_CSH);
+	CHECK(cv_shell_parse("nushell", &sh, &err) == CV_EUSAGE);
 
 	CHECK(quoted_is(CV_SHELL_SH, "a'b", "'a'\\''b'"));
 	CHECK(quoted_is(CV_SHELL_SH, "$x `y`", "'$x `y`'"));
@@ -135,9 +136,37 @@ main(void)
 	/* every shell with a prompt hook has an init script, others not */
 	{
 		struct cv_buf *b = cv_text_new();
-		CHECK(cv_shell_init_script(b, CV_SHELL_BASH, &err) == 0 &&
+		CHECK(cv_shell_init_script(b, CV_SHELL_BASH, "/o p/cudnnvm",
+					   &err) == 0 &&
 		      strstr(cv_text_str(b), "-nt") != NULL);
-		CHECK(cv_shell_init_script(b, CV_SHELL_SH, &err) == CV_EUSAGE);
+		/* the hook calls the binary by its quoted absolute path */
+		CHECK(strstr(cv_text_str(b), "'/o p/cudnnvm' hook-env") !=
+			      NULL &&
+		      strstr(cv_text_str(b), "command cudnnvm") == NULL);
+		CHECK(cv_shell_init_script(b, CV_SHELL_SH, "/x", &err) ==
+		      CV_EUSAGE);
+		cv_text_free(b);
+	}
+	/* csh: setenv/unsetenv, each command ended by ';' (eval `...` joins
+	 * lines), ' carried, a newline refused */
+	{
+		struct cv_buf *b = cv_text_new();
+		CHECK(cv_shell_set(b, CV_SHELL_CSH, "A", "it's $x !", 1,
+				   &err) == 0 &&
+		      strcmp(cv_text_str(b), "setenv A 'it'\\''s $x \\!';\n") ==
+			      0);
+		cv_text_free(b);
+		b = cv_text_new();
+		CHECK(cv_shell_set(b, CV_SHELL_CSH, "A", NULL, 1, &err) == 0 &&
+		      strcmp(cv_text_str(b), "unsetenv A;\n") == 0);
+		CHECK(cv_shell_set(b, CV_SHELL_CSH, "A", "a\nb", 1, &err) ==
+		      CV_EDATA);
+		cv_text_free(b);
+		b = cv_text_new();
+		CHECK(cv_shell_init_script(b, CV_SHELL_CSH, "/x/cudnnvm",
+					   &err) == 0 &&
+		      strstr(cv_text_str(b), "alias cwdcmd") != NULL &&
+		      strchr(cv_text_str(b), '#') == NULL);
 		cv_text_free(b);
 	}
 	return TEST_DONE();

@@ -61,7 +61,7 @@ main(void)
 	struct cv_config cfg;
 	struct cv_version spec;
 	size_t n;
-	char cmd[600];
+	char cmd[600], id[64];
 	int fd, fd2;
 
 	CHECK(mkdtemp(root) != NULL);
@@ -83,7 +83,8 @@ main(void)
 	fake_install("9.10.0.1-cuda12");
 	fake_install("9.9.0.1-cuda11");
 	fake_install("8.9.7.29-cuda12");
-	mkdir(P("9.2.0.1-cuda12"), 0755); /* no cudnnvm.json: not installed */
+	mkdir(P("9.2.0.1-cuda12"), 0755);  /* no cudnnvm.json: not installed */
+	mkdir(P("9.11.0.1-cuda12"), 0755); /* newest name, not installed */
 	CHECK(open_store(&st, 0) == 0);
 	CHECK(cv_store_list(st, &all, &n, &err) == 0);
 	CHECK(n == 4);
@@ -96,16 +97,26 @@ main(void)
 	CHECK(strcmp(one.source, "/x/y.tar.xz") == 0);
 	CHECK(cv_store_get(st, "9.2.0.1-cuda12", &one, &err) == CV_ENOTFOUND);
 	cv_version_parse(&spec, "9", NULL);
-	CHECK(cv_store_find(st, &spec, &one, &err) == 0 &&
-	      strcmp(one.id, "9.10.0.1-cuda12") == 0);
+	CHECK(cv_store_find(st, &spec, id, &err) == 0 &&
+	      strcmp(id, "9.10.0.1-cuda12") == 0);
 	cv_version_parse(&spec, "9-cuda11", NULL);
-	CHECK(cv_store_find(st, &spec, &one, &err) == 0 &&
-	      strcmp(one.id, "9.9.0.1-cuda11") == 0);
+	CHECK(cv_store_find(st, &spec, id, &err) == 0 &&
+	      strcmp(id, "9.9.0.1-cuda11") == 0);
+	/* a matching folder without its marker is not installed */
+	cv_version_parse(&spec, "9.2", NULL);
+	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
+	/* a full id is looked up directly */
+	cv_version_parse(&spec, "8.9.7.29-cuda12", NULL);
+	CHECK(cv_store_find(st, &spec, id, &err) == 0 &&
+	      strcmp(id, "8.9.7.29-cuda12") == 0);
+	cv_version_parse(&spec, "9.2.0.1-cuda12", NULL);
+	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
+	CHECK(strstr(err.msg, "cudnnvm install 9.2.0.1-cuda12") != NULL);
 	cv_version_parse(&spec, "7", NULL);
-	CHECK(cv_store_find(st, &spec, &one, &err) == CV_ENOTFOUND);
+	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
 	CHECK(strstr(err.msg, "cudnnvm install 7") != NULL);
 	cv_version_parse(&spec, "7.6-cuda10", NULL);
-	CHECK(cv_store_find(st, &spec, &one, &err) == CV_ENOTFOUND);
+	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
 	CHECK(strstr(err.msg,
 		     "matches '7.6-cuda10'; run 'cudnnvm install 7.6-cuda10'") !=
 	      NULL);

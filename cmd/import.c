@@ -1,0 +1,60 @@
+/* import.c: `cudnnvm import <dir> [--version V] [--cuda N]` takes a
+ * hand-installed cuDNN under management, then validates it like any
+ * install. */
+#include "cmd.h"
+#include "ui.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+int
+cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "version", required_argument, NULL, 'V' },
+		{ "cuda", required_argument, NULL, 'c' },
+		{ "no-validate", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	struct cv_import_opts o = { NULL, 0 };
+	char id[64];
+	int c, r, no_validate = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'V') {
+			o.version = optarg;
+		} else if (c == 'c') {
+			if (cmd_parse_cuda(optarg, &o.cuda) < 0)
+				return cmd_usage_error(
+					"import",
+					"--cuda wants a CUDA major such as 12");
+		} else if (c == 'n') {
+			no_validate = 1;
+		} else {
+			return cmd_usage_error("import", "unknown option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error("import", "give one folder");
+	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+		return r;
+	if (cv_import(st, argv[optind], &o, id, &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	if (!cmd_g.quiet)
+		printf("imported cuDNN %s from %s into %s/%s (no NVIDIA checksum vouches for it; file hashes are in import.json)\n",
+		       id, argv[optind], cv_store_root(st), id);
+	cmd_modulefiles_refresh(st);
+	r = cmd_gate_activation(&cfg, st, id, 0, no_validate || !cfg.validate);
+out:
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	return r;
+}

@@ -1,0 +1,559 @@
+/* download.c: the streaming download of one archive. A thread runs the
+ * transfer (remote.c's client and its retries); libcurl's write callback
+ * appends each block to the cache partial and hands it on through a
+ * cv_pipe, the same queue the rest of the install reads from, so download,
+ * hash and extraction overlap. A verified archive kept in the cache is
+ * read back without the network; a partial is resumed with a Range
+ * request, its bytes replayed into the pipe first once the server has
+ * agreed to the range. */
+#include "http.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* 16 x 256 KiB in flight between the network and the reader: enough to
+ * ride out a stall of either side, small next to the 64 MiB budget. */
+#define PIPE_BUFS    16
+#define PIPE_BUFSIZE (256u << 10)
+#define FILE_BLOCK   (256u << 10)
+
+struct cv_download {
+	struct cv_remote *r;
+	char *url, *partial, *final;
+	char sha256[65];
+	uint64_t size;
+	int keep;
+
+	/* set up by open */
+	int from_file;     /* the reader reads rfd itself: no transfer */
+	int from_final;    /* a verified archive from the cache */
+	int rfd;           /* the cached bytes, read from 0 */
+	uint64_t file_off; /* next byte of rfd the reader takes */
+	char *file_buf;
+	int wfd; /* the partial, appended by the thread */
+	int used_cache;
+
+	/* the transfer thread */
+	pthread_t th;
+	int th_started;
+	struct cv_pipe *pipe;
+	char *cur;           /* the pipe buffer being filled, or NULL */
+	size_t cur_len;      /* bytes in it */
+	uint64_t replay_len; /* cached bytes still to replay, 0 once done */
+	CURL *h;
+	int sniffed;
+	uint64_t file_len; /* bytes in the partial */
+	atomic_int abort;  /* the reader is gone: stop */
+	atomic_int done;   /* the thread closed the pipe */
+	atomic_int failed; /* ... with an error */
+	/* an error after which the partial is worth resuming */
+	atomic_int keep_partial;
+
+	uint64_t delivered;
+	void (*progress)(void *, uint64_t, uint64_t);
+	void *payload;
+};
+
+int
+cv_download_new(struct cv_download **out, struct cv_remote *r,
+		const struct cv_artifact *art, const char *url,
+		const char *cache_dir, int keep, struct cv_err *err)
+{
+	struct cv_download *d;
+	char *dir;
+
+	if (!cv_sha256_valid_hex(art->sha256) || art->size == 0)
+		return cv_err_set(err, CV_EDATA,
+				  "no sha256 and size for %s: refused", url);
+	dir = cv_path_join(cache_dir, "downloads");
+	if (cv_fs_mkdirs(dir, 0755, NULL) < 0) {
+		int rc = cv_err_errno(err, cv_code_from_errno(errno),
+				      "cannot create the cache folder %s", dir);
+		free(dir);
+		return rc;
+	}
+	d = xcalloc(1, sizeof *d);
+	d->r = r;
+	d->url = xstrdup(url);
+	memcpy(d->sha256, art->sha256, 65);
+	for (int i = 0; i < 64; i++)
+		if (d->sha256[i] >= 'A' && d->sha256[i] <= 'F')
+			d->sha256[i] = (char)(d->sha256[i] - 'A' + 'a');
+	d->size = art->size;
+	d->keep = keep;
+	d->partial = xasprintf("%s/%s.partial", dir, d->sha256);
+	d->final = xasprintf("%s/%s.archive", dir, d->sha256);
+	d->rfd = d->wfd = -1;
+	free(dir);
+	*out = d;
+	return 0;
+}
+
+void
+cv_download_progress(struct cv_download *d,
+		     void (*fn)(void *, uint64_t, uint64_t), void *payload)
+{
+	d->progress = fn;
+	d->payload = payload;
+}
+
+int
+cv_download_used_cache(const struct cv_download *d)
+{
+	return d->used_cache;
+}
+
+void
+cv_download_discard(struct cv_download *d)
+{
+	unlink(d->partial);
+	unlink(d->final);
+}
+
+/* ---- the transfer thread: the producer of the pipe ---- */
+
+/* Copy bytes into pipe buffers, handing each on once full. 0, or -1 once
+ * the reader has gone. */
+static int
+push(struct cv_download *d, const char *p, size_t len)
+{
+	while (len > 0) {
+		size_t k;
+		if (d->cur == NULL) {
+			if (d->abort || (d->cur = cv_pipe_get(d->pipe)) == NULL)
+				return -1;
+			d->cur_len = 0;
+		}
+		k = PIPE_BUFSIZE - d->cur_len;
+		if (k > len)
+			k = len;
+		memcpy(d->cur + d->cur_len, p, k);
+		d->cur_len += k;
+		p += k;
+		len -= k;
+		if (d->cur_len == PIPE_BUFSIZE) {
+			cv_pipe_put(d->pipe, d->cur, d->cur_len);
+			d->cur = NULL;
+		}
+	}
+	return 0;
+}
+
+static void
+flush(struct cv_download *d)
+{
+	if (d->cur != NULL && d->cur_len > 0)
+		cv_pipe_put(d->pipe, d->cur, d->cur_len);
+	else if (d->cur != NULL)
+		cv_pipe_unget(d->pipe, d->cur);
+	d->cur = NULL;
+}
+
+/* The cached bytes go first, once the server has agreed to send the rest
+ * (or there is no rest). */
+static int
+replay(struct cv_download *d, struct cv_err *e)
+{
+	char *buf;
+	uint64_t off = 0;
+
+	if (d->replay_len == 0)
+		return 0;
+	buf = xmalloc(FILE_BLOCK);
+	while (off < d->replay_len) {
+		size_t want = FILE_BLOCK;
+		ssize_t n;
+		if (d->replay_len - off < want)
+			want = (size_t)(d->replay_len - off);
+		n = pread(d->rfd, buf, want, (off_t)off);
+		if (n <= 0) {
+			free(buf);
+			return cv_err_errno(e, CV_EIO,
+					    "cannot read the cached download "
+					    "%s",
+					    d->partial);
+		}
+		if (push(d, buf, (size_t)n) < 0) {
+			free(buf);
+			return -1;
+		}
+		off += (uint64_t)n;
+	}
+	free(buf);
+	d->replay_len = 0;
+	return 0;
+}
+
+static void
+finish(struct cv_download *d, const struct cv_err *e)
+{
+	if (e != NULL && e->code < 0) {
+		if (d->cur != NULL)
+			cv_pipe_unget(d->pipe, d->cur);
+		d->cur = NULL;
+		d->failed = 1;
+	} else
+		flush(d);
+	d->done = 1;
+	cv_pipe_close(d->pipe, e);
+}
+
+/* The error the write callback stopped the transfer with. */
+struct write_ctx {
+	struct cv_download *d;
+	struct cv_err err;
+};
+
+static size_t
+dl_write(char *p, size_t sz, size_t n, void *arg)
+{
+	struct write_ctx *w = arg;
+	struct cv_download *d = w->d;
+	size_t len = sz * n, off = 0;
+
+	if (d->abort)
+		return CURL_WRITEFUNC_ERROR;
+	if (!d->sniffed) {
+		char *ct = NULL;
+		d->sniffed = 1;
+		curl_easy_getinfo(d->h, CURLINFO_CONTENT_TYPE, &ct);
+		if ((ct != NULL && strncasecmp(ct, "text/html", 9) == 0) ||
+		    (d->file_len == 0 && len > 0 && p[0] == '<')) {
+			cv_err_set(&w->err, CV_EDATA,
+				   "the server returned an HTML page, not the "
+				   "archive, for %s (a captive portal or a "
+				   "wrong mirror?)",
+				   d->url);
+			return CURL_WRITEFUNC_ERROR;
+		}
+	}
+	if (d->file_len + len > d->size) {
+		cv_err_set(&w->err, CV_EDATA,
+			   "%s sent more than the %llu bytes the manifest "
+			   "gives; refused",
+			   d->url, (unsigned long long)d->size);
+		return CURL_WRITEFUNC_ERROR;
+	}
+	/* body bytes of a resumed request: the server honoured the range */
+	if (replay(d, &w->err) < 0)
+		return CURL_WRITEFUNC_ERROR;
+	while (off < len) {
+		ssize_t k = write(d->wfd, p + off, len - off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			cv_err_errno(&w->err, cv_code_from_errno(errno),
+				     "cannot write the download cache %s",
+				     d->partial);
+			return CURL_WRITEFUNC_ERROR;
+		}
+		off += (size_t)k;
+	}
+	d->file_len += len;
+	if (push(d, p, len) < 0)
+		return CURL_WRITEFUNC_ERROR;
+	return len;
+}
+
+/* Start over from byte 0: the server ignored or refused the Range
+ * request, and no cached byte has been handed on yet. */
+static int
+restart_partial(struct cv_download *d)
+{
+	if (ftruncate(d->wfd, 0) < 0 || lseek(d->wfd, 0, SEEK_SET) < 0)
+		return -1;
+	d->file_len = 0;
+	d->replay_len = 0;
+	return 0;
+}
+
+static void *
+dl_thread(void *arg)
+{
+	struct cv_download *d = arg;
+	struct write_ctx w = { d, CV_ERR_INIT };
+	char errbuf[CURL_ERROR_SIZE];
+	struct cv_err e = CV_ERR_INIT;
+	CURLcode res = CURLE_OK;
+	long code = 0;
+	int restarted = 0;
+
+	d->h = curl_easy_init();
+	if (d->h == NULL) {
+		cv_err_set(&e, CV_ERROR, "cannot start libcurl");
+		goto out;
+	}
+	for (int attempt = 0;;) {
+		uint64_t from = d->file_len;
+		curl_easy_reset(d->h); /* options only; the connection stays */
+		cv_http_setup(d->r, d->h, d->url, errbuf);
+		curl_easy_setopt(d->h, CURLOPT_MAXFILESIZE_LARGE,
+				 (curl_off_t)(d->size - from));
+		curl_easy_setopt(d->h, CURLOPT_RESUME_FROM_LARGE,
+				 (curl_off_t)from);
+		curl_easy_setopt(d->h, CURLOPT_WRITEFUNCTION, dl_write);
+		curl_easy_setopt(d->h, CURLOPT_WRITEDATA, &w);
+		curl_easy_setopt(d->h, CURLOPT_XFERINFOFUNCTION,
+				 cv_http_progress);
+		curl_easy_setopt(d->h, CURLOPT_XFERINFODATA, &d->abort);
+		d->sniffed = from > 0;
+		res = curl_easy_perform(d->h);
+		code = 0;
+		curl_easy_getinfo(d->h, CURLINFO_RESPONSE_CODE, &code);
+		if (res == CURLE_OK)
+			break;
+		if (w.err.code != 0) {
+			e = w.err;
+			goto out;
+		}
+		if (d->abort)
+			goto out;
+		/* Range ignored (33) or refused (416): start from 0, once,
+		 * when no cached byte has been handed on. */
+		if (from > 0 && !restarted && d->replay_len > 0 &&
+		    (res == CURLE_RANGE_ERROR ||
+		     (res == CURLE_HTTP_RETURNED_ERROR && code == 416)) &&
+		    restart_partial(d) == 0) {
+			restarted = 1;
+			continue;
+		}
+		if (attempt < cv_remote_retries(d->r) &&
+		    cv_http_retryable(res, code) &&
+		    !cv_http_backoff(attempt, &d->abort)) {
+			attempt++;
+			continue;
+		}
+		cv_http_error(d->r, d->h, res, d->url, errbuf, &e);
+		if (e.code == CV_ENETWORK || e.code == CV_EINTR)
+			d->keep_partial = 1;
+		goto out;
+	}
+	/* a success that sent no byte still owes the reader the cached ones */
+	replay(d, &e);
+out:
+	if (d->h != NULL)
+		curl_easy_cleanup(d->h);
+	d->h = NULL;
+	finish(d, &e);
+	return NULL;
+}
+
+/* ---- the reader: the install's cv_source ---- */
+
+static ssize_t dl_read(void *ctx, const void **buf, struct cv_err *err);
+
+static int
+open_nofollow(const char *path, int flags, struct stat *st)
+{
+	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd >= 0 && fstat(fd, st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0 && !S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+static int
+dl_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct cv_download *d = arg;
+	struct stat st;
+	int fd;
+
+	src->read = dl_read;
+	src->ctx = d;
+	/* A verified archive kept from an earlier install. */
+	fd = open_nofollow(d->final, O_RDONLY, &st);
+	if (fd >= 0) {
+		if ((uint64_t)st.st_size == d->size && st.st_uid == geteuid()) {
+			d->from_final = d->from_file = 1;
+			d->used_cache = 1;
+			d->rfd = fd;
+			d->file_buf = xmalloc(FILE_BLOCK);
+			return 0;
+		}
+		close(fd);
+		unlink(d->final);
+	}
+	d->wfd = open_nofollow(d->partial, O_RDWR | O_CREAT | O_APPEND, &st);
+	if (d->wfd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open the download cache %s",
+				    d->partial);
+	if (st.st_uid != geteuid()) {
+		/* not ours: do not trust or extend it */
+		close(d->wfd);
+		unlink(d->partial);
+		d->wfd = open_nofollow(
+			d->partial, O_RDWR | O_CREAT | O_EXCL | O_APPEND, &st);
+		if (d->wfd < 0)
+			return cv_err_errno(err, cv_code_from_errno(errno),
+					    "cannot create the download cache "
+					    "%s",
+					    d->partial);
+	}
+	if ((uint64_t)st.st_size > d->size) {
+		/* larger than the manifest says: junk */
+		if (ftruncate(d->wfd, 0) < 0)
+			return cv_err_errno(err, cv_code_from_errno(errno),
+					    "cannot reset %s", d->partial);
+		st.st_size = 0;
+	}
+	d->file_len = (uint64_t)st.st_size;
+	if (d->file_len > 0) {
+		d->rfd = open(d->partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (d->rfd < 0)
+			return cv_err_errno(err, cv_code_from_errno(errno),
+					    "cannot read %s", d->partial);
+		d->replay_len = d->file_len;
+		d->used_cache = 1;
+	}
+	if (d->file_len == d->size) {
+		/* complete partial: nothing to fetch, just verify */
+		d->from_file = 1;
+		d->file_buf = xmalloc(FILE_BLOCK);
+		return 0;
+	}
+	d->pipe = cv_pipe_new(PIPE_BUFS, PIPE_BUFSIZE);
+	if (pthread_create(&d->th, NULL, dl_thread, d) != 0)
+		return cv_err_set(err, CV_ERROR, "cannot start a thread");
+	d->th_started = 1;
+	return 0;
+}
+
+static void
+report(struct cv_download *d)
+{
+	if (d->progress != NULL)
+		d->progress(d->payload, d->delivered, d->size);
+}
+
+static ssize_t
+dl_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	struct cv_download *d = ctx;
+	ssize_t n;
+
+	if (cv_remote_interrupted()) {
+		d->keep_partial = 1;
+		return cv_err_set(err, CV_EINTR,
+				  "interrupted; the partial download is "
+				  "kept, run the same command again to "
+				  "resume");
+	}
+	if (d->from_file) {
+		size_t want = FILE_BLOCK;
+		if (d->size - d->file_off < want)
+			want = (size_t)(d->size - d->file_off);
+		if (want == 0)
+			return 0;
+		n = pread(d->rfd, d->file_buf, want, (off_t)d->file_off);
+		if (n <= 0)
+			return cv_err_errno(err, CV_EIO,
+					    "cannot read the cached download "
+					    "%s",
+					    d->from_final ? d->final
+							  : d->partial);
+		d->file_off += (uint64_t)n;
+	} else {
+		n = cv_pipe_take(d->pipe, buf, err);
+		if (n < 0)
+			return n;
+		if (n == 0) {
+			if (d->delivered != d->size)
+				return cv_err_set(
+					err, CV_EDATA,
+					"download of %s ended after %llu of "
+					"%llu bytes (truncated)",
+					d->url,
+					(unsigned long long)d->delivered,
+					(unsigned long long)d->size);
+			return 0;
+		}
+	}
+	if (d->from_file)
+		*buf = d->file_buf;
+	d->delivered += (uint64_t)n;
+	report(d);
+	return n;
+}
+
+static void
+dl_stop(struct cv_download *d)
+{
+	if (d->th_started) {
+		d->abort = 1;
+		cv_pipe_abort(d->pipe);
+		pthread_join(d->th, NULL);
+		d->th_started = 0;
+	}
+	if (d->rfd >= 0)
+		close(d->rfd);
+	if (d->wfd >= 0)
+		close(d->wfd);
+	d->rfd = d->wfd = -1;
+}
+
+static void
+dl_close(void *arg, int ok)
+{
+	struct cv_download *d = arg;
+
+	/* a reader that stopped early is not an error of the server */
+	if (d->th_started && !d->done && !ok && !cv_remote_interrupted() &&
+	    !d->failed)
+		d->keep_partial = 1;
+	dl_stop(d);
+	if (ok) {
+		if (d->from_final) {
+			if (!d->keep)
+				unlink(d->final);
+		} else if (d->keep) {
+			if (rename(d->partial, d->final) < 0)
+				unlink(d->partial);
+		} else
+			unlink(d->partial);
+		return;
+	}
+	if (d->from_final) {
+		unlink(d->final);
+		return;
+	}
+	if (!d->keep_partial && !cv_remote_interrupted())
+		unlink(d->partial);
+}
+
+void
+cv_download_fetcher(struct cv_download *d, struct cv_fetcher *f)
+{
+	f->open = dl_open;
+	f->close = dl_close;
+	f->arg = d;
+}
+
+void
+cv_download_free(struct cv_download *d)
+{
+	if (d == NULL)
+		return;
+	dl_stop(d);
+	cv_pipe_free(d->pipe);
+	free(d->file_buf);
+	free(d->url);
+	free(d->partial);
+	free(d->final);
+	free(d);
+}

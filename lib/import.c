@@ -1,0 +1,602 @@
+/* import.c: adopt a hand-installed cuDNN (files copied into a CUDA
+ * toolkit, a wheel's site-packages/nvidia/cudnn, a conda env, an unpacked
+ * archive) into the store. Only cuDNN's own files move: the cudnn*.h
+ * headers and the libcudnn* libraries with their symlink chains. No NVIDIA
+ * checksum vouches for them, so <id>/import.json records where they came
+ * from and the sha256 of each file instead; cudnnvm.json's sha256 is the
+ * hash of that file list. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FILES 256
+
+struct found {
+	char *libdir, *incdir; /* absolute, xmalloc'd; incdir may be NULL */
+	char *libs[MAX_FILES];
+	size_t nlibs;
+	char *headers[MAX_FILES];
+	size_t nheaders;
+	int major;
+	int ver[3]; /* from the header, or the library's file name */
+};
+
+static void
+found_release(struct found *f)
+{
+	for (size_t i = 0; i < f->nlibs; i++)
+		free(f->libs[i]);
+	for (size_t i = 0; i < f->nheaders; i++)
+		free(f->headers[i]);
+	free(f->libdir);
+	free(f->incdir);
+}
+
+static int
+is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* The decimal number at s (at most 5 digits), -1 when there is none;
+ * *end (may be NULL) gets where it stops. */
+static int
+small_num(const char *s, const char **end)
+{
+	char *e;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtol(s, &e, 10);
+	if (end != NULL)
+		*end = e;
+	return v > 99999 ? -1 : (int)v;
+}
+
+/* "libcudnn_ops.so.9.1.0" -> 9; "libcudnn.so" -> 0 (no major). */
+static int
+lib_major(const char *name)
+{
+	const char *so = strstr(name, ".so.");
+	int m = so != NULL ? small_num(so + 4, NULL) : 0;
+	return m > 0 ? m : 0;
+}
+
+/* "libcudnn.so.9.13.0" -> 9, 13, 0; 0 on success, -1 otherwise. */
+static int
+lib_version(const char *base, int v[3])
+{
+	const char *p = base + strlen("libcudnn.so.");
+
+	if (strncmp(base, "libcudnn.so.", 12) != 0)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if ((v[i] = small_num(p, &p)) < 0)
+			return -1;
+		if (i < 2 && *p++ != '.')
+			return -1;
+	}
+	return *p == '\0' ? 0 : -1;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The libcudnn* entries of `dir`, their majors, and a check that every
+ * symlink chain ends on a regular file of the same folder. */
+static int
+scan_libs(struct found *f, const char *dir, struct cv_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int majors[2] = { 0, 0 }, r = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL && r == 0) {
+		char *p, *real, *slash;
+		struct stat sb;
+		int m;
+
+		if (strncmp(de->d_name, "libcudnn", 8) != 0 ||
+		    strstr(de->d_name, ".so") == NULL)
+			continue;
+		if (f->nlibs == MAX_FILES) {
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' holds more than %d cuDNN libraries", dir,
+				MAX_FILES);
+			break;
+		}
+		p = cv_path_join(dir, de->d_name);
+		real = realpath(p, NULL);
+		if (real == NULL || stat(real, &sb) != 0 ||
+		    !S_ISREG(sb.st_mode)) {
+			char target[PATH_MAX] = "?";
+			ssize_t n = readlink(p, target, sizeof target - 1);
+			if (n >= 0)
+				target[n] = '\0';
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' is a broken symlink chain (-> %s); repair or remove it, then import again",
+				p, target);
+		} else if ((slash = strrchr(real, '/')) != NULL &&
+			   (*slash = '\0', strcmp(real, f->libdir) != 0)) {
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' leads out of its folder (to %s); import a folder whose libraries are all inside it",
+				p, real);
+		} else if ((m = lib_major(de->d_name)) > 0) {
+			if (majors[0] == 0 || majors[0] == m)
+				majors[0] = m;
+			else
+				majors[1] = m;
+			f->libs[f->nlibs++] = xstrdup(de->d_name);
+		} else {
+			f->libs[f->nlibs++] = xstrdup(de->d_name);
+		}
+		free(real);
+		free(p);
+	}
+	closedir(d);
+	if (r == 0 && majors[1] != 0)
+		r = cv_err_set(
+			err, CV_EDATA,
+			"'%s' holds two cuDNN majors (%d and %d); copy one of them to a folder of its own and import that",
+			dir, majors[0] < majors[1] ? majors[0] : majors[1],
+			majors[0] < majors[1] ? majors[1] : majors[0]);
+	f->major = majors[0];
+	qsort(f->libs, f->nlibs, sizeof f->libs[0], cmp_str);
+	return r;
+}
+
+static int
+header_define(const char *path, const char *name)
+{
+	FILE *fp = fopen(path, "re");
+	char line[512];
+	size_t nl = strlen(name);
+	int v = -1;
+
+	if (fp == NULL)
+		return -1;
+	while (fgets(line, sizeof line, fp) != NULL) {
+		char *p = line + strspn(line, " \t");
+		if (strncmp(p, "#define", 7) != 0)
+			continue;
+		p += 7;
+		p += strspn(p, " \t");
+		if (strncmp(p, name, nl) == 0 &&
+		    (p[nl] == ' ' || p[nl] == '\t')) {
+			p += nl;
+			p += strspn(p, " \t");
+			v = small_num(p, NULL);
+			break;
+		}
+	}
+	fclose(fp);
+	return v;
+}
+
+static void
+scan_headers(struct found *f)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (f->incdir == NULL || (d = opendir(f->incdir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && f->nheaders < MAX_FILES) {
+		size_t n = strlen(de->d_name);
+		struct stat sb;
+		char *p;
+		if (strncmp(de->d_name, "cudnn", 5) != 0 || n < 3 ||
+		    strcmp(de->d_name + n - 2, ".h") != 0)
+			continue;
+		p = cv_path_join(f->incdir, de->d_name);
+		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+			f->headers[f->nheaders++] = xstrdup(de->d_name);
+		free(p);
+	}
+	closedir(d);
+	qsort(f->headers, f->nheaders, sizeof f->headers[0], cmp_str);
+}
+
+/* The version: cudnn_version.h (8 on) or cudnn.h (7), else the real file
+ * name of libcudnn.so.N (libcudnn.so.9.13.0). */
+static int
+read_version(struct found *f, struct cv_err *err)
+{
+	static const char *const names[] = { "cudnn_version.h", "cudnn.h",
+					     NULL };
+	int lib[3] = { -1, -1, -1 };
+	char *so = xasprintf("%s/libcudnn.so.%d", f->libdir, f->major);
+	char *real = realpath(so, NULL);
+
+	if (real != NULL) {
+		const char *b = strrchr(real, '/') + 1;
+		if (lib_version(b, lib) < 0)
+			lib[0] = -1;
+	}
+	free(real);
+	free(so);
+	f->ver[0] = -1;
+	for (int i = 0; names[i] && f->incdir && f->ver[0] < 0; i++) {
+		char *h = cv_path_join(f->incdir, names[i]);
+		f->ver[0] = header_define(h, "CUDNN_MAJOR");
+		f->ver[1] = header_define(h, "CUDNN_MINOR");
+		f->ver[2] = header_define(h, "CUDNN_PATCHLEVEL");
+		if (f->ver[1] < 0 || f->ver[2] < 0)
+			f->ver[0] = -1;
+		free(h);
+	}
+	if (f->ver[0] >= 0 && lib[0] >= 0 &&
+	    (f->ver[0] != lib[0] || f->ver[1] != lib[1] || f->ver[2] != lib[2]))
+		return cv_err_set(
+			err, CV_EDATA,
+			"the headers say cuDNN %d.%d.%d but the library is %d.%d.%d; the folder mixes two installs",
+			f->ver[0], f->ver[1], f->ver[2], lib[0], lib[1],
+			lib[2]);
+	if (f->ver[0] < 0)
+		memcpy(f->ver, lib, sizeof lib);
+	if (f->ver[0] < 0)
+		return cv_err_set(
+			err, CV_EDATA,
+			"cannot tell the cuDNN version in '%s' (no cudnn_version.h, no versioned libcudnn.so.%d.x.y); pass --version",
+			f->libdir, f->major);
+	if (f->ver[0] != f->major)
+		return cv_err_set(
+			err, CV_EDATA,
+			"the headers say cuDNN %d but the libraries are libcudnn*.so.%d; the folder mixes two installs",
+			f->ver[0], f->major);
+	return 0;
+}
+
+/* Where the libraries and headers are: <dir>/lib, lib64, lib/x64 or dir
+ * itself; headers in <dir>/include or beside the libraries. */
+static int
+locate(struct found *f, const char *dir, struct cv_err *err)
+{
+	static const char *const libs[] = { "lib", "lib64", "", NULL };
+	int r;
+
+	for (int i = 0; libs[i]; i++) {
+		char *l = *libs[i] ? cv_path_join(dir, libs[i]) : xstrdup(dir);
+		char *real = is_dir(l) ? realpath(l, NULL) : NULL;
+		free(l);
+		if (real == NULL)
+			continue;
+		free(f->libdir);
+		f->libdir = real;
+		if ((r = scan_libs(f, real, err)) < 0)
+			return r;
+		if (f->nlibs > 0 && f->major > 0)
+			break;
+		for (size_t k = 0; k < f->nlibs; k++)
+			free(f->libs[k]);
+		f->nlibs = 0;
+	}
+	if (f->nlibs == 0 || f->major == 0)
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"no cuDNN in '%s' (no libcudnn.so.N in it, lib/ or lib64/); point at the folder that holds lib/libcudnn.so.N",
+			dir);
+	{
+		char *inc = cv_path_join(dir, "include");
+		if (is_dir(inc))
+			f->incdir = realpath(inc, NULL);
+		else
+			f->incdir = xstrdup(f->libdir);
+		free(inc);
+	}
+	scan_headers(f);
+	return read_version(f, err);
+}
+
+/* CUDA major: a toolkit's version.json, or the wheel's distribution name
+ * (nvidia_cudnn_cu12-*.dist-info beside site-packages/nvidia). */
+static int
+detect_cuda(const char *dir)
+{
+	char *vj = cv_path_join(dir, "version.json");
+	json_t *o = json_load_file(vj, 0, NULL);
+	int cuda = 0;
+
+	free(vj);
+	if (o != NULL) {
+		const char *v = json_string_value(
+			json_object_get(json_object_get(o, "cuda"), "version"));
+		if (v != NULL)
+			cuda = small_num(v, NULL);
+		json_decref(o);
+		if (cuda > 0)
+			return cuda;
+	}
+	{
+		char *sp = cv_path_join(dir, "../..");
+		DIR *d = opendir(sp);
+		struct dirent *de;
+		free(sp);
+		if (d == NULL)
+			return 0;
+		while ((de = readdir(d)) != NULL && cuda == 0)
+			if (strncmp(de->d_name, "nvidia_cudnn_cu", 15) == 0)
+				if ((cuda = small_num(de->d_name + 15, NULL)) <
+				    0)
+					cuda = 0;
+		closedir(d);
+	}
+	return cuda;
+}
+
+/* Copy src to dst (new file), hashing the bytes on the way. */
+static int
+copy_hash(const char *src, const char *dst, mode_t mode, char hex[65],
+	  uint64_t *size, struct cv_err *err)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int out = -1, r = 0;
+	struct cv_sha256 *h;
+	char *buf;
+	ssize_t n;
+
+	if (in < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read '%s'", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		   mode);
+	if (out < 0) {
+		close(in);
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot write '%s'", dst);
+	}
+	h = cv_sha256_new();
+	buf = xmalloc(1 << 20);
+	while ((n = read(in, buf, 1 << 20)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = cv_err_errno(err, CV_EIO, "cannot read '%s'", src);
+			break;
+		}
+		cv_sha256_update(h, buf, (size_t)n);
+		*size += (uint64_t)n;
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				r = cv_err_errno(err, cv_code_from_errno(errno),
+						 "cannot write '%s'", dst);
+				break;
+			}
+			off += w;
+		}
+		if (r < 0)
+			break;
+	}
+	cv_sha256_final(h, hex);
+	cv_sha256_free(h);
+	free(buf);
+	close(in);
+	if (close(out) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", dst);
+	return r;
+}
+
+/* Copy the found files into stage/{lib,include}, filling `files`
+ * (path -> sha256) and the total size. */
+static int
+copy_files(const struct found *f, const char *stage, json_t *files,
+	   uint64_t *total, struct cv_err *err)
+{
+	char *lib = cv_path_join(stage, "lib");
+	char *inc = cv_path_join(stage, "include");
+	int r = 0;
+
+	if (mkdir(lib, 0755) != 0 || mkdir(inc, 0755) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot create '%s'", lib);
+		goto out;
+	}
+	for (size_t i = 0; i < f->nlibs && r == 0; i++) {
+		char *src = cv_path_join(f->libdir, f->libs[i]);
+		char *dst = cv_path_join(lib, f->libs[i]);
+		char target[PATH_MAX], hex[65], *key;
+		struct stat sb;
+		ssize_t n;
+
+		if (lstat(src, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+			/* keep the chain, but only as links inside lib/ */
+			n = readlink(src, target, sizeof target - 1);
+			if (n < 0) {
+				r = cv_err_errno(err, CV_EIO,
+						 "cannot read '%s'", src);
+			} else {
+				const char *base;
+				target[n] = '\0';
+				base = strrchr(target, '/');
+				base = base ? base + 1 : target;
+				if (symlink(base, dst) != 0)
+					r = cv_err_errno(
+						err, cv_code_from_errno(errno),
+						"cannot create '%s'", dst);
+			}
+		} else {
+			r = copy_hash(src, dst, 0755, hex, total, err);
+			key = xasprintf("lib/%s", f->libs[i]);
+			if (r == 0)
+				json_object_set_new(files, key,
+						    json_string(hex));
+			free(key);
+		}
+		free(src);
+		free(dst);
+	}
+	for (size_t i = 0; i < f->nheaders && r == 0; i++) {
+		char *src = cv_path_join(f->incdir, f->headers[i]);
+		char *dst = cv_path_join(inc, f->headers[i]);
+		char hex[65], *key = xasprintf("include/%s", f->headers[i]);
+		r = copy_hash(src, dst, 0644, hex, total, err);
+		if (r == 0)
+			json_object_set_new(files, key, json_string(hex));
+		free(key);
+		free(src);
+		free(dst);
+	}
+	if (r == 0) {
+		char *lib64 = cv_path_join(stage, "lib64");
+		if (symlink("lib", lib64) != 0)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot create '%s'", lib64);
+		free(lib64);
+	}
+out:
+	free(lib);
+	free(inc);
+	return r;
+}
+
+static int
+write_json(const char *path, json_t *o, struct cv_err *err)
+{
+	if (json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
+		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+	return 0;
+}
+
+int
+cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
+	  char id[64], struct cv_err *err)
+{
+	struct found f;
+	struct cv_installed inst;
+	struct cv_version given = { 0 };
+	json_t *files = json_object(), *rec = NULL;
+	char *src = NULL, *name = NULL, *stage = NULL, *stagepath = NULL;
+	char *text = NULL, *path;
+	int vfd = -1, lfd = -1, r;
+	uint64_t total = 0;
+
+	memset(&f, 0, sizeof f);
+	memset(&inst, 0, sizeof inst);
+	if ((r = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0)
+		goto out;
+	if (!cv_store_writable(st)) {
+		r = cv_err_set(err, CV_ESTORE,
+			       "the store is not open for writing");
+		goto out;
+	}
+	if ((src = realpath(dir, NULL)) == NULL || !is_dir(src)) {
+		r = cv_err_errno(err, CV_ENOTFOUND,
+				 "cannot open the folder '%s'", dir);
+		goto out;
+	}
+	if ((r = locate(&f, src, err)) < 0)
+		goto out;
+	inst.version.nparts = 4;
+	inst.version.part[0] = (unsigned long)f.ver[0];
+	inst.version.part[1] = (unsigned long)f.ver[1];
+	inst.version.part[2] = (unsigned long)f.ver[2];
+	if (o->version != NULL) {
+		if ((r = cv_version_parse(&given, o->version, err)) < 0)
+			goto out;
+		for (int i = 0; i < given.nparts && i < 3; i++)
+			if (given.part[i] != inst.version.part[i]) {
+				r = cv_err_set(
+					err, CV_EUSAGE,
+					"--version %s does not match the files in '%s' (cuDNN %d.%d.%d)",
+					o->version, src, f.ver[0], f.ver[1],
+					f.ver[2]);
+				goto out;
+			}
+		if (given.nparts == 4)
+			inst.version.part[3] = given.part[3];
+	}
+	inst.version.cuda = o->cuda > 0 ? o->cuda : detect_cuda(src);
+	if (inst.version.cuda <= 0) {
+		r = cv_err_set(
+			err, CV_EUSAGE,
+			"cannot tell which CUDA major the cuDNN in '%s' was built for; pass --cuda N",
+			src);
+		goto out;
+	}
+	cv_version_format_id(&inst.version, inst.id, sizeof inst.id);
+	memcpy(id, inst.id, sizeof inst.id);
+	if (cv_platform_detect(inst.platform, NULL) < 0)
+		snprintf(inst.platform, sizeof inst.platform, "linux-x86_64");
+	snprintf(inst.source, sizeof inst.source, "import:%s", src);
+
+	if ((r = cv_store_lock(st, inst.id, 0, NULL, NULL, &vfd, err)) < 0)
+		goto out;
+	if (cv_store_has(st, inst.id)) {
+		r = cv_err_set(
+			err, CV_ERROR,
+			"cuDNN %s is already installed; uninstall it first to import this copy",
+			inst.id);
+		goto out;
+	}
+	if ((r = cv_store_staging_new(st, inst.id, &name, &lfd, err)) < 0)
+		goto out;
+	stage = xasprintf(".staging/%s", name);
+	stagepath = cv_path_join(cv_store_root(st), stage);
+	if ((r = copy_files(&f, stagepath, files, &total, err)) < 0)
+		goto out;
+	/* the metadata's sha256 covers the file list and its hashes */
+	text = json_dumps(files, JSON_SORT_KEYS | JSON_COMPACT);
+	{
+		struct cv_sha256 *h = cv_sha256_new();
+		cv_sha256_update(h, text, strlen(text));
+		cv_sha256_final(h, inst.sha256);
+		cv_sha256_free(h);
+	}
+	inst.size = total;
+	{
+		time_t t = time(NULL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(inst.installed_at, sizeof inst.installed_at,
+			 "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	rec = json_pack(
+		"{s:s, s:b, s:s, s:O}", "imported_from", src, "nvidia_checksum",
+		0, "note",
+		"adopted from a hand install: no NVIDIA checksum vouches for these files; files lists their sha256 at import time",
+		"files", files);
+	path = cv_path_join(stagepath, "import.json");
+	r = write_json(path, rec, err);
+	free(path);
+	if (r < 0 || (r = cv_store_write_meta(stagepath, &inst, err)) < 0)
+		goto out;
+	r = cv_store_publish(st, name, inst.id, 0, err);
+out:
+	if (name != NULL)
+		cv_store_staging_drop(st, name, lfd);
+	cv_fs_unlock(vfd);
+	if (r < 0 && err && src != NULL)
+		cv_err_prefix(err, "import %s: ", src);
+	json_decref(files);
+	json_decref(rec);
+	free(text);
+	free(name);
+	free(stage);
+	free(stagepath);
+	free(src);
+	found_release(&f);
+	return r;
+}

@@ -1,0 +1,368 @@
+/* mirror.c: an offline copy of the redist tree for air-gapped sites. The
+ * manifests of the chosen releases and their archives are copied into
+ * <dir> at the paths the manifests name, so the folder works as
+ * `mirror = file:///dir` or behind any web server. Archives arrive in the
+ * download cache under <dir>/.cudnnvm-partial (resumed by a later run) and
+ * take their final name only once size and sha256 match: a run killed
+ * midway leaves nothing under a final name. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PARTIAL_DIR ".cudnnvm-partial"
+
+static int
+write_atomic(const char *path, const char *data, size_t len, struct cv_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd =
+		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		     0644);
+	size_t off = 0;
+	int r = 0;
+
+	if (fd < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", path);
+		free(tmp);
+		return r;
+	}
+	while (off < len && r == 0) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot write '%s'", path);
+		else
+			off += (size_t)w;
+	}
+	if (r == 0 && fsync(fd) != 0)
+		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+	close(fd);
+	if (r == 0 && rename(tmp, path) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", path);
+	if (r < 0)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+/* The folder part of a path, created (0755). */
+static int
+make_parent(const char *path, struct cv_err *err)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int r = 0;
+
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		r = cv_fs_mkdirs(dir, 0755, err);
+	}
+	free(dir);
+	return r;
+}
+
+/* 1 when the file at `path` has `size` bytes and hashes to `sha`. */
+static int
+file_matches(const char *path, uint64_t size, const char *sha,
+	     struct cv_err *err)
+{
+	struct stat sb;
+	char hex[65];
+
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (uint64_t)sb.st_size != size)
+		return 0;
+	if (cv_sha256_file(path, hex, err) < 0)
+		return err ? err->code : CV_EIO;
+	return strcasecmp(hex, sha) == 0;
+}
+
+/* Fetch one archive through the download cache, verify it, publish it. */
+static int
+fetch_archive(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
+	      const struct cv_release_file *f, const struct cv_mirror_opts *o,
+	      struct cv_err *err)
+{
+	struct cv_artifact art;
+	struct cv_download *d = NULL;
+	struct cv_fetcher fetch;
+	struct cv_source src = { NULL, NULL };
+	struct cv_sha256 *h = NULL;
+	char *url = cv_manifest_url(cv_remote_mirror(r), f->relative_path);
+	char *dest = cv_path_join(dir, f->relative_path);
+	char *cache = cv_path_join(dir, PARTIAL_DIR);
+	char *cached = NULL, hex[65];
+	uint64_t got = 0;
+	int rc, opened = 0, ok = 0, chunks = 0;
+
+	memset(&art, 0, sizeof art);
+	art.version = m->version;
+	art.version.cuda = f->cuda;
+	snprintf(art.platform, sizeof art.platform, "%s", f->platform);
+	memcpy(art.sha256, f->sha256, sizeof art.sha256);
+	art.size = f->size;
+	if ((rc = make_parent(dest, err)) < 0)
+		goto out;
+	if ((rc = cv_download_new(&d, r, &art, url, cache, 1, err)) < 0)
+		goto out;
+	cv_download_fetcher(d, &fetch);
+	if ((rc = fetch.open(fetch.arg, &src, err)) < 0)
+		goto out;
+	opened = 1;
+	h = cv_sha256_new();
+	for (;;) {
+		const void *buf;
+		ssize_t n = src.read(src.ctx, &buf, err);
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		cv_sha256_update(h, buf, (size_t)n);
+		got += (uint64_t)n;
+		if (++chunks == 2)
+			cv_checkpoint("mirror-midway");
+		if (got > f->size) {
+			rc = cv_err_set(
+				err, CV_EDATA,
+				"%s: more bytes than the manifest's %llu", url,
+				(unsigned long long)f->size);
+			goto out;
+		}
+	}
+	cv_sha256_final(h, hex);
+	if (got != f->size) {
+		rc = cv_err_set(err, CV_EDATA,
+				"%s: %llu bytes, the manifest says %llu", url,
+				(unsigned long long)got,
+				(unsigned long long)f->size);
+		goto out;
+	}
+	if (strcasecmp(hex, f->sha256) != 0) {
+		rc = cv_err_set(err, CV_EDATA,
+				"%s: sha256 %s, the manifest says %s", url, hex,
+				f->sha256);
+		goto out;
+	}
+	ok = 1;
+out:
+	if (opened)
+		fetch.close(fetch.arg, ok);
+	if (ok) {
+		/* the verified bytes sit in the cache as <sha>.archive */
+		char lower[65];
+		for (int i = 0; i < 65; i++)
+			lower[i] = (char)(f->sha256[i] >= 'A' &&
+							  f->sha256[i] <= 'F'
+						  ? f->sha256[i] - 'A' + 'a'
+						  : f->sha256[i]);
+		cached = xasprintf("%s/downloads/%s.archive", cache, lower);
+		if (rename(cached, dest) != 0)
+			rc = cv_err_errno(err, cv_code_from_errno(errno),
+					  "cannot move the archive to '%s'",
+					  dest);
+		else if (o->progress != NULL)
+			o->progress(o->payload, "fetched", f->relative_path);
+	}
+	if (h != NULL)
+		cv_sha256_free(h);
+	cv_download_free(d);
+	free(cached);
+	free(cache);
+	free(dest);
+	free(url);
+	return rc;
+}
+
+/* The release a spec names: the newest listed release whose manifest
+ * version matches. */
+static int
+find_release(struct cv_index *ix, const struct cv_version *spec,
+	     struct cv_manifest *m, size_t *idx, struct cv_err *err)
+{
+	struct cv_version s = *spec;
+	char want[64];
+
+	s.cuda = 0;
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		const struct cv_version *lv = cv_index_version(ix, i);
+		int rc;
+		/* the listing name may be shorter or longer than the spec */
+		if (!cv_version_matches(&s, lv) && !cv_version_matches(lv, &s))
+			continue;
+		if ((rc = cv_index_manifest(ix, i, m, err)) < 0)
+			return rc;
+		if (cv_version_matches(&s, &m->version)) {
+			*idx = i;
+			return 0;
+		}
+		cv_manifest_release(m);
+	}
+	cv_version_format(spec, want, sizeof want);
+	return cv_err_set(
+		err, CV_ENOTFOUND,
+		"the mirror has no release matching %s; see 'cudnnvm list-remote'",
+		want);
+}
+
+int
+cv_mirror_specs(struct cv_index *ix, const char *dir,
+		const struct cv_version *specs, size_t nspecs,
+		const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	struct cv_remote *r = cv_index_remote(ix);
+	char platform[32];
+	int rc = 0;
+
+	if (o->platform != NULL)
+		snprintf(platform, sizeof platform, "%s", o->platform);
+	else if ((rc = cv_platform_detect(platform, err)) < 0)
+		return rc;
+	if ((rc = cv_fs_mkdirs(dir, 0755, err)) < 0)
+		return rc;
+	for (size_t s = 0; s < nspecs && rc == 0; s++) {
+		struct cv_manifest m;
+		struct cv_buf raw = CV_BUF_INIT;
+		size_t idx = 0, taken = 0;
+		int cuda = specs[s].cuda ? specs[s].cuda : o->cuda;
+		char *url, *path;
+
+		memset(&m, 0, sizeof m);
+		if ((rc = find_release(ix, &specs[s], &m, &idx, err)) < 0)
+			break;
+		/* the manifest itself, byte for byte (pins checked) */
+		url = cv_manifest_url(cv_remote_mirror(r), m.name);
+		path = cv_path_join(dir, m.name);
+		rc = cv_remote_get(r, url, CV_MANIFEST_MAX_BYTES, &raw, err);
+		if (rc == 0 && cv_remote_verify_pins(r))
+			rc = cv_pins_check(m.name, raw.buf, raw.len, err);
+		if (rc == 0)
+			rc = write_atomic(path, raw.buf, raw.len, err);
+		free(url);
+		free(path);
+		cv_buf_release(&raw);
+		for (size_t i = 0; i < m.nfiles && rc == 0; i++) {
+			const struct cv_release_file *f = &m.files[i];
+			char *dest;
+			if (f->bad[0] || strcmp(f->platform, platform) != 0 ||
+			    (cuda && f->cuda != cuda))
+				continue;
+			taken++;
+			dest = cv_path_join(dir, f->relative_path);
+			if (access(dest, F_OK) == 0) {
+				/* present: trusted by name unless --verify */
+				if (o->progress != NULL)
+					o->progress(o->payload, "present",
+						    f->relative_path);
+			} else {
+				rc = fetch_archive(r, dir, &m, f, o, err);
+			}
+			free(dest);
+		}
+		if (rc == 0 && taken == 0) {
+			char variants[128];
+			char want[48] = "";
+			cv_manifest_variants(&m, platform, variants,
+					     sizeof variants);
+			if (cuda)
+				snprintf(want, sizeof want, " for CUDA %d",
+					 cuda);
+			rc = cv_err_set(
+				err, CV_ENOTFOUND,
+				"release %s has no %s build%s (it has: %s)",
+				m.label, platform, want,
+				variants[0] ? variants : "none");
+		}
+		cv_manifest_release(&m);
+	}
+	{
+		/* an empty download cache is no part of the tree */
+		char *c = cv_path_join(dir, PARTIAL_DIR "/downloads");
+		if (rmdir(c) == 0) {
+			free(c);
+			c = cv_path_join(dir, PARTIAL_DIR);
+			rmdir(c);
+		}
+		free(c);
+	}
+	return rc;
+}
+
+int
+cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o, size_t *bad,
+		 struct cv_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int rc = 0;
+
+	*bad = 0;
+	if (d == NULL)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read the mirror folder '%s'", dir);
+	while ((de = readdir(d)) != NULL && rc == 0) {
+		struct cv_manifest m;
+		struct cv_buf raw = CV_BUF_INIT;
+		char *path;
+		size_t len = strlen(de->d_name);
+		int fd;
+
+		if (strncmp(de->d_name, "redistrib_", 10) != 0 || len < 6 ||
+		    strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		path = cv_path_join(dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		raw.max = CV_MANIFEST_MAX_BYTES;
+		if (fd >= 0) {
+			char tmp[65536];
+			ssize_t n;
+			while ((n = read(fd, tmp, sizeof tmp)) > 0)
+				if (cv_buf_add(&raw, tmp, (size_t)n) < 0)
+					break;
+			close(fd);
+		}
+		free(path);
+		if (cv_manifest_parse(&m, de->d_name, raw.buf, raw.len, err) <
+		    0) {
+			rc = err ? err->code : CV_EDATA;
+			cv_buf_release(&raw);
+			break;
+		}
+		cv_buf_release(&raw);
+		for (size_t i = 0; i < m.nfiles && rc == 0; i++) {
+			const struct cv_release_file *f = &m.files[i];
+			char *p;
+			int ok;
+			if (f->bad[0])
+				continue;
+			p = cv_path_join(dir, f->relative_path);
+			if (access(p, F_OK) == 0) {
+				ok = file_matches(p, f->size, f->sha256, err);
+				if (ok < 0)
+					rc = ok;
+				else if (o->progress != NULL)
+					o->progress(o->payload,
+						    ok ? "ok" : "BAD",
+						    f->relative_path);
+				if (ok == 0)
+					(*bad)++;
+			}
+			free(p);
+		}
+		cv_manifest_release(&m);
+	}
+	closedir(d);
+	return rc;
+}

@@ -1,0 +1,396 @@
+/* modulefile.c: Lmod / Environment Modules files for installed versions.
+ * Each file sets exactly what cv_env_build sets for a version (list
+ * variables prepended, scalars pushed so that `module unload` gives back
+ * the previous value) plus CUDNNVM_VERSION, so that `cudnnvm current`,
+ * `exec` and the prompt hook agree with a loaded module.
+ *
+ * A module folder holds a marker file naming the format; a folder or a
+ * file without our marker was written by someone else and is never
+ * overwritten or removed. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MARK        "cudnnvm-generated modulefile; 'cudnnvm modulefiles' rewrites it"
+#define MARKER_FILE ".cudnnvm"
+#define MODULE_NAME "cudnn"
+
+int
+cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err)
+{
+	if (strcmp(s, "lua") == 0)
+		*fmt = CV_MODFMT_LUA;
+	else if (strcmp(s, "tcl") == 0)
+		*fmt = CV_MODFMT_TCL;
+	else
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"unknown module file format '%.20s'; use lua or tcl",
+			s);
+	return 0;
+}
+
+static const char *
+nothing(void *ctx, const char *name)
+{
+	(void)ctx;
+	(void)name;
+	return NULL;
+}
+
+/* Lua: a double-quoted string; Tcl: a braced word. Values carrying
+ * anything either language would read specially are refused. */
+static int
+add_quoted(struct cv_buf *b, int fmt, const char *s, struct cv_err *err)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == '\\' || *p == '"' ||
+		    *p == '{' || *p == '}' || *p == '[' || *p == ']' ||
+		    *p == '$')
+			return cv_err_set(
+				err, CV_EDATA,
+				"the path '%.200s' holds a character a module file cannot carry; move the store to a plain path",
+				s);
+	return cv_buf_addf(b, fmt == CV_MODFMT_LUA ? "\"%s\"" : "{%s}", s);
+}
+
+static int
+is_list(const char *name)
+{
+	return strcmp(name, "LD_LIBRARY_PATH") == 0 ||
+	       strcmp(name, "CPATH") == 0 ||
+	       strcmp(name, "LIBRARY_PATH") == 0 || strcmp(name, "PATH") == 0;
+}
+
+static int
+add_line(struct cv_buf *b, int fmt, const char *verb, const char *name,
+	 const char *value, struct cv_err *err)
+{
+	int r;
+
+	if (fmt == CV_MODFMT_LUA) {
+		cv_buf_addf(b, "%s(\"%s\", ", verb, name);
+		if ((r = add_quoted(b, fmt, value, err)) < 0)
+			return r;
+		return cv_buf_adds(b, ")\n");
+	}
+	if (strcmp(verb, "pushenv") == 0)
+		cv_buf_addf(b, "$cudnnvm_scalar %s ", name);
+	else
+		cv_buf_addf(b, "prepend-path %s ", name);
+	if ((r = add_quoted(b, fmt, value, err)) < 0)
+		return r;
+	return cv_buf_adds(b, "\n");
+}
+
+int
+cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
+		   const struct cv_installed *inst, int fmt, struct cv_err *err)
+{
+	struct cv_env env = CV_ENV_INIT;
+	int r;
+
+	if ((r = cv_env_build(&env, st, inst->id, nothing, NULL, err)) < 0)
+		return r;
+	if (fmt == CV_MODFMT_LUA)
+		cv_buf_addf(
+			out,
+			"-- " MARK "\n"
+			"whatis(\"cuDNN %s (CUDA %d, %s) from the cudnnvm store\")\n"
+			"conflict(\"" MODULE_NAME "\")\n",
+			inst->id, inst->version.cuda, inst->platform);
+	else
+		cv_buf_addf(
+			out,
+			"#%%Module1.0\n"
+			"# " MARK "\n"
+			"module-whatis {cuDNN %s (CUDA %d, %s) from the cudnnvm store}\n"
+			"conflict " MODULE_NAME "\n"
+			"# Lmod's Tcl reader records the value pushenv sets as the one\n"
+			"# to restore, so there scalars use setenv (unload unsets them);\n"
+			"# Lmod sites wanting old values back use --format lua.\n"
+			"if {[info exists ModuleTool] && $ModuleTool eq {Lmod}} {\n"
+			"    set cudnnvm_scalar setenv\n"
+			"} else {\n"
+			"    set cudnnvm_scalar pushenv\n"
+			"}\n",
+			inst->id, inst->version.cuda, inst->platform);
+	for (size_t i = 0; i < env.n && r == 0; i++) {
+		const char *name = env.v[i].name, *value = env.v[i].value;
+		if (value == NULL || strncmp(name, "CUDNNVM_SAVED_", 14) == 0)
+			continue;
+		r = add_line(out, fmt,
+			     is_list(name) ? "prepend_path" : "pushenv", name,
+			     value, err);
+	}
+	if (r == 0)
+		r = add_line(out, fmt, "pushenv", "CUDNNVM_VERSION", inst->id,
+			     err);
+	cv_env_release(&env);
+	return r;
+}
+
+/* 1 when `path` is a regular file whose first two lines carry MARK (or
+ * `what` for the marker file), 0 when it is someone else's, -1 when it
+ * does not exist. */
+static int
+ours(int dfd, const char *name, const char *what)
+{
+	char head[512];
+	ssize_t n;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
+
+	if (fd < 0)
+		return errno == ENOENT ? -1 : 0;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, head, sizeof head - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	head[n] = '\0';
+	return strstr(head, what) != NULL;
+}
+
+/* Write dir/name atomically: a temporary file, then rename over. */
+static int
+write_file(int dfd, const char *dir, const char *name, const char *text,
+	   struct cv_err *err)
+{
+	char *tmp = xasprintf(".%s.tmp.%ld", name, (long)getpid());
+	size_t len = strlen(text), off = 0;
+	int fd, r = 0;
+
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s/%s'", dir, name);
+		free(tmp);
+		return r;
+	}
+	while (off < len && r == 0) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot write '%s/%s'", dir, name);
+		else
+			off += (size_t)n;
+	}
+	if (r == 0 && fsync(fd) != 0)
+		r = cv_err_errno(err, CV_EIO, "cannot write '%s/%s'", dir,
+				 name);
+	close(fd);
+	if (r == 0 && renameat(dfd, tmp, dfd, name) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s/%s'", dir, name);
+	if (r < 0)
+		unlinkat(dfd, tmp, 0);
+	free(tmp);
+	return r;
+}
+
+static int
+empty_dir(int dfd)
+{
+	DIR *d = fdopendir(dup(dfd));
+	struct dirent *de;
+	int empty = 1;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+static int
+refuse(const char *dir, const char *name, struct cv_err *err)
+{
+	return cv_err_set(
+		err, CV_ESTORE,
+		"'%s/%s' was not written by cudnnvm; refusing to overwrite it (move it away, or pick another folder with --out)",
+		dir, name);
+}
+
+static char *
+file_name(const char *id, int fmt)
+{
+	return fmt == CV_MODFMT_LUA ? xasprintf("%s.lua", id) : xstrdup(id);
+}
+
+/* Whether `name` is a module file of some id (ours or not). */
+static int
+names_version(const char *name)
+{
+	struct cv_version v;
+	char id[64];
+	size_t n = strlen(name);
+
+	if (n > 4 && strcmp(name + n - 4, ".lua") == 0)
+		n -= 4;
+	if (n == 0 || n >= sizeof id)
+		return 0;
+	memcpy(id, name, n);
+	id[n] = '\0';
+	return cv_install_id_parse(&v, id, NULL) == 0;
+}
+
+int
+cv_modulefiles_write(const char *outdir, const struct cv_store *st,
+		     const struct cv_installed *list, size_t n,
+		     const char *default_id, int fmt, struct cv_err *err)
+{
+	char *dir = cv_path_join(outdir, MODULE_NAME);
+	struct cv_buf text = CV_BUF_INIT;
+	const char *fmtname = fmt == CV_MODFMT_LUA ? "lua" : "tcl";
+	char *marker = xasprintf("format=%s\n", fmtname);
+	struct stat sb;
+	DIR *d = NULL;
+	struct dirent *de;
+	int dfd = -1, r = 0, m;
+
+	if (lstat(dir, &sb) == 0) {
+		if (!S_ISDIR(sb.st_mode)) {
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"'%s' is not a folder; refusing to use it",
+				dir);
+			goto out;
+		}
+		dfd = open(dir,
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0 && ours(dfd, MARKER_FILE, "format=") != 1 &&
+		    !empty_dir(dfd)) {
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"module folder '%s' was not written by cudnnvm; refusing to overwrite it (pick another folder with --out)",
+				dir);
+			goto out;
+		}
+	} else {
+		if ((r = cv_fs_mkdirs(dir, 0755, err)) < 0)
+			goto out;
+		dfd = open(dir,
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (dfd < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot open '%s'", dir);
+		goto out;
+	}
+	if ((r = write_file(dfd, dir, MARKER_FILE, marker, err)) < 0)
+		goto out;
+
+	/* every file we are about to write must be ours or absent */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *name = file_name(list[i].id, fmt);
+		if (ours(dfd, name, MARK) == 0)
+			r = refuse(dir, name, err);
+		free(name);
+	}
+	if (r == 0 && default_id != NULL && ours(dfd, ".version", MARK) == 0)
+		r = refuse(dir, ".version", err);
+	if (r < 0)
+		goto out;
+
+	/* drop our files of versions no longer installed, or of the other
+	 * format; leave everything else alone */
+	if ((d = fdopendir(dup(dfd))) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			int keep = 0;
+			if (!names_version(de->d_name) ||
+			    ours(dfd, de->d_name, MARK) != 1)
+				continue;
+			for (size_t i = 0; i < n && !keep; i++) {
+				char *name = file_name(list[i].id, fmt);
+				keep = strcmp(name, de->d_name) == 0;
+				free(name);
+			}
+			if (!keep && unlinkat(dfd, de->d_name, 0) != 0 &&
+			    errno != ENOENT) {
+				r = cv_err_errno(err, cv_code_from_errno(errno),
+						 "cannot remove '%s/%s'", dir,
+						 de->d_name);
+				break;
+			}
+		}
+		closedir(d);
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *name = file_name(list[i].id, fmt);
+		cv_buf_reset(&text);
+		if ((r = cv_modulefile_text(&text, st, &list[i], fmt, err)) ==
+		    0)
+			r = write_file(dfd, dir, name, text.buf, err);
+		free(name);
+	}
+	if (r < 0)
+		goto out;
+	m = ours(dfd, ".version", MARK);
+	if (default_id != NULL) {
+		cv_buf_reset(&text);
+		cv_buf_addf(&text,
+			    "#%%Module1.0\n# " MARK
+			    "\nset ModulesVersion \"%s\"\n",
+			    default_id);
+		r = write_file(dfd, dir, ".version", text.buf, err);
+	} else if (m == 1 && unlinkat(dfd, ".version", 0) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot remove '%s/.version'", dir);
+	}
+out:
+	if (dfd >= 0)
+		close(dfd);
+	cv_buf_release(&text);
+	free(marker);
+	free(dir);
+	return r;
+}
+
+int
+cv_modulefiles_format_of(const char *outdir, int *fmt)
+{
+	char *dir = cv_path_join(outdir, MODULE_NAME);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char buf[64];
+	ssize_t n;
+	int fd, found = 0;
+
+	free(dir);
+	if (dfd < 0)
+		return 0;
+	fd = openat(dfd, MARKER_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (strncmp(buf, "format=lua", 10) == 0) {
+		*fmt = CV_MODFMT_LUA;
+		found = 1;
+	} else if (strncmp(buf, "format=tcl", 10) == 0) {
+		*fmt = CV_MODFMT_TCL;
+		found = 1;
+	}
+	return found;
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# modulefiles: Lmod and Environment Modules files, read by the real tools.
+load activation
+
+setup() {
+	activation_setup
+	LMOD_INIT=/usr/share/lmod/lmod/init/bash
+	export LD_LIBRARY_PATH=/orig/lib CUDNN_HOME=/orig/home
+}
+
+# The Environment Modules package conflicts with lmod, so it runs from its
+# .deb unpacked into the shared test cache.
+envmod_root() {
+	local c="${CUDNNVM_TEST_CACHE:-$HOME_REAL/.cache/cudnnvm-tests}/envmod"
+	local cmd="$c/root/usr/lib/x86_64-linux-gnu/modulecmd.tcl"
+	command -v tclsh8.6 >/dev/null || return 1
+	if [ ! -f "$cmd" ]; then
+		mkdir -p "$c" && (cd "$c" && apt-get download environment-modules >/dev/null 2>&1 &&
+			dpkg -x environment-modules_*.deb root) || return 1
+	fi
+	echo "$cmd"
+}
+HOME_REAL=$(getent passwd "$(id -u)" | cut -d: -f6)
+
+# run_in_modules TOOL SCRIPT: bash with `module` from lmod or envmod
+run_modules() {
+	local init
+	if [ "$1" = lmod ]; then
+		[ -r "$LMOD_INIT" ] || skip "lmod is not installed (apt-get install lmod)"
+		init="source $LMOD_INIT"
+	else
+		local cmd
+		cmd=$(envmod_root) || skip "environment-modules cannot be unpacked (apt-get download environment-modules, tcl)"
+		init="eval \"\$(tclsh8.6 '$cmd' bash autoinit)\""
+	fi
+	run bash -c "$init
+module use '$CUDNNVM_STORE/modulefiles'
+$2"
+}
+
+@test "modulefiles writes one file per version with the env of the version" {
+	run cudnnvm modulefiles --format lua
+	[ "$status" -eq 0 ]
+	for id in "$A" "$B" "$C"; do
+		f="$CUDNNVM_STORE/modulefiles/cudnn/$id.lua"
+		[ -f "$f" ]
+		grep -q "conflict(\"cudnn\")" "$f"
+		grep -q "pushenv(\"CUDNNVM_VERSION\", \"$id\")" "$f"
+		grep -q "prepend_path(\"LD_LIBRARY_PATH\", \"$CUDNNVM_STORE/$id/lib\")" "$f"
+	done
+	run cudnnvm modulefiles --format tcl --out "$T/mods"
+	[ "$status" -eq 0 ]
+	head -1 "$T/mods/cudnn/$B" | grep -qx '#%Module1.0'
+}
+
+@test "Lmod (lua files): avail, load, swap, unload restores, default is global" {
+	cudnnvm global "$A"
+	cudnnvm modulefiles --format lua
+	run_modules lmod '
+module -t avail cudnn 2>&1
+module load cudnn/'"$B"'; echo "L=$LD_LIBRARY_PATH H=$CUDNN_HOME"; cudnnvm current
+module swap cudnn cudnn/'"$C"'; echo "S=$CUDNNVM_VERSION"
+module unload cudnn; echo "U=$LD_LIBRARY_PATH H=$CUDNN_HOME V=${CUDNNVM_VERSION-none}"
+module load cudnn; echo "D=$CUDNNVM_VERSION"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"cudnn/$B"* ]]
+	[[ $output == *"L=$CUDNNVM_STORE/$B/lib:/orig/lib H=$CUDNNVM_STORE/$B"* ]]
+	[[ $output == *"$B (set by CUDNNVM_VERSION=$B)"* ]]
+	[[ $output == *"S=$C"* ]]
+	[[ $output == *"U=/orig/lib H=/orig/home V=none"* ]]
+	[[ $output == *"D=$A"* ]]
+}
+
+@test "Lmod (tcl files): load, conflict-free swap, unload" {
+	cudnnvm modulefiles --format tcl
+	run_modules lmod '
+module load cudnn/'"$B"'; echo "L=$LD_LIBRARY_PATH V=$CUDNNVM_VERSION"
+module load cudnn/'"$A"'; echo "S=$CUDNNVM_VERSION"
+module unload cudnn; echo "U=$LD_LIBRARY_PATH V=${CUDNNVM_VERSION-none}"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"L=$CUDNNVM_STORE/$B/lib:/orig/lib V=$B"* ]]
+	[[ $output == *"S=$A"* ]]
+	[[ $output == *"U=/orig/lib V=none"* ]]
+}
+
+@test "Environment Modules: avail, load, conflict, swap, unload, default" {
+	cudnnvm global "$C"
+	cudnnvm modulefiles
+	run_modules envmod '
+module avail -t cudnn 2>&1
+module load cudnn/'"$B"'; echo "L=$LD_LIBRARY_PATH H=$CUDNN_HOME"; cudnnvm current
+module load cudnn/'"$A"' 2>/dev/null || echo "conflict refused"
+module unload cudnn; echo "U=$LD_LIBRARY_PATH H=$CUDNN_HOME V=${CUDNNVM_VERSION-none}"
+module load cudnn/'"$A"'; module swap cudnn cudnn/'"$B"'; echo "S=$CUDNNVM_VERSION L=$LD_LIBRARY_PATH"
+module unload cudnn; module load cudnn; echo "D=$CUDNNVM_VERSION"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"cudnn/$A"* ]]
+	[[ $output == *"L=$CUDNNVM_STORE/$B/lib:/orig/lib H=$CUDNNVM_STORE/$B"* ]]
+	[[ $output == *"$B (set by CUDNNVM_VERSION=$B)"* ]]
+	[[ $output == *"conflict refused"* ]]
+	[[ $output == *"U=/orig/lib H=/orig/home V=none"* ]]
+	[[ $output == *"S=$B L=$CUDNNVM_STORE/$B/lib:/orig/lib"* ]]
+	[[ $output == *"D=$C"* ]]
+}
+
+@test "install and uninstall keep the store's module folder current" {
+	cudnnvm modulefiles --format lua
+	run cudnnvm uninstall "$A"
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/modulefiles/cudnn/$A.lua" ]
+	[ -f "$CUDNNVM_STORE/modulefiles/cudnn/$B.lua" ]
+}
+
+@test "a module folder or file cudnnvm did not write is never overwritten" {
+	mkdir -p "$T/site/cudnn"
+	echo 'site file' >"$T/site/cudnn/8.0"
+	run --separate-stderr cudnnvm modulefiles --out "$T/site"
+	[ "$status" -eq 73 ]
+	one_error_line
+	[[ $stderr == *"$T/site/cudnn"* ]]
+	[ "$(cat "$T/site/cudnn/8.0")" = "site file" ]
+	cudnnvm modulefiles
+	echo 'hand edit' >"$CUDNNVM_STORE/modulefiles/cudnn/$B"
+	run --separate-stderr cudnnvm modulefiles
+	[ "$status" -eq 73 ]
+	[[ $stderr == *"modulefiles/cudnn/$B"* ]]
+	[ "$(cat "$CUDNNVM_STORE/modulefiles/cudnn/$B")" = "hand edit" ]
+	run --separate-stderr cudnnvm modulefiles --format yaml
+	[ "$status" -eq 64 ]
+}
+
+@test "doctor does not take the store's module folder for a damaged install" {
+	cudnnvm modulefiles
+	run cudnnvm doctor
+	[[ $output != *"modulefiles has no cudnnvm.json"* ]]
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# global --system: /etc/ld.so.conf.d/cudnnvm.conf + ldconfig, tested for
+# real as root inside a private mount namespace, so the machine's own
+# loader configuration is never touched.
+load helper
+
+setup_file() {
+	export STUBS="$BATS_FILE_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	while read -r name ver cuda; do
+		python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
+			--version "$ver" --cuda "$cuda" --libdir "$STUBS/$name/lib" \
+			--preset 0 | python3 -c 'import json,sys; j=json.load(sys.stdin)
+print("%s %s" % (j["path"], j["sha256"]))' >"$STUBS/$name.arch"
+	done <<-EOF
+		v9 9.19.0.56 13
+		wrongver 9.14.0.60 13
+	EOF
+}
+
+setup() { common_setup; }
+
+needs_namespace() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (a private mount namespace)"
+	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
+	unshare -m true 2>/dev/null || skip "cannot create a mount namespace here"
+}
+
+# in_namespace SCRIPT: run SCRIPT (bash) as root with a private copy of /etc
+# (ldconfig renames its new cache over /etc/ld.so.cache, which a bind mount
+# of the file alone would refuse), a tmpfs over /etc/ld.so.conf.d holding
+# the machine's own entries, and a root-owned tmpfs at /mnt for the store.
+in_namespace() {
+	cat >"$T/ns.sh" <<-NS
+		set -e
+		mount --make-rprivate /
+		mkdir -p "$T/etc-copy"
+		cp -a /etc/. "$T/etc-copy/"
+		mount --bind "$T/etc-copy" /etc
+		mount -t tmpfs -o mode=0755 tmpfs /etc/ld.so.conf.d
+		cp -a "$T/etc-copy/ld.so.conf.d/." /etc/ld.so.conf.d/ 2>/dev/null || true
+		mount -t tmpfs -o mode=0755 tmpfs /mnt
+		export CUDNNVM_STORE=/mnt/store
+		unset LD_LIBRARY_PATH
+		ldconfig
+		set +e
+	NS
+	printf '%s\n' "$1" >>"$T/ns.sh"
+	run unshare -m bash "$T/ns.sh"
+}
+
+# the probe: opens libcudnn.so.9 by name and says which file answered
+PROBE='import ctypes
+l = ctypes.CDLL("libcudnn.so.9")
+p = [x.split()[-1] for x in open("/proc/self/maps") if "libcudnn.so.9" in x]
+print("loaded", l.cudnnGetVersion(), p[0])'
+
+@test "global --system: the loader answers libcudnn.so.9 from the store, --unset restores" {
+	needs_namespace
+	read -r v9 v9sha <"$STUBS/v9.arch"
+	printf '%s\n' "$PROBE" >"$T/probe.py"
+	in_namespace "
+python3 '$T/probe.py' 2>&1 | sed 's/^/before: /'
+cudnnvm install --no-validate --archive '$v9' --sha256 $v9sha >/dev/null
+cudnnvm global --system --no-validate 9.19 || echo FAILED
+cat /etc/ld.so.conf.d/cudnnvm.conf
+python3 '$T/probe.py' | sed 's/^/during: /'
+cudnnvm doctor | grep -i 'system mode'
+cudnnvm global --system --unset || echo FAILED
+[ -e /etc/ld.so.conf.d/cudnnvm.conf ] && echo STILL-THERE
+readlink /mnt/store/current
+python3 '$T/probe.py' 2>&1 | sed 's/^/after: /'"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *FAILED* && $output != *STILL-THERE* ]]
+	[[ $output == *"/mnt/store/current/lib"* ]]
+	[[ $output == *"during: loaded 91900 /mnt/store/"*"/lib/libcudnn.so.9"* ]]
+	[[ $output == *"system mode is on"* ]]
+	before=$(grep '^before: ' <<<"$output" | sed 's/^before: //')
+	after=$(grep '^after: ' <<<"$output" | sed 's/^after: //')
+	[ -n "$before" ]
+	[ "$before" = "$after" ]
+}
+
+@test "doctor names a copy the loader cache picks before the store's" {
+	needs_namespace
+	read -r v9 v9sha <"$STUBS/v9.arch"
+	printf '%s\n' "$PROBE" >"$T/probe.py"
+	in_namespace "
+mkdir -p /mnt/hand && cp -a '$STUBS/wrongver/lib/.' /mnt/hand/
+echo /mnt/hand >/etc/ld.so.conf.d/00-hand.conf
+cudnnvm install --no-validate --archive '$v9' --sha256 $v9sha >/dev/null
+cudnnvm global --system --no-validate 9.19 || echo FAILED
+python3 '$T/probe.py'
+cudnnvm doctor"
+	echo "$output"
+	[[ $output != *FAILED* ]]
+	if [[ $output == *"loaded 91400 /mnt/hand/"* ]]; then
+		[[ $output == *"the loader picks /mnt/hand/libcudnn.so.9 for libcudnn.so.9 before the store's /mnt/store/current/lib"* ]]
+	else
+		# this glibc orders the cache the other way: no warning then
+		[[ $output != *"the loader picks"* ]]
+	fi
+}
+
+@test "global --system refuses a conf file it did not write, and a user-writable store" {
+	needs_namespace
+	read -r v9 v9sha <"$STUBS/v9.arch"
+	in_namespace "
+cudnnvm install --no-validate --archive '$v9' --sha256 $v9sha >/dev/null
+echo /somewhere >/etc/ld.so.conf.d/cudnnvm.conf
+cudnnvm global --system --no-validate 9.19; echo rc=\$?
+cudnnvm global --system --unset; echo rc=\$?
+cat /etc/ld.so.conf.d/cudnnvm.conf
+rm /etc/ld.so.conf.d/cudnnvm.conf
+chmod 0777 /mnt/store
+cudnnvm global --system --no-validate 9.19; echo rc=\$?
+[ -e /etc/ld.so.conf.d/cudnnvm.conf ] && echo WRITTEN"
+	echo "$output"
+	[[ $output == *"cudnnvm: '/etc/ld.so.conf.d/cudnnvm.conf' was not written by cudnnvm"*"rc=73"*"rc=73"*"/somewhere"* ]]
+	[[ $output == *"'/mnt/store' can be changed by a user other than root"*"rc=73"* ]]
+	[[ $output != *WRITTEN* ]]
+}
+
+@test "global --system as a non-root user: exit 77 with the sudo line" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to switch to an unprivileged user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
+	chmod 0755 "$T" "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME=/nonexistent CUDNNVM_STORE="$T/nobody" "$CUDNNVM_BIN" global --system 9
+	[ "$status" -eq 77 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "cudnnvm: "*"sudo cudnnvm global --system <spec>"* ]]
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME=/nonexistent CUDNNVM_STORE="$T/nobody" "$CUDNNVM_BIN" global --system --unset
+	[ "$status" -eq 77 ]
+	[[ $stderr == *"sudo cudnnvm global --system --unset"* ]]
+}
