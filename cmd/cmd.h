@@ -97,6 +97,7 @@ int cmd_preload_exec(const char *store, const char *id);
 int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,
 			   size_t n);
 
+int cmd_bench(int, char **);
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);

@@ -73,6 +73,18 @@ const struct cmd_spec cmd_table[] = {
 	  "                    $CONDA_PREFIX, else the python3 on PATH)\n"
 	  "  --json            machine-readable output\n",
 	  0 },
+	{ "bench", cmd_bench,
+	  "time convolutions on each installed version: which is fastest",
+	  "bench [<spec>...] [--shapes resnet50|resnet50-b1|FILE] [--dtype fp32|fp16|bf16] [--layout nchw|nhwc] [--runs N] [--warmup N] [--json]",
+	  "  --shapes SET      resnet50 (batch 64, default), resnet50-b1, or a\n"
+	  "                    file: name N C H W K R S stride pad dilation\n"
+	  "                    groups [dtype [layout]] per line\n"
+	  "  --dtype D         fp32, fp16 (default) or bf16; a comma list for more\n"
+	  "  --layout L        nchw, nhwc; both by default\n"
+	  "  --runs N          timed runs per layer (default 30)\n"
+	  "  --warmup N        untimed runs first (default 5)\n"
+	  "  --json            every figure, the GPU and the versions as JSON\n",
+	  0 },
 	{ "doctor", cmd_doctor, "diagnose the store and the environment",
 	  "doctor [--json] [--explain MESSAGE]",
 	  "  --json            machine-readable output\n"
@@ -117,8 +129,9 @@ const struct cmd_spec cmd_table[] = {
 	{ "commands", cmd_commands, "list command names", "commands", "",
 	  CMD_HIDDEN },
 	{ "validate-probe", cmd_validate_probe, "the validation child",
-	  "validate-probe --libdir DIR --major N --expect V --cuda N", "",
-	  CMD_HIDDEN },
+	  "validate-probe --libdir DIR --major N --expect V --cuda N "
+	  "[--bench-layer L]... [--bench-runs N] [--bench-warmup N]",
+	  "", CMD_HIDDEN },
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

@@ -147,17 +147,23 @@ out:
 int
 cmd_validate_probe(int argc, char **argv)
 {
-	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0 };
+	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
+	int r;
 
+	a.layers = calloc((size_t)argc, sizeof *a.layers);
+	if (a.layers == NULL)
+		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(argv[i], "--no-gpu") == 0) {
 			a.no_gpu = 1;
 			continue;
 		}
-		if (v == NULL)
+		if (v == NULL) {
+			free(a.layers);
 			return cmd_usage_error("validate-probe",
 					       "%s needs a value", argv[i]);
+		}
 		if (strcmp(argv[i], "--libdir") == 0)
 			a.libdir = v;
 		else if (strcmp(argv[i], "--major") == 0)
@@ -168,17 +174,30 @@ cmd_validate_probe(int argc, char **argv)
 			a.cuda = (int)strtol(v, NULL, 10);
 		else if (strcmp(argv[i], "--cublaslt") == 0)
 			a.cublaslt = v;
-		else
+		else if (strcmp(argv[i], "--bench-layer") == 0)
+			a.layers[a.nlayers++] = argv[i + 1];
+		else if (strcmp(argv[i], "--bench-runs") == 0)
+			a.runs = (int)strtol(v, NULL, 10);
+		else if (strcmp(argv[i], "--bench-warmup") == 0)
+			a.warmup = (int)strtol(v, NULL, 10);
+		else {
+			free(a.layers);
 			return cmd_usage_error("validate-probe",
 					       "unknown option '%s'", argv[i]);
+		}
 		i++;
 	}
-	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0)
+	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0 ||
+	    a.runs < 1 || a.warmup < 0) {
+		free(a.layers);
 		return cmd_usage_error("validate-probe",
 				       "--libdir, --major, --expect and --cuda "
 				       "are needed");
+	}
 	fflush(stdout);
-	return cv_probe_run(&a, 1) < 0 ? 1 : 0;
+	r = cv_probe_run(&a, 1) < 0 ? 1 : 0;
+	free(a.layers);
+	return r;
 }
 
 int
