@@ -486,9 +486,6 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	*already = 0;
 	if ((r = check_artifact(art, id, err)) < 0)
 		return r;
-	if ((r = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0 ||
-	    (r = cv_dyn_require(CV_DYN_ARCHIVE, err)) < 0)
-		return r;
 	if (!cv_store_writable(st))
 		return cv_err_set(err, CV_ESTORE,
 				  "the store is not open for writing");
