@@ -202,6 +202,14 @@ admin_install() { # admin_install v9|v8
 	[ "$(tree_state "$SYS")" = "$before" ]
 }
 
+@test "doctor: a user with no store of their own yet is not an error" {
+	admin_install v9
+	cd "$NR/proj"
+	run as_user cudnnvm doctor
+	[[ "$output" != *"cannot read the store"* ]]
+	[ ! -e "$USR" ]
+}
+
 @test "root's commands do not read a store a user can write" {
 	admin_install v9
 	as_user cudnnvm install --no-validate --archive "$v8_ARCH" --sha256 "$v8_SHA" >/dev/null
