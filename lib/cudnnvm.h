@@ -766,14 +766,16 @@ const char *cv_bench_status_name(int status);
 
 struct cv_bench_result {
 	int status;   /* enum cv_bench_status */
-	int algo;     /* cudnnConvolutionFwdAlgo_t picked */
+	int algo;     /* cudnnConvolutionFwdAlgo_t picked (legacy API) */
+	long engine;  /* the engine's global index (backend API), else -1 */
 	int runs;     /* timed runs */
 	int rejected; /* faster algorithms whose output was wrong */
 	double ms, min_ms, max_ms, q1_ms, q3_ms; /* median and spread */
 	double tflops;
 	double max_err; /* relative to the reference's largest magnitude */
-	char how[16];   /* "find" or "heuristic" */
+	char how[16];   /* "engines", "find" or "heuristic" */
 	char reason[300];
+	char engine_fallback[200]; /* why the engine path gave way, or "" */
 };
 
 struct cv_bench_gpu {
