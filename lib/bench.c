@@ -421,8 +421,8 @@ take_layer(struct collect *c, json_t *o)
 		    : strcmp(st, "unsupported") == 0 ? CV_BENCH_UNSUPPORTED
 						     : CV_BENCH_NOTRUN;
 	r->algo = (int)json_integer_value(json_object_get(o, "algo"));
-	r->engine = json_is_integer(engine) ? (long)json_integer_value(engine)
-					    : -1;
+	r->engine =
+		json_is_integer(engine) ? (long)json_integer_value(engine) : -1;
 	r->runs = (int)json_integer_value(json_object_get(o, "runs"));
 	r->rejected = (int)json_integer_value(json_object_get(o, "rejected"));
 	r->ms = num(o, "ms");

@@ -725,8 +725,8 @@ bench_legacy(struct bench *b, struct layer_run *r)
 
 /* ---- the engine path (cuDNN 9's backend API) ---------------------------- */
 
-#define MAX_PLANS 10 /* torch.backends.cudnn.benchmark_limit's default */
-#define TUNE_RUNS 3  /* timed runs per engine config; the fastest counts */
+#define MAX_PLANS     10 /* torch.backends.cudnn.benchmark_limit's default */
+#define TUNE_RUNS     3  /* timed runs per engine config; the fastest counts */
 #define WORKSPACE_CAP ((int64_t)1 << 30)
 enum { UID_X = 1, UID_W = 2, UID_Y = 3 };
 
@@ -773,8 +773,8 @@ bk_new(struct bench *b, struct graph *g, int type, obj *d)
 }
 
 static int
-bk_set(struct bench *b, struct graph *g, obj d, int name, int type,
-       int64_t n, const void *v)
+bk_set(struct bench *b, struct graph *g, obj d, int name, int type, int64_t n,
+       const void *v)
 {
 	char what[64];
 
@@ -817,8 +817,7 @@ graph_free(struct bench *b, struct graph *g)
 /* A tensor: dims always N, C, H, W; the layout is in the strides. */
 static int
 bk_tensor(struct bench *b, struct graph *g, obj *t, int64_t uid,
-	  const struct layer_run *r, int64_t n, int64_t c, int64_t h,
-	  int64_t w)
+	  const struct layer_run *r, int64_t n, int64_t c, int64_t h, int64_t w)
 {
 	int64_t dims[4] = { n, c, h, w }, align = 16;
 	int64_t nchw[4] = { c * h * w, h * w, w, 1 };
@@ -849,15 +848,15 @@ build_graph(struct bench *b, struct layer_run *r, struct graph *g)
 	float alpha = 1.0f, beta = 0.0f;
 
 	return bk_tensor(b, g, &g->t[0], UID_X, r, l->n, l->c, l->h, l->w) ||
-	       bk_tensor(b, g, &g->t[1], UID_W, r, l->k, l->c / l->groups,
-			 l->r, l->s) ||
+	       bk_tensor(b, g, &g->t[1], UID_W, r, l->k, l->c / l->groups, l->r,
+			 l->s) ||
 	       bk_tensor(b, g, &g->t[2], UID_Y, r, l->n, l->k, r->p, r->q) ||
 	       bk_new(b, g, BK_CONVOLUTION, &g->conv) ||
 	       /* Accumulate in fp32 for every type, as frameworks do. */
 	       bk_set(b, g, g->conv, A_CONV_COMP_TYPE, TYPE_DATA_TYPE, 1,
 		      &comp) ||
-	       bk_set(b, g, g->conv, A_CONV_CONV_MODE, TYPE_CONVOLUTION_MODE,
-		      1, &mode) ||
+	       bk_set(b, g, g->conv, A_CONV_CONV_MODE, TYPE_CONVOLUTION_MODE, 1,
+		      &mode) ||
 	       bk_set(b, g, g->conv, A_CONV_SPATIAL_DIMS, TYPE_INT64, 1,
 		      &dims) ||
 	       bk_set(b, g, g->conv, A_CONV_PRE_PADDINGS, TYPE_INT64, 2, pad) ||
@@ -958,8 +957,7 @@ make_plans(struct bench *b, struct graph *g, int64_t *max_ws)
 					  TYPE_BACKEND_DESCRIPTOR, 1, &cnt,
 					  &eng) != 0 ||
 			    b->api.bk_get(eng, A_ENGINE_GLOBAL_INDEX,
-					  TYPE_INT64, 1, &cnt,
-					  &e->engine) != 0)
+					  TYPE_INT64, 1, &cnt, &e->engine) != 0)
 				e->engine = -1;
 			bk_free(b, &eng);
 		}
@@ -983,8 +981,8 @@ make_pack(struct bench *b, struct layer_run *r, struct graph *g)
 		      uids) ||
 	       bk_set(b, g, g->pack, A_VARIANT_PACK_DATA_POINTERS,
 		      TYPE_VOID_PTR, 3, ptrs) ||
-	       bk_set(b, g, g->pack, A_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR,
-		      1, &ws) ||
+	       bk_set(b, g, g->pack, A_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR, 1,
+		      &ws) ||
 	       bk_done(b, g, g->pack, "VARIANT_PACK");
 }
 
@@ -1093,8 +1091,7 @@ bench_engines(struct bench *b, struct layer_run *r, char *why, size_t n)
 				 "with algo %d (max relative error %.3g)",
 				 ref, isfinite(worst) ? worst : 1e30);
 		else
-			snprintf(g.why, sizeof g.why,
-				 "no engine config runs");
+			snprintf(g.why, sizeof g.why, "no engine config runs");
 		goto fail;
 	}
 	json_object_set_new(r->out, "how", json_string("engines"));
