@@ -835,6 +835,8 @@ bk_tensor(struct bench *b, struct graph *g, obj *t, int64_t uid,
 	       bk_done(b, g, *t, "TENSOR");
 }
 
+static int op_graph(struct bench *b, struct graph *g);
+
 /* The operation graph of one convolution forward. Groups are in W's
  * dims (K, C/groups, R, S), as cudnn_frontend and PyTorch give them. */
 static int
@@ -878,10 +880,17 @@ build_graph(struct bench *b, struct layer_run *r, struct graph *g)
 	       bk_set(b, g, g->op, A_CONV_FWD_ALPHA, TYPE_FLOAT, 1, &alpha) ||
 	       bk_set(b, g, g->op, A_CONV_FWD_BETA, TYPE_FLOAT, 1, &beta) ||
 	       bk_done(b, g, g->op, "OPERATION_CONVOLUTION_FORWARD") ||
-	       bk_new(b, g, BK_OPERATIONGRAPH, &g->graph) ||
-	       bk_set(b, g, g->graph, A_OPERATIONGRAPH_HANDLE, TYPE_HANDLE, 1,
-		      &b->handle) ||
-	       bk_set(b, g, g->graph, A_OPERATIONGRAPH_OPS,
+	       bk_new(b, g, BK_OPERATIONGRAPH, &g->graph) || op_graph(b, g);
+}
+
+static int
+op_graph(struct bench *b, struct graph *g)
+{
+	/* The handle attributes are deprecated in later 9.x: one refused is
+	 * no failure (finalize says if it was needed). */
+	b->api.bk_set(g->graph, A_OPERATIONGRAPH_HANDLE, TYPE_HANDLE, 1,
+		      &b->handle);
+	return bk_set(b, g, g->graph, A_OPERATIONGRAPH_OPS,
 		      TYPE_BACKEND_DESCRIPTOR, 1, &g->op) ||
 	       bk_done(b, g, g->graph, "OPERATIONGRAPH");
 }
@@ -939,10 +948,13 @@ make_plans(struct bench *b, struct graph *g, int64_t *max_ws)
 
 		e->engine = -1;
 		e->ms = INFINITY;
-		if (b->api.bk_create(BK_EXECUTION_PLAN, &e->plan) != 0 ||
-		    b->api.bk_set(e->plan, A_PLAN_HANDLE, TYPE_HANDLE, 1,
-				  &b->handle) != 0 ||
-		    b->api.bk_set(e->plan, A_PLAN_ENGINE_CONFIG,
+		if (b->api.bk_create(BK_EXECUTION_PLAN, &e->plan) != 0) {
+			e->plan = NULL;
+			continue;
+		}
+		b->api.bk_set(e->plan, A_PLAN_HANDLE, TYPE_HANDLE, 1,
+			      &b->handle); /* deprecated: see build_graph */
+		if (b->api.bk_set(e->plan, A_PLAN_ENGINE_CONFIG,
 				  TYPE_BACKEND_DESCRIPTOR, 1, &e->cfg) != 0 ||
 		    b->api.bk_finalize(e->plan) != 0 ||
 		    b->api.bk_get(e->plan, A_PLAN_WORKSPACE_SIZE, TYPE_INT64, 1,
