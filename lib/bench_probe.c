@@ -636,7 +636,8 @@ candidates(struct bench *b, struct layer_run *r, struct cv_cudnn_fwd_perf *c)
 	return n > 0 ? n : -1;
 }
 
-static void
+/* 0 when timed (r->out has the figures), else a status (r->out says). */
+static int
 time_runs(struct bench *b, struct layer_run *r, const struct pick *p)
 {
 	int runs = b->a->runs, done = 0, st = 0;
@@ -666,7 +667,7 @@ time_runs(struct bench *b, struct layer_run *r, const struct pick *p)
 				   "algo %d failed while timed (status %d)",
 				   p->algo, st);
 		free(t);
-		return;
+		return st != 0 ? st : -1;
 	}
 	qsort(t, (size_t)done, sizeof *t, cmp_float);
 	json_object_set_new(r->out, "status", json_string("ok"));
@@ -677,6 +678,7 @@ time_runs(struct bench *b, struct layer_run *r, const struct pick *p)
 	json_object_set_new(r->out, "q1_ms", json_real(t[done / 4]));
 	json_object_set_new(r->out, "q3_ms", json_real(t[done * 3 / 4]));
 	free(t);
+	return 0;
 }
 
 static void
@@ -720,7 +722,7 @@ bench_legacy(struct bench *b, struct layer_run *r)
 	json_object_set_new(r->out, "algo", json_integer(pick));
 	json_object_set_new(r->out, "max_err", json_real(err));
 	chosen.algo = pick;
-	time_runs(b, r, &chosen);
+	(void)time_runs(b, r, &chosen);
 }
 
 /* ---- the engine path (cuDNN 9's backend API) ---------------------------- */
@@ -1041,6 +1043,12 @@ next_fastest(const struct graph *g, const int *tried)
 	return best;
 }
 
+/* What the engine path may have written into r->out. */
+static const char *const engine_keys[] = {
+	"how",     "ref_algo", "rejected", "engine", "engine_configs",
+	"max_err", "status",   "reason",   NULL,
+};
+
 /* Pick and time the layer through the engine path. 0: done, r->out set;
  * -1: the path failed before timing, with why (the caller falls back). */
 static int
@@ -1114,13 +1122,22 @@ bench_engines(struct bench *b, struct layer_run *r, char *why, size_t n)
 	json_object_set_new(r->out, "max_err", json_real(err));
 	{
 		struct pick p = { 0, g.p[pick].plan, g.pack };
-		time_runs(b, r, &p);
+		if (time_runs(b, r, &p) != 0) {
+			const char *reason = json_string_value(
+				json_object_get(r->out, "reason"));
+			snprintf(g.why, sizeof g.why, "%s",
+				 reason ? reason : "timing failed");
+			goto fail;
+		}
 	}
 	graph_free(b, &g);
 	return 0;
 fail:
 	snprintf(why, n, "%s", g.why);
 	graph_free(b, &g);
+	/* The legacy path starts from a clean record. */
+	for (const char *const *k = engine_keys; *k != NULL; k++)
+		json_object_del(r->out, *k);
 	return -1;
 }
 
@@ -1135,8 +1152,6 @@ bench_layer(struct bench *b, struct layer_run *r)
 		if (bench_engines(b, r, why, sizeof why) == 0)
 			return;
 		/* The legacy path decides the layer; say why it had to. */
-		json_object_del(r->out, "status");
-		json_object_del(r->out, "reason");
 		json_object_set_new(r->out, "engine_fallback",
 				    json_string(why));
 	}
