@@ -62,8 +62,15 @@ tree_sum() {
 	# torchvision and jax name no cuDNN wheel: not listed
 	run cudnnvm frameworks --path "$T/t24" --json
 	[[ $output != *'"torchvision"'* ]]
+	# a package whose name only starts like a framework's is none
+	sp=$(echo "$T"/t211/lib/python3*/site-packages)
+	mkdir -p "$sp/jaxtyping-0.3.11.dist-info" "$sp/cupyx_extra-1.0.dist-info"
+	printf 'Metadata-Version: 2.1\nName: jaxtyping\nVersion: 0.3.11\n' >"$sp/jaxtyping-0.3.11.dist-info/METADATA"
+	printf 'Metadata-Version: 2.1\nName: cupyx-extra\nVersion: 1.0\n' >"$sp/cupyx_extra-1.0.dist-info/METADATA"
 	run cudnnvm frameworks --path "$T/t211"
 	[ "$status" -eq 0 ]
+	[[ $output != *"jaxtyping"* ]]
+	[[ $output != *"cupyx"* ]]
 	[[ $output == *"torch 2.11.0"* ]]
 	[[ $output == *"needs: cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
 	[[ $output == *"torch-2.11.0.dist-info/METADATA says 'nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"'"* ]]
