@@ -105,7 +105,7 @@ tree_sum() {
 	[ "$status" -eq 0 ]
 }
 
-@test "use refuses a version torch cannot load, in the issue's words, and changes nothing" {
+@test "use refuses a version torch cannot load, in the gate's words, and changes nothing" {
 	mkenv "$T/ve" --venv torch-2.11.0 --bundled 13:9.19.0.56 >/dev/null
 	export VIRTUAL_ENV="$T/ve"
 	before=$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")
