@@ -100,9 +100,10 @@ int cmd_validate_frameworks(const struct cv_store *st, const char *id);
  * environment `prefix`; defined in cmd/preload.c. */
 int cmd_preload_hook(const char *prefix, const char *store, const char *id,
 		     int remove, struct cv_err *err);
-/* Put <store>/<id>/lib/libcudnn.so.N first in LD_PRELOAD (exec); 1 when
- * done, 0 when the version has no such file. */
-int cmd_preload_exec(const char *store, const char *id);
+/* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
+ * cv_store_dir) first in LD_PRELOAD (exec); 1 when done, 0 when the version
+ * has no such file. */
+int cmd_preload_exec(const char *vdir, const char *id);
 /* The same verdict as text, for the prompt hook (which only warns): 1 with
  * msg set when a framework cannot load id. */
 int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,

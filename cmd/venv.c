@@ -257,8 +257,16 @@ cmd_venv(int argc, char **argv)
 			r = 1;
 		else
 			r = cmd_gate_activation(&cfg, st, id, force, 0);
-		if (r == 0)
-			snprintf(store, sizeof store, "%s", cv_store_root(st));
+		if (r == 0) {
+			/* the store that holds it: with a system and a user
+			 * store, the version's own folder's parent */
+			char *vdir = cv_store_dir(st, id), *slash;
+			snprintf(store, sizeof store, "%s", vdir);
+			slash = strrchr(store, '/');
+			if (slash != NULL && slash != store)
+				*slash = '\0';
+			free(vdir);
+		}
 		cv_store_free(st);
 		cv_config_release(&cfg);
 		if (r != 0)
