@@ -47,7 +47,7 @@ explain(const char *msg, int json)
 int
 cmd_doctor(int argc, char **argv)
 {
-	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0 };
+	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0, NULL };
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_finding *f = NULL;
 	struct cv_installed inst;
@@ -76,6 +76,7 @@ cmd_doctor(int argc, char **argv)
 	if (r)
 		return r;
 	ctx.store_root = cv_store_root(st);
+	ctx.store = st;
 	if (getcwd(cwd, sizeof cwd) == NULL)
 		snprintf(cwd, sizeof cwd, "/");
 	if (cv_active_resolve(st, cwd, &act, NULL, NULL, &err) == 0 &&

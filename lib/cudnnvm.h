@@ -702,6 +702,7 @@ struct cv_doctor_ctx {
 	const char *active_id; /* NULL when none */
 	const char *active_dir;
 	int active_cuda, active_major;
+	const struct cv_store *store; /* for versions that fit; may be NULL */
 };
 /* Collect findings (xmalloc'd array). Never fails: an unreadable thing is
  * itself a finding. */

@@ -695,8 +695,24 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	int have = ctx->active_id != NULL &&
 		   cv_install_id_parse(&v, ctx->active_id, NULL) == 0;
 
+	struct cv_installed *all = NULL;
+	size_t nall = 0;
+	const char *fits = NULL;
+
 	if (cv_frameworks_find(&fe, NULL, NULL) < 0)
 		return;
+	/* the newest installed version every framework here can load: the
+	 * fix is to switch to it, not to install what is already there */
+	if (have && ctx->store != NULL &&
+	    cv_store_list(ctx->store, &all, &nall, NULL) == 0)
+		for (size_t k = 0; k < nall && fits == NULL; k++) {
+			size_t j = 0;
+			while (j < fe.n &&
+			       cv_framework_fits(&fe.fw[j], &all[k].version))
+				j++;
+			if (j == fe.n)
+				fits = all[k].id;
+		}
 	for (size_t i = 0; have && i < fe.n; i++) {
 		const struct cv_framework *f = &fe.fw[i];
 		char need[512], hint[64];
@@ -706,8 +722,11 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			continue;
 		cv_framework_need_text(f, need, sizeof need);
 		cv_framework_install_hint(f, hint, sizeof hint);
-		fix = xasprintf("cudnnvm install %s && cudnnvm shell %.*s",
-				hint, (int)strcspn(hint, " "), hint);
+		fix = fits != NULL
+			      ? xasprintf("cudnnvm shell %s", fits)
+			      : xasprintf(
+					"cudnnvm install %s && cudnnvm shell %.*s",
+					hint, (int)strcspn(hint, " "), hint);
 		why = xasprintf(
 			"%s says '%s'; the framework refuses or misuses an "
 			"older minor, another major or another CUDA build%s%s%s",
@@ -754,6 +773,7 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		if (*p == ':')
 			p++;
 	}
+	free(all);
 	cv_fw_env_release(&fe);
 }
 

@@ -215,6 +215,8 @@ tree_sum() {
 	CUDNNVM_VERSION=9.14 LD_LIBRARY_PATH="$CUDNNVM_STORE/9.14.0.64-cuda13/lib" run cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ $output == *"error: torch 2.11.0 ($T/ve) cannot load the active cuDNN 9.14.0.64-cuda13: it needs cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
+	# a version that fits is installed: the fix switches to it
+	[[ $output == *"fix: cudnnvm shell 9.19.0.56-cuda13"* ]]
 	[[ $output == *"warning: mixed cuDNN load in $T/ve: its own copy in $T/ve/lib/python3"*"/site-packages/nvidia/cudnn/lib, and LD_LIBRARY_PATH names $CUDNNVM_STORE/9.14.0.64-cuda13/lib"* ]]
 	[[ $output != *"pip uninstall"* ]]
 	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"
