@@ -24,8 +24,8 @@ write_all(const struct cv_store *st, const char *outdir, int fmt, size_t *n,
 		return r;
 	if (cv_store_global_get(st, global, NULL) < 0)
 		global[0] = '\0';
-	r = cv_modulefiles_write(outdir, st, all, *n,
-				 global[0] ? global : NULL, fmt, err);
+	r = cv_modulefiles_write(outdir, st, all, *n, global[0] ? global : NULL,
+				 fmt, err);
 	free(all);
 	return r;
 }

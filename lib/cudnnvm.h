@@ -656,12 +656,16 @@ struct cv_doctor_ctx {
 void cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		   size_t *n);
 void cv_findings_free(struct cv_finding *f, size_t n);
-/* The classic error messages: cause and fix for `msg`, or NULL. */
-struct cv_explain {
-	const char *pattern, *cause, *fix;
+/* The classic error messages: the cause and fix of `msg`, with the
+ * versions and file names it holds read out of it. 1 and *out filled
+ * (release it), or 0 when no known message matches. */
+struct cv_explanation {
+	const char *pattern; /* the catalogue entry that matched */
+	char *cause, *fix;
 };
-const struct cv_explain *cv_doctor_explain(const char *msg);
-const struct cv_explain *cv_doctor_catalogue(size_t *n);
+int cv_doctor_explain(const char *msg, struct cv_explanation *out);
+void cv_explanation_release(struct cv_explanation *e);
+size_t cv_doctor_catalogue_size(void);
 
 /* ---- modulefile.c: Lmod / Environment Modules files ------------------- */
 
