@@ -75,6 +75,11 @@ int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
 void cmd_modulefiles_refresh(const struct cv_store *st);
 
+/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose
+ * `cudnnvm venv` block set CUDNNVM_VERSION to `spec`: 1 and its folder in
+ * dir, else 0. Defined in cmd/venv.c. */
+int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
+
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);
