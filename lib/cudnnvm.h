@@ -639,6 +639,11 @@ void cv_validate_cache_put(const char *cache_dir, const char *key,
 /* Parse the JSON of cv_validation_json back. 0 or -1. */
 int cv_validation_from_json(const char *text, struct cv_validation *out);
 
+/* index_cached.c: the release versions ("9.13.0") of the mirror listings
+ * cached under cache_dir, newest first, without the network: an
+ * xmalloc'd array of xmalloc'd names; returns their number. */
+size_t cv_index_cached_versions(const char *cache_dir, char ***names);
+
 /* doctor.c: findings about the store and the environment. */
 enum cv_level { CV_LEVEL_OK, CV_LEVEL_WARN, CV_LEVEL_ERROR };
 struct cv_finding {
