@@ -378,6 +378,9 @@ void cv_download_progress(struct cv_download *d,
 			  void *payload);
 /* 1 when the bytes came (partly) from a cached partial or archive. */
 int cv_download_used_cache(const struct cv_download *d);
+/* Bytes of the archive received so far (from any thread; `d` is a struct
+ * cv_download, untyped so that it fits ui_progress_watch's poll). */
+uint64_t cv_download_received(void *d);
 /* Delete the cached bytes of this artifact (before a clean retry). */
 void cv_download_discard(struct cv_download *d);
 void cv_download_free(struct cv_download *d);
