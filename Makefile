@@ -48,7 +48,7 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 .SECONDARY:
 
 .PHONY: all check test unit unit-bins e2e asan deps demo bench install \
-        uninstall clean format format-check lint
+        uninstall clean format format-check lint fuzz fuzz-bins fuzz-build
 all: $(BIN)
 
 $(BUILD)/%.o: %.c
@@ -66,12 +66,42 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBA)
 
 unit-bins: $(UNIT_BIN)
 
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into build-fuzz/.
+# `make fuzz` runs each for FUZZ_SECONDS; `make test` replays each corpus
+# in tests/fuzz/corpus/ once, so every past finding stays a regression test.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SAN     = -fsanitize=fuzzer-no-link,address,undefined \
+               -fno-sanitize-recover=all
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN = $(FUZZ_SRC:%.c=$(BUILD)/%)
+$(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBA)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
+	  -o $@ $^ $(LDLIBS) $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+fuzz-bins: $(FUZZ_BIN)
+
+# Build the targets when clang and its libFuzzer runtime are there (the
+# replay says why it skips otherwise).
+fuzz-build:
+	@if FUZZ_CC=$(FUZZ_CC) tests/fuzz/run.sh --check >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -Wno-unknown-warning-option \
+	    -Wno-format-nonliteral $(FUZZ_SAN)" \
+	    fuzz-bins; \
+	fi
+
+fuzz: deps
+	@FUZZ_CC=$(FUZZ_CC) tests/fuzz/run.sh --check
+	@$(MAKE) --no-print-directory fuzz-build
+	@tests/fuzz/run.sh --fuzz $(FUZZ_SECONDS)
+
 # The test suite: unit tests under ASan+UBSan, then the bats suites against
 # the real binary; ends with one line "N passed, N failed".
 test check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(SAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" unit-bins
+	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -118,7 +148,7 @@ uninstall:
 clean:
 	rm -rf build build-asan build-fuzz
 
-STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
+STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
 LINT_FLAGS = -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS)
 format:
 	clang-format -i $(STYLE_SRC)

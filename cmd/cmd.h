@@ -80,12 +80,36 @@ void cmd_modulefiles_refresh(const struct cv_store *st);
  * dir, else 0. Defined in cmd/venv.c. */
 int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
 
+/* Refuse install `id` when a framework of the Python environment `prefix`
+ * (NULL: the one in play) cannot load it: prints the one-line refusal and
+ * returns 1; with force warns and returns 0. *uses_cudnn (may be NULL) is
+ * set when a framework there loads cuDNN. Defined in cmd/frameworks.c. */
+int cmd_gate_frameworks(const struct cv_store *st, const char *id,
+			const char *prefix, int force, int *uses_cudnn);
+/* `validate --frameworks`: each framework's own convolution in a child
+ * under `exec <id>`; 0 pass, else prints why and returns 1. Defined in
+ * cmd/validate_frameworks.c. */
+int cmd_validate_frameworks(const struct cv_store *st, const char *id);
+/* Write (remove) the .pth preload hook into every site-packages of the
+ * environment `prefix`; defined in cmd/preload.c. */
+int cmd_preload_hook(const char *prefix, const char *store, const char *id,
+		     int remove, struct cv_err *err);
+/* Put <store>/<id>/lib/libcudnn.so.N first in LD_PRELOAD (exec); 1 when
+ * done, 0 when the version has no such file. */
+int cmd_preload_exec(const char *store, const char *id);
+/* The same verdict as text, for the prompt hook (which only warns): 1 with
+ * msg set when a framework cannot load id. */
+int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,
+			   size_t n);
+
+int cmd_bench(int, char **);
 int cmd_commands(int, char **);
 int cmd_completions(int, char **);
 int cmd_current(int, char **);
 int cmd_doctor(int, char **);
 int cmd_env(int, char **);
 int cmd_exec(int, char **);
+int cmd_frameworks(int, char **);
 int cmd_global(int, char **);
 int cmd_help(int, char **);
 int cmd_hook_env(int, char **);

@@ -46,6 +46,9 @@ static const char comp_bash[] =
 	"\t--format) COMPREPLY=($(compgen -W \"lua tcl\" -- \"$cur\")); return ;;\n"
 	"\t--config | --archive) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
 	"\t--shell) COMPREPLY=($(compgen -W \"sh bash zsh fish tcsh powershell cmd\" -- \"$cur\")); return ;;\n"
+	"\t--dtype) COMPREPLY=($(compgen -W \"fp32 fp16 bf16\" -- \"$cur\")); return ;;\n"
+	"\t--layout) COMPREPLY=($(compgen -W \"nchw nhwc\" -- \"$cur\")); return ;;\n"
+	"\t--shapes) COMPREPLY=($(compgen -W \"resnet50 resnet50-b1\" -- \"$cur\") $(compgen -f -- \"$cur\")); return ;;\n"
 	"\tesac\n"
 	"\tif [[ -z $cmd ]]; then\n"
 	"\t\tif [[ $cur == -* ]]; then\n"
@@ -79,7 +82,7 @@ static const char comp_bash[] =
 	"\twhich) COMPREPLY=($(compgen -W \"lib include root\" -- \"$cur\")) ;;\n"
 	"\tshim) COMPREPLY=($(compgen -W \"add remove list\" -- \"$cur\")) ;;\n"
 	"\timport | mirror) COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n"
-	"\tuse | global | shell | uninstall | env | exec | validate | venv)\n"
+	"\tuse | global | shell | uninstall | env | exec | validate | venv | frameworks | bench)\n"
 	"\t\tCOMPREPLY=($(compgen -W \"$(_cudnnvm_versions)\" -- \"$cur\")) ;;\n"
 	"\tesac\n"
 	"}\n"
@@ -118,6 +121,9 @@ static const char comp_zsh[] =
 	"\t--format) compadd lua tcl; return ;;\n"
 	"\t--config | --archive) _files; return ;;\n"
 	"\t--shell) compadd sh bash zsh fish tcsh powershell cmd; return ;;\n"
+	"\t--dtype) compadd fp32 fp16 bf16; return ;;\n"
+	"\t--layout) compadd nchw nhwc; return ;;\n"
+	"\t--shapes) compadd resnet50 resnet50-b1; _files; return ;;\n"
 	"\tesac\n"
 	"\tif [[ -z $cmd ]]; then\n"
 	"\t\tif [[ ${words[CURRENT]} == -* ]]; then\n"
@@ -146,7 +152,7 @@ static const char comp_zsh[] =
 	"\twhich) compadd lib include root ;;\n"
 	"\tshim) compadd add remove list ;;\n"
 	"\timport | mirror) _files -/ ;;\n"
-	"\tuse | global | shell | uninstall | env | exec | validate | venv)\n"
+	"\tuse | global | shell | uninstall | env | exec | validate | venv | frameworks | bench)\n"
 	"\t\tfor w in ${=${\"$(command cudnnvm list 2>/dev/null)\"//[^0-9a-z.-]/ }}; do\n"
 	"\t\t\t[[ $w =~ '^[0-9]+(\\.[0-9]+){3}-cuda[0-9]+$' ]] && versions+=($w)\n"
 	"\t\tdone\n"
@@ -209,7 +215,7 @@ static const char comp_fish[] =
 	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'\n"
 	"complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F\n"
 	"complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- \"-*\" (commandline -ct)' -a '(__cudnnvm_flags)'\n"
-	"complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv frameworks bench; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from init' -a 'bash zsh fish tcsh powershell'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'\n"
@@ -218,7 +224,10 @@ static const char comp_fish[] =
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l format -x -a 'lua tcl'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l out -x -a '(__fish_complete_directories)'\n"
-	"complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'\n";
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l dtype -x -a 'fp32 fp16 bf16'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l layout -x -a 'nchw nhwc'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'\n";
 
 int
 cmd_completions(int argc, char **argv)

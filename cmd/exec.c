@@ -38,13 +38,18 @@ cmd_exec(int argc, char **argv)
 	struct cv_version spec;
 	const char *spec_arg = NULL;
 	char id[64];
-	int i = 1, r;
+	int i = 1, r, force = 0, framework = 0;
 
-	if (i < argc && strcmp(argv[i], "--") != 0) {
-		if (argv[i][0] == '-')
+	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--force") == 0)
+			force = 1;
+		else if (argv[i][0] == '-')
 			return cmd_usage_error("exec", "unknown option '%s'",
 					       argv[i]);
-		spec_arg = argv[i++];
+		else if (spec_arg == NULL)
+			spec_arg = argv[i];
+		else
+			return cmd_usage_error("exec", "too many arguments");
 	}
 	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
 		return cmd_usage_error("exec",
@@ -55,10 +60,16 @@ cmd_exec(int argc, char **argv)
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
 	r = cv_active_id(st, spec_arg != NULL ? &spec : NULL, id, &err);
+	if (r == 0 && cmd_gate_frameworks(st, id, NULL, force, &framework)) {
+		cv_store_free(st);
+		return 1;
+	}
 	if (r == 0)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
 	if (r == 0)
 		r = cv_env_apply(&env, &err);
+	if (r == 0 && framework)
+		cmd_preload_exec(cv_store_root(st), id);
 	cv_env_release(&env);
 	cv_store_free(st);
 	if (r < 0)

@@ -209,6 +209,15 @@ cmd_hook_env(int argc, char **argv)
 			seen(&w, parent);
 		}
 	}
+	if (a.id[0] && !leave) {
+		/* a prompt is never blocked: a version a framework here
+		 * cannot load is activated with one warning, on the switch */
+		const char *prev = getenv("CUDNNVM_ACTIVE");
+		char msg[2048];
+		if ((prev == NULL || strcmp(prev, a.id) != 0) &&
+		    cmd_frameworks_warning(st, a.id, msg, sizeof msg))
+			ui_warn("%s is active but %s", a.id, msg);
+	}
 	r = cv_env_build(&env, st, a.id[0] ? a.id : NULL, NULL, NULL, &err2);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err2);

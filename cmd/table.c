@@ -56,11 +56,34 @@ const struct cmd_spec cmd_table[] = {
 	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]", "",
 	  0 },
 	{ "exec", cmd_exec, "run one command under a version",
-	  "exec [<spec>] -- <command> [args]", "", 0 },
+	  "exec [<spec>] [--force] -- <command> [args]",
+	  "  --force           run even when a framework cannot load the version\n",
+	  0 },
 	{ "validate", cmd_validate, "prove a version loads and computes",
-	  "validate [<spec>] [--no-gpu] [--json]",
+	  "validate [<spec>] [--no-gpu] [--json] [--frameworks]",
 	  "  --no-gpu          skip the driver and GPU steps (4-5)\n"
+	  "  --json            machine-readable output\n"
+	  "  --frameworks      also run torch/TensorFlow/JAX's own convolution\n"
+	  "                    under the version and check what they bound to\n",
+	  0 },
+	{ "frameworks", cmd_frameworks,
+	  "the Python environment's frameworks and the cuDNN they can load",
+	  "frameworks [<spec>] [--path DIR] [--json]",
+	  "  --path DIR        the environment to read (default: $VIRTUAL_ENV,\n"
+	  "                    $CONDA_PREFIX, else the python3 on PATH)\n"
 	  "  --json            machine-readable output\n",
+	  0 },
+	{ "bench", cmd_bench,
+	  "time convolutions on each installed version: which is fastest",
+	  "bench [<spec>...] [--shapes resnet50|resnet50-b1|FILE] [--dtype fp32|fp16|bf16] [--layout nchw|nhwc] [--runs N] [--warmup N] [--json]",
+	  "  --shapes SET      resnet50 (batch 64, default), resnet50-b1, or a\n"
+	  "                    file: name N C H W K R S stride pad dilation\n"
+	  "                    groups [dtype [layout]] per line\n"
+	  "  --dtype D         fp32, fp16 (default) or bf16; a comma list for more\n"
+	  "  --layout L        nchw, nhwc; both by default\n"
+	  "  --runs N          timed runs per layer (default 30)\n"
+	  "  --warmup N        untimed runs first (default 5)\n"
+	  "  --json            every figure, the GPU and the versions as JSON\n",
 	  0 },
 	{ "doctor", cmd_doctor, "diagnose the store and the environment",
 	  "doctor [--json] [--explain MESSAGE]",
@@ -74,7 +97,11 @@ const struct cmd_spec cmd_table[] = {
 	{ "shim", cmd_shim, "manage shims for programs that run no hook",
 	  "shim add <program> | shim remove <program> | shim list", "", 0 },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
-	  "venv [<spec>] [--path DIR] [--remove]", "", 0 },
+	  "venv [<spec>] [--path DIR] [--remove] [--force]",
+	  "  --path DIR        the virtualenv or conda env (default: the active one)\n"
+	  "  --remove          take the hooks out again\n"
+	  "  --force           pin even when a framework cannot load the version\n",
+	  0 },
 	{ "import", cmd_import, "adopt a hand-installed cuDNN into the store",
 	  "import <dir> [--version V] [--cuda N] [--no-validate]",
 	  "  --version V       version when the files do not say (adds the build)\n"
@@ -102,8 +129,9 @@ const struct cmd_spec cmd_table[] = {
 	{ "commands", cmd_commands, "list command names (for the completions)",
 	  "commands [--describe | --remote-versions | --all]", "", CMD_HIDDEN },
 	{ "validate-probe", cmd_validate_probe, "the validation child",
-	  "validate-probe --libdir DIR --major N --expect V --cuda N", "",
-	  CMD_HIDDEN },
+	  "validate-probe --libdir DIR --major N --expect V --cuda N "
+	  "[--bench-layer L]... [--bench-runs N] [--bench-warmup N]",
+	  "", CMD_HIDDEN },
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
 

@@ -51,6 +51,8 @@ cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 
 	if (cv_active_find(st, spec, id, &err) < 0)
 		return cmd_fail(&err);
+	if (cmd_gate_frameworks(st, id, NULL, a->force, NULL) != 0)
+		return 1;
 	return cmd_gate_activation(cfg, st, id, a->force, a->no_validate);
 }
 

@@ -67,7 +67,7 @@ cmd_validate(int argc, char **argv)
 	struct cv_store *st = NULL;
 	const char *spec = NULL;
 	struct cv_version parsed;
-	int json = 0, no_gpu = 0, r, failed;
+	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
 	for (int i = 1, operands_only = 0; i < argc; i++) {
@@ -77,6 +77,8 @@ cmd_validate(int argc, char **argv)
 			json = 1;
 		else if (!operands_only && strcmp(argv[i], "--no-gpu") == 0)
 			no_gpu = 1;
+		else if (!operands_only && strcmp(argv[i], "--frameworks") == 0)
+			frameworks = 1;
 		else if (!operands_only && argv[i][0] == '-')
 			return cmd_usage_error("validate",
 					       "unknown option '%s'", argv[i]);
@@ -88,6 +90,9 @@ cmd_validate(int argc, char **argv)
 	}
 	if (spec != NULL && cv_version_parse(&parsed, spec, &err) < 0)
 		return cmd_fail(&err);
+	if (json && frameworks)
+		return cmd_usage_error("validate",
+				       "--frameworks has no --json form");
 	r = cmd_open(&cfg, &st, 0);
 	if (r)
 		return r;
@@ -128,6 +133,8 @@ cmd_validate(int argc, char **argv)
 		r = 1;
 	} else
 		r = 0;
+	if (r == 0 && frameworks)
+		r = cmd_validate_frameworks(st, id);
 out:
 	cv_store_free(st);
 	cv_config_release(&cfg);
@@ -140,17 +147,23 @@ out:
 int
 cmd_validate_probe(int argc, char **argv)
 {
-	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0 };
+	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
+	int r;
 
+	a.layers = calloc((size_t)argc, sizeof *a.layers);
+	if (a.layers == NULL)
+		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(argv[i], "--no-gpu") == 0) {
 			a.no_gpu = 1;
 			continue;
 		}
-		if (v == NULL)
+		if (v == NULL) {
+			free(a.layers);
 			return cmd_usage_error("validate-probe",
 					       "%s needs a value", argv[i]);
+		}
 		if (strcmp(argv[i], "--libdir") == 0)
 			a.libdir = v;
 		else if (strcmp(argv[i], "--major") == 0)
@@ -161,17 +174,30 @@ cmd_validate_probe(int argc, char **argv)
 			a.cuda = (int)strtol(v, NULL, 10);
 		else if (strcmp(argv[i], "--cublaslt") == 0)
 			a.cublaslt = v;
-		else
+		else if (strcmp(argv[i], "--bench-layer") == 0)
+			a.layers[a.nlayers++] = argv[i + 1];
+		else if (strcmp(argv[i], "--bench-runs") == 0)
+			a.runs = (int)strtol(v, NULL, 10);
+		else if (strcmp(argv[i], "--bench-warmup") == 0)
+			a.warmup = (int)strtol(v, NULL, 10);
+		else {
+			free(a.layers);
 			return cmd_usage_error("validate-probe",
 					       "unknown option '%s'", argv[i]);
+		}
 		i++;
 	}
-	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0)
+	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0 ||
+	    a.runs < 1 || a.warmup < 0) {
+		free(a.layers);
 		return cmd_usage_error("validate-probe",
 				       "--libdir, --major, --expect and --cuda "
 				       "are needed");
+	}
 	fflush(stdout);
-	return cv_probe_run(&a, 1) < 0 ? 1 : 0;
+	r = cv_probe_run(&a, 1) < 0 ? 1 : 0;
+	free(a.layers);
+	return r;
 }
 
 int

@@ -287,6 +287,7 @@ cmd_venv(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "path", required_argument, NULL, 'p' },
 		{ "remove", no_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -294,8 +295,9 @@ cmd_venv(int argc, char **argv)
 	struct cv_store *st = NULL;
 	const char *dir = NULL;
 	char exe[PATH_MAX], path[PATH_MAX + 32], id[64] = "";
+	char store[PATH_MAX] = "";
 	struct stat sb;
-	int c, remove = 0, conda, r = 0;
+	int c, remove = 0, force = 0, conda, r = 0;
 	ssize_t n;
 
 	opterr = 0;
@@ -304,6 +306,8 @@ cmd_venv(int argc, char **argv)
 			dir = optarg;
 		else if (c == 'r')
 			remove = 1;
+		else if (c == 'f')
+			force = 1;
 		else
 			return cmd_usage_error("venv", "unknown option '%s'",
 					       argv[optind - 1]);
@@ -349,8 +353,12 @@ cmd_venv(int argc, char **argv)
 				 &err);
 		if (r < 0)
 			r = cmd_fail(&err);
+		else if (cmd_gate_frameworks(st, id, dir, force, NULL) != 0)
+			r = 1;
 		else
-			r = cmd_gate_activation(&cfg, st, id, 0, 0);
+			r = cmd_gate_activation(&cfg, st, id, force, 0);
+		if (r == 0)
+			snprintf(store, sizeof store, "%s", cv_store_root(st));
 		cv_store_free(st);
 		cv_config_release(&cfg);
 		if (r != 0)
@@ -381,6 +389,8 @@ cmd_venv(int argc, char **argv)
 					 deact_fish, CV_SHELL_FISH, id, exe,
 					 remove, &err);
 	}
+	if (r == 0)
+		r = cmd_preload_hook(dir, store, id, remove, &err);
 	if (r < 0)
 		return cmd_fail(&err);
 	if (remove)

@@ -35,6 +35,9 @@ _cudnnvm() {
 	--format) COMPREPLY=($(compgen -W "lua tcl" -- "$cur")); return ;;
 	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish tcsh powershell cmd" -- "$cur")); return ;;
+	--dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16" -- "$cur")); return ;;
+	--layout) COMPREPLY=($(compgen -W "nchw nhwc" -- "$cur")); return ;;
+	--shapes) COMPREPLY=($(compgen -W "resnet50 resnet50-b1" -- "$cur") $(compgen -f -- "$cur")); return ;;
 	esac
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
@@ -68,7 +71,7 @@ _cudnnvm() {
 	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
 	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
 	import | mirror) COMPREPLY=($(compgen -d -- "$cur")) ;;
-	use | global | shell | uninstall | env | exec | validate | venv)
+	use | global | shell | uninstall | env | exec | validate | venv | frameworks | bench)
 		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
 	esac
 }

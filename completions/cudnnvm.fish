@@ -47,7 +47,7 @@ complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbos
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
 complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv frameworks bench; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from init' -a 'bash zsh fish tcsh powershell'
 complete -c cudnnvm -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'
 complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'
@@ -57,3 +57,6 @@ complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a
 complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l format -x -a 'lua tcl'
 complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l out -x -a '(__fish_complete_directories)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'
+complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l dtype -x -a 'fp32 fp16 bf16'
+complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l layout -x -a 'nchw nhwc'
+complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'

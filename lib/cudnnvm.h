@@ -4,6 +4,7 @@
 #ifndef CUDNNVM_H
 #define CUDNNVM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -593,10 +594,18 @@ struct cv_validate_opts {
 	const char *cache_dir; /* NULL: no cache */
 	int no_gpu;            /* skip steps 4-5 */
 	unsigned timeout_s;    /* 0: 120 s */
+	/* More work for the child once all five steps pass (bench): extra
+	 * arguments (NULL-ended; they also bypass the cache), and every line
+	 * the child writes handed to on_line(payload, line). */
+	char *const *extra_args;
+	void (*on_line)(void *payload, const char *line);
+	void *payload;
+	/* Set from a signal handler: kill the child, end with CV_EINTR. */
+	volatile sig_atomic_t *stop;
 };
-#define CV_VALIDATE_OPTS_INIT    \
-	{                        \
-		NULL, NULL, 0, 0 \
+#define CV_VALIDATE_OPTS_INIT                            \
+	{                                                \
+		NULL, NULL, 0, 0, NULL, NULL, NULL, NULL \
 	}
 
 /* Validate the install in `dir` (its metadata in `inst`) in a child process
@@ -620,6 +629,9 @@ struct cv_probe_args {
 	int cuda;             /* variant's CUDA major */
 	const char *cublaslt; /* path of libcublasLt found, or NULL */
 	int no_gpu;
+	/* bench: layers (cv_layer_encode form) to time once step 5 passed */
+	char **layers;
+	int nlayers, runs, warmup;
 };
 /* Run the probe, writing one JSON object per line to `fd`. Returns 0. */
 int cv_probe_run(const struct cv_probe_args *a, int fd);
@@ -675,6 +687,107 @@ int cv_doctor_explain(const char *msg, struct cv_explanation *out);
 void cv_explanation_release(struct cv_explanation *e);
 size_t cv_doctor_catalogue_size(void);
 
+/* ---- bench.c: convolution timing across installed versions ------------ */
+
+enum cv_dtype { CV_DTYPE_FP32, CV_DTYPE_FP16, CV_DTYPE_BF16, CV_NDTYPES };
+enum cv_layout { CV_LAYOUT_NCHW, CV_LAYOUT_NHWC, CV_NLAYOUTS };
+
+/* One forward convolution: input N,C,H,W; K filters of R x S over C/groups
+ * channels; the same stride, padding and dilation in both dimensions. */
+struct cv_layer {
+	char name[48];
+	int n, c, h, w, k, r, s, stride, pad, dilation, groups;
+	int dtype, layout;
+};
+
+const char *cv_dtype_name(int dtype);   /* fp32, fp16, bf16 */
+const char *cv_layout_name(int layout); /* nchw, nhwc */
+/* "fp16" -> CV_DTYPE_FP16 (and the layouts); CV_EUSAGE otherwise. */
+int cv_dtype_parse(const char *s, int *out, struct cv_err *err);
+int cv_layout_parse(const char *s, int *out, struct cv_err *err);
+/* Floating-point operations of one forward pass (2 per multiply-add). */
+double cv_layer_flops(const struct cv_layer *l);
+/* Output height and width. */
+int cv_layer_out_h(const struct cv_layer *l);
+int cv_layer_out_w(const struct cv_layer *l);
+
+/* A layer set: a built-in name ("resnet50") or a file. Each layer comes
+ * once per dtype bit of `dtypes` (1 << CV_DTYPE_*) and layout bit of
+ * `layouts`, unless the file line names its own. *out is xmalloc'd. */
+int cv_bench_layers(const char *set, unsigned dtypes, unsigned layouts,
+		    struct cv_layer **out, size_t *n, struct cv_err *err);
+/* The built-in set names, NULL-ended. */
+const char *const *cv_bench_sets(void);
+/* One line of a shapes file: "name N C H W K R S stride pad dilation
+ * groups [dtype [layout]]" (commas or blanks). 1 with *l set (*has_dtype,
+ * *has_layout tell what the line named), 0 for a blank or # line, or
+ * CV_EDATA saying which field is wrong. */
+int cv_layer_parse(const char *line, struct cv_layer *l, int *has_dtype,
+		   int *has_layout, struct cv_err *err);
+/* The compact form the bench child is given (no name), and back. */
+void cv_layer_encode(const struct cv_layer *l, char *buf, size_t n);
+int cv_layer_decode(const char *s, struct cv_layer *l);
+
+enum cv_bench_status {
+	CV_BENCH_NOTRUN,
+	CV_BENCH_OK,
+	CV_BENCH_UNSUPPORTED, /* this version cannot run the layer */
+	CV_BENCH_WRONG,       /* every algorithm disagreed with the reference */
+};
+const char *cv_bench_status_name(int status);
+
+struct cv_bench_result {
+	int status;   /* enum cv_bench_status */
+	int algo;     /* cudnnConvolutionFwdAlgo_t picked */
+	int runs;     /* timed runs */
+	int rejected; /* faster algorithms whose output was wrong */
+	double ms, min_ms, max_ms, q1_ms, q3_ms; /* median and spread */
+	double tflops;
+	double max_err; /* relative to the reference's largest magnitude */
+	char how[16];   /* "find" or "heuristic" */
+	char reason[300];
+};
+
+struct cv_bench_gpu {
+	char name[128];
+	int cc_major, cc_minor, sm_count;
+	int sm_clock_khz, mem_clock_khz; /* as the driver reports them */
+	int driver_version;
+};
+
+/* What benchmarking one installed version found. */
+struct cv_bench_run {
+	struct cv_validation v; /* the five steps, run in the same child */
+	int benched;            /* 1 when validation passed and layers ran */
+	int no_gpu;             /* 1 when the machine has no usable GPU */
+	struct cv_bench_result *res; /* one per layer (xmalloc'd) */
+	struct cv_bench_gpu gpu;
+	double seconds; /* wall time of the child */
+};
+
+struct cv_bench_opts {
+	const char *self_exe; /* NULL: /proc/self/exe */
+	int runs, warmup;     /* timed and untimed runs per layer */
+	unsigned timeout_s;   /* for one version, 0: 600 s */
+	volatile sig_atomic_t *stop;
+};
+
+/* Validate the install in `dir` and, when it passes, time every layer in
+ * the same isolated child (the library loaded from its own folder, its
+ * provenance checked again after the layers ran). 0 when the child ran
+ * (out tells what it found), <0 when it could not (CV_EINTR on stop). */
+int cv_bench_version(const char *dir, const struct cv_installed *inst,
+		     const struct cv_layer *layers, size_t nlayers,
+		     const struct cv_bench_opts *opts, struct cv_bench_run *out,
+		     struct cv_err *err);
+void cv_bench_run_release(struct cv_bench_run *r);
+/* Index of the fastest version for layer i (-1: none ran it). */
+int cv_bench_fastest(const struct cv_bench_run *runs, size_t nruns,
+		     size_t layer);
+/* Everything as one JSON object (xmalloc'd). */
+char *cv_bench_json(const struct cv_layer *layers, size_t nlayers,
+		    const struct cv_bench_run *runs, size_t nruns,
+		    const struct cv_bench_opts *opts);
 /* ---- modulefile.c: Lmod / Environment Modules files ------------------- */
 
 enum cv_modfmt { CV_MODFMT_LUA, CV_MODFMT_TCL };
@@ -744,6 +857,48 @@ int cv_mirror_specs(struct cv_index *ix, const char *dir,
  * whose size or sha256 differ. */
 int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,
 		     size_t *bad, struct cv_err *err);
+/* ---- frameworks.c: what the Python environment's frameworks can load -- */
+
+#define CV_FW_MAXEXCLUDE 4
+/* What a framework's metadata says about the cuDNN it loads. */
+struct cv_fw_need {
+	int have;              /* a requirement was found */
+	struct cv_version min; /* compiled against (floor); nparts 0: none */
+	struct cv_version max; /* stated upper bound; nparts 0: none */
+	int max_incl;          /* max is "<=" rather than "<" */
+	struct cv_version exclude[CV_FW_MAXEXCLUDE]; /* "!=" */
+	int nexclude;
+	int cuda;          /* CUDA major of the build, 0 unknown */
+	char source[4096]; /* the file that said so */
+	char text[256];    /* the requirement as written */
+};
+struct cv_framework {
+	char name[128]; /* distribution or conda package name */
+	char version[64];
+	char location[4096]; /* its dist-info folder or conda-meta record */
+	struct cv_fw_need need;
+};
+/* The Python environment in play and its frameworks. */
+struct cv_fw_env {
+	char prefix[4096]; /* "" when there is no Python at all */
+	char how[32]; /* $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH, given */
+	struct cv_framework *fw;
+	size_t n;
+	char bundled_dir[4096]; /* the environment's own cuDNN folder, or "" */
+	char bundled_version[64];
+};
+/* Find the frameworks of `prefix` (NULL: $VIRTUAL_ENV, $CONDA_PREFIX,
+ * else the environment of the first python3 on PATH). Reads files only. */
+int cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
+		       struct cv_err *err);
+void cv_fw_env_release(struct cv_fw_env *e);
+/* 1 when version v (4 parts and cuda) can be loaded by f. */
+int cv_framework_fits(const struct cv_framework *f, const struct cv_version *v);
+/* "cuDNN 9.x \u2265 9.19 built for CUDA 13" */
+void cv_framework_need_text(const struct cv_framework *f, char *buf, size_t n);
+/* The `cudnnvm install` arguments of a version that fits: "9.19 --cuda 13" */
+void cv_framework_install_hint(const struct cv_framework *f, char *buf,
+			       size_t n);
 
 /* ---- test hook ---------------------------------------------------------- */
 

@@ -748,12 +748,12 @@ check_python(struct findings *fs)
 			char *dir = cv_path_join(line, sub[i]);
 			char *so = cudnn_in(dir);
 			if (so != NULL && !seen_before(fs, dir)) {
+				/* never advise removing the framework's copy:
+				 * it needs it whenever nothing is preloaded */
 				char *fix =
-					i == 0 ? xasprintf(
-							 "%s -m pip uninstall "
-							 "nvidia-cudnn-cu12 "
-							 "nvidia-cudnn-cu13",
-							 exe)
+					i == 0 ? xasprintf("cudnnvm exec -- %s "
+							   "your_script.py",
+							   exe)
 					       : xstrdup("install a torch build "
 							 "without a bundled "
 							 "cuDNN (the pip "
@@ -761,9 +761,12 @@ check_python(struct findings *fs)
 				add(fs, CV_LEVEL_WARN, fix,
 				    "torch and TensorFlow load the cuDNN of "
 				    "their own environment through RPATH, "
-				    "not the active version; with "
+				    "not the active version; with only "
 				    "LD_LIBRARY_PATH set, cuDNN 9 mixes the "
-				    "two",
+				    "two. cudnnvm exec and a venv pinned "
+				    "with cudnnvm venv preload the active "
+				    "version so the framework binds to it "
+				    "alone; keep the framework's own copy",
 				    "%s has its own cuDNN in %s (%s)", exe, dir,
 				    so);
 				free(fix);
@@ -774,6 +777,80 @@ check_python(struct findings *fs)
 	}
 	if (f != NULL)
 		pclose(f);
+}
+
+/* The frameworks of the Python environment in play (files only): an
+ * active version one of them cannot load, and the mixed load that a
+ * bundled copy plus LD_LIBRARY_PATH naming another cuDNN folder gives. */
+static void
+check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
+{
+	struct cv_fw_env fe;
+	struct cv_version v;
+	const char *ldp = getenv("LD_LIBRARY_PATH");
+	int have = ctx->active_id != NULL &&
+		   cv_install_id_parse(&v, ctx->active_id, NULL) == 0;
+
+	if (cv_frameworks_find(&fe, NULL, NULL) < 0)
+		return;
+	for (size_t i = 0; have && i < fe.n; i++) {
+		const struct cv_framework *f = &fe.fw[i];
+		char need[512], hint[64];
+		char *fix, *why;
+
+		if (cv_framework_fits(f, &v))
+			continue;
+		cv_framework_need_text(f, need, sizeof need);
+		cv_framework_install_hint(f, hint, sizeof hint);
+		fix = xasprintf("cudnnvm install %s && cudnnvm shell %.*s",
+				hint, (int)strcspn(hint, " "), hint);
+		why = xasprintf(
+			"%s says '%s'; the framework refuses or misuses an "
+			"older minor, another major or another CUDA build%s%s%s",
+			f->need.source, f->need.text,
+			fe.bundled_dir[0] ? "; or leave its own copy (" : "",
+			fe.bundled_dir,
+			fe.bundled_dir[0] ? ") by deactivating" : "");
+		add(fs, CV_LEVEL_ERROR, fix, why,
+		    "%s %s (%s) cannot load the active cuDNN %s: it needs %s",
+		    f->name, f->version, fe.prefix, ctx->active_id, need);
+		free(fix);
+		free(why);
+	}
+	for (const char *p = ldp; fe.bundled_dir[0] && p && *p;) {
+		size_t len = strcspn(p, ":");
+		char *dir = xstrndup(p, len);
+		char *so = len ? cudnn_in(dir) : NULL;
+
+		if (so != NULL && !same_dir(dir, fe.bundled_dir)) {
+			char *fix =
+				ctx->active_id
+					? xasprintf("cudnnvm exec %s -- "
+						    "python3 your_script.py",
+						    ctx->active_id)
+					: xstrdup("unset LD_LIBRARY_PATH");
+			add(fs, CV_LEVEL_WARN, fix,
+			    "the framework's RPATH loads its bundled front "
+			    "library while cuDNN's loader takes every "
+			    "sub-library from LD_LIBRARY_PATH: two builds in "
+			    "one process. cudnnvm exec (or a venv pinned with "
+			    "cudnnvm venv) preloads one version; without "
+			    "LD_LIBRARY_PATH the framework uses its own copy",
+			    "mixed cuDNN load in %s: its own copy in %s, and "
+			    "LD_LIBRARY_PATH names %s (%s)",
+			    fe.prefix, fe.bundled_dir, dir, so);
+			free(fix);
+			free(so);
+			free(dir);
+			break;
+		}
+		free(so);
+		free(dir);
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	cv_fw_env_release(&fe);
 }
 
 void
@@ -798,6 +875,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	check_ldconfig(&fs, ctx->store_root ? ctx->store_root : "/nonexistent");
 	check_cuda(&fs, ctx);
 	check_python(&fs);
+	check_frameworks(&fs, ctx);
 	if (ctx->active_id == NULL)
 		add(&fs, CV_LEVEL_OK, "cudnnvm global <version>",
 		    "without one, programs find cuDNN only through the system",
@@ -997,11 +1075,12 @@ exact_tf_runtime(const char *msg, struct cv_explanation *e)
 		replace(&e->cause,
 			xasprintf("the framework was compiled with cuDNN %d.%d "
 				  "and needs cuDNN %d.%d or a newer %d.x; the "
-				  "cuDNN it loaded is %d.%d",
+				  "cuDNN it loaded is %d.%d ('cudnnvm "
+				  "frameworks' shows the versions that fit)",
 				  built[0], built[1], built[0], built[1],
 				  built[0], run[0], run[1]));
 	replace(&e->fix,
-		xasprintf("cudnnvm install %d.%d && cudnnvm global %d.%d",
+		xasprintf("cudnnvm install %d.%d && cudnnvm shell %d.%d",
 			  built[0], built[1], built[0], built[1]));
 }
 
@@ -1020,11 +1099,12 @@ exact_torch_runtime(const char *msg, struct cv_explanation *e)
 				"needs %d.%d or a newer %d.x, but found %d.%d "
 				"first: LD_LIBRARY_PATH (or the active version) "
 				"points it at an older cuDNN than the one it "
-				"bundles",
+				"bundles ('cudnnvm frameworks' shows the "
+				"versions that fit)",
 				built[0], built[1], built[0], built[1],
 				built[0], run[0], run[1]));
 	replace(&e->fix,
-		xasprintf("cudnnvm install %d.%d && cudnnvm global %d.%d",
+		xasprintf("cudnnvm install %d.%d && cudnnvm shell %d.%d",
 			  built[0], built[1], built[0], built[1]));
 }
 
@@ -1086,13 +1166,28 @@ static const struct explain_entry catalogue[] = {
 	  "cudnnvm doctor && cudnnvm validate", NULL },
 	{ "cuDNN version incompatibility", NULL,
 	  "PyTorch found a runtime cuDNN older (or of another major) than it "
-	  "was built with: LD_LIBRARY_PATH points cuDNN 9's sub-libraries at "
-	  "an older install",
-	  "cudnnvm shell --unset", exact_torch_runtime },
+	  "was compiled against: the active version (or the sub-libraries "
+	  "LD_LIBRARY_PATH gives its bundled front library: a mixed load) "
+	  "is one torch cannot load; 'cudnnvm frameworks' names the versions "
+	  "that fit, and activation refuses the others unless --force",
+	  "cudnnvm frameworks   (then: cudnnvm install <the version it "
+	  "names> && cudnnvm exec <it> -- python3 ...)",
+	  exact_torch_runtime },
 	{ "Loaded runtime CuDNN library", NULL,
 	  "TensorFlow needs the same cuDNN major and at least the minor it was "
-	  "compiled with; the active version is older",
-	  "cudnnvm list-remote", exact_tf_runtime },
+	  "compiled with; the active version is older (activation refuses it "
+	  "unless --force; 'cudnnvm frameworks' shows what fits)",
+	  "cudnnvm frameworks   (then: cudnnvm install <the compiled "
+	  "version> && cudnnvm shell <it>)",
+	  exact_tf_runtime },
+	{ "DNN library initialization failed", NULL,
+	  "JAX/XLA could not start cuDNN: the loaded cuDNN is older than the "
+	  "one jaxlib was built against, of another major or built for "
+	  "another CUDA major (XLA logs 'Loaded runtime CuDNN library: X but "
+	  "source was compiled with: Y')",
+	  "cudnnvm frameworks   (then: cudnnvm install <the version it "
+	  "names> && cudnnvm shell <it>)",
+	  exact_tf_runtime },
 	{ "Cannot load symbol cublasLt", NULL,
 	  "cuDNN loads libcublasLt.so.<CUDA major> at run time and it is not "
 	  "on the loader path; the process aborts",

@@ -149,4 +149,22 @@ struct cv_remote *cv_index_remote(const struct cv_index *ix);
  * ld.so.cache. xmalloc'd path or NULL. */
 char *cv_validate_find_lib(const char *soname);
 
+/* cudnnConvolutionFwdAlgoPerf_t (48 bytes on LP64), which probe.c and
+ * bench_probe.c read without any cuDNN header. */
+struct cv_cudnn_fwd_perf {
+	int algo, status;
+	float time;
+	size_t memory;
+	int determinism, math_type, reserved[3];
+};
+
+/* probe.c: write one JSON object (taking its reference) as a line. */
+struct json_t;
+void cv_probe_emit(int fd, struct json_t *o);
+/* bench_probe.c: inside the validation child once step 5 passed (its
+ * CUDA context current): time a->layers, one JSON line each. 0 when the
+ * layers ran (whatever their outcome). */
+int cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda,
+		   int dev, int fd);
+
 #endif

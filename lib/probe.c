@@ -35,12 +35,6 @@ enum {
 	CU_ATTR_CC_MINOR = 76,
 	CUDA_ERROR_NO_DEVICE = 100,
 };
-struct cudnn_perf { /* cudnnConvolutionFwdAlgoPerf_t, 48 bytes on LP64 */
-	int algo, status;
-	float time;
-	size_t memory;
-	int determinism, math_type, reserved[3];
-};
 
 typedef size_t (*fn_size)(void);
 typedef int (*fn_void)(void);
@@ -51,11 +45,12 @@ struct probe {
 	const struct cv_probe_args *a;
 	void *cudnn, *cuda;
 	char libdir_real[PATH_MAX];
-	int gpu_ok; /* a device is there and usable */
+	int gpu_ok;   /* a device is there and usable */
+	int gpu_pass; /* step 5 passed: the context is current */
 };
 
-static void
-emit(struct probe *p, json_t *o)
+void
+cv_probe_emit(int fd, json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
 	size_t len, off = 0;
@@ -65,16 +60,22 @@ emit(struct probe *p, json_t *o)
 		return;
 	len = strlen(s);
 	while (off < len) {
-		ssize_t w = write(p->fd, s + off, len - off);
+		ssize_t w = write(fd, s + off, len - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			break;
 		off += (size_t)w;
 	}
-	while (write(p->fd, "\n", 1) < 0 && errno == EINTR)
+	while (write(fd, "\n", 1) < 0 && errno == EINTR)
 		;
 	free(s);
+}
+
+static void
+emit(struct probe *p, json_t *o)
+{
+	cv_probe_emit(p->fd, o);
 }
 
 /* Tell the parent what we are about to do: if we die now, that is where. */
@@ -745,7 +746,7 @@ struct cudnn_api {
 	int (*out_dim)(cudnn_desc, cudnn_desc, cudnn_desc, int *, int *, int *,
 		       int *);
 	int (*algo)(cudnn_handle, cudnn_desc, cudnn_desc, cudnn_desc,
-		    cudnn_desc, int, int *, struct cudnn_perf *);
+		    cudnn_desc, int, int *, struct cv_cudnn_fwd_perf *);
 	int (*ws)(cudnn_handle, cudnn_desc, cudnn_desc, cudnn_desc, cudnn_desc,
 		  int, size_t *);
 	int (*fwd)(cudnn_handle, const void *, cudnn_desc, cu_ptr, cudnn_desc,
@@ -778,7 +779,7 @@ step_gpu(struct probe *p, const struct driver *d)
 	cu_dtoh dtoh = (cu_dtoh)sym(p->cuda, "cuMemcpyDtoH_v2");
 	cu_sync sync = (cu_sync)sym(p->cuda, "cuCtxSynchronize");
 	struct cudnn_api api;
-	struct cudnn_perf perf[8];
+	struct cv_cudnn_fwd_perf perf[8];
 	cudnn_handle h = NULL;
 	cudnn_desc xd, yd, wd, cd;
 	cu_ptr dx, dw, dy, dws = 0;
@@ -958,6 +959,7 @@ step_gpu(struct probe *p, const struct driver *d)
 		       gpu, maxerr, algo);
 		return;
 	}
+	p->gpu_pass = 1;
 	result(p, CV_STEP_GPU, CV_CHECK_PASS,
 	       "%s (sm_%d%d): 2-D convolution matches the CPU reference "
 	       "(max error %.1e, algo %d)",
@@ -1003,6 +1005,12 @@ cv_probe_run(const struct cv_probe_args *a, int fd)
 	if (usable && loaded != 0) {
 		step_gpu(&p, &d);
 		recheck_provenance(&p);
+		/* bench: the layers, then provenance once more (engines load
+		 * lazily, per layer); the parent drops the figures on a fail.
+		 */
+		if (p.gpu_pass && a->nlayers > 0 &&
+		    cv_probe_bench(a, p.cudnn, p.cuda, d.dev, fd) == 0)
+			recheck_provenance(&p);
 	} else
 		result(&p, CV_STEP_GPU, CV_CHECK_SKIP, "%s",
 		       d.state == 0 ? d.why

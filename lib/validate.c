@@ -254,6 +254,7 @@ now_s(void)
 
 struct reader {
 	struct cv_validation *v;
+	const struct cv_validate_opts *opts;
 	struct cv_buf line;
 	int last_step;
 	char last_what[512];
@@ -267,6 +268,8 @@ take_line(struct reader *r, const char *s)
 	const char *k = json_string_value(json_object_get(o, "k"));
 	int step = (int)json_integer_value(json_object_get(o, "step"));
 
+	if (r->opts->on_line != NULL)
+		r->opts->on_line(r->opts->payload, s);
 	if (k == NULL) {
 		json_decref(o);
 		return;
@@ -378,11 +381,15 @@ free_vec(char **v)
 
 static int
 run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
-	  struct cv_validation *v, struct cv_err *err)
+	  const struct cv_validate_opts *opts, struct cv_validation *v,
+	  struct cv_err *err)
 {
-	struct reader r = { v, CV_BUF_INIT, CV_STEP_FILES, "starting", 0 };
+	struct reader r = {
+		v, opts, CV_BUF_INIT, CV_STEP_FILES, "starting", 0
+	};
 	struct cv_buf errbuf = CV_BUF_INIT;
 	int out[2], errp[2], status = 0, open_fds = 2, timed_out = 0;
+	int stopped = 0;
 	double deadline = now_s() + timeout_s;
 	char buf[4096], tail[300];
 	pid_t pid;
@@ -421,6 +428,11 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 		double left = deadline - now_s();
 		int pr;
 
+		if (opts->stop != NULL && *opts->stop) {
+			stopped = 1;
+			kill(pid, SIGKILL);
+			break;
+		}
 		if (left <= 0) {
 			timed_out = 1;
 			kill(pid, SIGKILL);
@@ -475,6 +487,8 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 	cv_buf_release(&r.line);
 	last_line(&errbuf, tail, sizeof tail);
 	cv_buf_release(&errbuf);
+	if (stopped || (opts->stop != NULL && *opts->stop))
+		return cv_err_set(err, CV_EINTR, "interrupted");
 
 	if (timed_out || WIFSIGNALED(status) || !r.done) {
 		char why[600];
@@ -532,10 +546,10 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 	    struct cv_err *err)
 {
 	struct cv_validate_opts def = CV_VALIDATE_OPTS_INIT;
-	char *libdir, *cublaslt, *key = NULL, **envp, *argv[16];
+	char *libdir, *cublaslt, *key = NULL, **envp, **argv;
 	char major[16], expect[32], cuda[32], self[PATH_MAX];
 	const char *exe;
-	int argc = 0, r, transient;
+	int argc = 0, r, transient, nextra = 0;
 
 	if (opts == NULL)
 		opts = &def;
@@ -548,7 +562,9 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 				  inst->id, inst->version.part[0]);
 	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
 	cublaslt = cv_validate_find_lib(cuda);
-	if (opts->cache_dir != NULL) {
+	while (opts->extra_args != NULL && opts->extra_args[nextra] != NULL)
+		nextra++;
+	if (opts->cache_dir != NULL && nextra == 0) {
 		key = cv_validate_cache_key(dir, inst->id, opts->no_gpu,
 					    cublaslt);
 		if (cv_validate_cache_get(opts->cache_dir, key, out) == 0) {
@@ -577,6 +593,7 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 	snprintf(expect, sizeof expect, "%ld",
 		 cv_version_cudnn_number(&inst->version));
 	snprintf(cuda, sizeof cuda, "%d", inst->version.cuda);
+	argv = xcalloc(16 + (size_t)nextra, sizeof *argv);
 	argv[argc++] = (char *)"cudnnvm";
 	argv[argc++] = (char *)"validate-probe";
 	argv[argc++] = (char *)"--libdir";
@@ -593,10 +610,13 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 	}
 	if (opts->no_gpu)
 		argv[argc++] = (char *)"--no-gpu";
+	for (int i = 0; i < nextra; i++)
+		argv[argc++] = opts->extra_args[i];
 	argv[argc] = NULL;
 	envp = child_env(libdir, cublaslt);
 	r = run_child(exe, argv, envp, opts->timeout_s ? opts->timeout_s : 120,
-		      out, err);
+		      opts, out, err);
+	free(argv);
 	free_vec(envp);
 	free(libdir);
 	free(cublaslt);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the unit tests (built under ASan+UBSan in build-asan/) and the bats
-# suites against build/cudnnvm, then print "N passed, N failed, N skipped".
+# Run the unit tests (built under ASan+UBSan in build-asan/), replay the fuzz
+# corpora (build-fuzz/) and run the bats suites against build/cudnnvm, then
+# print "N passed, N failed, N skipped".
 set -u
 cd "$(dirname "$0")/.."
 mode=all
@@ -35,6 +36,13 @@ if [ "$mode" != e2e ]; then
 		count "$log/$name"
 	done
 	echo "unit: done ($pass passed, $fail failed so far)"
+fi
+
+if [ "$mode" = all ]; then
+	# Every input of the fuzz corpora once (built by `make fuzz-build`).
+	tests/fuzz/run.sh --replay >"$log/fuzz" 2>&1
+	grep -E '^not ok|^# |# skip' "$log/fuzz"
+	count "$log/fuzz"
 fi
 
 if [ "$mode" != unit ]; then

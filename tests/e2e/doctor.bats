@@ -159,7 +159,9 @@ for f in j["findings"]:
 	PATH="$T/venv/bin:$PATH" run cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/nvidia/cudnn/lib (libcudnn.so.9)"* ]]
-	[[ "$output" == *"fix: $T/venv/bin/python3 -m pip uninstall nvidia-cudnn-cu12 nvidia-cudnn-cu13"* ]]
+	# never the advice to remove the copy the framework needs
+	[[ "$output" == *"fix: cudnnvm exec -- $T/venv/bin/python3 your_script.py"* ]]
+	[[ "$output" != *"pip uninstall"* ]]
 	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/torch/lib (libcudnn.so.8)"* ]]
 }
 
@@ -204,11 +206,11 @@ for f in j["findings"]:
 	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor version."
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"cause:   the framework was compiled with cuDNN 8.6 and needs cuDNN 8.6 or a newer 8.x; the cuDNN it loaded is 8.1"* ]]
-	[[ "$output" == *"fix:     cudnnvm install 8.6 && cudnnvm global 8.6"* ]]
+	[[ "$output" == *"fix:     cudnnvm install 8.6 && cudnnvm shell 8.6"* ]]
 	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 19, 0) but found runtime version (9, 14, 0). PyTorch already comes bundled with cuDNN."
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"needs 9.19 or a newer 9.x, but found 9.14"* ]]
-	[[ "$output" == *"fix:     cudnnvm install 9.19 && cudnnvm global 9.19"* ]]
+	[[ "$output" == *"fix:     cudnnvm install 9.19 && cudnnvm shell 9.19"* ]]
 	[[ "$output" != *"<"* ]]
 }
 

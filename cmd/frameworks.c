@@ -1,0 +1,279 @@
+/* frameworks.c: `cudnnvm frameworks`: the frameworks of the Python
+ * environment in play, the cuDNN each needs and why, the environment's own
+ * copy, and whether the active version fits. Also the gate that use,
+ * global, shell, venv and exec pass before a version becomes active. */
+#include "cmd.h"
+#include "ui.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The first framework of `fe` that cannot load `v`, or NULL. */
+static const struct cv_framework *
+first_misfit(const struct cv_fw_env *fe, const struct cv_version *v)
+{
+	for (size_t i = 0; i < fe->n; i++)
+		if (!cv_framework_fits(&fe->fw[i], v))
+			return &fe->fw[i];
+	return NULL;
+}
+
+/* ", "-separated installed ids that every framework of fe can load. */
+static void
+fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe, char *buf,
+	    size_t n)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_installed *all = NULL;
+	size_t count = 0, len = 0;
+
+	buf[0] = '\0';
+	if (cv_store_list(st, &all, &count, &err) < 0)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		if (first_misfit(fe, &all[i].version) != NULL)
+			continue;
+		if (len < n)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s",
+						len ? ", " : "", all[i].id);
+	}
+	free(all);
+}
+
+/* Build the refusal (or, with force, warning) text for id in msg. Returns
+ * 1 when a framework cannot load id. */
+static int
+misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
+	       const char *id, char *msg, size_t n)
+{
+	struct cv_version v;
+	const struct cv_framework *f;
+	char need[512], fits[1024], hint[64];
+
+	if (cv_install_id_parse(&v, id, NULL) < 0)
+		return 0;
+	f = first_misfit(fe, &v);
+	if (f == NULL)
+		return 0;
+	cv_framework_need_text(f, need, sizeof need);
+	fitting_ids(st, fe, fits, sizeof fits);
+	cv_framework_install_hint(f, hint, sizeof hint);
+	snprintf(msg, n,
+		 "%s %s (%s) needs %s; installed versions that fit: %s (or: "
+		 "cudnnvm install %s)",
+		 f->name, f->version, fe->prefix, need, fits[0] ? fits : "none",
+		 hint);
+	return 1;
+}
+
+int
+cmd_gate_frameworks(const struct cv_store *st, const char *id,
+		    const char *prefix, int force, int *uses_cudnn)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_fw_env fe;
+	char msg[2048];
+	int bad;
+
+	if (cv_frameworks_find(&fe, prefix, &err) < 0)
+		return 0;
+	bad = misfit_message(st, &fe, id, msg, sizeof msg);
+	if (uses_cudnn != NULL) {
+		*uses_cudnn = fe.bundled_dir[0] != '\0';
+		for (size_t i = 0; i < fe.n; i++)
+			*uses_cudnn |= fe.fw[i].need.have;
+	}
+	cv_fw_env_release(&fe);
+	if (!bad)
+		return 0;
+	if (force) {
+		ui_warn("activating %s anyway (--force): %s", id, msg);
+		return 0;
+	}
+	fprintf(stderr, "cudnnvm: not activating %s: %s; --force overrides\n",
+		id, msg);
+	return 1;
+}
+
+int
+cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,
+		       size_t n)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_fw_env fe;
+	int bad;
+
+	if (cv_frameworks_find(&fe, NULL, &err) < 0)
+		return 0;
+	bad = misfit_message(st, &fe, id, msg, n);
+	cv_fw_env_release(&fe);
+	return bad;
+}
+
+static json_t *
+version_json(const struct cv_version *v)
+{
+	char buf[64];
+
+	if (v->nparts == 0)
+		return json_null();
+	cv_version_format(v, buf, sizeof buf);
+	return json_string(buf);
+}
+
+static void
+print_json(const struct cv_fw_env *fe, const char *active,
+	   const struct cv_version *av)
+{
+	json_t *o = json_object(), *arr = json_array();
+	char *s;
+
+	json_object_set_new(o, "environment",
+			    fe->prefix[0] ? json_string(fe->prefix)
+					  : json_null());
+	json_object_set_new(o, "found_by", json_string(fe->how));
+	json_object_set_new(o, "active",
+			    active ? json_string(active) : json_null());
+	json_object_set_new(o, "bundled",
+			    fe->bundled_dir[0]
+				    ? json_pack("{s:s,s:s}", "dir",
+						fe->bundled_dir, "version",
+						fe->bundled_version)
+				    : json_null());
+	for (size_t i = 0; i < fe->n; i++) {
+		const struct cv_framework *f = &fe->fw[i];
+		json_t *x = json_object(), *need = json_object(),
+		       *ex = json_array();
+		char text[512];
+
+		json_object_set_new(x, "name", json_string(f->name));
+		json_object_set_new(x, "version", json_string(f->version));
+		json_object_set_new(x, "location", json_string(f->location));
+		json_object_set_new(need, "stated", json_boolean(f->need.have));
+		json_object_set_new(
+			need, "major",
+			f->need.min.nparts
+				? json_integer((json_int_t)f->need.min.part[0])
+				: json_null());
+		json_object_set_new(need, "min", version_json(&f->need.min));
+		json_object_set_new(need, "max", version_json(&f->need.max));
+		json_object_set_new(need, "max_inclusive",
+				    json_boolean(f->need.max_incl));
+		for (int k = 0; k < f->need.nexclude; k++)
+			json_array_append_new(
+				ex, version_json(&f->need.exclude[k]));
+		json_object_set_new(need, "exclude", ex);
+		json_object_set_new(need, "cuda",
+				    f->need.cuda ? json_integer(f->need.cuda)
+						 : json_null());
+		cv_framework_need_text(f, text, sizeof text);
+		json_object_set_new(need, "text", json_string(text));
+		json_object_set_new(need, "requirement",
+				    json_string(f->need.text));
+		json_object_set_new(need, "source",
+				    json_string(f->need.source));
+		json_object_set_new(x, "needs", need);
+		json_object_set_new(
+			x, "active_fits",
+			active ? json_boolean(cv_framework_fits(f, av))
+			       : json_null());
+		json_array_append_new(arr, x);
+	}
+	json_object_set_new(o, "frameworks", arr);
+	s = json_dumps(o, JSON_INDENT(2));
+	if (s != NULL)
+		printf("%s\n", s);
+	free(s);
+	json_decref(o);
+}
+
+static void
+print_text(const struct cv_fw_env *fe, const char *active,
+	   const struct cv_version *av)
+{
+	if (fe->prefix[0] == '\0') {
+		printf("no Python environment found ($VIRTUAL_ENV, "
+		       "$CONDA_PREFIX and python3 on PATH are unset)\n");
+		return;
+	}
+	printf("environment: %s (%s)\n", fe->prefix, fe->how);
+	printf("active cuDNN: %s\n", active ? active : "none");
+	if (fe->bundled_dir[0])
+		printf("bundled cuDNN: %s (%s)\n", fe->bundled_dir,
+		       fe->bundled_version);
+	if (fe->n == 0)
+		printf("no framework that uses cuDNN is installed here\n");
+	for (size_t i = 0; i < fe->n; i++) {
+		const struct cv_framework *f = &fe->fw[i];
+		char text[512];
+
+		cv_framework_need_text(f, text, sizeof text);
+		printf("%s %s\n  at: %s\n", f->name, f->version, f->location);
+		if (f->need.have)
+			printf("  needs: %s\n  because: %s says '%s'\n", text,
+			       f->need.source, f->need.text);
+		else
+			printf("  needs: nothing stated (%s); not checked\n",
+			       f->need.source);
+		if (active)
+			printf("  active %s: %s\n", active,
+			       cv_framework_fits(f, av) ? "fits"
+							: "CANNOT LOAD IT");
+	}
+}
+
+int
+cmd_frameworks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "path", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	struct cv_fw_env fe;
+	struct cv_version av, spec;
+	const char *path = NULL;
+	char id[64];
+	int c, json = 0, r, have_active;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'p')
+			path = optarg;
+		else
+			return cmd_usage_error("frameworks",
+					       "unknown option '%s'",
+					       argv[optind - 1]);
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error("frameworks", "too many arguments");
+	if (argc - optind == 1 &&
+	    cv_version_parse(&spec, argv[optind], &err) < 0)
+		return cmd_fail(&err);
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id, &err);
+	if (r < 0 && argc - optind == 1) {
+		cv_store_free(st);
+		return cmd_fail(&err);
+	}
+	have_active = r == 0 && cv_install_id_parse(&av, id, NULL) == 0;
+	cv_store_free(st);
+	if (cv_frameworks_find(&fe, path, &err) < 0)
+		return cmd_fail(&err);
+	if (json)
+		print_json(&fe, have_active ? id : NULL, &av);
+	else
+		print_text(&fe, have_active ? id : NULL, &av);
+	cv_fw_env_release(&fe);
+	return 0;
+}

@@ -1,0 +1,278 @@
+/* preload.c: make a framework bind to the activated cuDNN, not to the copy
+ * its own RPATH or loader points at.
+ *
+ * torch's libtorch_cuda.so carries a DT_RPATH to its bundled
+ * nvidia/cudnn/lib (which beats LD_LIBRARY_PATH) and torch/__init__.py
+ * loads that folder's libcudnn.so.9 by absolute path; with only
+ * LD_LIBRARY_PATH set, the front library comes from the bundle and every
+ * sub-library cuDNN's loader dlopens by name from the store: a mix of two
+ * builds. Libraries already loaded with RTLD_GLOBAL win: the dynamic
+ * linker matches NEEDED entries and dlopen()ed names by soname against
+ * what is loaded, and a symbol is taken from the first object in the
+ * global scope that defines it. So:
+ *
+ *  - `cudnnvm venv` writes <site-packages>/cudnnvm.pth and
+ *    _cudnnvm_preload.py: at interpreter start, before anything can
+ *    import a framework, it loads the version's libcudnn.so.N and every
+ *    libcudnn_*.so.N with RTLD_GLOBAL. It works for interpreters started
+ *    without `activate` (IDEs, systemd units, Jupyter kernels); an
+ *    activation in force (CUDNNVM_ACTIVE and CUDNN_LIB_DIR, from exec, env
+ *    or the hooks) or CUDNNVM_VERSION wins over the pin; a version that is
+ *    gone gives one warning line, never a failed start.
+ *  - `cudnnvm exec` in an environment holding a framework puts the
+ *    version's libcudnn.so.N first in LD_PRELOAD, so the front library is
+ *    the store's and the sub-libraries it dlopens come through
+ *    LD_LIBRARY_PATH from the same folder. */
+#include "cmd.h"
+#include "ui.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PTH_FILE    "cudnnvm.pth"
+#define MODULE_FILE "_cudnnvm_preload.py"
+
+/* The module; @STORE@ and @ID@ become Python string literals. */
+static const char module_py[] =
+	"# Written by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out.\n"
+	"# Loads the pinned cuDNN with RTLD_GLOBAL before any framework is\n"
+	"# imported, so the framework binds to it and not to its own copy.\n"
+	"STORE = @STORE@\n"
+	"PINNED = @ID@\n"
+	"\n"
+	"\n"
+	"def _parts(s):\n"
+	"    v, _, cuda = s.partition('-cuda')\n"
+	"    return tuple(int(p) for p in v.split('.')), int(cuda) if cuda else 0\n"
+	"\n"
+	"\n"
+	"def _resolve(os, spec):\n"
+	"    want, cuda = _parts(spec)\n"
+	"    best = None\n"
+	"    for name in os.listdir(STORE):\n"
+	"        try:\n"
+	"            have, c = _parts(name)\n"
+	"        except ValueError:\n"
+	"            continue\n"
+	"        if len(have) != 4 or not c or have[:len(want)] != want:\n"
+	"            continue\n"
+	"        if cuda and c != cuda:\n"
+	"            continue\n"
+	"        if best is None or (have, c) > best[0]:\n"
+	"            best = ((have, c), name)\n"
+	"    if best is None:\n"
+	"        raise OSError('cuDNN %s is not installed' % spec)\n"
+	"    return best[1]\n"
+	"\n"
+	"\n"
+	"def _preload():\n"
+	"    import os\n"
+	"    env = os.environ\n"
+	"    ident = env.get('CUDNNVM_ACTIVE') or ''\n"
+	"    libdir = env.get('CUDNN_LIB_DIR') or ''\n"
+	"    if not (ident and libdir):\n"
+	"        spec = env.get('CUDNNVM_VERSION') or ''\n"
+	"        ident = _resolve(os, spec) if spec else PINNED\n"
+	"        libdir = os.path.join(STORE, ident, 'lib')\n"
+	"    major = ident.split('.')[0]\n"
+	"    front = 'libcudnn.so.' + major\n"
+	"    names = os.listdir(libdir)\n"
+	"    if front not in names:\n"
+	"        raise OSError('%s has no %s' % (libdir, front))\n"
+	"    subs = sorted(n for n in names if n.startswith('libcudnn_')\n"
+	"                  and n.endswith('.so.' + major))\n"
+	"    subs.sort(key=lambda n: n != 'libcudnn_graph.so.' + major)\n"
+	"    # _ctypes.dlopen is what ctypes.CDLL calls; importing ctypes itself\n"
+	"    # would add ~3 ms to every start\n"
+	"    import _ctypes\n"
+	"    for name in [front] + subs:\n"
+	"        _ctypes.dlopen(os.path.join(libdir, name),\n"
+	"                       os.RTLD_GLOBAL | os.RTLD_NOW)\n"
+	"\n"
+	"\n"
+	"try:\n"
+	"    _preload()\n"
+	"except Exception as e:  # never fail the interpreter's start\n"
+	"    import sys\n"
+	"    sys.stderr.write('cudnnvm: warning: cuDNN not preloaded (%s); '\n"
+	"                     'frameworks load their own copy; run '\n"
+	"                     \"'cudnnvm venv' to pin an installed version\\n\" % e)\n";
+
+static const char pth_line[] = "import _cudnnvm_preload\n";
+
+/* Append s as a single-quoted Python literal. */
+static void
+py_quote(struct cv_buf *out, const char *s)
+{
+	char esc[8];
+
+	cv_text_add(out, "'", 1);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\\' || *p == '\'') {
+			esc[0] = '\\';
+			esc[1] = (char)*p;
+			cv_text_add(out, esc, 2);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(esc, sizeof esc, "\\x%02x", *p);
+			cv_text_add(out, esc, 4);
+		} else {
+			cv_text_add(out, (const char *)p, 1);
+		}
+	}
+	cv_text_add(out, "'", 1);
+}
+
+static int
+write_file(const char *path, const char *data, struct cv_err *err)
+{
+	char tmp[PATH_MAX + 32];
+	size_t len = strlen(data);
+	int fd;
+
+	snprintf(tmp, sizeof tmp, "%s.cudnnvm.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EIO,
+				    "cannot write '%s'", path);
+	if (write(fd, data, len) != (ssize_t)len || fsync(fd) < 0) {
+		close(fd);
+		unlink(tmp);
+		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		unlink(tmp);
+		return cv_err_errno(err, CV_EIO, "cannot replace '%s'", path);
+	}
+	return 0;
+}
+
+/* Call fn on every <prefix>/lib/python3.X/site-packages. */
+static int
+each_site_packages(const char *prefix,
+		   int (*fn)(const char *sp, void *arg, struct cv_err *err),
+		   void *arg, int *found, struct cv_err *err)
+{
+	char lib[PATH_MAX], sp[PATH_MAX * 2];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	int r = 0;
+
+	*found = 0;
+	snprintf(lib, sizeof lib, "%s/lib", prefix);
+	d = opendir(lib);
+	if (d == NULL)
+		return 0;
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "python3", 7) != 0)
+			continue;
+		snprintf(sp, sizeof sp, "%s/%s/site-packages", lib, de->d_name);
+		if (lstat(sp, &sb) < 0 || !S_ISDIR(sb.st_mode))
+			continue;
+		*found = 1;
+		r = fn(sp, arg, err);
+	}
+	closedir(d);
+	return r;
+}
+
+struct pth_args {
+	const char *module;
+};
+
+static int
+install_one(const char *sp, void *arg, struct cv_err *err)
+{
+	const struct pth_args *a = arg;
+	char path[PATH_MAX * 2 + 32];
+	int r;
+
+	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
+	r = write_file(path, a->module, err);
+	snprintf(path, sizeof path, "%s/" PTH_FILE, sp);
+	if (r == 0)
+		r = write_file(path, pth_line, err);
+	return r;
+}
+
+static int
+remove_one(const char *sp, void *arg, struct cv_err *err)
+{
+	static const char *const names[] = { PTH_FILE, MODULE_FILE, NULL };
+	char path[PATH_MAX * 2 + 32];
+
+	(void)arg;
+	for (int i = 0; names[i]; i++) {
+		snprintf(path, sizeof path, "%s/%s", sp, names[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			return cv_err_errno(err, CV_EIO, "cannot remove '%s'",
+					    path);
+	}
+	return 0;
+}
+
+int
+cmd_preload_hook(const char *prefix, const char *store, const char *id,
+		 int remove, struct cv_err *err)
+{
+	struct cv_buf *mod;
+	struct pth_args a;
+	int found, r;
+
+	if (remove)
+		return each_site_packages(prefix, remove_one, NULL, &found,
+					  err);
+	mod = cv_text_new();
+	for (const char *p = module_py; *p;) {
+		if (strncmp(p, "@STORE@", 7) == 0) {
+			py_quote(mod, store);
+			p += 7;
+		} else if (strncmp(p, "@ID@", 4) == 0) {
+			py_quote(mod, id);
+			p += 4;
+		} else {
+			cv_text_add(mod, p, 1);
+			p++;
+		}
+	}
+	a.module = cv_text_str(mod);
+	r = each_site_packages(prefix, install_one, &a, &found, err);
+	cv_text_free(mod);
+	/* an environment without Python (a bare conda prefix) has no
+	 * interpreter to hook: the activate scripts are all it needs */
+	return r;
+}
+
+int
+cmd_preload_exec(const char *store, const char *id)
+{
+	char lib[PATH_MAX * 2];
+	const char *old = getenv("LD_PRELOAD");
+	struct stat sb;
+	long major = strtol(id, NULL, 10);
+
+	snprintf(lib, sizeof lib, "%s/%s/lib/libcudnn.so.%ld", store, id,
+		 major);
+	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	if (old != NULL && *old) {
+		char *both = malloc(strlen(lib) + strlen(old) + 2);
+		if (both == NULL)
+			abort();
+		sprintf(both, "%s:%s", lib, old);
+		setenv("LD_PRELOAD", both, 1);
+		free(both);
+	} else {
+		setenv("LD_PRELOAD", lib, 1);
+	}
+	return 1;
+}

@@ -1,0 +1,300 @@
+/* validate_frameworks.c: `validate --frameworks`: prove on the framework
+ * itself that it binds to the version. A child runs, under the version's
+ * activation (`cudnnvm exec --force <id> -- <env python> -c PROBE`, the
+ * same path users take, preload included), each framework's smallest
+ * convolution on the GPU, then reports the cuDNN version the framework
+ * sees and the libcudnn files /proc/self/maps holds. Pass only when the
+ * convolution ran, the version is this one, and every sub-library mapped
+ * comes from this version's folder. Opt-in: importing torch takes
+ * seconds. */
+#include "cmd.h"
+#include "ui.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PROBE_TIMEOUT_S 300
+
+/* One JSON line per framework: {"fw", "ran", "version", "error", "maps"}.
+ * torch reports cudnn.version() (the runtime it bound to); TensorFlow and
+ * JAX publish no runtime number, so for them only the maps decide. */
+static const char probe_py[] =
+	"import json, os, sys\n"
+	"def maps():\n"
+	"    return sorted(set(l.split()[-1] for l in open('/proc/self/maps')\n"
+	"                      if 'libcudnn' in l and l.split()[-1].startswith('/')))\n"
+	"def torch_conv():\n"
+	"    import torch\n"
+	"    torch.backends.cudnn.enabled = True\n"
+	"    x = torch.randn(1, 3, 16, 16, device='cuda')\n"
+	"    w = torch.randn(4, 3, 3, 3, device='cuda')\n"
+	"    torch.nn.functional.conv2d(x, w)\n"
+	"    torch.cuda.synchronize()\n"
+	"    return torch.backends.cudnn.version()\n"
+	"def tf_conv():\n"
+	"    import tensorflow as tf\n"
+	"    with tf.device('/GPU:0'):\n"
+	"        y = tf.nn.conv2d(tf.random.normal([1, 16, 16, 3]),\n"
+	"                         tf.random.normal([3, 3, 3, 4]), 1, 'SAME')\n"
+	"    y.numpy()\n"
+	"    return 0\n"
+	"def jax_conv():\n"
+	"    import jax, jax.numpy as jnp\n"
+	"    x = jnp.ones((1, 3, 16, 16)); w = jnp.ones((4, 3, 3, 3))\n"
+	"    jax.lax.conv(x, w, (1, 1), 'SAME').block_until_ready()\n"
+	"    return 0\n"
+	"probes = {'torch': torch_conv, 'tensorflow': tf_conv, 'jax': jax_conv}\n"
+	"for fw in sys.argv[1:]:\n"
+	"    out = {'fw': fw, 'ran': False, 'version': 0, 'error': ''}\n"
+	"    try:\n"
+	"        out['version'] = probes[fw]()\n"
+	"        out['ran'] = True\n"
+	"    except BaseException as e:\n"
+	"        out['error'] = ('%s: %s' % (type(e).__name__, e)).splitlines()[0][:400]\n"
+	"    out['maps'] = maps()\n"
+	"    print(json.dumps(out), flush=True)\n";
+
+/* The probe a framework of this name gets, or NULL. */
+static const char *
+probe_of(const char *name)
+{
+	if (strcmp(name, "torch") == 0 || strcmp(name, "pytorch") == 0)
+		return "torch";
+	if (strncmp(name, "tensorflow", 10) == 0 ||
+	    strncmp(name, "tf_nightly", 10) == 0)
+		return "tensorflow";
+	if (strncmp(name, "jax_cuda", 8) == 0 || strcmp(name, "jaxlib") == 0)
+		return "jax";
+	return NULL;
+}
+
+/* Run the probe for the frameworks in argv under `exec --force id`;
+ * returns the child's stdout (xmalloc'd) or NULL. */
+static char *
+run_probe(const char *exe, const char *id, const char *python,
+	  const char *const *fws, size_t nfw, int *status)
+{
+	int fd[2];
+	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+
+	if (pipe(fd) < 0)
+		return NULL;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		const char *args[16];
+		size_t k = 0;
+		args[k++] = exe;
+		args[k++] = "-q"; /* the gate's --force warning is known */
+		args[k++] = "exec";
+		args[k++] = "--force";
+		args[k++] = id;
+		args[k++] = "--";
+		args[k++] = python;
+		args[k++] = "-c";
+		args[k++] = probe_py;
+		for (size_t i = 0; i < nfw && k < 15; i++)
+			args[k++] = fws[i];
+		args[k] = NULL;
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		alarm(PROBE_TIMEOUT_S); /* kept across exec */
+		execv(exe, (char *const *)args);
+		_exit(127);
+	}
+	close(fd[1]);
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 16384;
+			buf = realloc(buf, cap);
+			if (buf == NULL)
+				abort();
+		}
+		n = read(fd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd[0]);
+	buf[len] = '\0';
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return buf;
+}
+
+/* The folder of a path (in place). */
+static void
+dir_of(char *p)
+{
+	char *s = strrchr(p, '/');
+	if (s != NULL)
+		*s = '\0';
+}
+
+/* Judge one JSON line; prints the result. 1 when it passed. */
+static int
+judge(const char *line, const char *libdir_real, long expect, const char *id)
+{
+	json_t *o = json_loads(line, 0, NULL), *maps;
+	const char *fw, *error;
+	char other[PATH_MAX] = "", why[1024] = "";
+	int ran, front_here = 0, subs = 0, ok;
+	long version;
+
+	if (o == NULL)
+		return 0;
+	fw = json_string_value(json_object_get(o, "fw"));
+	error = json_string_value(json_object_get(o, "error"));
+	ran = json_is_true(json_object_get(o, "ran"));
+	version = (long)json_integer_value(json_object_get(o, "version"));
+	maps = json_object_get(o, "maps");
+	for (size_t i = 0; i < json_array_size(maps); i++) {
+		const char *p = json_string_value(json_array_get(maps, i));
+		char real[PATH_MAX], d[PATH_MAX];
+		const char *base;
+		if (p == NULL)
+			continue;
+		if (realpath(p, real) == NULL)
+			snprintf(real, sizeof real, "%s", p);
+		snprintf(d, sizeof d, "%s", real);
+		dir_of(d);
+		base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+		if (strncmp(base, "libcudnn_", 9) == 0) {
+			if (strcmp(d, libdir_real) == 0)
+				subs++;
+			else if (other[0] == '\0')
+				snprintf(other, sizeof other, "%s", real);
+		} else if (strcmp(d, libdir_real) == 0) {
+			front_here = 1;
+		}
+	}
+	if (!ran)
+		snprintf(why, sizeof why, "the convolution did not run: %s",
+			 error && *error ? error : "no reason given");
+	else if (version != 0 && version != expect)
+		snprintf(why, sizeof why,
+			 "it reports cuDNN %ld, not %ld (%s): it bound to "
+			 "another copy",
+			 version, expect, id);
+	else if (other[0])
+		snprintf(why, sizeof why,
+			 "a sub-library was mapped from another folder: %s "
+			 "(a mixed load)",
+			 other);
+	else if (!front_here)
+		snprintf(why, sizeof why,
+			 "no libcudnn.so from %s was mapped: it bound to "
+			 "another copy",
+			 libdir_real);
+	ok = why[0] == '\0';
+	if (ok)
+		printf("  framework %-10s pass (cuDNN %ld, %d sub-libraries "
+		       "from %s)\n",
+		       fw ? fw : "?", version, subs, libdir_real);
+	else
+		printf("  framework %-10s fail: %s\n", fw ? fw : "?", why);
+	json_decref(o);
+	return ok;
+}
+
+int
+cmd_validate_frameworks(const struct cv_store *st, const char *id)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_fw_env fe;
+	struct cv_version v;
+	const char *fws[8];
+	size_t nfw = 0;
+	char exe[PATH_MAX], python[PATH_MAX + 32], libdir[PATH_MAX * 2],
+		libreal[PATH_MAX];
+	struct stat sb;
+	ssize_t n;
+	int status = 0, passed = 0, failed = 0;
+	char *out, *line, *next;
+
+	if (cv_install_id_parse(&v, id, &err) < 0)
+		return cmd_fail(&err);
+	if (cv_frameworks_find(&fe, NULL, &err) < 0)
+		return cmd_fail(&err);
+	for (size_t i = 0; i < fe.n; i++) {
+		const char *p = probe_of(fe.fw[i].name);
+		int dup = 0;
+		for (size_t k = 0; p && k < nfw; k++)
+			dup |= strcmp(fws[k], p) == 0;
+		if (p != NULL && !dup && nfw < 8)
+			fws[nfw++] = p;
+	}
+	snprintf(python, sizeof python, "%s/bin/python3", fe.prefix);
+	if (stat(python, &sb) < 0)
+		snprintf(python, sizeof python, "%s/bin/python", fe.prefix);
+	cv_fw_env_release(&fe);
+	if (nfw == 0) {
+		printf("  frameworks   skip: no torch, TensorFlow or JAX in the "
+		       "Python environment in play\n");
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+		return cmd_fail(&err);
+	}
+	exe[n] = '\0';
+	snprintf(libdir, sizeof libdir, "%s/%s/lib", cv_store_root(st), id);
+	if (realpath(libdir, libreal) == NULL)
+		snprintf(libreal, sizeof libreal, "%s", libdir);
+	fflush(stdout);
+	out = run_probe(exe, id, python, fws, nfw, &status);
+	if (out == NULL) {
+		cv_err_errno(&err, CV_ERROR,
+			     "cannot start the framework probe");
+		return cmd_fail(&err);
+	}
+	for (line = out; *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (*line != '{')
+			continue;
+		if (judge(line, libreal, cv_version_cudnn_number(&v), id))
+			passed++;
+		else
+			failed++;
+	}
+	free(out);
+	if (passed + failed < (int)nfw) {
+		printf("  frameworks   fail: the probe under %s ended early (%s "
+		       "%d)\n",
+		       id, WIFSIGNALED(status) ? "signal" : "status",
+		       WIFSIGNALED(status) ? WTERMSIG(status)
+					   : WEXITSTATUS(status));
+		failed++;
+	}
+	if (failed) {
+		fflush(stdout);
+		fprintf(stderr,
+			"cudnnvm: %s failed the framework check; run 'cudnnvm "
+			"frameworks' and 'cudnnvm doctor' for the fix\n",
+			id);
+		return 1;
+	}
+	return 0;
+}

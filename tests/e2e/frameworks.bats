@@ -1,0 +1,322 @@
+#!/usr/bin/env bats
+# frameworks: environments laid out from the real METADATA of real releases
+# (tests/fixtures/frameworks, made by its fetch.sh), the verdicts, the gate
+# in front of every activation, the prompt hook's warning, doctor, and the
+# .pth preload hook with stub libraries and a real python3.
+load activation
+
+MK="$FIXTURES/mkpyenv.py"
+
+setup() {
+	activation_setup
+	export T
+	unset VIRTUAL_ENV CONDA_PREFIX LD_PRELOAD LD_LIBRARY_PATH
+	mkver 9.14.0.64-cuda13
+	mkver 9.19.0.56-cuda13
+	mkver 9.3.0.75-cuda12
+	mkver 10.0.0.1-cuda12
+}
+
+# mkenv DIR ARGS...: an environment from the fixtures (prints site-packages)
+mkenv() { python3 "$MK" "$@"; }
+
+# need DIR NAME: "min max cuda" of framework NAME from frameworks --json
+need() {
+	cudnnvm frameworks --path "$1" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for f in d["frameworks"]:
+    if f["name"] == sys.argv[1]:
+        n = f["needs"]
+        print(n["min"], n["max"], n["cuda"], n["stated"])' "$2"
+}
+
+# a checksum of everything under the given folders (names, links, bytes),
+# leaving out the store's housekeeping folders (.cache, .locks, .staging)
+# that opening it for writing creates
+tree_sum() {
+	find "$@" \( -name .cache -o -name .locks -o -name .staging \) -prune -o -print0 2>/dev/null | LC_ALL=C sort -z |
+		xargs -0 -I{} sh -c 'if [ -L "{}" ]; then echo "{} -> $(readlink "{}")"; elif [ -f "{}" ]; then sha256sum "{}"; else echo "{}"; fi' |
+		sha256sum
+}
+
+@test "what each real release needs, read from its METADATA" {
+	mkenv "$T/t21" torch-2.1.0 >/dev/null
+	mkenv "$T/t24" torch-2.4.0 torchvision-0.19.0 >/dev/null
+	mkenv "$T/t211" torch-2.11.0 >/dev/null
+	mkenv "$T/tf215" tensorflow-2.15.0 >/dev/null
+	mkenv "$T/tf218" tensorflow-2.18.0 >/dev/null
+	mkenv "$T/jax12" jax-0.4.35 jax_cuda12_plugin-0.4.35 >/dev/null
+	mkenv "$T/jax13" jax_cuda13_plugin-0.10.2 >/dev/null
+	mkenv "$T/ort" onnxruntime_gpu-1.31.1 >/dev/null
+	[ "$(need "$T/t21" torch)" = "8.9.2.26 None 12 True" ]
+	[ "$(need "$T/t24" torch)" = "9.1.0.70 None 12 True" ]
+	[ "$(need "$T/t211" torch)" = "9.19.0.56 None 13 True" ]
+	# the and-cuda extra still counts: the build was compiled against it
+	[ "$(need "$T/tf215" tensorflow)" = "8.9.4.25 None 12 True" ]
+	[ "$(need "$T/tf218" tensorflow)" = "9.3.0.75 None 12 True" ]
+	[ "$(need "$T/jax12" jax_cuda12_plugin)" = "9.1 10.0 12 True" ]
+	[ "$(need "$T/jax13" jax_cuda13_plugin)" = "9.12.0.46 10.0 13 True" ]
+	# ~=9.0 is >= 9.0 and < 10
+	[ "$(need "$T/ort" onnxruntime_gpu)" = "9.0 10 13 True" ]
+	# torchvision and jax name no cuDNN wheel: not listed
+	run cudnnvm frameworks --path "$T/t24" --json
+	[[ $output != *'"torchvision"'* ]]
+	run cudnnvm frameworks --path "$T/t211"
+	[ "$status" -eq 0 ]
+	[[ $output == *"torch 2.11.0"* ]]
+	[[ $output == *"needs: cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
+	[[ $output == *"torch-2.11.0.dist-info/METADATA says 'nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"'"* ]]
+}
+
+@test "build files: TensorFlow's build_info.py and ONNX Runtime's build_and_package_info.py" {
+	mkenv "$T/ort" onnxruntime_gpu-1.20.0 \
+		--file "onnxruntime/capi/build_and_package_info.py=package_name = 'onnxruntime-gpu'\n__version__ = '1.20.0'\ncuda_version = '12.2'\n" >/dev/null
+	[ "$(need "$T/ort" onnxruntime_gpu)" = "None None 12 True" ]
+	mkenv "$T/tf" tensorflow-2.18.0 \
+		--file "tensorflow/python/platform/build_info.py=build_info = {'cpu_compiler': '/usr/bin/clang-17', 'cuda_compute_capabilities': ['sm_60'], 'cuda_version': '12.5.1', 'cudnn_version': '9', 'is_cuda_build': True, 'is_rocm_build': False, 'is_tensorrt_build': False}\n" >/dev/null
+	[ "$(need "$T/tf" tensorflow)" = "9.3.0.75 None 12 True" ]
+	# a framework that states nothing is listed and blocks nothing
+	mkenv "$T/pd" paddlepaddle_gpu-2.6.2 >/dev/null
+	[ "$(need "$T/pd" paddlepaddle_gpu)" = "None None None False" ]
+	VIRTUAL_ENV="$T/pd" run cudnnvm exec 9.14 -- true
+	[ "$status" -eq 0 ]
+}
+
+@test "a conda env: the package's depends and its own cudnn package" {
+	mkenv "$T/ce" --conda >/dev/null
+	run cudnnvm frameworks --path "$T/ce" --json
+	[ "$status" -eq 0 ]
+	[[ $output == *'"dir": "'"$T/ce/lib"'"'* ]]
+	[[ $output == *'"version": "9.3.0.75"'* ]]
+	[ "$(need "$T/ce" pytorch)" = "9.3.0.75 10.0 12 True" ]
+	CONDA_PREFIX="$T/ce" run --separate-stderr cudnnvm use 9.19 --no-validate
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"pytorch 2.4.1 ($T/ce) needs cuDNN 9.x ≥ 9.3, < 10.0 built for CUDA 12; installed versions that fit: 9.13.0.50-cuda12, 9.3.0.75-cuda12 (or: cudnnvm install 9.3 --cuda 12); --force overrides" ]]
+	[[ $stderr == *"pytorch 2.4.1"* ]]
+	CONDA_PREFIX="$T/ce" run cudnnvm use 9.3 --no-validate
+	[ "$status" -eq 0 ]
+}
+
+@test "use refuses a version torch cannot load, in the issue's words, and changes nothing" {
+	mkenv "$T/ve" --venv torch-2.11.0 --bundled 13:9.19.0.56 >/dev/null
+	export VIRTUAL_ENV="$T/ve"
+	before=$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")
+	run --separate-stderr cudnnvm use 9.14
+	[ "$status" -eq 1 ]
+	one_error_line
+	[ "$stderr" = "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13; installed versions that fit: 9.19.0.56-cuda13 (or: cudnnvm install 9.19 --cuda 13); --force overrides" ]
+	[ ! -e "$T/.cudnn-version" ]
+	[ "$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")" = "$before" ]
+	# the same for global, shell, exec and venv
+	run --separate-stderr cudnnvm global 9.14
+	[ "$status" -eq 1 ]
+	[[ $stderr == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0"* ]]
+	run --separate-stderr cudnnvm shell --eval bash 9.14
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	run --separate-stderr cudnnvm exec 9.14 -- echo ran
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	run --separate-stderr cudnnvm venv 9.14 --path "$T/ve"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0"* ]]
+	[ "$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")" = "$before" ]
+	# a version for another CUDA major is refused as well
+	run --separate-stderr cudnnvm use 9.3
+	[ "$status" -eq 1 ]
+	# what fits is allowed
+	run cudnnvm use 9.19
+	[ "$status" -eq 0 ]
+}
+
+@test "--force activates anyway with the reason as a warning" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	export VIRTUAL_ENV="$T/ve"
+	run --separate-stderr cudnnvm use 9.14 --force
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: activating 9.14.0.64-cuda13 anyway (--force): torch 2.11.0"* ]]
+	[ "$(cat .cudnn-version)" = "9.14" ]
+	run cudnnvm exec --force 9.14 -- echo ran
+	[ "$status" -eq 0 ]
+	[[ $output == *ran* ]]
+	run cudnnvm global 9.14 --force
+	[ "$status" -eq 0 ]
+}
+
+@test "no installed version fits: the refusal says what to install" {
+	mkenv "$T/ve" torch-2.1.0 >/dev/null
+	rm -rf "$CUDNNVM_STORE/8.9.7.29-cuda12"
+	VIRTUAL_ENV="$T/ve" run --separate-stderr cudnnvm use 9.19
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"torch 2.1.0 ($T/ve) needs cuDNN 8.x ≥ 8.9 built for CUDA 12; installed versions that fit: none (or: cudnnvm install 8.9 --cuda 12)"* ]]
+}
+
+@test "upper bounds and exclusions; an unknown framework is found through the cuDNN wheel it pulled in" {
+	mkenv "$T/jx" jax_cuda12_plugin-0.4.35 >/dev/null
+	VIRTUAL_ENV="$T/jx" run --separate-stderr cudnnvm use 10.0 --no-validate
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"needs cuDNN 9.x ≥ 9.1, < 10.0 built for CUDA 12"* ]]
+	VIRTUAL_ENV="$T/jx" run cudnnvm use 9.3 --no-validate
+	[ "$status" -eq 0 ]
+	sp=$(mkenv "$T/un" --bundled 12:9.3.0.75)
+	mkdir -p "$sp/mynet-0.1.dist-info"
+	printf 'Metadata-Version: 2.1\nName: mynet\nVersion: 0.1\nRequires-Dist: nvidia-cudnn-cu12 (!=9.3.0.75,>=9.1)\n\n' >"$sp/mynet-0.1.dist-info/METADATA"
+	VIRTUAL_ENV="$T/un" run --separate-stderr cudnnvm use 9.3 --no-validate
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"mynet 0.1 ($T/un) needs cuDNN 9.x ≥ 9.1, not 9.3.0.75 built for CUDA 12"* ]]
+}
+
+@test "the environment of the python3 on PATH is found through pyvenv.cfg" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	mkdir -p "$T/ve/bin"
+	ln -s "$(command -v python3)" "$T/ve/bin/python3"
+	PATH="$T/ve/bin:$PATH" run cudnnvm frameworks
+	[ "$status" -eq 0 ]
+	[[ $output == *"environment: $T/ve (python3 on PATH)"* ]]
+	PATH="$T/ve/bin:$PATH" run cudnnvm exec 9.14 -- true
+	[ "$status" -eq 1 ]
+}
+
+@test "the prompt hook never blocks: it activates and warns once" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	export VIRTUAL_ENV="$T/ve"
+	CUDNNVM_VERSION=9.14 run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -eq 0 ]
+	[[ $output == *"CUDNNVM_ACTIVE='9.14.0.64-cuda13'"* ]]
+	[[ $stderr == *"warning: 9.14.0.64-cuda13 is active but torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19"* ]]
+	# already active: no second warning
+	CUDNNVM_ACTIVE=9.14.0.64-cuda13 CUDNNVM_VERSION=9.14 run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "exec preloads the version's front library only where a framework is" {
+	mkenv "$T/ve" torch-2.11.0 --bundled 13:9.19.0.56 >/dev/null
+	VIRTUAL_ENV="$T/ve" run cudnnvm exec 9.19 -- sh -c 'echo "P=$LD_PRELOAD"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"P=$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn.so.9"* ]]
+	mkdir -p "$T/plain"
+	VIRTUAL_ENV="$T/plain" run cudnnvm exec 9.19 -- sh -c 'echo "P=$LD_PRELOAD"'
+	[ "$output" = "P=" ]
+}
+
+@test "doctor: an active version torch cannot load, and the bundled-copy mix" {
+	mkenv "$T/ve" torch-2.11.0 --bundled 13:9.19.0.56 >/dev/null
+	export VIRTUAL_ENV="$T/ve"
+	echo x >"$CUDNNVM_STORE/9.14.0.64-cuda13/lib/libcudnn.so.9"
+	CUDNNVM_VERSION=9.14 LD_LIBRARY_PATH="$CUDNNVM_STORE/9.14.0.64-cuda13/lib" run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ $output == *"error: torch 2.11.0 ($T/ve) cannot load the active cuDNN 9.14.0.64-cuda13: it needs cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
+	[[ $output == *"warning: mixed cuDNN load in $T/ve: its own copy in $T/ve/lib/python3"*"/site-packages/nvidia/cudnn/lib, and LD_LIBRARY_PATH names $CUDNNVM_STORE/9.14.0.64-cuda13/lib"* ]]
+	[[ $output != *"pip uninstall"* ]]
+	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"
+	[ "$status" -eq 0 ]
+	[[ $output == *"cudnnvm frameworks"* ]]
+	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
+	[[ $output == *"needs cuDNN 9.3 or a newer 9.x; the cuDNN it loaded is 9.1"* ]]
+	[[ $output == *"fix:     cudnnvm install 9.3 && cudnnvm shell 9.3"* ]]
+	run cudnnvm doctor --explain "DNN library initialization failed. Look at the errors above for more details."
+	[[ $output == *"JAX/XLA"* ]]
+}
+
+@test "the .pth hook preloads the pinned version into an interpreter started without activate" {
+	python3 -m venv --without-pip "$T/rv" 2>/dev/null || skip "python3 -m venv does not work here"
+	STUBS="$BATS_TEST_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	for id in 9.19.0.56-cuda13 9.14.0.64-cuda13; do
+		rm -rf "$CUDNNVM_STORE/$id/lib"
+		cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/$id/lib"
+	done
+	mkenv "$T/rv" torch-2.11.0 >/dev/null
+	run cudnnvm venv 9.19 --path "$T/rv"
+	[ "$status" -eq 0 ]
+	sp=$(echo "$T"/rv/lib/python3*/site-packages)
+	[ -f "$sp/cudnnvm.pth" ] && [ -f "$sp/_cudnnvm_preload.py" ]
+	maps='import sys; sys.stdout.write("".join(sorted(set(l.split()[-1] + "\n" for l in open("/proc/self/maps") if "libcudnn" in l))))'
+	run --separate-stderr env -u CUDNNVM_VERSION "$T/rv/bin/python" -c "$maps"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn.so.9"* ]]
+	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_graph.so.9"* ]]
+	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_cnn.so.9"* ]]
+	[[ $output != *"9.14"* ]]
+	# CUDNNVM_VERSION still wins
+	CUDNNVM_VERSION=9.14 run --separate-stderr "$T/rv/bin/python" -c "$maps"
+	[[ $output == *"$CUDNNVM_STORE/9.14.0.64-cuda13/lib/libcudnn.so.9"* ]]
+	[[ $output != *"9.19.0.56"* ]]
+	# a pinned version that was uninstalled: one warning, the interpreter starts
+	mv "$CUDNNVM_STORE/9.19.0.56-cuda13" "$T/gone"
+	run --separate-stderr "$T/rv/bin/python" -c 'print("started")'
+	[ "$status" -eq 0 ]
+	[ "$output" = "started" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN not preloaded"* ]]
+	mv "$T/gone" "$CUDNNVM_STORE/9.19.0.56-cuda13"
+	# --remove takes the hook out
+	run cudnnvm venv --remove --path "$T/rv"
+	[ "$status" -eq 0 ]
+	[ ! -e "$sp/cudnnvm.pth" ] && [ ! -e "$sp/_cudnnvm_preload.py" ]
+	run "$T/rv/bin/python" -c "$maps"
+	[ -z "$output" ]
+}
+
+# A stand-in for torch with torch's loading behaviour: it loads its bundled
+# libcudnn.so.9 by absolute path with RTLD_GLOBAL (as torch/__init__.py
+# does), its "convolution" dlopens a sub-library by soname (as cuDNN's
+# loader does) and cudnn.version() asks the global scope, where a symbol
+# binds to the first library that defines it.
+fake_torch() {
+	mkdir -p "$1/torch" "$1/nvidia/cudnn/lib"
+	cp "$STUBS/v9/lib/"* "$1/nvidia/cudnn/lib/"
+	cat >"$1/torch/__init__.py" <<'PY'
+import ctypes, os
+_lib = os.path.join(os.path.dirname(__file__), '..', 'nvidia', 'cudnn', 'lib')
+ctypes.CDLL(os.path.abspath(os.path.join(_lib, 'libcudnn.so.9')), mode=ctypes.RTLD_GLOBAL)
+class backends:
+    class cudnn:
+        enabled = True
+        @staticmethod
+        def version():
+            return ctypes.CDLL(None).cudnnGetVersion()
+class nn:
+    class functional:
+        @staticmethod
+        def conv2d(x, w):
+            v = backends.cudnn.version()
+            if v < 91900:
+                raise RuntimeError('cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (%d, %d, %d)' % (v // 10000, v // 100 % 100, v % 100))
+            ctypes.CDLL('libcudnn_graph.so.9')
+class cuda:
+    @staticmethod
+    def synchronize():
+        pass
+def randn(*a, **k):
+    return None
+PY
+}
+
+@test "validate --frameworks: the framework's own run, its version and its maps" {
+	python3 -m venv --without-pip "$T/rv" 2>/dev/null || skip "python3 -m venv does not work here"
+	STUBS="$BATS_TEST_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	rm -rf "$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.19.0.56-cuda13/lib"
+	cp -r "$STUBS/wrongver/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
+	sp=$(mkenv "$T/rv" torch-2.11.0)
+	fake_torch "$sp"
+	export VIRTUAL_ENV="$T/rv"
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks
+	[ "$status" -eq 0 ]
+	[[ $output == *"framework torch      pass (cuDNN 91900, "*" sub-libraries from $CUDNNVM_STORE/9.19.0.56-cuda13/lib)"* ]]
+	run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks
+	[ "$status" -eq 1 ]
+	[[ $output == *"framework torch      fail: the convolution did not run: RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"* ]]
+	[[ $stderr == "cudnnvm: 9.14.0.64-cuda13 failed the framework check;"* ]]
+	# the bare LD_LIBRARY_PATH mix, seen from inside: exec not used
+	run env LD_LIBRARY_PATH="$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$T/rv/bin/python" -c '
+import torch; torch.nn.functional.conv2d(None, None)
+print(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l)))'
+	[[ $output == *"site-packages/nvidia/cudnn/lib/libcudnn.so.9"* ]]
+	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_graph.so.9"* ]]
+}

@@ -1,0 +1,55 @@
+/* fuzz.h: the libFuzzer entry points and checks shared by the targets. */
+#ifndef CUDNNVM_FUZZ_H
+#define CUDNNVM_FUZZ_H
+
+#include "cudnnvm.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+			       unsigned int seed);
+
+/* An oracle that failed: abort, so libFuzzer keeps the input as a crash. */
+#define FUZZ_CHECK(cond, ...)                                               \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			fprintf(stderr, "fuzz oracle failed: %s: ", #cond); \
+			fprintf(stderr, __VA_ARGS__);                       \
+			fputc('\n', stderr);                                \
+			abort();                                            \
+		}                                                           \
+	} while (0)
+
+/* Every error is one line that says something (cmd/ prints it as is). */
+static inline void
+fuzz_check_err(int rc, const struct cv_err *err)
+{
+	if (rc >= 0)
+		return;
+	FUZZ_CHECK(err->code == rc, "code %d, returned %d", err->code, rc);
+	FUZZ_CHECK(err->msg[0] != '\0', "empty message for code %d", rc);
+	FUZZ_CHECK(strpbrk(err->msg, "\n\r") == NULL,
+		   "message is not one line: %s", err->msg);
+}
+
+/* The input as a NUL-terminated string (xmalloc-free: the caller frees). */
+static inline char *
+fuzz_cstr(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (s == NULL)
+		abort();
+	memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+#endif
