@@ -86,6 +86,11 @@ int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
 void cmd_modulefiles_refresh(const struct cv_store *st);
 
+/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose
+ * `cudnnvm venv` block set CUDNNVM_VERSION to `spec`: 1 and its folder in
+ * dir, else 0. Defined in cmd/venv.c. */
+int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
+
 /* Refuse install `id` when a framework of the Python environment `prefix`
  * (NULL: the one in play) cannot load it: prints the one-line refusal and
  * returns 1; with force warns and returns 0. *uses_cudnn (may be NULL) is

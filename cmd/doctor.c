@@ -23,24 +23,25 @@ level_name(int level)
 static int
 explain(const char *msg, int json)
 {
-	const struct cv_explain *e = cv_doctor_explain(msg);
+	struct cv_explanation e;
 
-	if (e == NULL) {
+	if (!cv_doctor_explain(msg, &e)) {
 		fprintf(stderr,
 			"cudnnvm: doctor: no known cause for that message; run "
 			"'cudnnvm doctor' and 'cudnnvm validate'\n");
 		return 1;
 	}
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e->pattern,
-				      "cause", e->cause, "fix", e->fix);
+		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e.pattern,
+				      "cause", e.cause, "fix", e.fix);
 		char *s = json_dumps(o, JSON_COMPACT);
 		printf("%s\n", s ? s : "{}");
 		free(s);
 		json_decref(o);
 	} else
-		printf("matches: %s\ncause:   %s\nfix:     %s\n", e->pattern,
-		       e->cause, e->fix);
+		printf("matches: %s\ncause:   %s\nfix:     %s\n", e.pattern,
+		       e.cause, e.fix);
+	cv_explanation_release(&e);
 	return 0;
 }
 

@@ -223,7 +223,8 @@ tree_sum() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"cudnnvm frameworks"* ]]
 	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
-	[[ $output == *"at least the minor it was"* ]]
+	[[ $output == *"needs cuDNN 9.3 or a newer 9.x; the cuDNN it loaded is 9.1"* ]]
+	[[ $output == *"fix:     cudnnvm install 9.3 && cudnnvm shell 9.3"* ]]
 	run cudnnvm doctor --explain "DNN library initialization failed. Look at the errors above for more details."
 	[[ $output == *"JAX/XLA"* ]]
 }
