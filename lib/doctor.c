@@ -196,10 +196,9 @@ check_installs(struct findings *fs, const char *root)
 	DIR *d = opendir(root);
 	struct dirent *e;
 
-	/* a user who only uses the system store's versions has no store
-	 * of their own yet: nothing there to check */
-	if (d == NULL && errno == ENOENT)
-		return;
+	/* a user who has no store of their own yet (a fresh user, or one
+	 * who uses only the system store's versions) gets an info finding,
+	 * never an error */
 	if (d == NULL) {
 		int saved = errno;
 		char *q = shq(root), *fix;
