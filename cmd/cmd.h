@@ -33,6 +33,7 @@ struct cmd_globals {
 	int color;
 	const char *store;  /* --store */
 	const char *config; /* --config */
+	int nowait;         /* --no-wait: a busy lock is exit 75 */
 };
 extern struct cmd_globals cmd_g;
 
