@@ -28,7 +28,7 @@ function __cudnnvm_flags
 end
 complete -c cudnnvm -f
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -a '(command cudnnvm commands 2>/dev/null)'
-complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color -l no-wait
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
 complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'
