@@ -143,6 +143,7 @@ cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
 {
 	int r;
 
+	*fd = -1;
 	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
 		return r;
 	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
@@ -176,17 +177,29 @@ cv_fs_lock_holder(int fd)
 	if (fstat(fd, &sb) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
 		return 0;
 	while (fgets(line, sizeof line, f) != NULL) {
-		char kind[16], type[16];
-		unsigned int maj, min;
+		char *tok[6], *save = NULL, *end;
+		unsigned long maj, min;
 		unsigned long long ino;
 		long pid;
-		const char *p = strchr(line, ':');
-		/* blocked waiters are listed as "1: -> FLOCK ..." */
-		if (p == NULL || strstr(line, "->") != NULL ||
-		    sscanf(p + 1, " %15s %*s %15s %ld %x:%x:%llu", kind, type,
-			   &pid, &maj, &min, &ino) != 6 ||
-		    strcmp(kind, "FLOCK") != 0 ||
-		    ino != (unsigned long long)sb.st_ino || pid <= 0)
+		int n = 0;
+
+		for (char *t = strtok_r(line, " \t\n", &save); t && n < 6;
+		     t = strtok_r(NULL, " \t\n", &save))
+			tok[n++] = t;
+		/* a blocked waiter reads "1: -> FLOCK ...": tok[1] differs */
+		if (n < 6 || strcmp(tok[1], "FLOCK") != 0)
+			continue;
+		pid = strtol(tok[4], &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		maj = strtoul(tok[5], &end, 16);
+		if (*end != ':')
+			continue;
+		min = strtoul(end + 1, &end, 16);
+		if (*end != ':')
+			continue;
+		ino = strtoull(end + 1, &end, 10);
+		if (ino != (unsigned long long)sb.st_ino)
 			continue;
 		if (maj == major(sb.st_dev) && min == minor(sb.st_dev))
 			by_dev = pid;

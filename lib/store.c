@@ -433,6 +433,7 @@ cv_store_lock(const struct cv_store *st, const char *name, int nowait,
 			     : xasprintf("installing or removing %s", name);
 	int r;
 
+	*fd = -1;
 	if (st->locksfd < 0)
 		r = cv_err_set(
 			err, CV_ESTORE,
@@ -593,6 +594,7 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 	char *lock, *shown;
 	int sfd, r;
 
+	*lockfd = -1;
 	if (st->stagingfd < 0)
 		return cv_err_set(err, CV_ESTORE,
 				  "the store is not open for writing");
@@ -944,7 +946,7 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 {
 	struct cv_version v;
 	char *name = NULL, *dir;
-	int vfd, lfd, r;
+	int vfd = -1, lfd = -1, r;
 
 	if ((r = cv_install_id_parse(&v, id, err)) < 0)
 		return r;
