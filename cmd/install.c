@@ -26,13 +26,6 @@ struct install_args {
 };
 
 static void
-waiting(void *payload, const char *what)
-{
-	(void)payload;
-	ui_note("waiting for another cudnnvm %s...", what);
-}
-
-static void
 note_already(const struct cv_store *st, const char *id)
 {
 	char *dir = cv_store_dir(st, id);
@@ -190,16 +183,19 @@ install_remote(const struct install_args *a)
 			(unsigned long long)res.art.size, res.art.sha256);
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait;
-	opts.waiting = waiting;
+	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.waiting = ui_waiting;
 	for (int attempt = 0;; attempt++) {
 		int used;
 		if ((r = cv_download_new(&dl, rem, &res.art, res.url,
 					 cv_store_cache_dir(st),
 					 cfg.keep_archives, &err)) < 0)
 			goto fail;
-		if (!cmd_g.quiet && ui_is_tty())
+		if (!cmd_g.quiet && ui_is_tty()) {
 			cv_download_progress(dl, ui_progress, NULL);
+			ui_progress_watch(cv_download_received, dl,
+					  res.art.size);
+		}
 		cv_download_fetcher(dl, &fetch);
 		r = cv_store_install(st, &res.art, &fetch, &opts, &already,
 				     &err);
@@ -335,8 +331,8 @@ install_archive(const struct install_args *a)
 		return r;
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait;
-	opts.waiting = waiting;
+	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.waiting = ui_waiting;
 	cv_fetcher_file(&fetch, a->archive);
 	prog.inner = fetch;
 	prog.done = 0;

@@ -163,12 +163,27 @@ struct cv_installed {
  * (cfg->system_store_path, default /opt/cudnn) and the user's own store
  * (cfg->store_path, default $XDG_DATA_HOME/cudnnvm). Whoever may write
  * the system store (root) gets it alone; anyone else writes their own
- * store and reads the system store beside it, never changing it. With
- * `for_write`, create the writable store, refuse a hostile layout
- * (CV_ESTORE) and sweep abandoned staging. */
+ * store and reads the system store beside it, never changing it. The path
+ * is resolved once (a symlinked store works) and used through its
+ * descriptor. A store that another user could change (the root, a folder
+ * above it, its private folders) or whose private folders are links is
+ * refused (CV_ESTORE) for reading too. With `for_write`, create the
+ * writable store (0755 whatever the umask), refuse a hostile layout and
+ * sweep abandoned staging. */
 int cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 		  const char *flag_store, int for_write, struct cv_err *err);
 void cv_store_free(struct cv_store *st);
+/* How every lock of the store waits: with nowait a busy lock is
+ * CV_ELOCKED; else waiting(payload, what) is called once before blocking,
+ * `what` saying what the holder does and, when known, "(held by pid N)". */
+void cv_store_set_lock_wait(struct cv_store *st, int nowait,
+			    void (*waiting)(void *payload, const char *what),
+			    void *payload);
+/* 0 when version folder <root>/<id> (if it exists) is a real folder that
+ * only this user or root controls; else CV_ESTORE naming it. Lookup,
+ * activation and validation refuse a version another user could change. */
+int cv_store_check_trusted(const struct cv_store *st, const char *id,
+			   struct cv_err *err);
 /* Absolute root of the store this process writes (borrowed). */
 const char *cv_store_root(const struct cv_store *st);
 /* The kind of that store (enum cv_store_kind). */
@@ -418,6 +433,9 @@ void cv_download_progress(struct cv_download *d,
 			  void *payload);
 /* 1 when the bytes came (partly) from a cached partial or archive. */
 int cv_download_used_cache(const struct cv_download *d);
+/* Bytes of the archive received so far (from any thread; `d` is a struct
+ * cv_download, untyped so that it fits ui_progress_watch's poll). */
+uint64_t cv_download_received(void *d);
 /* Delete the cached bytes of this artifact (before a clean retry). */
 void cv_download_discard(struct cv_download *d);
 void cv_download_free(struct cv_download *d);
@@ -691,6 +709,11 @@ void cv_validate_cache_put(const char *cache_dir, const char *key,
 /* Parse the JSON of cv_validation_json back. 0 or -1. */
 int cv_validation_from_json(const char *text, struct cv_validation *out);
 
+/* index_cached.c: the release versions ("9.13.0") of the mirror listings
+ * cached under cache_dir, newest first, without the network: an
+ * xmalloc'd array of xmalloc'd names; returns their number. */
+size_t cv_index_cached_versions(const char *cache_dir, char ***names);
+
 /* doctor.c: findings about the store and the environment. */
 enum cv_level { CV_LEVEL_OK, CV_LEVEL_WARN, CV_LEVEL_ERROR };
 struct cv_finding {
@@ -702,18 +725,23 @@ struct cv_doctor_ctx {
 	const char *active_id; /* NULL when none */
 	const char *active_dir;
 	int active_cuda, active_major;
+	const struct cv_store *store; /* for versions that fit; may be NULL */
 };
 /* Collect findings (xmalloc'd array). Never fails: an unreadable thing is
  * itself a finding. */
 void cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		   size_t *n);
 void cv_findings_free(struct cv_finding *f, size_t n);
-/* The classic error messages: cause and fix for `msg`, or NULL. */
-struct cv_explain {
-	const char *pattern, *cause, *fix;
+/* The classic error messages: the cause and fix of `msg`, with the
+ * versions and file names it holds read out of it. 1 and *out filled
+ * (release it), or 0 when no known message matches. */
+struct cv_explanation {
+	const char *pattern; /* the catalogue entry that matched */
+	char *cause, *fix;
 };
-const struct cv_explain *cv_doctor_explain(const char *msg);
-const struct cv_explain *cv_doctor_catalogue(size_t *n);
+int cv_doctor_explain(const char *msg, struct cv_explanation *out);
+void cv_explanation_release(struct cv_explanation *e);
+size_t cv_doctor_catalogue_size(void);
 
 /* ---- bench.c: convolution timing across installed versions ------------ */
 

@@ -1,4 +1,4 @@
-/* test_link.c: the atomic `current` link (reliability.md §3, F9, F13, F14,
+/* test_link.c: the atomic `current` link (doc/reliability.md §3, F9, F13, F14,
  * F21): set, get, unset, refusals, the sweep of stray links, and a reader
  * that never sees `current/lib` missing while it is switched 1000 times. */
 #include "internal.h"
@@ -83,7 +83,8 @@ main(void)
 	mkver(b);
 	cv_config_init(&cfg);
 	cfg.store_path = strdup(root);
-	if (cv_store_open(&st, &cfg, NULL, 0, &err) < 0)
+	/* for writing: switching takes the store's current lock */
+	if (cv_store_open(&st, &cfg, NULL, 1, &err) < 0)
 		return 1;
 
 	CHECK(cv_store_global_get(st, id, &err) == CV_ENOTFOUND);
