@@ -94,9 +94,17 @@ print("xcheck 64x64x56x56 3x3 64>64 fp16 nhwc: cudnnvm %.4f ms (%s, chosen by %s
       % (ours, pick, r["chosen_by"], r["rejected"], r["q1_ms"], r["q3_ms"], torch_ms, t[0], t[-1], diff * 100))
 if r.get("engine_fallback"):
     print("the engine path gave way to the legacy find:", r["engine_fallback"])
-bad = [p for p in mine if not os.path.realpath(p).startswith(os.path.realpath(libdir))]
-if bad:
-    print("torch loaded cuDNN from elsewhere:", bad)
+# torch/__init__.py maps its bundled front library by path; it is not
+# bound (the preloaded one was first) and cuDNN's loader takes every
+# sub-library by name. What decides the build is where the sub-libraries
+# came from, and the version torch reports.
+subs = [p for p in mine if os.path.basename(p).startswith("libcudnn_")]
+bad = [p for p in subs if not os.path.realpath(p).startswith(os.path.realpath(libdir))]
+front = [p for p in mine if p not in subs and not os.path.realpath(p).startswith(os.path.realpath(libdir))]
+if front:
+    print("(torch also mapped its bundled front library, not bound: %s)" % front)
+if bad or not subs:
+    print("torch took sub-libraries from elsewhere:", bad or "none mapped")
     sys.exit(1)
 sys.exit(0 if diff <= 0.15 else 1)
 PY
