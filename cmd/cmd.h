@@ -12,6 +12,8 @@
 
 #include "cudnnvm.h"
 
+#include <stdio.h>
+
 #define CMD_HIDDEN 0x1 /* not listed in help or completions */
 
 struct cmd_spec {
@@ -24,7 +26,22 @@ struct cmd_spec {
 };
 
 extern const struct cmd_spec cmd_table[];
+/* A command's name or one of its aliases -> its row; NULL when none. */
 const struct cmd_spec *cmd_find(const char *name);
+
+/* Other names of a command (ls for list): the row stays one. */
+struct cmd_alias {
+	const char *alias, *command;
+};
+extern const struct cmd_alias cmd_aliases[];
+/* The alias of `command`, or NULL. */
+const char *cmd_alias_of(const char *command);
+/* The command name or alias closest to a mistyped `typed`, when it is
+ * close enough to be what was meant; else NULL. */
+#define CMD_NAME_MAX 32
+const char *cmd_suggest(const char *typed);
+/* The help's command list, each alias beside its command. */
+void cmd_list_commands(FILE *out);
 
 /* Global flags, parsed by main.c before dispatch. */
 struct cmd_globals {

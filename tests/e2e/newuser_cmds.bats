@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# What a user of nvm, pyenv or mise types first: their short command names,
+# a typo, `latest`, a .tool-versions, shims with nothing active.
+load activation
+
+setup() { activation_setup; }
+
+@test "ls, ls-remote and rm run list, list-remote and uninstall" {
+	run cudnnvm ls
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(cudnnvm list)" ]
+	run cudnnvm ls-remote --help
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "usage: cudnnvm list-remote "* ]]
+	run cudnnvm rm 9.1
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/$A" ]
+	# help names each alias once, beside its command
+	run cudnnvm help
+	[ "$(grep -c 'alias: ls)' <<<"$output")" -eq 1 ]
+	[[ $(cudnnvm commands) == *$'\nrm'* ]]
+}
+
+@test "a mistyped command gets the command it was close to" {
+	run -64 --separate-stderr cudnnvm instal 9
+	one_error_line
+	[[ $stderr == *"did you mean 'install'?"* ]]
+	run -64 --separate-stderr cudnnvm lsit
+	[[ $stderr == *"did you mean 'list'?"* ]]
+	run -64 --separate-stderr cudnnvm globl
+	[[ $stderr == *"did you mean 'global'?"* ]]
+	# nothing close: no guess
+	run -64 --separate-stderr cudnnvm frobnicate
+	one_error_line
+	[[ $stderr != *"did you mean"* ]]
+	run -64 --separate-stderr cudnnvm x
+	[[ $stderr != *"did you mean"* ]]
+}
