@@ -68,6 +68,11 @@ int cmd_parse_cuda(const char *s, int *out);
 int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			const char *id, int force, int no_validate);
 
+/* The same check right after `install` put `id` in the store: a failure
+ * says the version stays installed and that use/global refuse it. */
+int cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
+			   const char *id, int no_validate);
+
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
  * --no-validate, 's' --system) and, via cmd_activation_id, the version to make

@@ -57,8 +57,8 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		free(dir);
 	}
 	cmd_modulefiles_refresh(st);
-	return cmd_gate_activation(cfg, st, id, 0,
-				   a->no_validate || !cfg->validate);
+	return cmd_validate_installed(cfg, st, id,
+				      a->no_validate || !cfg->validate);
 }
 
 /* Progress on a terminal: the file fetcher wrapped to count bytes (read on

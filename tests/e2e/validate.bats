@@ -376,3 +376,16 @@ z.extractall(members=[n for n in z.namelist() if n.startswith("nvidia/cudnn/lib/
 	[[ "$output" == *"3 provenance  pass (cuDNN libraries loaded: 3, all from $(realpath "$store")/8.9.2.26-cuda12/lib)"* ]]
 	[[ "$output" == *"4 driver      skip: no NVIDIA GPU"* ]]
 }
+
+@test "an install that fails validation says it is installed, what failed, and that use/global refuse it" {
+	ID=$(id_of wrongver)
+	run --separate-stderr inst wrongver
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "cudnnvm: installed $ID, but it failed validation (step 2, version): "* ]]
+	[[ $stderr == *"'use' and 'global' refuse it until that is fixed (see 'cudnnvm validate $ID'"* ]]
+	[[ $stderr != *"not activating"* ]]
+	[ -d "$CUDNNVM_STORE/$ID" ]
+	run cudnnvm global "$ID"
+	[ "$status" -eq 1 ]
+}
