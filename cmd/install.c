@@ -180,7 +180,7 @@ install_remote(const struct install_args *a)
 	if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
 	    (r = cv_index_open(&ix, rem, cv_store_cache_dir(st), a->refresh,
 			       &err)) < 0 ||
-	    (r = cv_resolve(ix, &req, &res, &err)) < 0)
+	    (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
 		goto fail;
 	cv_version_format_id(&res.art.version, id, sizeof id);
 	if (cmd_g.verbose)

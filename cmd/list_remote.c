@@ -17,6 +17,20 @@ human(char *out, size_t n, uint64_t bytes)
 	snprintf(out, n, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
 }
 
+/* 1 when a release of the listing may match spec (its name may be
+ * shorter or longer than the spec). */
+static int
+lists(const struct cv_index *ix, const struct cv_version *spec)
+{
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		const struct cv_version *name = cv_index_version(ix, i);
+		if (cv_version_matches(spec, name) ||
+		    cv_version_matches(name, spec))
+			return 1;
+	}
+	return 0;
+}
+
 int
 cmd_list_remote(int argc, char **argv)
 {
@@ -98,6 +112,13 @@ cmd_list_remote(int argc, char **argv)
 	if (cv_remote_new(&rem, &cfg, NULL, &err) < 0 ||
 	    cv_index_open(&ix, rem, cv_store_cache_dir(st), refresh, &err) <
 		    0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	/* a spec no release of a cached listing matches may be a release
+	 * published since: read the listing once more */
+	if (spec_s != NULL && !lists(ix, &spec) &&
+	    cv_index_reread(&ix, &err) < 0) {
 		r = cmd_fail(&err);
 		goto out;
 	}

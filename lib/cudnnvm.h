@@ -389,6 +389,11 @@ struct cv_index; /* opaque */
 int cv_index_open(struct cv_index **out, struct cv_remote *r,
 		  const char *cache_dir, int refresh, struct cv_err *err);
 void cv_index_free(struct cv_index *ix);
+/* When *ix was read from the cached listing, read the mirror's listing
+ * again into a new index that replaces it (a release published since the
+ * listing was cached). 1 when replaced; 0 when *ix was already fresh or
+ * the mirror did not answer (then *ix is kept); CV_EINTR on interrupt. */
+int cv_index_reread(struct cv_index **ix, struct cv_err *err);
 /* Release names, newest first ("9.13.0", "8.9.7.29"). */
 size_t cv_index_count(const struct cv_index *ix);
 const char *cv_index_name(const struct cv_index *ix, size_t i);
@@ -415,6 +420,10 @@ struct cv_resolved {
 };
 int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
+/* cv_resolve, and on a miss against a cached listing, once more after
+ * cv_index_reread (which may replace *ix). */
+int cv_resolve_fresh(struct cv_index **ix, const struct cv_resolve_req *req,
+		     struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
 
 /* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
