@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int
@@ -70,7 +71,7 @@ cmd_use(int argc, char **argv)
 	struct cmd_activation a;
 	struct cv_version v;
 	int r;
-	char id[64], cwd[PATH_MAX];
+	char id[64], cwd[PATH_MAX], file[4096];
 
 	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
 		return r;
@@ -86,10 +87,11 @@ cmd_use(int argc, char **argv)
 		return r;
 	if ((r = cmd_activation_id(&cfg, st, &v, &a, id)) != 0)
 		goto out;
-	if (cv_pin_write(cwd, &v, &err) < 0)
+	if (cv_pin_set(cwd, &v, file, &err) < 0)
 		r = cmd_fail(&err);
 	else
-		ui_note("pinned %s (%s) in ./" CV_PIN_FILE, argv[optind], id);
+		ui_note("pinned %s (%s) in ./%s", argv[optind], id,
+			strrchr(file, '/') + 1);
 out:
 	cv_store_free(st);
 	cv_config_release(&cfg);

@@ -467,6 +467,12 @@ int cv_pin_find(const char *dir, char file[4096], char spec[64],
 /* Write <dir>/.cudnn-version holding `spec` atomically. */
 int cv_pin_write(const char *dir, const struct cv_version *spec,
 		 struct cv_err *err);
+/* Pin `spec` for folder `dir`, where the pin search will read it: the
+ * `cudnn` line of <dir>/.tool-versions when that file has one and there
+ * is no <dir>/.cudnn-version (only that line changes), else
+ * <dir>/.cudnn-version. `file` gets the path written. */
+int cv_pin_set(const char *dir, const struct cv_version *spec,
+	       char file[4096], struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */

@@ -36,3 +36,28 @@ setup() { activation_setup; }
 	run -64 --separate-stderr cudnnvm x
 	[[ $stderr != *"did you mean"* ]]
 }
+
+@test "use in a folder whose .tool-versions has a cudnn line updates that line" {
+	mkdir proj && cd proj
+	printf 'python 3.12.1\n  cudnn 8.9   # team default\nnodejs 20\n' >.tool-versions
+	chmod 0640 .tool-versions
+	run --separate-stderr cudnnvm use 9.13
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"in ./.tool-versions"* ]]
+	[ ! -e .cudnn-version ]
+	[ "$(cat .tool-versions)" = "$(printf 'python 3.12.1\n  cudnn 9.13 # team default\nnodejs 20')" ]
+	[ "$(stat -c %a .tool-versions)" = 640 ]
+	run cudnnvm current
+	[[ $output == "$B"* ]]
+	# without a cudnn line, .tool-versions is left alone
+	printf 'python 3.12.1\n' >.tool-versions
+	run cudnnvm use 9.1
+	[ "$status" -eq 0 ]
+	[ "$(cat .tool-versions)" = "python 3.12.1" ]
+	[ "$(cat .cudnn-version)" = 9.1 ]
+	# and a .cudnn-version beside one, read first, is the one updated
+	printf 'cudnn 8.9\n' >.tool-versions
+	run cudnnvm use 9.13
+	[ "$(cat .cudnn-version)" = 9.13 ]
+	[ "$(cat .tool-versions)" = "cudnn 8.9" ]
+}
