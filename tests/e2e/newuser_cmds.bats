@@ -61,3 +61,49 @@ setup() { activation_setup; }
 	[ "$(cat .cudnn-version)" = 9.13 ]
 	[ "$(cat .tool-versions)" = "cudnn 8.9" ]
 }
+
+shim_setup() {
+	SHIMS="$XDG_DATA_HOME/cudnnvm/shims"
+	mkdir -p "$T/realbin"
+	printf '#!/bin/sh\necho "probe: ${CUDNNVM_ACTIVE:-none} ${LD_LIBRARY_PATH:-unset} args:$*"\n' >"$T/realbin/cudnn-probe"
+	chmod +x "$T/realbin/cudnn-probe"
+	export PATH="$T/realbin:$PATH"
+	cudnnvm -q shim add cudnn-probe
+	export PATH="$SHIMS:$PATH"
+}
+
+@test "a shim with no version active anywhere runs the program as if cudnnvm were not there" {
+	shim_setup
+	unset LD_LIBRARY_PATH
+	mkdir other && cd other
+	run --separate-stderr cudnn-probe x
+	[ "$status" -eq 0 ]
+	[ "$output" = "probe: none unset args:x" ]
+	[ -z "$stderr" ]
+	# not even a store yet
+	rm -rf "$CUDNNVM_STORE"
+	run cudnn-probe y
+	[ "$status" -eq 0 ]
+	[ "$output" = "probe: none unset args:y" ]
+}
+
+@test "a shim under a pin naming a version that is not installed fails with the fix" {
+	shim_setup
+	mkdir proj && cd proj
+	echo 9.8 >.cudnn-version
+	run -1 --separate-stderr cudnn-probe
+	[ -z "$output" ]
+	one_error_line
+	[[ $stderr == *".cudnn-version: "*"not installed"*"cudnnvm install 9.8"* ]]
+}
+
+@test "shim add of a program that is not on PATH warns" {
+	run --separate-stderr cudnnvm shim add no-such-program-here
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"warning: 'no-such-program-here' is not on PATH"* ]]
+	mkdir -p "$T/realbin"
+	printf '#!/bin/sh\n' >"$T/realbin/there"
+	chmod +x "$T/realbin/there"
+	PATH="$T/realbin:$PATH" run --separate-stderr cudnnvm shim add there
+	[[ $stderr != *warning* ]]
+}
