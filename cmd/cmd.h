@@ -75,11 +75,12 @@ int cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
 
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system) and, via cmd_activation_id, the version to make
+ * --no-validate, 's' --system, 'i' --no-install) and, via cmd_activation_id, the version to make
  * active. Defined in cmd/use.c. */
 struct option;
 struct cmd_activation {
 	int unset, force, no_validate;
+	int no_install; /* use --no-install (val 'i') */
 	int system; /* global --system */
 	const char *eval;
 };
@@ -92,6 +93,11 @@ int cmd_activation_opts(int argc, char **argv, const struct option *opts,
 int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 		      const struct cv_version *spec,
 		      const struct cmd_activation *a, char id[64]);
+
+/* Run `cudnnvm install <spec>` (with the global flags of this run, and
+ * --no-validate when no_validate) as a child and wait for it; its output
+ * is the user's. Returns its exit status. Defined in cmd/use.c. */
+int cmd_run_install(const char *spec, int no_validate);
 
 /* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */

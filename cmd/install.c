@@ -353,6 +353,51 @@ install_archive(const struct install_args *a)
 	return r;
 }
 
+/* `install` with no spec, as pyenv, nvm and mise do: the version chosen
+ * for this folder (CUDNNVM_VERSION or the nearest pin file). */
+static int
+install_pinned(struct install_args *a, char spec[64])
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_active act;
+	struct cv_store *st = NULL;
+	char cwd[PATH_MAX];
+	int r;
+
+	if (getcwd(cwd, sizeof cwd) == NULL) {
+		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
+		return cmd_fail(&err);
+	}
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
+	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !a->force) {
+		note_already(st, act.id);
+		cv_store_free(st);
+		return 0;
+	}
+	cv_store_free(st);
+	if (act.origin != CV_ORIGIN_ENV && act.origin != CV_ORIGIN_FILE) {
+		if (r < 0 && act.origin == CV_ORIGIN_NONE &&
+		    err.code != CV_ENOTFOUND)
+			return cmd_fail(&err);
+		return cmd_usage_error(
+			"install",
+			"which version? no pin file here (.cudnn-version or "
+			".tool-versions cudnn line) names one; e.g. 'cudnnvm "
+			"install 9'");
+	}
+	if (r < 0 && r != CV_ENOTFOUND)
+		return cmd_fail(&err);
+	memcpy(spec, act.spec, sizeof act.spec);
+	if (!cmd_g.quiet)
+		ui_note("installing %s, the version %s names", spec,
+			act.origin == CV_ORIGIN_ENV ? "CUDNNVM_VERSION"
+						    : act.file);
+	a->spec = spec;
+	return install_remote(a);
+}
+
 int
 cmd_install(int argc, char **argv)
 {
@@ -384,6 +429,7 @@ cmd_install(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_args a;
+	char spec[64];
 	int c;
 
 	memset(&a, 0, sizeof a);
@@ -436,16 +482,14 @@ cmd_install(int argc, char **argv)
 				"give either <spec> or --archive FILE, not both");
 		return install_archive(&a);
 	}
-	if (optind + 1 != argc)
-		return cmd_usage_error(
-			"install", "%s",
-			optind == argc
-				? "which version? e.g. 'cudnnvm install 9'"
-				: "give one spec");
+	if (optind + 1 < argc)
+		return cmd_usage_error("install", "give one spec");
 	if (a.sha256 != NULL || a.version != NULL)
 		return cmd_usage_error(
 			"install",
 			"--sha256 and --version go with --archive FILE");
+	if (optind == argc)
+		return install_pinned(&a, spec);
 	a.spec = argv[optind];
 	return install_remote(&a);
 }

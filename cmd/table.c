@@ -8,8 +8,9 @@
 const struct cmd_spec cmd_table[] = {
 	{ "install", cmd_install,
 	  "download, verify and install a cuDNN version",
-	  "install <spec> [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait]",
+	  "  <spec>            default: the version pinned for this folder\n"
 	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
 	  "  --platform P      linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64\n"
 	  "  --mirror URL      redist mirror (https:// or file://)\n"
@@ -41,7 +42,11 @@ const struct cmd_spec cmd_table[] = {
 	  "  --refresh         re-read the mirror's index now\n",
 	  0 },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
-	  "use <spec> [--force] [--no-validate]", "", 0 },
+	  "use <spec> [--force] [--no-validate] [--no-install]",
+	  "  --force           pin even when validation or a framework says no\n"
+	  "  --no-validate     do not validate before pinning\n"
+	  "  --no-install      fail instead of installing a missing version\n",
+	  0 },
 	{ "global", cmd_global, "show or set the default version",
 	  "global [<spec> | --unset] [--system] [--force] [--no-validate]",
 	  "  --system          root: also point the machine's loader at it\n"

@@ -317,15 +317,16 @@ int
 cv_active_find(const struct cv_store *st, const struct cv_version *spec,
 	       char id[64], struct cv_err *err)
 {
-	char text[64];
+	char text[64], hint[96];
 	int r = cv_store_find(st, spec, id, err);
 
 	if (r == CV_ENOTFOUND) {
 		cv_version_format_id(spec, text, sizeof text);
+		cv_install_hint(st, spec, hint, sizeof hint);
 		return cv_err_set(
 			err, CV_ENOTFOUND,
 			"cuDNN %s is not installed; run 'cudnnvm install %s'",
-			text, text);
+			text, hint);
 	}
 	return r;
 }

@@ -488,6 +488,13 @@ int cv_active_id(const struct cv_store *st, const struct cv_version *spec,
 int cv_active_find(const struct cv_store *st, const struct cv_version *spec,
 		   char id[64], struct cv_err *err);
 
+/* hint.c: the arguments of a `cudnnvm install` that installs `spec` as
+ * printed: the spec, plus --cuda N when the spec names no CUDA major and
+ * the release (as its cached manifest says) has no build for the detected
+ * one. Reads cached files only; for error messages. */
+void cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
+		     char *buf, size_t n);
+
 /* env.c: the variables of a version (doc/SPEC.md "The environment of a
  * version"): a list of assignments, value NULL meaning unset. */
 struct cv_env_var {

@@ -51,3 +51,73 @@ listing_gets() { grep -c 'GET / ' "$MIRROR_DIR/root/requests.log" || true; }
 	[ "$status" -eq 0 ]
 	[[ $output == 9.20.0.48-cuda12* ]]
 }
+
+# fake_nvcc MAJOR: the CUDA toolkit found is MAJOR.0
+fake_nvcc() {
+	mkdir -p "$T/cudabin"
+	printf '#!/bin/sh\necho "Cuda compilation tools, release %s.0, V%s.0.1"\n' "$1" "$1" >"$T/cudabin/nvcc"
+	chmod +x "$T/cudabin/nvcc"
+	export PATH="$T/cudabin:$PATH"
+}
+
+@test "install with no spec installs the version pinned for this folder" {
+	mkdir -p proj/sub && echo 9.13-cuda12 >proj/.cudnn-version
+	cd proj/sub
+	run --separate-stderr cudnnvm install
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"installing 9.13-cuda12, the version $T/proj/.cudnn-version names"* ]]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	# installed already: said, nothing fetched
+	log_mark
+	run cudnnvm install
+	[ "$status" -eq 0 ]
+	[[ $output == *"already installed"* ]]
+	[ "$(archive_gets)" -eq 0 ]
+	# a .tool-versions cudnn line counts as well
+	cd "$T" && mkdir tv && cd tv
+	printf 'python 3.12\ncudnn 9.20-cuda12\n' >.tool-versions
+	run cudnnvm install
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda12" ]
+}
+
+@test "install with no spec and no pin asks which version" {
+	mkdir empty && cd empty
+	run -64 --separate-stderr cudnnvm install
+	[[ $stderr == "cudnnvm: install: which version? no pin file here"* ]]
+}
+
+@test "use of a version not installed installs it first, unless --no-install" {
+	mkdir proj && cd proj
+	run --separate-stderr cudnnvm use 9.13-cuda12 --no-install
+	[ "$status" -eq 1 ]
+	[ ! -e .cudnn-version ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	run --separate-stderr cudnnvm use 9.13-cuda12
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"cuDNN 9.13-cuda12 is not installed; installing it"* ]]
+	[[ $output == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	[ "$(cat .cudnn-version)" = 9.13-cuda12 ]
+	# a failed install pins nothing
+	run --separate-stderr cudnnvm use 9.99
+	[ "$status" -eq 1 ]
+	[ "$(cat .cudnn-version)" = 9.13-cuda12 ]
+}
+
+@test "the install hint for a missing pinned version works as printed" {
+	fake_nvcc 13
+	# the manifests are cached by an earlier look at the mirror
+	run cudnnvm list-remote 9.8
+	mkdir proj && cd proj
+	echo 9.8 >.cudnn-version
+	run -1 --separate-stderr cudnnvm exec -- true
+	[[ $stderr == *"run 'cudnnvm install 9.8 --cuda 12'"* ]]
+	hint=${stderr##*run \'}
+	hint=${hint%%\'*}
+	run $hint
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.8.0.87-cuda12" ]
+	run cudnnvm exec -- true
+	[ "$status" -eq 0 ]
+}
