@@ -79,7 +79,7 @@ cmd_exec(int argc, char **argv)
 		return cmd_usage_error("exec",
 				       "expected '-- <command> [args]'");
 	i++;
-	if (spec_arg != NULL && cv_version_parse(&spec, spec_arg, &err) < 0)
+	if (spec_arg != NULL && cv_spec_parse(&spec, spec_arg, &err) < 0)
 		return cmd_fail(&err);
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;

@@ -144,7 +144,7 @@ install_remote(const struct install_args *a)
 	int r, already = 0, cuda = 0;
 
 	memset(&res, 0, sizeof res);
-	if (cv_version_parse(&spec, a->spec, &err) < 0)
+	if (cv_spec_parse(&spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
 	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",

@@ -82,7 +82,7 @@ cmd_list_remote(int argc, char **argv)
 		return cmd_usage_error("list-remote", "give at most one spec");
 	if (optind < argc) {
 		spec_s = argv[optind];
-		if (cv_version_parse(&spec, spec_s, &err) < 0)
+		if (cv_spec_parse(&spec, spec_s, &err) < 0)
 			return cmd_fail(&err);
 		if (spec.cuda) {
 			if (cuda && cuda != spec.cuda)
@@ -91,6 +91,11 @@ cmd_list_remote(int argc, char **argv)
 					"the spec and --cuda disagree");
 			cuda = spec.cuda;
 			spec.cuda = 0;
+		}
+		/* latest: the newest release for this machine's CUDA major */
+		if (spec.nparts == 0 && cuda == 0) {
+			char how[64];
+			cuda = cv_cuda_detect(how, sizeof how);
 		}
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0)
@@ -194,6 +199,8 @@ cmd_list_remote(int argc, char **argv)
 			}
 		}
 		cv_manifest_release(&m);
+		if (shown && spec_s != NULL && spec.nparts == 0)
+			break; /* latest: the newest release only */
 	}
 	if (json) {
 		char *s = json_dumps(arr, JSON_INDENT(2));

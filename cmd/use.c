@@ -144,7 +144,7 @@ cmd_use(int argc, char **argv)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage_error("use", "expected one version spec");
-	if (cv_version_parse(&v, argv[optind], &err) < 0)
+	if (cv_spec_parse(&v, argv[optind], &err) < 0)
 		return cmd_fail(&err);
 	if (getcwd(cwd, sizeof cwd) == NULL) {
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
@@ -168,7 +168,11 @@ cmd_use(int argc, char **argv)
 	}
 	if ((r = cmd_activation_id(&cfg, st, &v, &a, id)) != 0)
 		goto out;
-	if (cv_pin_set(cwd, &v, file, &err) < 0)
+	/* a pin of "latest" would move under the project with every
+	 * install; pin what it means today */
+	if (v.nparts == 0 && cv_install_id_parse(&v, id, &err) < 0)
+		r = cmd_fail(&err);
+	else if (cv_pin_set(cwd, &v, file, &err) < 0)
 		r = cmd_fail(&err);
 	else
 		ui_note("pinned %s (%s) in ./%s", argv[optind], id,

@@ -88,7 +88,7 @@ cmd_validate(int argc, char **argv)
 		else
 			spec = argv[i];
 	}
-	if (spec != NULL && cv_version_parse(&parsed, spec, &err) < 0)
+	if (spec != NULL && cv_spec_parse(&parsed, spec, &err) < 0)
 		return cmd_fail(&err);
 	if (json && frameworks)
 		return cmd_usage_error("validate",

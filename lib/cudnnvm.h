@@ -68,6 +68,11 @@ struct cv_version {
  * only, no leading zeros beyond a single "0". CV_EUSAGE on anything else;
  * the message quotes the input safely. */
 int cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err);
+/* A spec as a command takes it: cv_version_parse's grammar, or `latest`
+ * (optionally latest-cudaN), the newest version, which is nparts 0 (it
+ * matches every version). cv_version_format writes it back as "latest".
+ * Pin files and CUDNNVM_VERSION take cv_version_parse's grammar only. */
+int cv_spec_parse(struct cv_version *out, const char *s, struct cv_err *err);
 /* Parse an install id: a full 4-part version with -cudaN (9.13.0.50-cuda12).
  */
 int cv_install_id_parse(struct cv_version *out, const char *s,

@@ -107,3 +107,27 @@ shim_setup() {
 	PATH="$T/realbin:$PATH" run --separate-stderr cudnnvm shim add there
 	[[ $stderr != *warning* ]]
 }
+
+@test "latest names the newest installed version for this CUDA major" {
+	mkver 9.20.0.48-cuda13
+	mkdir -p "$T/cudabin"
+	printf '#!/bin/sh\necho "Cuda compilation tools, release 12.8, V12.8.1"\n' >"$T/cudabin/nvcc"
+	chmod +x "$T/cudabin/nvcc"
+	export PATH="$T/cudabin:$PATH"
+	# CUDA 12 here: 9.13 is the newest cuda12 build, not the cuda13 9.20
+	run cudnnvm global latest
+	[ "$status" -eq 0 ]
+	[ "$(readlink "$CUDNNVM_STORE/current")" = "$B" ]
+	run cudnnvm env --shell sh latest
+	[[ $output == *"CUDNNVM_ACTIVE='$B'"* ]] || [[ $output == *"$B"* ]]
+	run cudnnvm global latest-cuda13
+	[ "$(readlink "$CUDNNVM_STORE/current")" = 9.20.0.48-cuda13 ]
+	# use pins what latest means today, not a moving target
+	mkdir proj && cd proj
+	run cudnnvm use latest
+	[ "$status" -eq 0 ]
+	[ "$(cat .cudnn-version)" = "$B" ]
+	run cudnnvm shell --eval bash latest
+	[[ $output == *"CUDNNVM_VERSION="*"$B"* ]]
+	run -64 cudnnvm use latest9
+}

@@ -121,3 +121,17 @@ fake_nvcc() {
 	run cudnnvm exec -- true
 	[ "$status" -eq 0 ]
 }
+
+@test "install latest and list-remote latest: the newest release for this CUDA major" {
+	fake_nvcc 12
+	run cudnnvm list-remote latest
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ ${lines[0]} == "9.20.0.48-cuda12 "* ]]
+	run cudnnvm install latest
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda12" ]
+	run cudnnvm install latest-cuda13
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
+}

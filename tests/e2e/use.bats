@@ -31,7 +31,7 @@ setup() { activation_setup; cudnnvm -q global 8; }
 
 @test "use with a bad spec is a usage error and writes nothing" {
 	mkdir proj && cd proj
-	for bad in /opt/cudnn ../9 "9.1;rm" latest ""; do
+	for bad in /opt/cudnn ../9 "9.1;rm" latest9 ""; do
 		run --separate-stderr cudnnvm use "$bad"
 		[ "$status" -eq 64 ]
 		one_error_line
