@@ -75,13 +75,13 @@ int cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
 
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system, 'i' --no-install) and, via cmd_activation_id, the version to make
- * active. Defined in cmd/use.c. */
+ * --no-validate, 's' --system, 'i' --no-install) and, via cmd_activation_id,
+ * the version to make active. Defined in cmd/use.c. */
 struct option;
 struct cmd_activation {
 	int unset, force, no_validate;
 	int no_install; /* use --no-install (val 'i') */
-	int system; /* global --system */
+	int system;     /* global --system */
 	const char *eval;
 };
 /* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On

@@ -86,8 +86,7 @@ cmd_exec(int argc, char **argv)
 	if (spec_arg == NULL && getenv("CUDNNVM_SHIM_DIR") != NULL)
 		r = shim_active_id(st, id, &err);
 	else
-		r = cv_active_id(st, spec_arg != NULL ? &spec : NULL, id,
-				 &err);
+		r = cv_active_id(st, spec_arg != NULL ? &spec : NULL, id, &err);
 	if (r == NOTHING_ACTIVE) {
 		/* a shim with no version chosen anywhere: the program runs
 		 * as if cudnnvm were not installed */

@@ -16,9 +16,9 @@ cmd_help(int argc, char **argv)
 	}
 	c = cmd_find(argv[1]);
 	if (c == NULL && cmd_suggest(argv[1]) != NULL)
-		return cmd_usage_error("help",
-				       "no such command '%s'; did you mean '%s'?",
-				       argv[1], cmd_suggest(argv[1]));
+		return cmd_usage_error(
+			"help", "no such command '%s'; did you mean '%s'?",
+			argv[1], cmd_suggest(argv[1]));
 	if (c == NULL)
 		return cmd_usage_error("help", "no such command '%s'", argv[1]);
 	printf("usage: cudnnvm %s\n\n%s\n", c->usage, c->summary);

@@ -206,8 +206,7 @@ edit_distance(const char *a, const char *b)
 }
 
 static void
-consider(const char *typed, const char *name, const char **best,
-	 size_t *best_d)
+consider(const char *typed, const char *name, const char **best, size_t *best_d)
 {
 	size_t dist = edit_distance(typed, name);
 

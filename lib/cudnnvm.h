@@ -476,8 +476,8 @@ int cv_pin_write(const char *dir, const struct cv_version *spec,
  * `cudnn` line of <dir>/.tool-versions when that file has one and there
  * is no <dir>/.cudnn-version (only that line changes), else
  * <dir>/.cudnn-version. `file` gets the path written. */
-int cv_pin_set(const char *dir, const struct cv_version *spec,
-	       char file[4096], struct cv_err *err);
+int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
+	       struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */

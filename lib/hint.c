@@ -50,7 +50,8 @@ newest_cached(const char *cache_dir, const struct cv_version *spec,
 			    (!cv_version_matches(spec, &v) &&
 			     !cv_version_matches(&v, spec)))
 				continue;
-			if (best_path == NULL || cv_version_cmp(&v, &best) > 0) {
+			if (best_path == NULL ||
+			    cv_version_cmp(&v, &best) > 0) {
 				best = v;
 				free(best_path);
 				best_path = cv_path_join(dir, e->d_name);

@@ -238,7 +238,7 @@ cv_index_reread(struct cv_index **ix, struct cv_err *err)
 		}
 		return 0;
 	}
-	if (again->cached) {
+	if (again == NULL || again->cached) {
 		/* the mirror did not answer: nothing new was read */
 		cv_index_free(again);
 		return 0;
