@@ -281,7 +281,7 @@ assert j["driver_version"] == 13000 and j["ok"] is False, j'
 @test "install validates after installing and reports a failure" {
 	run --separate-stderr inst wrongver
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"validation failed (step 2, version)"* ]]
+	[[ "$stderr" == *"failed validation (step 2, version)"* ]]
 	run inst nosym --no-validate
 	[ "$status" -eq 0 ]
 }
