@@ -3,7 +3,9 @@
  * Adding a command:
  *  1. write cmd/<name>.c with `int cmd_<name>(int argc, char **argv)`;
  *     argv[0] is the command name, global flags are already removed;
- *  2. add its row to cmd_table[] in cmd/table.c;
+ *  2. add its row to cmd_table[] in cmd/table.c, its function wrapped in
+ *     HELPER_CMD() when it downloads, hashes or unpacks (it needs libcurl,
+ *     libarchive or libcrypto, so it runs in cudnnvm-helper);
  *  3. document it in man/cudnnvm.1 and the completions (tests/e2e/docs.bats
  *     fails until you do).
  */
@@ -18,14 +20,16 @@
 
 struct cmd_spec {
 	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary; /* one line for `cudnnvm help` */
-	const char *usage;   /* exactly the man page SYNOPSIS line */
-	const char *help;    /* options, one per line, for `<cmd> --help` */
+	int (*fn)(int argc, char **argv); /* NULL: run by the helper */
+	const char *summary;              /* one line for `cudnnvm help` */
+	const char *usage; /* exactly the man page SYNOPSIS line */
+	const char *help;  /* options, one per line, for `<cmd> --help` */
 	unsigned int flags;
 };
 
 extern const struct cmd_spec cmd_table[];
+/* 1 in cudnnvm-helper, 0 in the front binary (see cmd/table.c) */
+extern const int cmd_is_helper;
 /* A command's name or one of its aliases -> its row; NULL when none. */
 const struct cmd_spec *cmd_find(const char *name);
 
@@ -50,8 +54,15 @@ struct cmd_globals {
 	int color;
 	const char *store;  /* --store */
 	const char *config; /* --config */
+	/* the binary validation's probe child runs (NULL: this one) */
+	const char *probe_exe;
 };
 extern struct cmd_globals cmd_g;
+
+/* Run argv (the command line as main received it) in the helper
+ * executable, in this process's place. Returns only on failure: prints why
+ * and returns the exit status. Defined in cmd/handoff.c. */
+int cmd_handoff(char **argv);
 
 /* Load the config and open the store (for_write: create and sweep). On
  * failure prints the error and returns the exit status (>0); 0 on success.
@@ -103,6 +114,11 @@ int cmd_run_install(const char *spec, int no_validate);
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
 void cmd_modulefiles_refresh(const struct cv_store *st);
 
+/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose
+ * `cudnnvm venv` block set CUDNNVM_VERSION to `spec`: 1 and its folder in
+ * dir, else 0. Defined in cmd/venv.c. */
+int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
+
 /* Refuse install `id` when a framework of the Python environment `prefix`
  * (NULL: the one in play) cannot load it: prints the one-line refusal and
  * returns 1; with force warns and returns 0. *uses_cudnn (may be NULL) is
@@ -117,9 +133,10 @@ int cmd_validate_frameworks(const struct cv_store *st, const char *id);
  * environment `prefix`; defined in cmd/preload.c. */
 int cmd_preload_hook(const char *prefix, const char *store, const char *id,
 		     int remove, struct cv_err *err);
-/* Put <store>/<id>/lib/libcudnn.so.N first in LD_PRELOAD (exec); 1 when
- * done, 0 when the version has no such file. */
-int cmd_preload_exec(const char *store, const char *id);
+/* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
+ * cv_store_dir) first in LD_PRELOAD (exec); 1 when done, 0 when the version
+ * has no such file. */
+int cmd_preload_exec(const char *vdir, const char *id);
 /* The same verdict as text, for the prompt hook (which only warns): 1 with
  * msg set when a framework cannot load id. */
 int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,

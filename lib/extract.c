@@ -1,4 +1,4 @@
-/* extract.c: safe extraction with libarchive (reliability.md §2).
+/* extract.c: safe extraction with libarchive (doc/reliability.md §2).
  *
  * Only tar and zip, only xz/gzip/bzip2 filters. Every entry passes our own
  * policy before archive_write_header: regular files, folders and relative
@@ -813,8 +813,6 @@ cv_extract(struct cv_source *src, const char *dest,
 
 	if (err == NULL)
 		err = &dummy;
-	if ((r = cv_dyn_require(CV_DYN_ARCHIVE, err)) < 0)
-		return r;
 	memset(&x, 0, sizeof x);
 	memset(&dec, 0, sizeof dec);
 	x.err = err;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Config files (doc/SPEC.md "Config"; reliability.md C1-C6): strict parsing with
+# Config files (doc/SPEC.md "Config"; doc/reliability.md C1-C6): strict parsing with
 # file:line errors and exit 78, and the order system < user < --config,
 # environment over files, flags over both.
 load helper
@@ -76,6 +76,11 @@ bad() {
 	[ -d "$T/sys/9.1.0.70-cuda12" ]
 	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
 	printf '[store]\npath = %s\n' "$T/user" > "$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	# the user's own store sees the system store beside it
+	run cudnnvm install --no-validate --archive "$arch" --sha256 "$sha"
+	[ "$output" = "cuDNN 9.1.0.70-cuda12 is already installed in $T/sys/9.1.0.70-cuda12" ]
+	[ ! -e "$T/user/9.1.0.70-cuda12" ]
+	rm -rf "$T/sys"
 	cudnnvm install --no-validate --archive "$arch" --sha256 "$sha"
 	[ -d "$T/user/9.1.0.70-cuda12" ]
 	printf '[store]\npath = %s\n' "$T/explicit" > "$T/explicit.ini"
