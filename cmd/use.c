@@ -157,7 +157,10 @@ cmd_use(int argc, char **argv)
 		ui_note("cuDNN %s is not installed; installing it "
 			"(cudnnvm install %s)",
 			argv[optind], argv[optind]);
-		if ((r = cmd_run_install(argv[optind], a.no_validate)) != 0)
+		/* with --force the gate below validates and overrides; the
+		 * install must not refuse first */
+		if ((r = cmd_run_install(argv[optind],
+					  a.no_validate || a.force)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
 		cv_store_free(st);
