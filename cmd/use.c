@@ -160,7 +160,7 @@ cmd_use(int argc, char **argv)
 		/* with --force the gate below validates and overrides; the
 		 * install must not refuse first */
 		if ((r = cmd_run_install(argv[optind],
-					  a.no_validate || a.force)) != 0)
+					 a.no_validate || a.force)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
 		cv_store_free(st);
