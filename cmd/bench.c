@@ -164,7 +164,7 @@ select_versions(struct cv_store *st, const struct bench_args *a,
 		struct cv_version spec;
 		char id[64];
 		int dup = 0;
-		if (cv_version_parse(&spec, a->specs[i], &err) < 0 ||
+		if (cv_spec_parse(&spec, a->specs[i], &err) < 0 ||
 		    cv_active_find(st, &spec, id, &err) < 0 ||
 		    cv_store_get(st, id, &tmp, &err) < 0) {
 			free(all);

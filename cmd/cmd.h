@@ -14,6 +14,8 @@
 
 #include "cudnnvm.h"
 
+#include <stdio.h>
+
 #define CMD_HIDDEN 0x1 /* not listed in help or completions */
 
 struct cmd_spec {
@@ -28,7 +30,22 @@ struct cmd_spec {
 extern const struct cmd_spec cmd_table[];
 /* 1 in cudnnvm-helper, 0 in the front binary (see cmd/table.c) */
 extern const int cmd_is_helper;
+/* A command's name or one of its aliases -> its row; NULL when none. */
 const struct cmd_spec *cmd_find(const char *name);
+
+/* Other names of a command (ls for list): the row stays one. */
+struct cmd_alias {
+	const char *alias, *command;
+};
+extern const struct cmd_alias cmd_aliases[];
+/* The alias of `command`, or NULL. */
+const char *cmd_alias_of(const char *command);
+/* The command name or alias closest to a mistyped `typed`, when it is
+ * close enough to be what was meant; else NULL. */
+#define CMD_NAME_MAX 32
+const char *cmd_suggest(const char *typed);
+/* The help's command list, each alias beside its command. */
+void cmd_list_commands(FILE *out);
 
 /* Global flags, parsed by main.c before dispatch. */
 struct cmd_globals {
@@ -63,14 +80,20 @@ int cmd_parse_cuda(const char *s, int *out);
 int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			const char *id, int force, int no_validate);
 
+/* The same check right after `install` put `id` in the store: a failure
+ * says the version stays installed and that use/global refuse it. */
+int cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
+			   const char *id, int no_validate);
+
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system) and, via cmd_activation_id, the version to make
- * active. Defined in cmd/use.c. */
+ * --no-validate, 's' --system, 'i' --no-install) and, via cmd_activation_id,
+ * the version to make active. Defined in cmd/use.c. */
 struct option;
 struct cmd_activation {
 	int unset, force, no_validate;
-	int system; /* global --system */
+	int no_install; /* use --no-install (val 'i') */
+	int system;     /* global --system */
 	const char *eval;
 };
 /* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
@@ -82,6 +105,11 @@ int cmd_activation_opts(int argc, char **argv, const struct option *opts,
 int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 		      const struct cv_version *spec,
 		      const struct cmd_activation *a, char id[64]);
+
+/* Run `cudnnvm install <spec>` (with the global flags of this run, and
+ * --no-validate when no_validate) as a child and wait for it; its output
+ * is the user's. Returns its exit status. Defined in cmd/use.c. */
+int cmd_run_install(const char *spec, int no_validate);
 
 /* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */

@@ -31,8 +31,7 @@ cmd_env(int argc, char **argv)
 	}
 	if (argc - optind > 1)
 		return cmd_usage_error("env", "too many arguments");
-	if (argc - optind == 1 &&
-	    cv_version_parse(&spec, argv[optind], &err) < 0)
+	if (argc - optind == 1 && cv_spec_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;

@@ -6,6 +6,7 @@
 #include "ui.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,29 @@ drop_shim_dir(void)
 		free(n);
 	}
 	unsetenv("CUDNNVM_SHIM_DIR");
+}
+
+#define NOTHING_ACTIVE 1
+
+/* The version a shim runs its program under: as cv_active_id, but
+ * NOTHING_ACTIVE when no variable, pin or global default names one (a pin
+ * naming a version that is not installed stays an error, with the fix). */
+static int
+shim_active_id(const struct cv_store *st, char id[64], struct cv_err *err)
+{
+	struct cv_active a;
+	char cwd[PATH_MAX];
+	int r;
+
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		return cv_err_errno(err, CV_EIO,
+				    "cannot find the current folder");
+	r = cv_active_resolve(st, cwd, &a, NULL, NULL, err);
+	if (r == CV_ENOTFOUND && a.origin == CV_ORIGIN_NONE)
+		return NOTHING_ACTIVE;
+	if (r == 0)
+		memcpy(id, a.id, sizeof a.id);
+	return r;
 }
 
 int
@@ -55,11 +79,26 @@ cmd_exec(int argc, char **argv)
 		return cmd_usage_error("exec",
 				       "expected '-- <command> [args]'");
 	i++;
-	if (spec_arg != NULL && cv_version_parse(&spec, spec_arg, &err) < 0)
+	if (spec_arg != NULL && cv_spec_parse(&spec, spec_arg, &err) < 0)
 		return cmd_fail(&err);
 	if ((r = cmd_open(NULL, &st, 0)) != 0)
 		return r;
-	r = cv_active_id(st, spec_arg != NULL ? &spec : NULL, id, &err);
+	if (spec_arg == NULL && getenv("CUDNNVM_SHIM_DIR") != NULL)
+		r = shim_active_id(st, id, &err);
+	else
+		r = cv_active_id(st, spec_arg != NULL ? &spec : NULL, id, &err);
+	if (r == NOTHING_ACTIVE) {
+		/* a shim with no version chosen anywhere: the program runs
+		 * as if cudnnvm were not installed */
+		cv_store_free(st);
+		drop_shim_dir();
+		fflush(stdout);
+		execvp(argv[i], argv + i);
+		r = errno;
+		ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
+			 r == ENOENT ? "; check the name and your PATH" : "");
+		return r == ENOENT ? 127 : 126;
+	}
 	if (r == 0 && cmd_gate_frameworks(st, id, NULL, force, &framework)) {
 		cv_store_free(st);
 		return 1;

@@ -58,7 +58,7 @@ cmd_global(int argc, char **argv)
 		printf("%s\n", id);
 		return 0;
 	}
-	if (!a.unset && cv_version_parse(&spec, argv[optind], &err) < 0)
+	if (!a.unset && cv_spec_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;

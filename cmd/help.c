@@ -13,12 +13,14 @@ cmd_help(int argc, char **argv)
 
 	if (argc < 2) {
 		printf("usage: cudnnvm [--store DIR] [--config FILE] [-q|-v] [--no-color] <command> [args]\n\ncommands:\n");
-		for (c = cmd_table; c->name; c++)
-			if (!(c->flags & CMD_HIDDEN))
-				printf("  %-12s %s\n", c->name, c->summary);
+		cmd_list_commands(stdout);
 		return 0;
 	}
 	c = cmd_find(argv[1]);
+	if (c == NULL && cmd_suggest(argv[1]) != NULL)
+		return cmd_usage_error(
+			"help", "no such command '%s'; did you mean '%s'?",
+			argv[1], cmd_suggest(argv[1]));
 	if (c == NULL)
 		return cmd_usage_error("help", "no such command '%s'", argv[1]);
 	printf("usage: cudnnvm %s\n\n%s\n", c->usage, c->summary);
@@ -63,5 +65,24 @@ cmd_commands(int argc, char **argv)
 			else
 				printf("%s\n", c->name);
 		}
+	for (const struct cmd_alias *a = cmd_aliases; a->alias; a++)
+		if (describe)
+			printf("%s\t%s (alias)\n", a->alias,
+			       cmd_find(a->alias)->summary);
+		else
+			printf("%s\n", a->alias);
 	return 0;
+}
+
+void
+cmd_list_commands(FILE *out)
+{
+	for (const struct cmd_spec *c = cmd_table; c->name; c++) {
+		const char *alias = cmd_alias_of(c->name);
+		if (c->flags & CMD_HIDDEN)
+			continue;
+		fprintf(out, "  %-12s %s%s%s%s\n", c->name, c->summary,
+			alias ? " (alias: " : "", alias ? alias : "",
+			alias ? ")" : "");
+	}
 }

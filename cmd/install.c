@@ -50,8 +50,8 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		free(dir);
 	}
 	cmd_modulefiles_refresh(st);
-	return cmd_gate_activation(cfg, st, id, 0,
-				   a->no_validate || !cfg->validate);
+	return cmd_validate_installed(cfg, st, id,
+				      a->no_validate || !cfg->validate);
 }
 
 /* Progress on a terminal: the file fetcher wrapped to count bytes (read on
@@ -137,7 +137,7 @@ install_remote(const struct install_args *a)
 	int r, already = 0, cuda = 0;
 
 	memset(&res, 0, sizeof res);
-	if (cv_version_parse(&spec, a->spec, &err) < 0)
+	if (cv_spec_parse(&spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
 	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
@@ -173,7 +173,7 @@ install_remote(const struct install_args *a)
 	if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
 	    (r = cv_index_open(&ix, rem, cv_store_cache_dir(st), a->refresh,
 			       &err)) < 0 ||
-	    (r = cv_resolve(ix, &req, &res, &err)) < 0)
+	    (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
 		goto fail;
 	cv_version_format_id(&res.art.version, id, sizeof id);
 	if (cmd_g.verbose)
@@ -349,6 +349,51 @@ install_archive(const struct install_args *a)
 	return r;
 }
 
+/* `install` with no spec, as pyenv, nvm and mise do: the version chosen
+ * for this folder (CUDNNVM_VERSION or the nearest pin file). */
+static int
+install_pinned(struct install_args *a, char spec[64])
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_active act;
+	struct cv_store *st = NULL;
+	char cwd[PATH_MAX];
+	int r;
+
+	if (getcwd(cwd, sizeof cwd) == NULL) {
+		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
+		return cmd_fail(&err);
+	}
+	if ((r = cmd_open(NULL, &st, 0)) != 0)
+		return r;
+	r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
+	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !a->force) {
+		note_already(st, act.id);
+		cv_store_free(st);
+		return 0;
+	}
+	cv_store_free(st);
+	if (act.origin != CV_ORIGIN_ENV && act.origin != CV_ORIGIN_FILE) {
+		if (r < 0 && act.origin == CV_ORIGIN_NONE &&
+		    err.code != CV_ENOTFOUND)
+			return cmd_fail(&err);
+		return cmd_usage_error(
+			"install",
+			"which version? no pin file here (.cudnn-version or "
+			".tool-versions cudnn line) names one; e.g. 'cudnnvm "
+			"install 9'");
+	}
+	if (r < 0 && r != CV_ENOTFOUND)
+		return cmd_fail(&err);
+	memcpy(spec, act.spec, sizeof act.spec);
+	if (!cmd_g.quiet)
+		ui_note("installing %s, the version %s names", spec,
+			act.origin == CV_ORIGIN_ENV ? "CUDNNVM_VERSION"
+						    : act.file);
+	a->spec = spec;
+	return install_remote(a);
+}
+
 int
 cmd_install(int argc, char **argv)
 {
@@ -380,6 +425,7 @@ cmd_install(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_args a;
+	char spec[64];
 	int c;
 
 	memset(&a, 0, sizeof a);
@@ -432,16 +478,14 @@ cmd_install(int argc, char **argv)
 				"give either <spec> or --archive FILE, not both");
 		return install_archive(&a);
 	}
-	if (optind + 1 != argc)
-		return cmd_usage_error(
-			"install", "%s",
-			optind == argc
-				? "which version? e.g. 'cudnnvm install 9'"
-				: "give one spec");
+	if (optind + 1 < argc)
+		return cmd_usage_error("install", "give one spec");
 	if (a.sha256 != NULL || a.version != NULL)
 		return cmd_usage_error(
 			"install",
 			"--sha256 and --version go with --archive FILE");
+	if (optind == argc)
+		return install_pinned(&a, spec);
 	a.spec = argv[optind];
 	return install_remote(&a);
 }

@@ -17,6 +17,20 @@ human(char *out, size_t n, uint64_t bytes)
 	snprintf(out, n, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
 }
 
+/* 1 when a release of the listing may match spec (its name may be
+ * shorter or longer than the spec). */
+static int
+lists(const struct cv_index *ix, const struct cv_version *spec)
+{
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		const struct cv_version *name = cv_index_version(ix, i);
+		if (cv_version_matches(spec, name) ||
+		    cv_version_matches(name, spec))
+			return 1;
+	}
+	return 0;
+}
+
 int
 cmd_list_remote(int argc, char **argv)
 {
@@ -68,7 +82,7 @@ cmd_list_remote(int argc, char **argv)
 		return cmd_usage_error("list-remote", "give at most one spec");
 	if (optind < argc) {
 		spec_s = argv[optind];
-		if (cv_version_parse(&spec, spec_s, &err) < 0)
+		if (cv_spec_parse(&spec, spec_s, &err) < 0)
 			return cmd_fail(&err);
 		if (spec.cuda) {
 			if (cuda && cuda != spec.cuda)
@@ -77,6 +91,11 @@ cmd_list_remote(int argc, char **argv)
 					"the spec and --cuda disagree");
 			cuda = spec.cuda;
 			spec.cuda = 0;
+		}
+		/* latest: the newest release for this machine's CUDA major */
+		if (spec.nparts == 0 && cuda == 0) {
+			char how[64];
+			cuda = cv_cuda_detect(how, sizeof how);
 		}
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0)
@@ -98,6 +117,13 @@ cmd_list_remote(int argc, char **argv)
 	if (cv_remote_new(&rem, &cfg, NULL, &err) < 0 ||
 	    cv_index_open(&ix, rem, cv_store_cache_dir(st), refresh, &err) <
 		    0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	/* a spec no release of a cached listing matches may be a release
+	 * published since: read the listing once more */
+	if (spec_s != NULL && !lists(ix, &spec) &&
+	    cv_index_reread(&ix, &err) < 0) {
 		r = cmd_fail(&err);
 		goto out;
 	}
@@ -173,6 +199,8 @@ cmd_list_remote(int argc, char **argv)
 			}
 		}
 		cv_manifest_release(&m);
+		if (shown && spec_s != NULL && spec.nparts == 0)
+			break; /* latest: the newest release only */
 	}
 	if (json) {
 		char *s = json_dumps(arr, JSON_INDENT(2));

@@ -16,9 +16,7 @@ print_main_help(FILE *out)
 	      "Install, switch and validate NVIDIA cuDNN versions.\n\n"
 	      "commands:\n",
 	      out);
-	for (const struct cmd_spec *c = cmd_table; c->name; c++)
-		if (!(c->flags & CMD_HIDDEN))
-			fprintf(out, "  %-12s %s\n", c->name, c->summary);
+	cmd_list_commands(out);
 	fputs("\nRun 'cudnnvm <command> --help' for a command's options, or see cudnnvm(1).\n",
 	      out);
 }
@@ -125,9 +123,15 @@ dispatch(int argc, char **argv, char **given)
 	}
 	cmd = cmd_find(argv[1]);
 	if (cmd == NULL) {
-		ui_error(
-			"no such command '%s'; run 'cudnnvm help' for the list",
-			argv[1]);
+		const char *near = cmd_suggest(argv[1]);
+		if (near != NULL)
+			ui_error("no such command '%s'; did you mean '%s'? "
+				 "(run 'cudnnvm help' for the list)",
+				 argv[1], near);
+		else
+			ui_error("no such command '%s'; run 'cudnnvm help' "
+				 "for the list",
+				 argv[1]);
 		return 64;
 	}
 	if (want_help) {
@@ -138,6 +142,8 @@ dispatch(int argc, char **argv, char **given)
 	}
 	if (cmd->fn == NULL)
 		return cmd_handoff(given);
+	/* an alias runs as its command: messages name the command */
+	argv[1] = (char *)cmd->name;
 	return finish(cmd->fn(argc - 1, argv + 1));
 }
 

@@ -53,7 +53,7 @@ cmd_shell(int argc, char **argv)
 		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
 		goto print;
 	}
-	if (cv_version_parse(&spec, argv[optind], &err) < 0) {
+	if (cv_spec_parse(&spec, argv[optind], &err) < 0) {
 		cv_text_free(out);
 		return cmd_fail(&err);
 	}
@@ -63,7 +63,9 @@ cmd_shell(int argc, char **argv)
 	}
 	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
 		goto done;
-	r = cv_shell_set(out, sh, "CUDNNVM_VERSION", argv[optind], 1, &err);
+	/* CUDNNVM_VERSION takes a version, not "latest": the one it is now */
+	r = cv_shell_set(out, sh, "CUDNNVM_VERSION",
+			 spec.nparts == 0 ? id : argv[optind], 1, &err);
 print:
 	if (r < 0)
 		r = cmd_fail(&err);

@@ -104,6 +104,29 @@ add(const char *dir, const char *prog, struct cv_err *err)
 	return r;
 }
 
+/* 1 when an executable `prog` is in a folder of PATH other than the
+ * shims folder `dir` (the program the shim will run). */
+static int
+on_path(const char *prog, const char *dir)
+{
+	const char *p = getenv("PATH");
+	char path[PATH_MAX + 160];
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len > 0 && len < PATH_MAX &&
+		    !(strlen(dir) == len && strncmp(p, dir, len) == 0)) {
+			snprintf(path, sizeof path, "%.*s/%s", (int)len, p,
+				 prog);
+			if (access(path, X_OK) == 0)
+				return 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 int
 cmd_shim(int argc, char **argv)
 {
@@ -161,6 +184,10 @@ cmd_shim(int argc, char **argv)
 	if (add(dir, argv[2], &err) < 0)
 		return cmd_fail(&err);
 	ui_note("created %s", path);
+	if (!on_path(argv[2], dir))
+		ui_warn("'%s' is not on PATH, so the shim has nothing to run "
+			"yet (it exits 127 until it is installed)",
+			argv[2]);
 	if (pathenv == NULL || strstr(pathenv, dir) == NULL)
 		ui_note("add %s to the front of PATH to use it", dir);
 	return 0;

@@ -2,6 +2,7 @@
  * page check and the completions all read this table. */
 #include "cmd.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* A command that downloads, hashes or unpacks needs libcurl, libarchive or
@@ -20,8 +21,9 @@ const int cmd_is_helper = 1;
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install <spec> [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait]",
+	  "  <spec>            default: the version pinned for this folder\n"
 	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
 	  "  --platform P      linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64\n"
 	  "  --mirror URL      redist mirror (https:// or file://)\n"
@@ -53,7 +55,11 @@ const struct cmd_spec cmd_table[] = {
 	  "  --refresh         re-read the mirror's index now\n",
 	  0 },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
-	  "use <spec> [--force] [--no-validate]", "", 0 },
+	  "use <spec> [--force] [--no-validate] [--no-install]",
+	  "  --force           pin even when validation or a framework says no\n"
+	  "  --no-validate     do not validate before pinning\n"
+	  "  --no-install      fail instead of installing a missing version\n",
+	  0 },
 	{ "global", cmd_global, "show or set the default version",
 	  "global [<spec> | --unset] [--system] [--force] [--no-validate]",
 	  "  --system          root: also point the machine's loader at it\n"
@@ -150,13 +156,96 @@ const struct cmd_spec cmd_table[] = {
 	{ NULL, NULL, NULL, NULL, NULL, 0 },
 };
 
+/* The short names nvm, pyenv and mise users type. Help shows each beside
+ * its command; `commands` lists them, so the completions offer them. */
+const struct cmd_alias cmd_aliases[] = {
+	{ "ls", "list" },
+	{ "ls-remote", "list-remote" },
+	{ "rm", "uninstall" },
+	{ NULL, NULL },
+};
+
+const char *
+cmd_alias_of(const char *command)
+{
+	for (const struct cmd_alias *a = cmd_aliases; a->alias; a++)
+		if (strcmp(a->command, command) == 0)
+			return a->alias;
+	return NULL;
+}
+
 const struct cmd_spec *
 cmd_find(const char *name)
 {
 	if (name == NULL)
 		return NULL;
+	for (const struct cmd_alias *a = cmd_aliases; a->alias; a++)
+		if (strcmp(a->alias, name) == 0) {
+			name = a->command;
+			break;
+		}
 	for (const struct cmd_spec *c = cmd_table; c->name; c++)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
+}
+
+/* Optimal string alignment distance: edits, with a swap of two
+ * neighbouring letters counting as one (the commonest typo). */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t d[CMD_NAME_MAX + 1][CMD_NAME_MAX + 1];
+
+	if (la > CMD_NAME_MAX || lb > CMD_NAME_MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t best = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+static void
+consider(const char *typed, const char *name, const char **best, size_t *best_d)
+{
+	size_t dist = edit_distance(typed, name);
+
+	if (dist < *best_d) {
+		*best = name;
+		*best_d = dist;
+	}
+}
+
+const char *
+cmd_suggest(const char *typed)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX, len = strlen(typed), limit;
+
+	for (const struct cmd_spec *c = cmd_table; c->name; c++)
+		if (!(c->flags & CMD_HIDDEN))
+			consider(typed, c->name, &best, &best_d);
+	for (const struct cmd_alias *a = cmd_aliases; a->alias; a++)
+		consider(typed, a->alias, &best, &best_d);
+	/* close only: one edit for short words, two from five letters on,
+	 * and never most of the word (so 'x' suggests nothing) */
+	limit = len >= 5 ? 2 : 1;
+	if (best == NULL || best_d > limit || best_d * 2 > len)
+		return NULL;
+	return best;
 }

@@ -3,9 +3,13 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int
@@ -14,7 +18,7 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 {
 	int c;
 
-	a->unset = a->force = a->no_validate = a->system = 0;
+	a->unset = a->force = a->no_validate = a->system = a->no_install = 0;
 	a->eval = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -33,6 +37,9 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 			break;
 		case 's':
 			a->system = 1;
+			break;
+		case 'i':
+			a->no_install = 1;
 			break;
 		default:
 			return cmd_usage_error(argv[0], "unknown option '%s'",
@@ -57,11 +64,72 @@ cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 }
 
 int
+cmd_run_install(const char *spec, int no_validate)
+{
+	char self[PATH_MAX];
+	const char *args[16];
+	int n = 0, status;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	pid_t pid;
+
+	if (len <= 0) {
+		ui_error("cannot find the cudnnvm binary to install %s", spec);
+		return 1;
+	}
+	self[len] = '\0';
+	args[n++] = self;
+	if (cmd_g.store != NULL) {
+		args[n++] = "--store";
+		args[n++] = cmd_g.store;
+	}
+	if (cmd_g.config != NULL) {
+		args[n++] = "--config";
+		args[n++] = cmd_g.config;
+	}
+	if (cmd_g.quiet)
+		args[n++] = "-q";
+	if (cmd_g.verbose)
+		args[n++] = "-v";
+	if (!cmd_g.color)
+		args[n++] = "--no-color";
+	args[n++] = "install";
+	args[n++] = spec;
+	if (no_validate)
+		args[n++] = "--no-validate";
+	args[n] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		ui_error("cannot start 'cudnnvm install %s': %s", spec,
+			 strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execv(self, (char *const *)args);
+		ui_error("cannot run '%s install %s': %s", self, spec,
+			 strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			ui_error("cannot wait for 'cudnnvm install %s': %s",
+				 spec, strerror(errno));
+			return 1;
+		}
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGINT ? 130
+						  : 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int
 cmd_use(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-validate", no_argument, NULL, 'n' },
+		{ "no-install", no_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -70,13 +138,13 @@ cmd_use(int argc, char **argv)
 	struct cmd_activation a;
 	struct cv_version v;
 	int r;
-	char id[64], cwd[PATH_MAX];
+	char id[64], cwd[PATH_MAX], file[4096];
 
 	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage_error("use", "expected one version spec");
-	if (cv_version_parse(&v, argv[optind], &err) < 0)
+	if (cv_spec_parse(&v, argv[optind], &err) < 0)
 		return cmd_fail(&err);
 	if (getcwd(cwd, sizeof cwd) == NULL) {
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
@@ -84,12 +152,34 @@ cmd_use(int argc, char **argv)
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0)
 		return r;
+	/* as mise does: a version not installed yet is installed first */
+	if (!a.no_install && cv_active_find(st, &v, id, &err) == CV_ENOTFOUND) {
+		ui_note("cuDNN %s is not installed; installing it "
+			"(cudnnvm install %s)",
+			argv[optind], argv[optind]);
+		/* with --force the gate below validates and overrides; the
+		 * install must not refuse first */
+		if ((r = cmd_run_install(argv[optind],
+					 a.no_validate || a.force)) != 0)
+			goto out;
+		/* the install may have made the store: open it again */
+		cv_store_free(st);
+		cv_config_release(&cfg);
+		st = NULL;
+		if ((r = cmd_open(&cfg, &st, 0)) != 0)
+			return r;
+	}
 	if ((r = cmd_activation_id(&cfg, st, &v, &a, id)) != 0)
 		goto out;
-	if (cv_pin_write(cwd, &v, &err) < 0)
+	/* a pin of "latest" would move under the project with every
+	 * install; pin what it means today */
+	if (v.nparts == 0 && cv_install_id_parse(&v, id, &err) < 0)
+		r = cmd_fail(&err);
+	else if (cv_pin_set(cwd, &v, file, &err) < 0)
 		r = cmd_fail(&err);
 	else
-		ui_note("pinned %s (%s) in ./" CV_PIN_FILE, argv[optind], id);
+		ui_note("pinned %s (%s) in ./%s", argv[optind], id,
+			strrchr(file, '/') + 1);
 out:
 	cv_store_free(st);
 	cv_config_release(&cfg);

@@ -89,7 +89,7 @@ cmd_validate(int argc, char **argv)
 		else
 			spec = argv[i];
 	}
-	if (spec != NULL && cv_version_parse(&parsed, spec, &err) < 0)
+	if (spec != NULL && cv_spec_parse(&parsed, spec, &err) < 0)
 		return cmd_fail(&err);
 	if (json && frameworks)
 		return cmd_usage_error("validate",
@@ -201,9 +201,11 @@ cmd_validate_probe(int argc, char **argv)
 	return r;
 }
 
-int
-cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
-		    const char *id, int force, int no_validate)
+/* installing: called by install, which never activates, so a failure
+ * says what is kept and what it means rather than "not activating". */
+static int
+gate(const struct cv_config *cfg, struct cv_store *st, const char *id,
+     int force, int no_validate, int installing)
 {
 	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
 	struct cv_err err = CV_ERR_INIT;
@@ -246,10 +248,32 @@ cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
 			id, cv_step_name(failed), v.step[failed].reason);
 		return 0;
 	}
+	if (installing) {
+		ui_error("installed %s, but it failed validation (step %d, "
+			 "%s): %s; 'use' and 'global' refuse it until that is "
+			 "fixed (see 'cudnnvm validate %s'; --force overrides)",
+			 id, failed + 1, cv_step_name(failed),
+			 v.step[failed].reason, id);
+		return 1;
+	}
 	ui_error("not activating %s: validation failed (step %d, %s): %s; fix "
 		 "that and retry, or pass --force (run 'cudnnvm validate %s' "
 		 "for every step)",
 		 id, failed + 1, cv_step_name(failed), v.step[failed].reason,
 		 id);
 	return 1;
+}
+
+int
+cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
+		    const char *id, int force, int no_validate)
+{
+	return gate(cfg, st, id, force, no_validate, 0);
+}
+
+int
+cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
+		       const char *id, int no_validate)
+{
+	return gate(cfg, st, id, 0, no_validate, 1);
 }

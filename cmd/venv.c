@@ -345,7 +345,7 @@ cmd_venv(int argc, char **argv)
 	if (!remove) {
 		struct cv_version spec;
 		if (argc - optind == 1 &&
-		    cv_version_parse(&spec, argv[optind], &err) < 0)
+		    cv_spec_parse(&spec, argv[optind], &err) < 0)
 			return cmd_fail(&err);
 		if ((r = cmd_open(&cfg, &st, 0)) != 0)
 			return r;

@@ -250,19 +250,83 @@ cv_pin_write(const char *dir, const struct cv_version *spec, struct cv_err *err)
 	return r;
 }
 
+/* The buffer of a .tool-versions with its first `cudnn` line's version
+ * replaced by `spec` (a trailing comment kept). NULL when it has none. */
+static char *
+tool_versions_replace(const char *text, const char *spec)
+{
+	const char *line = text;
+
+	while (*line != '\0') {
+		const char *end = strchr(line, '\n');
+		const char *p = line + strspn(line, " \t");
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (strncmp(p, "cudnn", 5) == 0 &&
+		    (p[5] == ' ' || p[5] == '\t') && p < line + len) {
+			const char *hash = memchr(line, '#', len);
+			const char *rest = hash ? hash : line + len;
+			size_t head = (size_t)(p - text);
+			size_t n = strlen(text) + strlen(spec) + 16;
+			char *out = xmalloc(n);
+			snprintf(out, n, "%.*scudnn %s%s%s", (int)head, text,
+				 spec, hash ? " " : "", rest);
+			return out;
+		}
+		if (end == NULL)
+			break;
+		line = end + 1;
+	}
+	return NULL;
+}
+
+int
+cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
+	   struct cv_err *err)
+{
+	char buf[CV_PIN_MAX + 1], text[80], *tv, *pin, *out;
+	struct stat sb;
+	int r;
+
+	pin = cv_path_join(dir, CV_PIN_FILE);
+	tv = cv_path_join(dir, CV_TOOL_VERSIONS);
+	snprintf(file, 4096, "%s", pin);
+	cv_version_format_id(spec, text, sizeof text);
+	/* a .cudnn-version here is read first; update a .tool-versions line
+	 * only when it is the pin that counts */
+	if (lstat(pin, &sb) < 0 && lstat(tv, &sb) == 0) {
+		if ((r = read_small(tv, buf, sizeof buf, err)) < 0)
+			goto out;
+		out = tool_versions_replace(buf, text);
+		if (out != NULL) {
+			snprintf(file, 4096, "%s", tv);
+			r = cv_fs_write_atomic(tv, out, strlen(out),
+					       sb.st_mode & 0777, err);
+			free(out);
+			goto out;
+		}
+	}
+	r = cv_pin_write(dir, spec, err);
+out:
+	free(pin);
+	free(tv);
+	return r;
+}
+
 int
 cv_active_find(const struct cv_store *st, const struct cv_version *spec,
 	       char id[64], struct cv_err *err)
 {
-	char text[64];
+	char text[64], hint[96];
 	int r = cv_store_find(st, spec, id, err);
 
 	if (r == CV_ENOTFOUND) {
 		cv_version_format_id(spec, text, sizeof text);
+		cv_install_hint(st, spec, hint, sizeof hint);
 		return cv_err_set(
 			err, CV_ENOTFOUND,
 			"cuDNN %s is not installed; run 'cudnnvm install %s'",
-			text, text);
+			text, hint);
 	}
 	return r;
 }

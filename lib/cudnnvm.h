@@ -68,6 +68,11 @@ struct cv_version {
  * only, no leading zeros beyond a single "0". CV_EUSAGE on anything else;
  * the message quotes the input safely. */
 int cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err);
+/* A spec as a command takes it: cv_version_parse's grammar, or `latest`
+ * (optionally latest-cudaN), the newest version, which is nparts 0 (it
+ * matches every version). cv_version_format writes it back as "latest".
+ * Pin files and CUDNNVM_VERSION take cv_version_parse's grammar only. */
+int cv_spec_parse(struct cv_version *out, const char *s, struct cv_err *err);
 /* Parse an install id: a full 4-part version with -cudaN (9.13.0.50-cuda12).
  */
 int cv_install_id_parse(struct cv_version *out, const char *s,
@@ -446,6 +451,11 @@ struct cv_index; /* opaque */
 int cv_index_open(struct cv_index **out, struct cv_remote *r,
 		  const char *cache_dir, int refresh, struct cv_err *err);
 void cv_index_free(struct cv_index *ix);
+/* When *ix was read from the cached listing, read the mirror's listing
+ * again into a new index that replaces it (a release published since the
+ * listing was cached). 1 when replaced; 0 when *ix was already fresh or
+ * the mirror did not answer (then *ix is kept); CV_EINTR on interrupt. */
+int cv_index_reread(struct cv_index **ix, struct cv_err *err);
 /* Release names, newest first ("9.13.0", "8.9.7.29"). */
 size_t cv_index_count(const struct cv_index *ix);
 const char *cv_index_name(const struct cv_index *ix, size_t i);
@@ -472,6 +482,10 @@ struct cv_resolved {
 };
 int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
+/* cv_resolve, and on a miss against a cached listing, once more after
+ * cv_index_reread (which may replace *ix). */
+int cv_resolve_fresh(struct cv_index **ix, const struct cv_resolve_req *req,
+		     struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
 
 /* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
@@ -516,6 +530,12 @@ int cv_pin_find(const char *dir, char file[4096], char spec[64],
 /* Write <dir>/.cudnn-version holding `spec` atomically. */
 int cv_pin_write(const char *dir, const struct cv_version *spec,
 		 struct cv_err *err);
+/* Pin `spec` for folder `dir`, where the pin search will read it: the
+ * `cudnn` line of <dir>/.tool-versions when that file has one and there
+ * is no <dir>/.cudnn-version (only that line changes), else
+ * <dir>/.cudnn-version. `file` gets the path written. */
+int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
+	       struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */
@@ -530,6 +550,13 @@ int cv_active_id(const struct cv_store *st, const struct cv_version *spec,
  * directly); CV_ENOTFOUND says how to install it. */
 int cv_active_find(const struct cv_store *st, const struct cv_version *spec,
 		   char id[64], struct cv_err *err);
+
+/* hint.c: the arguments of a `cudnnvm install` that installs `spec` as
+ * printed: the spec, plus --cuda N when the spec names no CUDA major and
+ * the release (as its cached manifest says) has no build for the detected
+ * one. Reads cached files only; for error messages. */
+void cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
+		     char *buf, size_t n);
 
 /* env.c: the variables of a version (doc/SPEC.md "The environment of a
  * version"): a list of assignments, value NULL meaning unset. */

@@ -20,7 +20,9 @@
 
 struct cv_index {
 	struct cv_remote *r;
-	char *dir; /* cache folder of this mirror */
+	char *dir;       /* cache folder of this mirror */
+	char *cache_dir; /* as given to cv_index_open */
+	int cached;      /* the listing was read from the cache */
 	size_t n;
 	char **names; /* "9.13.0" */
 	struct cv_version *vers;
@@ -177,8 +179,10 @@ cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
 	fresh = !refresh && stat(listing, &st) == 0 &&
 		time(NULL) - st.st_mtime < LISTING_MAX_AGE &&
 		time(NULL) >= st.st_mtime;
+	ix->cache_dir = xstrdup(cache_dir);
 	if (fresh && slurp(listing, CV_MANIFEST_MAX_BYTES, &buf) == 0) {
 		scan_listing(ix, buf.buf);
+		ix->cached = 1;
 	} else {
 		if (strncmp(mirror, "file://", 7) == 0)
 			rc = list_folder(mirror, &buf, err);
@@ -191,6 +195,7 @@ cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
 			if (rc != CV_EINTR &&
 			    slurp(listing, CV_MANIFEST_MAX_BYTES, &old) == 0) {
 				scan_listing(ix, old.buf);
+				ix->cached = 1;
 				rc = 0;
 			}
 			cv_buf_release(&old);
@@ -216,11 +221,39 @@ cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
 	return 0;
 }
 
+int
+cv_index_reread(struct cv_index **ix, struct cv_err *err)
+{
+	struct cv_index *again = NULL;
+	struct cv_err ignored = CV_ERR_INIT;
+
+	if (!(*ix)->cached)
+		return 0;
+	/* an error here (offline) leaves the listing that was read */
+	if (cv_index_open(&again, (*ix)->r, (*ix)->cache_dir, 1, &ignored) <
+	    0) {
+		if (ignored.code == CV_EINTR) {
+			*err = ignored;
+			return CV_EINTR;
+		}
+		return 0;
+	}
+	if (again == NULL || again->cached) {
+		/* the mirror did not answer: nothing new was read */
+		cv_index_free(again);
+		return 0;
+	}
+	cv_index_free(*ix);
+	*ix = again;
+	return 1;
+}
+
 void
 cv_index_free(struct cv_index *ix)
 {
 	if (ix == NULL)
 		return;
+	free(ix->cache_dir);
 	for (size_t i = 0; i < ix->n; i++) {
 		free(ix->names[i]);
 		if (ix->ahead != NULL)

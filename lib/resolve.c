@@ -136,6 +136,26 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 			  how[0] ? how : "the environment");
 }
 
+int
+cv_resolve_fresh(struct cv_index **ix, const struct cv_resolve_req *req,
+		 struct cv_resolved *out, struct cv_err *err)
+{
+	int r = cv_resolve(*ix, req, out, err), again;
+	struct cv_err miss;
+
+	if (r != CV_ENOTFOUND)
+		return r;
+	miss = *err;
+	again = cv_index_reread(ix, err);
+	if (again < 0)
+		return again;
+	if (again == 0) {
+		*err = miss;
+		return r;
+	}
+	return cv_resolve(*ix, req, out, err);
+}
+
 void
 cv_resolved_release(struct cv_resolved *res)
 {

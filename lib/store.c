@@ -1044,6 +1044,15 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	size_t n = 0, cap = 0;
 	char s[64];
 
+	/* latest: the newest installed for this machine's CUDA major (any
+	 * when none is found) */
+	if (spec->nparts == 0 && spec->cuda == 0) {
+		struct cv_version latest = *spec;
+		char how[64];
+		latest.cuda = cv_cuda_detect(how, sizeof how);
+		if (latest.cuda != 0)
+			return cv_store_find(st, &latest, id, err);
+	}
 	cv_version_format_id(spec, s, sizeof s);
 	/* a full id names its folder: no listing at all */
 	if (spec->nparts == CV_VERSION_MAXPARTS && spec->cuda > 0) {

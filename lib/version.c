@@ -31,7 +31,7 @@ bad_spec(struct cv_err *err, const char *s, const char *why)
 	printable(shown, sizeof shown, s);
 	return cv_err_set(
 		err, CV_EUSAGE,
-		"invalid version '%s': %s (expected e.g. 9, 9.13, 9.13.0.50 or 9.13-cuda12)",
+		"invalid version '%s': %s (expected e.g. 9, 9.13, 9.13.0.50, 9.13-cuda12 or latest)",
 		shown, why);
 }
 
@@ -90,6 +90,27 @@ cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err)
 }
 
 int
+cv_spec_parse(struct cv_version *out, const char *s, struct cv_err *err)
+{
+	unsigned long cuda;
+	const char *p;
+
+	if (s == NULL || strncmp(s, "latest", 6) != 0)
+		return cv_version_parse(out, s, err);
+	memset(out, 0, sizeof *out);
+	p = s + 6;
+	if (strncmp(p, "-cuda", 5) == 0) {
+		p += 5;
+		if (read_number(&p, 3, &cuda) < 0 || cuda == 0)
+			return bad_spec(err, s, "bad CUDA major");
+		out->cuda = (int)cuda;
+	}
+	if (*p != '\0')
+		return bad_spec(err, s, "unexpected characters");
+	return 0;
+}
+
+int
 cv_install_id_parse(struct cv_version *out, const char *s, struct cv_err *err)
 {
 	int r = cv_version_parse(out, s, err);
@@ -132,6 +153,10 @@ cv_version_format(const struct cv_version *v, char *buf, size_t n)
 	size_t len = 0;
 
 	buf[0] = '\0';
+	if (v->nparts == 0) {
+		snprintf(buf, n, "latest");
+		return;
+	}
 	for (int i = 0; i < v->nparts && len < n; i++) {
 		int w = snprintf(buf + len, n - len, i ? ".%lu" : "%lu",
 				 v->part[i]);

@@ -15,7 +15,8 @@ man_text() { mandoc -Tascii "$REPO_ROOT/man/$1" | sed 's/.\x08//g' | tr -s ' \t\
 	help=$(cudnnvm help)
 	[ -n "$(cudnnvm commands)" ]
 	for c in $(cudnnvm commands); do
-		grep -q "^  $c " <<<"$help" || { echo "not in help: $c"; false; }
+		# an alias is shown once, beside its command
+		grep -qE "^  $c |\(alias: $c\)$" <<<"$help" || { echo "not in help: $c"; false; }
 		run cudnnvm "$c" --help
 		[ "$status" -eq 0 ] || { echo "$c --help: $status"; false; }
 	done

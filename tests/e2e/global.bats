@@ -39,7 +39,7 @@ teardown() { touch "$T/stop" 2>/dev/null || true; }
 }
 
 @test "global with a bad spec is a usage error" {
-	for bad in ../9 9.x latest "9.1 " "9;ls"; do
+	for bad in ../9 9.x newest "9.1 " "9;ls"; do
 		run --separate-stderr cudnnvm global "$bad"
 		[ "$status" -eq 64 ]
 		one_error_line

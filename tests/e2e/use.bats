@@ -19,10 +19,10 @@ setup() { activation_setup; cudnnvm -q global 8; }
 	[ "$(cat "$T/ls")" = ".cudnn-version" ]
 }
 
-@test "use of a version not installed writes nothing and hints at install" {
+@test "use --no-install of a version not installed writes nothing and hints at install" {
 	mkdir proj && cd proj
 	echo 9.1 >.cudnn-version
-	run --separate-stderr cudnnvm use 7
+	run --separate-stderr cudnnvm use 7 --no-install
 	[ "$status" -eq 1 ]
 	one_error_line
 	[[ $stderr == *"cudnnvm install 7"* ]]
@@ -31,7 +31,7 @@ setup() { activation_setup; cudnnvm -q global 8; }
 
 @test "use with a bad spec is a usage error and writes nothing" {
 	mkdir proj && cd proj
-	for bad in /opt/cudnn ../9 "9.1;rm" latest ""; do
+	for bad in /opt/cudnn ../9 "9.1;rm" latest9 ""; do
 		run --separate-stderr cudnnvm use "$bad"
 		[ "$status" -eq 64 ]
 		one_error_line

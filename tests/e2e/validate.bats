@@ -297,7 +297,7 @@ assert j["driver_version"] == 13000 and j["ok"] is False, j'
 @test "install validates after installing and reports a failure" {
 	run --separate-stderr inst wrongver
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"validation failed (step 2, version)"* ]]
+	[[ "$stderr" == *"failed validation (step 2, version)"* ]]
 	run inst nosym --no-validate
 	[ "$status" -eq 0 ]
 }
@@ -391,4 +391,17 @@ z.extractall(members=[n for n in z.namelist() if n.startswith("nvidia/cudnn/lib/
 	[[ "$output" == *"2 version     pass (cuDNN 8.9.2, built with CUDA 12.1)"* ]]
 	[[ "$output" == *"3 provenance  pass (cuDNN libraries loaded: 3, all from $(realpath "$store")/8.9.2.26-cuda12/lib)"* ]]
 	[[ "$output" == *"4 driver      skip: no NVIDIA GPU"* ]]
+}
+
+@test "an install that fails validation says it is installed, what failed, and that use/global refuse it" {
+	ID=$(id_of wrongver)
+	run --separate-stderr inst wrongver
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "cudnnvm: installed $ID, but it failed validation (step 2, version): "* ]]
+	[[ $stderr == *"'use' and 'global' refuse it until that is fixed (see 'cudnnvm validate $ID'"* ]]
+	[[ $stderr != *"not activating"* ]]
+	[ -d "$CUDNNVM_STORE/$ID" ]
+	run cudnnvm global "$ID"
+	[ "$status" -eq 1 ]
 }

@@ -131,5 +131,31 @@ main(void)
 			}
 		CHECK(ok);
 	}
+
+	/* latest: only where a command takes a spec, never in a pin */
+	{
+		struct cv_version w, any;
+		char buf[32];
+		CHECK(cv_version_parse(&v, "latest", NULL) < 0);
+		CHECK(cv_spec_parse(&v, "latest", NULL) == 0 && v.nparts == 0 &&
+		      v.cuda == 0);
+		cv_version_format_id(&v, buf, sizeof buf);
+		CHECK(strcmp(buf, "latest") == 0);
+		CHECK(cv_spec_parse(&v, "latest-cuda12", NULL) == 0 &&
+		      v.nparts == 0 && v.cuda == 12);
+		cv_version_format_id(&v, buf, sizeof buf);
+		CHECK(strcmp(buf, "latest-cuda12") == 0);
+		cv_install_id_parse(&w, "9.13.0.50-cuda12", NULL);
+		CHECK(cv_version_matches(&v, &w));
+		w.cuda = 13;
+		CHECK(!cv_version_matches(&v, &w));
+		CHECK(cv_spec_parse(&any, "latest", NULL) == 0 &&
+		      cv_version_matches(&any, &w));
+		CHECK(cv_spec_parse(&v, "latest-cuda0", NULL) < 0);
+		CHECK(cv_spec_parse(&v, "latestx", NULL) < 0);
+		CHECK(cv_spec_parse(&v, "Latest", NULL) < 0);
+		CHECK(cv_spec_parse(&v, "9.13-cuda12", NULL) == 0 &&
+		      v.nparts == 2 && v.cuda == 12);
+	}
 	return TEST_DONE();
 }
