@@ -16,8 +16,8 @@ WERROR  ?= 1
 # libcurl, libarchive and libcrypto are compiled against but not linked:
 # lib/dynload.c loads them on first use, so that env, which, current and
 # the prompt hook start like a tiny C program.
-PKGS    ?= libcurl libarchive libcrypto inih jansson
-LINKED_PKGS ?= inih jansson
+PKGS    ?= libcurl libarchive libcrypto liblzma inih jansson
+LINKED_PKGS ?= liblzma inih jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(LINKED_PKGS) 2>/dev/null)
 
