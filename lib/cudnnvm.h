@@ -102,7 +102,10 @@ struct cv_config {
 	int validate;   /* 1/0 */
 	int keep_archives;
 	int verify_pins;
+	unsigned threads; /* archive decoding threads; 0 = usable cores */
 };
+/* The most threads [install] threads and install --jobs take. */
+#define CV_MAX_THREADS 1024
 
 /* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
  * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
