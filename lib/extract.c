@@ -776,7 +776,7 @@ xz_error(lzma_ret ret, struct cv_err *err)
 	case LZMA_BUF_ERROR:
 		return cv_err_set(
 			err, CV_EDATA,
-			"corrupt or unsupported archive: the xz data is truncated");
+			"corrupt or unsupported archive: the xz data ends early; the file is truncated, fetch it again");
 	case LZMA_FORMAT_ERROR:
 	case LZMA_OPTIONS_ERROR:
 		return cv_err_set(
@@ -785,7 +785,7 @@ xz_error(lzma_ret ret, struct cv_err *err)
 	default:
 		return cv_err_set(
 			err, CV_EDATA,
-			"corrupt or unsupported archive: the xz data is corrupt (lzma error %d)",
+			"corrupt or unsupported archive: the xz data is corrupt (liblzma error %d); the file is damaged, fetch it again",
 			(int)ret);
 	}
 }
@@ -808,7 +808,7 @@ xz_main(void *arg)
 	struct cv_err err = CV_ERR_INIT;
 	size_t bs = cv_pipe_bufsize(d->out);
 	char *b = NULL;
-	int failed = 0;
+	int failed = 0, filled = 0;
 
 	memset(&mt, 0, sizeof mt);
 	mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
@@ -854,6 +854,8 @@ xz_main(void *arg)
 			else
 				cv_pipe_unget(d->out, b);
 			b = NULL;
+			if (++filled == 2)
+				cv_checkpoint("mid-xz");
 		}
 		if (ret == LZMA_STREAM_END)
 			break;
