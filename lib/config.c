@@ -265,7 +265,6 @@ handler(void *user, const char *section, const char *name, const char *value)
 				value);
 		set_str(&c->platform, value);
 		break;
-	case K_VALIDATE:
 	case K_THREADS:
 		if (strcmp(value, "auto") == 0)
 			c->threads = 0;
@@ -276,6 +275,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 				p, "threads '%s' must be auto or a number 1-%d",
 				value, CV_MAX_THREADS);
 		break;
+	case K_VALIDATE:
 	case K_KEEP:
 	case K_VERIFY_PINS:
 		if (parse_bool(value, &b) < 0)

@@ -166,3 +166,17 @@ PY
 	[ "$status" -eq 78 ]
 	[[ "$output" == *"config.ini:2: threads 'many' must be auto or a number 1-1024" ]]
 }
+
+@test "[install] threads takes auto or a count, and validate = no beside it still reads as a boolean" {
+	mk_pair 1
+	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
+	for v in auto 1 7 1024; do
+		printf '[install]\nthreads = %s\nvalidate = no\n' "$v" >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+		run cudnnvm --store "$T/s-$v" install --archive "$MANY" --sha256 "$(sha "$MANY")"
+		[ "$status" -eq 0 ]
+		[ -f "$T/s-$v/$ID/cudnnvm.json" ]
+	done
+	printf '[install]\nthreads = 0\n' >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm list
+	[ "$status" -eq 78 ]
+}
