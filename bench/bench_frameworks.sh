@@ -12,7 +12,7 @@
 # by tests/fixtures/mkpyenv.py from the real METADATA fixtures.
 set -eu
 cd "$(dirname "$0")/.."
-BIN="$PWD/build/cudnnvm"
+BIN="${CUDNNVM_BIN:-$PWD/build/cudnnvm}"
 [ -x "$BIN" ] || { echo "build/cudnnvm missing: run make"; exit 1; }
 command -v hyperfine >/dev/null || { echo "skip: hyperfine is not installed"; exit 0; }
 W=$(mktemp -d)

@@ -86,6 +86,11 @@ int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
 void cmd_modulefiles_refresh(const struct cv_store *st);
 
+/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose
+ * `cudnnvm venv` block set CUDNNVM_VERSION to `spec`: 1 and its folder in
+ * dir, else 0. Defined in cmd/venv.c. */
+int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
+
 /* Refuse install `id` when a framework of the Python environment `prefix`
  * (NULL: the one in play) cannot load it: prints the one-line refusal and
  * returns 1; with force warns and returns 0. *uses_cudnn (may be NULL) is
@@ -100,9 +105,10 @@ int cmd_validate_frameworks(const struct cv_store *st, const char *id);
  * environment `prefix`; defined in cmd/preload.c. */
 int cmd_preload_hook(const char *prefix, const char *store, const char *id,
 		     int remove, struct cv_err *err);
-/* Put <store>/<id>/lib/libcudnn.so.N first in LD_PRELOAD (exec); 1 when
- * done, 0 when the version has no such file. */
-int cmd_preload_exec(const char *store, const char *id);
+/* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
+ * cv_store_dir) first in LD_PRELOAD (exec); 1 when done, 0 when the version
+ * has no such file. */
+int cmd_preload_exec(const char *vdir, const char *id);
 /* The same verdict as text, for the prompt hook (which only warns): 1 with
  * msg set when a framework cannot load id. */
 int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,

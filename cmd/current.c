@@ -23,8 +23,8 @@ cmd_current(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cv_active a;
-	int c, json = 0, r;
-	char cwd[PATH_MAX];
+	int c, json = 0, r, venv;
+	char cwd[PATH_MAX], venv_dir[PATH_MAX];
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -42,12 +42,16 @@ cmd_current(int argc, char **argv)
 	cv_store_free(st);
 	if (r < 0)
 		return cmd_fail(&err);
+	venv = a.origin == CV_ORIGIN_ENV &&
+	       cmd_venv_pinned_by(a.spec, venv_dir, sizeof venv_dir);
 	if (json) {
 		json_t *o = json_pack("{s:s, s:s, s:s}", "id", a.id, "spec",
 				      a.spec, "origin", origin_names[a.origin]);
 		char *s;
 		if (a.origin == CV_ORIGIN_FILE)
 			json_object_set_new(o, "file", json_string(a.file));
+		if (venv)
+			json_object_set_new(o, "venv", json_string(venv_dir));
 		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		printf("%s\n", s);
 		free(s);
@@ -56,7 +60,14 @@ cmd_current(int argc, char **argv)
 	}
 	switch (a.origin) {
 	case CV_ORIGIN_ENV:
-		printf("%s (set by CUDNNVM_VERSION=%s)\n", a.id, a.spec);
+		if (venv) {
+			/* a folder name can hold terminal escapes */
+			printf("%s (set by the environment ", a.id);
+			ui_put_escaped(stdout, venv_dir);
+			puts(", pinned with 'cudnnvm venv')");
+		} else
+			printf("%s (set by CUDNNVM_VERSION=%s)\n", a.id,
+			       a.spec);
 		break;
 	case CV_ORIGIN_FILE:
 		/* a folder name can hold terminal escapes */

@@ -23,31 +23,32 @@ level_name(int level)
 static int
 explain(const char *msg, int json)
 {
-	const struct cv_explain *e = cv_doctor_explain(msg);
+	struct cv_explanation e;
 
-	if (e == NULL) {
+	if (!cv_doctor_explain(msg, &e)) {
 		fprintf(stderr,
 			"cudnnvm: doctor: no known cause for that message; run "
 			"'cudnnvm doctor' and 'cudnnvm validate'\n");
 		return 1;
 	}
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e->pattern,
-				      "cause", e->cause, "fix", e->fix);
+		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e.pattern,
+				      "cause", e.cause, "fix", e.fix);
 		char *s = json_dumps(o, JSON_COMPACT);
 		printf("%s\n", s ? s : "{}");
 		free(s);
 		json_decref(o);
 	} else
-		printf("matches: %s\ncause:   %s\nfix:     %s\n", e->pattern,
-		       e->cause, e->fix);
+		printf("matches: %s\ncause:   %s\nfix:     %s\n", e.pattern,
+		       e.cause, e.fix);
+	cv_explanation_release(&e);
 	return 0;
 }
 
 int
 cmd_doctor(int argc, char **argv)
 {
-	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0 };
+	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0, NULL };
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_finding *f = NULL;
 	struct cv_installed inst;
@@ -76,6 +77,7 @@ cmd_doctor(int argc, char **argv)
 	if (r)
 		return r;
 	ctx.store_root = cv_store_root(st);
+	ctx.store = st;
 	if (getcwd(cwd, sizeof cwd) == NULL)
 		snprintf(cwd, sizeof cwd, "/");
 	if (cv_active_resolve(st, cwd, &act, NULL, NULL, &err) == 0 &&

@@ -68,8 +68,11 @@ cmd_exec(int argc, char **argv)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
 	if (r == 0)
 		r = cv_env_apply(&env, &err);
-	if (r == 0 && framework)
-		cmd_preload_exec(cv_store_root(st), id);
+	if (r == 0 && framework) {
+		char *vdir = cv_store_dir(st, id);
+		cmd_preload_exec(vdir, id);
+		free(vdir);
+	}
 	cv_env_release(&env);
 	cv_store_free(st);
 	if (r < 0)

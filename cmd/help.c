@@ -3,6 +3,8 @@
 #include "ui.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int
 cmd_help(int argc, char **argv)
@@ -25,13 +27,41 @@ cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/* `commands`: the visible command names, for the completions;
+ * `--describe`: with their summaries, "name<TAB>summary" (zsh and fish
+ * show them); `--remote-versions`: the releases of the cached mirror
+ * listings, never fetched (a Tab must not wait on the network); `--all`:
+ * the hidden ones too (the docs test). */
 int
 cmd_commands(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int describe = argc == 2 && strcmp(argv[1], "--describe") == 0;
+	int all = argc == 2 && strcmp(argv[1], "--all") == 0;
+
+	if (argc == 2 && strcmp(argv[1], "--remote-versions") == 0) {
+		struct cv_store *st = NULL;
+		char **names;
+		size_t n;
+
+		if (cmd_open(NULL, &st, 0) != 0)
+			return 1;
+		n = cv_index_cached_versions(cv_store_cache_dir(st), &names);
+		for (size_t i = 0; i < n; i++) {
+			printf("%s\n", names[i]);
+			free(names[i]);
+		}
+		free(names);
+		cv_store_free(st);
+		return 0;
+	}
+	if (argc > 1 && !describe && !all)
+		return cmd_usage_error("commands", "unexpected '%s'", argv[1]);
 	for (const struct cmd_spec *c = cmd_table; c->name; c++)
-		if (!(c->flags & CMD_HIDDEN))
-			printf("%s\n", c->name);
+		if (all || !(c->flags & CMD_HIDDEN)) {
+			if (describe)
+				printf("%s\t%s\n", c->name, c->summary);
+			else
+				printf("%s\n", c->name);
+		}
 	return 0;
 }

@@ -200,8 +200,11 @@ install_remote(const struct install_args *a)
 					 cv_store_cache_dir(st),
 					 cfg.keep_archives, &err)) < 0)
 			goto fail;
-		if (!cmd_g.quiet && ui_is_tty())
+		if (!cmd_g.quiet && ui_is_tty()) {
 			cv_download_progress(dl, ui_progress, NULL);
+			ui_progress_watch(cv_download_received, dl,
+					  res.art.size);
+		}
 		cv_download_fetcher(dl, &fetch);
 		r = cv_store_install(st, &res.art, &fetch, &opts, &already,
 				     &err);

@@ -253,15 +253,14 @@ cmd_preload_hook(const char *prefix, const char *store, const char *id,
 }
 
 int
-cmd_preload_exec(const char *store, const char *id)
+cmd_preload_exec(const char *vdir, const char *id)
 {
 	char lib[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
 	struct stat sb;
 	long major = strtol(id, NULL, 10);
 
-	snprintf(lib, sizeof lib, "%s/%s/lib/libcudnn.so.%ld", store, id,
-		 major);
+	snprintf(lib, sizeof lib, "%s/lib/libcudnn.so.%ld", vdir, major);
 	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
 	if (old != NULL && *old) {

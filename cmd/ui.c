@@ -2,7 +2,9 @@
 #include "ui.h"
 #include "cmd.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,8 +159,30 @@ now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double progress_start, progress_last;
-static int progress_drawn;
+/* The progress line. The rate is measured over the last RATE_WINDOW
+ * seconds (a ring of samples), so it follows the network and is not
+ * "0 B/s" until a first big buffer arrives. ui_progress is called by the
+ * install's reading thread, the watch thread redraws on its own clock:
+ * the mutex keeps them to one line at a time. */
+#define RATE_WINDOW 5.0
+#define SAMPLES     64
+#define TICK_NS     200000000L
+
+static struct {
+	pthread_mutex_t mu;
+	double start, last;
+	int drawn;
+	uint64_t done, total;
+	double t[SAMPLES];
+	uint64_t bytes[SAMPLES];
+	int head, n;
+	/* the watch */
+	pthread_t th;
+	int watching;
+	atomic_int stop;
+	uint64_t (*count)(void *);
+	void *arg;
+} pg = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void
 human(char *out, size_t n, double bytes)
@@ -173,43 +197,136 @@ human(char *out, size_t n, double bytes)
 	snprintf(out, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }
 
+/* Record (t, done) and return the rate over the window; < 0 while there
+ * is not yet a span of time to measure. */
+static double
+sample_rate(double t, uint64_t done)
+{
+	int oldest;
+
+	pg.t[pg.head] = t;
+	pg.bytes[pg.head] = done;
+	pg.head = (pg.head + 1) % SAMPLES;
+	if (pg.n < SAMPLES)
+		pg.n++;
+	oldest = (pg.head - pg.n + SAMPLES) % SAMPLES;
+	while (pg.n > 2 && t - pg.t[oldest] > RATE_WINDOW) {
+		oldest = (oldest + 1) % SAMPLES;
+		pg.n--;
+	}
+	if (t - pg.t[oldest] < 0.5)
+		return -1;
+	return (double)(done - pg.bytes[oldest]) / (t - pg.t[oldest]);
+}
+
+/* Draw with pg.mu held. */
+static void
+draw(double t)
+{
+	double rate = sample_rate(t, pg.done);
+	char d[32], tot[32], r[32], eta[16];
+
+	human(d, sizeof d, (double)pg.done);
+	if (rate >= 0) {
+		human(r, sizeof r, rate);
+		strcat(r, "/s");
+	} else
+		snprintf(r, sizeof r, "-- B/s");
+	if (pg.total) {
+		int pct = (int)(pg.done * 100 / pg.total), width = 30;
+		int fill = pct * width / 100;
+		double left =
+			rate > 0 ? (double)(pg.total - pg.done) / rate : -1;
+		human(tot, sizeof tot, (double)pg.total);
+		if (left >= 0 && left < 100 * 3600)
+			snprintf(eta, sizeof eta, "%02d:%02d", (int)left / 60,
+				 (int)left % 60);
+		else
+			snprintf(eta, sizeof eta, "--:--");
+		fprintf(stderr, "\r[%.*s%*s] %3d%% %s / %s  %s  ETA %s \033[K",
+			fill, "##############################", width - fill,
+			"", pct, d, tot, r, eta);
+	} else {
+		fprintf(stderr, "\r%s  %s \033[K", d, r);
+	}
+	pg.drawn = 1;
+	pg.last = t;
+}
+
 void
 ui_progress(void *payload, uint64_t done, uint64_t total)
 {
-	double t = now_seconds(), rate, eta;
-	char d[32], tot[32], r[32];
+	double t = now_seconds();
 
 	(void)payload;
 	if (cmd_g.quiet || !ui_is_tty())
 		return;
-	if (progress_start == 0)
-		progress_start = t;
-	if (t - progress_last < 0.1 && done != total)
-		return;
-	progress_last = t;
-	rate = t > progress_start ? (double)done / (t - progress_start) : 0;
-	human(d, sizeof d, (double)done);
-	human(r, sizeof r, rate);
-	if (total) {
-		int pct = (int)(done * 100 / total), width = 30;
-		int fill = pct * width / 100;
-		human(tot, sizeof tot, (double)total);
-		eta = rate > 0 ? (double)(total - done) / rate : 0;
-		fprintf(stderr,
-			"\r[%.*s%*s] %3d%% %s / %s  %s/s  ETA %02d:%02d ", fill,
-			"##############################", width - fill, "", pct,
-			d, tot, r, (int)eta / 60, (int)eta % 60);
-	} else {
-		fprintf(stderr, "\r%s  %s/s ", d, r);
+	pthread_mutex_lock(&pg.mu);
+	if (pg.start == 0)
+		pg.start = t;
+	pg.total = total;
+	if (done > pg.done)
+		pg.done = done;
+	/* the watch draws on its own clock; else at most 10 times a second */
+	if (!pg.watching && (t - pg.last >= 0.1 || done == total))
+		draw(t);
+	pthread_mutex_unlock(&pg.mu);
+}
+
+static void *
+watch_thread(void *unused)
+{
+	struct timespec tick = { 0, TICK_NS };
+
+	(void)unused;
+	while (!atomic_load(&pg.stop)) {
+		uint64_t got = pg.count(pg.arg);
+		pthread_mutex_lock(&pg.mu);
+		if (got > pg.done && (pg.total == 0 || got <= pg.total))
+			pg.done = got;
+		draw(now_seconds());
+		pthread_mutex_unlock(&pg.mu);
+		nanosleep(&tick, NULL);
 	}
-	progress_drawn = 1;
+	return NULL;
+}
+
+void
+ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total)
+{
+	if (cmd_g.quiet || !ui_is_tty() || pg.watching)
+		return;
+	pg.count = count;
+	pg.arg = arg;
+	pg.total = total;
+	pg.start = now_seconds();
+	atomic_store(&pg.stop, 0);
+	if (pthread_create(&pg.th, NULL, watch_thread, NULL) == 0)
+		pg.watching = 1;
 }
 
 void
 ui_progress_done(void)
 {
-	if (progress_drawn)
+	pthread_mutex_lock(&pg.mu);
+	if (pg.watching) {
+		uint64_t got;
+		atomic_store(&pg.stop, 1);
+		pthread_mutex_unlock(&pg.mu);
+		pthread_join(pg.th, NULL);
+		pthread_mutex_lock(&pg.mu);
+		pg.watching = 0;
+		/* the last frame: where it ended (100% when it completed) */
+		got = pg.count(pg.arg);
+		if (got > pg.done && (pg.total == 0 || got <= pg.total))
+			pg.done = got;
+		draw(now_seconds());
+	}
+	if (pg.drawn)
 		fputs("\n", stderr);
-	progress_drawn = 0;
-	progress_start = progress_last = 0;
+	pg.drawn = 0;
+	pg.start = pg.last = 0;
+	pg.done = pg.total = 0;
+	pg.head = pg.n = 0;
+	pthread_mutex_unlock(&pg.mu);
 }

@@ -21,8 +21,12 @@ void ui_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 when stderr is a terminal (progress bars go there only). */
 int ui_is_tty(void);
-/* Draw a progress line on a terminal: size, rate, ETA. total may be 0. */
+/* Draw a progress line on a terminal: size, rate (over the last seconds),
+ * ETA. total may be 0. Nothing when stderr is not a terminal or -q. */
 void ui_progress(void *payload, uint64_t done, uint64_t total);
+/* Redraw it 5 times a second until ui_progress_done, polling count(arg)
+ * for the bytes so far (a slow download delivers them in big buffers). */
+void ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total);
 void ui_progress_done(void);
 
 #endif

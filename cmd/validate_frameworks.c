@@ -257,7 +257,11 @@ cmd_validate_frameworks(const struct cv_store *st, const char *id)
 		return cmd_fail(&err);
 	}
 	exe[n] = '\0';
-	snprintf(libdir, sizeof libdir, "%s/%s/lib", cv_store_root(st), id);
+	{
+		char *vdir = cv_store_dir(st, id);
+		snprintf(libdir, sizeof libdir, "%s/lib", vdir);
+		free(vdir);
+	}
 	if (realpath(libdir, libreal) == NULL)
 		snprintf(libreal, sizeof libreal, "%s", libdir);
 	fflush(stdout);

@@ -1,6 +1,7 @@
 /* venv.c: pin a version to a Python virtualenv or a conda environment.
- * A venv gets a block at the end of bin/activate (and activate.fish) that
- * applies the version, and one line inside its deactivate function that
+ * A venv gets a block at the end of bin/activate (and activate.fish,
+ * activate.csh) that applies the version, and one line inside its
+ * deactivate function (csh: at the head of its deactivate alias) that
  * undoes it; a conda prefix gets etc/conda/activate.d and deactivate.d
  * scripts. The version is carried by CUDNNVM_VERSION while the environment
  * is active, so the prompt hook agrees with it. --remove takes it all out.
@@ -44,6 +45,30 @@ static const char deact_fish[] =
 	"if test -n \"$_CUDNNVM_VENV_PREV\"; set -gx CUDNNVM_VERSION $_CUDNNVM_VENV_PREV; else; set -e CUDNNVM_VERSION; end; "
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
+
+/* csh: python's activate.csh has no deactivate function but an alias,
+ * one line in single quotes. Its first command becomes ours (csh expands
+ * each command's variables only when it runs, so the tests guard the
+ * rest); it reaches the binary through $_CUDNNVM_EXE, which the block
+ * sets, so no path has to be quoted inside the alias. */
+static const char act_csh[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"if ($?CUDNNVM_VERSION) then\n"
+	"set _CUDNNVM_VENV_PREV=\"$CUDNNVM_VERSION\"\n"
+	"else\n"
+	"set _CUDNNVM_VENV_PREV=\"\"\n"
+	"endif\n"
+	"set _CUDNNVM_EXE=@EXE@\n"
+	"setenv CUDNNVM_VERSION @ID@\n"
+	"eval `@EXE@ hook-env --shell tcsh`\n"
+	"set _CUDNNVM_VENV=1\n" END "\n";
+#define CSH_ALIAS     "alias deactivate '"
+#define CSH_DEACT_END "unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_EXE; "
+static const char deact_csh[] =
+	"test $?_CUDNNVM_VENV != 0 && eval `\"$_CUDNNVM_EXE\" hook-env --shell tcsh --leave`; "
+	"test $?_CUDNNVM_VENV != 0 && unsetenv CUDNNVM_VERSION; "
+	"test $?_CUDNNVM_VENV != 0 && test \"$_CUDNNVM_VENV_PREV\" != \"\" && setenv CUDNNVM_VERSION \"$_CUDNNVM_VENV_PREV\"; "
+	"test $?_CUDNNVM_VENV != 0 && " CSH_DEACT_END;
 
 /* Expand @ID@ and @EXE@ (both quoted for the shell). */
 static int
@@ -93,7 +118,9 @@ static int
 edit_activate(const char *path, int sh, const char *id, const char *exe,
 	      int remove, struct cv_err *err)
 {
-	const char *act = sh == CV_SHELL_FISH ? act_fish : act_sh;
+	const char *act = sh == CV_SHELL_FISH  ? act_fish
+			  : sh == CV_SHELL_CSH ? act_csh
+					       : act_sh;
 	const char *deact = sh == CV_SHELL_FISH ? deact_fish : deact_sh;
 	const char *anchor =
 		sh == CV_SHELL_FISH ? "function deactivate" : "deactivate () {";
@@ -122,6 +149,22 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 		}
 		if (strstr(line, DEACT_TAG) != NULL)
 			continue;
+		if (sh == CV_SHELL_CSH &&
+		    strncmp(line, CSH_ALIAS, strlen(CSH_ALIAS)) == 0) {
+			/* our commands lead the alias; drop, then re-add */
+			char *rest = line + strlen(CSH_ALIAS);
+			char *ours = strstr(rest, CSH_DEACT_END);
+			if (strncmp(rest, deact_csh, 14) == 0 && ours != NULL)
+				rest = ours + strlen(CSH_DEACT_END);
+			cv_text_add(out, CSH_ALIAS, strlen(CSH_ALIAS));
+			if (!remove)
+				cv_text_add(out, deact_csh, strlen(deact_csh));
+			cv_text_add(out, rest, strlen(rest));
+			if (nl)
+				cv_text_add(out, "\n", 1);
+			anchored = 1;
+			continue;
+		}
 		cv_text_add(out, line, strlen(line));
 		if (nl)
 			cv_text_add(out, "\n", 1);
@@ -179,6 +222,63 @@ conda_script(const char *prefix, const char *sub, const char *ext,
 				       strlen(cv_text_str(out)), 0644, err);
 	cv_text_free(out);
 	return r;
+}
+
+/* Whether the activate script at `path` carries our block, and the block
+ * sets CUDNNVM_VERSION to `spec` (quoted or not). */
+static int
+block_sets(const char *path, const char *spec)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct stat sb;
+	char *buf = slurp(path, &sb, &err), *begin, *end, *p;
+	int found = 0;
+
+	if (buf == NULL)
+		return 0;
+	begin = strstr(buf, BEGIN);
+	end = begin != NULL ? strstr(begin, END) : NULL;
+	if (end != NULL) {
+		*end = '\0';
+		for (p = strstr(begin, "CUDNNVM_VERSION"); p && !found;
+		     p = strstr(p + 1, "CUDNNVM_VERSION")) {
+			p += strlen("CUDNNVM_VERSION");
+			p += strspn(p, " =");
+			p += strspn(p, "'\"");
+			found = strncmp(p, spec, strlen(spec)) == 0 &&
+				strchr("'\"; \n", p[strlen(spec)]) != NULL;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+int
+cmd_venv_pinned_by(const char *spec, char *dir, size_t n)
+{
+	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+	static const char *const scripts[] = {
+		"bin/activate", "bin/activate.fish", "bin/activate.csh",
+		"etc/conda/activate.d/cudnnvm.sh",
+		"etc/conda/activate.d/cudnnvm.fish"
+	};
+
+	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+		const char *prefix = getenv(envs[i]);
+		if (prefix == NULL || *prefix != '/')
+			continue;
+		for (size_t j = 0; j < sizeof scripts / sizeof scripts[0];
+		     j++) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof path, "%s/%s", prefix,
+				 scripts[j]);
+			if (block_sets(path, spec)) {
+				snprintf(dir, n, "%s", prefix);
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 int
@@ -257,8 +357,16 @@ cmd_venv(int argc, char **argv)
 			r = 1;
 		else
 			r = cmd_gate_activation(&cfg, st, id, force, 0);
-		if (r == 0)
-			snprintf(store, sizeof store, "%s", cv_store_root(st));
+		if (r == 0) {
+			/* the store that holds it: with a system and a user
+			 * store, the version's own folder's parent */
+			char *vdir = cv_store_dir(st, id), *slash;
+			snprintf(store, sizeof store, "%s", vdir);
+			slash = strrchr(store, '/');
+			if (slash != NULL && slash != store)
+				*slash = '\0';
+			free(vdir);
+		}
 		cv_store_free(st);
 		cv_config_release(&cfg);
 		if (r != 0)
@@ -270,6 +378,10 @@ cmd_venv(int argc, char **argv)
 		snprintf(path, sizeof path, "%s/bin/activate.fish", dir);
 		if (r == 0 && lstat(path, &sb) == 0)
 			r = edit_activate(path, CV_SHELL_FISH, id, exe, remove,
+					  &err);
+		snprintf(path, sizeof path, "%s/bin/activate.csh", dir);
+		if (r == 0 && lstat(path, &sb) == 0)
+			r = edit_activate(path, CV_SHELL_CSH, id, exe, remove,
 					  &err);
 	} else {
 		r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH,

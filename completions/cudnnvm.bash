@@ -1,5 +1,7 @@
 # bash completion for cudnnvm. Thin: commands come from `cudnnvm commands`,
-# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`.
+# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`, and
+# the versions `install` offers from the cached mirror listing (`cudnnvm
+# commands --remote-versions`, which never waits on the network).
 _cudnnvm_flags() {
 	local line out=
 	while IFS= read -r line; do
@@ -45,11 +47,24 @@ _cudnnvm() {
 		fi
 		return
 	fi
+	if [[ $cmd == exec ]]; then
+		# exec [<spec>] -- <command> [args]: a command, then its files
+		for ((w = i + 1; w < COMP_CWORD; w++)); do
+			[[ ${COMP_WORDS[w]} == -- ]] || continue
+			if ((w == COMP_CWORD - 1)); then
+				COMPREPLY=($(compgen -c -- "$cur"))
+			else
+				COMPREPLY=($(compgen -f -- "$cur"))
+			fi
+			return
+		done
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_cudnnvm_flags "$cmd")" -- "$cur"))
 		return
 	fi
 	case $cmd in
+	install) COMPREPLY=($(compgen -W "$(command cudnnvm commands --remote-versions 2>/dev/null)" -- "$cur")) ;;
 	init) COMPREPLY=($(compgen -W "bash zsh fish tcsh powershell" -- "$cur")) ;;
 	completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;

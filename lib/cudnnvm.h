@@ -427,6 +427,9 @@ void cv_download_progress(struct cv_download *d,
 			  void *payload);
 /* 1 when the bytes came (partly) from a cached partial or archive. */
 int cv_download_used_cache(const struct cv_download *d);
+/* Bytes of the archive received so far (from any thread; `d` is a struct
+ * cv_download, untyped so that it fits ui_progress_watch's poll). */
+uint64_t cv_download_received(void *d);
 /* Delete the cached bytes of this artifact (before a clean retry). */
 void cv_download_discard(struct cv_download *d);
 void cv_download_free(struct cv_download *d);
@@ -700,6 +703,11 @@ void cv_validate_cache_put(const char *cache_dir, const char *key,
 /* Parse the JSON of cv_validation_json back. 0 or -1. */
 int cv_validation_from_json(const char *text, struct cv_validation *out);
 
+/* index_cached.c: the release versions ("9.13.0") of the mirror listings
+ * cached under cache_dir, newest first, without the network: an
+ * xmalloc'd array of xmalloc'd names; returns their number. */
+size_t cv_index_cached_versions(const char *cache_dir, char ***names);
+
 /* doctor.c: findings about the store and the environment. */
 enum cv_level { CV_LEVEL_OK, CV_LEVEL_WARN, CV_LEVEL_ERROR };
 struct cv_finding {
@@ -711,18 +719,23 @@ struct cv_doctor_ctx {
 	const char *active_id; /* NULL when none */
 	const char *active_dir;
 	int active_cuda, active_major;
+	const struct cv_store *store; /* for versions that fit; may be NULL */
 };
 /* Collect findings (xmalloc'd array). Never fails: an unreadable thing is
  * itself a finding. */
 void cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		   size_t *n);
 void cv_findings_free(struct cv_finding *f, size_t n);
-/* The classic error messages: cause and fix for `msg`, or NULL. */
-struct cv_explain {
-	const char *pattern, *cause, *fix;
+/* The classic error messages: the cause and fix of `msg`, with the
+ * versions and file names it holds read out of it. 1 and *out filled
+ * (release it), or 0 when no known message matches. */
+struct cv_explanation {
+	const char *pattern; /* the catalogue entry that matched */
+	char *cause, *fix;
 };
-const struct cv_explain *cv_doctor_explain(const char *msg);
-const struct cv_explain *cv_doctor_catalogue(size_t *n);
+int cv_doctor_explain(const char *msg, struct cv_explanation *out);
+void cv_explanation_release(struct cv_explanation *e);
+size_t cv_doctor_catalogue_size(void);
 
 /* ---- bench.c: convolution timing across installed versions ------------ */
 

@@ -196,14 +196,36 @@ check_installs(struct findings *fs, const char *root)
 	DIR *d = opendir(root);
 	struct dirent *e;
 
-	/* a user who only uses the system store's versions has no store
-	 * of their own yet: nothing there to check */
-	if (d == NULL && errno == ENOENT)
-		return;
+	/* a user who has no store of their own yet (a fresh user, or one
+	 * who uses only the system store's versions) gets an info finding,
+	 * never an error */
 	if (d == NULL) {
-		add(fs, CV_LEVEL_ERROR, NULL,
-		    "the store folder cannot be listed",
-		    "cannot read the store %s: %s", root, strerror(errno));
+		int saved = errno;
+		char *q = shq(root), *fix;
+
+		if (saved == ENOENT)
+			add(fs, CV_LEVEL_OK, "cudnnvm install 9",
+			    "the store is made by the first install",
+			    "the store %s does not exist yet: no version is "
+			    "installed",
+			    root);
+		else {
+			fix = saved == EACCES
+				      ? xasprintf(
+						"sudo chmod a+rx %s   (or use "
+						"a store of your own: export "
+						"CUDNNVM_STORE=\"$HOME/.local/"
+						"share/cudnnvm\")",
+						q)
+				      : xasprintf("ls -ld %s", q);
+			add(fs, CV_LEVEL_ERROR, fix,
+			    "the store folder cannot be listed, so no installed "
+			    "version can be used",
+			    "cannot read the store %s: %s", root,
+			    strerror(saved));
+			free(fix);
+		}
+		free(q);
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -348,6 +370,65 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	free(copy);
 }
 
+/* The command that takes the cuDNN of `libdir` (whose install root is
+ * `root`) under management and removes the copy, so that no program loads
+ * it by chance any more. A distribution's folder is left to its package
+ * manager. */
+static char *
+removal_fix(const char *root, const char *libdir, const char *soname,
+	    int in_cache)
+{
+	char *qr = shq(root), *ql = shq(libdir), *fix;
+
+	if (strncmp(libdir, "/usr/lib", 8) == 0 ||
+	    strncmp(libdir, "/lib", 4) == 0)
+		fix = xasprintf("cudnnvm import %s && sudo apt-get remove "
+				"\"$(dpkg -S %s/%s | cut -d: -f1)\"",
+				qr, ql, soname);
+	else if (strcmp(root, libdir) != 0)
+		fix = xasprintf("cudnnvm import %s && sudo rm -f %s/libcudnn* "
+				"%s/include/cudnn*.h%s",
+				qr, ql, qr,
+				in_cache ? " && sudo ldconfig" : "");
+	else
+		fix = xasprintf(
+			"cudnnvm import %s && sudo rm -f %s/libcudnn*%s", qr,
+			ql, in_cache ? " && sudo ldconfig" : "");
+	free(ql);
+	free(qr);
+	return fix;
+}
+
+struct incache {
+	const char *dir;
+	int found;
+};
+
+static void
+incache_cb(void *payload, const char *soname, const char *path)
+{
+	struct incache *ic = payload;
+	char dir[PATH_MAX], *slash;
+
+	if (ic->found || strncmp(soname, "libcudnn.so.", 12) != 0)
+		return;
+	snprintf(dir, sizeof dir, "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return;
+	*slash = '\0';
+	ic->found = same_dir(dir, ic->dir);
+}
+
+/* Whether the loader cache (ldconfig) answers libcudnn.so.N from `dir`. */
+static int
+in_ldcache(const char *dir)
+{
+	struct incache ic = { dir, 0 };
+
+	cv_ldcache_each(incache_cb, &ic);
+	return ic.found;
+}
+
 struct ldcheck {
 	struct findings *fs;
 	const char *root;
@@ -358,7 +439,7 @@ ldcheck_cb(void *payload, const char *soname, const char *path)
 {
 	struct ldcheck *lc = payload;
 	char dir[PATH_MAX];
-	char *slash;
+	char *slash, *fix;
 
 	if (strncmp(soname, "libcudnn.so.", 12) != 0)
 		return;
@@ -370,11 +451,14 @@ ldcheck_cb(void *payload, const char *soname, const char *path)
 	if (strncmp(dir, lc->root, strlen(lc->root)) == 0 ||
 	    seen_before(lc->fs, dir))
 		return;
-	add(lc->fs, CV_LEVEL_WARN, "eval \"$(cudnnvm env)\"",
+	fix = removal_fix(dir, dir, soname, 1);
+	add(lc->fs, CV_LEVEL_WARN, fix,
 	    "it is in the system loader cache (ldconfig), so every "
 	    "program without the active version on LD_LIBRARY_PATH "
-	    "loads it",
+	    "loads it (eval \"$(cudnnvm env)\" only hides it in this "
+	    "shell)",
 	    "system cuDNN in %s (%s)", dir, soname);
+	free(fix);
 }
 
 static void
@@ -413,13 +497,16 @@ sysfirst_cb(void *payload, const char *soname, const char *path)
 	snprintf(dir, sizeof dir, "%s", path);
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*slash = '\0';
-	if (strcmp(dir, sf->libdir) != 0)
-		add(sf->fs, CV_LEVEL_WARN, "",
+	if (strcmp(dir, sf->libdir) != 0) {
+		char *fix = removal_fix(dir, dir, soname, 1);
+		add(sf->fs, CV_LEVEL_WARN, fix,
 		    "system mode is on, but the loader cache answers this "
 		    "soname with another copy first; remove that copy (or "
 		    "its /etc/ld.so.conf.d entry) and run ldconfig",
 		    "the loader picks %s for %s before the store's %s", path,
 		    soname, sf->libdir);
+		free(fix);
+	}
 }
 
 static void
@@ -430,10 +517,17 @@ check_sysmode(struct findings *fs, const char *root)
 	int r = cv_sysmode_read(named, sizeof named, NULL);
 
 	if (r == 0) {
-		add(fs, CV_LEVEL_WARN, "",
+		char *q = shq(cv_sysmode_conf_path());
+		char *fix = xasprintf("sudo rm %s && sudo ldconfig   (if "
+				      "nothing else needs it; then sudo "
+				      "cudnnvm global --system <spec>)",
+				      q);
+		add(fs, CV_LEVEL_WARN, fix,
 		    "cudnnvm did not write it and will not change it",
 		    "%s exists but was not written by cudnnvm",
 		    cv_sysmode_conf_path());
+		free(fix);
+		free(q);
 		return;
 	}
 	if (r != 1)
@@ -444,7 +538,9 @@ check_sysmode(struct findings *fs, const char *root)
 		    "the machine's loader follows another store than this one",
 		    "system mode names %s, not this store's %s", named, want);
 	else
-		add(fs, CV_LEVEL_OK, "",
+		add(fs, CV_LEVEL_OK,
+		    "nothing; to turn it off: sudo cudnnvm global --system "
+		    "--unset",
 		    "programs find the global version by soname, with no "
 		    "LD_LIBRARY_PATH",
 		    "system mode is on: %s names %s", cv_sysmode_conf_path(),
@@ -472,25 +568,28 @@ check_toolkit_dirs(struct findings *fs)
 		so = cudnn_in(lib);
 		fresh = so != NULL && !seen_before(fs, lib);
 
-		if (fresh)
-			add(fs, CV_LEVEL_WARN, "eval \"$(cudnnvm env)\"",
-			    "build systems that look in the CUDA toolkit "
-			    "(CUDA_HOME, CMake's FindCUDNN) find this copy "
-			    "instead of the active one",
-			    "the CUDA toolkit folder %s holds its own cuDNN "
-			    "(%s)",
-			    lib, so);
 		if (fresh) {
-			char *q = shq(dirs[i]);
-			char *fix = xasprintf("cudnnvm import %s", q);
-			add(fs, CV_LEVEL_OK, fix,
-			    "import copies it into the store, where it can be "
-			    "validated, switched and removed like any install",
-			    "a hand install of cuDNN in %s can be taken under "
-			    "management",
-			    dirs[i]);
+			int cached = in_ldcache(lib);
+			char *fix = removal_fix(dirs[i], lib, so, cached);
+
+			add(fs, CV_LEVEL_WARN, fix,
+			    cached ? "every program without the active version "
+				     "on LD_LIBRARY_PATH loads it, and build "
+				     "systems that look in the CUDA toolkit "
+				     "(CUDA_HOME, CMake's FindCUDNN) find it "
+				     "instead of the active one; import keeps "
+				     "it as a managed install"
+				   : "build systems that look in the CUDA "
+				     "toolkit (CUDA_HOME, CMake's FindCUDNN) "
+				     "find this copy instead of the active "
+				     "one; import keeps it as a managed install",
+			    "the CUDA toolkit folder %s holds its own cuDNN "
+			    "(%s)%s",
+			    lib, so,
+			    cached ? ", and the system loader cache "
+				     "(ldconfig) lists it"
+				   : "");
 			free(fix);
-			free(q);
 		}
 		free(so);
 		free(lib);
@@ -695,8 +794,24 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	int have = ctx->active_id != NULL &&
 		   cv_install_id_parse(&v, ctx->active_id, NULL) == 0;
 
+	struct cv_installed *all = NULL;
+	size_t nall = 0;
+	const char *fits = NULL;
+
 	if (cv_frameworks_find(&fe, NULL, NULL) < 0)
 		return;
+	/* the newest installed version every framework here can load: the
+	 * fix is to switch to it, not to install what is already there */
+	if (have && ctx->store != NULL &&
+	    cv_store_list(ctx->store, &all, &nall, NULL) == 0)
+		for (size_t k = 0; k < nall && fits == NULL; k++) {
+			size_t j = 0;
+			while (j < fe.n &&
+			       cv_framework_fits(&fe.fw[j], &all[k].version))
+				j++;
+			if (j == fe.n)
+				fits = all[k].id;
+		}
 	for (size_t i = 0; have && i < fe.n; i++) {
 		const struct cv_framework *f = &fe.fw[i];
 		char need[512], hint[64];
@@ -706,8 +821,11 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			continue;
 		cv_framework_need_text(f, need, sizeof need);
 		cv_framework_install_hint(f, hint, sizeof hint);
-		fix = xasprintf("cudnnvm install %s && cudnnvm shell %.*s",
-				hint, (int)strcspn(hint, " "), hint);
+		fix = fits != NULL
+			      ? xasprintf("cudnnvm shell %s", fits)
+			      : xasprintf(
+					"cudnnvm install %s && cudnnvm shell %.*s",
+					hint, (int)strcspn(hint, " "), hint);
 		why = xasprintf(
 			"%s says '%s'; the framework refuses or misuses an "
 			"older minor, another major or another CUDA build%s%s%s",
@@ -754,6 +872,7 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		if (*p == ':')
 			p++;
 	}
+	free(all);
 	cv_fw_env_release(&fe);
 }
 
@@ -785,7 +904,10 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		    "without one, programs find cuDNN only through the system",
 		    "no cuDNN version is active");
 	if (access(driver_version_file(), F_OK) != 0)
-		add(&fs, CV_LEVEL_OK, NULL,
+		add(&fs, CV_LEVEL_OK,
+		    "nothing on a machine without a GPU; elsewhere install "
+		    "the NVIDIA driver (your distribution's nvidia-driver "
+		    "package)",
 		    "validation skips its GPU steps on this machine",
 		    "no NVIDIA driver is loaded");
 	for (size_t i = 0; i < fs.nseen; i++)
@@ -809,92 +931,333 @@ cv_findings_free(struct cv_finding *f, size_t n)
 
 /* ---- the classic messages --------------------------------------------- */
 
-static const struct cv_explain catalogue[] = {
-	{ "Could not load library libcudnn_",
+/* The numbers of a version at s: "8.6.0", "(9, 19, 0)", "9.1" (up to three
+ * parts; missing ones stay -1). Returns how many were read. */
+static int
+read_version(const char *s, int v[3])
+{
+	int n = 0;
+
+	v[0] = v[1] = v[2] = -1;
+	while (*s == ' ' || *s == '(' || *s == '\'' || *s == '"')
+		s++;
+	while (n < 3 && *s >= '0' && *s <= '9') {
+		char *end;
+		long x = strtol(s, &end, 10);
+		if (x > 99999)
+			break;
+		v[n++] = (int)x;
+		s = end;
+		if (*s == '.' && s[1] >= '0' && s[1] <= '9')
+			s++;
+		else if (*s == ',' && s[1] == ' ' && s[2] >= '0' && s[2] <= '9')
+			s += 2;
+		else
+			break;
+	}
+	return n;
+}
+
+/* The version that follows `key` in msg; 0 when it has no major.minor. */
+static int
+version_after(const char *msg, const char *key, int v[3])
+{
+	const char *p = strcasestr(msg, key);
+	return p != NULL && read_version(p + strlen(key), v) >= 2;
+}
+
+/* The cuDNN major a library name in msg carries ("libcudnn.so.8",
+ * "libcudnn_ops_infer.so.8"), or 0. */
+static int
+soname_major(const char *msg)
+{
+	for (const char *p = strstr(msg, "libcudnn"); p != NULL;
+	     p = strstr(p + 1, "libcudnn")) {
+		const char *so =
+			p + 8 + strspn(p + 8, "_abcdefghijklmnopqrstuvwxyz");
+		if (strncmp(so, ".so.", 4) == 0 && so[4] >= '1' && so[4] <= '9')
+			return (int)strtol(so + 4, NULL, 10);
+	}
+	return 0;
+}
+
+/* The path (or bare name) of the first libcudnn* file msg names:
+ * "/usr/local/cuda/lib64/libcudnn_cnn.so.9" out of "OSError: ...: cannot
+ * open shared object file: Permission denied". */
+static char *
+cudnn_file_in(const char *msg)
+{
+	static const char stop[] = " \t\n'\"`:;,()[]{}";
+	const char *p = strstr(msg, "libcudnn"), *start;
+
+	if (p == NULL)
+		return NULL;
+	start = p;
+	while (start > msg && strchr(stop, start[-1]) == NULL)
+		start--;
+	return xstrndup(start, (size_t)(p - start) + strcspn(p, stop));
+}
+
+struct explain_entry {
+	const char *pattern; /* the message contains this... */
+	const char *also;    /* ...and this (may be NULL) */
+	const char *cause, *fix;
+	/* the cause and fix for the versions and names the message holds;
+	 * may leave them as they are */
+	void (*exact)(const char *msg, struct cv_explanation *e);
+};
+
+static void
+replace(char **slot, char *value)
+{
+	free(*slot);
+	*slot = value;
+}
+
+static void
+exact_not_found(const char *msg, struct cv_explanation *e)
+{
+	int major = soname_major(msg);
+
+	if (major > 0)
+		replace(&e->fix,
+			xasprintf("cudnnvm install %d && eval \"$(cudnnvm "
+				  "env %d)\"",
+				  major, major));
+}
+
+static void
+exact_unreadable(const char *msg, struct cv_explanation *e)
+{
+	char *file = cudnn_file_in(msg), *slash, *dir, *q;
+
+	if (file == NULL || (slash = strrchr(file, '/')) == NULL) {
+		free(file);
+		return;
+	}
+	dir = xstrndup(file, (size_t)(slash - file));
+	q = shq(dir);
+	replace(&e->cause,
+		xasprintf("%s exists but this user may not read it: cuDNN was "
+			  "copied by hand with root's permissions (the classic "
+			  "missing chmod a+r); the loader reports it as it "
+			  "would a missing file",
+			  file));
+	replace(&e->fix,
+		xasprintf("sudo chmod a+r %s/libcudnn*   (or adopt it: "
+			  "cudnnvm import %s)",
+			  q, q));
+	free(q);
+	free(dir);
+	free(file);
+}
+
+static void
+exact_unable_to_load(const char *msg, struct cv_explanation *e)
+{
+	const char *p = strstr(msg, "Unable to load any of");
+	const char *name = p != NULL ? strstr(p, "libcudnn") : NULL;
+	char *sub;
+	int v[3];
+
+	if (name == NULL)
+		return;
+	sub = xstrndup(name, strcspn(name, ".,} \n"));
+	{
+		const char *so = strstr(name, ".so.");
+		if (so == NULL || read_version(so + 4, v) < 2) {
+			free(sub);
+			return;
+		}
+	}
+	replace(&e->cause,
+		xasprintf(
+			"cuDNN %d.%d's libcudnn.so.%d loads %s of exactly its "
+			"own version at run time, and no %s.so.%d.%d is on the "
+			"loader path: the folder holds only part of cuDNN (a "
+			"dispatcher without its sub-libraries), or "
+			"LD_LIBRARY_PATH names another version's folder",
+			v[0], v[1], v[0], sub, sub, v[0], v[1]));
+	replace(&e->fix,
+		xasprintf(
+			"cudnnvm install %d.%d && eval \"$(cudnnvm env %d.%d)\" "
+			"&& cudnnvm validate",
+			v[0], v[1], v[0], v[1]));
+	free(sub);
+}
+
+/* TensorFlow, JAX and XLA: same major, at least the minor compiled with. */
+static void
+exact_tf_runtime(const char *msg, struct cv_explanation *e)
+{
+	int run[3], built[3];
+
+	if (!version_after(msg, "compiled with:", built))
+		return;
+	if (version_after(msg, "Loaded runtime CuDNN library:", run))
+		replace(&e->cause,
+			xasprintf("the framework was compiled with cuDNN %d.%d "
+				  "and needs cuDNN %d.%d or a newer %d.x; the "
+				  "cuDNN it loaded is %d.%d ('cudnnvm "
+				  "frameworks' shows the versions that fit)",
+				  built[0], built[1], built[0], built[1],
+				  built[0], run[0], run[1]));
+	replace(&e->fix,
+		xasprintf("cudnnvm install %d.%d && cudnnvm shell %d.%d",
+			  built[0], built[1], built[0], built[1]));
+}
+
+/* PyTorch: same major, runtime minor at least the compiled one. */
+static void
+exact_torch_runtime(const char *msg, struct cv_explanation *e)
+{
+	int run[3], built[3];
+
+	if (!version_after(msg, "against", built))
+		return;
+	if (version_after(msg, "runtime version", run))
+		replace(&e->cause,
+			xasprintf(
+				"PyTorch was compiled with cuDNN %d.%d and "
+				"needs %d.%d or a newer %d.x, but found %d.%d "
+				"first: LD_LIBRARY_PATH (or the active version) "
+				"points it at an older cuDNN than the one it "
+				"bundles ('cudnnvm frameworks' shows the "
+				"versions that fit)",
+				built[0], built[1], built[0], built[1],
+				built[0], run[0], run[1]));
+	replace(&e->fix,
+		xasprintf("cudnnvm install %d.%d && cudnnvm shell %d.%d",
+			  built[0], built[1], built[0], built[1]));
+}
+
+/* First match wins: the specific ones come before "libcudnn.so". */
+static const struct explain_entry catalogue[] = {
+	{ "Permission denied", "libcudnn",
+	  "a cuDNN file exists but this user may not read it: it was copied "
+	  "by hand with root's permissions (the classic missing chmod a+r); "
+	  "the loader reports it as it would a missing file",
+	  "find it with 'ldconfig -p | grep libcudnn', then sudo chmod a+r "
+	  "on its folder's libcudnn* (or adopt it: cudnnvm import <folder>)",
+	  exact_unreadable },
+	{ "Unable to load any of", "libcudnn",
+	  "cuDNN 9's libcudnn.so.9 loads its sub-libraries of exactly its own "
+	  "version at run time and found none on the loader path",
+	  "eval \"$(cudnnvm env)\" && cudnnvm validate", exact_unable_to_load },
+	{ "Could not load library libcudnn_", NULL,
 	  "cuDNN 8 loads its sub-libraries (libcudnn_cnn_infer.so.8, ...) by "
 	  "name at run time: their folder is not on the loader path, or one "
 	  "of their own dependencies (libcublas, libcublasLt, libz, the "
 	  "unversioned libcuda.so) is missing; the process then aborts",
-	  "eval \"$(cudnnvm env)\" && cudnnvm validate" },
-	{ "Attempt to open cnn_infer failed",
+	  "eval \"$(cudnnvm env)\" && cudnnvm validate", NULL },
+	{ "Attempt to open cnn_infer failed", NULL,
 	  "PyTorch on cuDNN 8 could not load libcudnn_cnn_infer.so.8: the "
 	  "active cuDNN's lib folder is not on LD_LIBRARY_PATH",
-	  "eval \"$(cudnnvm env)\" && cudnnvm validate" },
-	{ "libcuda.so: cannot open shared object file",
+	  "eval \"$(cudnnvm env)\" && cudnnvm validate", NULL },
+	{ "libcuda.so: cannot open shared object file", NULL,
 	  "cuDNN 8's cnn_infer loads the unversioned libcuda.so; only "
 	  "libcuda.so.1 exists (WSL, containers)",
 	  "sudo ln -s libcuda.so.1 \"$(dirname \"$(ldconfig -p | awk "
-	  "'/libcuda.so.1 /{print $NF; exit}')\")/libcuda.so\"" },
-	{ "libcudnn.so",
+	  "'/libcuda.so.1 /{print $NF; exit}')\")/libcuda.so\"",
+	  NULL },
+	{ "Could not load dynamic library 'libcudnn", NULL,
+	  "TensorFlow's loader found no libcudnn.so.N on the loader path",
+	  "eval \"$(cudnnvm env)\" && cudnnvm validate", exact_not_found },
+	{ "libcudnn.so", NULL,
 	  "the loader cannot find cuDNN: no version is active in this shell "
 	  "(LD_LIBRARY_PATH lacks its lib folder) or none is installed",
-	  "cudnnvm install 9 && eval \"$(cudnnvm env)\"" },
-	{ "Could not load dynamic library 'libcudnn",
-	  "TensorFlow's loader found no libcudnn.so.N on the loader path",
-	  "eval \"$(cudnnvm env)\" && cudnnvm validate" },
-	{ "CUDNN_STATUS_NOT_INITIALIZED",
+	  "cudnnvm install 9 && eval \"$(cudnnvm env 9)\"", exact_not_found },
+	{ "CUDNN_STATUS_NOT_INITIALIZED", NULL,
 	  "cuDNN could not start on the GPU: a driver too old for the build's "
 	  "CUDA major, a cuDNN/CUDA variant mismatch, a GPU this release no "
 	  "longer supports, or no free GPU memory",
-	  "cudnnvm validate && cudnnvm doctor" },
-	{ "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+	  "cudnnvm validate && cudnnvm doctor", NULL },
+	{ "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH", NULL,
 	  "cuDNN 9's dispatcher loaded sub-libraries of another version: "
 	  "another cuDNN 9 folder is on LD_LIBRARY_PATH (a mixed load)",
-	  "cudnnvm doctor" },
-	{ "cudnnFinalize failed",
+	  "cudnnvm doctor", NULL },
+	{ "CUDNN_STATUS_VERSION_MISMATCH", NULL,
+	  "the cuDNN 8 sub-libraries loaded (libcudnn_ops_infer, "
+	  "libcudnn_cnn_infer, ...) are not of the same version as "
+	  "libcudnn.so.8: two cuDNN 8 installs are mixed through "
+	  "LD_LIBRARY_PATH or the loader cache",
+	  "cudnnvm doctor && eval \"$(cudnnvm env)\" && cudnnvm validate",
+	  NULL },
+	{ "cudnnFinalize failed", NULL,
 	  "often a mixed cuDNN 9 load: sub-libraries from another folder (or "
 	  "a missing engine library) reject the graph",
-	  "cudnnvm doctor && cudnnvm validate" },
-	{ "cuDNN version incompatibility",
+	  "cudnnvm doctor && cudnnvm validate", NULL },
+	{ "cuDNN version incompatibility", NULL,
 	  "PyTorch found a runtime cuDNN older (or of another major) than it "
 	  "was compiled against: the active version (or the sub-libraries "
 	  "LD_LIBRARY_PATH gives its bundled front library: a mixed load) "
 	  "is one torch cannot load; 'cudnnvm frameworks' names the versions "
 	  "that fit, and activation refuses the others unless --force",
 	  "cudnnvm frameworks   (then: cudnnvm install <the version it "
-	  "names> && cudnnvm exec <it> -- python3 ...)" },
-	{ "Loaded runtime CuDNN library",
+	  "names> && cudnnvm exec <it> -- python3 ...)",
+	  exact_torch_runtime },
+	{ "Loaded runtime CuDNN library", NULL,
 	  "TensorFlow needs the same cuDNN major and at least the minor it was "
 	  "compiled with; the active version is older (activation refuses it "
 	  "unless --force; 'cudnnvm frameworks' shows what fits)",
 	  "cudnnvm frameworks   (then: cudnnvm install <the compiled "
-	  "version> && cudnnvm shell <it>)" },
-	{ "DNN library initialization failed",
+	  "version> && cudnnvm shell <it>)",
+	  exact_tf_runtime },
+	{ "DNN library initialization failed", NULL,
 	  "JAX/XLA could not start cuDNN: the loaded cuDNN is older than the "
 	  "one jaxlib was built against, of another major or built for "
 	  "another CUDA major (XLA logs 'Loaded runtime CuDNN library: X but "
 	  "source was compiled with: Y')",
 	  "cudnnvm frameworks   (then: cudnnvm install <the version it "
-	  "names> && cudnnvm shell <it>)" },
-	{ "Cannot load symbol cublasLt",
+	  "names> && cudnnvm shell <it>)",
+	  exact_tf_runtime },
+	{ "Cannot load symbol cublasLt", NULL,
 	  "cuDNN loads libcublasLt.so.<CUDA major> at run time and it is not "
 	  "on the loader path; the process aborts",
 	  "install the CUDA libraries of the variant (cuBLAS) and run "
-	  "cudnnvm doctor" },
-	{ "not defined in file libcudnn",
+	  "cudnnvm doctor",
+	  NULL },
+	{ "not defined in file libcudnn", NULL,
 	  "two cuDNN 8 installs are mixed: symbols of one sub-library are "
 	  "resolved against another version's file",
-	  "cudnnvm doctor" },
-	{ "cudnn_status_arch_mismatch",
+	  "cudnnvm doctor", NULL },
+	{ "cudnn_status_arch_mismatch", NULL,
 	  "this cuDNN has no kernels for the GPU's compute capability (9.11 "
 	  "and newer need 7.5; 9.10 still runs on 5.0)",
-	  "cudnnvm install 9.10 && cudnnvm global 9.10" },
-	{ NULL, NULL, NULL },
+	  "cudnnvm install 9.10 && cudnnvm global 9.10", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
-const struct cv_explain *
-cv_doctor_catalogue(size_t *n)
+size_t
+cv_doctor_catalogue_size(void)
 {
-	*n = sizeof catalogue / sizeof catalogue[0] - 1;
-	return catalogue;
+	return sizeof catalogue / sizeof catalogue[0] - 1;
 }
 
-const struct cv_explain *
-cv_doctor_explain(const char *msg)
+int
+cv_doctor_explain(const char *msg, struct cv_explanation *out)
 {
-	/* First match wins: the specific ones come before "libcudnn.so". */
-	for (const struct cv_explain *e = catalogue; e->pattern; e++)
-		if (msg != NULL && strcasestr(msg, e->pattern) != NULL)
-			return e;
-	return NULL;
+	memset(out, 0, sizeof *out);
+	if (msg == NULL)
+		return 0;
+	for (const struct explain_entry *e = catalogue; e->pattern; e++) {
+		if (strcasestr(msg, e->pattern) == NULL ||
+		    (e->also != NULL && strcasestr(msg, e->also) == NULL))
+			continue;
+		out->pattern = e->pattern;
+		out->cause = xstrdup(e->cause);
+		out->fix = xstrdup(e->fix);
+		if (e->exact != NULL)
+			e->exact(msg, out);
+		return 1;
+	}
+	return 0;
+}
+
+void
+cv_explanation_release(struct cv_explanation *e)
+{
+	free(e->cause);
+	free(e->fix);
+	memset(e, 0, sizeof *e);
 }

@@ -57,6 +57,9 @@ struct cv_download {
 	atomic_int keep_partial;
 
 	uint64_t delivered;
+	/* bytes in the partial as the network thread writes them: what a
+	 * progress display polls between the reader's (256 KiB) buffers */
+	_Atomic uint64_t received;
 	void (*progress)(void *, uint64_t, uint64_t);
 	void *payload;
 };
@@ -102,6 +105,12 @@ cv_download_progress(struct cv_download *d,
 {
 	d->progress = fn;
 	d->payload = payload;
+}
+
+uint64_t
+cv_download_received(void *d)
+{
+	return atomic_load(&((struct cv_download *)d)->received);
 }
 
 int
@@ -257,6 +266,7 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 		off += (size_t)k;
 	}
 	d->file_len += len;
+	atomic_store(&d->received, d->file_len);
 	if (push(d, p, len) < 0)
 		return CURL_WRITEFUNC_ERROR;
 	return len;
@@ -270,6 +280,7 @@ restart_partial(struct cv_download *d)
 	if (ftruncate(d->wfd, 0) < 0 || lseek(d->wfd, 0, SEEK_SET) < 0)
 		return -1;
 	d->file_len = 0;
+	atomic_store(&d->received, 0);
 	d->replay_len = 0;
 	return 0;
 }
@@ -413,6 +424,7 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 		st.st_size = 0;
 	}
 	d->file_len = (uint64_t)st.st_size;
+	atomic_store(&d->received, d->file_len);
 	if (d->file_len > 0) {
 		d->rfd = open(d->partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (d->rfd < 0)

@@ -1,4 +1,4 @@
-/* extract.c: safe extraction with libarchive (reliability.md §2).
+/* extract.c: safe extraction with libarchive (doc/reliability.md §2).
  *
  * Only tar and zip, only xz/gzip/bzip2 filters. Every entry passes our own
  * policy before archive_write_header: regular files, folders and relative

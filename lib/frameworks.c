@@ -327,9 +327,15 @@ split_dist_info(const char *dname, char *name, size_t nn, char *ver, size_t vn)
 static int
 known_dist(const char *name)
 {
-	for (int i = 0; known_pip[i]; i++)
-		if (starts_with(name, known_pip[i]))
+	/* a whole name or a name part: jax and jax_cuda12_plugin, not
+	 * jaxtyping; cupy_cuda13x, not cupyx */
+	for (int i = 0; known_pip[i]; i++) {
+		size_t n = strlen(known_pip[i]);
+		if (starts_with(name, known_pip[i]) &&
+		    (name[n] == '\0' || name[n] == '_' ||
+		     (name[n] >= '0' && name[n] <= '9')))
 			return 1;
+	}
 	return 0;
 }
 

@@ -341,7 +341,7 @@ now_rfc3339(char out[32])
 }
 
 /* The archive's top folder must agree with what it is installed as
- * (reliability.md 2.3 rule 3): NVIDIA names it like the file,
+ * (doc/reliability.md 2.3 rule 3): NVIDIA names it like the file,
  * cudnn-<platform>-<version>_cuda<N>-archive, so a renamed or mislabelled
  * archive cannot publish one build under another's id. The old .tgz layout
  * says only "cuda"; its version is checked by validation. */

@@ -1,5 +1,5 @@
 /* link.c: the global default, <store>/current, a relative symlink that is
- * replaced atomically (reliability.md §3.1): a new link under a temporary
+ * replaced atomically (doc/reliability.md §3.1): a new link under a temporary
  * name, renameat(2) over the old one, fsync of the store folder, all under
  * the store's current.lock so that concurrent switches are serialised.
  * Readers take no lock: rename(2) guarantees they never see it missing. */

@@ -525,6 +525,25 @@ struct driver {
 	void *cuda;
 };
 
+/* The driver found no device: when CUDA_VISIBLE_DEVICES is set, it is
+ * what hid them (the driver reads it; "" or an index that does not exist
+ * hides every GPU), so say that rather than "no NVIDIA GPU". */
+static void
+hidden_by_visible_devices(struct driver *d)
+{
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+
+	if (vis == NULL)
+		return;
+	snprintf(d->why, sizeof d->why,
+		 "no GPU is visible: CUDA_VISIBLE_DEVICES='%.200s' %s; unset "
+		 "it, or name a GPU (CUDA_VISIBLE_DEVICES=0)",
+		 vis,
+		 *vis ? "names no GPU the driver has"
+		      : "is empty, which hides "
+			"every GPU");
+}
+
 /* Load the driver and cuInit. It emits nothing, so it can run in a thread
  * while cuDNN loads: cuInit is most of a cold validation's time. */
 static void
@@ -565,8 +584,10 @@ driver_init(struct driver *d)
 		return;
 	}
 	r = init(0);
-	if (r == CUDA_ERROR_NO_DEVICE)
+	if (r == CUDA_ERROR_NO_DEVICE) {
+		hidden_by_visible_devices(d);
 		return;
+	}
 	if (r != 0) {
 		d->state = -1;
 		snprintf(d->why, sizeof d->why,
@@ -577,8 +598,10 @@ driver_init(struct driver *d)
 		return;
 	}
 	getver(&d->version);
-	if (count(&n) != 0 || n < 1 || devget(&d->dev, 0) != 0)
+	if (count(&n) != 0 || n < 1 || devget(&d->dev, 0) != 0) {
+		hidden_by_visible_devices(d);
 		return;
+	}
 	d->state = 1;
 }
 

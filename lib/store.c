@@ -444,7 +444,13 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 		r = open_for_write(st, err);
 	} else {
 		st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (st->dirfd < 0 && errno != ENOENT)
+		if (st->dirfd < 0 && errno == EACCES)
+			r = cv_err_errno(err, CV_EPERM,
+					 "cannot open the store '%s' (ask its "
+					 "owner for read access, or use "
+					 "--store DIR)",
+					 st->root);
+		else if (st->dirfd < 0 && errno != ENOENT)
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot open the store '%s'",
 					 st->root);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Config files (doc/SPEC.md "Config"; reliability.md C1-C6): strict parsing with
+# Config files (doc/SPEC.md "Config"; doc/reliability.md C1-C6): strict parsing with
 # file:line errors and exit 78, and the order system < user < --config,
 # environment over files, flags over both.
 load helper

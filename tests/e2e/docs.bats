@@ -59,7 +59,8 @@ spec_commands() {
 			}
 		done < <(usage_of "$c")
 	done
-	cmds=" $(cudnnvm commands | tr '\n' ' ') "
+	# (hidden commands such as hook-env may be documented too)
+	cmds=" $(cudnnvm commands --all | tr '\n' ' ') "
 	while read -r _ name _; do
 		[[ $cmds == *" $name "* ]] || {
 			echo "doc/SPEC.md lists '$name', which is no command (move it under '# planned')"

@@ -170,20 +170,48 @@ for f in j["findings"]:
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "matches: Could not load library libcudnn_" ]]
 	[[ "$output" == *"fix:     eval \"\$(cudnnvm env)\" && cudnnvm validate"* ]]
-	run cudnnvm doctor --explain "libcudnn.so.8: cannot open shared object file: No such file or directory"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"cannot find cuDNN"* ]]
 	run cudnnvm doctor --explain "cuDNN error: CUDNN_STATUS_NOT_INITIALIZED"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"driver too old"* ]]
-	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
-	[ "$status" -eq 0 ]
 	run cudnnvm doctor --json --explain "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"
 	[ "$status" -eq 0 ]
 	echo "$output" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["fix"] == "cudnnvm doctor", j'
 	run --separate-stderr cudnnvm doctor --explain "something else entirely"
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == "cudnnvm: doctor: no known cause for that message; run 'cudnnvm doctor' and 'cudnnvm validate'" ]]
+}
+
+@test "--explain suggests the major the missing library names" {
+	run cudnnvm doctor --explain "libcudnn.so.8: cannot open shared object file: No such file or directory"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cannot find cuDNN"* ]]
+	[[ "$output" == *'fix:     cudnnvm install 8 && eval "$(cudnnvm env 8)"'* ]]
+	run cudnnvm doctor --explain "Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file"
+	[[ "$output" == *'fix:     cudnnvm install 7 && eval "$(cudnnvm env 7)"'* ]]
+}
+
+@test "--explain reads versions and names out of the messages people paste" {
+	# an unreadable file is not a missing one
+	run cudnnvm doctor --explain "OSError: /usr/local/cuda/lib64/libcudnn_cnn.so.9: cannot open shared object file: Permission denied"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cause:   /usr/local/cuda/lib64/libcudnn_cnn.so.9 exists but this user may not read it"* ]]
+	[[ "$output" == *"fix:     sudo chmod a+r '/usr/local/cuda/lib64'/libcudnn*   (or adopt it: cudnnvm import '/usr/local/cuda/lib64')"* ]]
+	run cudnnvm doctor --explain "cudnnCreate failed: CUDNN_STATUS_VERSION_MISMATCH"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"not of the same version as libcudnn.so.8"* ]]
+	run cudnnvm doctor --explain "Unable to load any of {libcudnn_cnn.so.9.1.0, libcudnn_cnn.so.9.1, libcudnn_cnn.so.9, libcudnn_cnn.so}"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"no libcudnn_cnn.so.9.1 is on the loader path"* ]]
+	[[ "$output" == *'fix:     cudnnvm install 9.1 && eval "$(cudnnvm env 9.1)" && cudnnvm validate'* ]]
+	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor version."
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cause:   the framework was compiled with cuDNN 8.6 and needs cuDNN 8.6 or a newer 8.x; the cuDNN it loaded is 8.1"* ]]
+	[[ "$output" == *"fix:     cudnnvm install 8.6 && cudnnvm shell 8.6"* ]]
+	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 19, 0) but found runtime version (9, 14, 0). PyTorch already comes bundled with cuDNN."
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"needs 9.19 or a newer 9.x, but found 9.14"* ]]
+	[[ "$output" == *"fix:     cudnnvm install 9.19 && cudnnvm shell 9.19"* ]]
+	[[ "$output" != *"<"* ]]
 }
 
 @test "doctor usage errors exit 64" {
@@ -203,5 +231,51 @@ for f in j["findings"]:
 	run --separate-stderr cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"warning: system cuDNN in $T/sys/lib (libcudnn.so.9)"* ]]
-	[[ "$output" == *'fix: eval "$(cudnnvm env)"'* ]]
+	[[ "$output" == *"fix: cudnnvm import '$T/sys/lib' && sudo rm -f '$T/sys/lib'/libcudnn* && sudo ldconfig"* ]]
+}
+
+@test "a cuDNN copied into the CUDA toolkit and in the loader cache: both facts, one fix that removes it" {
+	mkdir -p "$T/cuda/lib64" "$T/cuda/include"
+	cp "$STUBS/other/lib/libcudnn.so.9" "$T/cuda/lib64/"
+	echo "$T/cuda/lib64" >"$T/ld.conf"
+	ldconfig -X -C "$T/ld.cache" -f "$T/ld.conf" 2>/dev/null ||
+		skip "ldconfig cannot build a cache here"
+	export CUDNNVM_TEST_LDCACHE="$T/ld.cache"
+	CUDA_HOME="$T/cuda" run --separate-stderr cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"warning: the CUDA toolkit folder $T/cuda/lib64 holds its own cuDNN (libcudnn.so.9), and the system loader cache (ldconfig) lists it"* ]]
+	[[ "$output" == *"every program without the active version on LD_LIBRARY_PATH loads it"* ]]
+	[[ "$output" == *"fix: cudnnvm import '$T/cuda' && sudo rm -f '$T/cuda/lib64'/libcudnn* '$T/cuda'/include/cudnn*.h && sudo ldconfig"* ]]
+	# the fix is not only for this shell
+	[[ "$output" != *'fix: eval "$(cudnnvm env)"'* ]]
+}
+
+@test "a fresh user without a store: every finding comes with a fix" {
+	rm -rf "$CUDNNVM_STORE"
+	export CUDNNVM_STORE="$T/never-made"
+	run --separate-stderr cudnnvm doctor --json
+	echo "$output" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+for f in j["findings"]:
+    assert f["fix"], f
+assert any("does not exist yet" in f["what"] and f["level"] == "info"
+           and f["fix"] == "cudnnvm install 9" for f in j["findings"]), j'
+	run --separate-stderr cudnnvm doctor
+	[[ "$output" != *"error: cannot read the store"* ]]
+}
+
+@test "a store this user may not list is an error that says what to do" {
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	D=$(mktemp -d /tmp/cudnnvm-doctor.XXXXXX)
+	chmod 755 "$D"
+	mkdir -m 700 "$D/store"
+	cp "$CUDNNVM_BIN" "$D/cudnnvm"
+	mkdir -p "$D/home" && chown 65534:65534 "$D/home"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups env -i \
+		PATH=/usr/bin:/bin HOME="$D/home" CUDNNVM_SYSCONFDIR="$D/etc" \
+		CUDNNVM_STORE="$D/store" "$D/cudnnvm" doctor
+	rm -rf "$D"
+	[ "$status" -eq 77 ]
+	[[ "$stderr" == "cudnnvm: cannot open the store '$D/store' (ask its owner for read access, or use --store DIR): Permission denied" ]]
 }

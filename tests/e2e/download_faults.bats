@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# reliability.md D1-D20: hostile or broken servers, against the real HTTPS
+# doc/reliability.md D1-D20: hostile or broken servers, against the real HTTPS
 # mirror. Each failure: one "cudnnvm: " line, the documented exit code, an
 # unchanged store.
 load remote

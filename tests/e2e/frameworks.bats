@@ -62,8 +62,15 @@ tree_sum() {
 	# torchvision and jax name no cuDNN wheel: not listed
 	run cudnnvm frameworks --path "$T/t24" --json
 	[[ $output != *'"torchvision"'* ]]
+	# a package whose name only starts like a framework's is none
+	sp=$(echo "$T"/t211/lib/python3*/site-packages)
+	mkdir -p "$sp/jaxtyping-0.3.11.dist-info" "$sp/cupyx_extra-1.0.dist-info"
+	printf 'Metadata-Version: 2.1\nName: jaxtyping\nVersion: 0.3.11\n' >"$sp/jaxtyping-0.3.11.dist-info/METADATA"
+	printf 'Metadata-Version: 2.1\nName: cupyx-extra\nVersion: 1.0\n' >"$sp/cupyx_extra-1.0.dist-info/METADATA"
 	run cudnnvm frameworks --path "$T/t211"
 	[ "$status" -eq 0 ]
+	[[ $output != *"jaxtyping"* ]]
+	[[ $output != *"cupyx"* ]]
 	[[ $output == *"torch 2.11.0"* ]]
 	[[ $output == *"needs: cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
 	[[ $output == *"torch-2.11.0.dist-info/METADATA says 'nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"'"* ]]
@@ -98,7 +105,7 @@ tree_sum() {
 	[ "$status" -eq 0 ]
 }
 
-@test "use refuses a version torch cannot load, in the issue's words, and changes nothing" {
+@test "use refuses a version torch cannot load, in the gate's words, and changes nothing" {
 	mkenv "$T/ve" --venv torch-2.11.0 --bundled 13:9.19.0.56 >/dev/null
 	export VIRTUAL_ENV="$T/ve"
 	before=$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")
@@ -208,13 +215,16 @@ tree_sum() {
 	CUDNNVM_VERSION=9.14 LD_LIBRARY_PATH="$CUDNNVM_STORE/9.14.0.64-cuda13/lib" run cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ $output == *"error: torch 2.11.0 ($T/ve) cannot load the active cuDNN 9.14.0.64-cuda13: it needs cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
+	# a version that fits is installed: the fix switches to it
+	[[ $output == *"fix: cudnnvm shell 9.19.0.56-cuda13"* ]]
 	[[ $output == *"warning: mixed cuDNN load in $T/ve: its own copy in $T/ve/lib/python3"*"/site-packages/nvidia/cudnn/lib, and LD_LIBRARY_PATH names $CUDNNVM_STORE/9.14.0.64-cuda13/lib"* ]]
 	[[ $output != *"pip uninstall"* ]]
 	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"
 	[ "$status" -eq 0 ]
 	[[ $output == *"cudnnvm frameworks"* ]]
 	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
-	[[ $output == *"at least the minor it was"* ]]
+	[[ $output == *"needs cuDNN 9.3 or a newer 9.x; the cuDNN it loaded is 9.1"* ]]
+	[[ $output == *"fix:     cudnnvm install 9.3 && cudnnvm shell 9.3"* ]]
 	run cudnnvm doctor --explain "DNN library initialization failed. Look at the errors above for more details."
 	[[ $output == *"JAX/XLA"* ]]
 }

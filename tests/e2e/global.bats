@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# global: the atomic <store>/current link (reliability.md F3, F9, F13, F14,
+# global: the atomic <store>/current link (doc/reliability.md F3, F9, F13, F14,
 # F21).
 load activation
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# reliability.md §6.3: hostile archives with a matching sha256 are refused
+# doc/reliability.md §6.3: hostile archives with a matching sha256 are refused
 # with exit 65 naming the entry, leave the store as it was and touch nothing
 # outside it; A8 and A14 install.
 load helper

@@ -140,6 +140,6 @@ toolkit() {
 @test "doctor suggests import for a toolkit holding its own cuDNN" {
 	toolkit
 	CUDA_HOME="$T/cuda" run cudnnvm doctor
-	[[ $output == *"a hand install of cuDNN in $T/cuda can be taken under management"* ]]
-	[[ $output == *"fix: cudnnvm import '$T/cuda'"* ]]
+	[[ $output == *"warning: the CUDA toolkit folder $T/cuda/lib64 holds its own cuDNN (libcudnn.so.9)"* ]]
+	[[ $output == *"fix: cudnnvm import '$T/cuda' && sudo rm -f '$T/cuda/lib64'/libcudnn* '$T/cuda'/include/cudnn*.h"* ]]
 }

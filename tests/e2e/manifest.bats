@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# reliability.md M1-M9: hostile manifests from the mirror. The mirror's
+# doc/reliability.md M1-M9: hostile manifests from the mirror. The mirror's
 # /fault/m-*/ modes spoil redistrib_9.13.0.json; nothing may be downloaded
 # and the store must not change.
 load remote

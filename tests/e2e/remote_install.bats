@@ -201,3 +201,43 @@ setup() { remote_setup; }
 	[[ "$output" == *"ETA"* ]]
 	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }
+
+@test "a slow download redraws 4+ times a second with a measured rate; nothing without a terminal" {
+	# 64 KiB/s (fault mode 'slow'): the reader gets a 256 KiB buffer every
+	# 4 s, and the line must move between them
+	remote_config slow
+	run python3 - <<'PY'
+import os, pty, re, select, signal, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("cudnnvm", ["cudnnvm", "install", "9.13", "--cuda", "12"])
+out, t0 = b"", time.monotonic()
+while time.monotonic() - t0 < 3.0:
+    r, _, _ = select.select([fd], [], [], 0.05)
+    if r:
+        try:
+            out += os.read(fd, 65536)
+        except OSError:
+            break
+os.kill(pid, signal.SIGINT)
+os.waitpid(pid, 0)
+frames = [f for f in out.decode(errors="replace").split("\r") if "ETA" in f]
+print("frames", len(frames))
+rates = [m.group(1) for f in frames for m in [re.search(r"  ([0-9.]+ [KM]?i?B)/s", f)] if m]
+print("rates", rates[-3:])
+print("last", frames[-1] if frames else "")
+PY
+	echo "$output"
+	# 3 s at 4+ redraws a second (the first half second has no rate yet)
+	n=$(sed -n 's/^frames //p' <<<"$output")
+	[ "$n" -ge 10 ]
+	[[ $output == *"KiB/s"* ]]
+	[[ $output != *" 0 B/s"* ]]
+	[[ $output != *"ETA 00:00"* ]]
+	# not a terminal: no progress line at all
+	remote_config ok
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ $stderr != *$'\r'* ]]
+	[[ $stderr != *"ETA"* ]]
+}

@@ -243,6 +243,10 @@ admin_install() { # admin_install v9|v8
 	cd "$NR/proj"
 	as_user cudnnvm install --no-validate --archive "$v8_ARCH" --sha256 "$v8_SHA" >/dev/null
 	as_user cudnnvm use 9.19 --no-validate >/dev/null
+	# the version is already applied, as at a prompt inside the project:
+	# the frameworks check of a switch (which reads the Python
+	# environment on PATH, another for root than for the user) stays out
+	export CUDNNVM_ACTIVE="$V9"
 	count() {
 		strace -f -e trace=getdents64,openat,readlink,readlinkat -o "$NR/trace.$1" "${@:2}" >/dev/null 2>&1
 		grep -c 'getdents64(' "$NR/trace.$1" || true

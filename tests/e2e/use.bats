@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# use and pin files: writing, resolution order, and bad pins (reliability.md
+# use and pin files: writing, resolution order, and bad pins (doc/reliability.md
 # P1-P4).
 load activation
 

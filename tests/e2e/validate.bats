@@ -185,6 +185,22 @@ assert j["driver_version"] == 13000 and j["ok"] is False, j'
 	[[ "$output" == *"5 gpu         skip: --no-gpu given"* ]]
 }
 
+@test "CUDA_VISIBLE_DEVICES that hides every GPU is named, not 'no NVIDIA GPU'" {
+	inst v9 --no-validate
+	CUDA_VISIBLE_DEVICES= CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID"
+	[[ "$output" == *"4 driver      skip: no GPU is visible: CUDA_VISIBLE_DEVICES='' is empty, which hides every GPU; unset it, or name a GPU (CUDA_VISIBLE_DEVICES=0)"* ]]
+	[[ "$output" != *"no NVIDIA GPU"* ]]
+	CUDA_VISIBLE_DEVICES=3 CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID"
+	[[ "$output" == *"4 driver      skip: no GPU is visible: CUDA_VISIBLE_DEVICES='3' names no GPU the driver has; unset it"* ]]
+	# a GPU it names is used
+	CUDA_VISIBLE_DEVICES=0 CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"5 gpu         pass (Fake GPU (sm_90)"* ]]
+	# without the variable, no device is still "no NVIDIA GPU"
+	run cudnnvm validate "$ID"
+	[[ "$output" == *"4 driver      skip: no NVIDIA GPU"* ]]
+}
+
 @test "an 8.x sub-library missing its cuBLAS: skip without a GPU, fail with one" {
 	inst dep8
 	[ "$ID" = 8.9.7.30-cuda12 ]

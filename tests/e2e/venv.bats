@@ -101,3 +101,49 @@ echo "off: ${CUDNNVM_ACTIVE-none} ${CUDNN_HOME-none} $LD_LIBRARY_PATH ${CUDNNVM_
 	one_error_line
 	[ ! -e ce/etc ]
 }
+
+@test "venv: a real tcsh sources activate.csh; its deactivate alias restores" {
+	command -v tcsh >/dev/null || skip "tcsh is not installed"
+	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	[ -f "$T/ve/bin/activate.csh" ] || skip "this python writes no activate.csh"
+	cp "$T/ve/bin/activate.csh" "$T/orig.csh"
+	cudnnvm -q venv 9.1 --path "$T/ve"
+	cudnnvm -q venv 9.1 --path "$T/ve"
+	[ "$(grep -c '>>> cudnnvm >>>' "$T/ve/bin/activate.csh")" -eq 1 ]
+	[ "$(grep -c '_CUDNNVM_EXE' "$T/ve/bin/activate.csh")" -eq 2 ]
+	# (activate.csh reads $prompt, which a non-interactive tcsh lacks)
+	out=$(CUDNNVM_VERSION=9.13 tcsh -f -c '
+set prompt="> "
+source $T/ve/bin/activate.csh
+echo "on: $CUDNNVM_ACTIVE $LD_LIBRARY_PATH $VIRTUAL_ENV"
+deactivate
+echo "off: $CUDNNVM_VERSION $LD_LIBRARY_PATH"
+if ($?CUDNNVM_ACTIVE) echo "still active"
+source $T/ve/bin/activate.csh
+source $T/ve/bin/activate.csh
+deactivate
+echo "twice: $CUDNNVM_VERSION $LD_LIBRARY_PATH"')
+	echo "$out"
+	[[ $out == *"on: $A $CUDNNVM_STORE/$A/lib:/usr/local/lib $T/ve"* ]]
+	[[ $out == *"off: 9.13 /usr/local/lib"* ]]
+	[[ $out != *"still active"* ]]
+	[[ $out == *"twice: 9.13 /usr/local/lib"* ]]
+	cudnnvm -q venv --remove --path "$T/ve"
+	diff "$T/orig.csh" "$T/ve/bin/activate.csh"
+}
+
+@test "current names the venv whose 'cudnnvm venv' pin set CUDNNVM_VERSION" {
+	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	cudnnvm -q venv 9.1 --path "$T/ve"
+	out=$(bash -c '. "$T/ve/bin/activate"; cudnnvm current; cudnnvm current --json')
+	[[ $out == *"$A (set by the environment $T/ve, pinned with 'cudnnvm venv')"* ]]
+	[[ $out == *"\"venv\": \"$T/ve\""* ]]
+	# the same variable set by hand is still named as the variable
+	out=$(bash -c '. "$T/ve/bin/activate"; CUDNNVM_VERSION=9.13 cudnnvm current')
+	[[ $out == *"$B (set by CUDNNVM_VERSION=9.13)"* ]]
+	P="$T/conda env"
+	mkdir -p "$P/conda-meta"
+	CONDA_PREFIX="$P" cudnnvm -q venv 9.1
+	out=$(CONDA_PREFIX="$P" bash -c 'for f in "$1"/etc/conda/activate.d/*.sh; do . "$f"; done; cudnnvm current' _ "$P")
+	[[ $out == *"$A (set by the environment $P, pinned with 'cudnnvm venv')"* ]]
+}

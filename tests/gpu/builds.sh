@@ -9,8 +9,8 @@ BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
 fails=0
 ok() { echo "PASS: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { # echo the command (cudnnvm for the binary's path), then run it
-	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}"; else echo "\$ $*"; fi
+run() { # echo the command (to stderr: stdout may be a --json file), then run it
+	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}" >&2; else echo "\$ $*" >&2; fi
 	"$@"
 }
 

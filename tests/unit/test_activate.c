@@ -1,4 +1,4 @@
-/* test_activate.c: pin files (reliability.md P1, P2, P4): what is read,
+/* test_activate.c: pin files (doc/reliability.md P1, P2, P4): what is read,
  * what is refused with one clear line, and the upward search. */
 #include "cudnnvm.h"
 #include "tap.h"

@@ -311,7 +311,7 @@ main(void)
 	CHECK(extract_to("wincase", NULL, 0) == CV_EDATA);
 	CHECK(strstr(err.msg, "differs only in case") != NULL);
 
-	/* hostile entries (reliability.md §6.3) */
+	/* hostile entries (doc/reliability.md §6.3) */
 	CHECK(refused("dotdot", h_dotdot, "'..'"));
 	CHECK(refused("abs", h_abs, "absolute path"));
 	CHECK(access("/tmp/evil-abs", F_OK) != 0);

@@ -1,5 +1,5 @@
 /* test_manifest.c: NVIDIA's real manifests (8.x and 9.x shapes) and
- * hostile ones (reliability.md M1-M8). Run from the repository root. */
+ * hostile ones (doc/reliability.md M1-M8). Run from the repository root. */
 #include "internal.h"
 #include "tap.h"
 

@@ -1,4 +1,4 @@
-/* test_shell.c: quoting per shell (reliability.md V3). Each quoted value
+/* test_shell.c: quoting per shell (doc/reliability.md V3). Each quoted value
  * is fed back through the real sh and fish where they exist. */
 #include "cudnnvm.h"
 #include "tap.h"

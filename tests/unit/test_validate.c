@@ -186,35 +186,78 @@ test_cache(void)
 	free(cache);
 }
 
+/* The fix (and cause) for msg, or "" when nothing matched. */
+static int
+explains(const char *msg, const char *cause_has, const char *fix)
+{
+	struct cv_explanation e;
+	int ok;
+
+	if (!cv_doctor_explain(msg, &e))
+		return cause_has == NULL && fix == NULL;
+	ok = cause_has != NULL && strstr(e.cause, cause_has) != NULL &&
+	     (fix == NULL || strcmp(e.fix, fix) == 0);
+	if (!ok)
+		fprintf(stderr, "# %s\n#  cause: %s\n#  fix:   %s\n", msg,
+			e.cause, e.fix);
+	cv_explanation_release(&e);
+	return ok;
+}
+
 static void
 test_explain(void)
 {
-	const struct cv_explain *e;
-	size_t n = 0;
-
-	e = cv_doctor_explain("Could not load library libcudnn_cnn_infer.so.8. "
-			      "Error: libcudnn_cnn_infer.so.8: cannot open "
-			      "shared object file");
-	CHECK(e != NULL && strstr(e->cause, "sub-libraries") != NULL);
-	e = cv_doctor_explain("ImportError: libcudnn.so.8: cannot open shared "
-			      "object file: No such file or directory");
-	CHECK(e != NULL && strstr(e->cause, "cannot find cuDNN") != NULL);
-	e = cv_doctor_explain("RuntimeError: cuDNN error: "
-			      "CUDNN_STATUS_NOT_INITIALIZED");
-	CHECK(e != NULL && strstr(e->cause, "driver") != NULL);
-	e = cv_doctor_explain("Loaded runtime CuDNN library: 9.1.0 but source "
-			      "was compiled with: 9.3.0.");
-	CHECK(e != NULL && strstr(e->fix, "cudnnvm install") != NULL);
-	e = cv_doctor_explain("cuDNN version incompatibility: PyTorch was "
-			      "compiled against (9, 19, 0)");
-	CHECK(e != NULL);
-	e = cv_doctor_explain("Invalid handle. Cannot load symbol "
-			      "cublasLtCreate");
-	CHECK(e != NULL && strstr(e->cause, "libcublasLt") != NULL);
-	CHECK(cv_doctor_explain("segmentation fault in my own code") == NULL);
-	CHECK(cv_doctor_explain(NULL) == NULL);
-	cv_doctor_catalogue(&n);
-	CHECK(n >= 10);
+	CHECK(explains("Could not load library libcudnn_cnn_infer.so.8. "
+		       "Error: libcudnn_cnn_infer.so.8: cannot open "
+		       "shared object file",
+		       "sub-libraries", NULL));
+	/* the major the message names, not always 9 */
+	CHECK(explains("ImportError: libcudnn.so.8: cannot open shared "
+		       "object file: No such file or directory",
+		       "cannot find cuDNN",
+		       "cudnnvm install 8 && eval \"$(cudnnvm env 8)\""));
+	CHECK(explains("RuntimeError: cuDNN error: "
+		       "CUDNN_STATUS_NOT_INITIALIZED",
+		       "driver", NULL));
+	/* the version it was compiled with, as major.minor */
+	CHECK(explains("Loaded runtime CuDNN library: 8.1.0 but source "
+		       "was compiled with: 8.6.0.  CuDNN library needs to "
+		       "have matching major version and equal or higher "
+		       "minor version.",
+		       "compiled with cuDNN 8.6 and needs cuDNN 8.6 or a newer "
+		       "8.x; the cuDNN it loaded is 8.1",
+		       "cudnnvm install 8.6 && cudnnvm shell 8.6"));
+	CHECK(explains("RuntimeError: cuDNN version incompatibility: PyTorch "
+		       "was compiled  against (9, 19, 0) but found runtime "
+		       "version (9, 14, 0). PyTorch already comes bundled "
+		       "with cuDNN.",
+		       "compiled with cuDNN 9.19 and needs 9.19 or a newer "
+		       "9.x, but found 9.14",
+		       "cudnnvm install 9.19 && cudnnvm shell 9.19"));
+	CHECK(explains("OSError: /usr/local/cuda/lib64/libcudnn_cnn.so.9: "
+		       "cannot open shared object file: Permission denied",
+		       "/usr/local/cuda/lib64/libcudnn_cnn.so.9 exists but "
+		       "this user may not read it",
+		       "sudo chmod a+r '/usr/local/cuda/lib64'/libcudnn*   (or "
+		       "adopt it: cudnnvm import '/usr/local/cuda/lib64')"));
+	CHECK(explains("Could not load library libcudnn_cnn.so.9: "
+		       "Permission denied",
+		       "may not read it", NULL));
+	CHECK(explains("Unable to load any of {libcudnn_cnn.so.9.1.0, "
+		       "libcudnn_cnn.so.9.1, libcudnn_cnn.so.9, "
+		       "libcudnn_cnn.so}",
+		       "no libcudnn_cnn.so.9.1 is on the loader path",
+		       "cudnnvm install 9.1 && eval \"$(cudnnvm env 9.1)\" && "
+		       "cudnnvm validate"));
+	CHECK(explains("cuDNN error: CUDNN_STATUS_VERSION_MISMATCH",
+		       "not of the same version", NULL));
+	CHECK(explains("CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+		       "another version", "cudnnvm doctor"));
+	CHECK(explains("Invalid handle. Cannot load symbol cublasLtCreate",
+		       "libcublasLt", NULL));
+	CHECK(explains("segmentation fault in my own code", NULL, NULL));
+	CHECK(explains(NULL, NULL, NULL));
+	CHECK(cv_doctor_catalogue_size() >= 10);
 }
 
 /* The runner, with a stand-in for the probe: a script that reports a
