@@ -189,12 +189,16 @@ cell_ok(char *buf, size_t n, const struct cv_bench_result *x, int fastest,
 	double best_ms)
 {
 	double spread = x->ms > 0 ? (x->q3_ms - x->q1_ms) / x->ms * 100 : 0;
-	char ratio[16] = "";
+	char ratio[16] = "", pick[24];
 
 	if (!fastest && best_ms > 0)
 		snprintf(ratio, sizeof ratio, " %.2fx", x->ms / best_ms);
-	snprintf(buf, n, "%s%.3f ms ±%.0f%% %.1f TF a%d%s", fastest ? "*" : "",
-		 x->ms, spread, x->tflops, x->algo, ratio);
+	if (strcmp(x->how, "engines") == 0)
+		snprintf(pick, sizeof pick, "e%ld", x->engine);
+	else
+		snprintf(pick, sizeof pick, "a%d", x->algo);
+	snprintf(buf, n, "%s%.3f ms ±%.0f%% %.1f TF %s%s", fastest ? "*" : "",
+		 x->ms, spread, x->tflops, pick, ratio);
 }
 
 /* A column's text; every column but the last is padded to CELL. */
@@ -226,7 +230,7 @@ print_header(const struct cv_bench_run *runs, size_t nruns,
 		       g->sm_clock_khz / 1000, g->mem_clock_khz / 1000,
 		       g->driver_version / 1000, g->driver_version % 1000 / 10);
 	printf("median of %d timed runs after %d warm-up runs; ± the "
-	       "interquartile spread; TF = TFLOP/s; aN = algorithm; * "
+	       "interquartile spread; TF = TFLOP/s; eN = engine, aN = legacy algorithm; * "
 	       "fastest; Nx = time over the fastest\n\n",
 	       o->runs, o->warmup);
 	printf("%-*s  %-5s %-6s", namew, "layer", "dtype", "layout");

@@ -39,6 +39,7 @@ struct cmd_globals {
 	const char *config; /* --config */
 	/* the binary validation's probe child runs (NULL: this one) */
 	const char *probe_exe;
+	int nowait; /* --no-wait: a busy lock is exit 75 */
 };
 extern struct cmd_globals cmd_g;
 

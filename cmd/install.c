@@ -27,13 +27,6 @@ struct install_args {
 };
 
 static void
-waiting(void *payload, const char *what)
-{
-	(void)payload;
-	ui_note("waiting for another cudnnvm %s...", what);
-}
-
-static void
 note_already(const struct cv_store *st, const char *id)
 {
 	char *dir = cv_store_dir(st, id);
@@ -191,8 +184,8 @@ install_remote(const struct install_args *a)
 			(unsigned long long)res.art.size, res.art.sha256);
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait;
-	opts.waiting = waiting;
+	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.waiting = ui_waiting;
 	opts.threads = a->jobs ? a->jobs : cfg.threads;
 	for (int attempt = 0;; attempt++) {
 		int used;
@@ -340,8 +333,8 @@ install_archive(const struct install_args *a)
 		return r;
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait;
-	opts.waiting = waiting;
+	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.waiting = ui_waiting;
 	opts.threads = a->jobs ? a->jobs : cfg.threads;
 	cv_fetcher_file(&fetch, a->archive);
 	prog.inner = fetch;

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL, NULL };
+struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL, NULL, 0 };
 
 static void
 print_main_help(FILE *out)
 {
-	fputs("usage: cudnnvm [--store DIR] [--config FILE] [-q|-v] [--no-color] <command> [args]\n\n"
+	fputs("usage: cudnnvm [--store DIR] [--config FILE] [-q|-v] [--no-color] [--no-wait] <command> [args]\n\n"
 	      "Install, switch and validate NVIDIA cuDNN versions.\n\n"
 	      "commands:\n",
 	      out);
@@ -49,6 +49,11 @@ take_globals(int *argcp, char **argv, int *want_help, int *want_version)
 		}
 		if (strcmp(a, "--no-color") == 0) {
 			cmd_g.color = 0;
+			continue;
+		}
+		/* global: every command that takes a lock honours it */
+		if (strcmp(a, "--no-wait") == 0) {
+			cmd_g.nowait = 1;
 			continue;
 		}
 		if (strcmp(a, "--version") == 0 && out == 1) {
@@ -174,6 +179,8 @@ cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write)
 		cv_config_release(c);
 		return cmd_fail(&err);
 	}
+	if (st != NULL)
+		cv_store_set_lock_wait(*st, cmd_g.nowait, ui_waiting, NULL);
 	if (cfg == NULL)
 		cv_config_release(c);
 	return 0;

@@ -144,6 +144,13 @@ ui_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+ui_waiting(void *payload, const char *what)
+{
+	(void)payload;
+	ui_note("cudnnvm: waiting for another cudnnvm %s", what);
+}
+
 int
 ui_is_tty(void)
 {

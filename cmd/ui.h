@@ -19,6 +19,9 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 /* Non-fatal notes on stderr, silenced by -q. */
 void ui_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A lock's waiting callback: "cudnnvm: waiting for another cudnnvm <what>"
+ * once on stderr (silenced by -q). */
+void ui_waiting(void *payload, const char *what);
 /* 1 when stderr is a terminal (progress bars go there only). */
 int ui_is_tty(void);
 /* Draw a progress line on a terminal: size, rate (over the last seconds),

@@ -41,7 +41,7 @@ _cudnnvm() {
 	esac
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --no-color" -- "$cur"))
+			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --no-color --no-wait" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur"))
 		fi

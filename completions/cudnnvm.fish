@@ -43,7 +43,7 @@ complete -c cudnnvm -n 'not __cudnnvm_cmd' -a '(command cudnnvm commands --descr
 complete -c cudnnvm -n '__cudnnvm_exec_command' -a '(__fish_complete_command)'
 complete -c cudnnvm -n '__cudnnvm_after_dashdash; and not __cudnnvm_exec_command' -F
 complete -c cudnnvm -n '__fish_seen_subcommand_from install; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands --remote-versions 2>/dev/null)'
-complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color -l no-wait
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
 complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'

@@ -408,6 +408,9 @@ take_layer(struct collect *c, json_t *o)
 	const char *st = json_string_value(json_object_get(o, "status"));
 	const char *how = json_string_value(json_object_get(o, "how"));
 	const char *why = json_string_value(json_object_get(o, "reason"));
+	const char *fallback =
+		json_string_value(json_object_get(o, "engine_fallback"));
+	json_t *engine = json_object_get(o, "engine");
 	struct cv_bench_result *r;
 
 	if (i < 0 || (size_t)i >= c->nlayers || st == NULL)
@@ -418,6 +421,8 @@ take_layer(struct collect *c, json_t *o)
 		    : strcmp(st, "unsupported") == 0 ? CV_BENCH_UNSUPPORTED
 						     : CV_BENCH_NOTRUN;
 	r->algo = (int)json_integer_value(json_object_get(o, "algo"));
+	r->engine =
+		json_is_integer(engine) ? (long)json_integer_value(engine) : -1;
 	r->runs = (int)json_integer_value(json_object_get(o, "runs"));
 	r->rejected = (int)json_integer_value(json_object_get(o, "rejected"));
 	r->ms = num(o, "ms");
@@ -431,6 +436,8 @@ take_layer(struct collect *c, json_t *o)
 			    : 0;
 	snprintf(r->how, sizeof r->how, "%s", how ? how : "");
 	snprintf(r->reason, sizeof r->reason, "%s", why ? why : "");
+	snprintf(r->engine_fallback, sizeof r->engine_fallback, "%s",
+		 fallback ? fallback : "");
 }
 
 static void
@@ -576,6 +583,15 @@ result_json(const struct cv_bench_result *x)
 				     "max_rel_err", x->max_err));
 	else if (x->status != CV_BENCH_NOTRUN)
 		json_object_set_new(o, "reason", json_string(x->reason));
+	if (x->status == CV_BENCH_OK && strcmp(x->how, "engines") == 0) {
+		/* an engine, not a legacy algorithm, was timed */
+		json_object_set_new(o, "algo", json_null());
+		json_object_set_new(o, "engine", json_integer(x->engine));
+	} else if (x->status == CV_BENCH_OK)
+		json_object_set_new(o, "engine", json_null());
+	if (x->engine_fallback[0] != '\0')
+		json_object_set_new(o, "engine_fallback",
+				    json_string(x->engine_fallback));
 	return o;
 }
 

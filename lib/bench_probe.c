@@ -1,12 +1,16 @@
 /* bench_probe.c: the timing half of `cudnnvm bench`, run inside the
  * validation child once all five steps passed (so the library already
  * loaded from its own folder and computed a checked convolution). Per
- * layer it picks the algorithm the way frameworks do
- * (cudnnFindConvolutionForwardAlgorithm, else the v7 heuristic), checks
- * the pick's output against a reference algorithm's (a fast wrong answer
- * is rejected and the next one tried), warms up, then times each run with
- * driver-API events. One JSON line per layer; the parent does the rest.
- * Like probe.c it declares the few prototypes it needs: no CUDA header. */
+ * layer it picks the algorithm the way frameworks do: on cuDNN 9 as
+ * PyTorch does with cudnn.benchmark (a backend operation graph, the
+ * engine configs heuristics mode A and the fallback list offer, each
+ * finalized and timed, the fastest kept), else, or when that path fails,
+ * cudnnFindConvolutionForwardAlgorithm (the v7 heuristic without it). It
+ * checks the pick's output against a reference algorithm's (a fast wrong
+ * answer is rejected and the next one tried), warms up, then times each
+ * run with driver-API events. One JSON line per layer; the parent does
+ * the rest. Like probe.c it declares the few prototypes and enum values
+ * it needs (checked against cudnn_graph.h): no CUDA or cuDNN header. */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -36,6 +40,59 @@ enum {
 	ATTR_CC_MAJOR = 75,
 	ATTR_CC_MINOR = 76,
 };
+/* The backend (graph) API, cudnn_graph.h of cuDNN 9. */
+enum {
+	BK_CONVOLUTION = 1, /* cudnnBackendDescriptorType_t */
+	BK_ENGINE = 2,
+	BK_ENGINECFG = 3,
+	BK_ENGINEHEUR = 4,
+	BK_EXECUTION_PLAN = 5,
+	BK_OPERATION_CONVOLUTION_FORWARD = 10,
+	BK_OPERATIONGRAPH = 15,
+	BK_VARIANT_PACK = 16,
+	BK_TENSOR = 17,
+	TYPE_HANDLE = 0, /* cudnnBackendAttributeType_t */
+	TYPE_DATA_TYPE = 1,
+	TYPE_INT64 = 3,
+	TYPE_FLOAT = 4,
+	TYPE_VOID_PTR = 6,
+	TYPE_CONVOLUTION_MODE = 7,
+	TYPE_HEUR_MODE = 8,
+	TYPE_BACKEND_DESCRIPTOR = 15,
+	HEUR_MODE_FALLBACK = 2, /* cudnnBackendHeurMode_t */
+	HEUR_MODE_A = 3,
+	A_CONV_COMP_TYPE = 100, /* cudnnBackendAttributeName_t */
+	A_CONV_CONV_MODE = 101,
+	A_CONV_DILATIONS = 102,
+	A_CONV_FILTER_STRIDES = 103,
+	A_CONV_POST_PADDINGS = 104,
+	A_CONV_PRE_PADDINGS = 105,
+	A_CONV_SPATIAL_DIMS = 106,
+	A_ENGINEHEUR_MODE = 200,
+	A_ENGINEHEUR_OPERATION_GRAPH = 201,
+	A_ENGINEHEUR_RESULTS = 202,
+	A_ENGINECFG_ENGINE = 300,
+	A_PLAN_HANDLE = 400,
+	A_PLAN_ENGINE_CONFIG = 401,
+	A_PLAN_WORKSPACE_SIZE = 402,
+	A_CONV_FWD_ALPHA = 700,
+	A_CONV_FWD_BETA = 701,
+	A_CONV_FWD_CONV_DESC = 702,
+	A_CONV_FWD_W = 703,
+	A_CONV_FWD_X = 704,
+	A_CONV_FWD_Y = 705,
+	A_OPERATIONGRAPH_HANDLE = 800,
+	A_OPERATIONGRAPH_OPS = 801,
+	A_TENSOR_BYTE_ALIGNMENT = 900,
+	A_TENSOR_DATA_TYPE = 901,
+	A_TENSOR_DIMENSIONS = 902,
+	A_TENSOR_STRIDES = 903,
+	A_TENSOR_UNIQUE_ID = 906,
+	A_VARIANT_PACK_UNIQUE_IDS = 1000,
+	A_VARIANT_PACK_DATA_POINTERS = 1001,
+	A_VARIANT_PACK_WORKSPACE = 1003,
+	A_ENGINE_GLOBAL_INDEX = 1301,
+};
 typedef int (*search_fn)(obj, obj, obj, obj, obj, int, int *,
 			 struct cv_cudnn_fwd_perf *);
 
@@ -55,6 +112,13 @@ struct api {
 	int (*fwd)(obj, const void *, obj, dptr, obj, dptr, obj, int, dptr,
 		   size_t, const void *, obj, dptr);
 	const char *(*errstr)(int);
+	/* backend API (all six, or none used) */
+	int (*bk_create)(int, obj *);
+	int (*bk_destroy)(obj);
+	int (*bk_finalize)(obj);
+	int (*bk_set)(obj, int, int, int64_t, const void *);
+	int (*bk_get)(obj, int, int, int64_t, int64_t *, void *);
+	int (*bk_execute)(obj, obj, obj);
 	/* driver API */
 	int (*attr)(int *, int, int);
 	int (*alloc)(dptr *, size_t);
@@ -119,6 +183,12 @@ load_api(struct bench *b, void *cudnn, void *cuda)
 	load(cudnn, &x->heuristic, "cudnnGetConvolutionForwardAlgorithm_v7", 0,
 	     b);
 	load(cudnn, &x->errstr, "cudnnGetErrorString", 0, b);
+	load(cudnn, &x->bk_create, "cudnnBackendCreateDescriptor", 0, b);
+	load(cudnn, &x->bk_destroy, "cudnnBackendDestroyDescriptor", 0, b);
+	load(cudnn, &x->bk_finalize, "cudnnBackendFinalize", 0, b);
+	load(cudnn, &x->bk_set, "cudnnBackendSetAttribute", 0, b);
+	load(cudnn, &x->bk_get, "cudnnBackendGetAttribute", 0, b);
+	load(cudnn, &x->bk_execute, "cudnnBackendExecute", 0, b);
 	load(cuda, &x->attr, "cuDeviceGetAttribute", 1, b);
 	load(cuda, &x->alloc, "cuMemAlloc_v2", 1, b);
 	load(cuda, &x->mfree, "cuMemFree_v2", 1, b);
@@ -285,15 +355,14 @@ fwd(struct bench *b, struct layer_run *r, int algo, dptr out)
 			  algo, r->ws, r->wsz, &beta, b->yd, out);
 }
 
-/* Make r->ws large enough for `algo`. 0, or a cuDNN/driver status. */
+/* Make r->ws at least `need` bytes. 0, or a driver status. */
 static int
-workspace_for(struct bench *b, struct layer_run *r, int algo)
+grow_workspace(struct bench *b, struct layer_run *r, size_t need)
 {
-	size_t need = 0;
-	int st = b->api.ws(b->handle, b->xd, b->wd, b->cd, b->yd, algo, &need);
+	int st;
 
-	if (st != 0 || need <= r->wsz)
-		return st;
+	if (need <= r->wsz)
+		return 0;
 	if (r->ws != 0)
 		b->api.mfree(r->ws);
 	r->ws = 0;
@@ -302,6 +371,31 @@ workspace_for(struct bench *b, struct layer_run *r, int algo)
 	if (st == 0)
 		r->wsz = need;
 	return st;
+}
+
+/* Make r->ws large enough for `algo`. 0, or a cuDNN/driver status. */
+static int
+workspace_for(struct bench *b, struct layer_run *r, int algo)
+{
+	size_t need = 0;
+	int st = b->api.ws(b->handle, b->xd, b->wd, b->cd, b->yd, algo, &need);
+
+	return st != 0 ? st : grow_workspace(b, r, need);
+}
+
+/* What was picked: a legacy algorithm, or an execution plan run with a
+ * variant pack that writes r->y. */
+struct pick {
+	int algo;
+	obj plan, pack;
+};
+
+static int
+run_pick(struct bench *b, struct layer_run *r, const struct pick *p)
+{
+	if (p->plan != NULL)
+		return b->api.bk_execute(b->handle, p->plan, p->pack);
+	return fwd(b, r, p->algo, r->y);
 }
 
 static void set_status(struct layer_run *r, const char *status, const char *fmt,
@@ -542,8 +636,9 @@ candidates(struct bench *b, struct layer_run *r, struct cv_cudnn_fwd_perf *c)
 	return n > 0 ? n : -1;
 }
 
-static void
-time_runs(struct bench *b, struct layer_run *r, int algo)
+/* 0 when timed (r->out has the figures), else a status (r->out says). */
+static int
+time_runs(struct bench *b, struct layer_run *r, const struct pick *p)
 {
 	int runs = b->a->runs, done = 0, st = 0;
 	float *t = xcalloc((size_t)runs, sizeof *t);
@@ -553,19 +648,26 @@ time_runs(struct bench *b, struct layer_run *r, int algo)
 	 * convolution's own time and not the host's time to launch it (as a
 	 * training loop runs, and as torch.cuda.Event timing sees it). */
 	for (int i = 0; i < b->a->warmup && st == 0; i++)
-		st = fwd(b, r, algo, r->y);
+		st = run_pick(b, r, p);
 	for (int i = 0; i < runs && st == 0; i++)
 		if ((st = b->api.ev_record(b->ev[i], NULL)) == 0)
-			st = fwd(b, r, algo, r->y);
+			st = run_pick(b, r, p);
 	if (st == 0 && (st = b->api.ev_record(b->ev[runs], NULL)) == 0)
 		st = b->api.ev_sync(b->ev[runs]);
 	for (; done < runs && st == 0; done++)
 		st = b->api.ev_elapsed(&t[done], b->ev[done], b->ev[done + 1]);
 	if (st != 0 || done < runs) {
-		set_status(r, "unsupported",
-			   "algo %d failed while timed (status %d)", algo, st);
+		if (p->plan != NULL)
+			set_status(r, "unsupported",
+				   "the engine config failed while timed "
+				   "(status %d)",
+				   st);
+		else
+			set_status(r, "unsupported",
+				   "algo %d failed while timed (status %d)",
+				   p->algo, st);
 		free(t);
-		return;
+		return st != 0 ? st : -1;
 	}
 	qsort(t, (size_t)done, sizeof *t, cmp_float);
 	json_object_set_new(r->out, "status", json_string("ok"));
@@ -576,17 +678,18 @@ time_runs(struct bench *b, struct layer_run *r, int algo)
 	json_object_set_new(r->out, "q1_ms", json_real(t[done / 4]));
 	json_object_set_new(r->out, "q3_ms", json_real(t[done * 3 / 4]));
 	free(t);
+	return 0;
 }
 
 static void
-bench_layer(struct bench *b, struct layer_run *r)
+bench_legacy(struct bench *b, struct layer_run *r)
 {
 	struct cv_cudnn_fwd_perf c[NALGO];
+	struct pick chosen = { 0, NULL, NULL };
 	int nc, ref, rejected = 0, pick = -1, st;
 	double err = 0, worst = 0;
 
-	if (describe(b, r) != 0 || upload(b, r) != 0 ||
-	    (nc = candidates(b, r, c)) < 0 ||
+	if ((nc = candidates(b, r, c)) < 0 ||
 	    (ref = reference(b, r, c, nc)) < 0)
 		return;
 	json_object_set_new(r->out, "ref_algo", json_integer(ref));
@@ -618,7 +721,441 @@ bench_layer(struct bench *b, struct layer_run *r)
 	}
 	json_object_set_new(r->out, "algo", json_integer(pick));
 	json_object_set_new(r->out, "max_err", json_real(err));
-	time_runs(b, r, pick);
+	chosen.algo = pick;
+	(void)time_runs(b, r, &chosen);
+}
+
+/* ---- the engine path (cuDNN 9's backend API) ---------------------------- */
+
+#define MAX_PLANS     10 /* torch.backends.cudnn.benchmark_limit's default */
+#define TUNE_RUNS     3  /* timed runs per engine config; the fastest counts */
+#define WORKSPACE_CAP ((int64_t)1 << 30)
+enum { UID_X = 1, UID_W = 2, UID_Y = 3 };
+
+struct engine_plan {
+	obj cfg, plan;
+	int64_t engine, ws;
+	float ms;
+};
+
+struct graph {
+	obj t[3]; /* X, W, Y */
+	obj conv, op, graph, pack;
+	struct engine_plan p[MAX_PLANS];
+	int n;
+	char why[200]; /* the first failure */
+};
+
+static int
+has_backend(const struct bench *b)
+{
+	const struct api *x = &b->api;
+
+	return b->a->expect >= 90000 && x->bk_create && x->bk_destroy &&
+	       x->bk_finalize && x->bk_set && x->bk_get && x->bk_execute;
+}
+
+static int
+bk_check(struct bench *b, struct graph *g, int st, const char *what)
+{
+	if (st != 0 && g->why[0] == '\0')
+		snprintf(g->why, sizeof g->why, "%s: %s (%d)", what,
+			 errstr(b, st), st);
+	return st;
+}
+
+static int
+bk_new(struct bench *b, struct graph *g, int type, obj *d)
+{
+	char what[64];
+
+	*d = NULL;
+	snprintf(what, sizeof what, "cudnnBackendCreateDescriptor(%d)", type);
+	return bk_check(b, g, b->api.bk_create(type, d), what);
+}
+
+static int
+bk_set(struct bench *b, struct graph *g, obj d, int name, int type, int64_t n,
+       const void *v)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "cudnnBackendSetAttribute(%d)", name);
+	return bk_check(b, g, b->api.bk_set(d, name, type, n, v), what);
+}
+
+static int
+bk_done(struct bench *b, struct graph *g, obj d, const char *name)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "cudnnBackendFinalize(%s)", name);
+	return bk_check(b, g, b->api.bk_finalize(d), what);
+}
+
+static void
+bk_free(struct bench *b, obj *d)
+{
+	if (*d != NULL)
+		b->api.bk_destroy(*d);
+	*d = NULL;
+}
+
+static void
+graph_free(struct bench *b, struct graph *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		bk_free(b, &g->p[i].plan);
+		bk_free(b, &g->p[i].cfg);
+	}
+	bk_free(b, &g->pack);
+	bk_free(b, &g->graph);
+	bk_free(b, &g->op);
+	bk_free(b, &g->conv);
+	for (int i = 0; i < 3; i++)
+		bk_free(b, &g->t[i]);
+}
+
+/* A tensor: dims always N, C, H, W; the layout is in the strides. */
+static int
+bk_tensor(struct bench *b, struct graph *g, obj *t, int64_t uid,
+	  const struct layer_run *r, int64_t n, int64_t c, int64_t h, int64_t w)
+{
+	int64_t dims[4] = { n, c, h, w }, align = 16;
+	int64_t nchw[4] = { c * h * w, h * w, w, 1 };
+	int64_t nhwc[4] = { h * w * c, 1, w * c, c };
+	int dt = r->dt;
+
+	return bk_new(b, g, BK_TENSOR, t) ||
+	       bk_set(b, g, *t, A_TENSOR_DATA_TYPE, TYPE_DATA_TYPE, 1, &dt) ||
+	       bk_set(b, g, *t, A_TENSOR_DIMENSIONS, TYPE_INT64, 4, dims) ||
+	       bk_set(b, g, *t, A_TENSOR_STRIDES, TYPE_INT64, 4,
+		      r->l->layout == CV_LAYOUT_NHWC ? nhwc : nchw) ||
+	       bk_set(b, g, *t, A_TENSOR_UNIQUE_ID, TYPE_INT64, 1, &uid) ||
+	       bk_set(b, g, *t, A_TENSOR_BYTE_ALIGNMENT, TYPE_INT64, 1,
+		      &align) ||
+	       bk_done(b, g, *t, "TENSOR");
+}
+
+static int op_graph(struct bench *b, struct graph *g);
+
+/* The operation graph of one convolution forward. Groups are in W's
+ * dims (K, C/groups, R, S), as cudnn_frontend and PyTorch give them. */
+static int
+build_graph(struct bench *b, struct layer_run *r, struct graph *g)
+{
+	const struct cv_layer *l = r->l;
+	int mode = CROSS_CORRELATION, comp = DT_FLOAT;
+	int64_t dims = 2, pad[2] = { l->pad, l->pad };
+	int64_t stride[2] = { l->stride, l->stride };
+	int64_t dil[2] = { l->dilation, l->dilation };
+	float alpha = 1.0f, beta = 0.0f;
+
+	return bk_tensor(b, g, &g->t[0], UID_X, r, l->n, l->c, l->h, l->w) ||
+	       bk_tensor(b, g, &g->t[1], UID_W, r, l->k, l->c / l->groups, l->r,
+			 l->s) ||
+	       bk_tensor(b, g, &g->t[2], UID_Y, r, l->n, l->k, r->p, r->q) ||
+	       bk_new(b, g, BK_CONVOLUTION, &g->conv) ||
+	       /* Accumulate in fp32 for every type, as frameworks do. */
+	       bk_set(b, g, g->conv, A_CONV_COMP_TYPE, TYPE_DATA_TYPE, 1,
+		      &comp) ||
+	       bk_set(b, g, g->conv, A_CONV_CONV_MODE, TYPE_CONVOLUTION_MODE, 1,
+		      &mode) ||
+	       bk_set(b, g, g->conv, A_CONV_SPATIAL_DIMS, TYPE_INT64, 1,
+		      &dims) ||
+	       bk_set(b, g, g->conv, A_CONV_PRE_PADDINGS, TYPE_INT64, 2, pad) ||
+	       bk_set(b, g, g->conv, A_CONV_POST_PADDINGS, TYPE_INT64, 2,
+		      pad) ||
+	       bk_set(b, g, g->conv, A_CONV_FILTER_STRIDES, TYPE_INT64, 2,
+		      stride) ||
+	       bk_set(b, g, g->conv, A_CONV_DILATIONS, TYPE_INT64, 2, dil) ||
+	       bk_done(b, g, g->conv, "CONVOLUTION") ||
+	       bk_new(b, g, BK_OPERATION_CONVOLUTION_FORWARD, &g->op) ||
+	       bk_set(b, g, g->op, A_CONV_FWD_X, TYPE_BACKEND_DESCRIPTOR, 1,
+		      &g->t[0]) ||
+	       bk_set(b, g, g->op, A_CONV_FWD_W, TYPE_BACKEND_DESCRIPTOR, 1,
+		      &g->t[1]) ||
+	       bk_set(b, g, g->op, A_CONV_FWD_Y, TYPE_BACKEND_DESCRIPTOR, 1,
+		      &g->t[2]) ||
+	       bk_set(b, g, g->op, A_CONV_FWD_CONV_DESC,
+		      TYPE_BACKEND_DESCRIPTOR, 1, &g->conv) ||
+	       bk_set(b, g, g->op, A_CONV_FWD_ALPHA, TYPE_FLOAT, 1, &alpha) ||
+	       bk_set(b, g, g->op, A_CONV_FWD_BETA, TYPE_FLOAT, 1, &beta) ||
+	       bk_done(b, g, g->op, "OPERATION_CONVOLUTION_FORWARD") ||
+	       bk_new(b, g, BK_OPERATIONGRAPH, &g->graph) || op_graph(b, g);
+}
+
+static int
+op_graph(struct bench *b, struct graph *g)
+{
+	/* The handle attributes are deprecated in later 9.x: one refused is
+	 * no failure (finalize says if it was needed). */
+	b->api.bk_set(g->graph, A_OPERATIONGRAPH_HANDLE, TYPE_HANDLE, 1,
+		      &b->handle);
+	return bk_set(b, g, g->graph, A_OPERATIONGRAPH_OPS,
+		      TYPE_BACKEND_DESCRIPTOR, 1, &g->op) ||
+	       bk_done(b, g, g->graph, "OPERATIONGRAPH");
+}
+
+/* Append the engine configs heuristics `mode` offers, up to MAX_PLANS. */
+static int
+heuristics(struct bench *b, struct graph *g, int mode)
+{
+	obj h = NULL, cfg[MAX_PLANS];
+	int64_t count = 0, got = 0, room = MAX_PLANS - g->n;
+	int st;
+
+	memset(cfg, 0, sizeof cfg);
+	st = bk_new(b, g, BK_ENGINEHEUR, &h) ||
+	     bk_set(b, g, h, A_ENGINEHEUR_OPERATION_GRAPH,
+		    TYPE_BACKEND_DESCRIPTOR, 1, &g->graph) ||
+	     bk_set(b, g, h, A_ENGINEHEUR_MODE, TYPE_HEUR_MODE, 1, &mode) ||
+	     bk_done(b, g, h, "ENGINEHEUR") ||
+	     bk_check(b, g,
+		      b->api.bk_get(h, A_ENGINEHEUR_RESULTS,
+				    TYPE_BACKEND_DESCRIPTOR, 0, &count, NULL),
+		      "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
+	if (count > room)
+		count = room;
+	for (int64_t i = 0; i < count && st == 0; i++)
+		st = bk_new(b, g, BK_ENGINECFG, &cfg[i]);
+	if (st == 0 && count > 0)
+		st = bk_check(b, g,
+			      b->api.bk_get(h, A_ENGINEHEUR_RESULTS,
+					    TYPE_BACKEND_DESCRIPTOR, count,
+					    &got, cfg),
+			      "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
+	for (int64_t i = 0; i < count; i++) {
+		if (st == 0 && i < got && cfg[i] != NULL)
+			g->p[g->n++].cfg = cfg[i];
+		else
+			bk_free(b, &cfg[i]);
+	}
+	bk_free(b, &h);
+	return st;
+}
+
+/* Finalize a plan per config; those that do not finalize, or need more
+ * workspace than WORKSPACE_CAP, are dropped. How many are left. */
+static int
+make_plans(struct bench *b, struct graph *g, int64_t *max_ws)
+{
+	int kept = 0;
+
+	*max_ws = 0;
+	for (int i = 0; i < g->n; i++) {
+		struct engine_plan *e = &g->p[i];
+		obj eng = NULL;
+		int64_t cnt = 0;
+
+		e->engine = -1;
+		e->ms = INFINITY;
+		if (b->api.bk_create(BK_EXECUTION_PLAN, &e->plan) != 0) {
+			e->plan = NULL;
+			continue;
+		}
+		b->api.bk_set(e->plan, A_PLAN_HANDLE, TYPE_HANDLE, 1,
+			      &b->handle); /* deprecated: see build_graph */
+		if (b->api.bk_set(e->plan, A_PLAN_ENGINE_CONFIG,
+				  TYPE_BACKEND_DESCRIPTOR, 1, &e->cfg) != 0 ||
+		    b->api.bk_finalize(e->plan) != 0 ||
+		    b->api.bk_get(e->plan, A_PLAN_WORKSPACE_SIZE, TYPE_INT64, 1,
+				  &cnt, &e->ws) != 0 ||
+		    e->ws < 0 || e->ws > WORKSPACE_CAP) {
+			bk_free(b, &e->plan);
+			continue;
+		}
+		/* The engine's global index names it in the report only. */
+		if (b->api.bk_create(BK_ENGINE, &eng) == 0) {
+			if (b->api.bk_get(e->cfg, A_ENGINECFG_ENGINE,
+					  TYPE_BACKEND_DESCRIPTOR, 1, &cnt,
+					  &eng) != 0 ||
+			    b->api.bk_get(eng, A_ENGINE_GLOBAL_INDEX,
+					  TYPE_INT64, 1, &cnt, &e->engine) != 0)
+				e->engine = -1;
+			bk_free(b, &eng);
+		}
+		if (e->ws > *max_ws)
+			*max_ws = e->ws;
+		kept++;
+	}
+	return kept;
+}
+
+static int
+make_pack(struct bench *b, struct layer_run *r, struct graph *g)
+{
+	int64_t uids[3] = { UID_X, UID_W, UID_Y };
+	void *ptrs[3] = { (void *)(uintptr_t)r->x, (void *)(uintptr_t)r->w,
+			  (void *)(uintptr_t)r->y };
+	void *ws = r->ws ? (void *)(uintptr_t)r->ws : NULL;
+
+	return bk_new(b, g, BK_VARIANT_PACK, &g->pack) ||
+	       bk_set(b, g, g->pack, A_VARIANT_PACK_UNIQUE_IDS, TYPE_INT64, 3,
+		      uids) ||
+	       bk_set(b, g, g->pack, A_VARIANT_PACK_DATA_POINTERS,
+		      TYPE_VOID_PTR, 3, ptrs) ||
+	       bk_set(b, g, g->pack, A_VARIANT_PACK_WORKSPACE, TYPE_VOID_PTR, 1,
+		      &ws) ||
+	       bk_done(b, g, g->pack, "VARIANT_PACK");
+}
+
+/* Time each plan as cudnn.benchmark does: one untimed run, then the
+ * fastest of TUNE_RUNS; a plan that fails to run keeps ms = INFINITY. */
+static void
+autotune(struct bench *b, struct layer_run *r, struct graph *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		struct engine_plan *e = &g->p[i];
+		struct pick p = { 0, e->plan, g->pack };
+		float best = INFINITY, t = 0;
+		int st;
+
+		if (e->plan == NULL)
+			continue;
+		st = run_pick(b, r, &p);
+		for (int k = 0; k < TUNE_RUNS && st == 0; k++)
+			if ((st = b->api.ev_record(b->ev[k], NULL)) == 0)
+				st = run_pick(b, r, &p);
+		if (st == 0 &&
+		    (st = b->api.ev_record(b->ev[TUNE_RUNS], NULL)) == 0)
+			st = b->api.ev_sync(b->ev[TUNE_RUNS]);
+		for (int k = 0; k < TUNE_RUNS && st == 0; k++)
+			if ((st = b->api.ev_elapsed(&t, b->ev[k],
+						    b->ev[k + 1])) == 0 &&
+			    t < best)
+				best = t;
+		if (st == 0)
+			e->ms = best;
+	}
+}
+
+/* The fastest timed plan not yet tried (-1: none left). */
+static int
+next_fastest(const struct graph *g, const int *tried)
+{
+	int best = -1;
+
+	for (int i = 0; i < g->n; i++)
+		if (!tried[i] && isfinite(g->p[i].ms) &&
+		    (best < 0 || g->p[i].ms < g->p[best].ms))
+			best = i;
+	return best;
+}
+
+/* What the engine path may have written into r->out. */
+static const char *const engine_keys[] = {
+	"how",     "ref_algo", "rejected", "engine", "engine_configs",
+	"max_err", "status",   "reason",   NULL,
+};
+
+/* Pick and time the layer through the engine path. 0: done, r->out set;
+ * -1: the path failed before timing, with why (the caller falls back). */
+static int
+bench_engines(struct bench *b, struct layer_run *r, char *why, size_t n)
+{
+	struct graph g;
+	int64_t max_ws = 0;
+	int ref, tried[MAX_PLANS] = { 0 }, pick = -1, rejected = 0, i;
+	double err = 0, worst = 0;
+
+	memset(&g, 0, sizeof g);
+	if ((ref = reference(b, r, NULL, 0)) < 0) {
+		snprintf(why, n, "no reference algorithm runs");
+		return -1;
+	}
+	if (build_graph(b, r, &g) != 0)
+		goto fail;
+	/* PyTorch's order: heuristics mode A, then the fallback list. */
+	heuristics(b, &g, HEUR_MODE_A);
+	heuristics(b, &g, HEUR_MODE_FALLBACK);
+	if (g.n == 0) {
+		if (g.why[0] == '\0')
+			snprintf(g.why, sizeof g.why,
+				 "the heuristics offer no engine config");
+		goto fail;
+	}
+	g.why[0] = '\0';
+	if (make_plans(b, &g, &max_ws) == 0) {
+		snprintf(g.why, sizeof g.why,
+			 "none of the %d engine configs finalizes", g.n);
+		goto fail;
+	}
+	if (grow_workspace(b, r, (size_t)max_ws) != 0) {
+		snprintf(g.why, sizeof g.why,
+			 "cannot allocate a %lld-byte workspace",
+			 (long long)max_ws);
+		goto fail;
+	}
+	if (make_pack(b, r, &g) != 0)
+		goto fail;
+	autotune(b, r, &g);
+	while ((i = next_fastest(&g, tried)) >= 0) {
+		struct pick p = { 0, g.p[i].plan, g.pack };
+		tried[i] = 1;
+		if (run_pick(b, r, &p) != 0 || fetch(b, r, r->y, &r->hy) != 0)
+			continue;
+		err = rel_error(r->hy, r->href, checked(r));
+		if (err <= tolerance(r->dt)) {
+			pick = i;
+			break;
+		}
+		rejected++;
+		if (!(err <= worst))
+			worst = err;
+	}
+	if (pick < 0) {
+		if (rejected)
+			snprintf(g.why, sizeof g.why,
+				 "every engine config that runs disagrees "
+				 "with algo %d (max relative error %.3g)",
+				 ref, isfinite(worst) ? worst : 1e30);
+		else
+			snprintf(g.why, sizeof g.why, "no engine config runs");
+		goto fail;
+	}
+	json_object_set_new(r->out, "how", json_string("engines"));
+	json_object_set_new(r->out, "ref_algo", json_integer(ref));
+	json_object_set_new(r->out, "rejected", json_integer(rejected));
+	json_object_set_new(r->out, "engine", json_integer(g.p[pick].engine));
+	json_object_set_new(r->out, "engine_configs", json_integer(g.n));
+	json_object_set_new(r->out, "max_err", json_real(err));
+	{
+		struct pick p = { 0, g.p[pick].plan, g.pack };
+		if (time_runs(b, r, &p) != 0) {
+			const char *reason = json_string_value(
+				json_object_get(r->out, "reason"));
+			snprintf(g.why, sizeof g.why, "%s",
+				 reason ? reason : "timing failed");
+			goto fail;
+		}
+	}
+	graph_free(b, &g);
+	return 0;
+fail:
+	snprintf(why, n, "%s", g.why);
+	graph_free(b, &g);
+	/* The legacy path starts from a clean record. */
+	for (const char *const *k = engine_keys; *k != NULL; k++)
+		json_object_del(r->out, *k);
+	return -1;
+}
+
+static void
+bench_layer(struct bench *b, struct layer_run *r)
+{
+	char why[200];
+
+	if (describe(b, r) != 0 || upload(b, r) != 0)
+		return;
+	if (has_backend(b)) {
+		if (bench_engines(b, r, why, sizeof why) == 0)
+			return;
+		/* The legacy path decides the layer; say why it had to. */
+		json_object_set_new(r->out, "engine_fallback",
+				    json_string(why));
+	}
+	bench_legacy(b, r);
 }
 
 int

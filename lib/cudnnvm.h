@@ -166,12 +166,27 @@ struct cv_installed {
  * (cfg->system_store_path, default /opt/cudnn) and the user's own store
  * (cfg->store_path, default $XDG_DATA_HOME/cudnnvm). Whoever may write
  * the system store (root) gets it alone; anyone else writes their own
- * store and reads the system store beside it, never changing it. With
- * `for_write`, create the writable store, refuse a hostile layout
- * (CV_ESTORE) and sweep abandoned staging. */
+ * store and reads the system store beside it, never changing it. The path
+ * is resolved once (a symlinked store works) and used through its
+ * descriptor. A store that another user could change (the root, a folder
+ * above it, its private folders) or whose private folders are links is
+ * refused (CV_ESTORE) for reading too. With `for_write`, create the
+ * writable store (0755 whatever the umask), refuse a hostile layout and
+ * sweep abandoned staging. */
 int cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 		  const char *flag_store, int for_write, struct cv_err *err);
 void cv_store_free(struct cv_store *st);
+/* How every lock of the store waits: with nowait a busy lock is
+ * CV_ELOCKED; else waiting(payload, what) is called once before blocking,
+ * `what` saying what the holder does and, when known, "(held by pid N)". */
+void cv_store_set_lock_wait(struct cv_store *st, int nowait,
+			    void (*waiting)(void *payload, const char *what),
+			    void *payload);
+/* 0 when version folder <root>/<id> (if it exists) is a real folder that
+ * only this user or root controls; else CV_ESTORE naming it. Lookup,
+ * activation and validation refuse a version another user could change. */
+int cv_store_check_trusted(const struct cv_store *st, const char *id,
+			   struct cv_err *err);
 /* Absolute root of the store this process writes (borrowed). */
 const char *cv_store_root(const struct cv_store *st);
 /* The kind of that store (enum cv_store_kind). */
@@ -788,14 +803,16 @@ const char *cv_bench_status_name(int status);
 
 struct cv_bench_result {
 	int status;   /* enum cv_bench_status */
-	int algo;     /* cudnnConvolutionFwdAlgo_t picked */
+	int algo;     /* cudnnConvolutionFwdAlgo_t picked (legacy API) */
+	long engine;  /* the engine's global index (backend API), else -1 */
 	int runs;     /* timed runs */
 	int rejected; /* faster algorithms whose output was wrong */
 	double ms, min_ms, max_ms, q1_ms, q3_ms; /* median and spread */
 	double tflops;
 	double max_err; /* relative to the reference's largest magnitude */
-	char how[16];   /* "find" or "heuristic" */
+	char how[16];   /* "engines", "find" or "heuristic" */
 	char reason[300];
+	char engine_fallback[200]; /* why the engine path gave way, or "" */
 };
 
 struct cv_bench_gpu {

@@ -2,7 +2,11 @@
  * will change. Applying twice changes nothing; switching removes the
  * previous version's path entries and nothing else; leaving restores what
  * the user had: scalars the user had set are kept in CUDNNVM_SAVED_<NAME>,
- * and list variables that did not exist are named in CUDNNVM_SAVED_UNSET.
+ * list variables that did not exist are named in CUDNNVM_SAVED_UNSET, and
+ * the entry put into each list is recorded in CUDNNVM_SAVED_ADDED_<LIST>,
+ * so that switching removes exactly that entry: what cudnnvm added is
+ * never inferred from variables the user may have changed since (a
+ * CUDNN_HOME=/usr set meanwhile must not take /usr/bin out of PATH).
  * Paths are the resolved versioned folders, never <store>/current. */
 #include "internal.h"
 
@@ -16,6 +20,7 @@ static const char *const scalars[] = { "CUDNN_HOME",    "CUDNN_PATH",
 static const char *const lists[] = { "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH",
 				     "PATH", NULL };
 #define SAVED_UNSET "CUDNNVM_SAVED_UNSET"
+#define SAVED_ADDED "CUDNNVM_SAVED_ADDED_"
 
 static const char *
 lookup(cv_getenv_fn get, void *ctx, const char *name)
@@ -117,7 +122,6 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 	     cv_getenv_fn get, void *ctx, struct cv_err *err)
 {
 	const char *prev = lookup(get, ctx, "CUDNNVM_ACTIVE");
-	const char *prevhome = lookup(get, ctx, "CUDNN_HOME");
 	const char *unset0 = lookup(get, ctx, SAVED_UNSET);
 	struct cv_version v;
 	char *home = NULL, *prevroot = NULL;
@@ -134,6 +138,8 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 	if (id != NULL) {
 		if (cv_install_id_parse(&v, id, err) < 0)
 			return CV_EUSAGE;
+		if (cv_store_check_trusted(st, id, err) < 0)
+			return CV_ESTORE;
 		home = cv_store_dir(st, id);
 		libdir = cv_path_join(home, "lib/x64");
 		windows = stat(libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -152,6 +158,8 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		const char *name = lists[i];
 		const char *cur = lookup(get, ctx, name);
 		const char *want = NULL;
+		char *added = xasprintf(SAVED_ADDED "%s", name);
+		const char *was = prev != NULL ? lookup(get, ctx, added) : NULL;
 		char *val;
 
 		if (id != NULL) {
@@ -164,13 +172,20 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 			else if (strcmp(name, "LIBRARY_PATH") == 0)
 				want = libdir;
 		}
+		add(out, added, want);
+		free(added);
 		if (cur == NULL && want == NULL)
 			continue;
 		val = xstrdup(cur ? cur : "");
+		/* the entry recorded when it was added (it may lie in another
+		 * store), and the store's own folders of both versions */
+		if (was != NULL && was[0] == '/') {
+			char *n = cv_env_path_remove(val, was);
+			free(val);
+			val = n;
+		}
 		if (prevroot != NULL)
 			val = strip_home(val, prevroot);
-		if (prev != NULL && prevhome != NULL && prevhome[0] == '/')
-			val = strip_home(val, prevhome);
 		if (home != NULL)
 			val = strip_home(val, home);
 		if (want != NULL) {

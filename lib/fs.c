@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,7 +28,10 @@ cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err)
 		if (c != '/' && c != '\0')
 			continue;
 		*s = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST) {
+		if (mkdir(p, mode) == 0) {
+			/* the mode asked for, not what the umask leaves */
+			chmod(p, mode);
+		} else if (errno != EEXIST) {
 			rc = cv_err_errno(err, cv_code_from_errno(errno),
 					  "cannot create folder '%s'", p);
 			break;
@@ -103,13 +107,22 @@ cv_fs_rmtree(const char *path, struct cv_err *err)
 	return cv_fs_rmtree_at(AT_FDCWD, path, err);
 }
 
+/* Lock files are opened from a folder descriptor, never through a link,
+ * and are 0644 whatever the umask (a reader may take a shared look). */
 static int
-open_lock(const char *path, int *fd, struct cv_err *err)
+open_lock(int dirfd, const char *name, const char *shown, int *fd,
+	  struct cv_err *err)
 {
-	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct stat sb;
+
+	*fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		     0644);
 	if (*fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot open lock '%s'", path);
+				    "cannot open lock '%s'", shown);
+	if (fstat(*fd, &sb) == 0 && (sb.st_mode & 07777) != 0644 &&
+	    sb.st_uid == geteuid())
+		fchmod(*fd, 0644);
 	return 0;
 }
 
@@ -125,26 +138,86 @@ lock_error(const char *path, struct cv_err *err)
 }
 
 int
-cv_fs_trylock(const char *path, int *fd, struct cv_err *err)
+cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
+		 struct cv_err *err)
 {
 	int r;
 
-	if ((r = open_lock(path, fd, err)) < 0)
+	*fd = -1;
+	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
 		return r;
 	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
 		return 1;
-	r = errno == EWOULDBLOCK ? 0 : lock_error(path, err);
+	r = errno == EWOULDBLOCK ? 0 : lock_error(shown, err);
 	close(*fd);
 	*fd = -1;
 	return r;
 }
 
 int
-cv_fs_lock(const char *path, int nowait,
-	   void (*waiting)(void *payload, const char *what), void *payload,
-	   const char *what, int *fd, struct cv_err *err)
+cv_fs_trylock(const char *path, int *fd, struct cv_err *err)
 {
-	int r = cv_fs_trylock(path, fd, err);
+	return cv_fs_trylock_at(AT_FDCWD, path, path, fd, err);
+}
+
+/* The process holding a flock on the file open at `fd`, from /proc/locks
+ * ("1: FLOCK ADVISORY WRITE <pid> <maj>:<min>:<inode> 0 EOF"); 0 when it
+ * cannot be told (no /proc, another pid namespace). The device is matched
+ * when it agrees; an overlay or FUSE file reports another one than stat,
+ * so a lone match on the inode is taken too. */
+long
+cv_fs_lock_holder(int fd)
+{
+	struct stat sb;
+	char line[256];
+	long by_dev = 0, by_ino = 0;
+	int n_ino = 0;
+	FILE *f;
+
+	if (fstat(fd, &sb) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *tok[6], *save = NULL, *end;
+		unsigned long maj, min;
+		unsigned long long ino;
+		long pid;
+		int n = 0;
+
+		for (char *t = strtok_r(line, " \t\n", &save); t && n < 6;
+		     t = strtok_r(NULL, " \t\n", &save))
+			tok[n++] = t;
+		/* a blocked waiter reads "1: -> FLOCK ...": tok[1] differs */
+		if (n < 6 || strcmp(tok[1], "FLOCK") != 0)
+			continue;
+		pid = strtol(tok[4], &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		maj = strtoul(tok[5], &end, 16);
+		if (*end != ':')
+			continue;
+		min = strtoul(end + 1, &end, 16);
+		if (*end != ':')
+			continue;
+		ino = strtoull(end + 1, &end, 10);
+		if (ino != (unsigned long long)sb.st_ino)
+			continue;
+		if (maj == major(sb.st_dev) && min == minor(sb.st_dev))
+			by_dev = pid;
+		by_ino = pid;
+		n_ino++;
+	}
+	fclose(f);
+	if (by_dev > 0)
+		return by_dev;
+	return n_ino == 1 ? by_ino : 0;
+}
+
+int
+cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
+	      void (*waiting)(void *payload, const char *what), void *payload,
+	      const char *what, int *fd, struct cv_err *err)
+{
+	int r = cv_fs_trylock_at(dirfd, name, shown, fd, err);
 
 	if (r != 0)
 		return r < 0 ? r : 0;
@@ -153,19 +226,34 @@ cv_fs_lock(const char *path, int nowait,
 			err, CV_ELOCKED,
 			"another cudnnvm is %s; try again when it is done (or drop --no-wait to wait)",
 			what);
-	if (waiting != NULL)
-		waiting(payload, what);
-	if ((r = open_lock(path, fd, err)) < 0)
+	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
 		return r;
+	if (waiting != NULL) {
+		long pid = cv_fs_lock_holder(*fd);
+		char *text =
+			pid > 0 ? xasprintf("%s (held by pid %ld)", what, pid)
+				: xstrdup(what);
+		waiting(payload, text);
+		free(text);
+	}
 	while (flock(*fd, LOCK_EX) != 0) {
 		if (errno == EINTR)
 			continue;
-		r = lock_error(path, err);
+		r = lock_error(shown, err);
 		close(*fd);
 		*fd = -1;
 		return r;
 	}
 	return 0;
+}
+
+int
+cv_fs_lock(const char *path, int nowait,
+	   void (*waiting)(void *payload, const char *what), void *payload,
+	   const char *what, int *fd, struct cv_err *err)
+{
+	return cv_fs_lock_at(AT_FDCWD, path, path, nowait, waiting, payload,
+			     what, fd, err);
 }
 
 void

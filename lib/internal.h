@@ -66,6 +66,16 @@ int cv_fs_lock(const char *path, int nowait,
 	       const char *what, int *fd, struct cv_err *err);
 /* Non-blocking try: 1 acquired, 0 busy, <0 error. */
 int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
+/* The same on `name` under the folder descriptor dirfd (never through a
+ * link at name); `shown` is the path messages give. When it waits, `what`
+ * passed to waiting() ends in " (held by pid N)" when the holder is known. */
+int cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
+		  void (*waiting)(void *payload, const char *what),
+		  void *payload, const char *what, int *fd, struct cv_err *err);
+int cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
+		     struct cv_err *err);
+/* The pid holding a flock on the file open at fd, 0 when unknown. */
+long cv_fs_lock_holder(int fd);
 void cv_fs_unlock(int fd);
 
 /* pipe.c: a bounded queue of buffers between two threads. The

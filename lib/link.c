@@ -1,7 +1,7 @@
 /* link.c: the global default, <store>/current, a relative symlink that is
  * replaced atomically (doc/reliability.md §3.1): a new link under a temporary
  * name, renameat(2) over the old one, fsync of the store folder, all under
- * the store's current.lock so that concurrent switches are serialised.
+ * the store's current lock so that concurrent switches are serialised.
  * Readers take no lock: rename(2) guarantees they never see it missing. */
 #include "internal.h"
 
@@ -91,23 +91,6 @@ sweep(int dfd)
 	closedir(d);
 }
 
-/* Take <root>/.locks/current.lock (creating .locks), waiting if busy. */
-static int
-lock_current(const char *root, int dfd, int *lockfd, struct cv_err *err)
-{
-	char *path;
-	int r;
-
-	if (mkdirat(dfd, ".locks", 0755) < 0 && errno != EEXIST)
-		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot create the store's .locks folder");
-	path = cv_path_join(root, ".locks/current.lock");
-	r = cv_fs_lock(path, 0, NULL, NULL, "changing the global version",
-		       lockfd, err);
-	free(path);
-	return r;
-}
-
 int
 cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 {
@@ -129,7 +112,7 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 			err, CV_ENOTFOUND,
 			"the store '%s' does not exist; run 'cudnnvm install <spec>' first",
 			root);
-	if ((r = lock_current(root, dfd, &lockfd, err)) < 0)
+	if ((r = cv_store_lock(st, "current", 0, NULL, NULL, &lockfd, err)) < 0)
 		goto out;
 	sweep(dfd);
 	if (fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -154,6 +137,8 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 			       id, id);
 		goto out;
 	}
+	if ((r = cv_store_check_trusted(st, id, err)) < 0)
+		goto out;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &

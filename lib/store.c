@@ -36,13 +36,19 @@
 #define DEFAULT_ROOT "/opt/cudnn"
 
 struct cv_store {
-	char *root;  /* absolute */
-	char *cache; /* absolute */
-	int dirfd;   /* O_DIRECTORY on root, -1 when it does not exist */
+	char *root;    /* absolute, symlinks resolved once at open */
+	char *cache;   /* absolute */
+	int dirfd;     /* O_DIRECTORY on root, -1 when it does not exist */
+	int locksfd;   /* <root>/.locks, opened without following a link */
+	int stagingfd; /* <root>/.staging, likewise; -1 when absent */
 	int writable;
 	int kind; /* enum cv_store_kind */
 	/* the system store read beside this one, or NULL */
 	struct cv_store *system;
+	/* how every lock of this store waits (cv_store_set_lock_wait) */
+	int nowait;
+	void (*waiting)(void *, const char *);
+	void *payload;
 };
 
 const char *
@@ -63,6 +69,16 @@ const char *
 cv_store_system_root(const struct cv_store *st)
 {
 	return st->system != NULL ? st->system->root : NULL;
+}
+
+void
+cv_store_set_lock_wait(struct cv_store *st, int nowait,
+		       void (*waiting)(void *payload, const char *what),
+		       void *payload)
+{
+	st->nowait = nowait;
+	st->waiting = waiting;
+	st->payload = payload;
 }
 
 int
@@ -111,6 +127,10 @@ cv_store_free(struct cv_store *st)
 	if (st->dirfd >= 0)
 		close(st->dirfd);
 	cv_store_free(st->system);
+	if (st->locksfd >= 0)
+		close(st->locksfd);
+	if (st->stagingfd >= 0)
+		close(st->stagingfd);
 	free(st->root);
 	free(st->cache);
 	free(st);
@@ -176,6 +196,8 @@ home_dir(const char *xdg_var, const char *fallback)
 	return xasprintf("%s/%s/cudnnvm", home, fallback);
 }
 
+static int check_owners(const struct cv_store *st, struct cv_err *err);
+
 /* The system store of a two-store view, opened for reading only: a
  * store that is missing or that this user may not read is simply not
  * seen. */
@@ -187,7 +209,14 @@ open_system(const char *root)
 	sys->root = absolute(root);
 	sys->cache = xstrdup(sys->root);
 	sys->kind = CV_STORE_SYSTEM;
+	sys->locksfd = sys->stagingfd = -1;
 	sys->dirfd = open(sys->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* a system store another user could change is not seen at all:
+	 * its libraries would run in this user's programs */
+	if (sys->dirfd >= 0 && check_owners(sys, NULL) < 0) {
+		close(sys->dirfd);
+		sys->dirfd = -1;
+	}
 	return sys;
 }
 
@@ -242,26 +271,131 @@ is_private(const char *name)
 	return name[0] == '.';
 }
 
-/* The store must not be a trap: private folders are real folders,
- * `current` is a symlink, every version is a real folder. */
+/* Whoever may change a folder of the store could plant a libcudnn that
+ * root then loads, so, as ssh's StrictModes does for ~/.ssh, every folder
+ * from / down to the store, and the store's own folders, must belong to
+ * this user or root and be writable by nobody else. A sticky parent (/tmp)
+ * is allowed: others may add names there but not replace ours. */
 static int
-check_layout(struct cv_store *st, struct cv_err *err)
+untrusted(const char *path, const struct stat *sb, int sticky_ok,
+	  struct cv_err *err)
+{
+	uid_t me = geteuid();
+
+	if (sb->st_uid != me && sb->st_uid != 0)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' belongs to another user (uid %ld), who could plant libraries in the store; refusing to use it (chown it to %s, or use --store DIR)",
+			path, (long)sb->st_uid, me == 0 ? "root" : "yourself");
+	if ((sb->st_mode & 022) != 0 &&
+	    !(sticky_ok && (sb->st_mode & S_ISVTX) != 0))
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is writable by %s, who could plant libraries in the store; refusing to use it (chmod go-w '%s')",
+			path, (sb->st_mode & 002) ? "every user" : "its group",
+			path);
+	return 0;
+}
+
+/* The store root (its descriptor when open) and each folder above it up
+ * to /; for a store not made yet, the folders that exist. */
+static int
+check_owners(const struct cv_store *st, struct cv_err *err)
+{
+	char *p = xstrdup(st->root);
+	struct stat sb;
+	int r = 0, self = 1;
+
+	if (st->dirfd >= 0 && fstat(st->dirfd, &sb) == 0) {
+		r = untrusted(p, &sb, 0, err);
+		self = 0;
+	}
+	while (r == 0) {
+		char *slash = strrchr(p, '/');
+		if (!self) {
+			if (slash == NULL || strcmp(p, "/") == 0)
+				break;
+			if (slash == p)
+				p[1] = '\0';
+			else
+				*slash = '\0';
+		}
+		if (stat(p, &sb) == 0)
+			r = untrusted(p, &sb, !self, err);
+		else if (errno != ENOENT)
+			break;
+		self = 0;
+	}
+	free(p);
+	return r;
+}
+
+/* A version folder about to be used: a real folder nobody else controls. */
+int
+cv_store_check_trusted(const struct cv_store *st, const char *id,
+		       struct cv_err *err)
+{
+	struct stat sb;
+	char *path;
+	int r;
+
+	if (st->system != NULL && cv_store_in_system(st, id))
+		return cv_store_check_trusted(st->system, id, err);
+	if (st->dirfd < 0 ||
+	    fstatat(st->dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0; /* absent: whoever asks reports it */
+	path = cv_path_join(st->root, id);
+	if (!S_ISDIR(sb.st_mode))
+		r = cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is not a folder (a symlink?); remove it and reinstall that version",
+			path);
+	else
+		r = untrusted(path, &sb, 0, err);
+	free(path);
+	return r;
+}
+
+/* The private folders: real folders nobody else controls, never links to
+ * follow. Readers check them too, since they lock and cache there. */
+static int
+check_private(const struct cv_store *st, struct cv_err *err)
 {
 	static const char *const priv[] = { ".staging", ".locks", ".cache",
 					    NULL };
+	struct stat sb;
+	int r = 0;
+
+	for (int i = 0; r == 0 && priv[i]; i++) {
+		char *path;
+		if (fstatat(st->dirfd, priv[i], &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		path = cv_path_join(st->root, priv[i]);
+		if (!S_ISDIR(sb.st_mode))
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"'%s' is not a folder (a symlink?); refusing to use this store until it is removed",
+				path);
+		else
+			r = untrusted(path, &sb, 0, err);
+		free(path);
+	}
+	return r;
+}
+
+/* The store must not be a trap: private folders are real folders,
+ * `current` is a symlink, every version is a real folder, and nobody but
+ * this user or root controls any of them. */
+static int
+check_layout(struct cv_store *st, struct cv_err *err)
+{
 	struct stat sb;
 	DIR *d;
 	struct dirent *de;
 	int fd, r = 0;
 
-	for (int i = 0; priv[i]; i++)
-		if (fstatat(st->dirfd, priv[i], &sb, AT_SYMLINK_NOFOLLOW) ==
-			    0 &&
-		    !S_ISDIR(sb.st_mode))
-			return cv_err_set(
-				err, CV_ESTORE,
-				"'%s/%s' is not a folder (a symlink?); refusing to use this store until it is removed",
-				st->root, priv[i]);
+	if ((r = check_private(st, err)) < 0)
+		return r;
 	if (fstatat(st->dirfd, "current", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !S_ISLNK(sb.st_mode))
 		return cv_err_set(
@@ -280,27 +414,37 @@ check_layout(struct cv_store *st, struct cv_err *err)
 		if (is_private(de->d_name) ||
 		    cv_install_id_parse(&v, de->d_name, NULL) < 0)
 			continue;
-		if (fstatat(st->dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
-			    0 &&
-		    !S_ISDIR(sb.st_mode)) {
-			r = cv_err_set(
-				err, CV_ESTORE,
-				"'%s/%s' is not a folder (a symlink?); remove it and reinstall that version",
-				st->root, de->d_name);
+		if ((r = cv_store_check_trusted(st, de->d_name, err)) < 0)
 			break;
-		}
 	}
 	closedir(d);
 	return r;
 }
 
+/* Make <root>/<name> (0755 whatever the umask) and open it without
+ * following a link into *fd. */
 static int
-mkdir_at(struct cv_store *st, const char *name, mode_t mode, struct cv_err *err)
+mkdir_at(struct cv_store *st, const char *name, int *fd, struct cv_err *err)
 {
-	if (mkdirat(st->dirfd, name, mode) != 0 && errno != EEXIST)
+	if (mkdirat(st->dirfd, name, 0755) == 0)
+		fchmodat(st->dirfd, name, 0755, 0);
+	else if (errno != EEXIST)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot create '%s/%s'", st->root, name);
+	*fd = openat(st->dirfd, name,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return cv_err_errno(err, CV_ESTORE, "cannot open '%s/%s'",
+				    st->root, name);
 	return 0;
+}
+
+/* An existing private folder, opened without following a link; -1. */
+static int
+open_private(const struct cv_store *st, const char *name)
+{
+	return openat(st->dirfd, name,
+		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 /* Remove what dead runs left in .staging: folders whose owner lock is free
@@ -311,18 +455,19 @@ sweep(struct cv_store *st)
 	int sfd, lfd;
 	DIR *d;
 	struct dirent *de;
-	char *sdir = cv_path_join(st->root, ".staging");
 
-	sfd = open(sdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (st->stagingfd < 0)
+		return;
+	sfd = openat(st->stagingfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sfd < 0 || (d = fdopendir(sfd)) == NULL) {
 		if (sfd >= 0)
 			close(sfd);
-		free(sdir);
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
-		char *lock, *full;
+		char *lock, *shown;
+		struct stat sb;
 		int r;
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
@@ -330,34 +475,34 @@ sweep(struct cv_store *st)
 		if (len > 5 && strcmp(de->d_name + len - 5, ".lock") == 0) {
 			/* Orphan lock: its folder is gone. */
 			char *dir = xstrndup(de->d_name, len - 5);
-			struct stat sb;
-			if (fstatat(dirfd(d), dir, &sb, AT_SYMLINK_NOFOLLOW) !=
-			    0) {
-				full = cv_path_join(sdir, de->d_name);
-				if (cv_fs_trylock(full, &lfd, NULL) == 1) {
-					unlinkat(dirfd(d), de->d_name, 0);
-					cv_fs_unlock(lfd);
-				}
-				free(full);
+			if (fstatat(st->stagingfd, dir, &sb,
+				    AT_SYMLINK_NOFOLLOW) != 0 &&
+			    cv_fs_trylock_at(st->stagingfd, de->d_name,
+					     de->d_name, &lfd, NULL) == 1) {
+				unlinkat(st->stagingfd, de->d_name, 0);
+				cv_fs_unlock(lfd);
 			}
 			free(dir);
 			continue;
 		}
-		lock = xasprintf("%s/%s.lock", sdir, de->d_name);
+		lock = xasprintf("%s.lock", de->d_name);
+		shown = cv_path_join(st->root, lock);
 		lfd = -1;
-		r = access(lock, F_OK) == 0 ? cv_fs_trylock(lock, &lfd, NULL)
-					    : 1;
+		r = fstatat(st->stagingfd, lock, &sb, AT_SYMLINK_NOFOLLOW) == 0
+			    ? cv_fs_trylock_at(st->stagingfd, lock, shown, &lfd,
+					       NULL)
+			    : 1;
 		if (r == 1) {
-			cv_fs_rmtree_at(dirfd(d), de->d_name, NULL);
+			cv_fs_rmtree_at(st->stagingfd, de->d_name, NULL);
 			if (lfd >= 0) {
-				unlink(lock);
+				unlinkat(st->stagingfd, lock, 0);
 				cv_fs_unlock(lfd);
 			}
 		}
 		free(lock);
+		free(shown);
 	}
 	closedir(d);
-	free(sdir);
 }
 
 int
@@ -365,15 +510,44 @@ cv_store_lock(const struct cv_store *st, const char *name, int nowait,
 	      void (*waiting)(void *, const char *), void *payload, int *fd,
 	      struct cv_err *err)
 {
-	char *path = xasprintf("%s/.locks/%s.lock", st->root, name);
-	char *what = strcmp(name, "store") == 0
-			     ? xstrdup("using the store")
+	char *file = xasprintf("%s.lock", name);
+	char *shown = xasprintf("%s/.locks/%s", st->root, file);
+	char *what = strcmp(name, "store") == 0 ? xstrdup("using the store")
+		     : strcmp(name, "current") == 0
+			     ? xstrdup("changing the global version")
 			     : xasprintf("installing or removing %s", name);
-	int r = cv_fs_lock(path, nowait, waiting, payload, what, fd, err);
+	int r;
 
-	free(path);
+	*fd = -1;
+	if (st->locksfd < 0)
+		r = cv_err_set(
+			err, CV_ESTORE,
+			"cannot lock '%s': the store has no .locks folder; run a command that writes the store (e.g. cudnnvm install)",
+			shown);
+	else
+		r = cv_fs_lock_at(
+			st->locksfd, file, shown, nowait || st->nowait,
+			waiting != NULL ? waiting : st->waiting,
+			waiting != NULL ? payload : st->payload, what, fd, err);
+	free(file);
+	free(shown);
 	free(what);
 	return r;
+}
+
+/* A store path that is a symlink (or lies under one) is resolved once:
+ * every later step works from the real folder's descriptor and names the
+ * real path, so a link re-pointed meanwhile changes nothing. */
+static void
+resolve_root(struct cv_store *st)
+{
+	char *real = realpath(st->root, NULL);
+
+	if (real != NULL) {
+		free(st->root);
+		st->root = xstrdup(real);
+		free(real);
+	}
 }
 
 static int
@@ -381,6 +555,8 @@ open_for_write(struct cv_store *st, struct cv_err *err)
 {
 	int lfd, r;
 
+	if ((r = check_owners(st, err)) < 0)
+		return r;
 	if ((r = cv_fs_mkdirs(st->root, 0755, err)) < 0) {
 		if (r == CV_EPERM && err != NULL)
 			return cv_err_prefix(
@@ -388,6 +564,7 @@ open_for_write(struct cv_store *st, struct cv_err *err)
 				"cannot create the store (use --store DIR, or run as root): ");
 		return r;
 	}
+	resolve_root(st);
 	st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (st->dirfd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
@@ -403,19 +580,22 @@ open_for_write(struct cv_store *st, struct cv_err *err)
 			"the store '%s' is not writable (use --store DIR, or run as its owner)",
 			st->root);
 	}
-	if ((r = check_layout(st, err)) < 0)
+	if ((r = check_owners(st, err)) < 0 || (r = check_layout(st, err)) < 0)
 		return r;
-	if ((r = mkdir_at(st, ".locks", 0755, err)) < 0 ||
-	    (r = mkdir_at(st, ".staging", 0700, err)) < 0)
+	if ((r = mkdir_at(st, ".locks", &st->locksfd, err)) < 0 ||
+	    (r = mkdir_at(st, ".staging", &st->stagingfd, err)) < 0)
 		return r;
 	if ((r = check_layout(st, err)) < 0)
 		return r;
 	if (cv_fs_mkdirs(st->cache, 0755, err) < 0)
 		return cv_err_prefix(err, "%s", "cannot create the cache: ");
-	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &lfd, err)) < 0)
-		return r;
-	sweep(st);
-	cv_fs_unlock(lfd);
+	/* housekeeping only: when another run holds the store lock, it
+	 * sweeps, and this one neither waits here nor ignores --no-wait */
+	if (cv_fs_trylock_at(st->locksfd, "store.lock", "store.lock", &lfd,
+			     NULL) == 1) {
+		sweep(st);
+		cv_fs_unlock(lfd);
+	}
 	st->writable = 1;
 	return 0;
 }
@@ -428,11 +608,13 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 	int r;
 
 	*out = NULL;
-	st->dirfd = -1;
+	st->dirfd = st->locksfd = st->stagingfd = -1;
 	if ((r = choose_root(st, cfg, flag_store, err)) < 0) {
 		cv_store_free(st);
 		return r;
 	}
+	/* the cache default below follows the real root too */
+	resolve_root(st);
 	if (cfg->cache_path != NULL)
 		st->cache = xstrdup(cfg->cache_path);
 	else if (geteuid() != 0 &&
@@ -454,18 +636,18 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot open the store '%s'",
 					 st->root);
-		else
-			r = 0;
+		else if ((r = check_owners(st, err)) == 0 && st->dirfd >= 0)
+			r = check_private(st, err);
+		if (r == 0 && st->dirfd >= 0) {
+			st->locksfd = open_private(st, ".locks");
+			st->stagingfd = open_private(st, ".staging");
+		}
 		/* A reader sweeps too, when it may (best effort). */
-		if (st->dirfd >= 0 &&
-		    faccessat(st->dirfd, ".staging", W_OK, AT_EACCESS) == 0) {
-			struct stat sb;
+		if (st->stagingfd >= 0 && st->locksfd >= 0 &&
+		    faccessat(st->stagingfd, ".", W_OK, AT_EACCESS) == 0) {
 			int lfd;
-			if (fstatat(st->dirfd, ".staging", &sb,
-				    AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISDIR(sb.st_mode) &&
-			    cv_store_lock(st, "store", 1, NULL, NULL, &lfd,
-					  NULL) == 0) {
+			if (cv_fs_trylock_at(st->locksfd, "store.lock",
+					     "store.lock", &lfd, NULL) == 1) {
 				sweep(st);
 				cv_fs_unlock(lfd);
 			}
@@ -506,9 +688,13 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 		     int *lockfd, struct cv_err *err)
 {
 	unsigned int rnd;
-	char *lock, *dir;
+	char *lock, *shown;
 	int sfd, r;
 
+	*lockfd = -1;
+	if (st->stagingfd < 0)
+		return cv_err_set(err, CV_ESTORE,
+				  "the store is not open for writing");
 	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
 		return r;
 	for (int tries = 0;; tries++) {
@@ -519,23 +705,24 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 		      ((unsigned int)getpid() << 16) ^
 		      (unsigned int)tries * 2654435761u;
 		*name = xasprintf("%s.%ld.%08x", tag, (long)getpid(), rnd);
-		lock = xasprintf("%s/.staging/%s.lock", st->root, *name);
-		dir = xasprintf(".staging/%s", *name);
-		r = cv_fs_lock(lock, 1, NULL, NULL, "staging", lockfd, err);
-		if (r == 0 && mkdirat(st->dirfd, dir, 0755) == 0) {
-			fchmodat(st->dirfd, dir, 0755, 0);
+		lock = xasprintf("%s.lock", *name);
+		shown = xasprintf("%s/.staging/%s", st->root, lock);
+		r = cv_fs_lock_at(st->stagingfd, lock, shown, 1, NULL, NULL,
+				  "staging", lockfd, err);
+		if (r == 0 && mkdirat(st->stagingfd, *name, 0755) == 0) {
+			fchmodat(st->stagingfd, *name, 0755, 0);
 		} else if (r == 0) {
 			int e = errno;
-			unlink(lock);
+			unlinkat(st->stagingfd, lock, 0);
 			cv_fs_unlock(*lockfd);
 			errno = e;
 			r = cv_err_errno(err, cv_code_from_errno(e),
-					 "cannot create '%s/%s'", st->root,
-					 dir);
+					 "cannot create '%s/.staging/%s'",
+					 st->root, *name);
 			retry = e == EEXIST;
 		}
 		free(lock);
-		free(dir);
+		free(shown);
 		if (r == 0)
 			break;
 		free(*name);
@@ -550,13 +737,11 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 void
 cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd)
 {
-	char *dir = xasprintf(".staging/%s", name);
-	char *lock = xasprintf(".staging/%s.lock", name);
+	char *lock = xasprintf("%s.lock", name);
 
-	cv_fs_rmtree_at(st->dirfd, dir, NULL);
-	unlinkat(st->dirfd, lock, 0);
+	cv_fs_rmtree_at(st->stagingfd, name, NULL);
+	unlinkat(st->stagingfd, lock, 0);
 	cv_fs_unlock(lockfd);
-	free(dir);
 	free(lock);
 }
 
@@ -570,22 +755,18 @@ int
 cv_store_publish(struct cv_store *st, const char *name, const char *id,
 		 int replace, struct cv_err *err)
 {
-	char *stage = xasprintf(".staging/%s", name);
 	unsigned int how = replace ? RENAME_EXCHANGE : RENAME_NOREPLACE;
 	int sfd, r;
 
-	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0) {
-		free(stage);
+	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
 		return r;
-	}
-	if (renameat2(st->dirfd, stage, st->dirfd, id, how) != 0)
+	if (renameat2(st->stagingfd, name, st->dirfd, id, how) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot publish '%s/%s'", st->root, id);
 	else if (fsync(st->dirfd) != 0)
 		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
 				 st->root);
 	cv_fs_unlock(sfd);
-	free(stage);
 	return r;
 }
 
@@ -799,6 +980,8 @@ cv_store_get(const struct cv_store *st, const char *id,
 			err, CV_ENOTFOUND,
 			"cuDNN %s is not installed; run 'cudnnvm install %s'",
 			id, id);
+	if ((r = cv_store_check_trusted(st, id, err)) < 0)
+		return r;
 	dir = cv_store_dir(st, id);
 	r = cv_store_read_meta(dir, out, err);
 	out->store = cv_store_in_system(st, id) ? CV_STORE_SYSTEM : st->kind;
@@ -870,7 +1053,7 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 				"cuDNN %s is not installed; run 'cudnnvm install %s'",
 				s, s);
 		memcpy(id, s, strlen(s) + 1);
-		return 0;
+		return cv_store_check_trusted(st, id, err);
 	}
 	candidates(st, spec, &cand, &n, &cap);
 	if (st->system != NULL)
@@ -882,7 +1065,7 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		if (cv_store_has(st, cand[i].id)) {
 			strcpy(id, cand[i].id);
 			free(cand);
-			return 0;
+			return cv_store_check_trusted(st, id, err);
 		}
 	free(cand);
 	return cv_err_set(
@@ -896,7 +1079,7 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 {
 	struct cv_version v;
 	char *name = NULL, *dir;
-	int vfd, lfd, r;
+	int vfd = -1, lfd = -1, r;
 
 	if ((r = cv_install_id_parse(&v, id, err)) < 0)
 		return r;
@@ -918,8 +1101,8 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 	}
 	/* Move the version into staging: it vanishes in one step, and a
 	 * killed run leaves only sweepable staging. */
-	dir = xasprintf(".staging/%s/old", name);
-	if (renameat(st->dirfd, id, st->dirfd, dir) != 0)
+	dir = xasprintf("%s/old", name);
+	if (renameat(st->dirfd, id, st->stagingfd, dir) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot remove '%s/%s'", st->root, id);
 	else

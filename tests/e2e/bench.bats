@@ -3,7 +3,9 @@
 # that fails validation, a fast wrong algorithm, Ctrl-C and no GPU, against
 # the stub cuDNN builds and the stub driver of tests/fixtures, whose events
 # read a fake clock the stub convolutions advance (fixed timings: 9.19 at
-# 1000 GMAC/s, 9.14 at 800, algo 0 half as fast as algo 1).
+# 1000 GMAC/s, 9.14 at 800, algo 0 half as fast as algo 1; 9.x stubs but
+# v914 and wrongfast have the backend API, whose engine 5 is twice as fast
+# as algo 1 and wrong, engine 2 as fast, engine 9 half as fast).
 load helper
 
 setup_file() {
@@ -20,6 +22,7 @@ print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/$name.arch"
 		badconv 9.19.0.64
 		wrongfast 9.19.0.66
 		slowfwd 9.19.0.67
+		nograph 9.19.0.68
 	EOF
 }
 
@@ -47,7 +50,7 @@ inst() { # inst NAME: install the packed stub NAME (not validated); sets ID
 	# 1x64x56x56 output x 64x3x3: 115.6 M MACs; 0.117 ms at 1000 GMAC/s
 	# (the runs alternate +1/+2/+3 %), 0.146 ms at 800
 	row=$(grep '^res2 3x3 64>64 @56 ' <<<"$output")
-	[[ "$row" =~ fp16\ +nhwc\ +0\.146\ ms\ ±2%\ 1\.6\ TF\ a1\ 1\.25x\ +\*0\.117\ ms\ ±2%\ 2\.0\ TF\ a1$ ]]
+	[[ "$row" =~ fp16\ +nhwc\ +0\.146\ ms\ ±2%\ 1\.6\ TF\ a1\ 1\.25x\ +\*0\.117\ ms\ ±2%\ 2\.0\ TF\ e2$ ]]
 	[ "$(grep -c '^res[2-5] \|^conv1 ' <<<"$output")" -eq 23 ]
 	[[ "$output" =~ total\ \(23\ layers\)\ +[0-9.]+\ ms\ 1\.25x\ +\*[0-9.]+\ ms ]]
 	[[ "$output" == *"9.19.0.56-cuda13: fastest on 23 of 23 layers"* ]]
@@ -80,9 +83,17 @@ for x in v.values():
     assert x["benchmarked"] and x["validation"]["ok"], x
     for r in x["results"]:
         assert r["status"] == "ok" and r["runs"] == 30, r
-        assert r["algo"] == 1 and r["chosen_by"] == "find" and r["rejected"] == 0, r
         assert 0 < r["min_ms"] <= r["q1_ms"] <= r["ms"] <= r["q3_ms"] <= r["max_ms"], r
         assert r["tflops"] > 0
+        assert "engine_fallback" not in r, r
+# 9.19 has the backend API: engine 5 is fastest but wrong, engine 2 wins
+for r in v["9.19.0.56-cuda13"]["results"]:
+    assert r["chosen_by"] == "engines" and r["engine"] == 2 and r["algo"] is None, r
+    assert r["rejected"] == 1, r
+# 9.14 has not: the legacy find
+for r in v["9.14.0.64-cuda13"]["results"]:
+    assert r["algo"] == 1 and r["chosen_by"] == "find" and r["rejected"] == 0, r
+    assert r["engine"] is None, r
 assert v["9.19.0.56-cuda13"]["cudnn_version"] == 91900
 assert v["9.14.0.64-cuda13"]["cudnn_version"] == 91400
 a, b = v["9.14.0.64-cuda13"]["results"][2]["ms"], v["9.19.0.56-cuda13"]["results"][2]["ms"]
@@ -172,7 +183,7 @@ assert "ms" not in r
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$bad: failed validation (step 5, gpu): the convolution on Fake GPU is wrong"*"; not benchmarked"* ]]
 	row=$(grep '^res2 3x3 64>64 @56 ' <<<"$output")
-	[[ "$row" =~ \*0\.117\ ms\ ±2%\ 2\.0\ TF\ a1\ +-$ ]]
+	[[ "$row" =~ \*0\.117\ ms\ ±2%\ 2\.0\ TF\ e2\ +-$ ]]
 	# named on the command line, it fails the command, in one line
 	run --separate-stderr cudnnvm bench "$bad" 9.19.0.56 --shapes resnet50-b1 --layout nhwc
 	[ "$status" -eq 1 ]
@@ -194,6 +205,22 @@ assert {r["status"] for r in v["results"]} == {"not run"}'
 import json, sys
 for r in json.load(sys.stdin)["versions"][0]["results"]:
     assert r["status"] == "ok" and r["algo"] == 0 and r["rejected"] == 1, r'
+}
+
+@test "a backend API that fails gives way to the legacy find, saying why" {
+	inst nograph
+	run --separate-stderr cudnnvm bench "$ID" --shapes resnet50-b1 --layout nhwc --json
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["versions"][0]["results"]:
+    assert r["status"] == "ok" and r["chosen_by"] == "find" and r["algo"] == 1, r
+    assert r["engine"] is None, r
+    assert r["engine_fallback"] == "cudnnBackendFinalize(OPERATIONGRAPH): CUDNN_STATUS_FAKE_ERROR (3000)", r'
+	run --separate-stderr cudnnvm bench "$ID" --shapes resnet50-b1 --layout nhwc
+	[ "$status" -eq 0 ]
+	row=$(grep '^res2 3x3 64>64 @56 ' <<<"$output")
+	[[ "$row" =~ \*0\.117\ ms\ ±2%\ 2\.0\ TF\ a1$ ]]
 }
 
 @test "Ctrl-C stops the child and exits 130 with one line and no table" {

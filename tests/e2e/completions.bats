@@ -44,7 +44,7 @@ printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 	run complete_bash cudnnvm --store "$T" li
 	[ "$(echo "$output" | sort | tr '\n' ' ')" = "list list-remote " ]
 	run complete_bash cudnnvm --no
-	[ "$output" = "--no-color" ]
+	[ "$(echo "$output" | sort | tr '\n' ' ')" = "--no-color --no-wait " ]
 }
 
 @test "hidden commands and unsupported shells are not offered" {

@@ -80,7 +80,7 @@ spec_commands() {
 
 @test "cudnnvm(1) documents the global flags, exit codes and variables" {
 	text=$(man_text cudnnvm.1)
-	for f in --store --config --quiet --verbose --no-color --version --help; do
+	for f in --store --config --quiet --verbose --no-color --no-wait --version --help; do
 		[[ $text == *"$f"* ]] || { echo "no $f"; false; }
 	done
 	for s in 0 1 64 65 69 73 74 75 77 78 130 126 127; do

@@ -118,7 +118,8 @@ cudnnvm global --system --no-validate 9.19; echo rc=\$?
 [ -e /etc/ld.so.conf.d/cudnnvm.conf ] && echo WRITTEN"
 	echo "$output"
 	[[ $output == *"cudnnvm: '/etc/ld.so.conf.d/cudnnvm.conf' was not written by cudnnvm"*"rc=73"*"rc=73"*"/somewhere"* ]]
-	[[ $output == *"'/mnt/store' can be changed by a user other than root"*"rc=73"* ]]
+	# every command refuses such a store now, before system mode's own check
+	[[ $output == *"cudnnvm: '/mnt/store' is writable by every user"*"rc=73"* ]]
 	[[ $output != *WRITTEN* ]]
 }
 

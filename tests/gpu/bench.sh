@@ -47,6 +47,13 @@ for v in j["versions"]:
     print("%s: %d of %d layers ok, %.1f s" % (v["id"], okc, len(res), v["seconds"]))
     assert v["benchmarked"] and okc == len(res), v["id"]
     assert all(r["runs"] >= 20 for r in res)
+    how = {}
+    for r in res:
+        how[r["chosen_by"]] = how.get(r["chosen_by"], 0) + 1
+    print("%s: chosen by %s" % (v["id"], how))
+    for l, r in zip(j["layers"], res):
+        if r.get("engine_fallback"):
+            print("  %s %s %s: engine path gave way: %s" % (l["name"], l["dtype"], l["layout"], r["engine_fallback"]))
 PY
 
 echo "== cross-check one layer against PyTorch (cudnn.benchmark = True, same build)"
@@ -67,7 +74,7 @@ mine = {l.split()[-1] for l in maps.splitlines() if "libcudnn" in l}
 print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version(), "loaded from:", sorted({os.path.dirname(p) for p in mine}))
 x = torch.randn(64, 64, 56, 56, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
 w = torch.randn(64, 64, 3, 3, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
-for _ in range(10):  # the first call runs cudnnFind
+for _ in range(10):  # the first call autotunes the engine configs
     F.conv2d(x, w, padding=1)
 torch.cuda.synchronize()
 runs = 30
@@ -82,8 +89,11 @@ torch_ms = t[runs // 2]
 r = json.load(open(path))["versions"][0]["results"][0]
 ours = r["ms"]
 diff = abs(ours - torch_ms) / torch_ms
-print("xcheck 64x64x56x56 3x3 64>64 fp16 nhwc: cudnnvm %.4f ms (algo %d, q1-q3 %.4f-%.4f), torch %.4f ms (min %.4f max %.4f): %.1f%% apart"
-      % (ours, r["algo"], r["q1_ms"], r["q3_ms"], torch_ms, t[0], t[-1], diff * 100))
+pick = "engine %s" % r["engine"] if r["chosen_by"] == "engines" else "algo %s" % r["algo"]
+print("xcheck 64x64x56x56 3x3 64>64 fp16 nhwc: cudnnvm %.4f ms (%s, chosen by %s, %d rejected, q1-q3 %.4f-%.4f), torch %.4f ms (min %.4f max %.4f): %.1f%% apart"
+      % (ours, pick, r["chosen_by"], r["rejected"], r["q1_ms"], r["q3_ms"], torch_ms, t[0], t[-1], diff * 100))
+if r.get("engine_fallback"):
+    print("the engine path gave way to the legacy find:", r["engine_fallback"])
 bad = [p for p in mine if not os.path.realpath(p).startswith(os.path.realpath(libdir))]
 if bad:
     print("torch loaded cuDNN from elsewhere:", bad)

@@ -185,6 +185,23 @@ main(void)
 	CHECK(step("/new", NULL) > 0);
 	CHECK(ntab == 0);
 
+	/* CUDNN_HOME belongs to the user: set to /usr while a version is
+	 * active, it does not make switching or leaving take /usr/bin out of
+	 * PATH or /usr/lib out of LD_LIBRARY_PATH */
+	clear();
+	set("PATH", "/usr/bin:/bin");
+	set("LD_LIBRARY_PATH", "/usr/lib");
+	CHECK(step("/s", "9.1.0.70-cuda12") > 0);
+	set("CUDNN_HOME", "/usr");
+	CHECK(step("/s", "9.13.0.50-cuda12") > 0);
+	CHECK(is("PATH", "/usr/bin:/bin"));
+	CHECK(is("LD_LIBRARY_PATH", "/s/9.13.0.50-cuda12/lib:/usr/lib"));
+	set("CUDNN_HOME", "/usr");
+	CHECK(step("/s", NULL) > 0);
+	CHECK(is("PATH", "/usr/bin:/bin"));
+	CHECK(is("LD_LIBRARY_PATH", "/usr/lib"));
+	CHECK(is("CUDNNVM_SAVED_ADDED_LD_LIBRARY_PATH", NULL));
+
 	/* bad ids are refused */
 	{
 		struct cv_env e = CV_ENV_INIT;

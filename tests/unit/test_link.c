@@ -83,7 +83,8 @@ main(void)
 	mkver(b);
 	cv_config_init(&cfg);
 	cfg.store_path = strdup(root);
-	if (cv_store_open(&st, &cfg, NULL, 0, &err) < 0)
+	/* for writing: switching takes the store's current lock */
+	if (cv_store_open(&st, &cfg, NULL, 1, &err) < 0)
 		return 1;
 
 	CHECK(cv_store_global_get(st, id, &err) == CV_ENOTFOUND);
