@@ -23,6 +23,7 @@ struct install_args {
 	const char *platform; /* --platform P */
 	const char *mirror;   /* --mirror URL */
 	int force, even_if_in_use, no_validate, nowait, refresh;
+	unsigned jobs; /* --jobs N; 0: [install] threads */
 };
 
 static void
@@ -185,6 +186,7 @@ install_remote(const struct install_args *a)
 	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait || cmd_g.nowait;
 	opts.waiting = ui_waiting;
+	opts.threads = a->jobs ? a->jobs : cfg.threads;
 	for (int attempt = 0;; attempt++) {
 		int used;
 		if ((r = cv_download_new(&dl, rem, &res.art, res.url,
@@ -333,6 +335,7 @@ install_archive(const struct install_args *a)
 	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait || cmd_g.nowait;
 	opts.waiting = ui_waiting;
+	opts.threads = a->jobs ? a->jobs : cfg.threads;
 	cv_fetcher_file(&fetch, a->archive);
 	prog.inner = fetch;
 	prog.done = 0;
@@ -394,6 +397,22 @@ install_pinned(struct install_args *a, char spec[64])
 	return install_remote(a);
 }
 
+/* --jobs N: 1..CV_MAX_THREADS, else 0. */
+static unsigned
+parse_jobs(const char *s)
+{
+	char *end;
+	unsigned long n;
+
+	if (*s < '1' || *s > '9')
+		return 0;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || n > CV_MAX_THREADS)
+		return 0;
+	return (unsigned)n;
+}
+
 int
 cmd_install(int argc, char **argv)
 {
@@ -408,7 +427,8 @@ cmd_install(int argc, char **argv)
 		O_IN_USE,
 		O_NOVAL,
 		O_NOWAIT,
-		O_REFRESH
+		O_REFRESH,
+		O_JOBS
 	};
 	static const struct option lo[] = {
 		{ "archive", required_argument, NULL, O_ARCHIVE },
@@ -422,6 +442,7 @@ cmd_install(int argc, char **argv)
 		{ "no-validate", no_argument, NULL, O_NOVAL },
 		{ "no-wait", no_argument, NULL, O_NOWAIT },
 		{ "refresh", no_argument, NULL, O_REFRESH },
+		{ "jobs", required_argument, NULL, O_JOBS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_args a;
@@ -465,6 +486,13 @@ cmd_install(int argc, char **argv)
 			break;
 		case O_REFRESH:
 			a.refresh = 1;
+			break;
+		case O_JOBS:
+			if ((a.jobs = parse_jobs(optarg)) == 0)
+				return cmd_usage_error(
+					"install",
+					"--jobs needs a number of threads, 1-%d",
+					CV_MAX_THREADS);
 			break;
 		default:
 			return cmd_usage_error("install", "unknown option '%s'",

@@ -21,8 +21,8 @@ const int cmd_is_helper = 1;
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
-	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait]",
+	  "install [<spec>] [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
+	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
 	  "  <spec>            default: the version pinned for this folder\n"
 	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
 	  "  --platform P      linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64\n"
@@ -35,7 +35,9 @@ const struct cmd_spec cmd_table[] = {
 	  "                    programs have its libraries loaded\n"
 	  "  --no-validate     do not validate after installing\n"
 	  "  --no-wait         exit 75 instead of waiting for a busy lock\n"
-	  "  --refresh         re-read the mirror's index now\n",
+	  "  --refresh         re-read the mirror's index now\n"
+	  "  --jobs N          threads that decompress the archive (default:\n"
+	  "                    [install] threads, else the usable cores)\n",
 	  0 },
 	{ "uninstall", cmd_uninstall, "remove an installed version",
 	  "uninstall <spec> [--force] [--even-if-in-use]",

@@ -32,6 +32,7 @@ enum key {
 	K_PLATFORM,
 	K_VALIDATE,
 	K_KEEP,
+	K_THREADS,
 	K_NKEYS
 };
 
@@ -44,6 +45,7 @@ static const struct {
 	{ "remote", "retries" },   { "remote", "verify_pins" },
 	{ "install", "cuda" },     { "install", "platform" },
 	{ "install", "validate" }, { "install", "keep_archives" },
+	{ "install", "threads" },
 };
 
 struct parse {
@@ -262,6 +264,16 @@ handler(void *user, const char *section, const char *name, const char *value)
 				"platform '%s' must be auto, linux-x86_64, linux-sbsa, linux-aarch64, linux-ppc64le, windows-x86_64 or windows-arm64",
 				value);
 		set_str(&c->platform, value);
+		break;
+	case K_THREADS:
+		if (strcmp(value, "auto") == 0)
+			c->threads = 0;
+		else if (parse_long(value, 1, CV_MAX_THREADS, &n) == 0)
+			c->threads = (unsigned)n;
+		else
+			return fail(
+				p, "threads '%s' must be auto or a number 1-%d",
+				value, CV_MAX_THREADS);
 		break;
 	case K_VALIDATE:
 	case K_KEEP:

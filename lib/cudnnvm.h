@@ -113,7 +113,10 @@ struct cv_config {
 	int validate;   /* 1/0 */
 	int keep_archives;
 	int verify_pins;
+	unsigned threads; /* archive decoding threads; 0 = usable cores */
 };
+/* The most threads [install] threads and install --jobs take. */
+#define CV_MAX_THREADS 1024
 
 /* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
  * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
@@ -279,10 +282,12 @@ struct cv_install_opts {
 	/* Called while waiting on a lock held by another process. */
 	void (*waiting)(void *payload, const char *what);
 	void *payload;
+	/* Threads that decode the archive; 0: the usable cores. */
+	unsigned threads;
 };
-#define CV_INSTALL_OPTS_INIT        \
-	{                           \
-		0, 0, 0, NULL, NULL \
+#define CV_INSTALL_OPTS_INIT           \
+	{                              \
+		0, 0, 0, NULL, NULL, 0 \
 	}
 
 /* Install `art` into the store in one pass: bytes from the fetcher are
@@ -341,6 +346,8 @@ struct cv_extract_limits {
 	 * written; a negative return refuses the archive. NULL: any name. */
 	int (*check_top)(void *payload, const char *top, struct cv_err *err);
 	void *payload;
+	/* Threads that decode a many-block xz stream; 0: the usable cores. */
+	unsigned threads;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -404,6 +411,8 @@ const char *cv_pins_lookup(const char *name);
 
 /* platform.c: what this machine is. */
 /* 1 for a platform name NVIDIA publishes (linux-x86_64, linux-sbsa, ...). */
+/* The cores this process may run on (its CPU affinity), at least 1. */
+unsigned cv_usable_cores(void);
 int cv_platform_valid(const char *p);
 /* linux-x86_64 / linux-sbsa / linux-aarch64 (Jetson); CV_ENOTFOUND else. */
 int cv_platform_detect(char out[32], struct cv_err *err);

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <lzma.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -749,7 +750,123 @@ struct decoder {
 	pthread_t th;
 	struct feed in;
 	struct cv_pipe *out;
+	unsigned threads; /* xz decoding threads */
 };
+
+/* What the xz decoder may hold for its threads: a quarter of the
+ * machine's memory, as `xz -T0 -d` allows itself. Past it liblzma runs
+ * fewer threads, down to decoding in place on one, so the bound holds
+ * whatever block size the archive was written with. */
+static uint64_t
+xz_thread_memlimit(void)
+{
+	uint64_t mem = lzma_physmem();
+
+	return mem ? mem / 4 : (uint64_t)256 << 20;
+}
+
+static int
+xz_error(lzma_ret ret, struct cv_err *err)
+{
+	switch (ret) {
+	case LZMA_MEM_ERROR:
+		return cv_err_set(
+			err, CV_ERROR,
+			"out of memory while decompressing the archive; lower [install] threads or --jobs");
+	case LZMA_BUF_ERROR:
+		return cv_err_set(
+			err, CV_EDATA,
+			"corrupt or unsupported archive: the xz data ends early; the file is truncated, fetch it again");
+	case LZMA_FORMAT_ERROR:
+	case LZMA_OPTIONS_ERROR:
+		return cv_err_set(
+			err, CV_EDATA,
+			"corrupt or unsupported archive: not xz data this decoder supports");
+	default:
+		return cv_err_set(
+			err, CV_EDATA,
+			"corrupt or unsupported archive: the xz data is corrupt (liblzma error %d); the file is damaged, fetch it again",
+			(int)ret);
+	}
+}
+
+/* xz through liblzma's multi-threaded decoder: a stream written in
+ * several blocks that record their sizes (xz -T2 and up, pxz) is decoded
+ * on `threads` cores; a one-block stream, or one whose blocks do not say
+ * their sizes (xz -T1), is decoded in place on one, as liblzma decides by
+ * itself from the block headers, so nothing has to seek ahead in a
+ * download to tell the two apart. Errors are reported as soon as a block
+ * fails, not after the blocks before it drain. */
+static void *
+xz_main(void *arg)
+{
+	struct decoder *d = arg;
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_mt mt;
+	lzma_action action = LZMA_RUN;
+	lzma_ret ret;
+	struct cv_err err = CV_ERR_INIT;
+	size_t bs = cv_pipe_bufsize(d->out);
+	char *b = NULL;
+	int failed = 0, filled = 0;
+
+	memset(&mt, 0, sizeof mt);
+	mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
+	mt.threads = d->threads;
+	mt.memlimit_threading = xz_thread_memlimit();
+	mt.memlimit_stop = UINT64_MAX;
+	ret = lzma_stream_decoder_mt(&s, &mt);
+	if (ret != LZMA_OK) {
+		xz_error(ret, &err);
+		failed = 1;
+		goto out;
+	}
+	for (;;) {
+		if (s.avail_in == 0 && action == LZMA_RUN) {
+			const void *in;
+			ssize_t n = d->in.src->read(d->in.src->ctx, &in, &err);
+			if (n < 0) {
+				failed = 1;
+				break;
+			}
+			if (n == 0)
+				action = LZMA_FINISH;
+			s.next_in = in;
+			s.avail_in = (size_t)n;
+		}
+		if (b == NULL) {
+			if ((b = cv_pipe_get(d->out)) == NULL) {
+				lzma_end(&s);
+				return NULL; /* the reader gave up */
+			}
+			s.next_out = (uint8_t *)b;
+			s.avail_out = bs;
+		}
+		ret = lzma_code(&s, action);
+		if (ret != LZMA_OK && ret != LZMA_STREAM_END) {
+			xz_error(ret, &err);
+			failed = 1;
+			break;
+		}
+		if (s.avail_out == 0 || ret == LZMA_STREAM_END) {
+			if (s.avail_out < bs)
+				cv_pipe_put(d->out, b, bs - s.avail_out);
+			else
+				cv_pipe_unget(d->out, b);
+			b = NULL;
+			if (++filled == 2)
+				cv_checkpoint("mid-xz");
+		}
+		if (ret == LZMA_STREAM_END)
+			break;
+	}
+	if (b != NULL)
+		cv_pipe_unget(d->out, b);
+out:
+	cv_pipe_close(d->out, failed ? &err : NULL);
+	lzma_end(&s);
+	return NULL;
+}
 
 static void *
 dec_main(void *arg)
@@ -789,12 +906,17 @@ dec_main(void *arg)
 }
 
 static int
-compressed(const unsigned char *b, ssize_t n)
+is_xz(const unsigned char *b, ssize_t n)
 {
 	static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
 
-	return (n >= 6 && memcmp(b, xz, 6) == 0) ||
-	       (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) ||
+	return n >= 6 && memcmp(b, xz, 6) == 0;
+}
+
+static int
+compressed(const unsigned char *b, ssize_t n)
+{
+	return is_xz(b, n) || (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) ||
 	       (n >= 3 && memcmp(b, "BZh", 3) == 0);
 }
 
@@ -833,6 +955,7 @@ cv_extract(struct cv_source *src, const char *dest,
 		x.lim.ratio_floor = limits->ratio_floor;
 		x.lim.check_top = limits->check_top;
 		x.lim.payload = limits->payload;
+		x.lim.threads = limits->threads;
 	}
 	x.raw = &pk;
 	/* Look at the first bytes: a compressed tarball gets its own
@@ -846,7 +969,10 @@ cv_extract(struct cv_source *src, const char *dest,
 	if (compressed(pk.buf, pk.len)) {
 		dec.in.src = &psrc;
 		dec.out = cv_pipe_new(8, 1 << 20);
-		if (pthread_create(&dec.th, NULL, dec_main, &dec) != 0)
+		dec.threads = x.lim.threads ? x.lim.threads : cv_usable_cores();
+		if (pthread_create(&dec.th, NULL,
+				   is_xz(pk.buf, pk.len) ? xz_main : dec_main,
+				   &dec) != 0)
 			abort();
 		tsrc.ctx = dec.out;
 		x.in.src = &tsrc;

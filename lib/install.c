@@ -380,7 +380,7 @@ top_agrees(void *arg, const char *top, struct cv_err *err)
  * they overlap with decompression and writing. */
 static int
 extract_verified(const struct cv_artifact *art, const char *id,
-		 const char *stage, struct cv_source *raw,
+		 const char *stage, struct cv_source *raw, unsigned threads,
 		 struct cv_installed *inst, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
@@ -388,8 +388,9 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { 0, 0, 0,          0,
-					 0, 0, top_agrees, (void *)art };
+	struct cv_extract_limits lim = { .check_top = top_agrees,
+					 .payload = (void *)art,
+					 .threads = threads };
 	struct cv_err xerr = CV_ERR_INIT;
 	char got[65];
 	int r, rx;
@@ -527,7 +528,8 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
-	if ((r = extract_verified(art, id, stagepath, &raw, &inst, err)) < 0)
+	if ((r = extract_verified(art, id, stagepath, &raw, opts->threads,
+				  &inst, err)) < 0)
 		goto out;
 	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
 	    (r = sync_tree(stagepath, err)) < 0)

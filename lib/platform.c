@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <jansson.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,18 @@ cv_platform_detect(char out[32], struct cv_err *err)
 			"choose one with --platform",
 			u.machine);
 	return 0;
+}
+
+unsigned
+cv_usable_cores(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned)n : 1;
 }
 
 /* "12.4.1" -> 12 */

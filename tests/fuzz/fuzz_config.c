@@ -53,6 +53,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   cfg.retries);
 		FUZZ_CHECK(cfg.cuda == 0 || (cfg.cuda >= 11 && cfg.cuda <= 13),
 			   "cuda %d", cfg.cuda);
+		FUZZ_CHECK(cfg.threads <= CV_MAX_THREADS, "threads %u",
+			   cfg.threads);
 		FUZZ_CHECK((cfg.validate | cfg.keep_archives |
 			    cfg.verify_pins) <= 1,
 			   "booleans %d %d %d", cfg.validate, cfg.keep_archives,
