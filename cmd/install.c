@@ -21,7 +21,8 @@ struct install_args {
 	const char *version;  /* --version V */
 	const char *cuda;     /* --cuda N */
 	const char *platform; /* --platform P */
-	const char *mirror;   /* --mirror URL */
+	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
+	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, nowait, refresh;
 };
 
@@ -141,11 +142,13 @@ install_remote(const struct install_args *a)
 	struct cv_fetcher fetch;
 	struct sigaction sa, old;
 	char id[64];
-	int r, already = 0, cuda = 0;
+	int r, already = 0, cuda = 0, source = -1;
 
 	memset(&res, 0, sizeof res);
 	if (cv_version_parse(&spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
+	if (a->source != NULL && cv_source_parse(a->source, &source, &err) < 0)
+		return cmd_usage_error("install", "%s", err.msg);
 	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
@@ -160,6 +163,8 @@ install_remote(const struct install_args *a)
 			a->platform);
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
+	if (source < 0)
+		source = cfg.source;
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
@@ -177,10 +182,20 @@ install_remote(const struct install_args *a)
 	req.spec = &spec;
 	req.cuda = cuda ? cuda : cfg.cuda;
 	req.platform = a->platform ? a->platform : cfg.platform;
-	if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
-	    (r = cv_index_open(&ix, rem, cv_store_cache_dir(st), a->refresh,
-			       &err)) < 0 ||
-	    (r = cv_resolve(ix, &req, &res, &err)) < 0)
+	if (source == CV_SOURCE_PYPI) {
+		/* the same id from a wheel is the same version: the download,
+		 * the hash in the stream and the publish are the archive's */
+		const char *index = a->mirror ? a->mirror : cfg.pypi_index;
+		if ((r = cv_remote_new(&rem, &cfg,
+				       index ? index : CV_DEFAULT_PYPI_INDEX,
+				       &err)) < 0 ||
+		    (r = cv_pypi_resolve(rem, cv_remote_mirror(rem), &req, &res,
+					 &err)) < 0)
+			goto fail;
+	} else if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
+		   (r = cv_index_open(&ix, rem, cv_store_cache_dir(st),
+				      a->refresh, &err)) < 0 ||
+		   (r = cv_resolve(ix, &req, &res, &err)) < 0)
 		goto fail;
 	cv_version_format_id(&res.art.version, id, sizeof id);
 	if (cmd_g.verbose)
@@ -273,7 +288,9 @@ install_archive(const struct install_args *a)
 	memset(&named, 0, sizeof named);
 	base = strrchr(a->archive, '/');
 	base = base ? base + 1 : a->archive;
-	if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
+	if (cv_wheel_from_filename(&named, a->archive) == 0) {
+		/* one of NVIDIA's wheels, e.g. from a pip cache */
+	} else if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
 		if (a->version == NULL || a->cuda == NULL)
 			return cmd_fail(&err);
 		memset(&named, 0, sizeof named);
@@ -329,6 +346,7 @@ install_archive(const struct install_args *a)
 	if (cv_artifact_init(&art, &version, platform, a->sha256, size, base,
 			     real, &err) < 0)
 		return cmd_fail(&err);
+	art.wheel = named.wheel;
 	cv_version_format_id(&art.version, id, sizeof id);
 
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
@@ -367,7 +385,8 @@ cmd_install(int argc, char **argv)
 		O_IN_USE,
 		O_NOVAL,
 		O_NOWAIT,
-		O_REFRESH
+		O_REFRESH,
+		O_SOURCE
 	};
 	static const struct option lo[] = {
 		{ "archive", required_argument, NULL, O_ARCHIVE },
@@ -381,6 +400,7 @@ cmd_install(int argc, char **argv)
 		{ "no-validate", no_argument, NULL, O_NOVAL },
 		{ "no-wait", no_argument, NULL, O_NOWAIT },
 		{ "refresh", no_argument, NULL, O_REFRESH },
+		{ "source", required_argument, NULL, O_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_args a;
@@ -424,12 +444,19 @@ cmd_install(int argc, char **argv)
 		case O_REFRESH:
 			a.refresh = 1;
 			break;
+		case O_SOURCE:
+			a.source = optarg;
+			break;
 		default:
 			return cmd_usage_error("install", "unknown option '%s'",
 					       argv[optind - 1]);
 		}
 	}
 	if (a.archive != NULL) {
+		if (a.source != NULL)
+			return cmd_usage_error(
+				"install",
+				"--source goes with <spec>, not --archive");
 		if (optind != argc)
 			return cmd_usage_error(
 				"install",

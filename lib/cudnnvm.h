@@ -102,7 +102,16 @@ struct cv_config {
 	int validate;   /* 1/0 */
 	int keep_archives;
 	int verify_pins;
+	int source;        /* [remote] source: enum cv_source_kind */
+	char *pypi_index;  /* [remote] index: a PEP 503/691 simple index */
 };
+
+/* Where versions come from: NVIDIA's redist mirror or a Python index
+ * serving NVIDIA's nvidia-cudnn-cuN wheels. */
+enum cv_source_kind { CV_SOURCE_NVIDIA = 0, CV_SOURCE_PYPI = 1 };
+#define CV_DEFAULT_PYPI_INDEX "https://pypi.org/simple/"
+/* "nvidia" / "pypi" -> enum cv_source_kind; CV_EUSAGE otherwise. */
+int cv_source_parse(const char *s, int *out, struct cv_err *err);
 
 /* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
  * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
@@ -141,6 +150,9 @@ struct cv_installed {
 	uint64_t size;
 	char source[1024];     /* url or file path of the archive */
 	char installed_at[32]; /* RFC 3339 UTC */
+	/* "nvidia" (an NVIDIA archive) or "pypi" (a wheel): the same id
+	 * from either is the same version */
+	char origin[16];
 };
 
 /* Open the store: `flag_store` (--store) or CUDNNVM_STORE (already folded
@@ -202,6 +214,9 @@ struct cv_artifact {
 	uint64_t size;             /* expected bytes, 0 = unknown */
 	char filename[256];        /* the archive's base name */
 	char source[1024];         /* url or path, recorded in cudnnvm.json */
+	/* 1: one of NVIDIA's nvidia-cudnn-cuN wheels, unpacked from
+	 * nvidia/cudnn/ into the archive layout (cv_extract_limits.wheel) */
+	int wheel;
 };
 
 /* Opens the byte source once the version lock is held and the version is
@@ -282,6 +297,10 @@ struct cv_extract_limits {
 	 * written; a negative return refuses the archive. NULL: any name. */
 	int (*check_top)(void *payload, const char *top, struct cv_err *err);
 	void *payload;
+	/* 1: a wheel. Only nvidia/cudnn/{lib,include}/ and the dist-info's
+	 * license are written (as lib/, include/, LICENSE); other Python
+	 * files are skipped, anything else or any link refuses the wheel. */
+	int wheel;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -416,6 +435,44 @@ struct cv_resolved {
 int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
+
+/* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
+
+/* One installable wheel of nvidia-cudnn-cuN. */
+struct cv_wheel {
+	struct cv_version version; /* 4 parts, cuda = N of the project */
+	char platform[32];         /* linux-x86_64 or linux-sbsa */
+	char filename[256];
+	char *url; /* absolute https (or file:// for a file:// index) */
+	char sha256[65];
+	uint64_t size; /* 0 when the index does not say */
+};
+/* The wheels of nvidia-cudnn-cu<cuda> (cuda 0: cu11, cu12 and cu13) on the
+ * simple index `index` (PEP 691 JSON asked for, PEP 503 HTML taken too)
+ * for `platform`, newest first; yanked files and files without a sha256
+ * are left out. *out is xmalloc'd; free with cv_wheels_free. */
+int cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
+		 const char *platform, struct cv_wheel **out, size_t *n,
+		 struct cv_err *err);
+void cv_wheels_free(struct cv_wheel *w, size_t n);
+/* A spec -> the newest matching wheel, as an artifact to install (its size
+ * asked of the server when the index does not give it). */
+int cv_pypi_resolve(struct cv_remote *r, const char *index,
+		    const struct cv_resolve_req *req, struct cv_resolved *out,
+		    struct cv_err *err);
+/* Parse one project page (JSON or HTML) of `page_url`: the wheels it
+ * lists for `platform` (NULL: all Linux ones), unsorted. */
+int cv_pypi_parse(const char *page_url, const char *data, size_t len,
+		  int cuda, const char *platform, struct cv_wheel **out,
+		  size_t *n, struct cv_err *err);
+/* Version, CUDA major and platform from a wheel's file name
+ * (nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), with
+ * art->wheel set; -1 for any other name. */
+int cv_wheel_from_filename(struct cv_artifact *art, const char *filename);
+/* In an unpacked wheel's lib/: rename each libX.so.M to libX.so.M.m.p
+ * and link libX.so.M and libX.so to it, as NVIDIA's archives ship them. */
+int cv_wheel_links(const char *dir, const struct cv_version *v,
+		   struct cv_err *err);
 
 /* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
 

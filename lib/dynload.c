@@ -43,7 +43,17 @@
 	  (CURLM * m, struct curl_waitfd * fds, unsigned int n,       \
 	   int timeout_ms, int *numfds))                              \
 	X(CURLMsg *, curl_multi_info_read, (CURLM * m, int *left))    \
-	X(CURLMcode, curl_multi_setopt, (CURLM * m, CURLMoption o, ...))
+	X(CURLMcode, curl_multi_setopt, (CURLM * m, CURLMoption o, ...)) \
+	X(struct curl_slist *, curl_slist_append,                        \
+	  (struct curl_slist * l, const char *s))                        \
+	X(void, curl_slist_free_all, (struct curl_slist * l))            \
+	X(CURLU *, curl_url, (void))                                     \
+	X(void, curl_url_cleanup, (CURLU * u))                           \
+	X(CURLUcode, curl_url_set,                                       \
+	  (CURLU * u, CURLUPart p, const char *s, unsigned int f))       \
+	X(CURLUcode, curl_url_get,                                       \
+	  (CURLU * u, CURLUPart p, char **s, unsigned int f))       \
+	X(void, curl_free, (void *p))
 
 #define ARCHIVE_SYMBOLS(X)                                                  \
 	X(struct archive *, archive_read_new, (void))                       \
@@ -255,6 +265,13 @@ FORWARD(CV_DYN_CURL, CURLMcode, curl_multi_poll,
 	(CURLM *m, struct curl_waitfd *fds, unsigned int n, int timeout_ms, int *numfds),
 	(m, fds, n, timeout_ms, numfds))
 FORWARD(CV_DYN_CURL, CURLMsg *, curl_multi_info_read, (CURLM *m, int *left), (m, left))
+FORWARD(CV_DYN_CURL, struct curl_slist *, curl_slist_append, (struct curl_slist *l, const char *s), (l, s))
+FORWARD(CV_DYN_CURL, void, curl_slist_free_all, (struct curl_slist *l), (l))
+FORWARD(CV_DYN_CURL, CURLU *, curl_url, (void), ())
+FORWARD(CV_DYN_CURL, void, curl_url_cleanup, (CURLU *u), (u))
+FORWARD(CV_DYN_CURL, CURLUcode, curl_url_set, (CURLU *u, CURLUPart p, const char *s, unsigned int f), (u, p, s, f))
+FORWARD(CV_DYN_CURL, CURLUcode, curl_url_get, (CURLU *u, CURLUPart p, char **s, unsigned int f), (u, p, s, f))
+FORWARD(CV_DYN_CURL, void, curl_free, (void *p), (p))
 
 FORWARD(CV_DYN_ARCHIVE, struct archive *, archive_read_new, (void), ())
 FORWARD(CV_DYN_ARCHIVE, int, archive_read_support_filter_bzip2, (struct archive *a), (a))

@@ -290,6 +290,53 @@ bytes_allowed(const struct ectx *x)
 	return ratio < cap ? ratio : cap;
 }
 
+/* A wheel's entry in the archive layout: nvidia/cudnn/lib/X -> lib/X,
+ * nvidia/cudnn/include/X -> include/X, the dist-info's license ->
+ * LICENSE, written as c[1..*n) (c[0] stands for the top folder an archive
+ * has). The Python files around them are skipped (1); anything outside
+ * nvidia/ and the dist-info, and any link, refuses the wheel. */
+static int
+wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
+{
+	size_t l0 = strlen(c[0]);
+
+	if (type == AE_IFLNK)
+		return reject(x, name, "is a symlink (a wheel holds none)");
+	if (l0 > 10 && strcmp(c[0] + l0 - 10, ".dist-info") == 0) {
+		if (*n == 2 && type == AE_IFREG &&
+		    (strcasecmp(c[1], "License.txt") == 0 ||
+		     strcasecmp(c[1], "LICENSE") == 0)) {
+			c[1] = (char *)"LICENSE";
+			return 0;
+		}
+		if (*n == 1 && type != AE_IFDIR)
+			return reject(x, name, "replaces a folder");
+		return 1; /* METADATA, RECORD, WHEEL: pip's, not cuDNN */
+	}
+	if (strcmp(c[0], "nvidia") != 0 ||
+	    (*n >= 2 && strcmp(c[1], "cudnn") != 0 &&
+	     !(*n == 2 && strcmp(c[1], "__init__.py") == 0)))
+		return reject(x, name,
+			      "is outside nvidia/cudnn/ (a cuDNN wheel holds "
+			      "nothing else)");
+	if (*n <= 2)
+		return type == AE_IFDIR || *n == 2 ? 1 : reject(x, name, "replaces a folder");
+	if (strcmp(c[2], "lib") != 0 && strcmp(c[2], "include") != 0)
+		return 1; /* nvidia/cudnn/__init__.py and the like */
+	if (*n == 3)
+		return type == AE_IFDIR ? 1
+					: reject(x, name, "replaces a folder");
+	for (int i = 3; i < *n; i++)
+		if (strcmp(c[i], "__pycache__") == 0)
+			return 1;
+	if (*n == 4 && strcmp(c[3], "__init__.py") == 0)
+		return 1;
+	for (int i = 1; i + 1 < *n; i++)
+		c[i] = c[i + 1];
+	(*n)--;
+	return 0;
+}
+
 /* Apply the policy to one entry. Returns 0 to write it (pathname
  * rewritten), 1 to skip it, <0 to refuse the archive. */
 static int
@@ -334,35 +381,40 @@ policy(struct ectx *x, struct archive_entry *e)
 		r = 1;
 		goto out;
 	}
-	if (!x->have_top) {
-		if (n == 1 && type != AE_IFDIR) {
-			r = reject(x, name, "is not inside a top folder");
+	if (x->lim.wheel) {
+		if ((r = wheel_map(x, name, c, &n, type)) != 0)
+			goto out;
+	} else {
+		if (!x->have_top) {
+			if (n == 1 && type != AE_IFDIR) {
+				r = reject(x, name, "is not inside a top folder");
+				goto out;
+			}
+			snprintf(x->top, sizeof x->top, "%s", c[0]);
+			x->have_top = 1;
+			if (x->lim.check_top != NULL &&
+			    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) < 0)
+				goto out;
+		} else if (strcmp(c[0], x->top) != 0) {
+			r = reject(x, name,
+				   "is outside the archive's single top folder");
 			goto out;
 		}
-		snprintf(x->top, sizeof x->top, "%s", c[0]);
-		x->have_top = 1;
-		if (x->lim.check_top != NULL &&
-		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) < 0)
-			goto out;
-	} else if (strcmp(c[0], x->top) != 0) {
-		r = reject(x, name,
-			   "is outside the archive's single top folder");
-		goto out;
-	}
-	if (n == 1) {
-		if (type != AE_IFDIR)
-			r = reject(x, name, "replaces the top folder");
-		else
-			r = 1; /* the top folder itself */
-		goto out;
-	}
-	/* Old layouts: cuda/lib64 -> lib; lib64 becomes our own link. */
-	if (strcmp(c[1], "lib64") == 0) {
-		if (n == 2 && type == AE_IFLNK) {
-			r = 1;
+		if (n == 1) {
+			if (type != AE_IFDIR)
+				r = reject(x, name, "replaces the top folder");
+			else
+				r = 1; /* the top folder itself */
 			goto out;
 		}
-		c[1] = (char *)"lib";
+		/* Old layouts: cuda/lib64 -> lib; lib64 becomes our own link. */
+		if (strcmp(c[1], "lib64") == 0) {
+			if (n == 2 && type == AE_IFLNK) {
+				r = 1;
+				goto out;
+			}
+			c[1] = (char *)"lib";
+		}
 	}
 	for (int i = 1; i < n; i++) {
 		if (x->zip && reserved_windows(c[i])) {
@@ -835,6 +887,7 @@ cv_extract(struct cv_source *src, const char *dest,
 		x.lim.ratio_floor = limits->ratio_floor;
 		x.lim.check_top = limits->check_top;
 		x.lim.payload = limits->payload;
+		x.lim.wheel = limits->wheel;
 	}
 	x.raw = &pk;
 	/* Look at the first bytes: a compressed tarball gets its own

@@ -388,8 +388,11 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { 0, 0, 0,          0,
-					 0, 0, top_agrees, (void *)art };
+	/* a wheel has no top folder to check: its layout is fixed */
+	struct cv_extract_limits lim = {
+		0, 0, 0, 0, 0, 0, art->wheel ? NULL : top_agrees, (void *)art,
+		art->wheel
+	};
 	struct cv_err xerr = CV_ERR_INIT;
 	char got[65];
 	int r, rx;
@@ -444,6 +447,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 		*err = xerr;
 		return rx;
 	}
+	if (art->wheel && (r = cv_wheel_links(stage, &art->version, err)) < 0)
+		return r;
 	memset(inst, 0, sizeof *inst);
 	snprintf(inst->id, sizeof inst->id, "%s", id);
 	inst->version = art->version;
@@ -451,6 +456,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	memcpy(inst->sha256, got, sizeof inst->sha256);
 	inst->size = hs.n;
 	snprintf(inst->source, sizeof inst->source, "%s", art->source);
+	snprintf(inst->origin, sizeof inst->origin, "%s",
+		 art->wheel ? "pypi" : "nvidia");
 	now_rfc3339(inst->installed_at);
 	return 0;
 }
