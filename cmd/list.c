@@ -76,6 +76,8 @@ cmd_list(int argc, char **argv)
 				json_integer((json_int_t)all[i].size));
 			json_object_set_new(o, "installed_at",
 					    json_string(all[i].installed_at));
+			json_object_set_new(o, "origin",
+					    json_string(all[i].origin));
 			json_array_append_new(arr, o);
 		}
 		text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -86,10 +88,14 @@ cmd_list(int argc, char **argv)
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			char *dir = cv_store_dir(st, all[i].id);
-			printf("%c%c %-20s %-15s %s\n",
+			/* an archive is the usual case; a wheel says so */
+			printf("%c%c %-20s %-15s %s%s\n",
 			       strcmp(active, all[i].id) == 0 ? '>' : ' ',
 			       strcmp(global, all[i].id) == 0 ? '*' : ' ',
-			       all[i].id, all[i].platform, dir);
+			       all[i].id, all[i].platform, dir,
+			       strcmp(all[i].origin, "pypi") == 0
+				       ? "  (from a PyPI wheel)"
+				       : "");
 			free(dir);
 		}
 		if (n == 0)
