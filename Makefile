@@ -5,6 +5,7 @@
 
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
+LIBEXECDIR  ?= $(PREFIX)/libexec
 DATADIR     ?= $(PREFIX)/share/cudnnvm
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -13,13 +14,17 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 BUILD   ?= build
 WERROR  ?= 1
-# libcurl, libarchive and libcrypto are compiled against but not linked:
-# lib/dynload.c loads them on first use, so that env, which, current and
-# the prompt hook start like a tiny C program.
-PKGS    ?= libcurl libarchive libcrypto inih jansson
-LINKED_PKGS ?= inih jansson
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(LINKED_PKGS) 2>/dev/null)
+# Two executables, so that env, which, current and the prompt hook start
+# like a tiny C program: linking libcurl, libarchive and libcrypto costs
+# every start some 5-6 ms. build/cudnnvm, the front binary, links only
+# inih and jansson; the commands that download, hash or unpack (marked
+# HELPER_CMD in cmd/table.c) run in build/cudnnvm-helper, linked normally
+# against all five, which the front binary execs in its place.
+FRONT_PKGS  ?= inih jansson
+HELPER_PKGS ?= libcurl libarchive libcrypto $(FRONT_PKGS)
+PKG_CFLAGS  = $(shell pkg-config --cflags $(HELPER_PKGS) 2>/dev/null)
+FRONT_LIBS  = $(shell pkg-config --libs $(FRONT_PKGS) 2>/dev/null)
+HELPER_LIBS = $(shell pkg-config --libs $(HELPER_PKGS) 2>/dev/null)
 
 WARN    = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
           -Wformat=2 -Wvla -Wwrite-strings -Wno-unused-parameter \
@@ -28,16 +33,21 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) \
              $(if $(filter 1,$(WERROR)),-Werror) \
              -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
-LDLIBS += $(PKG_LIBS) -ldl -lpthread
+LDLIBS += -ldl -lpthread
 
 LIB_SRC  = $(wildcard lib/*.c)
 CMD_SRC  = $(wildcard cmd/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
+# The front binary: main.c, the table built without the helper's commands,
+# and from an archive only the command files that table reaches.
+FRONT_OBJ = $(BUILD)/cmd/main.o $(BUILD)/cmd/table-front.o
+CMDA = $(BUILD)/libcudnnvm-cmd.a
 UNIT_BIN = $(UNIT_SRC:%.c=$(BUILD)/%)
 LIBA = $(BUILD)/libcudnnvm.a
 BIN  = $(BUILD)/cudnnvm
+HELPER = $(BUILD)/cudnnvm-helper
 
 SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
             -fno-sanitize-recover=all
@@ -47,20 +57,32 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 .PHONY: all check test unit unit-bins e2e asan deps demo bench install \
         uninstall clean format format-check lint fuzz fuzz-bins fuzz-build
-all: $(BIN)
+all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/cmd/table-front.o: cmd/table.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DCUDNNVM_FRONT -c -o $@ $<
+# where an installed front binary looks for the helper when it is not at
+# ../libexec/cudnnvm/ beside it
+$(BUILD)/cmd/handoff.o: ALL_CFLAGS += -DCV_LIBEXECDIR='"$(LIBEXECDIR)"'
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
-$(BIN): $(CMD_OBJ) $(LIBA)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(LDLIBS)
-# Unit tests may call the libraries directly (to build test archives).
+$(CMDA): $(filter-out $(FRONT_OBJ) $(BUILD)/cmd/table.o,$(CMD_OBJ))
+	@rm -f $@
+	$(AR) rcs $@ $^
+# Linked without libcurl, libarchive and libcrypto: a front command that
+# reaches lib/remote.c, download.c, install.c, extract.c or sha256.c fails
+# to link.
+$(BIN): $(FRONT_OBJ) $(CMDA) $(LIBA)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(CMDA) $(LIBA) $(FRONT_LIBS) $(LDLIBS)
+$(HELPER): $(CMD_OBJ) $(LIBA)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(HELPER_LIBS) $(LDLIBS)
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBA)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) \
-	  $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
 
 unit-bins: $(UNIT_BIN)
 
@@ -75,7 +97,7 @@ FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN = $(FUZZ_SRC:%.c=$(BUILD)/%)
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBA)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
-	  -o $@ $^ $(LDLIBS) $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+	  -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
 fuzz-bins: $(FUZZ_BIN)
 
 # Build the targets when clang and its libFuzzer runtime are there (the
@@ -105,7 +127,7 @@ test check: deps
 unit: $(UNIT_BIN)
 	@tests/run.sh --unit-only $(BUILD)
 
-e2e: $(BIN)
+e2e: $(BIN) $(HELPER)
 	@tests/run.sh --e2e-only
 
 asan:
@@ -124,11 +146,12 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
-install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+install: $(BIN) $(HELPER)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/cudnnvm $(DESTDIR)$(MANDIR)/man1 \
 	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/shims \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/cudnnvm
+	install -m 755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/cudnnvm/cudnnvm-helper
 	install -m 644 man/cudnnvm.1 $(DESTDIR)$(MANDIR)/man1/cudnnvm.1
 	if [ -f man/cudnnvm.ini.5 ]; then install -m 644 man/cudnnvm.ini.5 $(DESTDIR)$(MANDIR)/man5/cudnnvm.ini.5; fi
 	if [ -f completions/cudnnvm.bash ]; then install -m 644 completions/cudnnvm.bash $(DESTDIR)$(BASHCOMPDIR)/cudnnvm; fi
@@ -141,7 +164,7 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man5/cudnnvm.ini.5 \
 	  $(DESTDIR)$(BASHCOMPDIR)/cudnnvm $(DESTDIR)$(ZSHCOMPDIR)/_cudnnvm \
 	  $(DESTDIR)$(FISHCOMPDIR)/cudnnvm.fish
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)/cudnnvm
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -130,7 +130,8 @@ for x in r:
     print("%-34s %8.3f ms  %5.2fx /bin/true  (+%.3f ms)" % (name, x["mean"] * 1e3, x["mean"] / base, (x["mean"] - base) * 1e3))
 PY
 echo "(cudnnvm --version shows the start-up floor; libcurl, libarchive and"
-echo " libcrypto are loaded only by the commands that use them)"
+echo " libcrypto are linked only into cudnnvm-helper, which runs install,"
+echo " list-remote, import and mirror)"
 
 echo "-- entering a pinned project, by versions installed (hyperfine)"
 # the stamp a shell would pass back, so every run does the same work

@@ -3,7 +3,9 @@
  * Adding a command:
  *  1. write cmd/<name>.c with `int cmd_<name>(int argc, char **argv)`;
  *     argv[0] is the command name, global flags are already removed;
- *  2. add its row to cmd_table[] in cmd/table.c;
+ *  2. add its row to cmd_table[] in cmd/table.c, its function wrapped in
+ *     HELPER_CMD() when it downloads, hashes or unpacks (it needs libcurl,
+ *     libarchive or libcrypto, so it runs in cudnnvm-helper);
  *  3. document it in man/cudnnvm.1 and the completions (tests/e2e/docs.bats
  *     fails until you do).
  */
@@ -16,14 +18,16 @@
 
 struct cmd_spec {
 	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary; /* one line for `cudnnvm help` */
-	const char *usage;   /* exactly the man page SYNOPSIS line */
-	const char *help;    /* options, one per line, for `<cmd> --help` */
+	int (*fn)(int argc, char **argv); /* NULL: run by the helper */
+	const char *summary;              /* one line for `cudnnvm help` */
+	const char *usage; /* exactly the man page SYNOPSIS line */
+	const char *help;  /* options, one per line, for `<cmd> --help` */
 	unsigned int flags;
 };
 
 extern const struct cmd_spec cmd_table[];
+/* 1 in cudnnvm-helper, 0 in the front binary (see cmd/table.c) */
+extern const int cmd_is_helper;
 const struct cmd_spec *cmd_find(const char *name);
 
 /* Global flags, parsed by main.c before dispatch. */
@@ -33,8 +37,15 @@ struct cmd_globals {
 	int color;
 	const char *store;  /* --store */
 	const char *config; /* --config */
+	/* the binary validation's probe child runs (NULL: this one) */
+	const char *probe_exe;
 };
 extern struct cmd_globals cmd_g;
+
+/* Run argv (the command line as main received it) in the helper
+ * executable, in this process's place. Returns only on failure: prints why
+ * and returns the exit status. Defined in cmd/handoff.c. */
+int cmd_handoff(char **argv);
 
 /* Load the config and open the store (for_write: create and sweep). On
  * failure prints the error and returns the exit status (>0); 0 on success.

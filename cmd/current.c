@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const origin_names[] = { "none", "env", "file", "global" };
+static const char *const origin_names[] = { "none", "env", "file", "global",
+					    "system" };
 
 int
 cmd_current(int argc, char **argv)
@@ -62,6 +63,9 @@ cmd_current(int argc, char **argv)
 		printf("%s (set by ", a.id);
 		ui_put_escaped(stdout, a.file);
 		puts(")");
+		break;
+	case CV_ORIGIN_SYSTEM:
+		printf("%s (the system store's default)\n", a.id);
 		break;
 	default:
 		printf("%s (global default)\n", a.id);

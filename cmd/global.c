@@ -1,6 +1,8 @@
 /* global.c: show or set the default version (<store>/current); with
  * --system also make it the machine loader's answer for libcudnn.so.N
- * (ld.so.conf.d + ldconfig, root only). */
+ * (ld.so.conf.d + ldconfig, root only). A user beside a system store sets
+ * their own default, which may name a version of the system store; with
+ * none set, the system store's default is theirs. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -25,7 +27,7 @@ cmd_global(int argc, char **argv)
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
 	struct cv_version spec;
-	int r;
+	int r, from_system = 0;
 	char id[64];
 
 	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
@@ -46,7 +48,10 @@ cmd_global(int argc, char **argv)
 	if (argc - optind == 0 && !a.unset) {
 		if ((r = cmd_open(NULL, &st, 0)) != 0)
 			return r;
-		r = cv_store_global_get(st, id, &err);
+		r = cv_store_default_get(st, id, &from_system, &err);
+		if (r == 0 && from_system)
+			ui_note("%s is the system store's default (%s/current); 'cudnnvm global <spec>' sets your own",
+				id, cv_store_system_root(st));
 		cv_store_free(st);
 		if (r < 0)
 			return cmd_fail(&err);

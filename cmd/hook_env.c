@@ -198,6 +198,9 @@ cmd_hook_env(int argc, char **argv)
 		}
 	}
 	seen(&w, cv_store_root(st));
+	/* the admin's installs and default change what is active too */
+	if (cv_store_system_root(st) != NULL)
+		seen(&w, cv_store_system_root(st));
 	{
 		/* no store yet: watch the folder it will be made in */
 		struct stat sb;

@@ -1,5 +1,6 @@
 /* list.c: `cudnnvm list [--json]`: installed versions, newest first; the
- * global default is marked '*', the active one '>'. */
+ * global default is marked '*', the active one '>'. When a user sees the
+ * system store beside their own, a column says where each version lives. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -24,7 +25,7 @@ cmd_list(int argc, char **argv)
 	struct cv_active act;
 	char global[64] = "", active[64] = "", cwd[PATH_MAX];
 	size_t n = 0;
-	int json = 0, c, r;
+	int json = 0, two, from_system, c, r;
 
 	optind = 1;
 	opterr = 0;
@@ -43,8 +44,9 @@ cmd_list(int argc, char **argv)
 		cv_store_free(st);
 		return r;
 	}
-	if (cv_store_global_get(st, global, NULL) < 0)
+	if (cv_store_default_get(st, global, &from_system, NULL) < 0)
 		global[0] = '\0';
+	two = cv_store_system_root(st) != NULL;
 	if (getcwd(cwd, sizeof cwd) != NULL &&
 	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0)
 		snprintf(active, sizeof active, "%s", act.id);
@@ -62,6 +64,9 @@ cmd_list(int argc, char **argv)
 			json_object_set_new(o, "platform",
 					    json_string(all[i].platform));
 			json_object_set_new(o, "path", json_string(dir));
+			json_object_set_new(
+				o, "store",
+				json_string(cv_store_kind_name(all[i].store)));
 			free(dir);
 			json_object_set_new(
 				o, "global",
@@ -88,17 +93,24 @@ cmd_list(int argc, char **argv)
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			char *dir = cv_store_dir(st, all[i].id);
-			/* an archive is the usual case; a wheel says so */
-			printf("%c%c %-20s %-15s %s%s\n",
+			printf("%c%c %-20s %-15s ",
 			       strcmp(active, all[i].id) == 0 ? '>' : ' ',
 			       strcmp(global, all[i].id) == 0 ? '*' : ' ',
-			       all[i].id, all[i].platform, dir,
+			       all[i].id, all[i].platform);
+			if (two)
+				printf("%-7s",
+				       cv_store_kind_name(all[i].store));
+			/* an archive is the usual case; a wheel says so */
+			printf("%s%s\n", dir,
 			       strcmp(all[i].origin, "pypi") == 0
 				       ? "  (from a PyPI wheel)"
 				       : "");
 			free(dir);
 		}
-		if (n == 0)
+		if (n == 0 && two)
+			ui_note("no cuDNN version is installed in %s or %s; try 'cudnnvm install 9'",
+				cv_store_system_root(st), cv_store_root(st));
+		else if (n == 0)
 			ui_note("no cuDNN version is installed in %s; try 'cudnnvm install 9'",
 				cv_store_root(st));
 	}

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL };
+struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL, NULL };
 
 static void
 print_main_help(FILE *out)
@@ -98,8 +98,9 @@ finish(int status)
 	return status;
 }
 
-int
-main(int argc, char **argv)
+/* given: argv as main received it, for the helper. */
+static int
+dispatch(int argc, char **argv, char **given)
 {
 	const struct cmd_spec *cmd;
 	int want_help = 0, want_version = 0, r;
@@ -130,7 +131,30 @@ main(int argc, char **argv)
 			printf("\n%s", cmd->help);
 		return finish(0);
 	}
+	if (cmd->fn == NULL)
+		return cmd_handoff(given);
 	return finish(cmd->fn(argc - 1, argv + 1));
+}
+
+int
+main(int argc, char **argv)
+{
+	/* take_globals reorders argv; the helper gets it as it came */
+	char **given = calloc((size_t)argc + 1, sizeof *given);
+	int r;
+
+	if (given == NULL)
+		abort();
+	memcpy(given, argv, (size_t)argc * sizeof *given);
+	/* Handed a command by the front binary, the helper has its path as
+	 * argv[0]: validation's probe child runs that, so that libcurl,
+	 * libarchive and libcrypto are not mapped beside the cuDNN it proves
+	 * loadable. */
+	if (cmd_is_helper && argv[0] != NULL && argv[0][0] == '/')
+		cmd_g.probe_exe = argv[0];
+	r = dispatch(argc, argv, given);
+	free(given);
+	return r;
 }
 
 int

@@ -4,8 +4,21 @@
 
 #include <string.h>
 
+/* A command that downloads, hashes or unpacks needs libcurl, libarchive or
+ * libcrypto, which cost every start of a program that links them some
+ * 5-6 ms. So it runs in the helper executable (cudnnvm-helper), and the
+ * front binary, built from this file with CUDNNVM_FRONT, has no code for
+ * it: main.c execs the helper in its place (cmd/handoff.c). */
+#ifdef CUDNNVM_FRONT
+#define HELPER_CMD(fn) NULL
+const int cmd_is_helper = 0;
+#else
+#define HELPER_CMD(fn) fn
+const int cmd_is_helper = 1;
+#endif
+
 const struct cmd_spec cmd_table[] = {
-	{ "install", cmd_install,
+	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
 	  "install <spec> [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait]",
@@ -35,7 +48,7 @@ const struct cmd_spec cmd_table[] = {
 	  0 },
 	{ "list", cmd_list, "list installed versions (* global, > active)",
 	  "list [--json]", "  --json            machine-readable output\n", 0 },
-	{ "list-remote", cmd_list_remote,
+	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
 	  "  --cuda N          only builds for this CUDA major\n"
@@ -107,13 +120,15 @@ const struct cmd_spec cmd_table[] = {
 	  "  --remove          take the hooks out again\n"
 	  "  --force           pin even when a framework cannot load the version\n",
 	  0 },
-	{ "import", cmd_import, "adopt a hand-installed cuDNN into the store",
+	{ "import", HELPER_CMD(cmd_import),
+	  "adopt a hand-installed cuDNN into the store",
 	  "import <dir> [--version V] [--cuda N] [--no-validate]",
 	  "  --version V       version when the files do not say (adds the build)\n"
 	  "  --cuda N          CUDA major it was built for, when not detectable\n"
 	  "  --no-validate     do not validate after importing\n",
 	  0 },
-	{ "mirror", cmd_mirror, "copy releases into an offline mirror folder",
+	{ "mirror", HELPER_CMD(cmd_mirror),
+	  "copy releases into an offline mirror folder",
 	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
 	  "  --cuda N          only builds for this CUDA major (default: all)\n"
 	  "  --platform P      builds for this platform (default: this machine's)\n"

@@ -70,6 +70,19 @@ cmd_uninstall(int argc, char **argv)
 			argv[optind], matches);
 		goto fail;
 	}
+	if (cv_store_in_system(st, id)) {
+		/* the system store's copy is not this user's to remove; a
+		 * copy of their own that it hides is, and removing that
+		 * changes nothing that resolves to it */
+		if (!cv_store_has_own(st, id)) {
+			cv_err_set(
+				&err, CV_EPERM,
+				"cuDNN %s is owned by the system store %s; ask its admin",
+				id, cv_store_system_root(st));
+			goto fail;
+		}
+		force = 1;
+	}
 	if (cv_store_global_get(st, global, NULL) < 0)
 		global[0] = '\0';
 	if (!force && strcmp(global, id) == 0) {
@@ -90,7 +103,8 @@ cmd_uninstall(int argc, char **argv)
 	}
 	if (!in_use_ok && cv_store_check_unused(st, id, 0, &err) < 0)
 		goto fail;
-	if (strcmp(global, id) == 0 && cv_store_global_set(st, NULL, &err) < 0)
+	if (strcmp(global, id) == 0 && !cv_store_in_system(st, id) &&
+	    cv_store_global_set(st, NULL, &err) < 0)
 		goto fail;
 	if (cv_store_uninstall(st, id, &err) < 0)
 		goto fail;

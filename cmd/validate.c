@@ -34,6 +34,7 @@ fill_opts(struct cv_validate_opts *o, struct cv_store *st, int no_gpu)
 	char *end = NULL;
 	long secs = t != NULL ? strtol(t, &end, 10) : 0;
 
+	o->self_exe = cmd_g.probe_exe;
 	o->cache_dir = cv_store_cache_dir(st);
 	o->no_gpu = no_gpu;
 	if (t != NULL && end != t && *end == '\0' && secs > 0 && secs < 86400)

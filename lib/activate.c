@@ -292,7 +292,7 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 		  struct cv_err *err)
 {
 	const char *env = getenv("CUDNNVM_VERSION");
-	int r;
+	int r, from_system;
 
 	memset(out, 0, sizeof *out);
 	if (env != NULL && *env != '\0') {
@@ -323,7 +323,7 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 		}
 		out->file[0] = '\0';
 	}
-	r = cv_store_global_get(st, out->id, err);
+	r = cv_store_default_get(st, out->id, &from_system, err);
 	if (r < 0) {
 		if (r == CV_ENOTFOUND)
 			cv_err_set(
@@ -331,7 +331,7 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 				"no cuDNN version is active (no CUDNNVM_VERSION, no pin file, no global default); run 'cudnnvm use <spec>' or 'cudnnvm global <spec>'");
 		return r;
 	}
-	out->origin = CV_ORIGIN_GLOBAL;
+	out->origin = from_system ? CV_ORIGIN_SYSTEM : CV_ORIGIN_GLOBAL;
 	strcpy(out->spec, out->id);
 	cv_install_id_parse(&out->version, out->id, NULL);
 	if (!cv_store_has(st, out->id))

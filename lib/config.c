@@ -76,6 +76,7 @@ cv_config_init(struct cv_config *cfg)
 void
 cv_config_release(struct cv_config *cfg)
 {
+	free(cfg->system_store_path);
 	free(cfg->store_path);
 	free(cfg->cache_path);
 	free(cfg->mirror);
@@ -454,6 +455,11 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 	free(path);
 	if (r < 0)
 		return r;
+	/* the system file names the system store; a path any later file
+	 * gives is the user's own store, seen beside it */
+	free(cfg->system_store_path);
+	cfg->system_store_path = cfg->store_path;
+	cfg->store_path = NULL;
 	path = NULL;
 	if (xdg != NULL && xdg[0] == '/')
 		path = xasprintf("%s/cudnnvm/config.ini", xdg);
@@ -485,6 +491,7 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 					  "absolute path",
 					  env);
 		set_str(&cfg->store_path, env);
+		cfg->store_only = 1;
 	}
 	env = getenv("CUDNNVM_MIRROR");
 	if (env != NULL && *env != '\0') {

@@ -90,7 +90,13 @@ long cv_version_cudnn_number(const struct cv_version *v);
 /* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 
 struct cv_config {
-	char *store_path; /* NULL: default */
+	/* the system file's [store] path: the system store (NULL: /opt/cudnn)
+	 */
+	char *system_store_path;
+	/* the user's own store: a user config, --config or CUDNNVM_STORE
+	 * (NULL: $XDG_DATA_HOME/cudnnvm) */
+	char *store_path;
+	int store_only;   /* CUDNNVM_STORE: store_path is the one store */
 	char *cache_path; /* NULL: default */
 	char *mirror;     /* never NULL after load */
 	char *ca_file;    /* NULL: system CAs */
@@ -116,7 +122,9 @@ int cv_source_parse(const char *s, int *out, struct cv_err *err);
 /* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
  * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
  * (CUDNNVM_STORE, CUDNNVM_MIRROR). Errors name file:line, code CV_ECONFIG.
- * The system file's folder may be moved with CUDNNVM_SYSCONFDIR (tests). */
+ * The system file's [store] path lands in system_store_path, the others'
+ * in store_path. The system file's folder may be moved with
+ * CUDNNVM_SYSCONFDIR (tests). */
 int cv_config_load(struct cv_config *cfg, const char *explicit_file,
 		   struct cv_err *err);
 /* Parse one INI buffer over cfg (later wins). `name` is used in messages. */
@@ -141,8 +149,15 @@ int cv_fs_write_atomic(const char *path, const void *data, size_t len,
 
 struct cv_store; /* opaque */
 
+/* Which store a version lives in: the one named by --store or
+ * CUDNNVM_STORE, the user's own store, or the system store. */
+enum cv_store_kind { CV_STORE_EXPLICIT, CV_STORE_USER, CV_STORE_SYSTEM };
+/* "store", "user", "system" */
+const char *cv_store_kind_name(int kind);
+
 /* Metadata of one installed version (its cudnnvm.json). */
 struct cv_installed {
+	int store;                 /* enum cv_store_kind: where it was found */
 	char id[64];               /* 9.13.0.50-cuda12 */
 	struct cv_version version; /* 4 parts, cuda set */
 	char platform[32];
@@ -155,25 +170,43 @@ struct cv_installed {
 	char origin[16];
 };
 
-/* Open the store: `flag_store` (--store) or CUDNNVM_STORE (already folded
- * into cfg->store_path by cv_config_load), else /opt/cudnn when writable,
- * else $XDG_DATA_HOME/cudnnvm. With `for_write`, create it, refuse a
- * hostile layout (CV_ESTORE) and sweep abandoned staging. */
+/* Open the store: `flag_store` (--store) or CUDNNVM_STORE alone, each
+ * exactly one store. Else two stores make one view: the system store
+ * (cfg->system_store_path, default /opt/cudnn) and the user's own store
+ * (cfg->store_path, default $XDG_DATA_HOME/cudnnvm). Whoever may write
+ * the system store (root) gets it alone; anyone else writes their own
+ * store and reads the system store beside it, never changing it. With
+ * `for_write`, create the writable store, refuse a hostile layout
+ * (CV_ESTORE) and sweep abandoned staging. */
 int cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 		  const char *flag_store, int for_write, struct cv_err *err);
 void cv_store_free(struct cv_store *st);
-/* Absolute store root (borrowed). */
+/* Absolute root of the store this process writes (borrowed). */
 const char *cv_store_root(const struct cv_store *st);
-/* The folder of install `id`, <root>/<id> (xmalloc'd; free it). The one
+/* The kind of that store (enum cv_store_kind). */
+int cv_store_kind(const struct cv_store *st);
+/* Root of the read-only system store seen beside it, or NULL when the
+ * view is one store. */
+const char *cv_store_system_root(const struct cv_store *st);
+/* 1 when `id` is installed in that read-only system store: this process
+ * may use it but never change or remove it. */
+int cv_store_in_system(const struct cv_store *st, const char *id);
+/* The folder of install `id`, <root>/<id> (xmalloc'd; free it), in the
+ * system store when that holds it, else in the writable one. The one
  * place that knows where a version lives. */
 char *cv_store_dir(const struct cv_store *st, const char *id);
-/* 1 when `id` is installed: <root>/<id> is a real folder (not a link)
- * holding its cudnnvm.json, the marker a publish makes true in one rename.
- * The only test of "installed" (lookup, global, install, uninstall). */
+/* 1 when `id` is installed in either store of the view: <root>/<id> is a
+ * real folder (not a link) holding its cudnnvm.json, the marker a publish
+ * makes true in one rename. The only test of "installed" (lookup,
+ * global, install, uninstall). */
 int cv_store_has(const struct cv_store *st, const char *id);
+/* cv_store_has in the writable store alone, never the system store
+ * beside it: what install, import and uninstall may replace or remove. */
+int cv_store_has_own(const struct cv_store *st, const char *id);
 /* Absolute cache folder for downloads (borrowed). */
 const char *cv_store_cache_dir(const struct cv_store *st);
-/* Installed versions, newest first; *out is an xmalloc'd array. */
+/* Installed versions of the view, newest first, each id once (the
+ * system store's copy when both hold it); *out is an xmalloc'd array. */
 int cv_store_list(const struct cv_store *st, struct cv_installed **out,
 		  size_t *n, struct cv_err *err);
 /* Look up one install id; CV_ENOTFOUND when absent. */
@@ -185,10 +218,16 @@ int cv_store_get(const struct cv_store *st, const char *id,
  * not grow with what the store holds (the prompt hook calls it). */
 int cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		  char id[64], struct cv_err *err);
-/* The id `current` points at; CV_ENOTFOUND when unset. */
+/* The id the writable store's `current` points at; CV_ENOTFOUND when
+ * unset. */
 int cv_store_global_get(const struct cv_store *st, char id[64],
 			struct cv_err *err);
-/* Atomically re-point current (id NULL: remove it). */
+/* The default version: the writable store's `current`, else the system
+ * store's (*from_system set to 1). CV_ENOTFOUND when neither is set. */
+int cv_store_default_get(const struct cv_store *st, char id[64],
+			 int *from_system, struct cv_err *err);
+/* Atomically re-point the writable store's current (id NULL: remove it);
+ * a version of the system store is linked by its absolute path. */
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
 /* 0 when no running process maps a file of <root>/<id> (as far as
@@ -488,6 +527,7 @@ enum cv_origin {
 	CV_ORIGIN_ENV,    /* CUDNNVM_VERSION */
 	CV_ORIGIN_FILE,   /* a .cudnn-version or .tool-versions */
 	CV_ORIGIN_GLOBAL, /* <store>/current */
+	CV_ORIGIN_SYSTEM, /* the system store's current, seen by a user */
 };
 
 struct cv_active {

@@ -196,6 +196,10 @@ check_installs(struct findings *fs, const char *root)
 	DIR *d = opendir(root);
 	struct dirent *e;
 
+	/* a user who only uses the system store's versions has no store
+	 * of their own yet: nothing there to check */
+	if (d == NULL && errno == ENOENT)
+		return;
 	if (d == NULL) {
 		add(fs, CV_LEVEL_ERROR, NULL,
 		    "the store folder cannot be listed",

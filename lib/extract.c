@@ -865,8 +865,6 @@ cv_extract(struct cv_source *src, const char *dest,
 
 	if (err == NULL)
 		err = &dummy;
-	if ((r = cv_dyn_require(CV_DYN_ARCHIVE, err)) < 0)
-		return r;
 	memset(&x, 0, sizeof x);
 	memset(&dec, 0, sizeof dec);
 	x.err = err;

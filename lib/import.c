@@ -495,8 +495,6 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 
 	memset(&f, 0, sizeof f);
 	memset(&inst, 0, sizeof inst);
-	if ((r = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0)
-		goto out;
 	if (!cv_store_writable(st)) {
 		r = cv_err_set(err, CV_ESTORE,
 			       "the store is not open for writing");

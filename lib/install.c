@@ -493,9 +493,6 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	*already = 0;
 	if ((r = check_artifact(art, id, err)) < 0)
 		return r;
-	if ((r = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0 ||
-	    (r = cv_dyn_require(CV_DYN_ARCHIVE, err)) < 0)
-		return r;
 	if (!cv_store_writable(st))
 		return cv_err_set(err, CV_ESTORE,
 				  "the store is not open for writing");
@@ -503,7 +500,20 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 			       opts->payload, &vfd, err)) < 0)
 		return r;
 	cv_checkpoint("after-lock");
-	if (cv_store_has(st, id)) {
+	if (cv_store_in_system(st, id)) {
+		/* every user already has the admin's copy; a private one
+		 * would only hide it */
+		cv_fs_unlock(vfd);
+		if (!opts->force) {
+			*already = 1;
+			return 0;
+		}
+		return cv_err_set(
+			err, CV_EPERM,
+			"cuDNN %s is owned by the system store %s; ask its admin to reinstall it",
+			id, cv_store_system_root(st));
+	}
+	if (cv_store_has_own(st, id)) {
 		if (!opts->force) {
 			*already = 1;
 			cv_fs_unlock(vfd);

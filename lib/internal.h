@@ -36,12 +36,6 @@ void cv_buf_reset(struct cv_buf *b);
 char *cv_buf_detach(struct cv_buf *b);
 void cv_buf_release(struct cv_buf *b);
 
-/* dynload.c: libcurl, libarchive and libcrypto are loaded on first use, so
- * commands that need none of them start fast. Call cv_dyn_require() at a
- * module's entry to turn a missing library into an error value. */
-enum cv_dyn_lib { CV_DYN_CURL, CV_DYN_ARCHIVE, CV_DYN_CRYPTO };
-int cv_dyn_require(enum cv_dyn_lib which, struct cv_err *err);
-
 /* ldcache.c: call fn for every "soname => path" line of `ldconfig -p`
  * (nothing when ldconfig is missing or takes over 5 seconds). */
 typedef void (*cv_ldcache_fn)(void *payload, const char *soname,

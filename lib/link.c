@@ -49,6 +49,14 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 				    root);
 	}
 	buf[n] = '\0';
+	/* a version of the system store is linked by its absolute path;
+	 * only its last part, the id, is taken: the view decides where it
+	 * lives */
+	if (buf[0] == '/') {
+		const char *base = strrchr(buf, '/') + 1;
+		n -= base - buf;
+		memmove(buf, base, (size_t)n + 1);
+	}
 	if ((size_t)n >= 64 || cv_install_id_parse(&v, buf, NULL) < 0)
 		return cv_err_set(
 			err, CV_ESTORE,
@@ -109,6 +117,7 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	const char *root = cv_store_root(st);
 	int dfd, lockfd = -1, r = 0;
 	struct timespec ts;
+	char *target;
 
 	if (id != NULL && cv_install_id_parse(&v, id, err) < 0)
 		return CV_EUSAGE;
@@ -149,11 +158,17 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &
 			 0xffffffffUL);
-	if (symlinkat(id, dfd, tmp) < 0) {
+	/* relative for our own versions (the store may move); a system
+	 * store's version by its path, so <store>/current/lib still works */
+	target =
+		cv_store_in_system(st, id) ? cv_store_dir(st, id) : xstrdup(id);
+	if (symlinkat(target, dfd, tmp) < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot create the global link in '%s'", root);
+		free(target);
 		goto out;
 	}
+	free(target);
 	cv_checkpoint("global-before-rename");
 	if (renameat(dfd, tmp, dfd, CURRENT) < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
@@ -168,4 +183,31 @@ sync:
 out:
 	cv_fs_unlock(lockfd);
 	return r;
+}
+
+int
+cv_store_default_get(const struct cv_store *st, char id[64], int *from_system,
+		     struct cv_err *err)
+{
+	const char *sysroot = cv_store_system_root(st);
+	int r = cv_store_global_get(st, id, err);
+	char buf[256], *link;
+	ssize_t n;
+	struct cv_version v;
+
+	*from_system = 0;
+	if (r != CV_ENOTFOUND || sysroot == NULL)
+		return r;
+	/* the admin's default, for a user who chose none: one readlink */
+	link = cv_path_join(sysroot, CURRENT);
+	n = readlink(link, buf, sizeof buf - 1);
+	free(link);
+	if (n <= 0 || (size_t)n >= 64)
+		return r;
+	buf[n] = '\0';
+	if (cv_install_id_parse(&v, buf, NULL) < 0)
+		return r;
+	memcpy(id, buf, (size_t)n + 1);
+	*from_system = 1;
+	return 0;
 }

@@ -49,9 +49,8 @@ cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 {
 	struct cv_remote *r;
 	static int inited;
-	int rc;
-
 	const char *why;
+	int rc;
 
 	if (mirror == NULL)
 		mirror = cfg->mirror ? cfg->mirror : CV_DEFAULT_MIRROR;
@@ -62,10 +61,6 @@ cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 		free(shown);
 		return rc;
 	}
-	/* libcurl (and libcrypto, for pins and cache keys) load on first use */
-	if ((rc = cv_dyn_require(CV_DYN_CURL, err)) < 0 ||
-	    (rc = cv_dyn_require(CV_DYN_CRYPTO, err)) < 0)
-		return rc;
 	if (!inited) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
 			return cv_err_set(err, CV_ERROR,

@@ -79,11 +79,6 @@ cv_sha256_file(const char *path, char hex[65], struct cv_err *err)
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (cv_dyn_require(CV_DYN_CRYPTO, err) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return err ? err->code : CV_ERROR;
-	}
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s'", path);

@@ -12,7 +12,14 @@
  * A version's folder name is its install id, so finding the version a spec
  * means reads the store folder once and then only the chosen version's
  * completion marker: the prompt hook costs the same with 2 versions or
- * 200, whatever each version holds. */
+ * 200, whatever each version holds.
+ *
+ * Two stores, one view: a user who cannot write the system store writes
+ * their own and reads the system store beside it (st->system, opened
+ * read-only and never swept, locked or written). Lookups see both, the
+ * system store's copy of an id first, so every user of a machine gets the
+ * copy its admin installed and validated; writes go to the user's store
+ * only. The system store costs lookups one more folder read at most. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -33,7 +40,30 @@ struct cv_store {
 	char *cache; /* absolute */
 	int dirfd;   /* O_DIRECTORY on root, -1 when it does not exist */
 	int writable;
+	int kind; /* enum cv_store_kind */
+	/* the system store read beside this one, or NULL */
+	struct cv_store *system;
 };
+
+const char *
+cv_store_kind_name(int kind)
+{
+	return kind == CV_STORE_SYSTEM ? "system"
+	       : kind == CV_STORE_USER ? "user"
+				       : "store";
+}
+
+int
+cv_store_kind(const struct cv_store *st)
+{
+	return st->kind;
+}
+
+const char *
+cv_store_system_root(const struct cv_store *st)
+{
+	return st->system != NULL ? st->system->root : NULL;
+}
 
 int
 cv_store_dirfd(const struct cv_store *st)
@@ -47,9 +77,17 @@ cv_store_writable(const struct cv_store *st)
 	return st->writable;
 }
 
+int
+cv_store_in_system(const struct cv_store *st, const char *id)
+{
+	return st->system != NULL && cv_store_has_own(st->system, id);
+}
+
 char *
 cv_store_dir(const struct cv_store *st, const char *id)
 {
+	if (cv_store_in_system(st, id))
+		return cv_path_join(st->system->root, id);
 	return cv_path_join(st->root, id);
 }
 
@@ -72,6 +110,7 @@ cv_store_free(struct cv_store *st)
 		return;
 	if (st->dirfd >= 0)
 		close(st->dirfd);
+	cv_store_free(st->system);
 	free(st->root);
 	free(st->cache);
 	free(st);
@@ -137,28 +176,63 @@ home_dir(const char *xdg_var, const char *fallback)
 	return xasprintf("%s/%s/cudnnvm", home, fallback);
 }
 
-static int
-choose_root(const struct cv_config *cfg, const char *flag_store, char **root,
-	    struct cv_err *err)
+/* The system store of a two-store view, opened for reading only: a
+ * store that is missing or that this user may not read is simply not
+ * seen. */
+static struct cv_store *
+open_system(const char *root)
 {
+	struct cv_store *sys = xcalloc(1, sizeof *sys);
+
+	sys->root = absolute(root);
+	sys->cache = xstrdup(sys->root);
+	sys->kind = CV_STORE_SYSTEM;
+	sys->dirfd = open(sys->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return sys;
+}
+
+/* Which store this process writes, and which system store it sees. */
+static int
+choose_root(struct cv_store *st, const struct cv_config *cfg,
+	    const char *flag_store, struct cv_err *err)
+{
+	const char *sys = cfg->system_store_path != NULL
+				  ? cfg->system_store_path
+				  : DEFAULT_ROOT;
+	char *sysabs;
+
 	if (flag_store != NULL && *flag_store != '\0') {
-		*root = absolute(flag_store);
+		st->root = absolute(flag_store);
+		st->kind = CV_STORE_EXPLICIT;
 		return 0;
 	}
+	if (cfg->store_only && cfg->store_path != NULL) {
+		st->root = absolute(cfg->store_path);
+		st->kind = CV_STORE_EXPLICIT;
+		return 0;
+	}
+	st->kind = CV_STORE_USER;
 	if (cfg->store_path != NULL) {
-		*root = absolute(cfg->store_path);
+		st->root = absolute(cfg->store_path);
+	} else if (writable_or_creatable(sys)) {
+		/* root (or the store's owner) writes the system store, and
+		 * reads no store another user could change */
+		st->root = absolute(sys);
+		st->kind = CV_STORE_SYSTEM;
 		return 0;
-	}
-	if (writable_or_creatable(DEFAULT_ROOT)) {
-		*root = xstrdup(DEFAULT_ROOT);
-		return 0;
-	}
-	*root = home_dir("XDG_DATA_HOME", ".local/share");
-	if (*root == NULL)
+	} else if ((st->root = home_dir("XDG_DATA_HOME", ".local/share")) ==
+		   NULL) {
 		return cv_err_set(
 			err, CV_ESTORE,
 			"'%s' is not writable and HOME is not set; pass --store DIR",
-			DEFAULT_ROOT);
+			sys);
+	}
+	sysabs = absolute(sys);
+	if (strcmp(sysabs, st->root) != 0)
+		st->system = open_system(sysabs);
+	else
+		st->kind = CV_STORE_SYSTEM;
+	free(sysabs);
 	return 0;
 }
 
@@ -355,8 +429,8 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 
 	*out = NULL;
 	st->dirfd = -1;
-	if ((r = choose_root(cfg, flag_store, &st->root, err)) < 0) {
-		free(st);
+	if ((r = choose_root(st, cfg, flag_store, err)) < 0) {
+		cv_store_free(st);
 		return r;
 	}
 	if (cfg->cache_path != NULL)
@@ -401,6 +475,12 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 
 int
 cv_store_has(const struct cv_store *st, const char *id)
+{
+	return cv_store_has_own(st, id) || cv_store_in_system(st, id);
+}
+
+int
+cv_store_has_own(const struct cv_store *st, const char *id)
 {
 	struct stat sb;
 	char *meta = xasprintf("%s/cudnnvm.json", id);
@@ -636,17 +716,17 @@ cmp_installed(const void *a, const void *b)
 	return y->version.cuda - x->version.cuda;
 }
 
-int
-cv_store_list(const struct cv_store *st, struct cv_installed **out, size_t *n,
-	      struct cv_err *err)
+/* Append the versions of one store to *out; with `skip`, those that
+ * store also holds are left out (the system store's copy wins). */
+static int
+list_one(const struct cv_store *st, const struct cv_store *skip,
+	 struct cv_installed **out, size_t *n, size_t *capp, struct cv_err *err)
 {
 	DIR *d;
 	struct dirent *de;
-	size_t cap = 0;
+	size_t cap = *capp;
 	int fd;
 
-	*out = NULL;
-	*n = 0;
 	if (st->dirfd < 0)
 		return 0;
 	fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -662,7 +742,8 @@ cv_store_list(const struct cv_store *st, struct cv_installed **out, size_t *n,
 		char *dir;
 		if (is_private(de->d_name) ||
 		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
-		    !cv_store_has(st, de->d_name))
+		    !cv_store_has_own(st, de->d_name) ||
+		    (skip != NULL && cv_store_has_own(skip, de->d_name)))
 			continue;
 		dir = cv_path_join(st->root, de->d_name);
 		if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
@@ -671,11 +752,34 @@ cv_store_list(const struct cv_store *st, struct cv_installed **out, size_t *n,
 				cap = cap ? cap * 2 : 8;
 				*out = xrealloc(*out, cap * sizeof **out);
 			}
+			inst.store = st->kind;
 			(*out)[(*n)++] = inst;
 		}
 		free(dir);
 	}
 	closedir(d);
+	*capp = cap;
+	return 0;
+}
+
+int
+cv_store_list(const struct cv_store *st, struct cv_installed **out, size_t *n,
+	      struct cv_err *err)
+{
+	size_t cap = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (st->system != NULL &&
+	    list_one(st->system, NULL, out, n, &cap, NULL) < 0)
+		*n = 0; /* an unreadable system store is not seen */
+	if ((r = list_one(st, st->system, out, n, &cap, err)) < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return r;
+	}
 	if (*n > 1)
 		qsort(*out, *n, sizeof **out, cmp_installed);
 	return 0;
@@ -696,8 +800,9 @@ cv_store_get(const struct cv_store *st, const char *id,
 			err, CV_ENOTFOUND,
 			"cuDNN %s is not installed; run 'cudnnvm install %s'",
 			id, id);
-	dir = cv_path_join(st->root, id);
+	dir = cv_store_dir(st, id);
 	r = cv_store_read_meta(dir, out, err);
+	out->store = cv_store_in_system(st, id) ? CV_STORE_SYSTEM : st->kind;
 	free(dir);
 	return r;
 }
@@ -717,6 +822,38 @@ cmp_candidate(const void *a, const void *b)
 	return c != 0 ? c : y->v.cuda - x->v.cuda;
 }
 
+/* Append the folders of one store whose names are ids `spec` matches. */
+static void
+candidates(const struct cv_store *st, const struct cv_version *spec,
+	   struct candidate **cand, size_t *n, size_t *cap)
+{
+	DIR *d = NULL;
+	struct dirent *de;
+	int fd;
+
+	if (st->dirfd >= 0 &&
+	    (fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
+		    0 &&
+	    (d = fdopendir(fd)) == NULL)
+		close(fd);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		struct cv_version v;
+		if (is_private(de->d_name) || strlen(de->d_name) >= 64 ||
+		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
+		    !cv_version_matches(spec, &v))
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 8;
+			*cand = xrealloc(*cand, *cap * sizeof **cand);
+		}
+		(*cand)[*n].v = v;
+		strcpy((*cand)[*n].id, de->d_name);
+		(*n)++;
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
 int
 cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	      char id[64], struct cv_err *err)
@@ -724,9 +861,6 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	struct candidate *cand = NULL;
 	size_t n = 0, cap = 0;
 	char s[64];
-	DIR *d = NULL;
-	struct dirent *de;
-	int fd;
 
 	cv_version_format_id(spec, s, sizeof s);
 	/* a full id names its folder: no listing at all */
@@ -739,27 +873,9 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		memcpy(id, s, strlen(s) + 1);
 		return 0;
 	}
-	if (st->dirfd >= 0 &&
-	    (fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
-		    0 &&
-	    (d = fdopendir(fd)) == NULL)
-		close(fd);
-	while (d != NULL && (de = readdir(d)) != NULL) {
-		struct cv_version v;
-		if (is_private(de->d_name) || strlen(de->d_name) >= 64 ||
-		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
-		    !cv_version_matches(spec, &v))
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			cand = xrealloc(cand, cap * sizeof *cand);
-		}
-		cand[n].v = v;
-		strcpy(cand[n].id, de->d_name);
-		n++;
-	}
-	if (d != NULL)
-		closedir(d);
+	candidates(st, spec, &cand, &n, &cap);
+	if (st->system != NULL)
+		candidates(st->system, spec, &cand, &n, &cap);
 	if (n > 1)
 		qsort(cand, n, sizeof *cand, cmp_candidate);
 	/* newest first; a folder still without its marker is not installed */
@@ -787,8 +903,13 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 		return r;
 	if ((r = cv_store_lock(st, id, 0, NULL, NULL, &vfd, err)) < 0)
 		return r;
-	if (!cv_store_has(st, id)) {
+	if (!cv_store_has_own(st, id)) {
 		cv_fs_unlock(vfd);
+		if (cv_store_in_system(st, id))
+			return cv_err_set(
+				err, CV_EPERM,
+				"cuDNN %s is owned by the system store %s; ask its admin",
+				id, st->system->root);
 		return cv_err_set(err, CV_ENOTFOUND,
 				  "cuDNN %s is not installed", id);
 	}

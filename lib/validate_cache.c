@@ -163,9 +163,9 @@ cv_validate_cache_put(const char *cache_dir, const char *key,
 	if (path == NULL)
 		return;
 	dir = xasprintf("%s/validate", cache_dir);
-	if (mkdir(cache_dir, 0755) < 0 && errno != EEXIST)
-		goto out;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	/* a user who only uses the system store's versions may have no
+	 * cache folder, nor even ~/.cache, yet */
+	if (cv_fs_mkdirs(dir, 0755, NULL) < 0)
 		goto out;
 	text = cv_validation_json(v);
 	res = json_loads(text, 0, NULL);

@@ -76,6 +76,11 @@ bad() {
 	[ -d "$T/sys/9.1.0.70-cuda12" ]
 	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
 	printf '[store]\npath = %s\n' "$T/user" > "$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	# the user's own store sees the system store beside it
+	run cudnnvm install --no-validate --archive "$arch" --sha256 "$sha"
+	[ "$output" = "cuDNN 9.1.0.70-cuda12 is already installed in $T/sys/9.1.0.70-cuda12" ]
+	[ ! -e "$T/user/9.1.0.70-cuda12" ]
+	rm -rf "$T/sys"
 	cudnnvm install --no-validate --archive "$arch" --sha256 "$sha"
 	[ -d "$T/user/9.1.0.70-cuda12" ]
 	printf '[store]\npath = %s\n' "$T/explicit" > "$T/explicit.ini"

@@ -9,8 +9,8 @@ BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
 fails=0
 ok() { echo "PASS: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() { # echo the command (cudnnvm for the binary's path), then run it
-	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}"; else echo "\$ $*"; fi
+run() { # echo the command (to stderr: stdout may be a --json file), then run it
+	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}" >&2; else echo "\$ $*" >&2; fi
 	"$@"
 }
 
@@ -58,13 +58,23 @@ echo "system cuDNN: $sys_dir -> $sys_id"
 echo "pip cuDNN:    $pip_dir -> $pip_id"
 [ "$sys_id" != "$pip_id" ] || { echo "FAIL: both builds are $sys_id"; exit 1; }
 
+# CUDNNVM_GPU_ARCHIVES names a folder that keeps the packed archives
+# between the GPU scripts of one run (packing takes most of a minute).
+arch=${CUDNNVM_GPU_ARCHIVES:-$W/arch}
 echo "== pack both as NVIDIA archives (xz -0)"
 t0=$(date +%s)
-python3 tests/fixtures/mkarchive.py nvidia --out "$W/arch" --preset 0 \
-	--version "${sys_id%-cuda*}" --cuda "$sys_cuda" --libdir "$sys_dir" >"$W/sys.json" &
-python3 tests/fixtures/mkarchive.py nvidia --out "$W/arch" --preset 0 \
-	--version "${pip_id%-cuda*}" --cuda "$pip_cuda" --libdir "$pip_dir" >"$W/pip.json"
-wait
+if [ -s "$arch/$sys_id.json" ] && [ -s "$arch/$pip_id.json" ]; then
+	echo "(packed by an earlier script of this run, in $arch)"
+else
+	mkdir -p "$arch"
+	python3 tests/fixtures/mkarchive.py nvidia --out "$arch" --preset 0 \
+		--version "${sys_id%-cuda*}" --cuda "$sys_cuda" --libdir "$sys_dir" >"$arch/$sys_id.json" &
+	python3 tests/fixtures/mkarchive.py nvidia --out "$arch" --preset 0 \
+		--version "${pip_id%-cuda*}" --cuda "$pip_cuda" --libdir "$pip_dir" >"$arch/$pip_id.json"
+	wait
+fi
+cp "$arch/$sys_id.json" "$W/sys.json"
+cp "$arch/$pip_id.json" "$W/pip.json"
 echo "packed in $(($(date +%s) - t0)) s"
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 

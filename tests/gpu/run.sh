@@ -27,8 +27,12 @@ done
 run "$BIN" validate "$pip_id" --json
 
 echo "== switch between them"
+# Switching runs outside torch's environment: inside it (python3 on PATH
+# is torch's venv) the frameworks gate refuses the system build, which
+# tests/gpu/frameworks.sh checks. Here /usr/bin's python3 comes first.
+nofw=/usr/bin:/bin:$PATH
 for id in "$sys_id" "$pip_id" "$sys_id"; do
-	run "$BIN" global "$id" || bad "global $id"
+	PATH=$nofw run "$BIN" global "$id" || bad "global $id"
 	cur=$(readlink "$CUDNNVM_STORE/current")
 	[ "$cur" = "$id" ] && ok "current -> $cur" || bad "current is $cur, not $id"
 	echo "\$ cudnnvm validate   (no spec: the active version)"
@@ -94,7 +98,7 @@ out=$(run "$BIN" validate "$dmg" 2>&1)
 echo "$out"
 echo "$out" | grep -qE "fail: mixed load|fail: .*libcudnn_cnn" &&
 	ok "an install missing libcudnn_cnn is refused" || bad "damaged install passed"
-out=$(run "$BIN" global "$dmg" 2>&1)
+out=$(PATH=$nofw run "$BIN" global "$dmg" 2>&1)
 echo "$out"
 [ "$(readlink "$CUDNNVM_STORE/current")" = "$sys_id" ] &&
 	ok "global refused it and kept $sys_id" || bad "global moved current"

@@ -160,7 +160,10 @@ main(void)
 	err = (struct cv_err)CV_ERR_INIT;
 	CHECK(cv_config_load(&c, NULL, &err) == 0);
 	CHECK(c.timeout == 8 && c.retries == 9);
-	CHECK(c.store_path && strcmp(c.store_path, "/sys/store") == 0);
+	/* the system file names the system store, not the user's */
+	CHECK(c.system_store_path &&
+	      strcmp(c.system_store_path, "/sys/store") == 0);
+	CHECK(c.store_path == NULL && !c.store_only);
 	cv_config_release(&c);
 	snprintf(p, sizeof p, "%s/explicit.ini", dir);
 	write_file(p, "[remote]\nretries = 1\n");
@@ -169,7 +172,8 @@ main(void)
 	cv_config_init(&c);
 	CHECK(cv_config_load(&c, p, &err) == 0);
 	CHECK(c.timeout == 8 && c.retries == 1);
-	CHECK(strcmp(c.store_path, "/env/store") == 0);
+	CHECK(strcmp(c.store_path, "/env/store") == 0 && c.store_only);
+	CHECK(strcmp(c.system_store_path, "/sys/store") == 0);
 	CHECK(strcmp(c.mirror, "https://env.example/") == 0);
 	cv_config_release(&c);
 	/* CUDNNVM_CONFIG when no flag */

@@ -191,6 +191,34 @@ main(void)
 	cfg.store_path = strdup(P("fromcfg"));
 	CHECK(cv_store_open(&st, &cfg, NULL, 0, &err) == 0);
 	CHECK(strcmp(cv_store_root(st), P("fromcfg")) == 0);
+	CHECK(cv_store_kind(st) == CV_STORE_USER);
+	cv_store_free(st);
+	/* a user's store and the system store: one view, the system
+	 * store's copy of an id first, writes to the user's */
+	cfg.system_store_path = strdup(P("sys"));
+	CHECK(mkdir(P("sys"), 0755) == 0 &&
+	      mkdir(P("sys/9.1.0.70-cuda12"), 0755) == 0);
+	{
+		FILE *f = fopen(P("sys/9.1.0.70-cuda12/cudnnvm.json"), "w");
+		CHECK(f != NULL);
+		if (f != NULL)
+			fclose(f);
+	}
+	CHECK(cv_store_open(&st, &cfg, NULL, 0, &err) == 0);
+	CHECK(strcmp(cv_store_system_root(st), P("sys")) == 0);
+	CHECK(cv_store_has(st, "9.1.0.70-cuda12") &&
+	      cv_store_in_system(st, "9.1.0.70-cuda12") &&
+	      !cv_store_has_own(st, "9.1.0.70-cuda12"));
+	{
+		char *d = cv_store_dir(st, "9.1.0.70-cuda12");
+		CHECK(strcmp(d, P("sys/9.1.0.70-cuda12")) == 0);
+		free(d);
+	}
+	cv_store_free(st);
+	/* --store is exactly one store */
+	CHECK(cv_store_open(&st, &cfg, P("fromcfg"), 0, &err) == 0);
+	CHECK(cv_store_system_root(st) == NULL &&
+	      !cv_store_has(st, "9.1.0.70-cuda12"));
 	cv_store_free(st);
 	CHECK(chdir(root) == 0);
 	CHECK(cv_store_open(&st, &cfg, "rel", 0, &err) == 0);
