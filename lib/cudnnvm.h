@@ -108,8 +108,8 @@ struct cv_config {
 	int validate;   /* 1/0 */
 	int keep_archives;
 	int verify_pins;
-	int source;        /* [remote] source: enum cv_source_kind */
-	char *pypi_index;  /* [remote] index: a PEP 503/691 simple index */
+	int source;       /* [remote] source: enum cv_source_kind */
+	char *pypi_index; /* [remote] index: a PEP 503/691 simple index */
 };
 
 /* Where versions come from: NVIDIA's redist mirror or a Python index
@@ -348,6 +348,12 @@ struct cv_extract_limits {
  * `limits` may be NULL for the defaults. */
 int cv_extract(struct cv_source *src, const char *dest,
 	       const struct cv_extract_limits *limits, struct cv_err *err);
+/* Extract the zip file `path` (a wheel, with limits->wheel) into the empty
+ * folder `dest` on `threads` threads: the policy runs over the whole
+ * central directory before anything is written. */
+int cv_extract_zip_file(const char *path, const char *dest,
+			const struct cv_extract_limits *limits, int threads,
+			struct cv_err *err);
 
 /* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
@@ -501,9 +507,9 @@ int cv_pypi_resolve(struct cv_remote *r, const char *index,
 		    struct cv_err *err);
 /* Parse one project page (JSON or HTML) of `page_url`: the wheels it
  * lists for `platform` (NULL: all Linux ones), unsorted. */
-int cv_pypi_parse(const char *page_url, const char *data, size_t len,
-		  int cuda, const char *platform, struct cv_wheel **out,
-		  size_t *n, struct cv_err *err);
+int cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
+		  const char *platform, struct cv_wheel **out, size_t *n,
+		  struct cv_err *err);
 /* Version, CUDA major and platform from a wheel's file name
  * (nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), with
  * art->wheel set; -1 for any other name. */

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #define PAGE_MAX (32u << 20) /* pypi.org's page of cu12 is ~100 KB */
-#define ACCEPT                                                               \
-	"application/vnd.pypi.simple.v1+json, "                              \
+#define ACCEPT                                  \
+	"application/vnd.pypi.simple.v1+json, " \
 	"application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
 
 struct list {
@@ -204,7 +204,8 @@ add_file(struct list *l, const char *page_url, const char *filename,
 	if (hash != NULL)
 		*hash = '\0';
 	if (sha256 == NULL || !cv_sha256_valid_hex(sha256)) {
-		free(url); /* PEP 503 allows none; we install nothing unhashed */
+		free(url); /* PEP 503 allows none; we install nothing unhashed
+			    */
 		return 0;
 	}
 	for (int i = 0; i < 64; i++)
@@ -243,19 +244,22 @@ parse_json(struct list *l, const char *page_url, const char *data, size_t len,
 				  "the index page %s has no 'files' list",
 				  page_url);
 	}
-	json_array_foreach (files, i, f) {
-		const char *fn = json_string_value(json_object_get(f, "filename"));
+	json_array_foreach(files, i, f)
+	{
+		const char *fn =
+			json_string_value(json_object_get(f, "filename"));
 		const char *url = json_string_value(json_object_get(f, "url"));
-		const char *sha = json_string_value(
-			json_object_get(json_object_get(f, "hashes"), "sha256"));
+		const char *sha = json_string_value(json_object_get(
+			json_object_get(f, "hashes"), "sha256"));
 		json_t *y = json_object_get(f, "yanked");
 		json_t *sz = json_object_get(f, "size");
 		/* PEP 691: true, or a string giving the reason */
 		int yanked = json_is_true(y) ||
 			     (json_is_string(y) && json_string_length(y) > 0);
-		uint64_t size = json_is_integer(sz) && json_integer_value(sz) > 0
-					? (uint64_t)json_integer_value(sz)
-					: 0;
+		uint64_t size =
+			json_is_integer(sz) && json_integer_value(sz) > 0
+				? (uint64_t)json_integer_value(sz)
+				: 0;
 
 		if (fn == NULL || url == NULL)
 			continue;
@@ -292,8 +296,8 @@ html_attr(const char *tag, const char *end, const char *name)
 		if (q != '"' && q != '\'')
 			return NULL;
 		{
-			const char *close = memchr(v + 1, q,
-						   (size_t)(end - v - 1));
+			const char *close =
+				memchr(v + 1, q, (size_t)(end - v - 1));
 			if (close == NULL)
 				return NULL;
 			return xstrndup(v + 1, (size_t)(close - v - 1));
@@ -483,10 +487,11 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 					"the index %s has no nvidia-cudnn-cu%d",
 					shown, cuda);
 		else
-			rc = cv_err_set(err, CV_ENOTFOUND,
-					"the index %s has no nvidia-cudnn-cu11, "
-					"-cu12 or -cu13",
-					shown);
+			rc = cv_err_set(
+				err, CV_ENOTFOUND,
+				"the index %s has no nvidia-cudnn-cu11, "
+				"-cu12 or -cu13",
+				shown);
 		free(shown);
 	}
 	if (rc < 0) {
@@ -529,7 +534,8 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 	if ((rc = cv_pypi_list(r, index, cuda, platform, &w, &n, err)) < 0)
 		return rc;
 	for (i = 0; i < n; i++)
-		if (req->spec == NULL || cv_version_matches(&spec, &w[i].version))
+		if (req->spec == NULL ||
+		    cv_version_matches(&spec, &w[i].version))
 			break;
 	if (i == n) {
 		char s[64] = "any version", cu[16] = "";
@@ -609,9 +615,9 @@ cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
 			cv_strv_push(&names, de->d_name);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		size_t b = soname_base(names.v[i], v->part[0]);
-		char *full = xasprintf("%.*s.so.%lu.%lu.%lu", (int)b,
-				       names.v[i], v->part[0], v->part[1],
-				       v->part[2]);
+		char *full =
+			xasprintf("%.*s.so.%lu.%lu.%lu", (int)b, names.v[i],
+				  v->part[0], v->part[1], v->part[2]);
 		char *bare = xasprintf("%.*s.so", (int)b, names.v[i]);
 		struct stat sb;
 
@@ -622,10 +628,11 @@ cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
 					names.v[i]);
 		else if (fstatat(dfd, full, &sb, AT_SYMLINK_NOFOLLOW) == 0 ||
 			 fstatat(dfd, bare, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-			rc = cv_err_set(err, CV_EDATA,
-					"the wheel holds both lib/%s and lib/%s "
-					"or lib/%s; it is not one of NVIDIA's",
-					names.v[i], full, bare);
+			rc = cv_err_set(
+				err, CV_EDATA,
+				"the wheel holds both lib/%s and lib/%s "
+				"or lib/%s; it is not one of NVIDIA's",
+				names.v[i], full, bare);
 		else if (renameat(dfd, names.v[i], dfd, full) != 0 ||
 			 symlinkat(full, dfd, names.v[i]) != 0 ||
 			 symlinkat(names.v[i], dfd, bare) != 0)

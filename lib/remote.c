@@ -39,7 +39,7 @@ struct cv_remote {
 	int retries;
 	int allow_file;
 	int verify_pins;
-	CURL *get; /* reused for small documents: keeps connections */
+	CURL *get;          /* reused for small documents: keeps connections */
 	const char *accept; /* Accept header of cv_remote_get, or NULL */
 };
 

@@ -603,9 +603,9 @@ cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 	json_object_set_new(o, "size", json_integer((json_int_t)inst->size));
 	json_object_set_new(o, "source", json_string(inst->source));
 	/* older installs have no origin: they came from NVIDIA's archives */
-	json_object_set_new(o, "origin", json_string(inst->origin[0]
-							     ? inst->origin
-							     : "nvidia"));
+	json_object_set_new(
+		o, "origin",
+		json_string(inst->origin[0] ? inst->origin : "nvidia"));
 	json_object_set_new(o, "installed_at", json_string(inst->installed_at));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
