@@ -246,3 +246,19 @@ pypi_config() {
 	[ -f "$CUDNNVM_STORE/8.9.2.26-cuda12/include/cudnn_version.h" ]
 	[ ! -e "$CUDNNVM_STORE/8.9.2.26-cuda12/lib/__init__.py" ]
 }
+
+@test "pypi: SIGKILL while a wheel is unpacked leaves nothing visible; the next run sweeps it" {
+	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		cudnnvm install 9.13 --cuda 12 3>&- &
+	pid=$!
+	wait_for_file "$T/parked"
+	# parked with the libraries and the spooled wheel in staging
+	ls "$CUDNNVM_STORE"/.staging/*/lib/libcudnn.so.9
+	kill -9 "$pid"
+	wait "$pid" || true
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12/.cudnnvm-wheel" ]
+}

@@ -246,7 +246,7 @@ refused(const char *name, void (*fn)(void), const char *what)
 int
 main(void)
 {
-	struct cv_extract_limits lim = { 0, 0, 0, 0, 0, 0, NULL, NULL };
+	struct cv_extract_limits lim = { 0, 0, 0, 0, 0, 0, NULL, NULL, 0 };
 	char cmd[300];
 
 	CHECK(mkdtemp(root) != NULL);
