@@ -47,6 +47,7 @@ static const char comp_bash[] =
 	"\t--config | --archive) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
 	"\t--shell) COMPREPLY=($(compgen -W \"sh bash zsh fish tcsh powershell cmd\" -- \"$cur\")); return ;;\n"
 	"\t--dtype) COMPREPLY=($(compgen -W \"fp32 fp16 bf16\" -- \"$cur\")); return ;;\n"
+	"\t--source) COMPREPLY=($(compgen -W \"nvidia pypi\" -- \"$cur\")); return ;;\n"
 	"\t--layout) COMPREPLY=($(compgen -W \"nchw nhwc\" -- \"$cur\")); return ;;\n"
 	"\t--shapes) COMPREPLY=($(compgen -W \"resnet50 resnet50-b1\" -- \"$cur\") $(compgen -f -- \"$cur\")); return ;;\n"
 	"\tesac\n"
@@ -122,6 +123,7 @@ static const char comp_zsh[] =
 	"\t--config | --archive) _files; return ;;\n"
 	"\t--shell) compadd sh bash zsh fish tcsh powershell cmd; return ;;\n"
 	"\t--dtype) compadd fp32 fp16 bf16; return ;;\n"
+	"\t--source) compadd nvidia pypi; return ;;\n"
 	"\t--layout) compadd nchw nhwc; return ;;\n"
 	"\t--shapes) compadd resnet50 resnet50-b1; _files; return ;;\n"
 	"\tesac\n"
@@ -226,6 +228,7 @@ static const char comp_fish[] =
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l out -x -a '(__fish_complete_directories)'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l dtype -x -a 'fp32 fp16 bf16'\n"
+	"complete -c cudnnvm -n '__fish_seen_subcommand_from install list-remote' -l source -x -a 'nvidia pypi'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l layout -x -a 'nchw nhwc'\n"
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'\n";
 

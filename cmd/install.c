@@ -21,7 +21,8 @@ struct install_args {
 	const char *version;  /* --version V */
 	const char *cuda;     /* --cuda N */
 	const char *platform; /* --platform P */
-	const char *mirror;   /* --mirror URL */
+	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
+	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, nowait, refresh;
 	unsigned jobs; /* --jobs N; 0: [install] threads */
 };
@@ -135,11 +136,13 @@ install_remote(const struct install_args *a)
 	struct cv_fetcher fetch;
 	struct sigaction sa, old;
 	char id[64];
-	int r, already = 0, cuda = 0;
+	int r, already = 0, cuda = 0, source = -1;
 
 	memset(&res, 0, sizeof res);
 	if (cv_spec_parse(&spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
+	if (a->source != NULL && cv_source_parse(a->source, &source, &err) < 0)
+		return cmd_usage_error("install", "%s", err.msg);
 	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
@@ -154,6 +157,8 @@ install_remote(const struct install_args *a)
 			a->platform);
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
+	if (source < 0)
+		source = cfg.source;
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
@@ -171,10 +176,20 @@ install_remote(const struct install_args *a)
 	req.spec = &spec;
 	req.cuda = cuda ? cuda : cfg.cuda;
 	req.platform = a->platform ? a->platform : cfg.platform;
-	if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
-	    (r = cv_index_open(&ix, rem, cv_store_cache_dir(st), a->refresh,
-			       &err)) < 0 ||
-	    (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
+	if (source == CV_SOURCE_PYPI) {
+		/* the same id from a wheel is the same version: the download,
+		 * the hash in the stream and the publish are the archive's */
+		const char *index = a->mirror ? a->mirror : cfg.pypi_index;
+		if ((r = cv_remote_new(&rem, &cfg,
+				       index ? index : CV_DEFAULT_PYPI_INDEX,
+				       &err)) < 0 ||
+		    (r = cv_pypi_resolve(rem, cv_remote_mirror(rem), &req, &res,
+					 &err)) < 0)
+			goto fail;
+	} else if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
+		   (r = cv_index_open(&ix, rem, cv_store_cache_dir(st),
+				      a->refresh, &err)) < 0 ||
+		   (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
 		goto fail;
 	cv_version_format_id(&res.art.version, id, sizeof id);
 	if (cmd_g.verbose)
@@ -271,7 +286,9 @@ install_archive(const struct install_args *a)
 	memset(&named, 0, sizeof named);
 	base = strrchr(a->archive, '/');
 	base = base ? base + 1 : a->archive;
-	if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
+	if (cv_wheel_from_filename(&named, a->archive) == 0) {
+		/* one of NVIDIA's wheels, e.g. from a pip cache */
+	} else if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
 		if (a->version == NULL || a->cuda == NULL)
 			return cmd_fail(&err);
 		memset(&named, 0, sizeof named);
@@ -327,6 +344,7 @@ install_archive(const struct install_args *a)
 	if (cv_artifact_init(&art, &version, platform, a->sha256, size, base,
 			     real, &err) < 0)
 		return cmd_fail(&err);
+	art.wheel = named.wheel;
 	cv_version_format_id(&art.version, id, sizeof id);
 
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
@@ -428,7 +446,8 @@ cmd_install(int argc, char **argv)
 		O_NOVAL,
 		O_NOWAIT,
 		O_REFRESH,
-		O_JOBS
+		O_JOBS,
+		O_SOURCE
 	};
 	static const struct option lo[] = {
 		{ "archive", required_argument, NULL, O_ARCHIVE },
@@ -443,6 +462,7 @@ cmd_install(int argc, char **argv)
 		{ "no-wait", no_argument, NULL, O_NOWAIT },
 		{ "refresh", no_argument, NULL, O_REFRESH },
 		{ "jobs", required_argument, NULL, O_JOBS },
+		{ "source", required_argument, NULL, O_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct install_args a;
@@ -494,12 +514,19 @@ cmd_install(int argc, char **argv)
 					"--jobs needs a number of threads, 1-%d",
 					CV_MAX_THREADS);
 			break;
+		case O_SOURCE:
+			a.source = optarg;
+			break;
 		default:
 			return cmd_usage_error("install", "unknown option '%s'",
 					       argv[optind - 1]);
 		}
 	}
 	if (a.archive != NULL) {
+		if (a.source != NULL)
+			return cmd_usage_error(
+				"install",
+				"--source goes with <spec>, not --archive");
 		if (optind != argc)
 			return cmd_usage_error(
 				"install",

@@ -81,6 +81,8 @@ cmd_list(int argc, char **argv)
 				json_integer((json_int_t)all[i].size));
 			json_object_set_new(o, "installed_at",
 					    json_string(all[i].installed_at));
+			json_object_set_new(o, "origin",
+					    json_string(all[i].origin));
 			json_array_append_new(arr, o);
 		}
 		text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -98,7 +100,11 @@ cmd_list(int argc, char **argv)
 			if (two)
 				printf("%-7s",
 				       cv_store_kind_name(all[i].store));
-			printf("%s\n", dir);
+			/* an archive is the usual case; a wheel says so */
+			printf("%s%s\n", dir,
+			       strcmp(all[i].origin, "pypi") == 0
+				       ? "  (from a PyPI wheel)"
+				       : "");
 			free(dir);
 		}
 		if (n == 0 && two)

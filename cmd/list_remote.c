@@ -31,15 +31,88 @@ lists(const struct cv_index *ix, const struct cv_version *spec)
 	return 0;
 }
 
+/* The wheels of the index ([remote] index), newest first. */
+static int
+list_wheels(const struct cv_config *cfg, const struct cv_store *st,
+	    const struct cv_version *spec, int cuda, const char *platform,
+	    int json)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_remote *rem = NULL;
+	struct cv_wheel *w = NULL;
+	json_t *arr = json ? json_array() : NULL;
+	size_t n = 0;
+	int shown = 0, r = 0;
+
+	if (cv_remote_new(&rem, cfg,
+			  cfg->pypi_index ? cfg->pypi_index
+					  : CV_DEFAULT_PYPI_INDEX,
+			  &err) < 0 ||
+	    cv_pypi_list(rem, cv_remote_mirror(rem), cuda, platform, &w, &n,
+			 &err) < 0) {
+		r = cmd_fail(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char id[64], vs[48], size[32];
+		int installed;
+
+		if (spec != NULL && !cv_version_matches(spec, &w[i].version))
+			continue;
+		cv_version_format_id(&w[i].version, id, sizeof id);
+		cv_version_format(&w[i].version, vs, sizeof vs);
+		installed = cv_store_has(st, id);
+		shown++;
+		if (json) {
+			json_array_append_new(
+				arr,
+				json_pack("{s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:s,"
+					  "s:b}",
+					  "id", id, "version", vs, "cuda",
+					  w[i].version.cuda, "platform",
+					  w[i].platform, "size",
+					  (json_int_t)w[i].size, "sha256",
+					  w[i].sha256, "url", w[i].url,
+					  "source", "pypi", "installed",
+					  installed));
+			continue;
+		}
+		if (w[i].size)
+			human(size, sizeof size, w[i].size);
+		else
+			snprintf(size, sizeof size, "-");
+		printf("%-20s %-10s %10s%s\n", id, "pypi", size,
+		       installed ? "  installed" : "");
+	}
+	if (json) {
+		char *s = json_dumps(arr, JSON_INDENT(2));
+		if (s != NULL) {
+			puts(s);
+			free(s);
+		}
+	} else if (!shown) {
+		cv_err_set(&err, CV_ENOTFOUND,
+			   "no cuDNN wheel on the index matches for %s",
+			   platform);
+		r = cmd_fail(&err);
+	}
+out:
+	json_decref(arr);
+	cv_wheels_free(w, n);
+	cv_remote_free(rem);
+	return r;
+}
+
 int
 cmd_list_remote(int argc, char **argv)
 {
-	enum { O_CUDA = 256, O_PLATFORM, O_JSON, O_REFRESH };
+	enum { O_CUDA = 256, O_PLATFORM, O_JSON, O_REFRESH, O_SOURCE };
 	static const struct option lo[] = {
 		{ "cuda", required_argument, NULL, O_CUDA },
 		{ "platform", required_argument, NULL, O_PLATFORM },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "refresh", no_argument, NULL, O_REFRESH },
+		{ "source", required_argument, NULL, O_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -48,9 +121,10 @@ cmd_list_remote(int argc, char **argv)
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
 	struct cv_version spec;
-	const char *platform_flag = NULL, *spec_s = NULL;
+	const char *platform_flag = NULL, *spec_s = NULL, *source_s = NULL;
 	char platform[32];
 	int c, cuda = 0, json = 0, refresh = 0, r = 0, bad = 0, shown = 0;
+	int source = -1;
 	json_t *arr = NULL;
 
 	optind = 1;
@@ -72,12 +146,17 @@ cmd_list_remote(int argc, char **argv)
 		case O_REFRESH:
 			refresh = 1;
 			break;
+		case O_SOURCE:
+			source_s = optarg;
+			break;
 		default:
 			return cmd_usage_error("list-remote",
 					       "unknown option '%s'",
 					       argv[optind - 1]);
 		}
 	}
+	if (source_s != NULL && cv_source_parse(source_s, &source, &err) < 0)
+		return cmd_usage_error("list-remote", "%s", err.msg);
 	if (argc - optind > 1)
 		return cmd_usage_error("list-remote", "give at most one spec");
 	if (optind < argc) {
@@ -112,6 +191,13 @@ cmd_list_remote(int argc, char **argv)
 		snprintf(platform, sizeof platform, "%s", platform_flag);
 	} else if (cv_platform_detect(platform, &err) < 0) {
 		r = cmd_fail(&err);
+		goto out;
+	}
+	if (source < 0)
+		source = cfg.source;
+	if (source == CV_SOURCE_PYPI) {
+		r = list_wheels(&cfg, st, spec_s != NULL ? &spec : NULL, cuda,
+				platform, json);
 		goto out;
 	}
 	if (cv_remote_new(&rem, &cfg, NULL, &err) < 0 ||

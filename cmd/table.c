@@ -21,13 +21,17 @@ const int cmd_is_helper = 1;
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
 	  "  <spec>            default: the version pinned for this folder\n"
 	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
 	  "  --platform P      linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64\n"
-	  "  --mirror URL      redist mirror (https:// or file://)\n"
-	  "  --archive FILE    install a local NVIDIA archive (needs --sha256)\n"
+	  "  --source S        nvidia (the redist mirror) or pypi (NVIDIA's\n"
+	  "                    nvidia-cudnn-cuN wheels on [remote] index)\n"
+	  "  --mirror URL      redist mirror (https:// or file://); with\n"
+	  "                    --source pypi, the simple index\n"
+	  "  --archive FILE    install a local NVIDIA archive or wheel (.whl;\n"
+	  "                    needs --sha256)\n"
 	  "  --sha256 HEX      expected sha256 of --archive\n"
 	  "  --version V       version when the file name does not carry it\n"
 	  "  --force           reinstall an installed version\n"
@@ -50,9 +54,10 @@ const struct cmd_spec cmd_table[] = {
 	  "list [--json]", "  --json            machine-readable output\n", 0 },
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
-	  "list-remote [<spec>] [--cuda N] [--platform P] [--json] [--refresh]",
+	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
 	  "  --cuda N          only builds for this CUDA major\n"
 	  "  --platform P      only builds for this platform\n"
+	  "  --source S        nvidia (the redist mirror) or pypi (wheels)\n"
 	  "  --json            machine-readable output\n"
 	  "  --refresh         re-read the mirror's index now\n",
 	  0 },

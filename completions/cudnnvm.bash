@@ -36,6 +36,7 @@ _cudnnvm() {
 	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish tcsh powershell cmd" -- "$cur")); return ;;
 	--dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16" -- "$cur")); return ;;
+	--source) COMPREPLY=($(compgen -W "nvidia pypi" -- "$cur")); return ;;
 	--layout) COMPREPLY=($(compgen -W "nchw nhwc" -- "$cur")); return ;;
 	--shapes) COMPREPLY=($(compgen -W "resnet50 resnet50-b1" -- "$cur") $(compgen -f -- "$cur")); return ;;
 	esac

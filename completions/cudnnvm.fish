@@ -58,5 +58,6 @@ complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l format -x -a
 complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l out -x -a '(__fish_complete_directories)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'
 complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l dtype -x -a 'fp32 fp16 bf16'
+complete -c cudnnvm -n '__fish_seen_subcommand_from install list-remote' -l source -x -a 'nvidia pypi'
 complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l layout -x -a 'nchw nhwc'
 complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'

@@ -33,6 +33,8 @@ enum key {
 	K_VALIDATE,
 	K_KEEP,
 	K_THREADS,
+	K_SOURCE,
+	K_INDEX,
 	K_NKEYS
 };
 
@@ -46,6 +48,7 @@ static const struct {
 	{ "install", "cuda" },     { "install", "platform" },
 	{ "install", "validate" }, { "install", "keep_archives" },
 	{ "install", "threads" },
+	{ "remote", "source" },    { "remote", "index" },
 };
 
 struct parse {
@@ -82,6 +85,7 @@ cv_config_release(struct cv_config *cfg)
 	free(cfg->ca_file);
 	free(cfg->proxy);
 	free(cfg->platform);
+	free(cfg->pypi_index);
 	memset(cfg, 0, sizeof *cfg);
 }
 
@@ -227,6 +231,20 @@ handler(void *user, const char *section, const char *name, const char *value)
 		break;
 	case K_PROXY:
 		set_str(&c->proxy, value);
+		break;
+	case K_SOURCE:
+		if (cv_source_parse(value, &c->source, NULL) < 0)
+			return fail(p, "source '%s' must be nvidia or pypi",
+				    value);
+		break;
+	case K_INDEX:
+		if ((why = cv_url_mirror_problem(value)) != NULL) {
+			char *shown = cv_url_redact(value);
+			fail(p, "index '%s' %s", shown, why);
+			free(shown);
+			return 0;
+		}
+		set_str(&c->pypi_index, value);
 		break;
 	case K_TIMEOUT:
 		if (parse_long(value, 1, 86400, &n) < 0)
@@ -500,5 +518,18 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 		}
 		set_str(&cfg->mirror, env);
 	}
+	return 0;
+}
+
+int
+cv_source_parse(const char *s, int *out, struct cv_err *err)
+{
+	if (strcmp(s, "nvidia") == 0)
+		*out = CV_SOURCE_NVIDIA;
+	else if (strcmp(s, "pypi") == 0)
+		*out = CV_SOURCE_PYPI;
+	else
+		return cv_err_set(err, CV_EUSAGE,
+				  "unknown source '%.40s' (nvidia or pypi)", s);
 	return 0;
 }

@@ -114,9 +114,18 @@ struct cv_config {
 	int keep_archives;
 	int verify_pins;
 	unsigned threads; /* archive decoding threads; 0 = usable cores */
+	int source;       /* [remote] source: enum cv_source_kind */
+	char *pypi_index; /* [remote] index: a PEP 503/691 simple index */
 };
 /* The most threads [install] threads and install --jobs take. */
 #define CV_MAX_THREADS 1024
+
+/* Where versions come from: NVIDIA's redist mirror or a Python index
+ * serving NVIDIA's nvidia-cudnn-cuN wheels. */
+enum cv_source_kind { CV_SOURCE_NVIDIA = 0, CV_SOURCE_PYPI = 1 };
+#define CV_DEFAULT_PYPI_INDEX "https://pypi.org/simple/"
+/* "nvidia" / "pypi" -> enum cv_source_kind; CV_EUSAGE otherwise. */
+int cv_source_parse(const char *s, int *out, struct cv_err *err);
 
 /* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
  * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
@@ -164,6 +173,9 @@ struct cv_installed {
 	uint64_t size;
 	char source[1024];     /* url or file path of the archive */
 	char installed_at[32]; /* RFC 3339 UTC */
+	/* "nvidia" (an NVIDIA archive) or "pypi" (a wheel): the same id
+	 * from either is the same version */
+	char origin[16];
 };
 
 /* Open the store: `flag_store` (--store) or CUDNNVM_STORE alone, each
@@ -264,6 +276,9 @@ struct cv_artifact {
 	uint64_t size;             /* expected bytes, 0 = unknown */
 	char filename[256];        /* the archive's base name */
 	char source[1024];         /* url or path, recorded in cudnnvm.json */
+	/* 1: one of NVIDIA's nvidia-cudnn-cuN wheels, unpacked from
+	 * nvidia/cudnn/ into the archive layout (cv_extract_limits.wheel) */
+	int wheel;
 };
 
 /* Opens the byte source once the version lock is held and the version is
@@ -348,6 +363,10 @@ struct cv_extract_limits {
 	void *payload;
 	/* Threads that decode a many-block xz stream; 0: the usable cores. */
 	unsigned threads;
+	/* 1: a wheel. Only nvidia/cudnn/{lib,include}/ and the dist-info's
+	 * license are written (as lib/, include/, LICENSE); other Python
+	 * files are skipped, anything else or any link refuses the wheel. */
+	int wheel;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -356,6 +375,12 @@ struct cv_extract_limits {
  * `limits` may be NULL for the defaults. */
 int cv_extract(struct cv_source *src, const char *dest,
 	       const struct cv_extract_limits *limits, struct cv_err *err);
+/* Extract the zip file `path` (a wheel, with limits->wheel) into the empty
+ * folder `dest` on `threads` threads: the policy runs over the whole
+ * central directory before anything is written. */
+int cv_extract_zip_file(const char *path, const char *dest,
+			const struct cv_extract_limits *limits, int threads,
+			struct cv_err *err);
 
 /* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
@@ -496,6 +521,44 @@ int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 int cv_resolve_fresh(struct cv_index **ix, const struct cv_resolve_req *req,
 		     struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
+
+/* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
+
+/* One installable wheel of nvidia-cudnn-cuN. */
+struct cv_wheel {
+	struct cv_version version; /* 4 parts, cuda = N of the project */
+	char platform[32];         /* linux-x86_64 or linux-sbsa */
+	char filename[256];
+	char *url; /* absolute https (or file:// for a file:// index) */
+	char sha256[65];
+	uint64_t size; /* 0 when the index does not say */
+};
+/* The wheels of nvidia-cudnn-cu<cuda> (cuda 0: cu11, cu12 and cu13) on the
+ * simple index `index` (PEP 691 JSON asked for, PEP 503 HTML taken too)
+ * for `platform`, newest first; yanked files and files without a sha256
+ * are left out. *out is xmalloc'd; free with cv_wheels_free. */
+int cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
+		 const char *platform, struct cv_wheel **out, size_t *n,
+		 struct cv_err *err);
+void cv_wheels_free(struct cv_wheel *w, size_t n);
+/* A spec -> the newest matching wheel, as an artifact to install (its size
+ * asked of the server when the index does not give it). */
+int cv_pypi_resolve(struct cv_remote *r, const char *index,
+		    const struct cv_resolve_req *req, struct cv_resolved *out,
+		    struct cv_err *err);
+/* Parse one project page (JSON or HTML) of `page_url`: the wheels it
+ * lists for `platform` (NULL: all Linux ones), unsorted. */
+int cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
+		  const char *platform, struct cv_wheel **out, size_t *n,
+		  struct cv_err *err);
+/* Version, CUDA major and platform from a wheel's file name
+ * (nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), with
+ * art->wheel set; -1 for any other name. */
+int cv_wheel_from_filename(struct cv_artifact *art, const char *filename);
+/* In an unpacked wheel's lib/: rename each libX.so.M to libX.so.M.m.p
+ * and link libX.so.M and libX.so to it, as NVIDIA's archives ship them. */
+int cv_wheel_links(const char *dir, const struct cv_version *v,
+		   struct cv_err *err);
 
 /* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
 

@@ -291,6 +291,55 @@ bytes_allowed(const struct ectx *x)
 	return ratio < cap ? ratio : cap;
 }
 
+/* A wheel's entry in the archive layout: nvidia/cudnn/lib/X -> lib/X,
+ * nvidia/cudnn/include/X -> include/X, the dist-info's license ->
+ * LICENSE, written as c[1..*n) (c[0] stands for the top folder an archive
+ * has). The Python files around them are skipped (1); anything outside
+ * nvidia/ and the dist-info, and any link, refuses the wheel. */
+static int
+wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
+{
+	size_t l0 = strlen(c[0]);
+
+	if (type == AE_IFLNK)
+		return reject(x, name, "is a symlink (a wheel holds none)");
+	if (l0 > 10 && strcmp(c[0] + l0 - 10, ".dist-info") == 0) {
+		if (*n == 2 && type == AE_IFREG &&
+		    (strcasecmp(c[1], "License.txt") == 0 ||
+		     strcasecmp(c[1], "LICENSE") == 0)) {
+			c[1] = (char *)"LICENSE";
+			return 0;
+		}
+		if (*n == 1 && type != AE_IFDIR)
+			return reject(x, name, "replaces a folder");
+		return 1; /* METADATA, RECORD, WHEEL: pip's, not cuDNN */
+	}
+	if (strcmp(c[0], "nvidia") != 0 ||
+	    (*n >= 2 && strcmp(c[1], "cudnn") != 0 &&
+	     !(*n == 2 && strcmp(c[1], "__init__.py") == 0)))
+		return reject(x, name,
+			      "is outside nvidia/cudnn/ (a cuDNN wheel holds "
+			      "nothing else)");
+	if (*n <= 2)
+		return type == AE_IFDIR || *n == 2
+			       ? 1
+			       : reject(x, name, "replaces a folder");
+	if (strcmp(c[2], "lib") != 0 && strcmp(c[2], "include") != 0)
+		return 1; /* nvidia/cudnn/__init__.py and the like */
+	if (*n == 3)
+		return type == AE_IFDIR ? 1
+					: reject(x, name, "replaces a folder");
+	for (int i = 3; i < *n; i++)
+		if (strcmp(c[i], "__pycache__") == 0)
+			return 1;
+	if (*n == 4 && strcmp(c[3], "__init__.py") == 0)
+		return 1;
+	for (int i = 1; i + 1 < *n; i++)
+		c[i] = c[i + 1];
+	(*n)--;
+	return 0;
+}
+
 /* Apply the policy to one entry. Returns 0 to write it (pathname
  * rewritten), 1 to skip it, <0 to refuse the archive. */
 static int
@@ -335,35 +384,44 @@ policy(struct ectx *x, struct archive_entry *e)
 		r = 1;
 		goto out;
 	}
-	if (!x->have_top) {
-		if (n == 1 && type != AE_IFDIR) {
-			r = reject(x, name, "is not inside a top folder");
+	if (x->lim.wheel) {
+		if ((r = wheel_map(x, name, c, &n, type)) != 0)
+			goto out;
+	} else {
+		if (!x->have_top) {
+			if (n == 1 && type != AE_IFDIR) {
+				r = reject(x, name,
+					   "is not inside a top folder");
+				goto out;
+			}
+			snprintf(x->top, sizeof x->top, "%s", c[0]);
+			x->have_top = 1;
+			if (x->lim.check_top != NULL &&
+			    (r = x->lim.check_top(x->lim.payload, x->top,
+						  x->err)) < 0)
+				goto out;
+		} else if (strcmp(c[0], x->top) != 0) {
+			r = reject(
+				x, name,
+				"is outside the archive's single top folder");
 			goto out;
 		}
-		snprintf(x->top, sizeof x->top, "%s", c[0]);
-		x->have_top = 1;
-		if (x->lim.check_top != NULL &&
-		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) < 0)
-			goto out;
-	} else if (strcmp(c[0], x->top) != 0) {
-		r = reject(x, name,
-			   "is outside the archive's single top folder");
-		goto out;
-	}
-	if (n == 1) {
-		if (type != AE_IFDIR)
-			r = reject(x, name, "replaces the top folder");
-		else
-			r = 1; /* the top folder itself */
-		goto out;
-	}
-	/* Old layouts: cuda/lib64 -> lib; lib64 becomes our own link. */
-	if (strcmp(c[1], "lib64") == 0) {
-		if (n == 2 && type == AE_IFLNK) {
-			r = 1;
+		if (n == 1) {
+			if (type != AE_IFDIR)
+				r = reject(x, name, "replaces the top folder");
+			else
+				r = 1; /* the top folder itself */
 			goto out;
 		}
-		c[1] = (char *)"lib";
+		/* Old layouts: cuda/lib64 -> lib; lib64 becomes our own link.
+		 */
+		if (strcmp(c[1], "lib64") == 0) {
+			if (n == 2 && type == AE_IFLNK) {
+				r = 1;
+				goto out;
+			}
+			c[1] = (char *)"lib";
+		}
 	}
 	for (int i = 1; i < n; i++) {
 		if (x->zip && reserved_windows(c[i])) {
@@ -956,6 +1014,7 @@ cv_extract(struct cv_source *src, const char *dest,
 		x.lim.check_top = limits->check_top;
 		x.lim.payload = limits->payload;
 		x.lim.threads = limits->threads;
+		x.lim.wheel = limits->wheel;
 	}
 	x.raw = &pk;
 	/* Look at the first bytes: a compressed tarball gets its own
@@ -1023,6 +1082,334 @@ stop:
 		pthread_join(dec.th, NULL);
 		cv_pipe_free(dec.out);
 	}
+	if (r == 0)
+		r = post_walk(dest, err);
+	return r;
+}
+
+/* ---- a zip file on all cores ----------------------------------------------
+ * A wheel's central directory lists every entry with its offset, so the
+ * entries can be inflated independently: the policy runs over the whole
+ * directory first (nothing is written unless every entry passes, and the
+ * directory's file modes show links a streaming read cannot see), then
+ * each thread opens the file with its own reader and writes its share,
+ * the largest entries dealt out first to the least loaded thread. */
+
+struct zip_job {
+	char *rel; /* the name to write, NULL: skipped */
+	int64_t size;
+	int dir;
+	int thread;
+};
+
+struct zip_worker {
+	pthread_t th;
+	const char *path;
+	struct zip_job *jobs;
+	size_t njobs;
+	int me;
+	atomic_int *stop;
+	struct cv_err err;
+	int rc;
+};
+
+static int
+zip_open(const char *path, struct archive **out, struct cv_err *err)
+{
+	struct archive *a = archive_read_new();
+
+	archive_read_support_format_zip_seekable(a);
+	if (archive_read_open_filename(a, path, 1 << 20) != ARCHIVE_OK) {
+		int rc = cv_err_set(
+			err, CV_EDATA, "corrupt or unsupported wheel: %s",
+			archive_error_string(a) ? archive_error_string(a)
+						: "cannot open");
+		archive_read_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+static void *
+zip_work(void *arg)
+{
+	struct zip_worker *w = arg;
+	struct archive *a = NULL, *aw;
+	struct archive_entry *e;
+	size_t i = 0;
+	int r;
+
+	if ((w->rc = zip_open(w->path, &a, &w->err)) < 0) {
+		atomic_store(w->stop, 1);
+		return NULL;
+	}
+	aw = archive_write_disk_new();
+	archive_write_disk_set_options(
+		aw, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+			    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+			    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+	for (; !atomic_load(w->stop); i++) {
+		struct zip_job *j;
+		const void *buf;
+		size_t size;
+		la_int64_t off;
+		int64_t got = 0;
+
+		r = archive_read_next_header(a, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN || i >= w->njobs) {
+			w->rc = cv_err_set(&w->err, CV_EDATA,
+					   "corrupt wheel: %s",
+					   archive_error_string(a)
+						   ? archive_error_string(a)
+						   : "entries changed");
+			break;
+		}
+		j = &w->jobs[i];
+		if (j->rel == NULL || j->dir || j->thread != w->me)
+			continue;
+		archive_entry_set_pathname(e, j->rel);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_uid(e, 0);
+		archive_entry_set_gid(e, 0);
+		archive_entry_set_uname(e, NULL);
+		archive_entry_set_gname(e, NULL);
+		if (archive_write_header(aw, e) < ARCHIVE_WARN) {
+			w->rc = cv_err_set(&w->err, CV_EIO,
+					   "cannot write '%s': %s", j->rel,
+					   archive_error_string(aw));
+			break;
+		}
+		while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
+		       ARCHIVE_OK) {
+			got += (int64_t)size;
+			/* the directory's size is what the policy allowed */
+			if (got > j->size) {
+				w->rc = cv_err_set(
+					&w->err, CV_EDATA,
+					"unsafe archive: entry '%s' is larger than its directory entry says; the archive was not installed",
+					j->rel);
+				break;
+			}
+			if (archive_write_data_block(aw, buf, size, off) <
+			    ARCHIVE_OK) {
+				int en = archive_errno(aw);
+				w->rc = cv_err_set(
+					&w->err,
+					en == ENOSPC || en == EDQUOT ? CV_EIO
+								     : CV_EDATA,
+					"cannot write '%s' into the store: %s",
+					j->rel, archive_error_string(aw));
+				break;
+			}
+		}
+		if (w->rc == 0 && r != ARCHIVE_EOF)
+			w->rc = cv_err_set(&w->err, CV_EDATA,
+					   "corrupt wheel entry '%s': %s",
+					   j->rel,
+					   archive_error_string(a)
+						   ? archive_error_string(a)
+						   : "read error");
+		if (w->rc == 0 && archive_write_finish_entry(aw) < ARCHIVE_WARN)
+			w->rc = cv_err_set(&w->err, CV_EIO,
+					   "cannot write '%s': %s", j->rel,
+					   archive_error_string(aw));
+		if (w->rc < 0)
+			break;
+	}
+	if (w->rc < 0)
+		atomic_store(w->stop, 1);
+	else if (archive_write_close(aw) != ARCHIVE_OK)
+		w->rc = cv_err_set(&w->err, CV_EIO, "cannot finish writing: %s",
+				   archive_error_string(aw));
+	archive_write_free(aw);
+	archive_read_free(a);
+	return NULL;
+}
+
+/* Read the directory, run the policy over every entry and deal the files
+ * out to `threads` workers. */
+static int
+zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
+	 size_t *njobs, int threads)
+{
+	struct archive_entry *e;
+	struct zip_job *jobs = NULL;
+	size_t n = 0, alloc = 0, *order;
+	uint64_t *load;
+	int r = 0;
+
+	if ((r = zip_open(path, &x->ar, x->err)) < 0)
+		return r;
+	x->zip = 1;
+	for (;;) {
+		struct zip_job *j;
+		r = archive_read_next_header(x->ar, &e);
+		if (r == ARCHIVE_EOF) {
+			r = 0;
+			break;
+		}
+		if (r < ARCHIVE_WARN) {
+			r = read_error(x);
+			break;
+		}
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			jobs = xrealloc(jobs, alloc * sizeof *jobs);
+		}
+		j = &jobs[n++];
+		memset(j, 0, sizeof *j);
+		if ((r = policy(x, e)) < 0)
+			break;
+		if (r > 0) {
+			r = 0;
+			continue;
+		}
+		j->rel = xstrdup(archive_entry_pathname(e));
+		j->dir = archive_entry_filetype(e) == AE_IFDIR;
+		j->size = archive_entry_size(e);
+		x->total += (uint64_t)(j->size > 0 ? j->size : 0);
+		if (x->total > bytes_allowed(x)) {
+			r = reject(x, j->rel,
+				   "makes the archive larger than the limit");
+			break;
+		}
+		/* the folders exist before any worker writes into them */
+		{
+			char *dir = xstrdup(j->rel), *slash;
+			if (!j->dir && (slash = strrchr(dir, '/')) != NULL)
+				*slash = '\0';
+			if ((j->dir || slash != NULL) &&
+			    cv_fs_mkdirs(dir, 0755, x->err) < 0)
+				r = x->err->code;
+			free(dir);
+			if (r < 0)
+				break;
+		}
+	}
+	archive_read_free(x->ar);
+	x->ar = NULL;
+	if (r == 0 && x->names.n == 0)
+		r = cv_err_set(x->err, CV_EDATA,
+			       "the wheel holds no cuDNN files; is it a cuDNN "
+			       "wheel?");
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(jobs[i].rel);
+		free(jobs);
+		return r;
+	}
+	/* largest first, each to the thread with the least so far */
+	order = xcalloc(n ? n : 1, sizeof *order);
+	load = xcalloc((size_t)threads, sizeof *load);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i;
+		     k > 0 && jobs[order[k]].size > jobs[order[k - 1]].size;
+		     k--) {
+			size_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		int best = 0;
+		for (int t = 1; t < threads; t++)
+			if (load[t] < load[best])
+				best = t;
+		jobs[order[i]].thread = best;
+		load[best] +=
+			(uint64_t)(jobs[order[i]].size > 0 ? jobs[order[i]].size
+							   : 0) +
+			4096;
+	}
+	free(order);
+	free(load);
+	*jobs_out = jobs;
+	*njobs = n;
+	return 0;
+}
+
+int
+cv_extract_zip_file(const char *path, const char *dest,
+		    const struct cv_extract_limits *limits, int threads,
+		    struct cv_err *err)
+{
+	struct ectx x;
+	struct peek pk = { NULL, NULL, 0, 0, 0 };
+	struct cv_err dummy = CV_ERR_INIT;
+	struct zip_job *jobs = NULL;
+	struct zip_worker *w = NULL;
+	atomic_int stop = 0;
+	size_t njobs = 0;
+	int oldcwd, r;
+	mode_t oldmask;
+
+	if (err == NULL)
+		err = &dummy;
+	if (threads < 1)
+		threads = 1;
+	memset(&x, 0, sizeof x);
+	x.err = err;
+	x.raw = &pk;
+	x.lim.max_entries = DEF_MAX_ENTRIES;
+	x.lim.max_total_bytes = DEF_MAX_TOTAL;
+	x.lim.max_path = DEF_MAX_PATH;
+	x.lim.max_depth = DEF_MAX_DEPTH;
+	if (limits != NULL) {
+		if (limits->max_entries)
+			x.lim.max_entries = limits->max_entries;
+		if (limits->max_total_bytes)
+			x.lim.max_total_bytes = limits->max_total_bytes;
+		x.lim.check_top = limits->check_top;
+		x.lim.payload = limits->payload;
+		x.lim.wheel = limits->wheel;
+	}
+	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (oldcwd < 0)
+		return cv_err_errno(err, CV_EIO,
+				    "cannot open the current folder");
+	if (chdir(dest) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot enter '%s'", dest);
+		close(oldcwd);
+		return r;
+	}
+	oldmask = umask(022);
+	r = zip_plan(&x, path, &jobs, &njobs, threads);
+	if (r == 0) {
+		w = xcalloc((size_t)threads, sizeof *w);
+		for (int t = 0; t < threads; t++) {
+			w[t].path = path;
+			w[t].jobs = jobs;
+			w[t].njobs = njobs;
+			w[t].me = t;
+			w[t].stop = &stop;
+			if (pthread_create(&w[t].th, NULL, zip_work, &w[t]) !=
+			    0)
+				abort();
+		}
+		for (int t = 0; t < threads; t++) {
+			pthread_join(w[t].th, NULL);
+			if (w[t].rc < 0 && r == 0) {
+				*err = w[t].err;
+				r = w[t].rc;
+			}
+		}
+		free(w);
+		cv_checkpoint("mid-extract");
+	}
+	umask(oldmask);
+	if (fchdir(oldcwd) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO,
+				 "cannot return to the current folder");
+	close(oldcwd);
+	for (size_t i = 0; i < njobs; i++)
+		free(jobs[i].rel);
+	free(jobs);
+	nameset_free(&x.names);
 	if (r == 0)
 		r = post_walk(dest, err);
 	return r;

@@ -376,6 +376,86 @@ top_agrees(void *arg, const char *top, struct cv_err *err)
 		top, is, said.platform, want, art->platform);
 }
 
+/* A wheel's central directory sits at its end, and it alone tells what
+ * each entry is (a link looks like a file in the stream) and where it
+ * starts. So the bytes are hashed as they arrive and spooled into the
+ * staging folder; only once size and sha256 match is the file unpacked,
+ * on every core. The spool is removed before the folder is published. */
+#define WHEEL_SPOOL ".cudnnvm-wheel"
+
+static int
+wheel_verified(const struct cv_artifact *art, const char *stage,
+	       struct cv_source *raw, char got[65], uint64_t *nbytes,
+	       struct cv_err *err)
+{
+	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
+	struct cv_extract_limits lim = { .wheel = 1 };
+	char *spool = cv_path_join(stage, WHEEL_SPOOL);
+	int fd = open(spool,
+		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const void *buf;
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", spool);
+		goto out;
+	}
+	while ((n = hashing_read(&hs, &buf, err)) > 0) {
+		const char *p = buf;
+		while (n > 0) {
+			ssize_t w = write(fd, p, (size_t)n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				r = cv_err_errno(err, cv_code_from_errno(errno),
+						 "cannot write '%s'", spool);
+				break;
+			}
+			p += w;
+			n -= w;
+		}
+		if (r < 0)
+			break;
+	}
+	if (n < 0 && r == 0)
+		r = (int)n;
+	if (close(fd) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", spool);
+	cv_sha256_final(hs.h, got);
+	*nbytes = hs.n;
+	if (r < 0)
+		goto out;
+	if (art->size && hs.n != art->size) {
+		r = cv_err_set(err, CV_EDATA,
+			       "size mismatch for '%s': expected %llu bytes, "
+			       "got %llu",
+			       art->filename, (unsigned long long)art->size,
+			       (unsigned long long)hs.n);
+		goto out;
+	}
+	if (strcasecmp(art->sha256, got) != 0) {
+		r = cv_err_set(err, CV_EDATA,
+			       "sha256 mismatch for '%s': expected %s, got %s; "
+			       "the file is damaged or not the one you meant",
+			       art->filename, art->sha256, got);
+		goto out;
+	}
+	lim.max_total_bytes =
+		art->size * 4 > (256ULL << 20) ? art->size * 4 : 256ULL << 20;
+	r = cv_extract_zip_file(spool, stage, &lim,
+				cpus < 1 ? 1 : (cpus > 16 ? 16 : (int)cpus),
+				err);
+out:
+	unlink(spool);
+	cv_sha256_free(hs.h);
+	free(spool);
+	return r;
+}
+
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
@@ -388,12 +468,24 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	struct cv_extract_limits lim = { .check_top = top_agrees,
+	/* a wheel has no top folder to check: its layout is fixed */
+	struct cv_extract_limits lim = { .check_top = art->wheel ? NULL : top_agrees,
 					 .payload = (void *)art,
-					 .threads = threads };
+					 .threads = threads,
+					 .wheel = art->wheel };
 	struct cv_err xerr = CV_ERR_INIT;
 	char got[65];
 	int r, rx;
+
+	if (art->wheel) {
+		cv_pipe_free(pipe);
+		cv_sha256_free(hs.h);
+		if ((r = wheel_verified(art, stage, raw, got, &hs.n, err)) <
+			    0 ||
+		    (r = cv_wheel_links(stage, &art->version, err)) < 0)
+			return r;
+		goto done;
+	}
 
 	/* At most 4x the archive (and at least 256 MiB): up front from its
 	 * size, or, for a FIFO or pipe whose size is unknown, from the bytes
@@ -445,6 +537,7 @@ extract_verified(const struct cv_artifact *art, const char *id,
 		*err = xerr;
 		return rx;
 	}
+done:
 	memset(inst, 0, sizeof *inst);
 	snprintf(inst->id, sizeof inst->id, "%s", id);
 	inst->version = art->version;
@@ -452,6 +545,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	memcpy(inst->sha256, got, sizeof inst->sha256);
 	inst->size = hs.n;
 	snprintf(inst->source, sizeof inst->source, "%s", art->source);
+	snprintf(inst->origin, sizeof inst->origin, "%s",
+		 art->wheel ? "pypi" : "nvidia");
 	now_rfc3339(inst->installed_at);
 	return 0;
 }

@@ -142,6 +142,16 @@ int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
  * of one failure. */
 int cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n,
 		       size_t max, struct cv_buf *outs, struct cv_err *errs);
+/* cv_remote_get with an Accept header (a simple index's PEP 691 JSON). */
+int cv_remote_get_accept(struct cv_remote *r, const char *url,
+			 const char *accept, size_t max, struct cv_buf *out,
+			 struct cv_err *err);
+/* The size of `url` from a HEAD request; CV_EDATA when it gives none. */
+int cv_remote_size(struct cv_remote *r, const char *url, uint64_t *size,
+		   struct cv_err *err);
+/* `ref` resolved against `base` as a browser would (libcurl's URL API);
+ * xmalloc'd, NULL when either does not parse. */
+char *cv_url_resolve(const char *base, const char *ref);
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
 /* index.c: the client an index reads with. */

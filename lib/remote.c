@@ -39,7 +39,8 @@ struct cv_remote {
 	int retries;
 	int allow_file;
 	int verify_pins;
-	CURL *get; /* reused for small documents: keeps connections */
+	CURL *get;          /* reused for small documents: keeps connections */
+	const char *accept; /* Accept header of cv_remote_get, or NULL */
 };
 
 int
@@ -333,11 +334,17 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 {
 	char errbuf[CURL_ERROR_SIZE];
 	struct get_ctx g = { out, 0 };
+	struct curl_slist *hdrs = NULL;
 	CURL *h;
 	CURLcode res = CURLE_OK;
 	long code = 0;
 	int rc = 0;
 
+	if (r->accept != NULL) {
+		char *line = xasprintf("Accept: %s", r->accept);
+		hdrs = curl_slist_append(NULL, line);
+		free(line);
+	}
 	if (r->get == NULL)
 		r->get = curl_easy_init();
 	h = r->get;
@@ -354,6 +361,8 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		curl_easy_setopt(h, CURLOPT_WRITEDATA, &g);
 		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cv_http_progress);
 		curl_easy_setopt(h, CURLOPT_XFERINFODATA, NULL);
+		if (hdrs != NULL)
+			curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 		res = curl_easy_perform(h);
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		if (res == CURLE_OK || attempt >= r->retries ||
@@ -368,7 +377,86 @@ cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 	else if (res != CURLE_OK)
 		rc = cv_http_error(r, h, res, url, errbuf, err);
 	curl_easy_reset(h);
+	curl_slist_free_all(hdrs);
 	return rc;
+}
+
+int
+cv_remote_get_accept(struct cv_remote *r, const char *url, const char *accept,
+		     size_t max, struct cv_buf *out, struct cv_err *err)
+{
+	int rc;
+
+	r->accept = accept;
+	rc = cv_remote_get(r, url, max, out, err);
+	r->accept = NULL;
+	return rc;
+}
+
+static size_t
+discard_body(char *p, size_t sz, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return sz * n;
+}
+
+int
+cv_remote_size(struct cv_remote *r, const char *url, uint64_t *size,
+	       struct cv_err *err)
+{
+	char errbuf[CURL_ERROR_SIZE];
+	CURL *h = curl_easy_init();
+	CURLcode res = CURLE_OK;
+	curl_off_t len = -1;
+	long code = 0;
+	int rc = 0;
+
+	if (h == NULL)
+		return cv_err_set(err, CV_ERROR, "cannot start libcurl");
+	for (int attempt = 0;; attempt++) {
+		curl_easy_reset(h);
+		cv_http_setup(r, h, url, errbuf);
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_body);
+		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cv_http_progress);
+		curl_easy_setopt(h, CURLOPT_XFERINFODATA, NULL);
+		res = curl_easy_perform(h);
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		if (res == CURLE_OK || attempt >= r->retries ||
+		    !cv_http_retryable(res, code) ||
+		    cv_http_backoff(attempt, NULL))
+			break;
+	}
+	if (res != CURLE_OK)
+		rc = cv_http_error(r, h, res, url, errbuf, err);
+	else if (curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+				   &len) != CURLE_OK ||
+		 len <= 0)
+		rc = cv_err_set(err, CV_EDATA,
+				"%s does not say how large it is; refused",
+				url);
+	else
+		*size = (uint64_t)len;
+	curl_easy_cleanup(h);
+	return rc;
+}
+
+char *
+cv_url_resolve(const char *base, const char *ref)
+{
+	CURLU *u = curl_url();
+	char *got = NULL, *out = NULL;
+
+	if (u == NULL)
+		return NULL;
+	if (curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_URL, ref, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_URL, &got, 0) == CURLUE_OK)
+		out = xstrdup(got);
+	curl_free(got);
+	curl_url_cleanup(u);
+	return out;
 }
 
 /* At most this many transfers at once: over HTTP/1.1 each is a

@@ -789,6 +789,10 @@ cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 	json_object_set_new(o, "sha256", json_string(inst->sha256));
 	json_object_set_new(o, "size", json_integer((json_int_t)inst->size));
 	json_object_set_new(o, "source", json_string(inst->source));
+	/* older installs have no origin: they came from NVIDIA's archives */
+	json_object_set_new(
+		o, "origin",
+		json_string(inst->origin[0] ? inst->origin : "nvidia"));
 	json_object_set_new(o, "installed_at", json_string(inst->installed_at));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
@@ -878,6 +882,9 @@ cv_store_read_meta(const char *dir, struct cv_installed *out,
 		goto done;
 	}
 	out->size = (uint64_t)json_integer_value(v);
+	s = json_string_value(json_object_get(o, "origin"));
+	snprintf(out->origin, sizeof out->origin, "%s",
+		 s != NULL && strcmp(s, "pypi") == 0 ? "pypi" : "nvidia");
 done:
 	json_decref(o);
 out:

@@ -1,0 +1,654 @@
+/* pypi.c: NVIDIA's cuDNN wheels (nvidia-cudnn-cu11/12/13) on a Python
+ * package index, as a second source beside the redist mirror. Many sites
+ * reach a PyPI proxy (Artifactory, devpi, Nexus) but not NVIDIA's download
+ * server. A project page is asked for as PEP 691 JSON and read as PEP 503
+ * HTML when that is what comes back. Every link is resolved against the
+ * page and must stay https (or file:// for a file:// index); a file needs
+ * a sha256 and must not be yanked. The wheel itself is then installed like
+ * an archive: the same download, the same one-pass hash, the entry policy
+ * of extract.c in its wheel mode, and cv_wheel_links for the .so chains
+ * the wheel lacks. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PAGE_MAX (32u << 20) /* pypi.org's page of cu12 is ~100 KB */
+#define ACCEPT                                  \
+	"application/vnd.pypi.simple.v1+json, " \
+	"application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
+
+struct list {
+	struct cv_wheel *v;
+	size_t n, alloc;
+};
+
+void
+cv_wheels_free(struct cv_wheel *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(w[i].url);
+	free(w);
+}
+
+/* "nvidia_cudnn_cu12", "nvidia-cudnn-cu12", "NVIDIA.cudnn_cu12" -> 12
+ * (PEP 503 normalisation: runs of -, _, . are one separator). 0 else. */
+static int
+project_cuda(const char *name, size_t len)
+{
+	static const char want[] = "nvidia-cudnn-cu";
+	size_t i = 0, j = 0;
+	int cuda = 0;
+
+	while (i < len && want[j] != '\0') {
+		char c = name[i];
+		if (c == '_' || c == '.' || c == '-') {
+			if (want[j] != '-')
+				return 0;
+			while (i < len && (name[i] == '_' || name[i] == '.' ||
+					   name[i] == '-'))
+				i++;
+			j++;
+			continue;
+		}
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != want[j])
+			return 0;
+		i++;
+		j++;
+	}
+	if (want[j] != '\0' || i >= len || i + 3 < len)
+		return 0;
+	for (; i < len; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+		cuda = cuda * 10 + (name[i] - '0');
+	}
+	return cuda >= 10 && cuda <= 99 ? cuda : 0;
+}
+
+/* The platform of a wheel's platform tag (compressed tags are dotted):
+ * manylinux*_x86_64 -> linux-x86_64, manylinux*_aarch64 -> linux-sbsa
+ * (NVIDIA's aarch64 wheels are its server builds). NULL for others. */
+static const char *
+tag_platform(const char *tag, size_t len)
+{
+	const char *p = tag, *end = tag + len;
+
+	while (p < end) {
+		const char *dot = memchr(p, '.', (size_t)(end - p));
+		size_t n = dot ? (size_t)(dot - p) : (size_t)(end - p);
+		if (n > 9 && strncmp(p, "manylinux", 9) == 0) {
+			if (n > 7 && strncmp(p + n - 7, "_x86_64", 7) == 0)
+				return "linux-x86_64";
+			if (n > 8 && strncmp(p + n - 8, "_aarch64", 8) == 0)
+				return "linux-sbsa";
+		}
+		p += n + (dot != NULL);
+	}
+	return NULL;
+}
+
+/* name-version(-build)?-python-abi-platform.whl (PEP 427) of one of
+ * NVIDIA's cuDNN projects: 1 with w's version, cuda and platform set, 0
+ * for any other file. */
+static int
+parse_filename(const char *fn, struct cv_wheel *w)
+{
+	const char *part[7];
+	size_t plen[7], len = strlen(fn);
+	int n = 0;
+	char ver[64];
+	const char *plat;
+
+	if (len < 5 || len >= sizeof w->filename ||
+	    strcmp(fn + len - 4, ".whl") != 0 || strchr(fn, '/') != NULL)
+		return 0;
+	len -= 4;
+	for (size_t i = 0, start = 0; i <= len; i++)
+		if (i == len || fn[i] == '-') {
+			if (n == 7)
+				return 0;
+			part[n] = fn + start;
+			plen[n++] = i - start;
+			start = i + 1;
+		}
+	if (n != 5 && n != 6)
+		return 0;
+	w->version.cuda = 0;
+	if (project_cuda(part[0], plen[0]) == 0 || plen[1] >= sizeof ver)
+		return 0;
+	memcpy(ver, part[1], plen[1]);
+	ver[plen[1]] = '\0';
+	if (cv_version_parse(&w->version, ver, NULL) < 0 ||
+	    w->version.nparts != 4 || w->version.cuda != 0)
+		return 0;
+	w->version.cuda = project_cuda(part[0], plen[0]);
+	plat = tag_platform(part[n - 1], plen[n - 1]);
+	if (plat == NULL)
+		return 0;
+	snprintf(w->platform, sizeof w->platform, "%s", plat);
+	memcpy(w->filename, fn, len + 4);
+	w->filename[len + 4] = '\0';
+	return 1;
+}
+
+int
+cv_wheel_from_filename(struct cv_artifact *art, const char *filename)
+{
+	const char *base = strrchr(filename, '/');
+	struct cv_wheel w;
+
+	memset(&w, 0, sizeof w);
+	if (!parse_filename(base ? base + 1 : filename, &w))
+		return -1;
+	art->version = w.version;
+	snprintf(art->platform, sizeof art->platform, "%s", w.platform);
+	snprintf(art->filename, sizeof art->filename, "%s", w.filename);
+	art->wheel = 1;
+	return 0;
+}
+
+/* Whether a link of the page may be fetched: https, or file:// when the
+ * index itself is a file:// one. */
+static int
+url_allowed(const char *page_url, const char *url)
+{
+	if (strncasecmp(url, "https://", 8) == 0)
+		return 1;
+	return strncasecmp(page_url, "file://", 7) == 0 &&
+	       strncasecmp(url, "file://", 7) == 0;
+}
+
+/* Add one file of the page when it is a usable wheel for `platform`. */
+static int
+add_file(struct list *l, const char *page_url, const char *filename,
+	 const char *href, const char *sha256, int yanked, uint64_t size,
+	 int cuda, const char *platform, struct cv_err *err)
+{
+	struct cv_wheel w;
+	char *url, *hash;
+
+	memset(&w, 0, sizeof w);
+	if (yanked || !parse_filename(filename, &w))
+		return 0;
+	if ((cuda && w.version.cuda != cuda) ||
+	    (platform != NULL && strcmp(platform, w.platform) != 0))
+		return 0;
+	url = cv_url_resolve(page_url, href);
+	if (url == NULL)
+		return cv_err_set(err, CV_EDATA,
+				  "the index page %s has a link that does not "
+				  "parse: '%.200s'",
+				  page_url, href);
+	if (!url_allowed(page_url, url)) {
+		int rc = cv_err_set(err, CV_EDATA,
+				    "the index page %s links %s over an "
+				    "insecure scheme (only https is allowed)",
+				    page_url, filename);
+		free(url);
+		return rc;
+	}
+	/* the fragment carries the hash in PEP 503; it is not part of the
+	 * file's address */
+	hash = strchr(url, '#');
+	if (hash != NULL)
+		*hash = '\0';
+	if (sha256 == NULL || !cv_sha256_valid_hex(sha256)) {
+		free(url); /* PEP 503 allows none; we install nothing unhashed
+			    */
+		return 0;
+	}
+	for (int i = 0; i < 64; i++)
+		w.sha256[i] = (char)((sha256[i] >= 'A' && sha256[i] <= 'F')
+					     ? sha256[i] - 'A' + 'a'
+					     : sha256[i]);
+	w.url = url;
+	w.size = size;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 16;
+		l->v = xrealloc(l->v, l->alloc * sizeof *l->v);
+	}
+	l->v[l->n++] = w;
+	return 0;
+}
+
+static int
+parse_json(struct list *l, const char *page_url, const char *data, size_t len,
+	   int cuda, const char *platform, struct cv_err *err)
+{
+	json_error_t je;
+	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	json_t *files, *f;
+	size_t i;
+	int rc = 0;
+
+	if (root == NULL)
+		return cv_err_set(err, CV_EDATA,
+				  "the index page %s is not valid JSON (%s at "
+				  "byte %d)",
+				  page_url, je.text, je.position);
+	files = json_object_get(root, "files");
+	if (!json_is_array(files)) {
+		json_decref(root);
+		return cv_err_set(err, CV_EDATA,
+				  "the index page %s has no 'files' list",
+				  page_url);
+	}
+	json_array_foreach(files, i, f)
+	{
+		const char *fn =
+			json_string_value(json_object_get(f, "filename"));
+		const char *url = json_string_value(json_object_get(f, "url"));
+		const char *sha = json_string_value(json_object_get(
+			json_object_get(f, "hashes"), "sha256"));
+		json_t *y = json_object_get(f, "yanked");
+		json_t *sz = json_object_get(f, "size");
+		/* PEP 691: true, or a string giving the reason */
+		int yanked = json_is_true(y) ||
+			     (json_is_string(y) && json_string_length(y) > 0);
+		uint64_t size =
+			json_is_integer(sz) && json_integer_value(sz) > 0
+				? (uint64_t)json_integer_value(sz)
+				: 0;
+
+		if (fn == NULL || url == NULL)
+			continue;
+		if ((rc = add_file(l, page_url, fn, url, sha, yanked, size,
+				   cuda, platform, err)) < 0)
+			break;
+	}
+	json_decref(root);
+	return rc;
+}
+
+/* The value of attribute `name` in the tag text [tag, end), xmalloc'd
+ * ("" for a bare attribute), or NULL when absent. Quoted values only. */
+static char *
+html_attr(const char *tag, const char *end, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = tag; p + nl < end; p++) {
+		const char *v;
+		char q;
+		if ((p[-1] != ' ' && p[-1] != '\t' && p[-1] != '\n' &&
+		     p[-1] != '\r') ||
+		    strncasecmp(p, name, nl) != 0)
+			continue;
+		v = p + nl;
+		if (v >= end || (*v != '=' && *v != ' ' && *v != '>' &&
+				 *v != '/' && *v != '\n' && *v != '\t'))
+			continue;
+		if (*v != '=')
+			return xstrdup("");
+		v++;
+		q = *v;
+		if (q != '"' && q != '\'')
+			return NULL;
+		{
+			const char *close =
+				memchr(v + 1, q, (size_t)(end - v - 1));
+			if (close == NULL)
+				return NULL;
+			return xstrndup(v + 1, (size_t)(close - v - 1));
+		}
+	}
+	return NULL;
+}
+
+/* Replace the few character references a simple page uses in place. */
+static void
+html_unescape(char *s)
+{
+	static const struct {
+		const char *ref;
+		char c;
+	} refs[] = { { "&amp;", '&' },  { "&lt;", '<' },   { "&gt;", '>' },
+		     { "&quot;", '"' }, { "&#39;", '\'' }, { "&#x27;", '\'' } };
+	char *o = s;
+
+	while (*s) {
+		size_t i, n = sizeof refs / sizeof refs[0];
+		for (i = 0; i < n; i++)
+			if (strncmp(s, refs[i].ref, strlen(refs[i].ref)) == 0)
+				break;
+		if (*s == '&' && i < n) {
+			*o++ = refs[i].c;
+			s += strlen(refs[i].ref);
+		} else
+			*o++ = *s++;
+	}
+	*o = '\0';
+}
+
+/* PEP 503: each file is <a href="URL#sha256=HEX" [data-yanked]>NAME</a>. */
+static int
+parse_html(struct list *l, const char *page_url, const char *data, size_t len,
+	   int cuda, const char *platform, struct cv_err *err)
+{
+	const char *p = data, *end = data + len;
+	int rc = 0;
+
+	while (rc == 0 && p < end) {
+		const char *a = NULL, *gt, *close;
+		char *href, *yanked, *name, *frag;
+		const char *sha = NULL;
+
+		for (; p + 3 < end; p++)
+			if (p[0] == '<' && (p[1] == 'a' || p[1] == 'A') &&
+			    (p[2] == ' ' || p[2] == '\t' || p[2] == '\n' ||
+			     p[2] == '\r')) {
+				a = p;
+				break;
+			}
+		if (a == NULL)
+			break;
+		gt = memchr(a, '>', (size_t)(end - a));
+		if (gt == NULL)
+			break;
+		for (close = gt; close + 3 < end; close++)
+			if (close[0] == '<' && close[1] == '/' &&
+			    (close[2] == 'a' || close[2] == 'A') &&
+			    close[3] == '>')
+				break;
+		if (close + 3 >= end)
+			return cv_err_set(err, CV_EDATA,
+					  "the index page %s has an unclosed "
+					  "<a> tag",
+					  page_url);
+		p = close + 4;
+		href = html_attr(a + 2, gt, "href");
+		if (href == NULL)
+			continue;
+		yanked = html_attr(a + 2, gt, "data-yanked");
+		name = xstrndup(gt + 1, (size_t)(close - gt - 1));
+		html_unescape(href);
+		html_unescape(name);
+		frag = strchr(href, '#');
+		if (frag != NULL && strncmp(frag, "#sha256=", 8) == 0)
+			sha = frag + 8;
+		rc = add_file(l, page_url, name, href, sha, yanked != NULL, 0,
+			      cuda, platform, err);
+		free(href);
+		free(yanked);
+		free(name);
+	}
+	return rc;
+}
+
+int
+cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
+	      const char *platform, struct cv_wheel **out, size_t *n,
+	      struct cv_err *err)
+{
+	struct list l = { NULL, 0, 0 };
+	size_t i = 0;
+	int rc;
+
+	while (i < len && (data[i] == ' ' || data[i] == '\n' ||
+			   data[i] == '\r' || data[i] == '\t'))
+		i++;
+	if (i < len && data[i] == '{')
+		rc = parse_json(&l, page_url, data, len, cuda, platform, err);
+	else
+		rc = parse_html(&l, page_url, data, len, cuda, platform, err);
+	if (rc < 0) {
+		cv_wheels_free(l.v, l.n);
+		return rc;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+static int
+newest_first(const void *pa, const void *pb)
+{
+	const struct cv_wheel *a = pa, *b = pb;
+	int c = cv_version_cmp(&b->version, &a->version);
+
+	if (c != 0)
+		return c;
+	return b->version.cuda - a->version.cuda;
+}
+
+/* The page of nvidia-cudnn-cu<cuda>; *missing set (and 0 returned) when
+ * the index has no such project. */
+static int
+fetch_project(struct cv_remote *r, const char *index, int cuda,
+	      const char *platform, struct list *l, int *missing,
+	      struct cv_err *err)
+{
+	struct cv_buf page = CV_BUF_INIT;
+	struct cv_wheel *w = NULL;
+	size_t n = 0;
+	char *url;
+	int rc;
+
+	*missing = 0;
+	url = xasprintf("%s%snvidia-cudnn-cu%d/", index,
+			index[strlen(index) - 1] == '/' ? "" : "/", cuda);
+	rc = cv_remote_get_accept(r, url, ACCEPT, PAGE_MAX, &page, err);
+	if (rc == CV_ENETWORK && err != NULL &&
+	    strncmp(err->msg, "HTTP 404 ", 9) == 0) {
+		*missing = 1;
+		rc = 0;
+	} else if (rc == 0)
+		rc = cv_pypi_parse(url, page.buf, page.len, cuda, platform, &w,
+				   &n, err);
+	if (rc == 0)
+		for (size_t i = 0; i < n; i++) {
+			if (l->n == l->alloc) {
+				l->alloc = l->alloc ? l->alloc * 2 : 16;
+				l->v = xrealloc(l->v, l->alloc * sizeof *l->v);
+			}
+			l->v[l->n++] = w[i];
+		}
+	free(w);
+	cv_buf_release(&page);
+	free(url);
+	return rc;
+}
+
+int
+cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
+	     const char *platform, struct cv_wheel **out, size_t *n,
+	     struct cv_err *err)
+{
+	static const int all[] = { 13, 12, 11 };
+	struct list l = { NULL, 0, 0 };
+	int rc = 0, missing, found = 0;
+
+	if (index == NULL)
+		index = CV_DEFAULT_PYPI_INDEX;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		int want = cuda ? cuda : all[i];
+		if ((rc = fetch_project(r, index, want, platform, &l, &missing,
+					err)) < 0)
+			break;
+		found += !missing;
+		if (cuda)
+			break;
+	}
+	if (rc == 0 && !found) {
+		char *shown = cv_url_redact(index);
+		if (cuda)
+			rc = cv_err_set(err, CV_ENOTFOUND,
+					"the index %s has no nvidia-cudnn-cu%d",
+					shown, cuda);
+		else
+			rc = cv_err_set(
+				err, CV_ENOTFOUND,
+				"the index %s has no nvidia-cudnn-cu11, "
+				"-cu12 or -cu13",
+				shown);
+		free(shown);
+	}
+	if (rc < 0) {
+		cv_wheels_free(l.v, l.n);
+		return rc;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof *l.v, newest_first);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+int
+cv_pypi_resolve(struct cv_remote *r, const char *index,
+		const struct cv_resolve_req *req, struct cv_resolved *out,
+		struct cv_err *err)
+{
+	struct cv_wheel *w = NULL;
+	struct cv_version spec;
+	char platform[32], how[64] = "";
+	size_t n = 0, i;
+	int cuda = 0, rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&spec, 0, sizeof spec);
+	if (req->spec != NULL) {
+		spec = *req->spec;
+		cuda = spec.cuda;
+		spec.cuda = 0;
+	}
+	if (cuda == 0)
+		cuda = req->cuda;
+	if (cuda == 0)
+		cuda = cv_cuda_detect(how, sizeof how);
+	if (req->platform != NULL && *req->platform)
+		snprintf(platform, sizeof platform, "%s", req->platform);
+	else if ((rc = cv_platform_detect(platform, err)) < 0)
+		return rc;
+	if ((rc = cv_pypi_list(r, index, cuda, platform, &w, &n, err)) < 0)
+		return rc;
+	for (i = 0; i < n; i++)
+		if (req->spec == NULL ||
+		    cv_version_matches(&spec, &w[i].version))
+			break;
+	if (i == n) {
+		char s[64] = "any version", cu[16] = "";
+		if (req->spec != NULL)
+			cv_version_format(&spec, s, sizeof s);
+		if (cuda)
+			snprintf(cu, sizeof cu, " cuda%d", cuda);
+		rc = cv_err_set(err, CV_ENOTFOUND,
+				"no wheel of cuDNN %s for %s%s on the index "
+				"%s; see 'cudnnvm list-remote --source pypi'",
+				s, platform, cu,
+				index ? index : CV_DEFAULT_PYPI_INDEX);
+		cv_wheels_free(w, n);
+		return rc;
+	}
+	if (w[i].size == 0 &&
+	    (rc = cv_remote_size(r, w[i].url, &w[i].size, err)) < 0) {
+		cv_wheels_free(w, n);
+		return rc;
+	}
+	rc = cv_artifact_init(&out->art, &w[i].version, w[i].platform,
+			      w[i].sha256, w[i].size, w[i].filename, w[i].url,
+			      err);
+	out->art.wheel = 1;
+	out->url = xstrdup(w[i].url);
+	cv_version_format(&w[i].version, out->label, sizeof out->label);
+	cv_wheels_free(w, n);
+	if (rc < 0)
+		cv_resolved_release(out);
+	return rc;
+}
+
+/* ---- the unpacked wheel -------------------------------------------------- */
+
+/* "libcudnn_ops.so.9" -> base length (up to ".so.") when the name ends in
+ * ".so.<major>"; 0 else. */
+static size_t
+soname_base(const char *name, unsigned long major)
+{
+	const char *so = strstr(name, ".so.");
+	char want[32];
+
+	if (so == NULL || so == name || strncmp(name, "lib", 3) != 0)
+		return 0;
+	snprintf(want, sizeof want, ".so.%lu", major);
+	if (strcmp(so, want) != 0)
+		return 0;
+	return (size_t)(so - name);
+}
+
+int
+cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
+{
+	char *lib = cv_path_join(dir, "lib");
+	int dfd = open(lib, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct cv_strv names = CV_STRV_INIT;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (dfd < 0) {
+		rc = cv_err_set(err, CV_EDATA,
+				"the wheel holds no nvidia/cudnn/lib; is it a "
+				"cuDNN wheel?");
+		free(lib);
+		return rc;
+	}
+	d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		rc = cv_err_errno(err, CV_EIO, "cannot read '%s'", lib);
+		free(lib);
+		return rc;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (soname_base(de->d_name, v->part[0]) > 0)
+			cv_strv_push(&names, de->d_name);
+	for (size_t i = 0; rc == 0 && i < names.n; i++) {
+		size_t b = soname_base(names.v[i], v->part[0]);
+		char *full =
+			xasprintf("%.*s.so.%lu.%lu.%lu", (int)b, names.v[i],
+				  v->part[0], v->part[1], v->part[2]);
+		char *bare = xasprintf("%.*s.so", (int)b, names.v[i]);
+		struct stat sb;
+
+		if (fstatat(dfd, names.v[i], &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(sb.st_mode))
+			rc = cv_err_set(err, CV_EDATA,
+					"unsafe wheel: lib/%s is not a file",
+					names.v[i]);
+		else if (fstatat(dfd, full, &sb, AT_SYMLINK_NOFOLLOW) == 0 ||
+			 fstatat(dfd, bare, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			rc = cv_err_set(
+				err, CV_EDATA,
+				"the wheel holds both lib/%s and lib/%s "
+				"or lib/%s; it is not one of NVIDIA's",
+				names.v[i], full, bare);
+		else if (renameat(dfd, names.v[i], dfd, full) != 0 ||
+			 symlinkat(full, dfd, names.v[i]) != 0 ||
+			 symlinkat(names.v[i], dfd, bare) != 0)
+			rc = cv_err_errno(err, cv_code_from_errno(errno),
+					  "cannot link %s in '%s'", names.v[i],
+					  lib);
+		free(full);
+		free(bare);
+	}
+	if (rc == 0 && names.n == 0)
+		rc = cv_err_set(err, CV_EDATA,
+				"the wheel holds no libcudnn*.so.%lu; is it a "
+				"cuDNN %lu wheel?",
+				v->part[0], v->part[0]);
+	cv_strv_release(&names);
+	closedir(d);
+	free(lib);
+	return rc;
+}

@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# PyPI as a second source: NVIDIA's nvidia-cudnn-cuN wheels on a simple
+# index (tests/fixtures/pypi_index.py over HTTPS with the tests' CA), built
+# from the same NVIDIA-shaped archives mkarchive.py makes.
+load helper
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR" a
+	export REAL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-tests"
+	mkdir -p "$d/arch" "$d/root/files"
+	python3 "$FIXTURES/mirror.py" certs "$d/certs"
+	for a in "9.13.0.50 12" "9.1.0.70 12" "9.19.0.56 13" "8.9.7.29 11"; do
+		set -- $a
+		python3 "$FIXTURES/mkarchive.py" nvidia --out "$d/arch" \
+			--version "$1" --cuda "$2" >/dev/null
+		python3 "$FIXTURES/pypi_index.py" wheel --out "$d/root/files" \
+			--from "$d/arch/cudnn-linux-x86_64-$1_cuda$2-archive.tar.xz" >/dev/null
+	done
+	# an aarch64 (sbsa) build newer than any x86_64 one
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$d/arch" --version 9.20.0.48 \
+		--cuda 13 --platform linux-sbsa >/dev/null
+	python3 "$FIXTURES/pypi_index.py" wheel --out "$d/root/files" \
+		--tag manylinux_2_28_aarch64 \
+		--from "$d/arch/cudnn-linux-sbsa-9.20.0.48_cuda13-archive.tar.xz" >/dev/null
+	index_start "$d/root" "$d/port"
+	export PYPI_DIR="$d"
+}
+
+teardown_file() {
+	[ -f "$BATS_FILE_TMPDIR/pid" ] && kill "$(cat "$BATS_FILE_TMPDIR/pid")" 2>/dev/null
+	true
+}
+
+index_start() { # ROOT PORTFILE
+	python3 "$FIXTURES/pypi_index.py" serve "$1" \
+		--cert "$BATS_FILE_TMPDIR/certs/server.pem" \
+		--key "$BATS_FILE_TMPDIR/certs/server.key" \
+		--port-file "$2" >"$1/server.log" 2>&1 3>&- &
+	echo $! >>"$BATS_FILE_TMPDIR/pid"
+	wait_for_file "$2"
+}
+
+setup() {
+	common_setup
+	pypi_config ok
+	: >"$PYPI_DIR/root/requests.log"
+	rm -f "$PYPI_DIR/root/yanked"
+}
+
+# pypi_config MODE [extra [remote] lines]
+pypi_config() {
+	local mode=$1 url
+	shift
+	url="https://127.0.0.1:$(cat "$PYPI_DIR/port")/"
+	[ "$mode" = ok ] || url="${url}fault/$mode/"
+	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY CUDA_HOME
+	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
+	{
+		echo "[store]"
+		echo "cache = $T/cache"
+		echo "[remote]"
+		echo "source = pypi"
+		echo "index = ${url}simple/"
+		echo "ca_file = $PYPI_DIR/certs/ca.pem"
+		echo "timeout = 5"
+		echo "retries = 0"
+		printf '%s\n' "$@"
+		echo "[install]"
+		echo "validate = no"
+		echo "platform = linux-x86_64"
+	} >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+}
+
+@test "pypi: resolution across cu11/12/13 and platforms, newest first" {
+	run cudnnvm install 9 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	run cudnnvm install 9.1 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9.1.0.70-cuda12"* ]]
+	run cudnnvm install 9-cuda13
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9.19.0.56-cuda13"* ]] # not the aarch64-only 9.20
+	run cudnnvm install 9 --cuda 13 --platform linux-sbsa
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9.20.0.48-cuda13"* ]]
+	run cudnnvm install 8 --cuda 11
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"8.9.7.29-cuda11"* ]]
+	run cudnnvm install 9.2 --cuda 12
+	[ "$status" -eq 1 ]
+	[[ "$output" == "cudnnvm: no wheel of cuDNN 9.2 for linux-x86_64 cuda12 on the index"* ]]
+	run cudnnvm list
+	[[ "$output" == *"9.13.0.50-cuda12"*"(from a PyPI wheel)"* ]]
+	grep -q '"origin": "pypi"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	# the index was asked for PEP 691 JSON
+	grep -q 'GET /simple/nvidia-cudnn-cu12/ - application/vnd.pypi.simple.v1+json' \
+		"$PYPI_DIR/root/requests.log"
+}
+
+@test "pypi: list-remote --source pypi lists the wheels of the index" {
+	pypi_config ok
+	sed -i '/^source = /d' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm list-remote --source pypi
+	[ "$status" -eq 0 ]
+	[ "${lines[0]%% *}" = "9.19.0.56-cuda13" ]
+	[[ "$output" == *"9.13.0.50-cuda12"*"9.1.0.70-cuda12"*"8.9.7.29-cuda11"* ]]
+	[[ "$output" != *"9.20.0.48"* ]]
+	run cudnnvm list-remote 9.1 --source pypi --json
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | python3 -c 'import json,sys; print([w["id"] for w in json.load(sys.stdin)])')" = "['9.1.0.70-cuda12']" ]
+	run cudnnvm list-remote --source nuget
+	[ "$status" -eq 64 ]
+}
+
+@test "pypi: a yanked wheel is never picked" {
+	echo nvidia_cudnn_cu12-9.13.0.50-py3-none-manylinux2014_x86_64.whl >"$PYPI_DIR/root/yanked"
+	run cudnnvm install 9 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9.1.0.70-cuda12"* ]]
+	# the same through the HTML page's data-yanked
+	pypi_config html
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 1 ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
+@test "pypi: a PEP 503-only index (HTML, #sha256=, no sizes) installs" {
+	pypi_config html
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -L "$CUDNNVM_STORE/9.13.0.50-cuda12/lib/libcudnn.so.9" ]
+	# the size came from a HEAD request
+	grep -q '^HEAD /fault/html/files/' "$PYPI_DIR/root/requests.log"
+}
+
+@test "pypi: a wrong sha256 fails with exit 65 and leaves the store unchanged" {
+	cudnnvm install 9.1 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	pypi_config wronghash
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 65 ]
+	[[ "$output" == "cudnnvm: install 9.13.0.50-cuda12: sha256 mismatch for 'nvidia_cudnn_cu12-9.13.0.50"* ]]
+	[ "$(store_snapshot)" = "$before" ]
+}
+
+@test "pypi: links over http are refused" {
+	pypi_config http
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"insecure scheme"* ]]
+	run grep -c '/files/' "$PYPI_DIR/root/requests.log"
+	[ "$output" = 0 ]
+}
+
+@test "pypi: an interrupted download resumes with a Range request" {
+	local whl=nvidia_cudnn_cu12-9.13.0.50-py3-none-manylinux2014_x86_64.whl
+	# the page's relative link leads to /fault/truncate/files/: half the
+	# body, then the connection closes
+	pypi_config truncate
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 69 ]
+	ls "$T"/cache/downloads/*.partial
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	pypi_config ok
+	: >"$PYPI_DIR/root/requests.log"
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	grep -q "GET /files/$whl bytes=" "$PYPI_DIR/root/requests.log"
+}
+
+@test "pypi: an index behind a password takes it from .netrc" {
+	pypi_config auth
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 69 ]
+	[[ "$output" == *"HTTP 401"* ]]
+	printf 'machine 127.0.0.1 login u password sekrit\n' >"$HOME/.netrc"
+	chmod 600 "$HOME/.netrc"
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -e "$CUDNNVM_STORE/9.13.0.50-cuda12/lib/libcudnn.so.9.13.0" ]
+}
+
+@test "pypi: both sources install the same release to identical trees" {
+	local a="$PYPI_DIR/arch/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz"
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	run cudnnvm --store "$T/other" install --archive "$a" --sha256 "$(sha256sum "$a" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	# NVIDIA's wheels carry no static libraries; everything else matches,
+	# links, modes and bytes
+	tree() {
+		(cd "$1" && find . ! -name '*_static.a' ! -name cudnnvm.json -printf '%p %y %m %l\n' |
+			LC_ALL=C sort && find . -type f ! -name '*_static.a' ! -name cudnnvm.json -exec sha256sum {} + | LC_ALL=C sort)
+	}
+	[ "$(tree "$CUDNNVM_STORE/9.13.0.50-cuda12")" = "$(tree "$T/other/9.13.0.50-cuda12")" ]
+	grep -q '"origin": "nvidia"' "$T/other/9.13.0.50-cuda12/cudnnvm.json"
+	# one id, one version: the second source finds it installed
+	run cudnnvm --store "$T/other" install 9.13.0.50-cuda12 --source pypi
+	[[ "$output" == *"already installed"* ]]
+}
+
+@test "pypi: hostile wheels are refused and write nothing" {
+	local c whl sha
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for c in outside dotdot symlink absolute toplevel; do
+		rm -rf "$T/h"
+		whl=$(python3 "$FIXTURES/pypi_index.py" hostile $c --out "$T/h")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$c: $output"
+		[ "$status" -eq 65 ]
+		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe archive: entry '"* ||
+			"$output" == "cudnnvm: install 9.1.0.70-cuda12: corrupt"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+	done
+	[ ! -e /tmp/cudnnvm-evil ]
+	[ ! -e "$CUDNNVM_STORE/.staging/escape" ]
+}
+
+@test "pypi: a local wheel installs with --archive" {
+	local whl="$PYPI_DIR/root/files/nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux2014_x86_64.whl"
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"9.19.0.56-cuda13"* ]]
+	[ "$(readlink "$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn.so")" = libcudnn.so.9 ]
+	[ "$(readlink "$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn.so.9")" = libcudnn.so.9.19.0 ]
+	[ -f "$CUDNNVM_STORE/9.19.0.56-cuda13/LICENSE" ]
+}
+
+@test "pypi: NVIDIA's real nvidia-cudnn-cu12==8.9.2.26 wheel from the index" {
+	local whl="$REAL_CACHE/wheels/nvidia_cudnn_cu12-8.9.2.26-py3-none-manylinux1_x86_64.whl"
+	[ -s "$whl" ] || skip "the real wheel is not cached (validate.bats fetches it)"
+	mkdir -p "$T/real/files"
+	ln -s "$whl" "$T/real/files/"
+	index_start "$T/real" "$T/real/port"
+	pypi_config ok
+	sed -i "s|^index = .*|index = https://127.0.0.1:$(cat "$T/real/port")/simple/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm install 8.9.2 --cuda 12
+	[ "$status" -eq 0 ]
+	local lib="$CUDNNVM_STORE/8.9.2.26-cuda12/lib"
+	[ "$(readlink "$lib/libcudnn_cnn_infer.so.8")" = libcudnn_cnn_infer.so.8.9.2 ]
+	[ "$(stat -c %s "$lib/libcudnn_cnn_infer.so.8.9.2")" = 647553136 ]
+	[ -f "$CUDNNVM_STORE/8.9.2.26-cuda12/include/cudnn_version.h" ]
+	[ ! -e "$CUDNNVM_STORE/8.9.2.26-cuda12/lib/__init__.py" ]
+}
+
+@test "pypi: SIGKILL while a wheel is unpacked leaves nothing visible; the next run sweeps it" {
+	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		cudnnvm install 9.13 --cuda 12 3>&- &
+	pid=$!
+	wait_for_file "$T/parked"
+	# parked with the libraries and the spooled wheel in staging
+	ls "$CUDNNVM_STORE"/.staging/*/lib/libcudnn.so.9
+	kill -9 "$pid"
+	wait "$pid" || true
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12/.cudnnvm-wheel" ]
+}
