@@ -47,8 +47,8 @@ static const struct {
 	{ "remote", "retries" },   { "remote", "verify_pins" },
 	{ "install", "cuda" },     { "install", "platform" },
 	{ "install", "validate" }, { "install", "keep_archives" },
-	{ "install", "threads" },
-	{ "remote", "source" },    { "remote", "index" },
+	{ "install", "threads" },  { "remote", "source" },
+	{ "remote", "index" },
 };
 
 struct parse {

@@ -469,7 +469,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
 	/* a wheel has no top folder to check: its layout is fixed */
-	struct cv_extract_limits lim = { .check_top = art->wheel ? NULL : top_agrees,
+	struct cv_extract_limits lim = { .check_top =
+						 art->wheel ? NULL : top_agrees,
 					 .payload = (void *)art,
 					 .threads = threads,
 					 .wheel = art->wheel };
