@@ -27,7 +27,14 @@ setup_file() {
 }
 
 teardown_file() {
-	[ -f "$BATS_FILE_TMPDIR/pid" ] && kill "$(cat "$BATS_FILE_TMPDIR/pid")" 2>/dev/null
+	# every index this file started (one pid a line): a server left
+	# running would hold bats' output open and hang the whole suite
+	local p
+	if [ -f "$BATS_FILE_TMPDIR/pid" ]; then
+		while read -r p; do
+			kill "$p" 2>/dev/null
+		done <"$BATS_FILE_TMPDIR/pid"
+	fi
 	true
 }
 
