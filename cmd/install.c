@@ -179,10 +179,9 @@ install_remote(const struct install_args *a)
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
 		 * the hash in the stream and the publish are the archive's */
-		const char *index = a->mirror ? a->mirror : cfg.pypi_index;
-		if ((r = cv_remote_new(&rem, &cfg,
-				       index ? index : CV_DEFAULT_PYPI_INDEX,
-				       &err)) < 0 ||
+		const char *index;
+		if ((r = cv_pypi_index(&cfg, a->mirror, &index, &err)) < 0 ||
+		    (r = cv_remote_new(&rem, &cfg, index, &err)) < 0 ||
 		    (r = cv_pypi_resolve(rem, cv_remote_mirror(rem), &req, &res,
 					 &err)) < 0)
 			goto fail;

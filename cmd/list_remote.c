@@ -43,11 +43,10 @@ list_wheels(const struct cv_config *cfg, const struct cv_store *st,
 	json_t *arr = json ? json_array() : NULL;
 	size_t n = 0;
 	int shown = 0, r = 0;
+	const char *index;
 
-	if (cv_remote_new(&rem, cfg,
-			  cfg->pypi_index ? cfg->pypi_index
-					  : CV_DEFAULT_PYPI_INDEX,
-			  &err) < 0 ||
+	if (cv_pypi_index(cfg, NULL, &index, &err) < 0 ||
+	    cv_remote_new(&rem, cfg, index, &err) < 0 ||
 	    cv_pypi_list(rem, cv_remote_mirror(rem), cuda, platform, &w, &n,
 			 &err) < 0) {
 		r = cmd_fail(&err);

@@ -123,7 +123,11 @@ struct cv_config {
 /* Where versions come from: NVIDIA's redist mirror or a Python index
  * serving NVIDIA's nvidia-cudnn-cuN wheels. */
 enum cv_source_kind { CV_SOURCE_NVIDIA = 0, CV_SOURCE_PYPI = 1 };
-#define CV_DEFAULT_PYPI_INDEX "https://pypi.org/simple/"
+/* The simple index for source = pypi: `flag` (--mirror) or [remote] index.
+ * There is no built-in one: a site names its PyPI mirror or proxy, or the
+ * public index's /simple/ URL. CV_ECONFIG when neither is set. */
+int cv_pypi_index(const struct cv_config *cfg, const char *flag,
+		  const char **out, struct cv_err *err);
 /* "nvidia" / "pypi" -> enum cv_source_kind; CV_EUSAGE otherwise. */
 int cv_source_parse(const char *s, int *out, struct cv_err *err);
 

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PAGE_MAX (32u << 20) /* pypi.org's page of cu12 is ~100 KB */
+#define PAGE_MAX (32u << 20) /* the public index's page of cu12 is ~100 KB */
 #define ACCEPT                                  \
 	"application/vnd.pypi.simple.v1+json, " \
 	"application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1"
@@ -469,8 +469,6 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	struct list l = { NULL, 0, 0 };
 	int rc = 0, missing, found = 0;
 
-	if (index == NULL)
-		index = CV_DEFAULT_PYPI_INDEX;
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		int want = cuda ? cuda : all[i];
 		if ((rc = fetch_project(r, index, want, platform, &l, &missing,
@@ -546,8 +544,7 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		rc = cv_err_set(err, CV_ENOTFOUND,
 				"no wheel of cuDNN %s for %s%s on the index "
 				"%s; see 'cudnnvm list-remote --source pypi'",
-				s, platform, cu,
-				index ? index : CV_DEFAULT_PYPI_INDEX);
+				s, platform, cu, index ? index : "(none)");
 		cv_wheels_free(w, n);
 		return rc;
 	}
@@ -651,4 +648,16 @@ cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
 	closedir(d);
 	free(lib);
 	return rc;
+}
+
+int
+cv_pypi_index(const struct cv_config *cfg, const char *flag, const char **out,
+	      struct cv_err *err)
+{
+	*out = flag != NULL ? flag : cfg->pypi_index;
+	if (*out != NULL)
+		return 0;
+	return cv_err_set(
+		err, CV_ECONFIG,
+		"source = pypi needs a package index: set 'index = URL' in [remote] of config.ini (a PEP 503/691 simple index: your PyPI mirror or proxy, or the public index's /simple/ URL), or pass --mirror URL");
 }

@@ -269,3 +269,15 @@ pypi_config() {
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12/.cudnnvm-wheel" ]
 }
+
+@test "pypi: source = pypi with no index named is a config error, not a guess" {
+	printf '[remote]\nsource = pypi\n' >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 78 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == "cudnnvm: source = pypi needs a package index"* ]]
+	# nothing was installed (the store's own folders may have been made)
+	[ -z "$(ls "$CUDNNVM_STORE" 2>/dev/null)" ]
+	run --separate-stderr cudnnvm list-remote --source pypi
+	[ "$status" -eq 78 ]
+}
