@@ -80,23 +80,13 @@ scan_listing(struct cv_index *ix, const char *text)
 	struct cv_version *vers = NULL;
 	size_t n = 0, *order;
 
-	while ((p = strstr(p, "redistrib_")) != NULL && n < MAX_RELEASES) {
-		const char *v = p + 10;
-		size_t len = strspn(v, "0123456789.");
-		char buf[32];
-		struct cv_version ver;
+	char buf[32];
+	struct cv_version ver;
+
+	while (n < MAX_RELEASES &&
+	       (p = cv_listing_next(p, buf, &ver)) != NULL) {
 		int dup = 0;
 
-		p = v;
-		if (len > 0 && v[len - 1] == '.')
-			len--; /* the dot of ".json" */
-		if (len == 0 || len >= sizeof buf ||
-		    strncmp(v + len, ".json", 5) != 0)
-			continue;
-		memcpy(buf, v, len);
-		buf[len] = '\0';
-		if (cv_version_parse(&ver, buf, NULL) < 0 || ver.nparts < 2)
-			continue;
 		for (size_t i = 0; i < n && !dup; i++)
 			dup = strcmp(names[i], buf) == 0;
 		if (dup)

@@ -23,6 +23,26 @@ newest_first(const void *a, const void *b)
 	return cv_version_cmp(&y->ver, &x->ver);
 }
 
+const char *
+cv_listing_next(const char *p, char buf[32], struct cv_version *ver)
+{
+	while ((p = strstr(p, "redistrib_")) != NULL) {
+		const char *v = p + 10;
+		size_t len = strspn(v, "0123456789.");
+
+		p = v;
+		if (len > 0 && v[len - 1] == '.')
+			len--; /* the dot of ".json" */
+		if (len == 0 || len >= 32 || strncmp(v + len, ".json", 5) != 0)
+			continue;
+		memcpy(buf, v, len);
+		buf[len] = '\0';
+		if (cv_version_parse(ver, buf, NULL) == 0 && ver->nparts >= 2)
+			return p;
+	}
+	return NULL;
+}
+
 /* Add the redistrib_<version>.json names of one listing file. */
 static void
 scan_file(const char *path, struct cached *out, size_t *n)
@@ -31,26 +51,14 @@ scan_file(const char *path, struct cached *out, size_t *n)
 	char line[4096];
 
 	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		char buf[32];
+		struct cv_version ver;
+
 		for (const char *p = line;
-		     (p = strstr(p, "redistrib_")) != NULL &&
-		     *n < MAX_CACHED;) {
-			const char *v = p + 10;
-			size_t len = strspn(v, "0123456789.");
-			char buf[32];
-			struct cv_version ver;
+		     *n < MAX_CACHED &&
+		     (p = cv_listing_next(p, buf, &ver)) != NULL;) {
 			int dup = 0;
 
-			p = v;
-			if (len > 0 && v[len - 1] == '.')
-				len--; /* the dot of ".json" */
-			if (len == 0 || len >= sizeof buf ||
-			    strncmp(v + len, ".json", 5) != 0)
-				continue;
-			memcpy(buf, v, len);
-			buf[len] = '\0';
-			if (cv_version_parse(&ver, buf, NULL) < 0 ||
-			    ver.nparts < 2)
-				continue;
 			for (size_t i = 0; i < *n && !dup; i++)
 				dup = strcmp(out[i].name, buf) == 0;
 			if (!dup) {

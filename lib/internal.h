@@ -50,6 +50,13 @@ char *cv_url_userinfo(const char *url);
 const char *cv_url_mirror_problem(const char *url);
 
 /* path.c */
+/* index_cached.c: the next redistrib_<version>.json name of a mirror
+ * listing at or after p: the version's text in buf and parsed in *ver (at
+ * least major.minor); returns where to go on from, NULL when none is left.
+ * index.c (a fetched listing) and the cached-listing reader share it. */
+const char *cv_listing_next(const char *p, char buf[32],
+			    struct cv_version *ver);
+
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
