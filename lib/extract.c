@@ -1098,6 +1098,9 @@ stop:
 struct zip_job {
 	char *rel; /* the name to write, NULL: skipped */
 	int64_t size;
+	int64_t data; /* where its bytes start in the file */
+	int64_t hdr;  /* streamed: where its local header starts */
+	char *name;   /* streamed: the name in that header */
 	int dir;
 	int thread;
 };
@@ -1261,6 +1264,7 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 		}
 		j = &jobs[n++];
 		memset(j, 0, sizeof *j);
+		j->data = archive_filter_bytes(x->ar, 0);
 		if ((r = policy(x, e)) < 0)
 			break;
 		if (r > 0) {
@@ -1332,10 +1336,67 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	return 0;
 }
 
-int
-cv_extract_zip_file(const char *path, const char *dest,
-		    const struct cv_extract_limits *limits, int threads,
-		    struct cv_err *err)
+/* 1 when the directory lists the very entries the stream delivered. */
+static int
+plan_matches(const struct zip_job *plan, size_t nplan,
+	     const struct zip_job *got, size_t ngot)
+{
+	if (nplan != ngot)
+		return 0;
+	for (size_t i = 0; i < nplan; i++) {
+		const struct zip_job *a = &plan[i], *b = &got[i];
+		if ((a->rel == NULL) != (b->rel == NULL) ||
+		    (a->rel != NULL && strcmp(a->rel, b->rel) != 0) ||
+		    a->data != b->data || a->dir != b->dir ||
+		    (a->rel != NULL && !a->dir && a->size != b->size))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+jobs_free(struct zip_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(jobs[i].rel);
+		free(jobs[i].name);
+	}
+	free(jobs);
+}
+
+static void
+ectx_init(struct ectx *x, struct peek *pk,
+	  const struct cv_extract_limits *limits, struct cv_err *err)
+{
+	memset(x, 0, sizeof *x);
+	x->err = err;
+	x->raw = pk;
+	x->zip = 1;
+	x->lim.max_entries = DEF_MAX_ENTRIES;
+	x->lim.max_total_bytes = DEF_MAX_TOTAL;
+	x->lim.max_path = DEF_MAX_PATH;
+	x->lim.max_depth = DEF_MAX_DEPTH;
+	if (limits != NULL) {
+		if (limits->max_entries)
+			x->lim.max_entries = limits->max_entries;
+		if (limits->max_total_bytes)
+			x->lim.max_total_bytes = limits->max_total_bytes;
+		x->lim.check_top = limits->check_top;
+		x->lim.payload = limits->payload;
+		x->lim.wheel = limits->wheel;
+	}
+}
+
+/* Unpack the zip file `path` into `dest` from its central directory. When
+ * `streamed` lists what was already unpacked from the local headers while
+ * the file arrived, every one of them written in `whole`, and the
+ * directory agrees with it entry for entry, that tree is kept; otherwise
+ * it is removed and the directory's is written. */
+static int
+zip_file_extract(const char *path, const char *dest,
+		 const struct cv_extract_limits *limits, int threads,
+		 const struct zip_job *streamed, size_t nstreamed, int whole,
+		 struct cv_err *err)
 {
 	struct ectx x;
 	struct peek pk = { NULL, NULL, 0, 0, 0 };
@@ -1351,22 +1412,7 @@ cv_extract_zip_file(const char *path, const char *dest,
 		err = &dummy;
 	if (threads < 1)
 		threads = 1;
-	memset(&x, 0, sizeof x);
-	x.err = err;
-	x.raw = &pk;
-	x.lim.max_entries = DEF_MAX_ENTRIES;
-	x.lim.max_total_bytes = DEF_MAX_TOTAL;
-	x.lim.max_path = DEF_MAX_PATH;
-	x.lim.max_depth = DEF_MAX_DEPTH;
-	if (limits != NULL) {
-		if (limits->max_entries)
-			x.lim.max_entries = limits->max_entries;
-		if (limits->max_total_bytes)
-			x.lim.max_total_bytes = limits->max_total_bytes;
-		x.lim.check_top = limits->check_top;
-		x.lim.payload = limits->payload;
-		x.lim.wheel = limits->wheel;
-	}
+	ectx_init(&x, &pk, limits, err);
 	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (oldcwd < 0)
 		return cv_err_errno(err, CV_EIO,
@@ -1379,7 +1425,36 @@ cv_extract_zip_file(const char *path, const char *dest,
 	}
 	oldmask = umask(022);
 	r = zip_plan(&x, path, &jobs, &njobs, threads);
-	if (r == 0) {
+	if (r == 0 && streamed != NULL && whole &&
+	    plan_matches(jobs, njobs, streamed, nstreamed)) {
+		threads = 0; /* all of it is on disk already */
+	} else if (streamed != NULL) {
+		/* the stream and the directory disagree (or the directory
+		 * refuses the wheel): nothing streamed may stay */
+		for (size_t i = 0; i < nstreamed && r != CV_EIO; i++) {
+			char *top;
+			if (streamed[i].rel == NULL)
+				continue;
+			top = xstrndup(streamed[i].rel,
+				       strcspn(streamed[i].rel, "/"));
+			if (cv_fs_rmtree_at(AT_FDCWD, top, &dummy) < 0 &&
+			    errno != ENOENT)
+				r = cv_err_errno(err, CV_EIO,
+						 "cannot clear '%s/%s'", dest,
+						 top);
+			free(top);
+		}
+		if (r == 0) {
+			/* again, onto the cleared folder */
+			jobs_free(jobs, njobs);
+			jobs = NULL;
+			njobs = 0;
+			nameset_free(&x.names);
+			ectx_init(&x, &pk, limits, err);
+			r = zip_plan(&x, path, &jobs, &njobs, threads);
+		}
+	}
+	if (r == 0 && threads > 0) {
 		w = xcalloc((size_t)threads, sizeof *w);
 		for (int t = 0; t < threads; t++) {
 			w[t].path = path;
@@ -1406,11 +1481,425 @@ cv_extract_zip_file(const char *path, const char *dest,
 		r = cv_err_errno(err, CV_EIO,
 				 "cannot return to the current folder");
 	close(oldcwd);
-	for (size_t i = 0; i < njobs; i++)
-		free(jobs[i].rel);
-	free(jobs);
+	jobs_free(jobs, njobs);
 	nameset_free(&x.names);
 	if (r == 0)
 		r = post_walk(dest, err);
+	return r;
+}
+
+int
+cv_extract_zip_file(const char *path, const char *dest,
+		    const struct cv_extract_limits *limits, int threads,
+		    struct cv_err *err)
+{
+	return zip_file_extract(path, dest, limits, threads, NULL, 0, 0, err);
+}
+
+/* ---- a wheel while it arrives -----------------------------------------
+ * Unpacking only once the whole wheel is in costs the download on top of
+ * the inflating. But a wheel's local headers carry each entry's sizes
+ * (pip's and NVIDIA's tools write no data descriptors), so while the file
+ * is still being written a scout walks the local headers as they land and
+ * deals each file to a worker, which inflates it from the file as its
+ * bytes arrive, a few MiB behind the download.
+ *
+ * Local headers are not what installers trust; the central directory is.
+ * So once the file is whole and its sha256 matches, the directory is read
+ * (libarchive's seekable reader checks each local header against it, and
+ * the policy runs over it as for any wheel) and must list the very same
+ * entries: names, sizes, types and where their bytes start. Any
+ * difference, an entry whose size the stream cannot know, or any trouble
+ * on the way, and the streamed tree is removed and the wheel unpacked from
+ * its directory as it would have been without the stream. Nothing is
+ * published either way until the caller's hash check has passed. */
+
+#define STREAM_CHUNK (1 << 20)
+
+struct cv_zip_stream {
+	pthread_mutex_t mu;
+	pthread_cond_t changed; /* more bytes, a new entry, or the end */
+	uint64_t avail;         /* bytes in the file so far */
+	int whole;              /* the writer is done */
+	int stop;               /* give up: the caller's or a failure */
+	int failed;             /* the streamed tree cannot be kept */
+	int scouted;            /* the scout has seen every local header */
+	struct zip_job *jobs;   /* what the scout found, in file order */
+	size_t njobs, alloc, next;
+	int fd, dfd;
+	char *path, *dest;
+	struct cv_extract_limits lim;
+	int threads;
+	uint64_t cap, written; /* bytes the tree may hold, and holds */
+	pthread_t scout, *workers;
+	int nworkers;
+	struct ectx x;
+	struct peek pk;
+	struct cv_err xerr;
+};
+
+struct stream_reader {
+	struct cv_zip_stream *z;
+	int64_t off;
+	char *buf;
+};
+
+/* libarchive's read callback: the bytes at `off`, waiting for the writer
+ * when they have not landed yet; the end of the data once it is whole. */
+static la_ssize_t
+stream_read(struct archive *a, void *ud, const void **buf)
+{
+	struct stream_reader *rd = ud;
+	struct cv_zip_stream *z = rd->z;
+	uint64_t avail;
+	int stop;
+	ssize_t n;
+	size_t want;
+
+	pthread_mutex_lock(&z->mu);
+	while (!z->stop && !z->whole && z->avail <= (uint64_t)rd->off)
+		pthread_cond_wait(&z->changed, &z->mu);
+	avail = z->avail;
+	stop = z->stop;
+	pthread_mutex_unlock(&z->mu);
+	if (stop) {
+		archive_set_error(a, ECANCELED, "stopped");
+		return ARCHIVE_FATAL;
+	}
+	if (avail <= (uint64_t)rd->off)
+		return 0;
+	want = avail - (uint64_t)rd->off < STREAM_CHUNK
+		       ? (size_t)(avail - (uint64_t)rd->off)
+		       : STREAM_CHUNK;
+	do
+		n = pread(z->fd, rd->buf, want, rd->off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		archive_set_error(a, errno, "cannot read the wheel");
+		return ARCHIVE_FATAL;
+	}
+	rd->off += n;
+	*buf = rd->buf;
+	return n;
+}
+
+/* Skipping needs no bytes: the next read waits for them. */
+static la_int64_t
+stream_skip(struct archive *a, void *ud, la_int64_t request)
+{
+	struct stream_reader *rd = ud;
+
+	(void)a;
+	rd->off += request;
+	return request;
+}
+
+static struct archive *
+stream_open(struct stream_reader *rd)
+{
+	struct archive *a = archive_read_new();
+
+	archive_read_support_format_zip_streamable(a);
+	archive_read_set_read_callback(a, stream_read);
+	archive_read_set_skip_callback(a, stream_skip);
+	archive_read_set_callback_data(a, rd);
+	if (archive_read_open1(a) != ARCHIVE_OK) {
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void
+stream_fail(struct cv_zip_stream *z)
+{
+	pthread_mutex_lock(&z->mu);
+	z->failed = 1;
+	z->stop = 1;
+	pthread_cond_broadcast(&z->changed);
+	pthread_mutex_unlock(&z->mu);
+}
+
+/* The folders above `rel`, made inside the destination. */
+static int
+stream_mkparents(int dfd, const char *rel)
+{
+	char *p = xstrdup(rel), *s;
+	int r = 0;
+
+	for (s = strchr(p, '/'); s != NULL && r == 0; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(dfd, p, 0755) != 0 && errno != EEXIST)
+			r = -1;
+		*s = '/';
+	}
+	free(p);
+	return r;
+}
+
+static void *
+stream_scout(void *arg)
+{
+	struct cv_zip_stream *z = arg;
+	struct stream_reader rd = { z, 0, xmalloc(STREAM_CHUNK) };
+	struct archive *a = stream_open(&rd);
+	struct archive_entry *e;
+	int ok = a != NULL;
+
+	while (ok) {
+		struct zip_job j;
+		int r = archive_read_next_header(a, &e), type, p;
+
+		if (r == ARCHIVE_EOF)
+			break;
+		/* an entry whose size only its end tells cannot be dealt
+		 * out ahead of its bytes */
+		if (r != ARCHIVE_OK || !archive_entry_size_is_set(e)) {
+			ok = 0;
+			break;
+		}
+		memset(&j, 0, sizeof j);
+		j.hdr = archive_read_header_position(a);
+		j.data = archive_filter_bytes(a, 0);
+		j.name = xstrdup(archive_entry_pathname(e));
+		j.size = archive_entry_size(e);
+		type = archive_entry_filetype(e);
+		if ((p = policy(&z->x, e)) < 0) {
+			free(j.name);
+			ok = 0;
+			break;
+		}
+		if (p == 0) {
+			j.rel = xstrdup(archive_entry_pathname(e));
+			j.dir = type == AE_IFDIR;
+			z->x.total += (uint64_t)(j.size > 0 ? j.size : 0);
+			if (z->x.total > z->cap ||
+			    stream_mkparents(z->dfd, j.rel) != 0 ||
+			    (j.dir && mkdirat(z->dfd, j.rel, 0755) != 0 &&
+			     errno != EEXIST)) {
+				free(j.rel);
+				free(j.name);
+				ok = 0;
+				break;
+			}
+		}
+		pthread_mutex_lock(&z->mu);
+		if (z->njobs == z->alloc) {
+			z->alloc = z->alloc ? z->alloc * 2 : 64;
+			z->jobs = xrealloc(z->jobs, z->alloc * sizeof *z->jobs);
+		}
+		z->jobs[z->njobs++] = j;
+		pthread_cond_broadcast(&z->changed);
+		pthread_mutex_unlock(&z->mu);
+	}
+	if (a != NULL)
+		archive_read_free(a);
+	free(rd.buf);
+	pthread_mutex_lock(&z->mu);
+	z->scouted = 1;
+	if (!ok) {
+		z->failed = 1;
+		z->stop = 1;
+	}
+	pthread_cond_broadcast(&z->changed);
+	pthread_mutex_unlock(&z->mu);
+	return NULL;
+}
+
+/* Inflate one entry, from its local header on, into j->rel. The header
+ * must still say what the scout saw (the entry's name as stored: the
+ * policy rewrote the scout's copy). */
+static int
+stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
+	     struct stream_reader *rd)
+{
+	const int64_t hdr = j->hdr;
+	const char *name = j->name;
+	struct archive *a;
+	struct archive_entry *e;
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	int64_t got = 0;
+	int fd = -1, r;
+
+	rd->off = hdr;
+	if ((a = stream_open(rd)) == NULL)
+		return -1;
+	r = archive_read_next_header(a, &e) == ARCHIVE_OK &&
+			    strcmp(archive_entry_pathname(e), name) == 0 &&
+			    archive_entry_size_is_set(e) &&
+			    archive_entry_size(e) == j->size &&
+			    hdr + archive_filter_bytes(a, 0) == j->data
+		    ? 0
+		    : -1;
+	if (r == 0)
+		fd = openat(z->dfd, j->rel,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				    O_CLOEXEC,
+			    0644);
+	if (fd < 0)
+		r = -1;
+	while (r == 0 && (r = archive_read_data_block(a, &buf, &size, &off)) ==
+				 ARCHIVE_OK) {
+		const char *p = buf;
+		uint64_t total;
+
+		got += (int64_t)size;
+		pthread_mutex_lock(&z->mu);
+		total = z->written += size;
+		pthread_mutex_unlock(&z->mu);
+		if (got > j->size || off + (int64_t)size > j->size ||
+		    total > z->cap) {
+			r = -1;
+			break;
+		}
+		while (size > 0) {
+			ssize_t n = pwrite(fd, p, size, off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				r = -1;
+				break;
+			}
+			p += n;
+			off += n;
+			size -= (size_t)n;
+		}
+	}
+	if (r == ARCHIVE_EOF && got == j->size)
+		r = 0;
+	else if (r == 0 || r == ARCHIVE_EOF)
+		r = -1;
+	if (fd >= 0 && (fchmod(fd, 0644) != 0 || close(fd) != 0))
+		r = -1;
+	archive_read_free(a);
+	return r < 0 ? -1 : 0;
+}
+
+static void *
+stream_worker(void *arg)
+{
+	struct cv_zip_stream *z = arg;
+	struct stream_reader rd = { z, 0, NULL };
+	int done_one = 0, r;
+
+	for (;;) {
+		struct zip_job j;
+
+		pthread_mutex_lock(&z->mu);
+		while (!z->stop && z->next >= z->njobs && !z->scouted)
+			pthread_cond_wait(&z->changed, &z->mu);
+		if (z->stop || z->next >= z->njobs) {
+			pthread_mutex_unlock(&z->mu);
+			break;
+		}
+		/* the scout may grow (move) the array: work on a copy */
+		j = z->jobs[z->next++];
+		if (j.rel == NULL || j.dir) {
+			pthread_mutex_unlock(&z->mu);
+			continue;
+		}
+		j.rel = xstrdup(j.rel);
+		j.name = xstrdup(j.name);
+		pthread_mutex_unlock(&z->mu);
+		if (rd.buf == NULL)
+			rd.buf = xmalloc(STREAM_CHUNK);
+		r = stream_entry(z, &j, &rd);
+		free(j.rel);
+		free(j.name);
+		if (r < 0) {
+			stream_fail(z);
+			break;
+		}
+		if (!done_one++)
+			cv_checkpoint("mid-extract");
+	}
+	free(rd.buf);
+	return NULL;
+}
+
+struct cv_zip_stream *
+cv_zip_stream_start(const char *path, const char *dest,
+		    const struct cv_extract_limits *limits, int threads)
+{
+	struct cv_zip_stream *z;
+	int fd, dfd;
+
+	/* without a cap known up front, a bomb could fill the disk before
+	 * the hash is checked: such a wheel waits for its download */
+	if (limits == NULL || limits->max_total_bytes == 0)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	dfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		close(fd);
+		return NULL;
+	}
+	z = xcalloc(1, sizeof *z);
+	pthread_mutex_init(&z->mu, NULL);
+	pthread_cond_init(&z->changed, NULL);
+	z->fd = fd;
+	z->dfd = dfd;
+	z->path = xstrdup(path);
+	z->dest = xstrdup(dest);
+	z->lim = *limits;
+	z->cap = limits->max_total_bytes;
+	z->threads = threads < 1 ? 1 : threads;
+	z->xerr = (struct cv_err)CV_ERR_INIT;
+	ectx_init(&z->x, &z->pk, limits, &z->xerr);
+	z->nworkers = z->threads;
+	z->workers = xcalloc((size_t)z->nworkers, sizeof *z->workers);
+	if (pthread_create(&z->scout, NULL, stream_scout, z) != 0)
+		abort();
+	for (int t = 0; t < z->nworkers; t++)
+		if (pthread_create(&z->workers[t], NULL, stream_worker, z) != 0)
+			abort();
+	return z;
+}
+
+void
+cv_zip_stream_grew(struct cv_zip_stream *z, uint64_t bytes)
+{
+	if (z == NULL)
+		return;
+	pthread_mutex_lock(&z->mu);
+	z->avail = bytes;
+	pthread_cond_broadcast(&z->changed);
+	pthread_mutex_unlock(&z->mu);
+}
+
+int
+cv_zip_stream_finish(struct cv_zip_stream *z, int whole, struct cv_err *err)
+{
+	int r = 0, failed;
+
+	pthread_mutex_lock(&z->mu);
+	z->whole = 1;
+	if (!whole)
+		z->stop = 1;
+	pthread_cond_broadcast(&z->changed);
+	pthread_mutex_unlock(&z->mu);
+	pthread_join(z->scout, NULL);
+	for (int t = 0; t < z->nworkers; t++)
+		pthread_join(z->workers[t], NULL);
+	failed = z->failed;
+	if (whole)
+		/* a failed stream leaves files to clear but proves nothing:
+		 * the directory decides, as without the stream */
+		r = zip_file_extract(z->path, z->dest, &z->lim, z->threads,
+				     z->jobs, z->njobs, !failed, err);
+	close(z->fd);
+	close(z->dfd);
+	jobs_free(z->jobs, z->njobs);
+	nameset_free(&z->x.names);
+	pthread_mutex_destroy(&z->mu);
+	pthread_cond_destroy(&z->changed);
+	free(z->workers);
+	free(z->path);
+	free(z->dest);
+	free(z);
 	return r;
 }

@@ -379,22 +379,35 @@ top_agrees(void *arg, const char *top, struct cv_err *err)
 /* A wheel's central directory sits at its end, and it alone tells what
  * each entry is (a link looks like a file in the stream) and where it
  * starts. So the bytes are hashed as they arrive and spooled into the
- * staging folder; only once size and sha256 match is the file unpacked,
- * on every core. The spool is removed before the folder is published. */
+ * staging folder, and unpacked from the spool while it grows (see
+ * cv_zip_stream_start); what was unpacked is kept only once size and
+ * sha256 match and the directory agrees with it. The spool is removed
+ * before the folder is published. */
 #define WHEEL_SPOOL ".cudnnvm-wheel"
+
+/* At most 4x the wheel, and at least 256 MiB, as for archives. */
+static uint64_t
+wheel_cap(uint64_t size)
+{
+	return size * 4 > (256ULL << 20) ? size * 4 : 256ULL << 20;
+}
 
 static int
 wheel_verified(const struct cv_artifact *art, const char *stage,
-	       struct cv_source *raw, char got[65], uint64_t *nbytes,
-	       struct cv_err *err)
+	       struct cv_source *raw, unsigned threads, char got[65],
+	       uint64_t *nbytes, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
 	struct cv_extract_limits lim = { .wheel = 1 };
+	struct cv_zip_stream *zs = NULL;
 	char *spool = cv_path_join(stage, WHEEL_SPOOL);
 	int fd = open(spool,
 		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		      0600);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nthreads = threads ? (int)threads
+			       : (cpus < 1 ? 1 : (cpus > 16 ? 16 : (int)cpus));
+	uint64_t spooled = 0;
 	const void *buf;
 	ssize_t n;
 	int r = 0;
@@ -403,6 +416,12 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot write '%s'", spool);
 		goto out;
+	}
+	/* the cap must be known before a byte is unpacked: only a wheel
+	 * whose size the index gave is unpacked as it arrives */
+	if (art->size) {
+		lim.max_total_bytes = wheel_cap(art->size);
+		zs = cv_zip_stream_start(spool, stage, &lim, nthreads);
 	}
 	while ((n = hashing_read(&hs, &buf, err)) > 0) {
 		const char *p = buf;
@@ -417,9 +436,11 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 			}
 			p += w;
 			n -= w;
+			spooled += (uint64_t)w;
 		}
 		if (r < 0)
 			break;
+		cv_zip_stream_grew(zs, spooled);
 	}
 	if (n < 0 && r == 0)
 		r = (int)n;
@@ -444,12 +465,16 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 			       art->filename, art->sha256, got);
 		goto out;
 	}
-	lim.max_total_bytes =
-		art->size * 4 > (256ULL << 20) ? art->size * 4 : 256ULL << 20;
-	r = cv_extract_zip_file(spool, stage, &lim,
-				cpus < 1 ? 1 : (cpus > 16 ? 16 : (int)cpus),
-				err);
+	if (zs != NULL) {
+		r = cv_zip_stream_finish(zs, 1, err);
+		zs = NULL;
+	} else {
+		lim.max_total_bytes = wheel_cap(hs.n);
+		r = cv_extract_zip_file(spool, stage, &lim, nthreads, err);
+	}
 out:
+	if (zs != NULL)
+		cv_zip_stream_finish(zs, 0, NULL);
 	unlink(spool);
 	cv_sha256_free(hs.h);
 	free(spool);
@@ -481,8 +506,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	if (art->wheel) {
 		cv_pipe_free(pipe);
 		cv_sha256_free(hs.h);
-		if ((r = wheel_verified(art, stage, raw, got, &hs.n, err)) <
-			    0 ||
+		if ((r = wheel_verified(art, stage, raw, threads, got, &hs.n,
+					err)) < 0 ||
 		    (r = cv_wheel_links(stage, &art->version, err)) < 0)
 			return r;
 		goto done;

@@ -90,6 +90,20 @@ void cv_fs_unlock(int fd);
  * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
  * ended early, or NULL). The consumer's cv_pipe_take returns the next
  * buffer (valid until the next take), 0 at the end, <0 with err. */
+/* extract.c: a wheel unpacked while it is still being written to `path`
+ * (the scheme is described there). NULL from start: unpack it the usual
+ * way once it is whole. `grew` tells how many bytes the file holds now;
+ * `finish` with whole = 1 (all bytes in, hash checked) checks the result
+ * against the central directory, redoing it from the directory where
+ * they differ; with whole = 0 it only stops the threads. */
+struct cv_zip_stream;
+struct cv_zip_stream *cv_zip_stream_start(const char *path, const char *dest,
+					  const struct cv_extract_limits *lim,
+					  int threads);
+void cv_zip_stream_grew(struct cv_zip_stream *z, uint64_t bytes);
+int cv_zip_stream_finish(struct cv_zip_stream *z, int whole,
+			 struct cv_err *err);
+
 struct cv_pipe;
 struct cv_pipe *cv_pipe_new(size_t nbufs, size_t bufsize);
 void cv_pipe_free(struct cv_pipe *p);

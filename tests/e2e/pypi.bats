@@ -259,8 +259,9 @@ pypi_config() {
 		cudnnvm install 9.13 --cuda 12 3>&- &
 	pid=$!
 	wait_for_file "$T/parked"
-	# parked with the libraries and the spooled wheel in staging
-	ls "$CUDNNVM_STORE"/.staging/*/lib/libcudnn.so.9
+	# parked with a file unpacked and the spooled wheel in staging
+	ls "$CUDNNVM_STORE"/.staging/*/.cudnnvm-wheel
+	[ -n "$(find "$CUDNNVM_STORE"/.staging/*/ -type f ! -name .cudnnvm-wheel ! -name '*.lock')" ]
 	kill -9 "$pid"
 	wait "$pid" || true
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
@@ -268,6 +269,61 @@ pypi_config() {
 	[ "$status" -eq 0 ]
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12/.cudnnvm-wheel" ]
+}
+
+@test "pypi: a wheel is unpacked while it downloads" {
+	local d="$T/big" whl
+	# a wheel of a few MiB (bytes are handed on in blocks of 256 KiB),
+	# from a server that sends half of it and then stalls: a file is
+	# written (the worker parks after its first) before the download ends
+	mkdir -p "$d/files"
+	head -c 3145728 /dev/urandom >"$T/big.so"
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/a" --version 9.13.0.50 \
+		--cuda 12 --extra-lib "$T/big.so" >/dev/null
+	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
+		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
+	index_start "$d" "$d/port"
+	cat >"$XDG_CONFIG_HOME/cudnnvm/config.ini" <<-EOF
+		[store]
+		cache = $T/cache
+		[remote]
+		source = pypi
+		index = https://127.0.0.1:$(cat "$d/port")/fault/stall/simple/
+		ca_file = $PYPI_DIR/certs/ca.pem
+		retries = 0
+		[install]
+		validate = no
+		platform = linux-x86_64
+	EOF
+	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		cudnnvm install 9.13 --cuda 12 3>&- &
+	pid=$!
+	wait_for_file "$T/parked"
+	spool=$(ls "$CUDNNVM_STORE"/.staging/*/.cudnnvm-wheel)
+	[ "$(stat -c %s "$spool")" -lt "$(stat -c %s "$whl")" ]
+	[ -n "$(find "$CUDNNVM_STORE"/.staging/*/ -type f ! -name .cudnnvm-wheel ! -name '*.lock')" ]
+	kill -9 "$pid"
+	wait "$pid" || true
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
+@test "pypi: what is unpacked as it arrives is kept only where the central directory agrees" {
+	local whl
+	# a local entry the directory does not list: unpacked from the
+	# stream, then taken back; what installers see is what is installed
+	whl=$(python3 "$FIXTURES/pypi_index.py" hostile lh-hidden --out "$T/h")
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	ls "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/"
+	[ -f "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0" ]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libhid.so.9" ]
+	# sizes only in data descriptors, after the data: nothing can be
+	# dealt out ahead, and the wheel is unpacked from its directory
+	whl=$(python3 "$FIXTURES/pypi_index.py" hostile descriptor --out "$T/d")
+	run cudnnvm --store "$T/d-store" install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$T/d-store/9.1.0.70-cuda12/include/cudnn.h")" = "/* h */" ]
+	[ "$(cat "$T/d-store/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0")" = "$(printf '\177ELF')" ]
 }
 
 @test "pypi: source = pypi with no index named is a config error, not a guess" {
