@@ -118,12 +118,12 @@ if command -v curl >/dev/null; then
 	tool=curl
 	t_one=$(measure one_request)
 else
-	tool="python3 http.client"
+	tool=python3
 	t_one=$(one_request_python)
 fi
 t_list=$(measure list_remote)
 awk -v o="$t_one" -v l="$t_list" -v n="$N" -v tool="$tool" 'BEGIN {
 	printf "mirror: %d manifests, 100 ms added to every answer, median of runs\n", n
-	printf "  one request (%s, one manifest)   %7.3f s\n", tool, o
+	printf "  %-35s%7.3f s\n", "one request (" tool ", one manifest)", o
 	printf "  cold cudnnvm list-remote           %7.3f s   list-remote/request = %.2fx (target <= 4)\n", l, l / o
 }'
