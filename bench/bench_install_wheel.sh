@@ -84,6 +84,9 @@ nvidia-cudnn-cu*/[0-9]*/[0-9]*.[0-9]*.[0-9]*.[0-9]*) ;;
 	;;
 esac
 ID="$VER-cuda$CUDA"
+# installed by its major.minor.patch, as a user would ask (8.9.2): the only
+# release of that on the index
+SPEC=${VER%.*}
 
 if [ -n "${BENCH_UV:-}" ]; then
 	UV=$BENCH_UV
@@ -133,7 +136,7 @@ keep_archives = yes
 platform = linux-x86_64
 EOF
 
-ours() { "$BIN" -q install "$VER" --cuda "$CUDA"; }
+ours() { "$BIN" -q install "$SPEC" --cuda "$CUDA"; }
 uv_cold() {
 	"$UV" -q pip install --no-deps --no-cache --python "$PY" \
 		--index-url "$INDEX" --target "$W/t" "$PROJECT==$VER"
@@ -168,7 +171,7 @@ ours >/dev/null && uv_warm >/dev/null # fill both caches
 t_ours_w=$(measure ours warm)
 t_uv_w=$(measure uv_warm warm)
 cold
-rss=$(peak_rss_kib "$BIN" -q install "$VER" --cuda "$CUDA")
+rss=$(peak_rss_kib "$BIN" -q install "$SPEC" --cuda "$CUDA")
 [ -L "$W/store/$ID/lib/libcudnn.so.${VER%%.*}" ] || { echo "bench: install failed" >&2; exit 1; }
 
 awk -v o="$t_ours" -v u="$t_uv" -v ow="$t_ours_w" -v uw="$t_uv_w" -v rss="$rss" \

@@ -9,6 +9,9 @@
 #                          when older than a day (they are valid for two)
 #   peak_rss_kib CMD...    CMD's maximum resident set in KiB, by GNU time
 #                          when installed, else by wait4's rusage in python3
+#                          (the kernel counts the forking python3's own
+#                          resident set, some 14 MiB, as a floor: below the
+#                          installs measured, so their figure is the same)
 #   pack_local_cudnn DIR   packs this machine's cuDNN as NVIDIA's archive
 #                          (below); sets PACKED (the path) and PACKED_FROM
 #                          (where it came from, in words)
