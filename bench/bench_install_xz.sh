@@ -5,36 +5,48 @@
 #   one-block tar.xz (xz -T1, the same tar)     against  xz -dc F >/dev/null
 # that is, the whole install (download, sha256, decode, extract, publish)
 # against decoding alone with xz's own threads. Also the install's peak RSS
-# (GNU time's maximum resident set) against 64 MiB plus what liblzma needs
-# per decoding thread (the largest block in and out, plus the dictionary).
-# Targets: both ratios <= 1.05.
+# (GNU time's maximum resident set, else wait4's) against 64 MiB plus what
+# liblzma needs per decoding thread (the largest block in and out, plus the
+# dictionary). Targets: both ratios <= 1.05.
 #
 # The release: BENCH_XZ_ARCHIVE, else the real 8.9.2.26 cuda12 archive the
 # tests cache (~/.cache/cudnnvm-tests/archives), else one packed from this
-# machine's cuDNN (/usr/local/cuda/lib64). The one-block copy is made once
-# (xz -T1 -0) and kept in ${XDG_CACHE_HOME:-~/.cache}/cudnnvm-bench.
+# machine's cuDNN (bench/common.sh: BENCH_CUDNN_LIBDIR, /usr/local/cuda/lib64,
+# python3's nvidia.cudnn, the folder ldconfig shows) in NVIDIA's layout and
+# 1 MiB blocks. The first line printed says which. The packed archive and the
+# one-block copy (xz -T1 -0) are made once and kept in
+# ${XDG_CACHE_HOME:-~/.cache}/cudnnvm-bench.
+# BENCH_BIN: the cudnnvm to measure (default build/cudnnvm, built when
+# missing); its cudnnvm-helper must sit beside it. Nothing here needs a
+# network.
 # BENCH_RUNS (default 3): runs of each, interleaved; the median is printed.
 # BENCH_JOBS: --jobs for the install (default: the usable cores).
 set -eu
-cd "$(dirname "$0")/.."
-BIN="$PWD/build/cudnnvm"
-[ -x "$BIN" ] || make -s all
+here=$(dirname "$0")
+. "$here/common.sh"
+[ -z "${BENCH_BIN:-}" ] || BENCH_BIN=$(bench_abs "$BENCH_BIN")
+[ -z "${BENCH_XZ_ARCHIVE:-}" ] || BENCH_XZ_ARCHIVE=$(bench_abs "$BENCH_XZ_ARCHIVE")
+[ -z "${BENCH_CUDNN_LIBDIR:-}" ] || BENCH_CUDNN_LIBDIR=$(bench_abs "$BENCH_CUDNN_LIBDIR")
+cd "$here/.."
+bench_bin
 W="$PWD/build/bench-xz"
 RUNS=${BENCH_RUNS:-3}
 BCACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-bench"
 TCACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-tests"
 mkdir -p "$W" "$BCACHE"
 
-src=${BENCH_XZ_ARCHIVE:-$TCACHE/archives/cudnn-linux-x86_64-8.9.2.26_cuda12-archive.tar.xz}
-if [ ! -s "$src" ]; then
-	libs=/usr/local/cuda/lib64
-	[ -e "$libs/libcudnn.so.9" ] || {
-		echo "bench: no cuDNN archive cached and no cuDNN in $libs; run tests/e2e/install_archive.bats once or set BENCH_XZ_ARCHIVE" >&2
-		exit 1
-	}
-	python3 tests/fixtures/mkarchive.py nvidia --out "$BCACHE" \
-		--version 9.99.0.1 --cuda 12 --libdir "$libs" --preset 0 >/dev/null
-	src="$BCACHE/cudnn-linux-x86_64-9.99.0.1_cuda12-archive.tar.xz"
+if [ -n "${BENCH_XZ_ARCHIVE:-}" ]; then
+	src=$BENCH_XZ_ARCHIVE
+	FROM="BENCH_XZ_ARCHIVE $src"
+	[ -s "$src" ] || { echo "bench: BENCH_XZ_ARCHIVE $src is missing" >&2; exit 1; }
+else
+	src=$TCACHE/archives/cudnn-linux-x86_64-8.9.2.26_cuda12-archive.tar.xz
+	FROM="NVIDIA's archive, cached by the tests"
+	if [ ! -s "$src" ]; then
+		pack_local_cudnn "$BCACHE/packed"
+		src=$PACKED
+		FROM=$PACKED_FROM
+	fi
 fi
 NAME=$(basename "$src")
 VER=$(echo "$NAME" | sed 's/^cudnn-linux-x86_64-\(.*\)_cuda12-archive.tar.xz$/\1/')
@@ -67,7 +79,7 @@ fi
 [ "$(blocks "$ONE")" -eq 1 ]
 
 # ---- two loopback mirrors, one per archive, each listing this release
-[ -s "$W/certs/ca.pem" ] || python3 tests/fixtures/mirror.py certs "$W/certs"
+bench_certs "$W/certs"
 MAJMIN=$(echo "$VER" | cut -d. -f1-3)
 sed "s/8\.9\.7\.29/$VER/g; s/8\.9\.7/$MAJMIN/g" \
 	tests/fixtures/manifests/redistrib_8.9.7.29.json >"$W/redistrib_$MAJMIN.json"
@@ -138,7 +150,7 @@ median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
 for p in "$PORT_many" "$PORT_one"; do config "$p" && "$BIN" -q list-remote "$VER" >/dev/null; done
 cat "$MANY" "$ONE" >/dev/null
 
-echo "release $ID: many-block $(stat -c %s "$MANY") bytes ($(blocks "$MANY") blocks), one-block $(stat -c %s "$ONE") bytes; $RUNS runs each, interleaved, median; $(nproc) cores"
+echo "release $ID ($FROM): many-block $(stat -c %s "$MANY") bytes ($(blocks "$MANY") blocks), one-block $(stat -c %s "$ONE") bytes; $RUNS runs each, interleaved, median; $(nproc) cores"
 tm=() txm=() to=() txo=()
 for _ in $(seq "$RUNS"); do
 	tm+=("$(timed install_from "$PORT_many")")
@@ -150,7 +162,7 @@ for _ in $(seq "$RUNS"); do
 done
 rm -rf "$W/store"
 config "$PORT_many"
-rss=$(/usr/bin/time -f %M "$BIN" -q install "$VER" --cuda 12 "${jobs[@]}" 2>&1 >/dev/null | tail -1)
+rss=$(peak_rss_kib "$BIN" -q install "$VER" --cuda 12 "${jobs[@]}")
 rm -rf "$W/store"
 # what liblzma holds per decoding thread: the largest block's compressed
 # and uncompressed bytes, plus the dictionary it decodes with
