@@ -180,3 +180,19 @@ PY
 	run cudnnvm list
 	[ "$status" -eq 78 ]
 }
+
+@test "every file and folder of a new version is synced before the rename that publishes it" {
+	command -v strace >/dev/null || skip "strace is not installed (tests/deps.sh installs it)"
+	mk_pair 1
+	strace -f -qq -e trace=fsync,syncfs,renameat2 -o "$T/trace" \
+		cudnnvm --store "$T/s" install --no-validate --archive "$MANY" --sha256 "$(sha "$MANY")"
+	[ -f "$T/s/$ID/cudnnvm.json" ]
+	# one fsync for each file and folder of the tree, all of them before
+	# the publishing rename; no syncfs of the whole filesystem
+	want=$(find "$T/s/$ID" \( -type f -o -type d \) | wc -l)
+	got=$(awk '/renameat2\(.*RENAME_(NOREPLACE|EXCHANGE)/ { exit } /fsync\(/ { n++ } END { print n + 0 }' "$T/trace")
+	echo "fsync before publishing: $got, files and folders: $want"
+	[ "$got" -ge "$want" ]
+	run grep -c 'syncfs(' "$T/trace"
+	[ "$output" = 0 ]
+}
