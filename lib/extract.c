@@ -31,9 +31,12 @@
 #define DEF_MAX_PATH    1024
 #define DEF_MAX_DEPTH   32
 
-/* Start writing a finished file back to disk now, so that the sync before
- * publishing waits for little more than the last file. Advisory: an
- * error here changes nothing, the sync reports real ones. */
+/* Start writing a file back to disk now, every WRITEBACK_STEP bytes of it
+ * and once it is finished, so that the sync before publishing waits for
+ * little more than the last few MiB. Advisory: an error here changes
+ * nothing, the sync reports real ones. */
+#define WRITEBACK_STEP (32 << 20)
+
 static void
 start_writeback(int dirfd, const char *rel)
 {
@@ -537,7 +540,7 @@ static int
 copy_data(struct ectx *x, const char *name)
 {
 	const void *buf;
-	size_t size;
+	size_t size, unsynced = 0;
 	la_int64_t off;
 	int r;
 
@@ -547,6 +550,10 @@ copy_data(struct ectx *x, const char *name)
 			return 0;
 		if (r < ARCHIVE_WARN)
 			return read_error(x);
+		if ((unsynced += size) >= WRITEBACK_STEP) {
+			start_writeback(AT_FDCWD, name);
+			unsynced = 0;
+		}
 		x->total += size;
 		if (x->total > bytes_allowed(x))
 			return reject(
@@ -1203,6 +1210,9 @@ zip_work(void *arg)
 		}
 		while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
 		       ARCHIVE_OK) {
+			if ((got + (int64_t)size) / WRITEBACK_STEP !=
+			    got / WRITEBACK_STEP)
+				start_writeback(AT_FDCWD, j->rel);
 			got += (int64_t)size;
 			/* the directory's size is what the policy allowed */
 			if (got > j->size) {
@@ -1763,6 +1773,9 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 		const char *p = buf;
 		uint64_t total;
 
+		if ((got + (int64_t)size) / WRITEBACK_STEP !=
+		    got / WRITEBACK_STEP)
+			sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 		got += (int64_t)size;
 		pthread_mutex_lock(&z->mu);
 		total = z->written += size;
