@@ -782,6 +782,30 @@ check_python(struct findings *fs)
 		pclose(f);
 }
 
+/* 1 when `inst` has a clean validation cached for this machine's driver,
+ * GPUs and cuBLASLt, as `cudnnvm validate` would find it. */
+static int
+validated_here(const struct cv_store *st, const struct cv_installed *inst)
+{
+	struct cv_validation v;
+	char soname[32], *dir, *cublaslt, *key;
+	int ok;
+
+	if (cv_store_cache_dir(st) == NULL)
+		return 0;
+	snprintf(soname, sizeof soname, "libcublasLt.so.%d",
+		 inst->version.cuda);
+	dir = cv_store_dir(st, inst->id);
+	cublaslt = cv_validate_find_lib(soname);
+	key = cv_validate_cache_key(dir, inst->id, 0, cublaslt);
+	ok = cv_validate_cache_get(cv_store_cache_dir(st), key, &v) == 0 &&
+	     cv_validation_failed(&v) < 0;
+	free(key);
+	free(cublaslt);
+	free(dir);
+	return ok;
+}
+
 /* The frameworks of the Python environment in play (files only): an
  * active version one of them cannot load, and the mixed load that a
  * bundled copy plus LD_LIBRARY_PATH naming another cuDNN folder gives. */
@@ -801,17 +825,28 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	if (cv_frameworks_find(&fe, NULL, NULL) < 0)
 		return;
 	/* the newest installed version every framework here can load: the
-	 * fix is to switch to it, not to install what is already there */
+	 * fix is to switch to it, not to install what is already there.
+	 * One that passed validation here (a clean result is cached; a
+	 * failure never is) comes before one never validated, which may be
+	 * the broken copy the user is running away from. */
 	if (have && ctx->store != NULL &&
-	    cv_store_list(ctx->store, &all, &nall, NULL) == 0)
+	    cv_store_list(ctx->store, &all, &nall, NULL) == 0) {
+		const char *untested = NULL;
 		for (size_t k = 0; k < nall && fits == NULL; k++) {
 			size_t j = 0;
 			while (j < fe.n &&
 			       cv_framework_fits(&fe.fw[j], &all[k].version))
 				j++;
-			if (j == fe.n)
+			if (j < fe.n)
+				continue;
+			if (validated_here(ctx->store, &all[k]))
 				fits = all[k].id;
+			else if (untested == NULL)
+				untested = all[k].id;
 		}
+		if (fits == NULL)
+			fits = untested;
+	}
 	for (size_t i = 0; have && i < fe.n; i++) {
 		const struct cv_framework *f = &fe.fw[i];
 		char need[512], hint[64];

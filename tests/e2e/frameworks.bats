@@ -229,6 +229,27 @@ tree_sum() {
 	[[ $output == *"JAX/XLA"* ]]
 }
 
+@test "doctor: the version it offers to switch to is one that passed validation here" {
+	STUBS="$BATS_TEST_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nodev"
+	rm -rf "$CUDNNVM_STORE/9.19.0.56-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.19.0.56-cuda13/lib"
+	# a newer build that also fits torch, but aborts when loaded
+	mkver 9.19.0.78-cuda13
+	rm -rf "$CUDNNVM_STORE/9.19.0.78-cuda13/lib"
+	cp -r "$STUBS/abort/lib" "$CUDNNVM_STORE/9.19.0.78-cuda13/lib"
+	run cudnnvm validate 9.19.0.56-cuda13
+	[ "$status" -eq 0 ]
+	run cudnnvm validate 9.19.0.78-cuda13
+	[ "$status" -eq 1 ]
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	VIRTUAL_ENV="$T/ve" CUDNNVM_VERSION=9.14 run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ $output == *"fix: cudnnvm shell 9.19.0.56-cuda13"* ]]
+	[[ $output != *"shell 9.19.0.78"* ]]
+}
+
 @test "the .pth hook preloads the pinned version into an interpreter started without activate" {
 	python3 -m venv --without-pip "$T/rv" 2>/dev/null || skip "python3 -m venv does not work here"
 	STUBS="$BATS_TEST_TMPDIR/stubs"
