@@ -830,7 +830,7 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	 * failure never is) comes before one never validated, which may be
 	 * the broken copy the user is running away from. */
 	if (have && ctx->store != NULL &&
-	    cv_store_list(ctx->store, &all, &nall, NULL) == 0) {
+	    cv_store_list(ctx->store, &all, &nall, NULL) == 0 && all != NULL) {
 		const char *untested = NULL;
 		for (size_t k = 0; k < nall && fits == NULL; k++) {
 			size_t j = 0;
