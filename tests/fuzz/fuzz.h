@@ -4,11 +4,14 @@
 
 #include "cudnnvm.h"
 
+#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -50,6 +53,39 @@ fuzz_cstr(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+/* A fresh folder $TMPDIR/cudnnvm-fuzz-<name>.XXXXXX (/tmp without
+ * TMPDIR) into `dir`, for a target's files. */
+static inline void
+fuzz_tmpdir(char *dir, size_t n, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, n, "%s/cudnnvm-fuzz-%s.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp", name);
+	if (mkdtemp(dir) == NULL)
+		abort();
+}
+
+static inline int
+fuzz_remove_entry(const char *path, const struct stat *sb, int flag,
+		  struct FTW *f)
+{
+	(void)sb;
+	(void)f;
+	if (flag == FTW_DP)
+		chmod(path, 0700), rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Remove the tree at `path`, whatever modes an input left in it. */
+static inline void
+fuzz_remove_tree(const char *path)
+{
+	nftw(path, fuzz_remove_entry, 16, FTW_PHYS | FTW_DEPTH);
 }
 
 #endif

@@ -27,14 +27,9 @@ static char base[PATH_MAX];
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)argc;
 	(void)argv;
-	snprintf(base, sizeof base, "%s/cudnnvm-fuzz-extract.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (mkdtemp(base) == NULL)
-		abort();
+	fuzz_tmpdir(base, sizeof base, "extract");
 	return 0;
 }
 
@@ -232,18 +227,6 @@ check_only(const char *dir, const char *name)
 	closedir(d);
 }
 
-static int
-remove_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)f;
-	if (flag == FTW_DP)
-		chmod(path, 0700), rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -279,6 +262,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		walk_dest = dest;
 		nftw(dest, check_entry, 16, FTW_PHYS);
 	}
-	nftw(run, remove_fn, 16, FTW_PHYS | FTW_DEPTH);
+	fuzz_remove_tree(run);
 	return 0;
 }

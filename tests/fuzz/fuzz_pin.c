@@ -14,15 +14,11 @@ static char pin_path[4096];
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
 	char dir[4096];
 
 	(void)argc;
 	(void)argv;
-	snprintf(dir, sizeof dir, "%s/cudnnvm-fuzz-pin.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (mkdtemp(dir) == NULL)
-		abort();
+	fuzz_tmpdir(dir, sizeof dir, "pin");
 	snprintf(pin_path, sizeof pin_path, "%s/.cudnn-version", dir);
 	return 0;
 }

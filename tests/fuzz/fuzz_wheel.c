@@ -26,14 +26,9 @@ static char base[PATH_MAX];
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)argc;
 	(void)argv;
-	snprintf(base, sizeof base, "%s/cudnnvm-fuzz-wheel.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (mkdtemp(base) == NULL)
-		abort();
+	fuzz_tmpdir(base, sizeof base, "wheel");
 	return 0;
 }
 
@@ -135,18 +130,6 @@ tree(const char *dir)
 
 /* ---- the run ------------------------------------------------------------- */
 
-static int
-remove_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)f;
-	if (flag == FTW_DP)
-		chmod(path, 0700), rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 static void
 write_all(int fd, const uint8_t *p, size_t n)
 {
@@ -232,6 +215,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   "'%s' was written into the run", e->d_name);
 		closedir(d);
 	}
-	nftw(run, remove_fn, 16, FTW_PHYS | FTW_DEPTH);
+	fuzz_remove_tree(run);
 	return 0;
 }
