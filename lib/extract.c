@@ -1542,7 +1542,8 @@ cv_extract_zip_file(const char *path, const char *dest,
  * its directory as it would have been without the stream. Nothing is
  * published either way until the caller's hash check has passed. */
 
-#define STREAM_CHUNK (1 << 20)
+#define STREAM_CHUNK       (1 << 20)
+#define STREAM_RATIO_FLOOR (256ULL << 20)
 
 struct cv_zip_stream {
 	pthread_mutex_t mu;
@@ -1749,6 +1750,7 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 	size_t size;
 	la_int64_t off;
 	int64_t got = 0;
+	uint64_t arrived;
 	int fd = -1, r;
 
 	rd->off = hdr;
@@ -1779,9 +1781,19 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 		got += (int64_t)size;
 		pthread_mutex_lock(&z->mu);
 		total = z->written += size;
+		arrived = z->avail;
 		pthread_mutex_unlock(&z->mu);
+		/* The cap comes from the size the index gave, which is only
+		 * checked once the download ends: a bomb must not fill the
+		 * disk before that, so what is written also stays within 4x
+		 * the bytes that have arrived (at least 256 MiB), as for an
+		 * archive of unknown size. Past it the stream gives up and
+		 * the verified wheel is unpacked from its directory. */
 		if (got > j->size || off + (int64_t)size > j->size ||
-		    total > z->cap) {
+		    total > z->cap ||
+		    total > (arrived * 4 > STREAM_RATIO_FLOOR
+				     ? arrived * 4
+				     : STREAM_RATIO_FLOOR)) {
 			r = -1;
 			break;
 		}

@@ -307,6 +307,53 @@ pypi_config() {
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }
 
+@test "pypi: a bomb behind a size the index lies about fills no more than 4x what arrived" {
+	local d="$T/bomb" whl
+	# 300 MiB of zeros (a few hundred KB deflated), then 1 MiB that does
+	# not compress; the index says the wheel is 1000 times its size, so
+	# the cap from that size would allow the whole bomb before the
+	# download ends and the lie shows
+	mkdir -p "$d/files"
+	whl="$d/files/nvidia_cudnn_cu12-9.13.0.50-py3-none-manylinux2014_x86_64.whl"
+	python3 - "$whl" <<-'PY'
+		import os, sys, zipfile
+		with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+		    z.writestr("nvidia/cudnn/include/cudnn.h", "/* h */\n")
+		    with z.open("nvidia/cudnn/lib/libcudnn.so.9", "w", force_zip64=True) as f:
+		        for _ in range(300):
+		            f.write(bytes(1 << 20))
+		    z.writestr("nvidia/cudnn/lib/libcudnn_ops.so.9", os.urandom(1 << 20))
+	PY
+	index_start "$d" "$d/port"
+	cat >"$XDG_CONFIG_HOME/cudnnvm/config.ini" <<-EOF
+		[store]
+		cache = $T/cache
+		[remote]
+		source = pypi
+		index = https://127.0.0.1:$(cat "$d/port")/fault/oversize/simple/
+		ca_file = $PYPI_DIR/certs/ca.pem
+		retries = 0
+		[install]
+		validate = no
+		platform = linux-x86_64
+	EOF
+	cudnnvm install 9.13 --cuda 12 3>&- &
+	pid=$!
+	# half the wheel has arrived (the bomb with it) and the server stalls
+	for _ in $(seq 100); do
+		[ -e "$CUDNNVM_STORE"/.staging/*/lib/libcudnn.so.9 ] 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 3
+	used=$(du -sm "$CUDNNVM_STORE/.staging" | cut -f1)
+	kill -9 "$pid"
+	wait "$pid" || true
+	echo "staging holds $used MiB"
+	[ "$used" -gt 0 ]
+	[ "$used" -le 262 ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
 @test "pypi: what is unpacked as it arrives is kept only where the central directory agrees" {
 	local whl
 	# a local entry the directory does not list: unpacked from the
