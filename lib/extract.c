@@ -12,6 +12,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -1415,6 +1416,35 @@ ectx_init(struct ectx *x, struct peek *pk,
 	}
 }
 
+/* Empty the current folder (the destination) except for the file `keep`
+ * (the wheel, when it is spooled there). */
+static int
+clear_but(const char *keep, struct cv_err *err)
+{
+	struct stat ks, sb;
+	struct dirent *e;
+	DIR *d = opendir(".");
+	int r = 0, have = stat(keep, &ks) == 0;
+
+	if (d == NULL)
+		return cv_err_errno(err, CV_EIO,
+				    "cannot list the staging folder");
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		struct cv_err ignored = CV_ERR_INIT;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (have && lstat(e->d_name, &sb) == 0 &&
+		    sb.st_dev == ks.st_dev && sb.st_ino == ks.st_ino)
+			continue;
+		if (cv_fs_rmtree_at(AT_FDCWD, e->d_name, &ignored) < 0 &&
+		    errno != ENOENT)
+			r = cv_err_errno(err, CV_EIO, "cannot clear '%s'",
+					 e->d_name);
+	}
+	closedir(d);
+	return r;
+}
+
 /* Unpack the zip file `path` into `dest` from its central directory. When
  * `streamed` lists what was already unpacked from the local headers while
  * the file arrived, every one of them written in `whole`, and the
@@ -1458,20 +1488,10 @@ zip_file_extract(const char *path, const char *dest,
 		threads = 0; /* all of it is on disk already */
 	} else if (streamed != NULL) {
 		/* the stream and the directory disagree (or the directory
-		 * refuses the wheel): nothing streamed may stay */
-		for (size_t i = 0; i < nstreamed && r != CV_EIO; i++) {
-			char *top;
-			if (streamed[i].rel == NULL)
-				continue;
-			top = xstrndup(streamed[i].rel,
-				       strcspn(streamed[i].rel, "/"));
-			if (cv_fs_rmtree_at(AT_FDCWD, top, &dummy) < 0 &&
-			    errno != ENOENT)
-				r = cv_err_errno(err, CV_EIO,
-						 "cannot clear '%s/%s'", dest,
-						 top);
-			free(top);
-		}
+		 * refuses the wheel): nothing streamed may stay, not even a
+		 * folder made for an entry the stream gave up on */
+		if (clear_but(path, err) < 0 && r == 0)
+			r = err->code;
 		if (r == 0) {
 			/* again, onto the cleared folder */
 			jobs_free(jobs, njobs);
