@@ -54,11 +54,12 @@ setup() {
 	rm -f "$PYPI_DIR/root/yanked"
 }
 
-# pypi_config MODE [extra [remote] lines]
+# pypi_config MODE [extra [remote] lines]; the index of PYPI_PORT_FILE
+# (default: the file's own), the low-speed timeout PYPI_TIMEOUT (5 s)
 pypi_config() {
 	local mode=$1 url
 	shift
-	url="https://127.0.0.1:$(cat "$PYPI_DIR/port")/"
+	url="https://127.0.0.1:$(cat "${PYPI_PORT_FILE:-$PYPI_DIR/port}")/"
 	[ "$mode" = ok ] || url="${url}fault/$mode/"
 	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY CUDA_HOME
 	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
@@ -69,7 +70,7 @@ pypi_config() {
 		echo "source = pypi"
 		echo "index = ${url}simple/"
 		echo "ca_file = $PYPI_DIR/certs/ca.pem"
-		echo "timeout = 5"
+		echo "timeout = ${PYPI_TIMEOUT:-5}"
 		echo "retries = 0"
 		printf '%s\n' "$@"
 		echo "[install]"
@@ -283,18 +284,8 @@ pypi_config() {
 	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
 		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
 	index_start "$d" "$d/port"
-	cat >"$XDG_CONFIG_HOME/cudnnvm/config.ini" <<-EOF
-		[store]
-		cache = $T/cache
-		[remote]
-		source = pypi
-		index = https://127.0.0.1:$(cat "$d/port")/fault/stall/simple/
-		ca_file = $PYPI_DIR/certs/ca.pem
-		retries = 0
-		[install]
-		validate = no
-		platform = linux-x86_64
-	EOF
+	# the stall outlasts the test: no low-speed timeout meanwhile
+	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config stall
 	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
 		cudnnvm install 9.13 --cuda 12 3>&- &
 	pid=$!
@@ -325,18 +316,8 @@ pypi_config() {
 		    z.writestr("nvidia/cudnn/lib/libcudnn_ops.so.9", os.urandom(1 << 20))
 	PY
 	index_start "$d" "$d/port"
-	cat >"$XDG_CONFIG_HOME/cudnnvm/config.ini" <<-EOF
-		[store]
-		cache = $T/cache
-		[remote]
-		source = pypi
-		index = https://127.0.0.1:$(cat "$d/port")/fault/oversize/simple/
-		ca_file = $PYPI_DIR/certs/ca.pem
-		retries = 0
-		[install]
-		validate = no
-		platform = linux-x86_64
-	EOF
+	# the stall outlasts the test: no low-speed timeout meanwhile
+	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config oversize
 	cudnnvm install 9.13 --cuda 12 3>&- &
 	pid=$!
 	# half the wheel has arrived (the bomb with it) and the server stalls
