@@ -330,30 +330,40 @@ check_owners(const struct cv_store *st, struct cv_err *err)
 	return r;
 }
 
-/* A version folder about to be used: a real folder nobody else controls. */
-int
-cv_store_check_trusted(const struct cv_store *st, const char *id,
-		       struct cv_err *err)
+/* `name` in the store's folder: absent (0: whoever asks reports it), or a
+ * real folder that nobody but this user or root controls; anything else
+ * fails, its message ending with `remedy`. */
+static int
+check_folder_at(const struct cv_store *st, const char *name, const char *remedy,
+		struct cv_err *err)
 {
 	struct stat sb;
 	char *path;
 	int r;
 
-	if (st->system != NULL && cv_store_in_system(st, id))
-		return cv_store_check_trusted(st->system, id, err);
 	if (st->dirfd < 0 ||
-	    fstatat(st->dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-		return 0; /* absent: whoever asks reports it */
-	path = cv_path_join(st->root, id);
+	    fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	path = cv_path_join(st->root, name);
 	if (!S_ISDIR(sb.st_mode))
-		r = cv_err_set(
-			err, CV_ESTORE,
-			"'%s' is not a folder (a symlink?); remove it and reinstall that version",
-			path);
+		r = cv_err_set(err, CV_ESTORE,
+			       "'%s' is not a folder (a symlink?); %s", path,
+			       remedy);
 	else
 		r = untrusted(path, &sb, 0, err);
 	free(path);
 	return r;
+}
+
+/* A version folder about to be used: a real folder nobody else controls. */
+int
+cv_store_check_trusted(const struct cv_store *st, const char *id,
+		       struct cv_err *err)
+{
+	if (st->system != NULL && cv_store_in_system(st, id))
+		return cv_store_check_trusted(st->system, id, err);
+	return check_folder_at(st, id, "remove it and reinstall that version",
+			       err);
 }
 
 /* The private folders: real folders nobody else controls, never links to
@@ -363,23 +373,12 @@ check_private(const struct cv_store *st, struct cv_err *err)
 {
 	static const char *const priv[] = { ".staging", ".locks", ".cache",
 					    NULL };
-	struct stat sb;
 	int r = 0;
 
-	for (int i = 0; r == 0 && priv[i]; i++) {
-		char *path;
-		if (fstatat(st->dirfd, priv[i], &sb, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		path = cv_path_join(st->root, priv[i]);
-		if (!S_ISDIR(sb.st_mode))
-			r = cv_err_set(
-				err, CV_ESTORE,
-				"'%s' is not a folder (a symlink?); refusing to use this store until it is removed",
-				path);
-		else
-			r = untrusted(path, &sb, 0, err);
-		free(path);
-	}
+	for (int i = 0; r == 0 && priv[i]; i++)
+		r = check_folder_at(
+			st, priv[i],
+			"refusing to use this store until it is removed", err);
 	return r;
 }
 
