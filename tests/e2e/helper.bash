@@ -38,3 +38,19 @@ wait_for_file() {
 	for i in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.1; done
 	return 1
 }
+
+# stub_archives: the stub cuDNN builds (tests/fixtures/build_stubs.sh) in
+# $STUBS, exported, and one NVIDIA-shaped archive per stdin line "name
+# version cuda" of the build $STUBS/<name>/lib; $STUBS/<name>.arch holds
+# "path sha256 id". For setup_file.
+stub_archives() {
+	local name ver cuda
+	export STUBS="$BATS_FILE_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	while read -r name ver cuda; do
+		python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
+			--version "$ver" --cuda "$cuda" --libdir "$STUBS/$name/lib" \
+			--preset 0 | python3 -c 'import json,sys; j=json.load(sys.stdin)
+print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/$name.arch"
+	done
+}

@@ -6,14 +6,8 @@
 load helper
 
 setup_file() {
-	export STUBS="$BATS_FILE_TMPDIR/stubs"
-	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
-	while read -r name ver cuda; do
-		python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
-			--version "$ver" --cuda "$cuda" --libdir "$STUBS/$name/lib" \
-			--preset 0 | python3 -c 'import json,sys; j=json.load(sys.stdin)
-print("%s %s" % (j["path"], j["sha256"]))' >"$STUBS/$name.arch"
-	done <<-EOF
+	# one NVIDIA-shaped archive per stub: name version cuda
+	stub_archives <<-EOF
 		v9 9.19.0.56 13
 		v8 8.9.7.29 12
 	EOF
@@ -108,7 +102,7 @@ wait_job() {
 install_stubs() {
 	local a s
 	for s in v9 v8; do
-		read -r a sha <"$STUBS/$s.arch"
+		read -r a sha _ <"$STUBS/$s.arch"
 		cudnnvm install --archive "$a" --sha256 "$sha" >/dev/null
 	done
 	V9=9.19.0.56-cuda13 V8=8.9.7.29-cuda12

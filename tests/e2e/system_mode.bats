@@ -5,14 +5,8 @@
 load helper
 
 setup_file() {
-	export STUBS="$BATS_FILE_TMPDIR/stubs"
-	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
-	while read -r name ver cuda; do
-		python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
-			--version "$ver" --cuda "$cuda" --libdir "$STUBS/$name/lib" \
-			--preset 0 | python3 -c 'import json,sys; j=json.load(sys.stdin)
-print("%s %s" % (j["path"], j["sha256"]))' >"$STUBS/$name.arch"
-	done <<-EOF
+	# one NVIDIA-shaped archive per stub: name version cuda
+	stub_archives <<-EOF
 		v9 9.19.0.56 13
 		wrongver 9.14.0.60 13
 	EOF
@@ -57,7 +51,7 @@ print("loaded", l.cudnnGetVersion(), p[0])'
 
 @test "global --system: the loader answers libcudnn.so.9 from the store, --unset restores" {
 	needs_namespace
-	read -r v9 v9sha <"$STUBS/v9.arch"
+	read -r v9 v9sha _ <"$STUBS/v9.arch"
 	printf '%s\n' "$PROBE" >"$T/probe.py"
 	in_namespace "
 python3 '$T/probe.py' 2>&1 | sed 's/^/before: /'
@@ -84,7 +78,7 @@ python3 '$T/probe.py' 2>&1 | sed 's/^/after: /'"
 
 @test "doctor names a copy the loader cache picks before the store's" {
 	needs_namespace
-	read -r v9 v9sha <"$STUBS/v9.arch"
+	read -r v9 v9sha _ <"$STUBS/v9.arch"
 	printf '%s\n' "$PROBE" >"$T/probe.py"
 	in_namespace "
 mkdir -p /mnt/hand && cp -a '$STUBS/wrongver/lib/.' /mnt/hand/
@@ -105,7 +99,7 @@ cudnnvm doctor"
 
 @test "global --system refuses a conf file it did not write, and a user-writable store" {
 	needs_namespace
-	read -r v9 v9sha <"$STUBS/v9.arch"
+	read -r v9 v9sha _ <"$STUBS/v9.arch"
 	in_namespace "
 cudnnvm install --no-validate --archive '$v9' --sha256 $v9sha >/dev/null
 echo /somewhere >/etc/ld.so.conf.d/cudnnvm.conf

@@ -6,15 +6,8 @@
 load helper
 
 setup_file() {
-	export STUBS="$BATS_FILE_TMPDIR/stubs"
-	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
-	# name version cuda: an archive per stub build
-	while read -r name ver cuda; do
-		python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
-			--version "$ver" --cuda "$cuda" --libdir "$STUBS/$name/lib" \
-			--preset 0 | python3 -c 'import json,sys; j=json.load(sys.stdin)
-print("%s %s" % (j["path"], j["sha256"]))' >"$STUBS/$name.arch"
-	done <<-EOF
+	# one NVIDIA-shaped archive per stub: name version cuda
+	stub_archives <<-EOF
 		v9 9.19.0.56 13
 		v8 8.9.7.29 12
 	EOF
@@ -34,7 +27,7 @@ setup() {
 	USR="$NR/home/.local/share/cudnnvm"
 	printf '[store]\npath = %s\n' "$SYS" >"$NR/etc/config.ini"
 	for name in v9 v8; do
-		read -r path sha <"$STUBS/$name.arch"
+		read -r path sha _ <"$STUBS/$name.arch"
 		cp "$path" "$NR/a/"
 		eval "${name}_ARCH=\$NR/a/\$(basename \"\$path\")"
 		eval "${name}_SHA=\$sha"

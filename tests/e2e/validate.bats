@@ -5,15 +5,8 @@
 load helper
 
 setup_file() {
-	export STUBS="$BATS_FILE_TMPDIR/stubs"
-	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
 	# one NVIDIA-shaped archive per stub: name version cuda
-	while read -r name ver cuda; do
-		python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
-			--version "$ver" --cuda "$cuda" --libdir "$STUBS/$name/lib" \
-			--preset 0 | python3 -c 'import json,sys; j=json.load(sys.stdin)
-print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/$name.arch"
-	done <<-EOF
+	stub_archives <<-EOF
 		v7 7.6.5.32 10
 		v8 8.9.7.29 12
 		v9 9.19.0.56 13
