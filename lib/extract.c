@@ -1581,7 +1581,6 @@ struct cv_zip_stream {
 	int threads;
 	uint64_t cap, written; /* bytes the tree may hold, and holds */
 	pthread_t scout, *workers;
-	int nworkers;
 	struct ectx x;
 	struct peek pk;
 	struct cv_err xerr;
@@ -1915,11 +1914,10 @@ cv_zip_stream_start(const char *path, const char *dest,
 	z->threads = threads < 1 ? 1 : threads;
 	z->xerr = (struct cv_err)CV_ERR_INIT;
 	ectx_init(&z->x, &z->pk, limits, &z->xerr);
-	z->nworkers = z->threads;
-	z->workers = xcalloc((size_t)z->nworkers, sizeof *z->workers);
+	z->workers = xcalloc((size_t)z->threads, sizeof *z->workers);
 	if (pthread_create(&z->scout, NULL, stream_scout, z) != 0)
 		abort();
-	for (int t = 0; t < z->nworkers; t++)
+	for (int t = 0; t < z->threads; t++)
 		if (pthread_create(&z->workers[t], NULL, stream_worker, z) != 0)
 			abort();
 	return z;
@@ -1948,7 +1946,7 @@ cv_zip_stream_finish(struct cv_zip_stream *z, int whole, struct cv_err *err)
 	pthread_cond_broadcast(&z->changed);
 	pthread_mutex_unlock(&z->mu);
 	pthread_join(z->scout, NULL);
-	for (int t = 0; t < z->nworkers; t++)
+	for (int t = 0; t < z->threads; t++)
 		pthread_join(z->workers[t], NULL);
 	failed = z->failed;
 	if (whole)

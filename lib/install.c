@@ -408,7 +408,6 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int nthreads = threads ? (int)threads
 			       : (cpus < 1 ? 1 : (cpus > 16 ? 16 : (int)cpus));
-	uint64_t spooled = 0;
 	const void *buf;
 	ssize_t n;
 	int r = 0;
@@ -437,11 +436,11 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 			}
 			p += w;
 			n -= w;
-			spooled += (uint64_t)w;
 		}
 		if (r < 0)
 			break;
-		cv_zip_stream_grew(zs, spooled);
+		/* all of what was hashed is in the spool now */
+		cv_zip_stream_grew(zs, hs.n);
 	}
 	if (n < 0 && r == 0)
 		r = (int)n;
