@@ -56,11 +56,28 @@ read_number(const char **p, int maxdigits, unsigned long *out)
 	return 0;
 }
 
+/* The end of spec `s` at p: nothing, or "-cudaN" (N > 0) into out->cuda. */
+static int
+cuda_suffix(struct cv_version *out, const char *p, const char *s,
+	    struct cv_err *err)
+{
+	unsigned long cuda;
+
+	if (strncmp(p, "-cuda", 5) == 0) {
+		p += 5;
+		if (read_number(&p, 3, &cuda) < 0 || cuda == 0)
+			return bad_spec(err, s, "bad CUDA major");
+		out->cuda = (int)cuda;
+	}
+	if (*p != '\0')
+		return bad_spec(err, s, "unexpected characters");
+	return 0;
+}
+
 int
 cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err)
 {
 	const char *p = s;
-	unsigned long cuda;
 
 	memset(out, 0, sizeof *out);
 	if (s == NULL || *s == '\0')
@@ -78,36 +95,16 @@ cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err)
 			return bad_spec(err, s, "not a version number");
 		out->nparts++;
 	}
-	if (strncmp(p, "-cuda", 5) == 0) {
-		p += 5;
-		if (read_number(&p, 3, &cuda) < 0 || cuda == 0)
-			return bad_spec(err, s, "bad CUDA major");
-		out->cuda = (int)cuda;
-	}
-	if (*p != '\0')
-		return bad_spec(err, s, "unexpected characters");
-	return 0;
+	return cuda_suffix(out, p, s, err);
 }
 
 int
 cv_spec_parse(struct cv_version *out, const char *s, struct cv_err *err)
 {
-	unsigned long cuda;
-	const char *p;
-
 	if (s == NULL || strncmp(s, "latest", 6) != 0)
 		return cv_version_parse(out, s, err);
 	memset(out, 0, sizeof *out);
-	p = s + 6;
-	if (strncmp(p, "-cuda", 5) == 0) {
-		p += 5;
-		if (read_number(&p, 3, &cuda) < 0 || cuda == 0)
-			return bad_spec(err, s, "bad CUDA major");
-		out->cuda = (int)cuda;
-	}
-	if (*p != '\0')
-		return bad_spec(err, s, "unexpected characters");
-	return 0;
+	return cuda_suffix(out, s + 6, s, err);
 }
 
 int
