@@ -52,6 +52,7 @@ cmd_current(int argc, char **argv)
 			json_object_set_new(o, "file", json_string(a.file));
 		if (venv)
 			json_object_set_new(o, "venv", json_string(venv_dir));
+		json_object_set_new(o, "machine", cv_machine_json());
 		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		printf("%s\n", s);
 		free(s);

@@ -105,9 +105,9 @@ cmd_doctor(int argc, char **argv)
 					       level_name(f[i].level), "what",
 					       f[i].what, "why", f[i].why,
 					       "fix", f[i].fix));
-		o = json_pack("{s:s?,s:o,s:I}", "active", ctx.active_id,
-			      "findings", arr, "problems",
-			      (json_int_t)problems);
+		o = json_pack("{s:s?,s:o,s:I,s:o}", "active", ctx.active_id,
+			      "findings", arr, "problems", (json_int_t)problems,
+			      "machine", cv_machine_json());
 		s = json_dumps(o, JSON_COMPACT);
 		printf("%s\n", s ? s : "{}");
 		free(s);

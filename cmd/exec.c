@@ -117,6 +117,7 @@ cmd_exec(int argc, char **argv)
 	if (r < 0)
 		return cmd_fail(&err);
 	drop_shim_dir();
+	ui_warnings_flush();
 	fflush(stdout);
 	execvp(argv[i], argv + i);
 	r = errno;

@@ -171,10 +171,9 @@ cmd_list_remote(int argc, char **argv)
 			spec.cuda = 0;
 		}
 		/* latest: the newest release for this machine's CUDA major */
-		if (spec.nparts == 0 && cuda == 0) {
-			char how[64];
-			cuda = cv_cuda_detect(how, sizeof how);
-		}
+		if (spec.nparts == 0 && cuda == 0 &&
+		    (cuda = cv_machine_cuda(NULL, 0, &err)) < 0)
+			return cmd_fail(&err);
 	}
 	if ((r = cmd_open(&cfg, &st, 0)) != 0)
 		return r;

@@ -90,6 +90,8 @@ take_globals(int *argcp, char **argv, int *want_help, int *want_version)
 static int
 finish(int status)
 {
+	if (status == 0)
+		ui_warnings_flush();
 	/* `cudnnvm env > /dev/full` must fail, not report success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (status == 0) {
@@ -102,6 +104,21 @@ finish(int status)
 }
 
 /* given: argv as main received it, for the helper. */
+/* The commands a prompt, a shim or a script runs to read the state: a
+ * decision lib/ warns about was shown when it was made (use, global,
+ * shell, install), and repeating it at every prompt would drown it. */
+static int
+reads_state_only(const char *name)
+{
+	static const char *const quiet[] = { "current",    "which", "env",
+					     "hook-env",   "shim",  "commands",
+					     "completions" };
+	for (size_t i = 0; i < sizeof quiet / sizeof *quiet; i++)
+		if (strcmp(name, quiet[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 dispatch(int argc, char **argv, char **given)
 {
@@ -142,6 +159,8 @@ dispatch(int argc, char **argv, char **given)
 	}
 	if (cmd->fn == NULL)
 		return cmd_handoff(given);
+	if (!reads_state_only(cmd->name))
+		cv_warn_sink(ui_warn_later, NULL);
 	/* an alias runs as its command: messages name the command */
 	argv[1] = (char *)cmd->name;
 	return finish(cmd->fn(argc - 1, argv + 1));

@@ -134,6 +134,30 @@ ui_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+static char *held[8];
+static size_t nheld;
+
+void
+ui_warn_later(void *payload, const char *msg)
+{
+	char *copy = strdup(msg);
+
+	if (copy != NULL && nheld < sizeof held / sizeof *held)
+		held[nheld++] = copy;
+	else
+		free(copy);
+}
+
+void
+ui_warnings_flush(void)
+{
+	for (size_t i = 0; i < nheld; i++) {
+		ui_warn("%s", held[i]);
+		free(held[i]);
+	}
+	nheld = 0;
+}
+
 void
 ui_note(const char *fmt, ...)
 {

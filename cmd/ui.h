@@ -19,6 +19,11 @@ int cmd_usage_error(const char *cmd, const char *fmt, ...)
 /* Non-fatal notes on stderr, silenced by -q. */
 void ui_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* lib/'s warnings (cv_warn) are held until the command is known to have
+ * succeeded: a failure stays one error line and its hints. */
+void ui_warn_later(void *payload, const char *msg);
+/* Print the held warnings (at a successful end, or before exec). */
+void ui_warnings_flush(void);
 /* A lock's waiting callback: "cudnnvm: waiting for another cudnnvm <what>"
  * once on stderr (silenced by -q). */
 void ui_waiting(void *payload, const char *what);

@@ -52,6 +52,11 @@ int cv_err_prefix(struct cv_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Map an errno from a failed store write to a code (ENOSPC->EIO, ...). */
 int cv_code_from_errno(int errnum);
+/* Where warnings made while the work goes on are sent (the front end
+ * prints them); without a sink they are dropped. */
+void cv_warn_sink(void (*sink)(void *payload, const char *msg), void *payload);
+/* Send one warning line to the sink, once per process per text. */
+void cv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The documented exit status for a code (0, 1, 64, 65, ...). */
 int cv_exit_status(int code);
 
@@ -445,10 +450,48 @@ unsigned cv_usable_cores(void);
 int cv_platform_valid(const char *p);
 /* linux-x86_64 / linux-sbsa / linux-aarch64 (Jetson); CV_ENOTFOUND else. */
 int cv_platform_detect(char out[32], struct cv_err *err);
-/* CUDA major of the local toolkit (nvcc on PATH, $CUDA_HOME/version.json,
- * /usr/local/cuda/version.json, libcudart.so.N); 0 when none. `how` gets
- * a short description of where it came from. */
-int cv_cuda_detect(char *how, size_t n);
+/* machine.c: the one model of this machine's CUDA stack, found lazily and
+ * once per process; each fact says where it came from. */
+struct cv_fact {
+	int major, minor;  /* 0.0: not known */
+	char source[24];   /* CUDA_HOME, CUDA_PATH, nvcc, /usr/local/cuda,
+			    * libcudart, driver, override */
+	char detail[4096]; /* the file or command that said it */
+};
+struct cv_machine {
+	struct cv_fact toolkit;  /* the CUDA toolkit's version */
+	struct cv_fact driver;   /* the newest CUDA the driver runs */
+	char driver_version[32]; /* "580.65.06", "" when no driver */
+	struct cv_fact gpu_arch; /* the lowest compute capability */
+	char bad[160];           /* a malformed CUDNNVM_OVERRIDE_* */
+};
+#define CV_MACHINE_TOOLKIT 0x1
+#define CV_MACHINE_DRIVER  0x2
+#define CV_MACHINE_GPU     0x4
+#define CV_MACHINE_ALL     0x7
+/* The facts asked for in `what` (CV_MACHINE_*), each found once. The
+ * overrides CUDNNVM_OVERRIDE_CUDA (toolkit), CUDNNVM_OVERRIDE_DRIVER_CUDA
+ * and CUDNNVM_OVERRIDE_GPU_ARCH replace what the machine says. */
+const struct cv_machine *cv_machine_get(unsigned what);
+/* Forget what was found (tests, and a process that changed its env). */
+void cv_machine_forget(void);
+/* The CUDA major a build without -cudaN means here: the toolkit's, else
+ * the newest the driver runs, else 0 (how is then ""). `how` gets a
+ * phrase saying where it came from. CV_EUSAGE (<0) for a malformed
+ * override. */
+int cv_machine_cuda(char *how, size_t n, struct cv_err *err);
+/* The CUDA major a request means, in the one order every command uses:
+ * the spec's -cudaN, else --cuda (or the config's cuda), else
+ * cv_machine_cuda. 0 when nothing says; <0 for a malformed override. */
+int cv_machine_want_cuda(int spec_cuda, int flag_cuda, char *how, size_t n,
+			 struct cv_err *err);
+/* The newest CUDA major.minor a driver version ("580.65.06") runs; 0 when
+ * it is older than any known or malformed. */
+int cv_machine_driver_cuda(const char *version, int *major, int *minor);
+/* The kernel module's version file (a test stands in another). */
+const char *cv_machine_driver_file(void);
+/* Every fact with its source, for doctor --json and current --json. */
+struct json_t *cv_machine_json(void);
 
 /* remote.c: the HTTPS client (libcurl). */
 struct cv_remote; /* opaque */

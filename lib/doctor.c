@@ -598,64 +598,14 @@ check_toolkit_dirs(struct findings *fs)
 
 /* ---- CUDA toolkit, driver, cuBLASLt ----------------------------------- */
 
-static const char *
-driver_version_file(void)
-{
-	const char *t = getenv("CUDNNVM_TEST_DRIVER_VERSION_FILE");
-	return t != NULL ? t : "/proc/driver/nvidia/version";
-}
-
-/* CUDA toolkit major from $CUDA_HOME or /usr/local/cuda version.json. */
-static int
-toolkit_major(char *where, size_t n)
-{
-	const char *homes[3] = { getenv("CUDA_HOME"), "/usr/local/cuda", NULL };
-
-	for (int i = 0; homes[i]; i++) {
-		char *p = cv_path_join(homes[i], "version.json");
-		json_t *o = json_load_file(p, 0, NULL);
-		const char *v = json_string_value(
-			json_object_get(json_object_get(o, "cuda"), "version"));
-		int major = v ? (int)strtol(v, NULL, 10) : 0;
-
-		json_decref(o);
-		if (major > 0) {
-			snprintf(where, n, "%s", p);
-			free(p);
-			return major;
-		}
-		free(p);
-	}
-	return 0;
-}
-
-/* "580.65.06" (leading blanks allowed) into its three numbers; missing
- * parts stay 0. */
-static void
-parse_driver_version(const char *s, unsigned *a, unsigned *b, unsigned *c)
-{
-	unsigned *part[3] = { a, b, c };
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	for (int i = 0; i < 3; i++) {
-		unsigned long v = strtoul(s, &end, 10);
-		if (end == s)
-			return;
-		*part[i] = (unsigned)v;
-		if (*end != '.')
-			return;
-		s = end + 1;
-	}
-}
-
 static void
 check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 {
-	char where[PATH_MAX], line[512], *fix, so[64], *lt;
-	int tk = toolkit_major(where, sizeof where);
-	FILE *f;
+	const struct cv_machine *m =
+		cv_machine_get(CV_MACHINE_TOOLKIT | CV_MACHINE_DRIVER);
+	char *fix, so[64], *lt;
+	int tk = m->toolkit.major;
+	const char *where = m->toolkit.detail;
 
 	if (ctx->active_id == NULL || ctx->active_cuda <= 0)
 		return;
@@ -671,24 +621,17 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		    tk, where, ctx->active_id, ctx->active_cuda);
 		free(fix);
 	}
-	/* The kernel module's version: cheap and needs no GPU library.
-	 * (CUDNNVM_TEST_DRIVER_VERSION_FILE stands in for it in tests.) */
-	f = fopen(driver_version_file(), "r");
-	if (f != NULL && fgets(line, sizeof line, f) != NULL) {
+	/* The kernel module's version (machine.c): cheap and needs no GPU
+	 * library. */
+	if (m->driver_version[0] != '\0' || m->driver.major > 0) {
 		const char *min = ctx->active_cuda <= 11   ? "450.80.02"
 				  : ctx->active_cuda == 12 ? "525.60.13"
 							   : "580.65.06";
-		char *p = strstr(line, "Kernel Module");
-		unsigned a = 0, b = 0, c = 0, ma = 0, mb = 0, mc = 0;
-		char ver[32] = "";
+		const char *ver = m->driver_version[0] ? m->driver_version
+						       : m->driver.detail;
 
-		if (p != NULL) {
-			parse_driver_version(p + 13, &a, &b, &c);
-			snprintf(ver, sizeof ver, "%u.%02u.%02u", a, b, c);
-		}
-		parse_driver_version(min, &ma, &mb, &mc);
-		if (a > 0 &&
-		    (a < ma || (a == ma && (b < mb || (b == mb && c < mc))))) {
+		/* driver.major 0 with a version: older than any CUDA 10 */
+		if (m->driver.major < ctx->active_cuda) {
 			char *why = xasprintf(
 				"CUDA %d needs driver %s or newer; with an older "
 				"one cuDNN fails with CUDNN_STATUS_NOT_"
@@ -702,8 +645,6 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			free(why);
 		}
 	}
-	if (f != NULL)
-		fclose(f);
 	if (ctx->active_major >= 8) {
 		snprintf(so, sizeof so, "libcublasLt.so.%d", ctx->active_cuda);
 		lt = cv_validate_find_lib(so);
@@ -938,7 +879,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		add(&fs, CV_LEVEL_OK, "cudnnvm global <version>",
 		    "without one, programs find cuDNN only through the system",
 		    "no cuDNN version is active");
-	if (access(driver_version_file(), F_OK) != 0)
+	if (cv_machine_get(CV_MACHINE_DRIVER)->driver_version[0] == '\0')
 		add(&fs, CV_LEVEL_OK,
 		    "nothing on a machine without a GPU; elsewhere install "
 		    "the NVIDIA driver (your distribution's nvidia-driver "

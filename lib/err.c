@@ -150,3 +150,41 @@ cv_checkpoint(const char *name)
 	for (;;)
 		pause();
 }
+
+/* Warnings: lib/ never prints, so a warning that must reach the user
+ * while the work goes on (a build of another CUDA variant taken) goes to
+ * the sink the front end installed. The same text is passed on once per
+ * process however often the decision is made. */
+static void (*warn_sink)(void *payload, const char *msg);
+static void *warn_payload;
+static unsigned long warned[16];
+static size_t nwarned;
+
+void
+cv_warn_sink(void (*sink)(void *payload, const char *msg), void *payload)
+{
+	warn_sink = sink;
+	warn_payload = payload;
+}
+
+void
+cv_warn(const char *fmt, ...)
+{
+	struct cv_err e;
+	unsigned long h = 5381;
+	va_list ap;
+
+	if (warn_sink == NULL)
+		return;
+	va_start(ap, fmt);
+	vset(&e, CV_OK, NULL, fmt, ap);
+	va_end(ap);
+	for (const char *p = e.msg; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	for (size_t i = 0; i < nwarned; i++)
+		if (warned[i] == h)
+			return;
+	if (nwarned < sizeof warned / sizeof *warned)
+		warned[nwarned++] = h;
+	warn_sink(warn_payload, e.msg);
+}

@@ -94,7 +94,7 @@ cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 {
 	struct cv_manifest m;
 	struct cv_version bare = *spec;
-	char text[64], platform[32], how[64];
+	char text[64], platform[32];
 	int cuda, best = 0;
 
 	cv_version_format_id(spec, text, sizeof text);
@@ -102,8 +102,8 @@ cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 	if (spec->cuda != 0 || spec->nparts == 0 ||
 	    !newest_cached(cv_store_cache_dir(st), &bare, &m))
 		return;
-	cuda = cv_cuda_detect(how, sizeof how);
-	if (cuda != 0 && cv_platform_detect(platform, NULL) == 0 &&
+	cuda = cv_machine_cuda(NULL, 0, NULL);
+	if (cuda > 0 && cv_platform_detect(platform, NULL) == 0 &&
 	    cv_manifest_find(&m, platform, cuda) == NULL) {
 		for (size_t i = 0; i < m.nfiles; i++)
 			if (!m.files[i].bad[0] && m.files[i].cuda > best &&

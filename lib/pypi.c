@@ -510,7 +510,7 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 {
 	struct cv_wheel *w = NULL;
 	struct cv_version spec;
-	char platform[32], how[64] = "";
+	char platform[32], how[512] = "";
 	size_t n = 0, i;
 	int cuda = 0, rc;
 
@@ -518,13 +518,12 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 	memset(&spec, 0, sizeof spec);
 	if (req->spec != NULL) {
 		spec = *req->spec;
-		cuda = spec.cuda;
 		spec.cuda = 0;
 	}
-	if (cuda == 0)
-		cuda = req->cuda;
-	if (cuda == 0)
-		cuda = cv_cuda_detect(how, sizeof how);
+	cuda = cv_machine_want_cuda(req->spec != NULL ? req->spec->cuda : 0,
+				    req->cuda, how, sizeof how, err);
+	if (cuda < 0)
+		return cuda;
 	if (req->platform != NULL && *req->platform)
 		snprintf(platform, sizeof platform, "%s", req->platform);
 	else if ((rc = cv_platform_detect(platform, err)) < 0)

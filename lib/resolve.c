@@ -2,6 +2,7 @@
  * for the platform and CUDA major, and that build's archive. */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,24 +46,21 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	   struct cv_resolved *out, struct cv_err *err)
 {
 	struct cv_version spec;
-	char platform[32], how[64] = "", first[32] = "", variants[128] = "";
-	int cuda = 0, rc;
+	char platform[32], how[PATH_MAX + 64] = "", first[32] = "",
+					  variants[128] = "";
+	int cuda, rc;
 	const char *mirror = cv_remote_mirror(cv_index_remote(ix));
 
 	memset(out, 0, sizeof *out);
+	memset(&spec, 0, sizeof spec);
 	if (req->spec != NULL) {
 		spec = *req->spec;
-		cuda = spec.cuda;
 		spec.cuda = 0;
-		if (cuda)
-			snprintf(how, sizeof how, "the spec");
 	}
-	if (cuda == 0 && req->cuda > 0) {
-		cuda = req->cuda;
-		snprintf(how, sizeof how, "--cuda or the config");
-	}
-	if (cuda == 0)
-		cuda = cv_cuda_detect(how, sizeof how);
+	cuda = cv_machine_want_cuda(req->spec != NULL ? req->spec->cuda : 0,
+				    req->cuda, how, sizeof how, err);
+	if (cuda < 0)
+		return cuda;
 	if (req->platform != NULL && *req->platform) {
 		if (!cv_platform_valid(req->platform))
 			return cv_err_set(err, CV_EUSAGE,

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1042,23 +1043,21 @@ candidates(const struct cv_store *st, const struct cv_version *spec,
 		closedir(d);
 }
 
+/* The installed build a spec means on this machine. A spec without
+ * -cudaN takes the newest release that has a build of the CUDA major
+ * cv_machine_want_cuda gives (the toolkit's, else the newest the driver
+ * runs), exactly as install resolves it on the mirror; a build of another
+ * variant is taken only when none of that major is installed, and then
+ * never silently. */
 int
 cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	      char id[64], struct cv_err *err)
 {
 	struct candidate *cand = NULL;
-	size_t n = 0, cap = 0;
-	char s[64];
+	size_t n = 0, cap = 0, pick = SIZE_MAX, any = SIZE_MAX;
+	char s[64], how[PATH_MAX + 64] = "";
+	int want = 0;
 
-	/* latest: the newest installed for this machine's CUDA major (any
-	 * when none is found) */
-	if (spec->nparts == 0 && spec->cuda == 0) {
-		struct cv_version latest = *spec;
-		char how[64];
-		latest.cuda = cv_cuda_detect(how, sizeof how);
-		if (latest.cuda != 0)
-			return cv_store_find(st, &latest, id, err);
-	}
 	cv_version_format_id(spec, s, sizeof s);
 	/* a full id names its folder: no listing at all */
 	if (spec->nparts == CV_VERSION_MAXPARTS && spec->cuda > 0) {
@@ -1076,12 +1075,39 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	if (n > 1)
 		qsort(cand, n, sizeof *cand, cmp_candidate);
 	/* newest first; a folder still without its marker is not installed */
-	for (size_t i = 0; i < n; i++)
-		if (cv_store_has(st, cand[i].id)) {
-			strcpy(id, cand[i].id);
+	for (size_t i = 0; i < n; i++) {
+		if (!cv_store_has(st, cand[i].id))
+			continue;
+		if (any == SIZE_MAX)
+			any = i;
+		if (spec->cuda != 0)
+			break;
+		if (want == 0 && (want = cv_machine_want_cuda(
+					  0, 0, how, sizeof how, err)) < 0) {
 			free(cand);
-			return cv_store_check_trusted(st, id, err);
+			return want;
 		}
+		if (want == 0 || cand[i].v.cuda == want) {
+			pick = i;
+			break;
+		}
+	}
+	if (pick == SIZE_MAX && any != SIZE_MAX) {
+		/* none of the variant this machine wants is installed */
+		pick = any;
+		if (want > 0)
+			cv_warn("no cuda%d build matching %s is installed; using "
+				"%s, built for CUDA %d (this machine's CUDA %d "
+				"comes from %s); 'cudnnvm install %s --cuda %d' "
+				"gets a matching build",
+				want, s, cand[any].id, cand[any].v.cuda, want,
+				how, s, want);
+	}
+	if (pick != SIZE_MAX) {
+		strcpy(id, cand[pick].id);
+		free(cand);
+		return cv_store_check_trusted(st, id, err);
+	}
 	free(cand);
 	return cv_err_set(
 		err, CV_ENOTFOUND,

@@ -28,6 +28,9 @@ JSON
 
 activation_setup() {
 	common_setup
+	# the versions below are cuda12 builds: a machine whose CUDA is 12,
+	# whatever toolkit the test machine has
+	export CUDNNVM_OVERRIDE_CUDA=12
 	mkdir -p "$CUDNNVM_STORE" "$XDG_CONFIG_HOME/cudnnvm"
 	# the versions here are hand-made and cannot load: activation is
 	# tested without the validation gate (one test turns it back on)

@@ -82,7 +82,8 @@ main(void)
 	/* a deterministic CUDA: no nvcc, no CUDA_HOME */
 	setenv("PATH", "/nonexistent", 1);
 	unsetenv("CUDA_HOME");
-	detected = cv_cuda_detect(how, sizeof how);
+	detected =
+		(cv_machine_forget(), cv_machine_cuda(how, sizeof how, NULL));
 
 	CHECK(mkdtemp(tmp) != NULL);
 	{
@@ -173,7 +174,8 @@ main(void)
 		fclose(f);
 		chmod(nvcc, 0755);
 		setenv("PATH", bin, 1);
-		CHECK(cv_cuda_detect(how, sizeof how) == 11);
+		CHECK((cv_machine_forget(),
+		       cv_machine_cuda(how, sizeof how, NULL)) == 11);
 		CHECK(res("9", 0, "linux-x86_64", out, sizeof out) == 0);
 		CHECK(strncmp(out, "9.8.0.", 6) == 0 && strstr(out, "cuda11"));
 		CHECK(res("9.13", 0, "linux-x86_64", out, sizeof out) ==
@@ -192,7 +194,8 @@ main(void)
 		      f);
 		fclose(f);
 		setenv("CUDA_HOME", tmp, 1);
-		CHECK(cv_cuda_detect(how, sizeof how) == 13);
+		CHECK((cv_machine_forget(),
+		       cv_machine_cuda(how, sizeof how, NULL)) == 13);
 		unsetenv("CUDA_HOME");
 		free(vj);
 	}

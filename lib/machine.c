@@ -1,0 +1,542 @@
+/* machine.c: the one model of this machine's CUDA stack. Every command
+ * that needs to know which CUDA toolkit, which driver or which GPU is here
+ * asks this module, so that install, use, doctor, import and the hints
+ * cannot disagree. Each fact is found once per process, lazily, and keeps
+ * where it came from so that `doctor --json` and `current --json` can say
+ * why a build was chosen.
+ *
+ * Nothing here starts a process on the hot path: the toolkit's version is
+ * read from its files (version.json, version.txt, include/cuda.h, the name
+ * of libcudart.so.N), and only when a toolkit found through nvcc says
+ * nothing in its files is `nvcc --version` run. The driver's version comes
+ * from the kernel module's /proc or /sys file. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct cv_machine machine;
+static int toolkit_done, driver_done, gpu_done;
+
+/* "12.4.1" / "12" -> 12 and 4 (minor 0 when absent); 0 when malformed.
+ * Leading blanks are allowed; the number must end at a '.', a blank, a
+ * newline or the end. */
+static int
+parse_major_minor(const char *s, int *major, int *minor)
+{
+	long a, b = 0;
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	a = strtol(s, &end, 10);
+	if (a <= 0 || a > 999)
+		return 0;
+	if (*end == '.' && isdigit((unsigned char)end[1])) {
+		b = strtol(end + 1, &end, 10);
+		if (b < 0 || b > 999)
+			return 0;
+		/* a third part ("12.4.1") is allowed and ignored */
+		if (*end == '.' && isdigit((unsigned char)end[1]))
+			strtol(end + 1, &end, 10);
+	}
+	if (*end != '\0' && *end != '\n' && *end != ' ' && *end != '\t' &&
+	    *end != '\r')
+		return 0;
+	*major = (int)a;
+	*minor = (int)b;
+	return 1;
+}
+
+static void
+fact_set(struct cv_fact *f, int major, int minor, const char *source,
+	 const char *detail)
+{
+	f->major = major;
+	f->minor = minor;
+	snprintf(f->source, sizeof f->source, "%s", source);
+	snprintf(f->detail, sizeof f->detail, "%s", detail);
+}
+
+/* Read at most n-1 bytes of a small regular file; 0 on success. The file
+ * must be regular so that a FIFO planted where a toolkit file belongs
+ * cannot hang the prompt. */
+static int
+read_small(const char *path, char *buf, size_t n)
+{
+	struct stat sb;
+	FILE *f;
+	size_t got;
+
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return -1;
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	got = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[got] = '\0';
+	return 0;
+}
+
+/* A toolkit folder's own statement of its version, without running
+ * anything: version.json (CUDA 11.1 on), version.txt (older), the
+ * CUDA_VERSION define of include/cuda.h, libcudart.so.N's name. 1 and
+ * *detail set when one of them says it. */
+static int
+toolkit_files(const char *home, int *major, int *minor, char *detail, size_t n)
+{
+	char *p, buf[8192];
+	int found = 0;
+
+	p = cv_path_join(home, "version.json");
+	if (read_small(p, buf, sizeof buf) == 0) {
+		json_t *o = json_loads(buf, 0, NULL);
+		const char *v = json_string_value(
+			json_object_get(json_object_get(o, "cuda"), "version"));
+		found = v != NULL && parse_major_minor(v, major, minor);
+		json_decref(o);
+	}
+	if (found)
+		goto done;
+	free(p);
+	p = cv_path_join(home, "version.txt");
+	if (read_small(p, buf, sizeof buf) == 0) {
+		const char *v = strstr(buf, "CUDA Version ");
+		found = v != NULL && parse_major_minor(v + 13, major, minor);
+	}
+	if (found)
+		goto done;
+	free(p);
+	p = cv_path_join(home, "include/cuda.h");
+	{
+		FILE *f;
+		struct stat sb;
+		char line[256];
+
+		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (f = fopen(p, "re")) != NULL) {
+			/* the define sits near the top; 2000 lines at most */
+			for (int i = 0; i < 2000 && !found &&
+					fgets(line, sizeof line, f) != NULL;
+			     i++) {
+				long v;
+				if (sscanf(line, "#define CUDA_VERSION %ld",
+					   &v) == 1 &&
+				    v >= 1000 && v < 1000000) {
+					*major = (int)(v / 1000);
+					*minor = (int)(v % 1000 / 10);
+					found = 1;
+				}
+			}
+			fclose(f);
+		}
+	}
+	if (found)
+		goto done;
+	free(p);
+	p = NULL;
+	{
+		static const char *const libs[] = { "lib64", "lib",
+						    "targets/x86_64-linux/lib",
+						    "targets/sbsa-linux/lib" };
+		for (size_t i = 0; i < sizeof libs / sizeof *libs && !found;
+		     i++) {
+			char *dir = cv_path_join(home, libs[i]);
+			DIR *d = opendir(dir);
+			struct dirent *e;
+			int best = 0, m, mi;
+
+			while (d != NULL && (e = readdir(d)) != NULL)
+				if (strncmp(e->d_name, "libcudart.so.", 13) ==
+					    0 &&
+				    parse_major_minor(e->d_name + 13, &m,
+						      &mi) &&
+				    m > best)
+					best = m;
+			if (d != NULL)
+				closedir(d);
+			if (best > 0) {
+				*major = best;
+				*minor = 0;
+				free(p);
+				p = xasprintf("%s/libcudart.so.%d", dir, best);
+				found = 1;
+			}
+			free(dir);
+		}
+	}
+	if (!found)
+		return 0;
+done:
+	snprintf(detail, n, "%s", p);
+	free(p);
+	return 1;
+}
+
+/* `nvcc --version`'s "release 12.8": only for an nvcc whose toolkit folder
+ * says nothing in its files (odd packagings, a wrapper script). The nvcc
+ * run is the first on PATH, the one found_nvcc names. */
+static int
+nvcc_release(int *major, int *minor)
+{
+	FILE *p = popen("nvcc --version 2>/dev/null", "r");
+	char line[256];
+	int found = 0;
+
+	if (p == NULL)
+		return 0;
+	while (fgets(line, sizeof line, p) != NULL) {
+		const char *r = strstr(line, "release ");
+		if (r != NULL && !found &&
+		    sscanf(r + 8, "%d.%d", major, minor) == 2 && *major > 0 &&
+		    *major < 1000 && *minor >= 0 && *minor < 1000)
+			found = 1;
+	}
+	pclose(p);
+	return found;
+}
+
+/* The first nvcc on PATH, as a shell would find it; NULL when none. */
+static char *
+nvcc_on_path(void)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *found = NULL;
+
+	if (path == NULL)
+		return NULL;
+	copy = xstrdup(path);
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *f = cv_path_join(*dir ? dir : ".", "nvcc");
+		struct stat sb;
+		if (stat(f, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    access(f, X_OK) == 0)
+			found = f;
+		else
+			free(f);
+	}
+	free(copy);
+	return found;
+}
+
+/* Where the toolkit is, in the order PyTorch's cpp_extension looks for it
+ * (CUDA_HOME, CUDA_PATH, the nvcc on PATH, /usr/local/cuda), then the
+ * runtime library of the system's own packages. */
+static void
+find_toolkit(struct cv_fact *f)
+{
+	static const char *const envs[] = { "CUDA_HOME", "CUDA_PATH" };
+	char detail[PATH_MAX];
+	int major = 0, minor = 0;
+	char *nvcc;
+
+	for (size_t i = 0; i < sizeof envs / sizeof *envs; i++) {
+		const char *home = getenv(envs[i]);
+		if (home == NULL || *home == '\0')
+			continue;
+		if (toolkit_files(home, &major, &minor, detail,
+				  sizeof detail)) {
+			fact_set(f, major, minor, envs[i], detail);
+			return;
+		}
+	}
+	if ((nvcc = nvcc_on_path()) != NULL) {
+		/* <home>/bin/nvcc: the toolkit's files first, nvcc last */
+		char *home = xstrdup(nvcc), *slash;
+		int ok = 0;
+
+		for (int up = 0; up < 2; up++)
+			if ((slash = strrchr(home, '/')) != NULL)
+				*slash = '\0';
+		if (*home != '\0' && strchr(nvcc, '/') != NULL)
+			ok = toolkit_files(home, &major, &minor, detail,
+					   sizeof detail);
+		if (!ok && nvcc_release(&major, &minor)) {
+			snprintf(detail, sizeof detail, "%s --version", nvcc);
+			ok = 1;
+		}
+		free(home);
+		if (ok) {
+			fact_set(f, major, minor, "nvcc", detail);
+			free(nvcc);
+			return;
+		}
+		free(nvcc);
+	}
+	if (toolkit_files("/usr/local/cuda", &major, &minor, detail,
+			  sizeof detail)) {
+		fact_set(f, major, minor, "/usr/local/cuda", detail);
+		return;
+	}
+	{
+		static const char *const sys[] = { "/usr/lib/x86_64-linux-gnu",
+						   "/usr/lib/aarch64-linux-gnu",
+						   "/usr/lib64" };
+		for (size_t i = 0; i < sizeof sys / sizeof *sys; i++) {
+			DIR *d = opendir(sys[i]);
+			struct dirent *e;
+			int best = 0, m, mi;
+
+			while (d != NULL && (e = readdir(d)) != NULL)
+				if (strncmp(e->d_name, "libcudart.so.", 13) ==
+					    0 &&
+				    parse_major_minor(e->d_name + 13, &m,
+						      &mi) &&
+				    m > best)
+					best = m;
+			if (d != NULL)
+				closedir(d);
+			if (best > 0) {
+				snprintf(detail, sizeof detail,
+					 "%s/libcudart.so.%d", sys[i], best);
+				fact_set(f, best, 0, "libcudart", detail);
+				return;
+			}
+		}
+	}
+}
+
+/* The newest CUDA version each driver branch runs natively (NVIDIA's CUDA
+ * Toolkit release notes, "CUDA Toolkit and Corresponding Driver Versions",
+ * Linux, GA releases). With minor-version compatibility any 13.x runtime
+ * runs on >= 580.65.06, any 12.x on >= 525.60.13 and any 11.x on
+ * >= 450.80.02, which is what the choice of a build's variant needs. */
+static const struct {
+	unsigned a, b, c;
+	int major, minor;
+} driver_cuda[] = {
+	{ 580, 65, 6, 13, 0 },  { 575, 51, 3, 12, 9 }, { 570, 26, 0, 12, 8 },
+	{ 560, 28, 3, 12, 6 },  { 555, 42, 2, 12, 5 }, { 550, 54, 14, 12, 4 },
+	{ 545, 23, 6, 12, 3 },  { 535, 54, 3, 12, 2 }, { 530, 30, 2, 12, 1 },
+	{ 525, 60, 13, 12, 0 }, { 520, 61, 5, 11, 8 }, { 515, 43, 4, 11, 7 },
+	{ 510, 39, 1, 11, 6 },  { 495, 29, 5, 11, 5 }, { 470, 42, 1, 11, 4 },
+	{ 465, 19, 1, 11, 3 },  { 460, 27, 3, 11, 2 }, { 455, 23, 5, 11, 1 },
+	{ 450, 51, 5, 11, 0 },  { 440, 33, 1, 10, 2 }, { 418, 39, 0, 10, 1 },
+	{ 410, 48, 0, 10, 0 },
+};
+
+int
+cv_machine_driver_cuda(const char *version, int *major, int *minor)
+{
+	unsigned v[3] = { 0, 0, 0 };
+	const char *s = version;
+	char *end;
+
+	for (int i = 0; i < 3; i++) {
+		unsigned long x;
+		if (!isdigit((unsigned char)*s))
+			break;
+		x = strtoul(s, &end, 10);
+		if (x > 100000)
+			return 0;
+		v[i] = (unsigned)x;
+		if (*end != '.')
+			break;
+		s = end + 1;
+	}
+	if (v[0] == 0)
+		return 0;
+	for (size_t i = 0; i < sizeof driver_cuda / sizeof *driver_cuda; i++) {
+		unsigned a = driver_cuda[i].a, b = driver_cuda[i].b,
+			 c = driver_cuda[i].c;
+		if (v[0] > a ||
+		    (v[0] == a && (v[1] > b || (v[1] == b && v[2] >= c)))) {
+			*major = driver_cuda[i].major;
+			*minor = driver_cuda[i].minor;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+const char *
+cv_machine_driver_file(void)
+{
+	/* tests stand a file in for the kernel module's */
+	const char *t = getenv("CUDNNVM_TEST_DRIVER_VERSION_FILE");
+	return t != NULL ? t : "/proc/driver/nvidia/version";
+}
+
+static void
+find_driver(struct cv_machine *m)
+{
+	char buf[1024], ver[32] = "";
+	const char *file = cv_machine_driver_file(), *p;
+	int major, minor;
+
+	if (read_small(file, buf, sizeof buf) == 0 &&
+	    (p = strstr(buf, "Kernel Module")) != NULL) {
+		p += 13;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		snprintf(ver, sizeof ver, "%.*s", (int)strspn(p, "0123456789."),
+			 p);
+	} else if (getenv("CUDNNVM_TEST_DRIVER_VERSION_FILE") == NULL &&
+		   read_small("/sys/module/nvidia/version", buf, sizeof buf) ==
+			   0) {
+		file = "/sys/module/nvidia/version";
+		snprintf(ver, sizeof ver, "%.*s",
+			 (int)strspn(buf, "0123456789."), buf);
+	}
+	if (ver[0] == '\0')
+		return;
+	snprintf(m->driver_version, sizeof m->driver_version, "%s", ver);
+	if (cv_machine_driver_cuda(ver, &major, &minor)) {
+		char detail[PATH_MAX];
+		snprintf(detail, sizeof detail, "driver %s (%s)", ver, file);
+		fact_set(&m->driver, major, minor, "driver", detail);
+	}
+}
+
+/* An override replaces a fact whatever the machine says, the way conda's
+ * CONDA_OVERRIDE_CUDA does: to resolve for another machine. A malformed
+ * one is remembered and reported, never silently ignored. */
+static void
+apply_override(struct cv_machine *m, struct cv_fact *f, const char *var)
+{
+	const char *v = getenv(var);
+	int major, minor;
+
+	if (v == NULL)
+		return;
+	if (*v == '\0') {
+		/* set but empty: "none", as conda's override means */
+		fact_set(f, 0, 0, "override", var);
+		return;
+	}
+	if (!parse_major_minor(v, &major, &minor)) {
+		if (m->bad[0] == '\0')
+			snprintf(m->bad, sizeof m->bad,
+				 "%s='%.32s' is not a version such as 12.4",
+				 var, v);
+		return;
+	}
+	fact_set(f, major, minor, "override", var);
+}
+
+const struct cv_machine *
+cv_machine_get(unsigned what)
+{
+	if ((what & CV_MACHINE_TOOLKIT) && !toolkit_done) {
+		toolkit_done = 1;
+		if (getenv("CUDNNVM_OVERRIDE_CUDA") != NULL)
+			apply_override(&machine, &machine.toolkit,
+				       "CUDNNVM_OVERRIDE_CUDA");
+		if (machine.toolkit.source[0] == '\0')
+			find_toolkit(&machine.toolkit);
+	}
+	if ((what & CV_MACHINE_DRIVER) && !driver_done) {
+		driver_done = 1;
+		find_driver(&machine);
+		apply_override(&machine, &machine.driver,
+			       "CUDNNVM_OVERRIDE_DRIVER_CUDA");
+	}
+	if ((what & CV_MACHINE_GPU) && !gpu_done) {
+		gpu_done = 1;
+		/* the compute capability needs the driver API, which only the
+		 * probe child loads: without an override it stays unknown
+		 * here, and validation checks it on the GPU itself */
+		apply_override(&machine, &machine.gpu_arch,
+			       "CUDNNVM_OVERRIDE_GPU_ARCH");
+	}
+	return &machine;
+}
+
+void
+cv_machine_forget(void)
+{
+	memset(&machine, 0, sizeof machine);
+	toolkit_done = driver_done = gpu_done = 0;
+}
+
+int
+cv_machine_cuda(char *how, size_t n, struct cv_err *err)
+{
+	const struct cv_machine *m =
+		cv_machine_get(CV_MACHINE_TOOLKIT | CV_MACHINE_DRIVER);
+
+	if (m->bad[0])
+		return cv_err_set(err, CV_EUSAGE, "%s", m->bad);
+	if (m->toolkit.major > 0) {
+		if (how != NULL && n)
+			snprintf(how, n, "%s (CUDA %d.%d, %s)",
+				 m->toolkit.source, m->toolkit.major,
+				 m->toolkit.minor, m->toolkit.detail);
+		return m->toolkit.major;
+	}
+	if (m->driver.major > 0) {
+		if (how != NULL && n)
+			snprintf(how, n, "the driver (%s runs CUDA %d.%d)",
+				 m->driver.source[0] == 'o' ? m->driver.detail
+							    : m->driver_version,
+				 m->driver.major, m->driver.minor);
+		return m->driver.major;
+	}
+	if (how != NULL && n)
+		how[0] = '\0';
+	return 0;
+}
+
+static json_t *
+fact_json(const struct cv_fact *f)
+{
+	char v[16];
+
+	if (f->major <= 0)
+		return f->source[0]
+			       ? json_pack("{s:n,s:s,s:s}", "version", "source",
+					   f->source, "detail", f->detail)
+			       : json_null();
+	snprintf(v, sizeof v, "%d.%d", f->major, f->minor);
+	return json_pack("{s:s,s:s,s:s}", "version", v, "source", f->source,
+			 "detail", f->detail);
+}
+
+struct json_t *
+cv_machine_json(void)
+{
+	const struct cv_machine *m = cv_machine_get(CV_MACHINE_ALL);
+	char how[PATH_MAX + 64];
+	int cuda = cv_machine_cuda(how, sizeof how, NULL);
+	json_t *o = json_object();
+
+	json_object_set_new(o, "cuda_toolkit", fact_json(&m->toolkit));
+	json_object_set_new(o, "driver_cuda", fact_json(&m->driver));
+	json_object_set_new(o, "driver_version",
+			    m->driver_version[0]
+				    ? json_string(m->driver_version)
+				    : json_null());
+	json_object_set_new(o, "gpu_arch", fact_json(&m->gpu_arch));
+	json_object_set_new(o, "preferred_cuda",
+			    cuda > 0 ? json_integer(cuda) : json_null());
+	json_object_set_new(o, "preferred_cuda_from",
+			    cuda > 0 ? json_string(how) : json_null());
+	if (m->bad[0])
+		json_object_set_new(o, "error", json_string(m->bad));
+	return o;
+}
+
+int
+cv_machine_want_cuda(int spec_cuda, int flag_cuda, char *how, size_t n,
+		     struct cv_err *err)
+{
+	if (spec_cuda > 0) {
+		snprintf(how, n, "the spec");
+		return spec_cuda;
+	}
+	if (flag_cuda > 0) {
+		snprintf(how, n, "--cuda or the config");
+		return flag_cuda;
+	}
+	return cv_machine_cuda(how, n, err);
+}

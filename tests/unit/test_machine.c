@@ -1,0 +1,207 @@
+/* test_machine.c: the machine model: where the toolkit's version is read
+ * from and in which order, the driver's CUDA, the overrides, and the
+ * CUDA major a spec without -cudaN means. */
+#include "cudnnvm.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmp[] = "/tmp/cvmachine.XXXXXX";
+
+static void
+put(const char *rel, const char *text, mode_t mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	for (char *p = path + strlen(tmp) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static const struct cv_machine *
+fresh(void)
+{
+	cv_machine_forget();
+	return cv_machine_get(CV_MACHINE_ALL);
+}
+
+static char *
+at(const char *rel)
+{
+	static char buf[512];
+	snprintf(buf, sizeof buf, "%s/%s", tmp, rel);
+	return buf;
+}
+
+int
+main(void)
+{
+	const struct cv_machine *m;
+	struct cv_err err = CV_ERR_INIT;
+	char how[512];
+	int major = 0, minor = 0;
+
+	if (mkdtemp(tmp) == NULL)
+		return 1;
+	/* nothing on the path, no toolkit variables, no driver */
+	setenv("PATH", at("nothing"), 1);
+	unsetenv("CUDA_HOME");
+	unsetenv("CUDA_PATH");
+	unsetenv("CUDNNVM_OVERRIDE_CUDA");
+	unsetenv("CUDNNVM_OVERRIDE_DRIVER_CUDA");
+	unsetenv("CUDNNVM_OVERRIDE_GPU_ARCH");
+	setenv("CUDNNVM_TEST_DRIVER_VERSION_FILE", at("none"), 1);
+
+	/* CUDA_HOME: version.json, then version.txt, then cuda.h, then the
+	 * runtime's file name, each without running anything */
+	put("a/version.json",
+	    "{\"cuda\":{\"name\":\"CUDA SDK\",\"version\":\"12.4.1\"}}", 0644);
+	setenv("CUDA_HOME", at("a"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 12 && m->toolkit.minor == 4);
+	CHECK(strcmp(m->toolkit.source, "CUDA_HOME") == 0);
+	CHECK(strstr(m->toolkit.detail, "a/version.json") != NULL);
+	put("b/version.txt", "CUDA Version 10.2.89\n", 0644);
+	setenv("CUDA_HOME", at("b"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 10 && m->toolkit.minor == 2);
+	put("c/include/cuda.h",
+	    "/* header */\n#define CUDA_VERSION 13000\n#define X 1\n", 0644);
+	setenv("CUDA_HOME", at("c"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 13 && m->toolkit.minor == 0);
+	CHECK(strstr(m->toolkit.detail, "include/cuda.h") != NULL);
+	put("d/lib64/libcudart.so.11.0", "", 0644);
+	put("d/lib64/libcudart.so.12", "", 0644);
+	setenv("CUDA_HOME", at("d"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 12);
+	/* a malformed version.json is not a version; CUDA_PATH is next */
+	put("e/version.json", "{\"cuda\":{\"version\":\"twelve\"}}", 0644);
+	setenv("CUDA_HOME", at("e"), 1);
+	setenv("CUDA_PATH", at("a"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 12 &&
+	      strcmp(m->toolkit.source, "CUDA_PATH") == 0);
+	unsetenv("CUDA_HOME");
+	unsetenv("CUDA_PATH");
+
+	/* the nvcc on PATH: its toolkit's files first, --version last */
+	put("f/bin/nvcc",
+	    "#!/bin/sh\necho 'Cuda compilation tools, release 11.8, V11.8.89'\n",
+	    0755);
+	setenv("PATH", at("f/bin"), 1);
+	m = fresh();
+	if (access("/usr/local/cuda", F_OK) == 0 && m->toolkit.major != 11) {
+		printf("ok - # SKIP nvcc's toolkit: a toolkit is installed\n");
+	} else {
+		CHECK(m->toolkit.major == 11 && m->toolkit.minor == 8);
+		CHECK(strcmp(m->toolkit.source, "nvcc") == 0);
+		CHECK(strstr(m->toolkit.detail, "--version") != NULL);
+	}
+	put("f/version.json",
+	    "{\"cuda\":{\"name\":\"CUDA SDK\",\"version\":\"12.8.0\"}}", 0644);
+	m = fresh();
+	CHECK(m->toolkit.major == 12 && m->toolkit.minor == 8 &&
+	      strcmp(m->toolkit.source, "nvcc") == 0);
+	/* CUDA_HOME comes before nvcc, as in PyTorch's cpp_extension */
+	setenv("CUDA_HOME", at("c"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 13 &&
+	      strcmp(m->toolkit.source, "CUDA_HOME") == 0);
+	/* a FIFO where version.json belongs is passed over, not opened */
+	mkdir(at("g"), 0755);
+	mkfifo(at("g/version.json"), 0644);
+	put("g/include/cuda.h", "#define CUDA_VERSION 12020\n", 0644);
+	setenv("CUDA_HOME", at("g"), 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 12 && m->toolkit.minor == 2);
+
+	/* the driver: kernel module version -> newest CUDA it runs */
+	CHECK(cv_machine_driver_cuda("580.65.06", &major, &minor) &&
+	      major == 13 && minor == 0);
+	CHECK(cv_machine_driver_cuda("580.65.05", &major, &minor) &&
+	      major == 12 && minor == 9);
+	CHECK(cv_machine_driver_cuda("525.60.13", &major, &minor) &&
+	      major == 12 && minor == 0);
+	CHECK(cv_machine_driver_cuda("525.60.12", &major, &minor) &&
+	      major == 11);
+	CHECK(cv_machine_driver_cuda("535.104.05", &major, &minor) &&
+	      major == 12 && minor == 2);
+	CHECK(!cv_machine_driver_cuda("390.157", &major, &minor));
+	CHECK(!cv_machine_driver_cuda("x", &major, &minor));
+	put("version",
+	    "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  "
+	    "Sat Aug 19 01:15:15 UTC 2025\nGCC version: gcc\n",
+	    0644);
+	setenv("CUDNNVM_TEST_DRIVER_VERSION_FILE", at("version"), 1);
+	m = fresh();
+	CHECK(strcmp(m->driver_version, "580.159.04") == 0);
+	CHECK(m->driver.major == 13 && strcmp(m->driver.source, "driver") == 0);
+
+	/* the CUDA a spec means: toolkit first, else the driver's */
+	CHECK(cv_machine_cuda(how, sizeof how, &err) == 12);
+	CHECK(strstr(how, "CUDA_HOME") != NULL);
+	unsetenv("CUDA_HOME");
+	setenv("PATH", at("nothing"), 1);
+	cv_machine_forget();
+	if (access("/usr/local/cuda", F_OK) == 0) {
+		printf("ok - # SKIP the driver's CUDA: a toolkit is installed\n");
+	} else {
+		CHECK(cv_machine_cuda(how, sizeof how, &err) == 13);
+		CHECK(strstr(how, "driver") != NULL);
+	}
+	CHECK(cv_machine_want_cuda(11, 12, how, sizeof how, &err) == 11);
+	CHECK(cv_machine_want_cuda(0, 12, how, sizeof how, &err) == 12);
+
+	/* overrides win, and a malformed one is an error, not ignored */
+	setenv("CUDNNVM_OVERRIDE_CUDA", "11.8", 1);
+	setenv("CUDNNVM_OVERRIDE_DRIVER_CUDA", "12.4", 1);
+	setenv("CUDNNVM_OVERRIDE_GPU_ARCH", "7.0", 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 11 && m->toolkit.minor == 8 &&
+	      strcmp(m->toolkit.source, "override") == 0);
+	CHECK(m->driver.major == 12 && m->driver.minor == 4);
+	CHECK(m->gpu_arch.major == 7 && m->gpu_arch.minor == 0);
+	CHECK(cv_machine_cuda(how, sizeof how, &err) == 11);
+	/* an empty toolkit override means "no toolkit": the driver decides */
+	setenv("CUDNNVM_OVERRIDE_CUDA", "", 1);
+	m = fresh();
+	CHECK(m->toolkit.major == 0);
+	CHECK(cv_machine_cuda(how, sizeof how, &err) == 12);
+	setenv("CUDNNVM_OVERRIDE_DRIVER_CUDA", "13.0", 1);
+	cv_machine_forget();
+	CHECK(cv_machine_cuda(how, sizeof how, &err) == 13);
+	setenv("CUDNNVM_OVERRIDE_CUDA", "twelve", 1);
+	cv_machine_forget();
+	CHECK(cv_machine_cuda(how, sizeof how, &err) == CV_EUSAGE);
+	CHECK(strstr(err.msg, "CUDNNVM_OVERRIDE_CUDA") != NULL);
+	setenv("CUDNNVM_OVERRIDE_CUDA", "12.4.1x", 1);
+	cv_machine_forget();
+	CHECK(cv_machine_cuda(how, sizeof how, &err) == CV_EUSAGE);
+	unsetenv("CUDNNVM_OVERRIDE_CUDA");
+	unsetenv("CUDNNVM_OVERRIDE_DRIVER_CUDA");
+	unsetenv("CUDNNVM_OVERRIDE_GPU_ARCH");
+	setenv("PATH", "/usr/bin:/bin", 1);
+	{
+		char *cmd = NULL;
+		int n = asprintf(&cmd, "rm -rf '%s'", tmp);
+		if (n > 0 && system(cmd) != 0)
+			fprintf(stderr, "cleanup failed\n");
+		free(cmd);
+	}
+	return TEST_DONE();
+}
