@@ -24,8 +24,17 @@ static int
 explain(const char *msg, int json)
 {
 	struct cv_explanation e;
+	struct cv_config cfg;
+	struct cv_store *st = NULL;
+	int r;
 
-	if (!cv_doctor_explain(msg, &e)) {
+	/* the fix switches to what is installed here: the store is read */
+	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+		return r;
+	r = cv_doctor_explain(st, msg, &e);
+	cv_store_free(st);
+	cv_config_release(&cfg);
+	if (!r) {
 		fprintf(stderr,
 			"cudnnvm: doctor: no known cause for that message; run "
 			"'cudnnvm doctor' and 'cudnnvm validate'\n");

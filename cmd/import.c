@@ -19,7 +19,7 @@ cmd_import(int argc, char **argv)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
-	struct cv_import_opts o = { NULL, 0 };
+	struct cv_import_opts o = { NULL, 0, NULL };
 	char id[64];
 	int c, r, no_validate = 0;
 
@@ -42,6 +42,7 @@ cmd_import(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error("import", "give one folder");
+	o.probe_exe = cmd_g.probe_exe;
 	if ((r = cmd_open(&cfg, &st, 1)) != 0)
 		return r;
 	if (cv_import(st, argv[optind], &o, id, &err) < 0) {

@@ -188,7 +188,8 @@ cmd_validate_probe(int argc, char **argv)
 		}
 		i++;
 	}
-	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda <= 0 ||
+	/* --cuda 0: only say what the library reports (cv_validate_identity) */
+	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda < 0 ||
 	    a.runs < 1 || a.warmup < 0) {
 		free(a.layers);
 		return cmd_usage_error("validate-probe",

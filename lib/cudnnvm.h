@@ -473,6 +473,11 @@ struct cv_machine {
  * overrides CUDNNVM_OVERRIDE_CUDA (toolkit), CUDNNVM_OVERRIDE_DRIVER_CUDA
  * and CUDNNVM_OVERRIDE_GPU_ARCH replace what the machine says. */
 const struct cv_machine *cv_machine_get(unsigned what);
+/* The CUDA version a toolkit folder states in its own files (version.json,
+ * version.txt, include/cuda.h, lib64/libcudart.so.N), nothing run; 1 and
+ * detail (the file) set, else 0. */
+int cv_machine_toolkit_files(const char *home, int *major, int *minor,
+			     char *detail, size_t n);
 /* Forget what was found (tests, and a process that changed its env). */
 void cv_machine_forget(void);
 /* The CUDA major a build without -cudaN means here: the toolkit's, else
@@ -676,6 +681,21 @@ int cv_active_find(const struct cv_store *st, const struct cv_version *spec,
  * one. Reads cached files only; for error messages. */
 void cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 		     char *buf, size_t n);
+/* `eval "$(cudnnvm env ID)"`: how a fix makes a build active in the shell
+ * it is typed in (works without the hook `cudnnvm shell` needs). */
+char *cv_hint_switch(const char *id);
+/* The newest installed build accept() takes, this machine's CUDA major
+ * first: 1 and id set, else 0. st may be NULL (then 0). */
+int cv_hint_installed(const struct cv_store *st,
+		      int (*accept)(void *payload, const struct cv_version *v),
+		      void *payload, char id[64]);
+/* The command line that makes a build matching spec active here: switch to
+ * an installed one, else install (with --cuda N where needed) and switch.
+ * xmalloc'd. */
+char *cv_hint_activate(const struct cv_store *st,
+		       const struct cv_version *spec);
+/* The same for "cuDNN major.minor or a newer major.x". */
+char *cv_hint_at_least(const struct cv_store *st, int major, int minor);
 
 /* env.c: the variables of a version (doc/SPEC.md "The environment of a
  * version"): a list of assignments, value NULL meaning unset. */
@@ -815,6 +835,13 @@ struct cv_validate_opts {
 int cv_validate(const char *dir, const struct cv_installed *inst,
 		const struct cv_validate_opts *opts, struct cv_validation *out,
 		struct cv_err *err);
+/* What the cuDNN (libcudnn.so.<major>) of `libdir` says of itself, asked in
+ * the probe child (self_exe, NULL: this binary) with no GPU work:
+ * cudnnGetVersion() and cudnnGetCudartVersion(). CV_ENOTFOUND when it does
+ * not load. */
+int cv_validate_identity(const char *libdir, int major, const char *self_exe,
+			 long *cudnn_version, long *cudart_version,
+			 struct cv_err *err);
 /* The first failed step, or -1. */
 int cv_validation_failed(const struct cv_validation *v);
 const char *cv_step_name(int step);
@@ -885,7 +912,10 @@ struct cv_explanation {
 	const char *pattern; /* the catalogue entry that matched */
 	char *cause, *fix;
 };
-int cv_doctor_explain(const char *msg, struct cv_explanation *out);
+/* The cause of a pasted error message and the fix, built from what st
+ * (may be NULL) holds and this machine needs; 0 when no entry matches. */
+int cv_doctor_explain(const struct cv_store *st, const char *msg,
+		      struct cv_explanation *out);
 void cv_explanation_release(struct cv_explanation *e);
 size_t cv_doctor_catalogue_size(void);
 
@@ -1030,9 +1060,12 @@ int cv_sysmode_disable(struct cv_err *err);
 /* ---- import.c: adopt a hand-installed cuDNN -------------------------- */
 
 struct cv_import_opts {
-	const char *version; /* --version: must agree with the files; may add
-				the 4th part (default 0) */
-	int cuda;            /* --cuda; 0: from version.json or the wheel */
+	const char *version;   /* --version: must agree with the files; may add
+				  the 4th part (default 0) */
+	int cuda;              /* --cuda; 0: from the folder's toolkit files,
+				  the wheel's name, else the library itself */
+	const char *probe_exe; /* the binary the probe child runs (NULL:
+				  this one) */
 };
 /* Copy the cuDNN of `dir` (headers, libcudnn* with their symlink chains)
  * into the store under the id its header and library name give; records

@@ -610,8 +610,14 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	if (ctx->active_id == NULL || ctx->active_cuda <= 0)
 		return;
 	if (tk > 0 && tk != ctx->active_cuda) {
-		fix = xasprintf("cudnnvm install %d --cuda %d",
-				ctx->active_major, tk);
+		/* the same release built for the toolkit's major, or the
+		 * newest of that major installed or to install */
+		struct cv_version v;
+		memset(&v, 0, sizeof v);
+		v.nparts = 1;
+		v.part[0] = (unsigned long)ctx->active_major;
+		v.cuda = tk;
+		fix = cv_hint_activate(ctx->store, &v);
 		add(fs, CV_LEVEL_WARN, fix,
 		    "a cuDNN build works with the CUDA major it was built for; "
 		    "programs built with this toolkit need the matching "
@@ -797,11 +803,21 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			continue;
 		cv_framework_need_text(f, need, sizeof need);
 		cv_framework_install_hint(f, hint, sizeof hint);
-		fix = fits != NULL
-			      ? xasprintf("cudnnvm shell %s", fits)
-			      : xasprintf(
-					"cudnnvm install %s && cudnnvm shell %.*s",
-					hint, (int)strcspn(hint, " "), hint);
+		if (fits != NULL)
+			fix = cv_hint_switch(fits);
+		else {
+			/* "9.19 --cuda 13" installs what env "9.19-cuda13"
+			 * then finds, whatever this machine's toolkit */
+			const char *cuda = strstr(hint, " --cuda ");
+			char spec[80];
+			snprintf(spec, sizeof spec, "%.*s%s%s",
+				 (int)strcspn(hint, " "), hint,
+				 cuda ? "-cuda" : "", cuda ? cuda + 8 : "");
+			fix = xasprintf(
+				"cudnnvm install %s && eval \"$(cudnnvm "
+				"env %s)\"",
+				hint, spec);
+		}
 		why = xasprintf(
 			"%s says '%s'; the framework refuses or misuses an "
 			"older minor, another major or another CUDA build%s%s%s",
@@ -978,9 +994,10 @@ struct explain_entry {
 	const char *pattern; /* the message contains this... */
 	const char *also;    /* ...and this (may be NULL) */
 	const char *cause, *fix;
-	/* the cause and fix for the versions and names the message holds;
-	 * may leave them as they are */
-	void (*exact)(const char *msg, struct cv_explanation *e);
+	/* the cause and fix for the versions and names the message holds,
+	 * the fix built from what is installed here; may leave them */
+	void (*exact)(const struct cv_store *st, const char *msg,
+		      struct cv_explanation *e);
 };
 
 static void
@@ -990,20 +1007,46 @@ replace(char **slot, char *value)
 	*slot = value;
 }
 
-static void
-exact_not_found(const char *msg, struct cv_explanation *e)
+/* A spec of one to three numbers, for the hint module. */
+static struct cv_version
+spec_of(int nparts, int major, int minor)
 {
-	int major = soname_major(msg);
+	struct cv_version v;
 
-	if (major > 0)
-		replace(&e->fix,
-			xasprintf("cudnnvm install %d && eval \"$(cudnnvm "
-				  "env %d)\"",
-				  major, major));
+	memset(&v, 0, sizeof v);
+	v.nparts = nparts;
+	v.part[0] = (unsigned long)major;
+	v.part[1] = (unsigned long)(minor > 0 ? minor : 0);
+	return v;
 }
 
 static void
-exact_unreadable(const char *msg, struct cv_explanation *e)
+exact_not_found(const struct cv_store *st, const char *msg,
+		struct cv_explanation *e)
+{
+	int major = soname_major(msg);
+	struct cv_version v = spec_of(1, major, 0);
+
+	if (major > 0)
+		replace(&e->fix, cv_hint_activate(st, &v));
+}
+
+/* cuDNN 8's sub-libraries: the major their names carry, validated. */
+static void
+exact_sublibrary(const struct cv_store *st, const char *msg,
+		 struct cv_explanation *e)
+{
+	int major = soname_major(msg);
+	struct cv_version v = spec_of(1, major > 0 ? major : 8, 0);
+	char *fix = cv_hint_activate(st, &v);
+
+	replace(&e->fix, xasprintf("%s && cudnnvm validate", fix));
+	free(fix);
+}
+
+static void
+exact_unreadable(const struct cv_store *st, const char *msg,
+		 struct cv_explanation *e)
 {
 	char *file = cudnn_file_in(msg), *slash, *dir, *q;
 
@@ -1029,7 +1072,8 @@ exact_unreadable(const char *msg, struct cv_explanation *e)
 }
 
 static void
-exact_unable_to_load(const char *msg, struct cv_explanation *e)
+exact_unable_to_load(const struct cv_store *st, const char *msg,
+		     struct cv_explanation *e)
 {
 	const char *p = strstr(msg, "Unable to load any of");
 	const char *name = p != NULL ? strstr(p, "libcudnn") : NULL;
@@ -1054,17 +1098,19 @@ exact_unable_to_load(const char *msg, struct cv_explanation *e)
 			"dispatcher without its sub-libraries), or "
 			"LD_LIBRARY_PATH names another version's folder",
 			v[0], v[1], v[0], sub, sub, v[0], v[1]));
-	replace(&e->fix,
-		xasprintf(
-			"cudnnvm install %d.%d && eval \"$(cudnnvm env %d.%d)\" "
-			"&& cudnnvm validate",
-			v[0], v[1], v[0], v[1]));
+	{
+		struct cv_version spec = spec_of(2, v[0], v[1]);
+		char *fix = cv_hint_activate(st, &spec);
+		replace(&e->fix, xasprintf("%s && cudnnvm validate", fix));
+		free(fix);
+	}
 	free(sub);
 }
 
 /* TensorFlow, JAX and XLA: same major, at least the minor compiled with. */
 static void
-exact_tf_runtime(const char *msg, struct cv_explanation *e)
+exact_tf_runtime(const struct cv_store *st, const char *msg,
+		 struct cv_explanation *e)
 {
 	int run[3], built[3];
 
@@ -1078,14 +1124,13 @@ exact_tf_runtime(const char *msg, struct cv_explanation *e)
 				  "frameworks' shows the versions that fit)",
 				  built[0], built[1], built[0], built[1],
 				  built[0], run[0], run[1]));
-	replace(&e->fix,
-		xasprintf("cudnnvm install %d.%d && cudnnvm shell %d.%d",
-			  built[0], built[1], built[0], built[1]));
+	replace(&e->fix, cv_hint_at_least(st, built[0], built[1]));
 }
 
 /* PyTorch: same major, runtime minor at least the compiled one. */
 static void
-exact_torch_runtime(const char *msg, struct cv_explanation *e)
+exact_torch_runtime(const struct cv_store *st, const char *msg,
+		    struct cv_explanation *e)
 {
 	int run[3], built[3];
 
@@ -1102,9 +1147,16 @@ exact_torch_runtime(const char *msg, struct cv_explanation *e)
 				"versions that fit)",
 				built[0], built[1], built[0], built[1],
 				built[0], run[0], run[1]));
-	replace(&e->fix,
-		xasprintf("cudnnvm install %d.%d && cudnnvm shell %d.%d",
-			  built[0], built[1], built[0], built[1]));
+	replace(&e->fix, cv_hint_at_least(st, built[0], built[1]));
+}
+
+/* The last release with code for Maxwell, Pascal and Volta. */
+static void
+exact_arch(const struct cv_store *st, const char *msg, struct cv_explanation *e)
+{
+	struct cv_version v = spec_of(2, 9, 10);
+
+	replace(&e->fix, cv_hint_activate(st, &v));
 }
 
 /* First match wins: the specific ones come before "libcudnn.so". */
@@ -1125,11 +1177,11 @@ static const struct explain_entry catalogue[] = {
 	  "name at run time: their folder is not on the loader path, or one "
 	  "of their own dependencies (libcublas, libcublasLt, libz, the "
 	  "unversioned libcuda.so) is missing; the process then aborts",
-	  "eval \"$(cudnnvm env)\" && cudnnvm validate", NULL },
+	  "eval \"$(cudnnvm env 8)\" && cudnnvm validate", exact_sublibrary },
 	{ "Attempt to open cnn_infer failed", NULL,
 	  "PyTorch on cuDNN 8 could not load libcudnn_cnn_infer.so.8: the "
 	  "active cuDNN's lib folder is not on LD_LIBRARY_PATH",
-	  "eval \"$(cudnnvm env)\" && cudnnvm validate", NULL },
+	  "eval \"$(cudnnvm env 8)\" && cudnnvm validate", exact_sublibrary },
 	{ "libcuda.so: cannot open shared object file", NULL,
 	  "cuDNN 8's cnn_infer loads the unversioned libcuda.so; only "
 	  "libcuda.so.1 exists (WSL, containers)",
@@ -1177,7 +1229,7 @@ static const struct explain_entry catalogue[] = {
 	  "compiled with; the active version is older (activation refuses it "
 	  "unless --force; 'cudnnvm frameworks' shows what fits)",
 	  "cudnnvm frameworks   (then: cudnnvm install <the compiled "
-	  "version> && cudnnvm shell <it>)",
+	  "version> && eval \"$(cudnnvm env <it>)\")",
 	  exact_tf_runtime },
 	{ "DNN library initialization failed", NULL,
 	  "JAX/XLA could not start cuDNN: the loaded cuDNN is older than the "
@@ -1185,7 +1237,7 @@ static const struct explain_entry catalogue[] = {
 	  "another CUDA major (XLA logs 'Loaded runtime CuDNN library: X but "
 	  "source was compiled with: Y')",
 	  "cudnnvm frameworks   (then: cudnnvm install <the version it "
-	  "names> && cudnnvm shell <it>)",
+	  "names> && eval \"$(cudnnvm env <it>)\")",
 	  exact_tf_runtime },
 	{ "Cannot load symbol cublasLt", NULL,
 	  "cuDNN loads libcublasLt.so.<CUDA major> at run time and it is not "
@@ -1200,7 +1252,7 @@ static const struct explain_entry catalogue[] = {
 	{ "cudnn_status_arch_mismatch", NULL,
 	  "this cuDNN has no kernels for the GPU's compute capability (9.11 "
 	  "and newer need 7.5; 9.10 still runs on 5.0)",
-	  "cudnnvm install 9.10 && cudnnvm global 9.10", NULL },
+	  "cudnnvm install 9.10 && eval \"$(cudnnvm env 9.10)\"", exact_arch },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -1211,7 +1263,8 @@ cv_doctor_catalogue_size(void)
 }
 
 int
-cv_doctor_explain(const char *msg, struct cv_explanation *out)
+cv_doctor_explain(const struct cv_store *st, const char *msg,
+		  struct cv_explanation *out)
 {
 	memset(out, 0, sizeof *out);
 	if (msg == NULL)
@@ -1224,7 +1277,7 @@ cv_doctor_explain(const char *msg, struct cv_explanation *out)
 		out->cause = xstrdup(e->cause);
 		out->fix = xstrdup(e->fix);
 		if (e->exact != NULL)
-			e->exact(msg, out);
+			e->exact(st, msg, out);
 		return 1;
 	}
 	return 0;

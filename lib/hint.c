@@ -1,9 +1,12 @@
-/* hint.c: the `cudnnvm install ...` line an error about a missing version
- * prints. It must work as printed: a spec without -cudaN is installed for
- * the detected CUDA major, so when the release (as a manifest cached by an
- * earlier list-remote or install says) has no build for that major, the
- * hint names one it does have. Reads cached files only, never the network,
- * and only on the error path. */
+/* hint.c: the commands that errors, `doctor` and `doctor --explain` print
+ * as fixes. Each must work as printed in the same environment, so each is
+ * built here from what is installed and what this machine's CUDA needs:
+ * switch to an installed build that fits before installing another, and
+ * install with --cuda N when the release (as a manifest cached by an
+ * earlier list-remote or install says) has no build for the machine's
+ * major. A build is made active with `eval "$(cudnnvm env ID)"`, which
+ * works without the shell hook that `cudnnvm shell` needs. Reads cached
+ * files only, never the network, and only on the error path. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -113,4 +116,96 @@ cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 			snprintf(buf, n, "%s --cuda %d", text, best);
 	}
 	cv_manifest_release(&m);
+}
+
+char *
+cv_hint_switch(const char *id)
+{
+	return xasprintf("eval \"$(cudnnvm env %s)\"", id);
+}
+
+int
+cv_hint_installed(const struct cv_store *st,
+		  int (*accept)(void *payload, const struct cv_version *v),
+		  void *payload, char id[64])
+{
+	struct cv_installed *all = NULL;
+	size_t n = 0, any = SIZE_MAX;
+	int want;
+
+	if (st == NULL || cv_store_list(st, &all, &n, NULL) < 0)
+		return 0;
+	want = cv_machine_cuda(NULL, 0, NULL);
+	/* newest first: this machine's CUDA major, else any */
+	for (size_t i = 0; i < n; i++) {
+		if (!accept(payload, &all[i].version))
+			continue;
+		if (any == SIZE_MAX)
+			any = i;
+		if (want <= 0 || all[i].version.cuda == want) {
+			any = i;
+			break;
+		}
+	}
+	if (any != SIZE_MAX)
+		snprintf(id, 64, "%s", all[any].id);
+	free(all);
+	return any != SIZE_MAX;
+}
+
+static int
+accept_spec(void *payload, const struct cv_version *v)
+{
+	return cv_version_matches(payload, v);
+}
+
+char *
+cv_hint_activate(const struct cv_store *st, const struct cv_version *spec)
+{
+	char id[64], hint[96], text[64];
+	const char *cuda;
+
+	if (cv_hint_installed(st, accept_spec, (void *)spec, id))
+		return cv_hint_switch(id);
+	cv_version_format_id(spec, text, sizeof text);
+	if (st == NULL)
+		snprintf(hint, sizeof hint, "%s", text);
+	else
+		cv_install_hint(st, spec, hint, sizeof hint);
+	/* installed for another major than the machine's: name it */
+	cuda = strstr(hint, " --cuda ");
+	if (cuda != NULL)
+		return xasprintf("cudnnvm install %s && eval \"$(cudnnvm env "
+				 "%s-cuda%s)\"",
+				 hint, text, cuda + 8);
+	return xasprintf("cudnnvm install %s && eval \"$(cudnnvm env %s)\"",
+			 hint, text);
+}
+
+struct at_least {
+	unsigned long major, minor;
+};
+
+static int
+accept_at_least(void *payload, const struct cv_version *v)
+{
+	const struct at_least *a = payload;
+
+	return v->part[0] == a->major && v->part[1] >= a->minor;
+}
+
+char *
+cv_hint_at_least(const struct cv_store *st, int major, int minor)
+{
+	struct at_least a = { (unsigned long)major, (unsigned long)minor };
+	struct cv_version spec;
+	char id[64];
+
+	if (cv_hint_installed(st, accept_at_least, &a, id))
+		return cv_hint_switch(id);
+	memset(&spec, 0, sizeof spec);
+	spec.nparts = 2;
+	spec.part[0] = (unsigned long)major;
+	spec.part[1] = (unsigned long)minor;
+	return cv_hint_activate(st, &spec);
 }

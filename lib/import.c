@@ -308,40 +308,48 @@ locate(struct found *f, const char *dir, struct cv_err *err)
 	return read_version(f, err);
 }
 
-/* CUDA major: a toolkit's version.json, or the wheel's distribution name
- * (nvidia_cudnn_cu12-*.dist-info beside site-packages/nvidia). */
+/* CUDA major: what a toolkit folder states in its files (the folder or
+ * the one above its lib/), the wheel's distribution name
+ * (nvidia_cudnn_cu12-*.dist-info beside site-packages/nvidia), and, when
+ * nothing says it, the library itself (cudnnGetCudartVersion, asked in the
+ * probe child). *how names the source. */
 static int
-detect_cuda(const char *dir)
+detect_cuda(const char *dir, const struct found *f, const char *probe_exe,
+	    char *how, size_t n)
 {
-	char *vj = cv_path_join(dir, "version.json");
-	json_t *o = json_load_file(vj, 0, NULL);
-	int cuda = 0;
+	char detail[PATH_MAX];
+	int cuda = 0, minor;
+	long cudnn = 0, cudart = 0;
 
-	free(vj);
-	if (o != NULL) {
-		const char *v = json_string_value(
-			json_object_get(json_object_get(o, "cuda"), "version"));
-		if (v != NULL)
-			cuda = small_num(v, NULL);
-		json_decref(o);
-		if (cuda > 0)
-			return cuda;
+	if (cv_machine_toolkit_files(dir, &cuda, &minor, detail,
+				     sizeof detail)) {
+		snprintf(how, n, "%s", detail);
+		return cuda;
 	}
 	{
 		char *sp = cv_path_join(dir, "../..");
 		DIR *d = opendir(sp);
 		struct dirent *de;
 		free(sp);
-		if (d == NULL)
-			return 0;
-		while ((de = readdir(d)) != NULL && cuda == 0)
+		while (d != NULL && (de = readdir(d)) != NULL && cuda == 0)
 			if (strncmp(de->d_name, "nvidia_cudnn_cu", 15) == 0)
 				if ((cuda = small_num(de->d_name + 15, NULL)) <
 				    0)
 					cuda = 0;
-		closedir(d);
+		if (d != NULL)
+			closedir(d);
+		if (cuda > 0) {
+			snprintf(how, n, "the wheel's name");
+			return cuda;
+		}
 	}
-	return cuda;
+	if (cv_validate_identity(f->libdir, f->major, probe_exe, &cudnn,
+				 &cudart, NULL) == 0 &&
+	    cudart >= 1000) {
+		snprintf(how, n, "cudnnGetCudartVersion() = %ld", cudart);
+		return (int)(cudart / 1000);
+	}
+	return 0;
 }
 
 /* Copy src to dst (new file), hashing the bytes on the way. */
@@ -489,7 +497,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	struct cv_version given = { 0 };
 	json_t *files = json_object(), *rec = NULL;
 	char *src = NULL, *name = NULL, *stage = NULL, *stagepath = NULL;
-	char *text = NULL, *path;
+	char *text = NULL, *path, how[PATH_MAX + 64] = "--cuda";
 	int vfd = -1, lfd = -1, r;
 	uint64_t total = 0;
 
@@ -526,11 +534,13 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 		if (given.nparts == 4)
 			inst.version.part[3] = given.part[3];
 	}
-	inst.version.cuda = o->cuda > 0 ? o->cuda : detect_cuda(src);
+	inst.version.cuda = o->cuda > 0 ? o->cuda
+					: detect_cuda(src, &f, o->probe_exe,
+						      how, sizeof how);
 	if (inst.version.cuda <= 0) {
 		r = cv_err_set(
 			err, CV_EUSAGE,
-			"cannot tell which CUDA major the cuDNN in '%s' was built for; pass --cuda N",
+			"cannot tell which CUDA major the cuDNN in '%s' was built for: no toolkit file says it and the library does not load; pass --cuda N",
 			src);
 		goto out;
 	}
@@ -572,8 +582,8 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 			 "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
 	rec = json_pack(
-		"{s:s, s:b, s:s, s:O}", "imported_from", src, "nvidia_checksum",
-		0, "note",
+		"{s:s, s:s, s:b, s:s, s:O}", "imported_from", src, "cuda_from",
+		how, "nvidia_checksum", 0, "note",
 		"adopted from a hand install: no NVIDIA checksum vouches for these files; files lists their sha256 at import time",
 		"files", files);
 	path = cv_path_join(stagepath, "import.json");

@@ -91,8 +91,9 @@ read_small(const char *path, char *buf, size_t n)
  * anything: version.json (CUDA 11.1 on), version.txt (older), the
  * CUDA_VERSION define of include/cuda.h, libcudart.so.N's name. 1 and
  * *detail set when one of them says it. */
-static int
-toolkit_files(const char *home, int *major, int *minor, char *detail, size_t n)
+int
+cv_machine_toolkit_files(const char *home, int *major, int *minor, char *detail,
+			 size_t n)
 {
 	char *p, buf[8192];
 	int found = 0;
@@ -244,8 +245,8 @@ find_toolkit(struct cv_fact *f)
 		const char *home = getenv(envs[i]);
 		if (home == NULL || *home == '\0')
 			continue;
-		if (toolkit_files(home, &major, &minor, detail,
-				  sizeof detail)) {
+		if (cv_machine_toolkit_files(home, &major, &minor, detail,
+					     sizeof detail)) {
 			fact_set(f, major, minor, envs[i], detail);
 			return;
 		}
@@ -259,8 +260,8 @@ find_toolkit(struct cv_fact *f)
 			if ((slash = strrchr(home, '/')) != NULL)
 				*slash = '\0';
 		if (*home != '\0' && strchr(nvcc, '/') != NULL)
-			ok = toolkit_files(home, &major, &minor, detail,
-					   sizeof detail);
+			ok = cv_machine_toolkit_files(home, &major, &minor,
+						      detail, sizeof detail);
 		if (!ok && nvcc_release(&major, &minor)) {
 			snprintf(detail, sizeof detail, "%s --version", nvcc);
 			ok = 1;
@@ -273,8 +274,8 @@ find_toolkit(struct cv_fact *f)
 		}
 		free(nvcc);
 	}
-	if (toolkit_files("/usr/local/cuda", &major, &minor, detail,
-			  sizeof detail)) {
+	if (cv_machine_toolkit_files("/usr/local/cuda", &major, &minor, detail,
+				     sizeof detail)) {
 		fact_set(f, major, minor, "/usr/local/cuda", detail);
 		return;
 	}

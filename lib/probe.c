@@ -402,7 +402,7 @@ step_version(struct probe *p, struct probe_state *ps)
 			return 0;
 		}
 	}
-	if (cudart / 1000 != p->a->cuda) {
+	if (p->a->cuda > 0 && cudart / 1000 != p->a->cuda) {
 		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
 		       "this build is for CUDA %ld.%ld but is installed as "
 		       "the cuda%d variant; reinstall it with --cuda %ld",

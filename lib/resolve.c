@@ -48,7 +48,8 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	struct cv_version spec;
 	char platform[32], how[PATH_MAX + 64] = "", first[32] = "",
 					  variants[128] = "";
-	int cuda, rc;
+	int cuda, rc, from_machine, fallback_cuda = 0;
+	size_t fallback = 0;
 	const char *mirror = cv_remote_mirror(cv_index_remote(ix));
 
 	memset(out, 0, sizeof *out);
@@ -72,6 +73,12 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	} else if ((rc = cv_platform_detect(platform, err)) < 0)
 		return rc;
 
+	/* the machine's major (not one the user named) may fall back to an
+	 * older variant when no release matching the spec has a build for
+	 * it: a cuda12 build runs on a CUDA 13 driver, never the reverse */
+	from_machine = cuda > 0 &&
+		       (req->spec == NULL || req->spec->cuda == 0) &&
+		       req->cuda <= 0;
 	for (size_t i = 0; i < cv_index_count(ix); i++) {
 		struct cv_manifest m;
 		const struct cv_release_file *f;
@@ -105,12 +112,43 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 			cv_manifest_release(&m);
 			return 0;
 		}
+		if (from_machine && fallback_cuda == 0) {
+			for (size_t k = 0; k < m.nfiles; k++)
+				if (!m.files[k].bad[0] &&
+				    m.files[k].cuda < cuda &&
+				    m.files[k].cuda > fallback_cuda &&
+				    strcmp(m.files[k].platform, platform) == 0)
+					fallback_cuda = m.files[k].cuda;
+			if (fallback_cuda > 0)
+				fallback = i;
+		}
 		if (first[0] == '\0') {
 			snprintf(first, sizeof first, "%s", m.label);
 			cv_manifest_variants(&m, platform, variants,
 					     sizeof variants);
 		}
 		cv_manifest_release(&m);
+	}
+	if (fallback_cuda > 0) {
+		struct cv_manifest m;
+		const struct cv_release_file *f;
+
+		if ((rc = cv_index_manifest(ix, fallback, &m, err)) < 0)
+			return rc;
+		f = cv_manifest_find(&m, platform, fallback_cuda);
+		if (f == NULL || f->bad[0]) {
+			cv_manifest_release(&m);
+			return cv_err_set(err, CV_EDATA,
+					  "manifest %s changed while read",
+					  m.name);
+		}
+		fill(out, &m, f, mirror);
+		cv_warn("cuDNN %s has no build for cuda%d (this machine's "
+			"CUDA comes from %s); took its cuda%d build, which a "
+			"CUDA %d driver runs too; --cuda N chooses another",
+			m.label, cuda, how, fallback_cuda, cuda);
+		cv_manifest_release(&m);
+		return 0;
 	}
 	if (first[0] == '\0') {
 		char s[64] = "";

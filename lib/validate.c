@@ -540,55 +540,30 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 	return 0;
 }
 
-int
-cv_validate(const char *dir, const struct cv_installed *inst,
-	    const struct cv_validate_opts *opts, struct cv_validation *out,
-	    struct cv_err *err)
+/* Run the probe child over the libraries of `libdir` as the install
+ * `inst` (its version and CUDA variant are what the child checks). */
+static int
+run_probe(char *libdir, const struct cv_installed *inst, char *cublaslt,
+	  const struct cv_validate_opts *opts, struct cv_validation *out,
+	  struct cv_err *err)
 {
-	struct cv_validate_opts def = CV_VALIDATE_OPTS_INIT;
-	char *libdir, *cublaslt, *key = NULL, **envp, **argv;
 	char major[16], expect[32], cuda[32], self[PATH_MAX];
+	char **envp, **argv;
 	const char *exe;
-	int argc = 0, r, transient, nextra = 0;
+	int argc = 0, r, nextra = 0;
 
-	if (opts == NULL)
-		opts = &def;
-	memset(out, 0, sizeof *out);
-	copy_str(out->id, sizeof out->id, inst->id);
-	if (inst->version.part[0] < 7 || inst->version.cuda <= 0)
-		return cv_err_set(err, CV_EDATA,
-				  "validate %s: cannot validate cuDNN %lu "
-				  "(7 or newer, with a CUDA variant)",
-				  inst->id, inst->version.part[0]);
-	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
-	cublaslt = cv_validate_find_lib(cuda);
 	while (opts->extra_args != NULL && opts->extra_args[nextra] != NULL)
 		nextra++;
-	if (opts->cache_dir != NULL && nextra == 0) {
-		key = cv_validate_cache_key(dir, inst->id, opts->no_gpu,
-					    cublaslt);
-		if (cv_validate_cache_get(opts->cache_dir, key, out) == 0) {
-			free(key);
-			free(cublaslt);
-			return 0;
-		}
-		memset(out, 0, sizeof *out);
-		copy_str(out->id, sizeof out->id, inst->id);
-	}
 	exe = opts->self_exe;
 	if (exe == NULL) {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n <= 0) {
-			free(key);
-			free(cublaslt);
+		if (n <= 0)
 			return cv_err_errno(err, CV_ERROR,
 					    "validate: cannot find the "
 					    "cudnnvm binary");
-		}
 		self[n] = '\0';
 		exe = self;
 	}
-	libdir = cv_path_join(dir, "lib");
 	snprintf(major, sizeof major, "%lu", inst->version.part[0]);
 	snprintf(expect, sizeof expect, "%ld",
 		 cv_version_cudnn_number(&inst->version));
@@ -618,6 +593,79 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 		      opts, out, err);
 	free(argv);
 	free_vec(envp);
+	return r;
+}
+
+int
+cv_validate_identity(const char *libdir, int major, const char *self_exe,
+		     long *cudnn_version, long *cudart_version,
+		     struct cv_err *err)
+{
+	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
+	struct cv_installed inst;
+	struct cv_validation out;
+	char *dir = xstrdup(libdir);
+	int r;
+
+	/* The child reports what the library says before it compares it
+	 * with the install: an install of no version and no variant
+	 * learns the library's own answers and nothing more. */
+	memset(&inst, 0, sizeof inst);
+	snprintf(inst.id, sizeof inst.id, "identity");
+	inst.version.nparts = 3;
+	inst.version.part[0] = (unsigned long)major;
+	opts.self_exe = self_exe;
+	opts.no_gpu = 1;
+	opts.timeout_s = 60;
+	memset(&out, 0, sizeof out);
+	r = run_probe(dir, &inst, NULL, &opts, &out, err);
+	free(dir);
+	if (r < 0)
+		return r;
+	*cudnn_version = out.cudnn_version;
+	*cudart_version = out.cudart_version;
+	if (out.cudart_version <= 0)
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "the cuDNN in '%s' did not load: %s", libdir,
+				  out.step[CV_STEP_VERSION].reason);
+	return 0;
+}
+
+int
+cv_validate(const char *dir, const struct cv_installed *inst,
+	    const struct cv_validate_opts *opts, struct cv_validation *out,
+	    struct cv_err *err)
+{
+	struct cv_validate_opts def = CV_VALIDATE_OPTS_INIT;
+	char *libdir, *cublaslt, *key = NULL, cuda[32];
+	int r, transient, nextra = 0;
+
+	if (opts == NULL)
+		opts = &def;
+	memset(out, 0, sizeof *out);
+	copy_str(out->id, sizeof out->id, inst->id);
+	if (inst->version.part[0] < 7 || inst->version.cuda <= 0)
+		return cv_err_set(err, CV_EDATA,
+				  "validate %s: cannot validate cuDNN %lu "
+				  "(7 or newer, with a CUDA variant)",
+				  inst->id, inst->version.part[0]);
+	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
+	cublaslt = cv_validate_find_lib(cuda);
+	while (opts->extra_args != NULL && opts->extra_args[nextra] != NULL)
+		nextra++;
+	if (opts->cache_dir != NULL && nextra == 0) {
+		key = cv_validate_cache_key(dir, inst->id, opts->no_gpu,
+					    cublaslt);
+		if (cv_validate_cache_get(opts->cache_dir, key, out) == 0) {
+			free(key);
+			free(cublaslt);
+			return 0;
+		}
+		memset(out, 0, sizeof *out);
+		copy_str(out->id, sizeof out->id, inst->id);
+	}
+	libdir = cv_path_join(dir, "lib");
+	r = run_probe(libdir, inst, cublaslt, opts, out, err);
 	free(libdir);
 	free(cublaslt);
 	if (r < 0) {

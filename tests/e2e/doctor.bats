@@ -127,7 +127,7 @@ for f in j["findings"]:
 	printf '{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}\n' >"$T/cuda12/version.json"
 	CUDA_HOME="$T/cuda12" run cudnnvm doctor
 	[[ "$output" == *"warning: the CUDA toolkit is 12 ($T/cuda12/version.json) but the active cuDNN $ID is the cuda13 variant"* ]]
-	[[ "$output" == *"fix: cudnnvm install 9 --cuda 12"* ]]
+	[[ "$output" == *'fix: cudnnvm install 9-cuda12 && eval "$(cudnnvm env 9-cuda12)"'* ]]
 }
 
 @test "a driver too old for the active variant" {
@@ -169,7 +169,7 @@ for f in j["findings"]:
 	run cudnnvm doctor --explain "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "matches: Could not load library libcudnn_" ]]
-	[[ "$output" == *"fix:     eval \"\$(cudnnvm env)\" && cudnnvm validate"* ]]
+	[[ "$output" == *"fix:     cudnnvm install 8 && eval \"\$(cudnnvm env 8)\" && cudnnvm validate"* ]]
 	run cudnnvm doctor --explain "cuDNN error: CUDNN_STATUS_NOT_INITIALIZED"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"driver too old"* ]]
@@ -206,11 +206,11 @@ for f in j["findings"]:
 	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching major version and equal or higher minor version."
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"cause:   the framework was compiled with cuDNN 8.6 and needs cuDNN 8.6 or a newer 8.x; the cuDNN it loaded is 8.1"* ]]
-	[[ "$output" == *"fix:     cudnnvm install 8.6 && cudnnvm shell 8.6"* ]]
+	[[ "$output" == *'fix:     cudnnvm install 8.6 && eval "$(cudnnvm env 8.6)"'* ]]
 	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 19, 0) but found runtime version (9, 14, 0). PyTorch already comes bundled with cuDNN."
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"needs 9.19 or a newer 9.x, but found 9.14"* ]]
-	[[ "$output" == *"fix:     cudnnvm install 9.19 && cudnnvm shell 9.19"* ]]
+	[[ "$output" == *'fix:     cudnnvm install 9.19 && eval "$(cudnnvm env 9.19)"'* ]]
 	[[ "$output" != *"<"* ]]
 }
 

@@ -216,7 +216,7 @@ tree_sum() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"error: torch 2.11.0 ($T/ve) cannot load the active cuDNN 9.14.0.64-cuda13: it needs cuDNN 9.x ≥ 9.19 built for CUDA 13"* ]]
 	# a version that fits is installed: the fix switches to it
-	[[ $output == *"fix: cudnnvm shell 9.19.0.56-cuda13"* ]]
+	[[ $output == *'fix: eval "$(cudnnvm env 9.19.0.56-cuda13)"'* ]]
 	[[ $output == *"warning: mixed cuDNN load in $T/ve: its own copy in $T/ve/lib/python3"*"/site-packages/nvidia/cudnn/lib, and LD_LIBRARY_PATH names $CUDNNVM_STORE/9.14.0.64-cuda13/lib"* ]]
 	[[ $output != *"pip uninstall"* ]]
 	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"
@@ -224,7 +224,7 @@ tree_sum() {
 	[[ $output == *"cudnnvm frameworks"* ]]
 	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
 	[[ $output == *"needs cuDNN 9.3 or a newer 9.x; the cuDNN it loaded is 9.1"* ]]
-	[[ $output == *"fix:     cudnnvm install 9.3 && cudnnvm shell 9.3"* ]]
+	[[ $output == *'fix:     cudnnvm install 9.3 && eval "$(cudnnvm env 9.3)"'* ]]
 	run cudnnvm doctor --explain "DNN library initialization failed. Look at the errors above for more details."
 	[[ $output == *"JAX/XLA"* ]]
 }
@@ -246,8 +246,8 @@ tree_sum() {
 	mkenv "$T/ve" torch-2.11.0 >/dev/null
 	VIRTUAL_ENV="$T/ve" CUDNNVM_VERSION=9.14 run cudnnvm doctor
 	[ "$status" -eq 1 ]
-	[[ $output == *"fix: cudnnvm shell 9.19.0.56-cuda13"* ]]
-	[[ $output != *"shell 9.19.0.78"* ]]
+	[[ $output == *'fix: eval "$(cudnnvm env 9.19.0.56-cuda13)"'* ]]
+	[[ $output != *"env 9.19.0.78"* ]]
 }
 
 @test "the .pth hook preloads the pinned version into an interpreter started without activate" {

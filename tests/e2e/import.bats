@@ -119,12 +119,32 @@ toolkit() {
 	[ "$status" -eq 65 ]
 	[[ $stderr == *"the headers say cuDNN 9.14.0 but the library is 9.19.0"* ]]
 
-	rm "$T/cuda/version.json"
-	run --separate-stderr cudnnvm import "$T/cuda"
+	# no file says the CUDA major and the library does not load
+	cp -a "$T/cuda" "$T/noload"
+	rm "$T/noload/version.json"
+	for f in "$T/noload/lib64"/libcudnn.so.9.19.0; do echo "not ELF" >"$f"; done
+	run --separate-stderr cudnnvm import "$T/noload"
 	[ "$status" -eq 64 ]
 	[[ $stderr == *"pass --cuda N"* ]]
 	[ "$(store_snapshot)" = "$before" ]
 	[ -z "$(ls -A "$CUDNNVM_STORE/.staging" 2>/dev/null)" ]
+}
+
+@test "a toolkit folder without version.json: the library says its CUDA" {
+	toolkit
+	rm "$T/cuda/version.json"
+	run cudnnvm import "$T/cuda" --no-validate
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.19.0.0-cuda13" ]
+	grep -q '"cuda_from": "cudnnGetCudartVersion() = 13010"' \
+		"$CUDNNVM_STORE/9.19.0.0-cuda13/import.json"
+	# the folder's cuda.h says it without loading anything
+	cudnnvm -q uninstall 9.19.0.0-cuda13
+	printf '#define CUDA_VERSION 13000\n' >"$T/cuda/include/cuda.h"
+	run cudnnvm import "$T/cuda" --no-validate
+	[ "$status" -eq 0 ]
+	grep -q '"cuda_from": ".*/cuda/include/cuda.h"' \
+		"$CUDNNVM_STORE/9.19.0.0-cuda13/import.json"
 }
 
 @test "import of a chain leading out of the folder is refused" {

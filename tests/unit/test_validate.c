@@ -193,7 +193,7 @@ explains(const char *msg, const char *cause_has, const char *fix)
 	struct cv_explanation e;
 	int ok;
 
-	if (!cv_doctor_explain(msg, &e))
+	if (!cv_doctor_explain(NULL, msg, &e))
 		return cause_has == NULL && fix == NULL;
 	ok = cause_has != NULL && strstr(e.cause, cause_has) != NULL &&
 	     (fix == NULL || strcmp(e.fix, fix) == 0);
@@ -226,14 +226,14 @@ test_explain(void)
 		       "minor version.",
 		       "compiled with cuDNN 8.6 and needs cuDNN 8.6 or a newer "
 		       "8.x; the cuDNN it loaded is 8.1",
-		       "cudnnvm install 8.6 && cudnnvm shell 8.6"));
+		       "cudnnvm install 8.6 && eval \"$(cudnnvm env 8.6)\""));
 	CHECK(explains("RuntimeError: cuDNN version incompatibility: PyTorch "
 		       "was compiled  against (9, 19, 0) but found runtime "
 		       "version (9, 14, 0). PyTorch already comes bundled "
 		       "with cuDNN.",
 		       "compiled with cuDNN 9.19 and needs 9.19 or a newer "
 		       "9.x, but found 9.14",
-		       "cudnnvm install 9.19 && cudnnvm shell 9.19"));
+		       "cudnnvm install 9.19 && eval \"$(cudnnvm env 9.19)\""));
 	CHECK(explains("OSError: /usr/local/cuda/lib64/libcudnn_cnn.so.9: "
 		       "cannot open shared object file: Permission denied",
 		       "/usr/local/cuda/lib64/libcudnn_cnn.so.9 exists but "

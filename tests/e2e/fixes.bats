@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# Every fix that `doctor` and `doctor --explain` print works as printed:
+# each scenario prints its fix, the fix is run in a fresh bash exactly as
+# printed, and must exit 0 and leave the version it promised active. The
+# machine is a CUDA 13 one (the override) unless a scenario says other.
+load remote
+load activation
+
+setup() {
+	remote_setup
+	export CUDNNVM_OVERRIDE_CUDA=13.0
+	export CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/no-driver"
+	unset CUDNNVM_OVERRIDE_DRIVER_CUDA CUDA_PATH
+}
+
+# fix_of: the text after "fix:" in $output (the first one).
+fix_of() {
+	sed -n 's/^fix: *//p; s/^  fix: //p' <<<"$output" | head -1
+}
+
+# run_fix FIX: run it in a fresh bash as a user would paste it, then
+# print the version it left active.
+run_fix() {
+	run bash -c "$1"' && echo "active=$CUDNNVM_ACTIVE"' </dev/null
+	echo "fix: $1" >&2
+	echo "$output" >&2
+	[ "$status" -eq 0 ]
+}
+
+@test "explain: TensorFlow's compiled-with message on a CUDA 13 machine with the cuda12 8.9 installed" {
+	cudnnvm -q install 8.9 --cuda 12
+	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 8.6.0 but source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and equal or higher minor version."
+	[ "$status" -eq 0 ]
+	fix=$(fix_of)
+	[ "$fix" = 'eval "$(cudnnvm env 8.9.7.29-cuda12)"' ]
+	run_fix "$fix"
+	[[ $output == *"active=8.9.7.29-cuda12"* ]]
+}
+
+@test "explain: a cuDNN 8 sub-library names cuDNN 8, not the newest 9" {
+	cudnnvm -q install 9.20 --cuda 13
+	cudnnvm -q install 8.9 --cuda 12
+	run cudnnvm doctor --explain "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory"
+	fix=$(fix_of)
+	[[ $fix == 'eval "$(cudnnvm env 8.9.7.29-cuda12)" && cudnnvm validate' ]]
+	# the mirror's archives hold no loadable library: run the switch
+	run_fix "${fix% && cudnnvm validate}"
+	[[ $output == *"active=8.9.7.29-cuda12"* ]]
+}
+
+@test "explain: torch's message when the version it needs is installed switches to it" {
+	cudnnvm -q install 9.20 --cuda 13
+	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 13, 0) but found runtime version (9, 8, 0)"
+	fix=$(fix_of)
+	[ "$fix" = 'eval "$(cudnnvm env 9.20.0.48-cuda13)"' ]
+	run_fix "$fix"
+	[[ $output == *"active=9.20.0.48-cuda13"* ]]
+}
+
+@test "explain: nothing installed: the fix installs a build this machine's CUDA has, then switches" {
+	run cudnnvm doctor --explain "libcudnn.so.8: cannot open shared object file: No such file or directory"
+	fix=$(fix_of)
+	run_fix "$fix"
+	[[ $output == *"active=8."*"-cuda"* ]]
+	# the release has no cuda13 build: the cached manifest says so, and
+	# the next fix names the variant it has
+	rm -rf "$CUDNNVM_STORE"/8.*
+	run cudnnvm doctor --explain "libcudnn.so.8: cannot open shared object file: No such file or directory"
+	fix=$(fix_of)
+	[[ $fix == *"--cuda 12"* ]]
+	run_fix "$fix"
+	[[ $output == *"active=8.9.7.29-cuda12"* ]]
+}
+
+@test "explain: the message of a GPU too old for 9.11 and newer" {
+	run cudnnvm doctor --explain "CUDNN_STATUS_ARCH_MISMATCH"
+	fix=$(fix_of)
+	# 9.10 is not on the test mirror: only the form is checked here
+	[[ $fix == "cudnnvm install 9.10 && eval \"\$(cudnnvm env 9.10)\"" ]]
+}
+
+@test "doctor: a toolkit of another major than the active build" {
+	cudnnvm -q install 9.20 --cuda 13
+	cudnnvm -q global 9.20.0.48-cuda13
+	export CUDNNVM_OVERRIDE_CUDA=12.8
+	run cudnnvm doctor
+	[[ $output == *"the CUDA toolkit is 12"* ]]
+	fix=$(sed -n 's/^  fix: //p' <<<"$output" | grep cuda12 | head -1)
+	[ -n "$fix" ]
+	run_fix "$fix"
+	[[ $output == *"active=9.20.0.48-cuda12"* ]]
+}
