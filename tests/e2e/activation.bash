@@ -28,9 +28,10 @@ JSON
 
 activation_setup() {
 	common_setup
-	# the versions below are cuda12 builds: a machine whose CUDA is 12,
-	# whatever toolkit the test machine has
-	export CUDNNVM_OVERRIDE_CUDA=12
+	# a machine with no CUDA toolkit and no driver, whatever the test
+	# machine has: a spec takes the newest build of any variant
+	export CUDNNVM_OVERRIDE_CUDA=
+	export CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/no-driver"
 	mkdir -p "$CUDNNVM_STORE" "$XDG_CONFIG_HOME/cudnnvm"
 	# the versions here are hand-made and cannot load: activation is
 	# tested without the validation gate (one test turns it back on)

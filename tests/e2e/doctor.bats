@@ -210,7 +210,8 @@ for f in j["findings"]:
 	run cudnnvm doctor --explain "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 19, 0) but found runtime version (9, 14, 0). PyTorch already comes bundled with cuDNN."
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"needs 9.19 or a newer 9.x, but found 9.14"* ]]
-	[[ "$output" == *'fix:     cudnnvm install 9.19 && eval "$(cudnnvm env 9.19)"'* ]]
+	# 9.19 is installed here: the fix switches to it, installs nothing
+	[[ "$output" == *"fix:     eval \"\$(cudnnvm env $ID)\""* ]]
 	[[ "$output" != *"<"* ]]
 }
 

@@ -224,7 +224,8 @@ tree_sum() {
 	[[ $output == *"cudnnvm frameworks"* ]]
 	run cudnnvm doctor --explain "Loaded runtime CuDNN library: 9.1.0 but source was compiled with: 9.3.0."
 	[[ $output == *"needs cuDNN 9.3 or a newer 9.x; the cuDNN it loaded is 9.1"* ]]
-	[[ $output == *'fix:     cudnnvm install 9.3 && eval "$(cudnnvm env 9.3)"'* ]]
+	# 9.19 is installed and is a newer 9.x: the fix switches to it
+	[[ $output == *'fix:     eval "$(cudnnvm env 9.19.0.56-cuda13)"'* ]]
 	run cudnnvm doctor --explain "DNN library initialization failed. Look at the errors above for more details."
 	[[ $output == *"JAX/XLA"* ]]
 }

@@ -114,6 +114,8 @@ shim_setup() {
 	printf '#!/bin/sh\necho "Cuda compilation tools, release 12.8, V12.8.1"\n' >"$T/cudabin/nvcc"
 	chmod +x "$T/cudabin/nvcc"
 	export PATH="$T/cudabin:$PATH"
+	# the toolkit is the nvcc on PATH, nothing named before it
+	unset CUDNNVM_OVERRIDE_CUDA CUDA_HOME CUDA_PATH
 	# CUDA 12 here: 9.13 is the newest cuda12 build, not the cuda13 9.20
 	run cudnnvm global latest
 	[ "$status" -eq 0 ]
