@@ -1068,4 +1068,8 @@ void cv_framework_install_hint(const struct cv_framework *f, char *buf,
  * a test can kill it there. Costs one getenv otherwise. */
 void cv_checkpoint(const char *name);
 
+/* ---- modules with a header of their own -------------------------------- */
+
+#include "child.h"
+
 #endif
