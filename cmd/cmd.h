@@ -59,6 +59,12 @@ struct cmd_globals {
 	int nowait; /* --no-wait: a busy lock is exit 75 */
 };
 extern struct cmd_globals cmd_g;
+/* The global flags of this run, as arguments a child cudnnvm takes after
+ * its argv[0] (--store, --config, -q, -v, --no-color, --no-wait): written
+ * to args, at most CMD_GLOBALS_MAX of them; returns how many. The one way
+ * a child learns them, so none is forgotten. */
+#define CMD_GLOBALS_MAX 9
+size_t cmd_globals_argv(const char **args);
 
 /* Run argv (the command line as main received it) in the helper
  * executable, in this process's place. Returns only on failure: prints why
@@ -105,11 +111,6 @@ int cmd_activation_opts(int argc, char **argv, const struct option *opts,
 int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 		      const struct cv_version *spec,
 		      const struct cmd_activation *a, char id[64]);
-
-/* Run `cudnnvm install <spec>` (with the global flags of this run, and
- * --no-validate when no_validate) as a child and wait for it; its output
- * is the user's. Returns its exit status. Defined in cmd/use.c. */
-int cmd_run_install(const char *spec, int no_validate);
 
 /* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */

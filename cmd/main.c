@@ -87,6 +87,30 @@ take_globals(int *argcp, char **argv, int *want_help, int *want_version)
 	return 0;
 }
 
+size_t
+cmd_globals_argv(const char **args)
+{
+	size_t n = 0;
+
+	if (cmd_g.store != NULL) {
+		args[n++] = "--store";
+		args[n++] = cmd_g.store;
+	}
+	if (cmd_g.config != NULL) {
+		args[n++] = "--config";
+		args[n++] = cmd_g.config;
+	}
+	if (cmd_g.quiet)
+		args[n++] = "-q";
+	if (cmd_g.verbose)
+		args[n++] = "-v";
+	if (!cmd_g.color)
+		args[n++] = "--no-color";
+	if (cmd_g.nowait)
+		args[n++] = "--no-wait";
+	return n;
+}
+
 static int
 finish(int status)
 {

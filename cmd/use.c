@@ -6,10 +6,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 int
@@ -63,14 +61,18 @@ cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
 	return cmd_gate_activation(cfg, st, id, a->force, a->no_validate);
 }
 
-int
-cmd_run_install(const char *spec, int no_validate)
+/* `cudnnvm install <spec>` as a child, with this run's global flags, its
+ * output the user's. Returns its exit status (130 after a Ctrl-C). */
+static int
+run_install(const char *spec, int no_validate)
 {
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_child child = CV_CHILD_INIT;
 	char self[PATH_MAX];
-	const char *args[16];
-	int n = 0, status;
+	const char *args[CMD_GLOBALS_MAX + 5];
+	size_t n = 0;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-	pid_t pid;
+	int r;
 
 	if (len <= 0) {
 		ui_error("cannot find the cudnnvm binary to install %s", spec);
@@ -78,20 +80,7 @@ cmd_run_install(const char *spec, int no_validate)
 	}
 	self[len] = '\0';
 	args[n++] = self;
-	if (cmd_g.store != NULL) {
-		args[n++] = "--store";
-		args[n++] = cmd_g.store;
-	}
-	if (cmd_g.config != NULL) {
-		args[n++] = "--config";
-		args[n++] = cmd_g.config;
-	}
-	if (cmd_g.quiet)
-		args[n++] = "-q";
-	if (cmd_g.verbose)
-		args[n++] = "-v";
-	if (!cmd_g.color)
-		args[n++] = "--no-color";
+	n += cmd_globals_argv(args + n);
 	args[n++] = "install";
 	args[n++] = spec;
 	if (no_validate)
@@ -99,28 +88,9 @@ cmd_run_install(const char *spec, int no_validate)
 	args[n] = NULL;
 	fflush(stdout);
 	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		ui_error("cannot start 'cudnnvm install %s': %s", spec,
-			 strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		execv(self, (char *const *)args);
-		ui_error("cannot run '%s install %s': %s", self, spec,
-			 strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			ui_error("cannot wait for 'cudnnvm install %s': %s",
-				 spec, strerror(errno));
-			return 1;
-		}
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status) == SIGINT ? 130
-						  : 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	child.argv = args;
+	r = cv_child_run(&child, &err);
+	return r < 0 ? cmd_fail(&err) : r;
 }
 
 int
@@ -159,8 +129,8 @@ cmd_use(int argc, char **argv)
 			argv[optind], argv[optind]);
 		/* with --force the gate below validates and overrides; the
 		 * install must not refuse first */
-		if ((r = cmd_run_install(argv[optind],
-					 a.no_validate || a.force)) != 0)
+		if ((r = run_install(argv[optind], a.no_validate || a.force)) !=
+		    0)
 			goto out;
 		/* the install may have made the store: open it again */
 		cv_store_free(st);
