@@ -10,15 +10,12 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROBE_TIMEOUT_S 300
@@ -76,68 +73,35 @@ probe_of(const char *name)
 	return NULL;
 }
 
-/* Run the probe for the frameworks in argv under `exec --force id`;
- * returns the child's stdout (xmalloc'd) or NULL. */
-static char *
+/* Run the probe for the frameworks fws under `exec --force id` (with this
+ * run's global flags); its stdout goes to out. Returns its exit status
+ * (128+N for signal N), or <0 with err when it could not start. */
+static int
 run_probe(const char *exe, const char *id, const char *python,
-	  const char *const *fws, size_t nfw, int *status)
+	  const char *const *fws, size_t nfw, struct cv_buf *out,
+	  struct cv_err *err)
 {
-	int fd[2];
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
+	struct cv_child child = CV_CHILD_INIT;
+	const char *args[CMD_GLOBALS_MAX + 20];
+	size_t k = 0;
 
-	if (pipe(fd) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		const char *args[16];
-		size_t k = 0;
-		args[k++] = exe;
-		args[k++] = "-q"; /* the gate's --force warning is known */
-		args[k++] = "exec";
-		args[k++] = "--force";
-		args[k++] = id;
-		args[k++] = "--";
-		args[k++] = python;
-		args[k++] = "-c";
-		args[k++] = probe_py;
-		for (size_t i = 0; i < nfw && k < 15; i++)
-			args[k++] = fws[i];
-		args[k] = NULL;
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		alarm(PROBE_TIMEOUT_S); /* kept across exec */
-		execv(exe, (char *const *)args);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 16384;
-			buf = realloc(buf, cap);
-			if (buf == NULL)
-				abort();
-		}
-		n = read(fd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd[0]);
-	buf[len] = '\0';
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return buf;
+	args[k++] = exe;
+	k += cmd_globals_argv(args + k);
+	args[k++] = "-q"; /* the gate's --force warning is known */
+	args[k++] = "exec";
+	args[k++] = "--force";
+	args[k++] = id;
+	args[k++] = "--";
+	args[k++] = python;
+	args[k++] = "-c";
+	args[k++] = probe_py;
+	for (size_t i = 0; i < nfw && k < sizeof args / sizeof *args - 1; i++)
+		args[k++] = fws[i];
+	args[k] = NULL;
+	child.argv = args;
+	child.timeout_s = PROBE_TIMEOUT_S;
+	child.out = out;
+	return cv_child_run(&child, err);
 }
 
 /* The folder of a path (in place). */
@@ -227,8 +191,9 @@ cmd_validate_frameworks(const struct cv_store *st, const char *id)
 		libreal[PATH_MAX];
 	struct stat sb;
 	ssize_t n;
-	int status = 0, passed = 0, failed = 0;
-	char *out, *line, *next;
+	int status, passed = 0, failed = 0;
+	struct cv_buf *out;
+	char *line, *next;
 
 	if (cv_install_id_parse(&v, id, &err) < 0)
 		return cmd_fail(&err);
@@ -265,13 +230,14 @@ cmd_validate_frameworks(const struct cv_store *st, const char *id)
 	if (realpath(libdir, libreal) == NULL)
 		snprintf(libreal, sizeof libreal, "%s", libdir);
 	fflush(stdout);
-	out = run_probe(exe, id, python, fws, nfw, &status);
-	if (out == NULL) {
-		cv_err_errno(&err, CV_ERROR,
-			     "cannot start the framework probe");
+	out = cv_text_new();
+	status = run_probe(exe, id, python, fws, nfw, out, &err);
+	if (status < 0) {
+		cv_text_free(out);
+		cv_err_prefix(&err, "cannot start the framework probe: ");
 		return cmd_fail(&err);
 	}
-	for (line = out; *line; line = next) {
+	for (line = (char *)cv_text_str(out); *line; line = next) {
 		char *nl = strchr(line, '\n');
 		next = nl ? nl + 1 : line + strlen(line);
 		if (nl)
@@ -283,13 +249,12 @@ cmd_validate_frameworks(const struct cv_store *st, const char *id)
 		else
 			failed++;
 	}
-	free(out);
+	cv_text_free(out);
 	if (passed + failed < (int)nfw) {
 		printf("  frameworks   fail: the probe under %s ended early (%s "
 		       "%d)\n",
-		       id, WIFSIGNALED(status) ? "signal" : "status",
-		       WIFSIGNALED(status) ? WTERMSIG(status)
-					   : WEXITSTATUS(status));
+		       id, status > 128 ? "signal" : "status",
+		       status > 128 ? status - 128 : status);
 		failed++;
 	}
 	if (failed) {

@@ -183,11 +183,13 @@ cv_child_run(struct cv_child *c, struct cv_err *err)
 	struct run r = { c, -1, { -1, -1 }, 0, 0, 0, 0 };
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, e;
 
-	c->timed_out = c->left = 0;
+	const char *path = c->path != NULL ? c->path : c->argv[0];
+
+	c->timed_out = c->left = c->signal = 0;
 	if (plan(c, &fa, out, errp, err) < 0)
 		return err != NULL ? err->code : CV_ERROR;
 	e = (c->flags & CV_CHILD_SEARCH_PATH ? posix_spawnp : posix_spawn)(
-		&r.pid, c->argv[0], &fa, NULL, (char *const *)c->argv,
+		&r.pid, path, &fa, NULL, (char *const *)c->argv,
 		c->envp != NULL ? c->envp : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	r.fd[0] = out[0];
@@ -200,7 +202,7 @@ cv_child_run(struct cv_child *c, struct cv_err *err)
 		close_pair(r.fd);
 		errno = e;
 		return cv_err_errno(err, e == ENOENT ? CV_ENOTFOUND : CV_ERROR,
-				    "cannot run '%s'", c->argv[0]);
+				    "cannot run '%s'", path);
 	}
 	r.deadline = now_s() + c->timeout_s;
 	if (pump(&r)) {
@@ -214,7 +216,9 @@ cv_child_run(struct cv_child *c, struct cv_err *err)
 		return err != NULL ? err->code : CV_ERROR;
 	if (r.stopped)
 		return cv_err_set(err, CV_EINTR, "interrupted");
-	if (WIFSIGNALED(r.status))
-		return 128 + WTERMSIG(r.status);
+	if (WIFSIGNALED(r.status)) {
+		c->signal = WTERMSIG(r.status);
+		return 128 + c->signal;
+	}
 	return WEXITSTATUS(r.status);
 }

@@ -15,7 +15,8 @@ struct cv_buf;
 #define CV_CHILD_STDERR_NULL 0x4 /* stderr to /dev/null (when not kept) */
 
 struct cv_child {
-	const char *const *argv; /* argv[0] is the program */
+	const char *const *argv; /* argv[0] is the program, unless path */
+	const char *path;        /* NULL: argv[0] */
 	char *const *envp;       /* NULL: this process's environment */
 	unsigned flags;          /* CV_CHILD_* */
 	unsigned timeout_s;      /* 0: none; else SIGKILL once it passes */
@@ -31,11 +32,12 @@ struct cv_child {
 	volatile sig_atomic_t *stop;
 	/* Set by cv_child_run. */
 	int timed_out; /* killed because timeout_s passed */
+	int signal;    /* the signal that ended it, 0 when it exited */
 	int left;      /* on_out stopped the reading; not waited for */
 };
-#define CV_CHILD_INIT                                                \
-	{                                                            \
-		NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0 \
+#define CV_CHILD_INIT \
+	{             \
+		0     \
 	}
 
 /* Start c->argv and wait for it. Returns its exit status (0..255), 128+N
