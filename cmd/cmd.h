@@ -79,70 +79,14 @@ int cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write);
 /* Parse a --cuda value (a CUDA major, 1..999) into *out; -1 when malformed. */
 int cmd_parse_cuda(const char *s, int *out);
 
-/* Validate install `id` before it becomes active (install, use, global,
- * shell). Returns 0 when activation may go ahead (passed, skipped because
- * of --no-validate / validate = no, or forced), else prints why and returns
- * the exit status. Defined in cmd/validate.c. */
-int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
-			const char *id, int force, int no_validate);
-
-/* The same check right after `install` put `id` in the store: a failure
- * says the version stays installed and that use/global refuse it. */
-int cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
-			   const char *id, int no_validate);
-
-/* What use, global and shell are asked: the options each accepts (its
- * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system, 'i' --no-install) and, via cmd_activation_id,
- * the version to make active. Defined in cmd/use.c. */
-struct option;
-struct cmd_activation {
-	int unset, force, no_validate;
-	int no_install; /* use --no-install (val 'i') */
-	int system;     /* global --system */
-	const char *eval;
-};
-/* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
- * return optind is the first operand. */
-int cmd_activation_opts(int argc, char **argv, const struct option *opts,
-			struct cmd_activation *a);
-/* The install id `spec` resolves to, once it passed the activation gate.
- * 0, or prints why not and returns the exit status. */
-int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
-		      const struct cv_version *spec,
-		      const struct cmd_activation *a, char id[64]);
-
 /* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
  * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
 void cmd_modulefiles_refresh(const struct cv_store *st);
 
-/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose
- * `cudnnvm venv` block set CUDNNVM_VERSION to `spec`: 1 and its folder in
- * dir, else 0. Defined in cmd/venv.c. */
-int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
-
-/* Refuse install `id` when a framework of the Python environment `prefix`
- * (NULL: the one in play) cannot load it: prints the one-line refusal and
- * returns 1; with force warns and returns 0. *uses_cudnn (may be NULL) is
- * set when a framework there loads cuDNN. Defined in cmd/frameworks.c. */
-int cmd_gate_frameworks(const struct cv_store *st, const char *id,
-			const char *prefix, int force, int *uses_cudnn);
 /* `validate --frameworks`: each framework's own convolution in a child
  * under `exec <id>`; 0 pass, else prints why and returns 1. Defined in
  * cmd/validate_frameworks.c. */
 int cmd_validate_frameworks(const struct cv_store *st, const char *id);
-/* Write (remove) the .pth preload hook into every site-packages of the
- * environment `prefix`; defined in cmd/preload.c. */
-int cmd_preload_hook(const char *prefix, const char *store, const char *id,
-		     int remove, struct cv_err *err);
-/* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
- * cv_store_dir) first in LD_PRELOAD (exec); 1 when done, 0 when the version
- * has no such file. */
-int cmd_preload_exec(const char *vdir, const char *id);
-/* The same verdict as text, for the prompt hook (which only warns): 1 with
- * msg set when a framework cannot load id. */
-int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,
-			   size_t n);
 
 int cmd_bench(int, char **);
 int cmd_commands(int, char **);

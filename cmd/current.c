@@ -43,7 +43,7 @@ cmd_current(int argc, char **argv)
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&
-	       cmd_venv_pinned_by(a.spec, venv_dir, sizeof venv_dir);
+	       cv_venv_pinned_by(a.spec, venv_dir, sizeof venv_dir);
 	if (json) {
 		json_t *o = json_pack("{s:s, s:s, s:s}", "id", a.id, "spec",
 				      a.spec, "origin", origin_names[a.origin]);

@@ -99,9 +99,18 @@ cmd_exec(int argc, char **argv)
 			 r == ENOENT ? "; check the name and your PATH" : "");
 		return r == ENOENT ? 127 : 126;
 	}
-	if (r == 0 && cmd_gate_frameworks(st, id, NULL, force, &framework)) {
-		cv_store_free(st);
-		return 1;
+	if (r == 0) {
+		/* the frameworks' check only: exec never validates */
+		struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+		struct cv_verdict v;
+		g.force = force;
+		g.frameworks = g.no_validate = 1;
+		r = cv_gate_check(NULL, st, id, &g, &v, &err);
+		if (r == 0 && ui_verdict(r, &err, &v) != 0) {
+			cv_store_free(st);
+			return 1;
+		}
+		framework = v.uses_cudnn;
 	}
 	if (r == 0)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
@@ -109,7 +118,7 @@ cmd_exec(int argc, char **argv)
 		r = cv_env_apply(&env, &err);
 	if (r == 0 && framework) {
 		char *vdir = cv_store_dir(st, id);
-		cmd_preload_exec(vdir, id);
+		cv_preload_exec(vdir, id);
 		free(vdir);
 	}
 	cv_env_release(&env);

@@ -26,6 +26,7 @@ cmd_global(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
+	struct cv_verdict verdict;
 	struct cv_version spec;
 	int r, from_system = 0;
 	char id[64];
@@ -78,7 +79,9 @@ cmd_global(int argc, char **argv)
 			ui_note("global version unset");
 		goto out;
 	}
-	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
+	if ((r = ui_verdict(cv_gate_choose(&cfg, st, &spec, &a.gate, id,
+					   &verdict, &err),
+			    &err, &verdict)) != 0)
 		goto out;
 	if (cv_store_global_set(st, id, &err) < 0 ||
 	    (a.system && cv_sysmode_enable(cv_store_root(st), &err) < 0))

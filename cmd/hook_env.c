@@ -218,7 +218,7 @@ cmd_hook_env(int argc, char **argv)
 		const char *prev = getenv("CUDNNVM_ACTIVE");
 		char msg[2048];
 		if ((prev == NULL || strcmp(prev, a.id) != 0) &&
-		    cmd_frameworks_warning(st, a.id, msg, sizeof msg))
+		    cv_gate_frameworks(st, a.id, NULL, NULL, msg, sizeof msg))
 			ui_warn("%s is active but %s", a.id, msg);
 	}
 	r = cv_env_build(&env, st, a.id[0] ? a.id : NULL, NULL, NULL, &err2);

@@ -20,6 +20,8 @@ cmd_import(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cv_import_opts o = { NULL, 0 };
+	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+	struct cv_verdict v;
 	char id[64];
 	int c, r, no_validate = 0;
 
@@ -52,7 +54,9 @@ cmd_import(int argc, char **argv)
 		printf("imported cuDNN %s from %s into %s/%s (no NVIDIA checksum vouches for it; file hashes are in import.json)\n",
 		       id, argv[optind], cv_store_root(st), id);
 	cmd_modulefiles_refresh(st);
-	r = cmd_gate_activation(&cfg, st, id, 0, no_validate || !cfg.validate);
+	g.no_validate = no_validate || !cfg.validate;
+	g.probe_exe = cmd_g.probe_exe;
+	r = ui_verdict(cv_gate_check(&cfg, st, id, &g, &v, &err), &err, &v);
 out:
 	cv_store_free(st);
 	cv_config_release(&cfg);

@@ -42,6 +42,11 @@ static int
 installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 	  int already, const struct install_args *a)
 {
+	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_verdict v;
+	int r;
+
 	if (already) {
 		note_already(st, id);
 		return 0;
@@ -52,8 +57,11 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		free(dir);
 	}
 	cmd_modulefiles_refresh(st);
-	return cmd_validate_installed(cfg, st, id,
-				      a->no_validate || !cfg->validate);
+	g.no_validate = a->no_validate || !cfg->validate;
+	g.installed = 1;
+	g.probe_exe = cmd_g.probe_exe;
+	r = cv_gate_check(cfg, st, id, &g, &v, &err);
+	return ui_verdict(r, &err, &v);
 }
 
 /* Progress on a terminal: the file fetcher wrapped to count bytes (read on

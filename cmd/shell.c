@@ -25,6 +25,7 @@ cmd_shell(int argc, char **argv)
 	struct cv_store *st = NULL;
 	struct cv_buf *out = NULL;
 	struct cmd_activation a;
+	struct cv_verdict verdict;
 	struct cv_version spec;
 	int sh, r;
 	char id[64];
@@ -61,7 +62,9 @@ cmd_shell(int argc, char **argv)
 		cv_text_free(out);
 		return r;
 	}
-	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
+	if ((r = ui_verdict(cv_gate_choose(&cfg, st, &spec, &a.gate, id,
+					   &verdict, &err),
+			    &err, &verdict)) != 0)
 		goto done;
 	/* CUDNNVM_VERSION takes a version, not "latest": the one it is now */
 	r = cv_shell_set(out, sh, "CUDNNVM_VERSION",

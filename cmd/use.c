@@ -10,57 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int
-cmd_activation_opts(int argc, char **argv, const struct option *opts,
-		    struct cmd_activation *a)
-{
-	int c;
-
-	a->unset = a->force = a->no_validate = a->system = a->no_install = 0;
-	a->eval = NULL;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			a->unset = 1;
-			break;
-		case 'e':
-			a->eval = optarg;
-			break;
-		case 'f':
-			a->force = 1;
-			break;
-		case 'n':
-			a->no_validate = 1;
-			break;
-		case 's':
-			a->system = 1;
-			break;
-		case 'i':
-			a->no_install = 1;
-			break;
-		default:
-			return cmd_usage_error(argv[0], "unknown option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	return 0;
-}
-
-int
-cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
-		  const struct cv_version *spec, const struct cmd_activation *a,
-		  char id[64])
-{
-	struct cv_err err = CV_ERR_INIT;
-
-	if (cv_active_find(st, spec, id, &err) < 0)
-		return cmd_fail(&err);
-	if (cmd_gate_frameworks(st, id, NULL, a->force, NULL) != 0)
-		return 1;
-	return cmd_gate_activation(cfg, st, id, a->force, a->no_validate);
-}
-
 /* `cudnnvm install <spec>` as a child, with this run's global flags, its
  * output the user's. Returns its exit status (130 after a Ctrl-C). */
 static int
@@ -106,6 +55,7 @@ cmd_use(int argc, char **argv)
 	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
+	struct cv_verdict verdict;
 	struct cv_version v;
 	int r;
 	char id[64], cwd[PATH_MAX], file[4096];
@@ -129,8 +79,8 @@ cmd_use(int argc, char **argv)
 			argv[optind], argv[optind]);
 		/* with --force the gate below validates and overrides; the
 		 * install must not refuse first */
-		if ((r = run_install(argv[optind], a.no_validate || a.force)) !=
-		    0)
+		if ((r = run_install(argv[optind],
+				     a.gate.no_validate || a.gate.force)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
 		cv_store_free(st);
@@ -139,7 +89,9 @@ cmd_use(int argc, char **argv)
 		if ((r = cmd_open(&cfg, &st, 0)) != 0)
 			return r;
 	}
-	if ((r = cmd_activation_id(&cfg, st, &v, &a, id)) != 0)
+	if ((r = ui_verdict(
+		     cv_gate_choose(&cfg, st, &v, &a.gate, id, &verdict, &err),
+		     &err, &verdict)) != 0)
 		goto out;
 	/* a pin of "latest" would move under the project with every
 	 * install; pin what it means today */

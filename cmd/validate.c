@@ -1,6 +1,5 @@
 /* validate.c: `cudnnvm validate [<spec>] [--no-gpu] [--json]`, the hidden
- * `validate-probe` the validation child runs, and the activation gate that
- * install, use, global and shell call. */
+ * `validate-probe` the validation child runs. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -25,20 +24,6 @@ open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
 		free(d);
 	}
 	return 0;
-}
-
-static void
-fill_opts(struct cv_validate_opts *o, struct cv_store *st, int no_gpu)
-{
-	const char *t = getenv("CUDNNVM_VALIDATE_TIMEOUT");
-	char *end = NULL;
-	long secs = t != NULL ? strtol(t, &end, 10) : 0;
-
-	o->self_exe = cmd_g.probe_exe;
-	o->cache_dir = cv_store_cache_dir(st);
-	o->no_gpu = no_gpu;
-	if (t != NULL && end != t && *end == '\0' && secs > 0 && secs < 86400)
-		o->timeout_s = (unsigned)secs;
 }
 
 static void
@@ -114,7 +99,7 @@ cmd_validate(int argc, char **argv)
 	r = open_install(st, id, &inst, dir);
 	if (r)
 		goto out;
-	fill_opts(&opts, st, no_gpu);
+	cv_validate_opts_default(&opts, st, cmd_g.probe_exe, no_gpu);
 	if (cv_validate(dir, &inst, &opts, &v, &err) < 0) {
 		r = cmd_fail(&err);
 		goto out;
@@ -199,81 +184,4 @@ cmd_validate_probe(int argc, char **argv)
 	r = cv_probe_run(&a, 1) < 0 ? 1 : 0;
 	free(a.layers);
 	return r;
-}
-
-/* installing: called by install, which never activates, so a failure
- * says what is kept and what it means rather than "not activating". */
-static int
-gate(const struct cv_config *cfg, struct cv_store *st, const char *id,
-     int force, int no_validate, int installing)
-{
-	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
-	struct cv_err err = CV_ERR_INIT;
-	struct cv_validation v;
-	struct cv_installed inst;
-	char dir[PATH_MAX];
-	int r, failed;
-
-	if (no_validate || (cfg != NULL && !cfg->validate))
-		return 0;
-	r = open_install(st, id, &inst, dir);
-	if (r)
-		return r;
-	fill_opts(&opts, st, 0);
-	r = cv_validate(dir, &inst, &opts, &v, &err);
-	if (r < 0) {
-		if (force) {
-			ui_warn("%s; activating anyway (--force)", err.msg);
-			return 0;
-		}
-		return cmd_fail(&err);
-	}
-	failed = cv_validation_failed(&v);
-	if (failed < 0) {
-		/* Say plainly what was proven, once (a cached result is
-		 * silent: it was said when it was made). */
-		if (!v.cached && v.step[CV_STEP_GPU].status == CV_CHECK_PASS)
-			ui_note("validated %s: it loads from its own folder "
-				"and a convolution on %s matches the CPU",
-				id, v.gpu);
-		else if (!v.cached)
-			ui_note("validated %s: files, version and library "
-				"provenance pass; GPU steps skipped (%s)",
-				id, v.step[CV_STEP_GPU].reason);
-		return 0;
-	}
-	if (force) {
-		ui_warn("%s failed validation (%s: %s); activating it anyway "
-			"because of --force",
-			id, cv_step_name(failed), v.step[failed].reason);
-		return 0;
-	}
-	if (installing) {
-		ui_error("installed %s, but it failed validation (step %d, "
-			 "%s): %s; 'use' and 'global' refuse it until that is "
-			 "fixed (see 'cudnnvm validate %s'; --force overrides)",
-			 id, failed + 1, cv_step_name(failed),
-			 v.step[failed].reason, id);
-		return 1;
-	}
-	ui_error("not activating %s: validation failed (step %d, %s): %s; fix "
-		 "that and retry, or pass --force (run 'cudnnvm validate %s' "
-		 "for every step)",
-		 id, failed + 1, cv_step_name(failed), v.step[failed].reason,
-		 id);
-	return 1;
-}
-
-int
-cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
-		    const char *id, int force, int no_validate)
-{
-	return gate(cfg, st, id, force, no_validate, 0);
-}
-
-int
-cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
-		       const char *id, int no_validate)
-{
-	return gate(cfg, st, id, 0, no_validate, 1);
 }

@@ -772,6 +772,12 @@ struct cv_validate_opts {
 int cv_validate(const char *dir, const struct cv_installed *inst,
 		const struct cv_validate_opts *opts, struct cv_validation *out,
 		struct cv_err *err);
+/* The options a command validates with: the store's cache, the probe
+ * child `self_exe` (NULL: this binary), and CUDNNVM_VALIDATE_TIMEOUT
+ * (seconds) when it is set to a sane value. */
+void cv_validate_opts_default(struct cv_validate_opts *o,
+			      const struct cv_store *st, const char *self_exe,
+			      int no_gpu);
 /* The first failed step, or -1. */
 int cv_validation_failed(const struct cv_validation *v);
 const char *cv_step_name(int step);
@@ -1071,5 +1077,8 @@ void cv_checkpoint(const char *name);
 /* ---- modules with a header of their own -------------------------------- */
 
 #include "child.h"
+#include "gate.h"
+#include "preload.h"
+#include "venv.h"
 
 #endif

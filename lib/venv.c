@@ -6,12 +6,10 @@
  * scripts. The version is carried by CUDNNVM_VERSION while the environment
  * is active, so the prompt hook agrees with it. --remove takes it all out.
  * The templates are the shims/venv-* and shims/conda-* files. */
-#include "cmd.h"
-#include "ui.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,9 +96,7 @@ slurp(const char *path, struct stat *sb, struct cv_err *err)
 			   "'%s' is not a regular file of at most 1 MiB", path);
 		return NULL;
 	}
-	buf = malloc((size_t)sb->st_size + 1);
-	if (buf == NULL)
-		abort();
+	buf = xmalloc((size_t)sb->st_size + 1);
 	n = read(fd, buf, (size_t)sb->st_size);
 	close(fd);
 	if (n != sb->st_size) {
@@ -254,7 +250,7 @@ block_sets(const char *path, const char *spec)
 }
 
 int
-cmd_venv_pinned_by(const char *spec, char *dir, size_t n)
+cv_venv_pinned_by(const char *spec, char *dir, size_t n)
 {
 	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
 	static const char *const scripts[] = {
@@ -282,129 +278,90 @@ cmd_venv_pinned_by(const char *spec, char *dir, size_t n)
 }
 
 int
-cmd_venv(int argc, char **argv)
+cv_venv_kind(const char *dir, struct cv_err *err)
 {
-	static const struct option opts[] = {
-		{ "path", required_argument, NULL, 'p' },
-		{ "remove", no_argument, NULL, 'r' },
-		{ "force", no_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
-	const char *dir = NULL;
-	char exe[PATH_MAX], path[PATH_MAX + 32], id[64] = "";
-	char store[PATH_MAX] = "";
+	char path[PATH_MAX + 32];
 	struct stat sb;
-	int c, remove = 0, force = 0, conda, r = 0;
-	ssize_t n;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'p')
-			dir = optarg;
-		else if (c == 'r')
-			remove = 1;
-		else if (c == 'f')
-			force = 1;
-		else
-			return cmd_usage_error("venv", "unknown option '%s'",
-					       argv[optind - 1]);
-	}
-	if (argc - optind > (remove ? 0 : 1))
-		return cmd_usage_error("venv", "too many arguments");
-	if (dir == NULL)
-		dir = getenv("VIRTUAL_ENV");
-	if (dir == NULL || *dir == '\0')
-		dir = getenv("CONDA_PREFIX");
-	if (dir == NULL || *dir == '\0')
-		return cmd_usage_error(
-			"venv",
-			"no virtualenv or conda env is active; pass --path DIR");
 	snprintf(path, sizeof path, "%s/bin/activate", dir);
 	if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-		conda = 0;
-	else {
-		snprintf(path, sizeof path, "%s/conda-meta", dir);
-		if (stat(path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-			cv_err_set(
-				&err, CV_EUSAGE,
-				"'%s' is neither a Python venv (bin/activate) nor a conda env (conda-meta/)",
-				dir);
-			return cmd_fail(&err);
-		}
-		conda = 1;
+		return CV_VENV_PYTHON;
+	snprintf(path, sizeof path, "%s/conda-meta", dir);
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return CV_VENV_CONDA;
+	return cv_err_set(
+		err, CV_EUSAGE,
+		"'%s' is neither a Python venv (bin/activate) nor a conda env (conda-meta/)",
+		dir);
+}
+
+/* bin/activate, and activate.fish and activate.csh where they are. */
+static int
+write_python(const char *dir, const char *id, const char *exe, int remove,
+	     struct cv_err *err)
+{
+	static const struct {
+		const char *name;
+		int sh, optional;
+	} scripts[] = { { "activate", CV_SHELL_SH, 0 },
+			{ "activate.fish", CV_SHELL_FISH, 1 },
+			{ "activate.csh", CV_SHELL_CSH, 1 } };
+	char path[PATH_MAX + 32];
+	struct stat sb;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof scripts / sizeof *scripts;
+	     i++) {
+		snprintf(path, sizeof path, "%s/bin/%s", dir, scripts[i].name);
+		if (scripts[i].optional && lstat(path, &sb) < 0)
+			continue;
+		r = edit_activate(path, scripts[i].sh, id, exe, remove, err);
 	}
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
-		return cmd_fail(&err);
-	}
-	exe[n] = '\0';
-	if (!remove) {
-		struct cv_version spec;
-		if (argc - optind == 1 &&
-		    cv_spec_parse(&spec, argv[optind], &err) < 0)
-			return cmd_fail(&err);
-		if ((r = cmd_open(&cfg, &st, 0)) != 0)
-			return r;
-		r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id,
-				 &err);
-		if (r < 0)
-			r = cmd_fail(&err);
-		else if (cmd_gate_frameworks(st, id, dir, force, NULL) != 0)
-			r = 1;
-		else
-			r = cmd_gate_activation(&cfg, st, id, force, 0);
-		if (r == 0) {
-			/* the store that holds it: with a system and a user
-			 * store, the version's own folder's parent */
-			char *vdir = cv_store_dir(st, id), *slash;
-			snprintf(store, sizeof store, "%s", vdir);
-			slash = strrchr(store, '/');
-			if (slash != NULL && slash != store)
-				*slash = '\0';
-			free(vdir);
-		}
-		cv_store_free(st);
-		cv_config_release(&cfg);
-		if (r != 0)
-			return r;
-	}
-	if (!conda) {
-		snprintf(path, sizeof path, "%s/bin/activate", dir);
-		r = edit_activate(path, CV_SHELL_SH, id, exe, remove, &err);
-		snprintf(path, sizeof path, "%s/bin/activate.fish", dir);
-		if (r == 0 && lstat(path, &sb) == 0)
-			r = edit_activate(path, CV_SHELL_FISH, id, exe, remove,
-					  &err);
-		snprintf(path, sizeof path, "%s/bin/activate.csh", dir);
-		if (r == 0 && lstat(path, &sb) == 0)
-			r = edit_activate(path, CV_SHELL_CSH, id, exe, remove,
-					  &err);
-	} else {
-		r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH,
-				 id, exe, remove, &err);
-		if (r == 0)
-			r = conda_script(dir, "deactivate.d", "sh", deact_sh,
-					 CV_SHELL_SH, id, exe, remove, &err);
-		if (r == 0)
-			r = conda_script(dir, "activate.d", "fish", act_fish,
-					 CV_SHELL_FISH, id, exe, remove, &err);
-		if (r == 0)
-			r = conda_script(dir, "deactivate.d", "fish",
-					 deact_fish, CV_SHELL_FISH, id, exe,
-					 remove, &err);
-	}
+	return r;
+}
+
+/* etc/conda/activate.d and deactivate.d, for sh and fish. */
+static int
+write_conda(const char *dir, const char *id, const char *exe, int remove,
+	    struct cv_err *err)
+{
+	int r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH, id,
+			     exe, remove, err);
+
 	if (r == 0)
-		r = cmd_preload_hook(dir, store, id, remove, &err);
-	if (r < 0)
-		return cmd_fail(&err);
-	if (remove)
-		ui_note("removed the cudnnvm hooks from %s", dir);
-	else
-		ui_note("%s now uses cuDNN %s when activated (re-activate it to apply)",
-			dir, id);
-	return 0;
+		r = conda_script(dir, "deactivate.d", "sh", deact_sh,
+				 CV_SHELL_SH, id, exe, remove, err);
+	if (r == 0)
+		r = conda_script(dir, "activate.d", "fish", act_fish,
+				 CV_SHELL_FISH, id, exe, remove, err);
+	if (r == 0)
+		r = conda_script(dir, "deactivate.d", "fish", deact_fish,
+				 CV_SHELL_FISH, id, exe, remove, err);
+	return r;
+}
+
+int
+cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
+	      const char *exe, int remove, struct cv_err *err)
+{
+	char store[PATH_MAX] = "";
+	int kind = cv_venv_kind(dir, err), r;
+
+	if (kind < 0)
+		return kind;
+	if (!remove) {
+		/* the store that holds it: with a system and a user store,
+		 * the version's own folder's parent */
+		char *vdir = cv_store_dir(st, id), *slash;
+		snprintf(store, sizeof store, "%s", vdir);
+		slash = strrchr(store, '/');
+		if (slash != NULL && slash != store)
+			*slash = '\0';
+		free(vdir);
+	}
+	r = kind == CV_VENV_CONDA ? write_conda(dir, id, exe, remove, err)
+				  : write_python(dir, id, exe, remove, err);
+	if (r == 0)
+		r = cv_preload_hook(dir, store, remove ? "" : id, remove, err);
+	return r;
 }

@@ -1,0 +1,104 @@
+/* venv.c: `cudnnvm venv [<spec>] [--path DIR] [--remove] [--force]`: pin
+ * a version to a Python virtualenv or a conda environment. What is
+ * written, and why, is lib/venv.c and lib/preload.c. */
+#include "cmd.h"
+#include "ui.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The install id the environment `dir` is pinned to: spec (NULL: the
+ * active version), once it passed the gate. 0, or the exit status. */
+static int
+choose(const char *dir, const char *spec_s, int force, char id[64],
+       struct cv_store **st)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+	struct cv_verdict v;
+	struct cv_config cfg;
+	struct cv_version spec;
+	int r;
+
+	if (spec_s != NULL && cv_spec_parse(&spec, spec_s, &err) < 0)
+		return cmd_fail(&err);
+	if ((r = cmd_open(&cfg, st, 0)) != 0)
+		return r;
+	g.force = force;
+	g.frameworks = 1;
+	g.prefix = dir;
+	g.probe_exe = cmd_g.probe_exe;
+	r = cv_active_id(*st, spec_s != NULL ? &spec : NULL, id, &err);
+	if (r == 0)
+		r = cv_gate_check(&cfg, *st, id, &g, &v, &err);
+	r = ui_verdict(r, &err, &v);
+	cv_config_release(&cfg);
+	return r;
+}
+
+int
+cmd_venv(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "path", required_argument, NULL, 'p' },
+		{ "remove", no_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st = NULL;
+	const char *dir = NULL;
+	char exe[PATH_MAX], id[64] = "";
+	int c, remove = 0, force = 0, r = 0;
+	ssize_t n;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'p')
+			dir = optarg;
+		else if (c == 'r')
+			remove = 1;
+		else if (c == 'f')
+			force = 1;
+		else
+			return cmd_usage_error("venv", "unknown option '%s'",
+					       argv[optind - 1]);
+	}
+	if (argc - optind > (remove ? 0 : 1))
+		return cmd_usage_error("venv", "too many arguments");
+	if (dir == NULL)
+		dir = getenv("VIRTUAL_ENV");
+	if (dir == NULL || *dir == '\0')
+		dir = getenv("CONDA_PREFIX");
+	if (dir == NULL || *dir == '\0')
+		return cmd_usage_error(
+			"venv",
+			"no virtualenv or conda env is active; pass --path DIR");
+	if (cv_venv_kind(dir, &err) < 0)
+		return cmd_fail(&err);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0) {
+		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+		return cmd_fail(&err);
+	}
+	exe[n] = '\0';
+	if (!remove &&
+	    (r = choose(dir, argc - optind == 1 ? argv[optind] : NULL, force,
+			id, &st)) != 0) {
+		cv_store_free(st);
+		return r;
+	}
+	r = cv_venv_write(dir, st, id, exe, remove, &err);
+	cv_store_free(st);
+	if (r < 0)
+		return cmd_fail(&err);
+	if (remove)
+		ui_note("removed the cudnnvm hooks from %s", dir);
+	else
+		ui_note("%s now uses cuDNN %s when activated (re-activate it to apply)",
+			dir, id);
+	return 0;
+}
