@@ -76,13 +76,6 @@ int cmd_handoff(char **argv);
  * Either out pointer may be NULL when not needed. */
 int cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write);
 
-/* Parse a --cuda value (a CUDA major, 1..999) into *out; -1 when malformed. */
-int cmd_parse_cuda(const char *s, int *out);
-
-/* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
- * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
-void cmd_modulefiles_refresh(const struct cv_store *st);
-
 /* `validate --frameworks`: each framework's own convolution in a child
  * under `exec <id>`; 0 pass, else prints why and returns 1. Defined in
  * cmd/validate_frameworks.c. */

@@ -31,7 +31,7 @@ cmd_import(int argc, char **argv)
 		if (c == 'V') {
 			o.version = optarg;
 		} else if (c == 'c') {
-			if (cmd_parse_cuda(optarg, &o.cuda) < 0)
+			if (cv_cuda_major_parse(optarg, &o.cuda) < 0)
 				return cmd_usage_error(
 					"import",
 					"--cuda wants a CUDA major such as 12");
@@ -53,7 +53,9 @@ cmd_import(int argc, char **argv)
 	if (!cmd_g.quiet)
 		printf("imported cuDNN %s from %s into %s/%s (no NVIDIA checksum vouches for it; file hashes are in import.json)\n",
 		       id, argv[optind], cv_store_root(st), id);
-	cmd_modulefiles_refresh(st);
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
 	g.no_validate = no_validate || !cfg.validate;
 	g.probe_exe = cmd_g.probe_exe;
 	r = ui_verdict(cv_gate_check(&cfg, st, id, &g, &v, &err), &err, &v);

@@ -56,7 +56,9 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		printf("installed cuDNN %s in %s\n", id, dir);
 		free(dir);
 	}
-	cmd_modulefiles_refresh(st);
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
 	g.no_validate = a->no_validate || !cfg->validate;
 	g.installed = 1;
 	g.probe_exe = cmd_g.probe_exe;
@@ -151,7 +153,7 @@ install_remote(const struct install_args *a)
 		return cmd_fail(&err);
 	if (a->source != NULL && cv_source_parse(a->source, &source, &err) < 0)
 		return cmd_usage_error("install", "%s", err.msg);
-	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
 	if (spec.cuda && cuda && spec.cuda != cuda)
@@ -286,7 +288,7 @@ install_archive(const struct install_args *a)
 	if (!cv_sha256_valid_hex(a->sha256))
 		return cmd_usage_error("install",
 				       "--sha256 must be 64 hex digits");
-	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
 	/* what the name says, overridden by --version, --cuda, --platform */

@@ -131,7 +131,7 @@ cmd_list_remote(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case O_CUDA:
-			if (cmd_parse_cuda(optarg, &cuda) < 0)
+			if (cv_cuda_major_parse(optarg, &cuda) < 0)
 				return cmd_usage_error(
 					"list-remote",
 					"--cuda needs a CUDA major such as 12");

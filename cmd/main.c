@@ -215,17 +215,3 @@ cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write)
 		cv_config_release(c);
 	return 0;
 }
-
-int
-cmd_parse_cuda(const char *s, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
-		return -1;
-	*out = (int)n;
-	return 0;
-}

@@ -44,7 +44,7 @@ cmd_mirror(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_CUDA:
-			if (cmd_parse_cuda(optarg, &mo.cuda) < 0)
+			if (cv_cuda_major_parse(optarg, &mo.cuda) < 0)
 				return cmd_usage_error(
 					"mirror",
 					"--cuda wants a CUDA major such as 12");

@@ -110,7 +110,9 @@ cmd_uninstall(int argc, char **argv)
 		goto fail;
 	if (!cmd_g.quiet)
 		printf("uninstalled cuDNN %s\n", id);
-	cmd_modulefiles_refresh(st);
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
 	cv_store_free(st);
 	return 0;
 fail:

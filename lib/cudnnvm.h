@@ -91,6 +91,9 @@ void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
 /* The value cudnnGetVersion() returns for this version: M*1000+m*100+p
  * below 9, M*10000+m*100+p from 9 on. */
 long cv_version_cudnn_number(const struct cv_version *v);
+/* A --cuda value: a CUDA major, 1..999, no sign or leading zero, into
+ * *out; -1 when malformed. */
+int cv_cuda_major_parse(const char *s, int *out);
 
 /* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 
@@ -975,6 +978,13 @@ int cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 			 const char *default_id, int fmt, struct cv_err *err);
 /* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */
 int cv_modulefiles_format_of(const char *outdir, int *fmt);
+/* The same for every installed version of st, the global version the
+ * default; *n gets how many. outdir NULL: <store>/modulefiles. */
+int cv_modulefiles_write_store(const struct cv_store *st, const char *outdir,
+			       int fmt, size_t *n, struct cv_err *err);
+/* After an install or uninstall: rewrite <store>/modulefiles when cudnnvm
+ * wrote it (in the format it has); 0 when there is nothing to do. */
+int cv_modulefiles_refresh(const struct cv_store *st, struct cv_err *err);
 
 /* ---- sysmode.c: system mode (ld.so.conf.d + ldconfig) ----------------- */
 
