@@ -1088,7 +1088,9 @@ void cv_checkpoint(const char *name);
 
 #include "child.h"
 #include "gate.h"
+#include "hook.h"
 #include "preload.h"
+#include "shim.h"
 #include "venv.h"
 
 #endif
