@@ -1,11 +1,13 @@
 /* cmd.h: the command table and what every subcommand shares.
  *
  * Adding a command:
- *  1. write cmd/<name>.c with `int cmd_<name>(int argc, char **argv)`;
+ *  1. write cmd/<name>.c with
+ *     `int cmd_<name>(int argc, char **argv, struct cmd_ctx *ctx)`;
  *     argv[0] is the command name, global flags are already removed;
  *  2. add its row to cmd_table[] in cmd/table.c, its function wrapped in
  *     HELPER_CMD() when it downloads, hashes or unpacks (it needs libcurl,
- *     libarchive or libcrypto, so it runs in cudnnvm-helper);
+ *     libarchive or libcrypto, so it runs in cudnnvm-helper), with
+ *     CMD_STORE or CMD_STORE_RW when it needs the config and the store;
  *  3. document it in man/cudnnvm.1 and the completions (tests/e2e/docs.bats
  *     fails until you do).
  */
@@ -17,13 +19,35 @@
 #include <stdio.h>
 
 #define CMD_HIDDEN 0x1 /* not listed in help or completions */
+/* What the dispatcher opens before the command runs, as git's RUN_SETUP
+ * does: the config and the store read-only, or for writing (made and
+ * swept). A command whose needs depend on its arguments (global shows or
+ * sets) has neither and asks through cmd_need when it knows. */
+#define CMD_STORE    0x2
+#define CMD_STORE_RW 0x4
+
+/* The config and the store of one run, opened once by the dispatcher (see
+ * CMD_STORE) and released after the command returns. */
+struct cmd_ctx {
+	struct cv_config cfg;
+	struct cv_store *st; /* NULL until opened */
+	int loaded;          /* cfg is loaded */
+	int rw;              /* st was opened for writing */
+};
+/* Load the config and open the store now, when the command has not got
+ * them yet: what is CMD_STORE or CMD_STORE_RW, or CMD_REOPEN with either to
+ * open the store again (after a child made it). 0, or prints why and
+ * returns the exit status. */
+#define CMD_REOPEN 0x100
+int cmd_need(struct cmd_ctx *ctx, unsigned what);
 
 struct cmd_spec {
 	const char *name;
-	int (*fn)(int argc, char **argv); /* NULL: run by the helper */
-	const char *summary;              /* one line for `cudnnvm help` */
-	const char *usage; /* exactly the man page SYNOPSIS line */
-	const char *help;  /* options, one per line, for `<cmd> --help` */
+	/* NULL: run by the helper */
+	int (*fn)(int argc, char **argv, struct cmd_ctx *ctx);
+	const char *summary; /* one line for `cudnnvm help` */
+	const char *usage;   /* exactly the man page SYNOPSIS line */
+	const char *help;    /* options, one per line, for `<cmd> --help` */
 	unsigned int flags;
 };
 
@@ -71,41 +95,31 @@ size_t cmd_globals_argv(const char **args);
  * and returns the exit status. Defined in cmd/handoff.c. */
 int cmd_handoff(char **argv);
 
-/* Load the config and open the store (for_write: create and sweep). On
- * failure prints the error and returns the exit status (>0); 0 on success.
- * Either out pointer may be NULL when not needed. */
-int cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write);
-
-/* `validate --frameworks`: each framework's own convolution in a child
- * under `exec <id>`; 0 pass, else prints why and returns 1. Defined in
- * cmd/validate_frameworks.c. */
-int cmd_validate_frameworks(const struct cv_store *st, const char *id);
-
-int cmd_bench(int, char **);
-int cmd_commands(int, char **);
-int cmd_completions(int, char **);
-int cmd_current(int, char **);
-int cmd_doctor(int, char **);
-int cmd_env(int, char **);
-int cmd_exec(int, char **);
-int cmd_frameworks(int, char **);
-int cmd_global(int, char **);
-int cmd_help(int, char **);
-int cmd_hook_env(int, char **);
-int cmd_import(int, char **);
-int cmd_init(int, char **);
-int cmd_install(int, char **);
-int cmd_list(int, char **);
-int cmd_list_remote(int, char **);
-int cmd_mirror(int, char **);
-int cmd_modulefiles(int, char **);
-int cmd_shell(int, char **);
-int cmd_shim(int, char **);
-int cmd_uninstall(int, char **);
-int cmd_use(int, char **);
-int cmd_validate(int, char **);
-int cmd_validate_probe(int, char **);
-int cmd_venv(int, char **);
-int cmd_which(int, char **);
+int cmd_bench(int, char **, struct cmd_ctx *);
+int cmd_commands(int, char **, struct cmd_ctx *);
+int cmd_completions(int, char **, struct cmd_ctx *);
+int cmd_current(int, char **, struct cmd_ctx *);
+int cmd_doctor(int, char **, struct cmd_ctx *);
+int cmd_env(int, char **, struct cmd_ctx *);
+int cmd_exec(int, char **, struct cmd_ctx *);
+int cmd_frameworks(int, char **, struct cmd_ctx *);
+int cmd_global(int, char **, struct cmd_ctx *);
+int cmd_help(int, char **, struct cmd_ctx *);
+int cmd_hook_env(int, char **, struct cmd_ctx *);
+int cmd_import(int, char **, struct cmd_ctx *);
+int cmd_init(int, char **, struct cmd_ctx *);
+int cmd_install(int, char **, struct cmd_ctx *);
+int cmd_list(int, char **, struct cmd_ctx *);
+int cmd_list_remote(int, char **, struct cmd_ctx *);
+int cmd_mirror(int, char **, struct cmd_ctx *);
+int cmd_modulefiles(int, char **, struct cmd_ctx *);
+int cmd_shell(int, char **, struct cmd_ctx *);
+int cmd_shim(int, char **, struct cmd_ctx *);
+int cmd_uninstall(int, char **, struct cmd_ctx *);
+int cmd_use(int, char **, struct cmd_ctx *);
+int cmd_validate(int, char **, struct cmd_ctx *);
+int cmd_validate_probe(int, char **, struct cmd_ctx *);
+int cmd_venv(int, char **, struct cmd_ctx *);
+int cmd_which(int, char **, struct cmd_ctx *);
 
 #endif

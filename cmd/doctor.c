@@ -46,14 +46,13 @@ explain(const char *msg, int json)
 }
 
 int
-cmd_doctor(int argc, char **argv)
+cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 {
 	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0, NULL };
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_finding *f = NULL;
 	struct cv_installed inst;
 	struct cv_active act;
-	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	const char *msg = NULL;
 	char cwd[PATH_MAX], *dir = NULL;
@@ -73,9 +72,9 @@ cmd_doctor(int argc, char **argv)
 	}
 	if (msg != NULL)
 		return explain(msg, json);
-	r = cmd_open(&cfg, &st, 0);
-	if (r)
+	if ((r = cmd_need(run, CMD_STORE)) != 0)
 		return r;
+	st = run->st;
 	ctx.store_root = cv_store_root(st);
 	ctx.store = st;
 	if (getcwd(cwd, sizeof cwd) == NULL)
@@ -127,8 +126,6 @@ cmd_doctor(int argc, char **argv)
 	}
 	cv_findings_free(f, n);
 	free(dir);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	if (problems) {
 		fflush(stdout);
 		fprintf(stderr,

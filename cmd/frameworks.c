@@ -126,7 +126,7 @@ print_text(const struct cv_fw_env *fe, const char *active,
 }
 
 int
-cmd_frameworks(int argc, char **argv)
+cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -134,7 +134,7 @@ cmd_frameworks(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_fw_env fe;
 	struct cv_version av, spec;
 	const char *path = NULL;
@@ -156,15 +156,11 @@ cmd_frameworks(int argc, char **argv)
 		return cmd_usage_error("frameworks", "too many arguments");
 	if (argc - optind == 1 && cv_spec_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id, &err);
 	if (r < 0 && argc - optind == 1) {
-		cv_store_free(st);
 		return cmd_fail(&err);
 	}
 	have_active = r == 0 && cv_install_id_parse(&av, id, NULL) == 0;
-	cv_store_free(st);
 	if (cv_frameworks_find(&fe, path, &err) < 0)
 		return cmd_fail(&err);
 	if (json)

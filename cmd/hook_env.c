@@ -21,7 +21,7 @@ seen(void *payload, const char *path)
 }
 
 int
-cmd_hook_env(int argc, char **argv)
+cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "shell", required_argument, NULL, 's' },
@@ -30,7 +30,7 @@ cmd_hook_env(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT, err2 = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_buf *out = NULL;
 	struct cv_strv w = CV_STRV_INIT;
@@ -61,8 +61,6 @@ cmd_hook_env(int argc, char **argv)
 			   sh == CV_SHELL_FISH);
 	if (state)
 		cv_hook_stamp_touch(&stamp, given);
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	out = cv_text_new();
 	memset(&a, 0, sizeof a);
 	if (!leave) {
@@ -131,6 +129,5 @@ cmd_hook_env(int argc, char **argv)
 	cv_strv_release(&w);
 	cv_text_free(out);
 	cv_env_release(&env);
-	cv_store_free(st);
 	return status;
 }

@@ -25,6 +25,7 @@ struct install_args {
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, nowait, refresh;
 	unsigned jobs; /* --jobs N; 0: [install] threads */
+	struct cmd_ctx *ctx;
 };
 
 static void
@@ -135,7 +136,7 @@ install_remote(const struct install_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
-	struct cv_config cfg;
+	struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_store *st = NULL;
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
@@ -165,10 +166,11 @@ install_remote(const struct install_args *a)
 			"unknown platform '%.40s' (linux-x86_64, linux-sbsa, "
 			"linux-aarch64, windows-x86_64)",
 			a->platform);
-	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
 		return r;
+	st = a->ctx->st;
 	if (source < 0)
-		source = cfg.source;
+		source = cfg->source;
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
@@ -184,18 +186,18 @@ install_remote(const struct install_args *a)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	req.spec = &spec;
-	req.cuda = cuda ? cuda : cfg.cuda;
-	req.platform = a->platform ? a->platform : cfg.platform;
+	req.cuda = cuda ? cuda : cfg->cuda;
+	req.platform = a->platform ? a->platform : cfg->platform;
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
 		 * the hash in the stream and the publish are the archive's */
 		const char *index;
-		if ((r = cv_pypi_index(&cfg, a->mirror, &index, &err)) < 0 ||
-		    (r = cv_remote_new(&rem, &cfg, index, &err)) < 0 ||
+		if ((r = cv_pypi_index(cfg, a->mirror, &index, &err)) < 0 ||
+		    (r = cv_remote_new(&rem, cfg, index, &err)) < 0 ||
 		    (r = cv_pypi_resolve(rem, cv_remote_mirror(rem), &req, &res,
 					 &err)) < 0)
 			goto fail;
-	} else if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
+	} else if ((r = cv_remote_new(&rem, cfg, a->mirror, &err)) < 0 ||
 		   (r = cv_index_open(&ix, rem, cv_store_cache_dir(st),
 				      a->refresh, &err)) < 0 ||
 		   (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
@@ -210,12 +212,12 @@ install_remote(const struct install_args *a)
 	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait || cmd_g.nowait;
 	opts.waiting = ui_waiting;
-	opts.threads = a->jobs ? a->jobs : cfg.threads;
+	opts.threads = a->jobs ? a->jobs : cfg->threads;
 	for (int attempt = 0;; attempt++) {
 		int used;
 		if ((r = cv_download_new(&dl, rem, &res.art, res.url,
 					 cv_store_cache_dir(st),
-					 cfg.keep_archives, &err)) < 0)
+					 cfg->keep_archives, &err)) < 0)
 			goto fail;
 		if (!cmd_g.quiet && ui_is_tty()) {
 			cv_download_progress(dl, ui_progress, NULL);
@@ -249,7 +251,7 @@ install_remote(const struct install_args *a)
 	}
 	if (r < 0)
 		goto fail;
-	r = installed(&cfg, st, id, already, a);
+	r = installed(cfg, st, id, already, a);
 	goto out;
 fail:
 	r = cmd_fail(&err);
@@ -258,8 +260,6 @@ out:
 	cv_resolved_release(&res);
 	cv_index_free(ix);
 	cv_remote_free(rem);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }
 /* ---- end of remote install ---------------------------------------------- */
@@ -273,7 +273,7 @@ install_archive(const struct install_args *a)
 	struct cv_version version;
 	struct cv_fetcher fetch, wrapped;
 	struct progress prog;
-	struct cv_config cfg;
+	struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_store *st = NULL;
 	struct stat sb;
 	char id[64], real[PATH_MAX], platform[32];
@@ -356,13 +356,14 @@ install_archive(const struct install_args *a)
 	art.wheel = named.wheel;
 	cv_version_format_id(&art.version, id, sizeof id);
 
-	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
 		return r;
+	st = a->ctx->st;
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait || cmd_g.nowait;
 	opts.waiting = ui_waiting;
-	opts.threads = a->jobs ? a->jobs : cfg.threads;
+	opts.threads = a->jobs ? a->jobs : cfg->threads;
 	cv_fetcher_file(&fetch, a->archive);
 	prog.inner = fetch;
 	prog.done = 0;
@@ -373,9 +374,7 @@ install_archive(const struct install_args *a)
 	r = cv_store_install(st, &art, ui_is_tty() ? &wrapped : &fetch, &opts,
 			     &already, &err);
 	cv_fetcher_file_free(&fetch);
-	r = r < 0 ? cmd_fail(&err) : installed(&cfg, st, id, already, a);
-	cv_store_free(st);
-	cv_config_release(&cfg);
+	r = r < 0 ? cmd_fail(&err) : installed(cfg, st, id, already, a);
 	return r;
 }
 
@@ -394,15 +393,14 @@ install_pinned(struct install_args *a, char spec[64])
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
 		return cmd_fail(&err);
 	}
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
+	if ((r = cmd_need(a->ctx, CMD_STORE)) != 0)
 		return r;
+	st = a->ctx->st;
 	r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
 	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !a->force) {
 		note_already(st, act.id);
-		cv_store_free(st);
 		return 0;
 	}
-	cv_store_free(st);
 	if (act.origin != CV_ORIGIN_ENV && act.origin != CV_ORIGIN_FILE) {
 		if (r < 0 && act.origin == CV_ORIGIN_NONE &&
 		    err.code != CV_ENOTFOUND)
@@ -441,7 +439,7 @@ parse_jobs(const char *s)
 }
 
 int
-cmd_install(int argc, char **argv)
+cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	enum {
 		O_ARCHIVE = 256,
@@ -479,6 +477,7 @@ cmd_install(int argc, char **argv)
 	int c;
 
 	memset(&a, 0, sizeof a);
+	a.ctx = ctx;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 int
-cmd_modulefiles(int argc, char **argv)
+cmd_modulefiles(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -45,8 +45,9 @@ cmd_modulefiles(int argc, char **argv)
 	    cv_modulefile_format_parse(format, &fmt, &err) < 0)
 		return cmd_fail(&err);
 	/* the store's own module folder needs the store writable */
-	if ((r = cmd_open(NULL, &st, out == NULL)) != 0)
+	if ((r = cmd_need(ctx, out == NULL ? CMD_STORE_RW : CMD_STORE)) != 0)
 		return r;
+	st = ctx->st;
 	if (out == NULL) {
 		const char *root = cv_store_root(st);
 		outdir = malloc(strlen(root) + sizeof "/modulefiles");
@@ -73,6 +74,5 @@ cmd_modulefiles(int argc, char **argv)
 		printf("use them with: module use %s\n", outdir);
 	}
 	free(outdir);
-	cv_store_free(st);
 	return r;
 }

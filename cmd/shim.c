@@ -48,7 +48,7 @@ add(const char *dir, const char *prog)
 }
 
 int
-cmd_shim(int argc, char **argv)
+cmd_shim(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
 	char dir[PATH_MAX];

@@ -43,7 +43,7 @@ run_install(const char *spec, int no_validate)
 }
 
 int
-cmd_use(int argc, char **argv)
+cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "force", no_argument, NULL, 'f' },
@@ -52,7 +52,6 @@ cmd_use(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
 	struct cv_verdict verdict;
@@ -70,8 +69,9 @@ cmd_use(int argc, char **argv)
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
 		return cmd_fail(&err);
 	}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 		return r;
+	st = ctx->st;
 	/* as mise does: a version not installed yet is installed first */
 	if (!a.no_install && cv_active_find(st, &v, id, &err) == CV_ENOTFOUND) {
 		ui_note("cuDNN %s is not installed; installing it "
@@ -83,15 +83,13 @@ cmd_use(int argc, char **argv)
 				     a.gate.no_validate || a.gate.force)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
-		cv_store_free(st);
-		cv_config_release(&cfg);
-		st = NULL;
-		if ((r = cmd_open(&cfg, &st, 0)) != 0)
+		if ((r = cmd_need(ctx, CMD_STORE | CMD_REOPEN)) != 0)
 			return r;
+		st = ctx->st;
 	}
-	if ((r = ui_verdict(
-		     cv_gate_choose(&cfg, st, &v, &a.gate, id, &verdict, &err),
-		     &err, &verdict)) != 0)
+	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &v, &a.gate, id,
+					   &verdict, &err),
+			    &err, &verdict)) != 0)
 		goto out;
 	/* a pin of "latest" would move under the project with every
 	 * install; pin what it means today */
@@ -103,7 +101,5 @@ cmd_use(int argc, char **argv)
 		ui_note("pinned %s (%s) in ./%s", argv[optind], id,
 			strrchr(file, '/') + 1);
 out:
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }

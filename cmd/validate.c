@@ -27,6 +27,67 @@ open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
 }
 
 static void
+print_verdict(const struct cv_fw_verdict *v, const char *libdir)
+{
+	if (v->unreadable)
+		return;
+	if (v->pass)
+		printf("  framework %-10s pass (cuDNN %ld, %d sub-libraries "
+		       "from %s)\n",
+		       v->fw, v->version, v->subs, libdir);
+	else
+		printf("  framework %-10s fail: %s\n", v->fw, v->why);
+}
+
+/* --frameworks: each framework's own convolution in a child under
+ * `exec <id>`; 0 pass, else says why and returns 1. */
+static int
+check_frameworks(const struct cv_store *st, const char *id)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_fw_probe p;
+	const char *self[CMD_GLOBALS_MAX + 2];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	size_t k = 0, failed = 0;
+
+	if (n <= 0) {
+		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+		return cmd_fail(&err);
+	}
+	exe[n] = '\0';
+	self[k++] = exe;
+	k += cmd_globals_argv(self + k);
+	self[k] = NULL;
+	fflush(stdout);
+	if (cv_fw_probe_run(st, id, self, &p, &err) < 0)
+		return cmd_fail(&err);
+	if (p.nfw == 0) {
+		printf("  frameworks   skip: no torch, TensorFlow or JAX in the "
+		       "Python environment in play\n");
+		return 0;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		print_verdict(&p.v[i], p.libdir);
+		failed += !p.v[i].pass;
+	}
+	if (p.n < p.nfw) {
+		printf("  frameworks   fail: the probe under %s ended early (%s "
+		       "%d)\n",
+		       id, p.status > 128 ? "signal" : "status",
+		       p.status > 128 ? p.status - 128 : p.status);
+		failed++;
+	}
+	if (failed == 0)
+		return 0;
+	fflush(stdout);
+	ui_error("%s failed the framework check; run 'cudnnvm frameworks' and "
+		 "'cudnnvm doctor' for the fix",
+		 id);
+	return 1;
+}
+
+static void
 print_steps(const struct cv_validation *v)
 {
 	printf("%s%s\n", v->id, v->cached ? " (cached result)" : "");
@@ -43,14 +104,13 @@ print_steps(const struct cv_validation *v)
 }
 
 int
-cmd_validate(int argc, char **argv)
+cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_validation v;
 	struct cv_installed inst;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	const char *spec = NULL;
 	struct cv_version parsed;
 	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
@@ -79,9 +139,6 @@ cmd_validate(int argc, char **argv)
 	if (json && frameworks)
 		return cmd_usage_error("validate",
 				       "--frameworks has no --json form");
-	r = cmd_open(&cfg, &st, 0);
-	if (r)
-		return r;
 	if (spec != NULL)
 		r = cv_active_find(st, &parsed, id, &err);
 	else {
@@ -120,10 +177,8 @@ cmd_validate(int argc, char **argv)
 	} else
 		r = 0;
 	if (r == 0 && frameworks)
-		r = cmd_validate_frameworks(st, id);
+		r = check_frameworks(st, id);
 out:
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }
 
@@ -131,7 +186,7 @@ out:
  * [--cublaslt P] [--no-gpu]`: runs inside the clean child; JSON lines on
  * stdout. Not for users. */
 int
-cmd_validate_probe(int argc, char **argv)
+cmd_validate_probe(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
 	int r;

@@ -13,34 +13,31 @@
 /* The install id the environment `dir` is pinned to: spec (NULL: the
  * active version), once it passed the gate. 0, or the exit status. */
 static int
-choose(const char *dir, const char *spec_s, int force, char id[64],
-       struct cv_store **st)
+choose(struct cmd_ctx *ctx, const char *dir, const char *spec_s, int force,
+       char id[64])
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
 	struct cv_verdict v;
-	struct cv_config cfg;
 	struct cv_version spec;
 	int r;
 
 	if (spec_s != NULL && cv_spec_parse(&spec, spec_s, &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(&cfg, st, 0)) != 0)
+	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 		return r;
 	g.force = force;
 	g.frameworks = 1;
 	g.prefix = dir;
 	g.probe_exe = cmd_g.probe_exe;
-	r = cv_active_id(*st, spec_s != NULL ? &spec : NULL, id, &err);
+	r = cv_active_id(ctx->st, spec_s != NULL ? &spec : NULL, id, &err);
 	if (r == 0)
-		r = cv_gate_check(&cfg, *st, id, &g, &v, &err);
-	r = ui_verdict(r, &err, &v);
-	cv_config_release(&cfg);
-	return r;
+		r = cv_gate_check(&ctx->cfg, ctx->st, id, &g, &v, &err);
+	return ui_verdict(r, &err, &v);
 }
 
 int
-cmd_venv(int argc, char **argv)
+cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "path", required_argument, NULL, 'p' },
@@ -49,7 +46,6 @@ cmd_venv(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
 	const char *dir = NULL;
 	char exe[PATH_MAX], id[64] = "";
 	int c, remove = 0, force = 0, r = 0;
@@ -86,13 +82,10 @@ cmd_venv(int argc, char **argv)
 	}
 	exe[n] = '\0';
 	if (!remove &&
-	    (r = choose(dir, argc - optind == 1 ? argv[optind] : NULL, force,
-			id, &st)) != 0) {
-		cv_store_free(st);
+	    (r = choose(ctx, dir, argc - optind == 1 ? argv[optind] : NULL,
+			force, id)) != 0)
 		return r;
-	}
-	r = cv_venv_write(dir, st, id, exe, remove, &err);
-	cv_store_free(st);
+	r = cv_venv_write(dir, ctx->st, id, exe, remove, &err);
 	if (r < 0)
 		return cmd_fail(&err);
 	if (remove)

@@ -1087,6 +1087,7 @@ void cv_checkpoint(const char *name);
 /* ---- modules with a header of their own -------------------------------- */
 
 #include "child.h"
+#include "fw_probe.h"
 #include "gate.h"
 #include "hook.h"
 #include "preload.h"
