@@ -378,7 +378,7 @@ run_all(struct cv_store *st, const struct cv_installed *vers, size_t nv,
 }
 
 int
-cmd_bench(int argc, char **argv)
+cmd_bench(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct bench_args a;
 	struct cv_bench_opts o = { NULL, 30, 5, 0, &interrupted };
@@ -386,8 +386,7 @@ cmd_bench(int argc, char **argv)
 	struct cv_installed *vers = NULL;
 	struct cv_bench_run *runs = NULL;
 	struct cv_layer *layers = NULL;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	size_t nv = 0, nl = 0, benched = 0;
 	int r, first_failed = -1;
 
@@ -408,11 +407,6 @@ cmd_bench(int argc, char **argv)
 		return err.code == CV_EUSAGE
 			       ? cmd_usage_error("bench", "%s", err.msg)
 			       : cmd_fail(&err);
-	}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0) {
-		free(a.specs);
-		free(layers);
-		return r;
 	}
 	if ((r = select_versions(st, &a, &vers, &nv)) != 0)
 		goto out;
@@ -460,7 +454,5 @@ out:
 	free(vers);
 	free(layers);
 	free(a.specs);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }

@@ -1,11 +1,13 @@
 /* cmd.h: the command table and what every subcommand shares.
  *
  * Adding a command:
- *  1. write cmd/<name>.c with `int cmd_<name>(int argc, char **argv)`;
+ *  1. write cmd/<name>.c with
+ *     `int cmd_<name>(int argc, char **argv, struct cmd_ctx *ctx)`;
  *     argv[0] is the command name, global flags are already removed;
  *  2. add its row to cmd_table[] in cmd/table.c, its function wrapped in
  *     HELPER_CMD() when it downloads, hashes or unpacks (it needs libcurl,
- *     libarchive or libcrypto, so it runs in cudnnvm-helper);
+ *     libarchive or libcrypto, so it runs in cudnnvm-helper), with
+ *     CMD_STORE or CMD_STORE_RW when it needs the config and the store;
  *  3. document it in man/cudnnvm.1 and the completions (tests/e2e/docs.bats
  *     fails until you do).
  */
@@ -17,13 +19,35 @@
 #include <stdio.h>
 
 #define CMD_HIDDEN 0x1 /* not listed in help or completions */
+/* What the dispatcher opens before the command runs, as git's RUN_SETUP
+ * does: the config and the store read-only, or for writing (made and
+ * swept). A command whose needs depend on its arguments (global shows or
+ * sets) has neither and asks through cmd_need when it knows. */
+#define CMD_STORE    0x2
+#define CMD_STORE_RW 0x4
+
+/* The config and the store of one run, opened once by the dispatcher (see
+ * CMD_STORE) and released after the command returns. */
+struct cmd_ctx {
+	struct cv_config cfg;
+	struct cv_store *st; /* NULL until opened */
+	int loaded;          /* cfg is loaded */
+	int rw;              /* st was opened for writing */
+};
+/* Load the config and open the store now, when the command has not got
+ * them yet: what is CMD_STORE or CMD_STORE_RW, or CMD_REOPEN with either to
+ * open the store again (after a child made it). 0, or prints why and
+ * returns the exit status. */
+#define CMD_REOPEN 0x100
+int cmd_need(struct cmd_ctx *ctx, unsigned what);
 
 struct cmd_spec {
 	const char *name;
-	int (*fn)(int argc, char **argv); /* NULL: run by the helper */
-	const char *summary;              /* one line for `cudnnvm help` */
-	const char *usage; /* exactly the man page SYNOPSIS line */
-	const char *help;  /* options, one per line, for `<cmd> --help` */
+	/* NULL: run by the helper */
+	int (*fn)(int argc, char **argv, struct cmd_ctx *ctx);
+	const char *summary; /* one line for `cudnnvm help` */
+	const char *usage;   /* exactly the man page SYNOPSIS line */
+	const char *help;    /* options, one per line, for `<cmd> --help` */
 	unsigned int flags;
 };
 
@@ -59,115 +83,43 @@ struct cmd_globals {
 	int nowait; /* --no-wait: a busy lock is exit 75 */
 };
 extern struct cmd_globals cmd_g;
+/* The global flags of this run, as arguments a child cudnnvm takes after
+ * its argv[0] (--store, --config, -q, -v, --no-color, --no-wait): written
+ * to args, at most CMD_GLOBALS_MAX of them; returns how many. The one way
+ * a child learns them, so none is forgotten. */
+#define CMD_GLOBALS_MAX 9
+size_t cmd_globals_argv(const char **args);
 
 /* Run argv (the command line as main received it) in the helper
  * executable, in this process's place. Returns only on failure: prints why
  * and returns the exit status. Defined in cmd/handoff.c. */
 int cmd_handoff(char **argv);
 
-/* Load the config and open the store (for_write: create and sweep). On
- * failure prints the error and returns the exit status (>0); 0 on success.
- * Either out pointer may be NULL when not needed. */
-int cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write);
-
-/* Parse a --cuda value (a CUDA major, 1..999) into *out; -1 when malformed. */
-int cmd_parse_cuda(const char *s, int *out);
-
-/* Validate install `id` before it becomes active (install, use, global,
- * shell). Returns 0 when activation may go ahead (passed, skipped because
- * of --no-validate / validate = no, or forced), else prints why and returns
- * the exit status. Defined in cmd/validate.c. */
-int cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
-			const char *id, int force, int no_validate);
-
-/* The same check right after `install` put `id` in the store: a failure
- * says the version stays installed and that use/global refuse it. */
-int cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
-			   const char *id, int no_validate);
-
-/* What use, global and shell are asked: the options each accepts (its
- * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system, 'i' --no-install) and, via cmd_activation_id,
- * the version to make active. Defined in cmd/use.c. */
-struct option;
-struct cmd_activation {
-	int unset, force, no_validate;
-	int no_install; /* use --no-install (val 'i') */
-	int system;     /* global --system */
-	const char *eval;
-};
-/* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
- * return optind is the first operand. */
-int cmd_activation_opts(int argc, char **argv, const struct option *opts,
-			struct cmd_activation *a);
-/* The install id `spec` resolves to, once it passed the activation gate.
- * 0, or prints why not and returns the exit status. */
-int cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
-		      const struct cv_version *spec,
-		      const struct cmd_activation *a, char id[64]);
-
-/* Run `cudnnvm install <spec>` (with the global flags of this run, and
- * --no-validate when no_validate) as a child and wait for it; its output
- * is the user's. Returns its exit status. Defined in cmd/use.c. */
-int cmd_run_install(const char *spec, int no_validate);
-
-/* Rewrite <store>/modulefiles/cudnn when cudnnvm wrote it (after install
- * and uninstall); a failure is a warning. Defined in cmd/modulefiles.c. */
-void cmd_modulefiles_refresh(const struct cv_store *st);
-
-/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose
- * `cudnnvm venv` block set CUDNNVM_VERSION to `spec`: 1 and its folder in
- * dir, else 0. Defined in cmd/venv.c. */
-int cmd_venv_pinned_by(const char *spec, char *dir, size_t n);
-
-/* Refuse install `id` when a framework of the Python environment `prefix`
- * (NULL: the one in play) cannot load it: prints the one-line refusal and
- * returns 1; with force warns and returns 0. *uses_cudnn (may be NULL) is
- * set when a framework there loads cuDNN. Defined in cmd/frameworks.c. */
-int cmd_gate_frameworks(const struct cv_store *st, const char *id,
-			const char *prefix, int force, int *uses_cudnn);
-/* `validate --frameworks`: each framework's own convolution in a child
- * under `exec <id>`; 0 pass, else prints why and returns 1. Defined in
- * cmd/validate_frameworks.c. */
-int cmd_validate_frameworks(const struct cv_store *st, const char *id);
-/* Write (remove) the .pth preload hook into every site-packages of the
- * environment `prefix`; defined in cmd/preload.c. */
-int cmd_preload_hook(const char *prefix, const char *store, const char *id,
-		     int remove, struct cv_err *err);
-/* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
- * cv_store_dir) first in LD_PRELOAD (exec); 1 when done, 0 when the version
- * has no such file. */
-int cmd_preload_exec(const char *vdir, const char *id);
-/* The same verdict as text, for the prompt hook (which only warns): 1 with
- * msg set when a framework cannot load id. */
-int cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,
-			   size_t n);
-
-int cmd_bench(int, char **);
-int cmd_commands(int, char **);
-int cmd_completions(int, char **);
-int cmd_current(int, char **);
-int cmd_doctor(int, char **);
-int cmd_env(int, char **);
-int cmd_exec(int, char **);
-int cmd_frameworks(int, char **);
-int cmd_global(int, char **);
-int cmd_help(int, char **);
-int cmd_hook_env(int, char **);
-int cmd_import(int, char **);
-int cmd_init(int, char **);
-int cmd_install(int, char **);
-int cmd_list(int, char **);
-int cmd_list_remote(int, char **);
-int cmd_mirror(int, char **);
-int cmd_modulefiles(int, char **);
-int cmd_shell(int, char **);
-int cmd_shim(int, char **);
-int cmd_uninstall(int, char **);
-int cmd_use(int, char **);
-int cmd_validate(int, char **);
-int cmd_validate_probe(int, char **);
-int cmd_venv(int, char **);
-int cmd_which(int, char **);
+int cmd_bench(int, char **, struct cmd_ctx *);
+int cmd_commands(int, char **, struct cmd_ctx *);
+int cmd_completions(int, char **, struct cmd_ctx *);
+int cmd_current(int, char **, struct cmd_ctx *);
+int cmd_doctor(int, char **, struct cmd_ctx *);
+int cmd_env(int, char **, struct cmd_ctx *);
+int cmd_exec(int, char **, struct cmd_ctx *);
+int cmd_frameworks(int, char **, struct cmd_ctx *);
+int cmd_global(int, char **, struct cmd_ctx *);
+int cmd_help(int, char **, struct cmd_ctx *);
+int cmd_hook_env(int, char **, struct cmd_ctx *);
+int cmd_import(int, char **, struct cmd_ctx *);
+int cmd_init(int, char **, struct cmd_ctx *);
+int cmd_install(int, char **, struct cmd_ctx *);
+int cmd_list(int, char **, struct cmd_ctx *);
+int cmd_list_remote(int, char **, struct cmd_ctx *);
+int cmd_mirror(int, char **, struct cmd_ctx *);
+int cmd_modulefiles(int, char **, struct cmd_ctx *);
+int cmd_shell(int, char **, struct cmd_ctx *);
+int cmd_shim(int, char **, struct cmd_ctx *);
+int cmd_uninstall(int, char **, struct cmd_ctx *);
+int cmd_use(int, char **, struct cmd_ctx *);
+int cmd_validate(int, char **, struct cmd_ctx *);
+int cmd_validate_probe(int, char **, struct cmd_ctx *);
+int cmd_venv(int, char **, struct cmd_ctx *);
+int cmd_which(int, char **, struct cmd_ctx *);
 
 #endif

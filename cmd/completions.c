@@ -233,7 +233,7 @@ static const char comp_fish[] =
 	"complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'\n";
 
 int
-cmd_completions(int argc, char **argv)
+cmd_completions(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	if (argc != 2)
 		return cmd_usage_error("completions", "expected a shell name");

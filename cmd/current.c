@@ -14,14 +14,14 @@ static const char *const origin_names[] = { "none", "env", "file", "global",
 					    "system" };
 
 int
-cmd_current(int argc, char **argv)
+cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_active a;
 	int c, json = 0, r, venv;
 	char cwd[PATH_MAX], venv_dir[PATH_MAX];
@@ -35,15 +35,12 @@ cmd_current(int argc, char **argv)
 	}
 	if (argc != optind)
 		return cmd_usage_error("current", "too many arguments");
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
 			      &err);
-	cv_store_free(st);
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&
-	       cmd_venv_pinned_by(a.spec, venv_dir, sizeof venv_dir);
+	       cv_venv_pinned_by(a.spec, venv_dir, sizeof venv_dir);
 	if (json) {
 		json_t *o = json_pack("{s:s, s:s, s:s}", "id", a.id, "spec",
 				      a.spec, "origin", origin_names[a.origin]);

@@ -21,20 +21,15 @@ level_name(int level)
 }
 
 static int
-explain(const char *msg, int json)
+explain(struct cmd_ctx *run, const char *msg, int json)
 {
 	struct cv_explanation e;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
 	int r;
 
 	/* the fix switches to what is installed here: the store is read */
-	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+	if ((r = cmd_need(run, CMD_STORE)) != 0)
 		return r;
-	r = cv_doctor_explain(st, msg, &e);
-	cv_store_free(st);
-	cv_config_release(&cfg);
-	if (!r) {
+	if (!cv_doctor_explain(run->st, msg, &e)) {
 		fprintf(stderr,
 			"cudnnvm: doctor: no known cause for that message; run "
 			"'cudnnvm doctor' and 'cudnnvm validate'\n");
@@ -55,14 +50,13 @@ explain(const char *msg, int json)
 }
 
 int
-cmd_doctor(int argc, char **argv)
+cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 {
 	struct cv_doctor_ctx ctx = { NULL, NULL, NULL, 0, 0, NULL };
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_finding *f = NULL;
 	struct cv_installed inst;
 	struct cv_active act;
-	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	const char *msg = NULL;
 	char cwd[PATH_MAX], *dir = NULL;
@@ -81,10 +75,10 @@ cmd_doctor(int argc, char **argv)
 					       argv[i]);
 	}
 	if (msg != NULL)
-		return explain(msg, json);
-	r = cmd_open(&cfg, &st, 0);
-	if (r)
+		return explain(run, msg, json);
+	if ((r = cmd_need(run, CMD_STORE)) != 0)
 		return r;
+	st = run->st;
 	ctx.store_root = cv_store_root(st);
 	ctx.store = st;
 	if (getcwd(cwd, sizeof cwd) == NULL)
@@ -136,8 +130,6 @@ cmd_doctor(int argc, char **argv)
 	}
 	cv_findings_free(f, n);
 	free(dir);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	if (problems) {
 		fflush(stdout);
 		fprintf(stderr,

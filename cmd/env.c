@@ -7,14 +7,14 @@
 #include <string.h>
 
 int
-cmd_env(int argc, char **argv)
+cmd_env(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "shell", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_buf *out = NULL;
 	struct cv_version spec;
@@ -33,8 +33,6 @@ cmd_env(int argc, char **argv)
 		return cmd_usage_error("env", "too many arguments");
 	if (argc - optind == 1 && cv_spec_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	out = cv_text_new();
 	r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id, &err);
 	if (r == 0)
@@ -47,6 +45,5 @@ cmd_env(int argc, char **argv)
 		fputs(cv_text_str(out), stdout);
 	cv_text_free(out);
 	cv_env_release(&env);
-	cv_store_free(st);
 	return r;
 }

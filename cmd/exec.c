@@ -54,10 +54,10 @@ shim_active_id(const struct cv_store *st, char id[64], struct cv_err *err)
 }
 
 int
-cmd_exec(int argc, char **argv)
+cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_version spec;
 	const char *spec_arg = NULL;
@@ -81,8 +81,6 @@ cmd_exec(int argc, char **argv)
 	i++;
 	if (spec_arg != NULL && cv_spec_parse(&spec, spec_arg, &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	if (spec_arg == NULL && getenv("CUDNNVM_SHIM_DIR") != NULL)
 		r = shim_active_id(st, id, &err);
 	else
@@ -90,7 +88,6 @@ cmd_exec(int argc, char **argv)
 	if (r == NOTHING_ACTIVE) {
 		/* a shim with no version chosen anywhere: the program runs
 		 * as if cudnnvm were not installed */
-		cv_store_free(st);
 		drop_shim_dir();
 		fflush(stdout);
 		execvp(argv[i], argv + i);
@@ -99,9 +96,17 @@ cmd_exec(int argc, char **argv)
 			 r == ENOENT ? "; check the name and your PATH" : "");
 		return r == ENOENT ? 127 : 126;
 	}
-	if (r == 0 && cmd_gate_frameworks(st, id, NULL, force, &framework)) {
-		cv_store_free(st);
-		return 1;
+	if (r == 0) {
+		/* the frameworks' check only: exec never validates */
+		struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+		struct cv_verdict v;
+		g.force = force;
+		g.frameworks = g.no_validate = 1;
+		r = cv_gate_check(NULL, st, id, &g, &v, &err);
+		if (r == 0 && ui_verdict(r, &err, &v) != 0) {
+			return 1;
+		}
+		framework = v.uses_cudnn;
 	}
 	if (r == 0)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
@@ -109,11 +114,10 @@ cmd_exec(int argc, char **argv)
 		r = cv_env_apply(&env, &err);
 	if (r == 0 && framework) {
 		char *vdir = cv_store_dir(st, id);
-		cmd_preload_exec(vdir, id);
+		cv_preload_exec(vdir, id);
 		free(vdir);
 	}
 	cv_env_release(&env);
-	cv_store_free(st);
 	if (r < 0)
 		return cmd_fail(&err);
 	drop_shim_dir();

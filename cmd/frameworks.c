@@ -1,7 +1,7 @@
 /* frameworks.c: `cudnnvm frameworks`: the frameworks of the Python
  * environment in play, the cuDNN each needs and why, the environment's own
- * copy, and whether the active version fits. Also the gate that use,
- * global, shell, venv and exec pass before a version becomes active. */
+ * copy, and whether the active version fits. The gate that use, global,
+ * shell, venv and exec pass is lib/gate.c. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -12,108 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The first framework of `fe` that cannot load `v`, or NULL. */
-static const struct cv_framework *
-first_misfit(const struct cv_fw_env *fe, const struct cv_version *v)
-{
-	for (size_t i = 0; i < fe->n; i++)
-		if (!cv_framework_fits(&fe->fw[i], v))
-			return &fe->fw[i];
-	return NULL;
-}
-
-/* ", "-separated installed ids that every framework of fe can load. */
-static void
-fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe, char *buf,
-	    size_t n)
-{
-	struct cv_err err = CV_ERR_INIT;
-	struct cv_installed *all = NULL;
-	size_t count = 0, len = 0;
-
-	buf[0] = '\0';
-	if (cv_store_list(st, &all, &count, &err) < 0)
-		return;
-	for (size_t i = 0; i < count; i++) {
-		if (first_misfit(fe, &all[i].version) != NULL)
-			continue;
-		if (len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s",
-						len ? ", " : "", all[i].id);
-	}
-	free(all);
-}
-
-/* Build the refusal (or, with force, warning) text for id in msg. Returns
- * 1 when a framework cannot load id. */
-static int
-misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
-	       const char *id, char *msg, size_t n)
-{
-	struct cv_version v;
-	const struct cv_framework *f;
-	char need[512], fits[1024], hint[64];
-
-	if (cv_install_id_parse(&v, id, NULL) < 0)
-		return 0;
-	f = first_misfit(fe, &v);
-	if (f == NULL)
-		return 0;
-	cv_framework_need_text(f, need, sizeof need);
-	fitting_ids(st, fe, fits, sizeof fits);
-	cv_framework_install_hint(f, hint, sizeof hint);
-	snprintf(msg, n,
-		 "%s %s (%s) needs %s; installed versions that fit: %s (or: "
-		 "cudnnvm install %s)",
-		 f->name, f->version, fe->prefix, need, fits[0] ? fits : "none",
-		 hint);
-	return 1;
-}
-
-int
-cmd_gate_frameworks(const struct cv_store *st, const char *id,
-		    const char *prefix, int force, int *uses_cudnn)
-{
-	struct cv_err err = CV_ERR_INIT;
-	struct cv_fw_env fe;
-	char msg[2048];
-	int bad;
-
-	if (cv_frameworks_find(&fe, prefix, &err) < 0)
-		return 0;
-	bad = misfit_message(st, &fe, id, msg, sizeof msg);
-	if (uses_cudnn != NULL) {
-		*uses_cudnn = fe.bundled_dir[0] != '\0';
-		for (size_t i = 0; i < fe.n; i++)
-			*uses_cudnn |= fe.fw[i].need.have;
-	}
-	cv_fw_env_release(&fe);
-	if (!bad)
-		return 0;
-	if (force) {
-		ui_warn("activating %s anyway (--force): %s", id, msg);
-		return 0;
-	}
-	fprintf(stderr, "cudnnvm: not activating %s: %s; --force overrides\n",
-		id, msg);
-	return 1;
-}
-
-int
-cmd_frameworks_warning(const struct cv_store *st, const char *id, char *msg,
-		       size_t n)
-{
-	struct cv_err err = CV_ERR_INIT;
-	struct cv_fw_env fe;
-	int bad;
-
-	if (cv_frameworks_find(&fe, NULL, &err) < 0)
-		return 0;
-	bad = misfit_message(st, &fe, id, msg, n);
-	cv_fw_env_release(&fe);
-	return bad;
-}
 
 static json_t *
 version_json(const struct cv_version *v)
@@ -228,7 +126,7 @@ print_text(const struct cv_fw_env *fe, const char *active,
 }
 
 int
-cmd_frameworks(int argc, char **argv)
+cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -236,7 +134,7 @@ cmd_frameworks(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_fw_env fe;
 	struct cv_version av, spec;
 	const char *path = NULL;
@@ -258,15 +156,11 @@ cmd_frameworks(int argc, char **argv)
 		return cmd_usage_error("frameworks", "too many arguments");
 	if (argc - optind == 1 && cv_spec_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id, &err);
 	if (r < 0 && argc - optind == 1) {
-		cv_store_free(st);
 		return cmd_fail(&err);
 	}
 	have_active = r == 0 && cv_install_id_parse(&av, id, NULL) == 0;
-	cv_store_free(st);
 	if (cv_frameworks_find(&fe, path, &err) < 0)
 		return cmd_fail(&err);
 	if (json)

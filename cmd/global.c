@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 int
-cmd_global(int argc, char **argv)
+cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "unset", no_argument, NULL, 'u' },
@@ -23,9 +23,9 @@ cmd_global(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
+	struct cv_verdict verdict;
 	struct cv_version spec;
 	int r, from_system = 0;
 	char id[64];
@@ -46,13 +46,13 @@ cmd_global(int argc, char **argv)
 		return cmd_fail(&err);
 	}
 	if (argc - optind == 0 && !a.unset) {
-		if ((r = cmd_open(NULL, &st, 0)) != 0)
+		if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 			return r;
+		st = ctx->st;
 		r = cv_store_default_get(st, id, &from_system, &err);
 		if (r == 0 && from_system)
 			ui_note("%s is the system store's default (%s/current); 'cudnnvm global <spec>' sets your own",
 				id, cv_store_system_root(st));
-		cv_store_free(st);
 		if (r < 0)
 			return cmd_fail(&err);
 		printf("%s\n", id);
@@ -60,8 +60,9 @@ cmd_global(int argc, char **argv)
 	}
 	if (!a.unset && cv_spec_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+	if ((r = cmd_need(ctx, CMD_STORE_RW)) != 0)
 		return r;
+	st = ctx->st;
 	if (a.unset && a.system) {
 		/* the link stays: per-user activation still has a default */
 		if (cv_sysmode_disable(&err) < 0)
@@ -78,7 +79,9 @@ cmd_global(int argc, char **argv)
 			ui_note("global version unset");
 		goto out;
 	}
-	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
+	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
+					   &verdict, &err),
+			    &err, &verdict)) != 0)
 		goto out;
 	if (cv_store_global_set(st, id, &err) < 0 ||
 	    (a.system && cv_sysmode_enable(cv_store_root(st), &err) < 0))
@@ -89,7 +92,5 @@ cmd_global(int argc, char **argv)
 	else
 		ui_note("global version: %s", id);
 out:
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }

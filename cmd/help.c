@@ -7,7 +7,7 @@
 #include <string.h>
 
 int
-cmd_help(int argc, char **argv)
+cmd_help(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	const struct cmd_spec *c;
 
@@ -35,25 +35,24 @@ cmd_help(int argc, char **argv)
  * listings, never fetched (a Tab must not wait on the network); `--all`:
  * the hidden ones too (the docs test). */
 int
-cmd_commands(int argc, char **argv)
+cmd_commands(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	int describe = argc == 2 && strcmp(argv[1], "--describe") == 0;
 	int all = argc == 2 && strcmp(argv[1], "--all") == 0;
 
 	if (argc == 2 && strcmp(argv[1], "--remote-versions") == 0) {
-		struct cv_store *st = NULL;
 		char **names;
 		size_t n;
 
-		if (cmd_open(NULL, &st, 0) != 0)
+		if (cmd_need(ctx, CMD_STORE) != 0)
 			return 1;
-		n = cv_index_cached_versions(cv_store_cache_dir(st), &names);
+		n = cv_index_cached_versions(cv_store_cache_dir(ctx->st),
+					     &names);
 		for (size_t i = 0; i < n; i++) {
 			printf("%s\n", names[i]);
 			free(names[i]);
 		}
 		free(names);
-		cv_store_free(st);
 		return 0;
 	}
 	if (argc > 1 && !describe && !all)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 int
-cmd_import(int argc, char **argv)
+cmd_import(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "version", required_argument, NULL, 'V' },
@@ -17,9 +17,10 @@ cmd_import(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_import_opts o = { NULL, 0, NULL };
+	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+	struct cv_verdict v;
 	char id[64];
 	int c, r, no_validate = 0;
 
@@ -29,7 +30,7 @@ cmd_import(int argc, char **argv)
 		if (c == 'V') {
 			o.version = optarg;
 		} else if (c == 'c') {
-			if (cmd_parse_cuda(optarg, &o.cuda) < 0)
+			if (cv_cuda_major_parse(optarg, &o.cuda) < 0)
 				return cmd_usage_error(
 					"import",
 					"--cuda wants a CUDA major such as 12");
@@ -43,8 +44,6 @@ cmd_import(int argc, char **argv)
 	if (argc - optind != 1)
 		return cmd_usage_error("import", "give one folder");
 	o.probe_exe = cmd_g.probe_exe;
-	if ((r = cmd_open(&cfg, &st, 1)) != 0)
-		return r;
 	if (cv_import(st, argv[optind], &o, id, &err) < 0) {
 		r = cmd_fail(&err);
 		goto out;
@@ -52,10 +51,13 @@ cmd_import(int argc, char **argv)
 	if (!cmd_g.quiet)
 		printf("imported cuDNN %s from %s into %s/%s (no NVIDIA checksum vouches for it; file hashes are in import.json)\n",
 		       id, argv[optind], cv_store_root(st), id);
-	cmd_modulefiles_refresh(st);
-	r = cmd_gate_activation(&cfg, st, id, 0, no_validate || !cfg.validate);
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
+	g.no_validate = no_validate || !ctx->cfg.validate;
+	g.probe_exe = cmd_g.probe_exe;
+	r = ui_verdict(cv_gate_check(&ctx->cfg, st, id, &g, &v, &err), &err,
+		       &v);
 out:
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 int
-cmd_init(int argc, char **argv)
+cmd_init(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_buf *out = cv_text_new();

@@ -25,6 +25,7 @@ struct install_args {
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, nowait, refresh;
 	unsigned jobs; /* --jobs N; 0: [install] threads */
+	struct cmd_ctx *ctx;
 };
 
 static void
@@ -42,6 +43,11 @@ static int
 installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 	  int already, const struct install_args *a)
 {
+	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_verdict v;
+	int r;
+
 	if (already) {
 		note_already(st, id);
 		return 0;
@@ -51,9 +57,14 @@ installed(const struct cv_config *cfg, struct cv_store *st, const char *id,
 		printf("installed cuDNN %s in %s\n", id, dir);
 		free(dir);
 	}
-	cmd_modulefiles_refresh(st);
-	return cmd_validate_installed(cfg, st, id,
-				      a->no_validate || !cfg->validate);
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
+	g.no_validate = a->no_validate || !cfg->validate;
+	g.installed = 1;
+	g.probe_exe = cmd_g.probe_exe;
+	r = cv_gate_check(cfg, st, id, &g, &v, &err);
+	return ui_verdict(r, &err, &v);
 }
 
 /* Progress on a terminal: the file fetcher wrapped to count bytes (read on
@@ -125,7 +136,7 @@ install_remote(const struct install_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
-	struct cv_config cfg;
+	struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_store *st = NULL;
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
@@ -143,7 +154,7 @@ install_remote(const struct install_args *a)
 		return cmd_fail(&err);
 	if (a->source != NULL && cv_source_parse(a->source, &source, &err) < 0)
 		return cmd_usage_error("install", "%s", err.msg);
-	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
 	if (spec.cuda && cuda && spec.cuda != cuda)
@@ -155,10 +166,11 @@ install_remote(const struct install_args *a)
 			"unknown platform '%.40s' (linux-x86_64, linux-sbsa, "
 			"linux-aarch64, windows-x86_64)",
 			a->platform);
-	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
 		return r;
+	st = a->ctx->st;
 	if (source < 0)
-		source = cfg.source;
+		source = cfg->source;
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
@@ -174,18 +186,18 @@ install_remote(const struct install_args *a)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	req.spec = &spec;
-	req.cuda = cuda ? cuda : cfg.cuda;
-	req.platform = a->platform ? a->platform : cfg.platform;
+	req.cuda = cuda ? cuda : cfg->cuda;
+	req.platform = a->platform ? a->platform : cfg->platform;
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
 		 * the hash in the stream and the publish are the archive's */
 		const char *index;
-		if ((r = cv_pypi_index(&cfg, a->mirror, &index, &err)) < 0 ||
-		    (r = cv_remote_new(&rem, &cfg, index, &err)) < 0 ||
+		if ((r = cv_pypi_index(cfg, a->mirror, &index, &err)) < 0 ||
+		    (r = cv_remote_new(&rem, cfg, index, &err)) < 0 ||
 		    (r = cv_pypi_resolve(rem, cv_remote_mirror(rem), &req, &res,
 					 &err)) < 0)
 			goto fail;
-	} else if ((r = cv_remote_new(&rem, &cfg, a->mirror, &err)) < 0 ||
+	} else if ((r = cv_remote_new(&rem, cfg, a->mirror, &err)) < 0 ||
 		   (r = cv_index_open(&ix, rem, cv_store_cache_dir(st),
 				      a->refresh, &err)) < 0 ||
 		   (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
@@ -200,12 +212,12 @@ install_remote(const struct install_args *a)
 	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait || cmd_g.nowait;
 	opts.waiting = ui_waiting;
-	opts.threads = a->jobs ? a->jobs : cfg.threads;
+	opts.threads = a->jobs ? a->jobs : cfg->threads;
 	for (int attempt = 0;; attempt++) {
 		int used;
 		if ((r = cv_download_new(&dl, rem, &res.art, res.url,
 					 cv_store_cache_dir(st),
-					 cfg.keep_archives, &err)) < 0)
+					 cfg->keep_archives, &err)) < 0)
 			goto fail;
 		if (!cmd_g.quiet && ui_is_tty()) {
 			cv_download_progress(dl, ui_progress, NULL);
@@ -239,7 +251,7 @@ install_remote(const struct install_args *a)
 	}
 	if (r < 0)
 		goto fail;
-	r = installed(&cfg, st, id, already, a);
+	r = installed(cfg, st, id, already, a);
 	goto out;
 fail:
 	r = cmd_fail(&err);
@@ -248,8 +260,6 @@ out:
 	cv_resolved_release(&res);
 	cv_index_free(ix);
 	cv_remote_free(rem);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }
 /* ---- end of remote install ---------------------------------------------- */
@@ -263,7 +273,7 @@ install_archive(const struct install_args *a)
 	struct cv_version version;
 	struct cv_fetcher fetch, wrapped;
 	struct progress prog;
-	struct cv_config cfg;
+	struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_store *st = NULL;
 	struct stat sb;
 	char id[64], real[PATH_MAX], platform[32];
@@ -278,7 +288,7 @@ install_archive(const struct install_args *a)
 	if (!cv_sha256_valid_hex(a->sha256))
 		return cmd_usage_error("install",
 				       "--sha256 must be 64 hex digits");
-	if (a->cuda != NULL && cmd_parse_cuda(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
 	/* what the name says, overridden by --version, --cuda, --platform */
@@ -346,13 +356,14 @@ install_archive(const struct install_args *a)
 	art.wheel = named.wheel;
 	cv_version_format_id(&art.version, id, sizeof id);
 
-	if ((r = cmd_open(&cfg, &st, 1)) != 0)
+	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
 		return r;
+	st = a->ctx->st;
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
 	opts.nowait = a->nowait || cmd_g.nowait;
 	opts.waiting = ui_waiting;
-	opts.threads = a->jobs ? a->jobs : cfg.threads;
+	opts.threads = a->jobs ? a->jobs : cfg->threads;
 	cv_fetcher_file(&fetch, a->archive);
 	prog.inner = fetch;
 	prog.done = 0;
@@ -363,9 +374,7 @@ install_archive(const struct install_args *a)
 	r = cv_store_install(st, &art, ui_is_tty() ? &wrapped : &fetch, &opts,
 			     &already, &err);
 	cv_fetcher_file_free(&fetch);
-	r = r < 0 ? cmd_fail(&err) : installed(&cfg, st, id, already, a);
-	cv_store_free(st);
-	cv_config_release(&cfg);
+	r = r < 0 ? cmd_fail(&err) : installed(cfg, st, id, already, a);
 	return r;
 }
 
@@ -384,15 +393,14 @@ install_pinned(struct install_args *a, char spec[64])
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
 		return cmd_fail(&err);
 	}
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
+	if ((r = cmd_need(a->ctx, CMD_STORE)) != 0)
 		return r;
+	st = a->ctx->st;
 	r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
 	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !a->force) {
 		note_already(st, act.id);
-		cv_store_free(st);
 		return 0;
 	}
-	cv_store_free(st);
 	if (act.origin != CV_ORIGIN_ENV && act.origin != CV_ORIGIN_FILE) {
 		if (r < 0 && act.origin == CV_ORIGIN_NONE &&
 		    err.code != CV_ENOTFOUND)
@@ -431,7 +439,7 @@ parse_jobs(const char *s)
 }
 
 int
-cmd_install(int argc, char **argv)
+cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	enum {
 		O_ARCHIVE = 256,
@@ -469,6 +477,7 @@ cmd_install(int argc, char **argv)
 	int c;
 
 	memset(&a, 0, sizeof a);
+	a.ctx = ctx;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {

@@ -13,14 +13,14 @@
 #include <unistd.h>
 
 int
-cmd_list(int argc, char **argv)
+cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_installed *all = NULL;
 	struct cv_active act;
 	char global[64] = "", active[64] = "", cwd[PATH_MAX];
@@ -37,11 +37,8 @@ cmd_list(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cmd_usage_error("list", "no arguments expected");
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	if (cv_store_list(st, &all, &n, &err) < 0) {
 		r = cmd_fail(&err);
-		cv_store_free(st);
 		return r;
 	}
 	if (cv_store_default_get(st, global, &from_system, NULL) < 0)
@@ -115,6 +112,5 @@ cmd_list(int argc, char **argv)
 				cv_store_root(st));
 	}
 	free(all);
-	cv_store_free(st);
 	return 0;
 }

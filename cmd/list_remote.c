@@ -103,7 +103,7 @@ out:
 }
 
 int
-cmd_list_remote(int argc, char **argv)
+cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	enum { O_CUDA = 256, O_PLATFORM, O_JSON, O_REFRESH, O_SOURCE };
 	static const struct option lo[] = {
@@ -115,8 +115,7 @@ cmd_list_remote(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
 	struct cv_version spec;
@@ -131,7 +130,7 @@ cmd_list_remote(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case O_CUDA:
-			if (cmd_parse_cuda(optarg, &cuda) < 0)
+			if (cv_cuda_major_parse(optarg, &cuda) < 0)
 				return cmd_usage_error(
 					"list-remote",
 					"--cuda needs a CUDA major such as 12");
@@ -175,10 +174,8 @@ cmd_list_remote(int argc, char **argv)
 		    (cuda = cv_machine_cuda(NULL, 0, &err)) < 0)
 			return cmd_fail(&err);
 	}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0)
-		return r;
 	if (platform_flag == NULL)
-		platform_flag = cfg.platform;
+		platform_flag = ctx->cfg.platform;
 	if (platform_flag != NULL) {
 		if (!cv_platform_valid(platform_flag)) {
 			r = cmd_usage_error("list-remote",
@@ -192,13 +189,13 @@ cmd_list_remote(int argc, char **argv)
 		goto out;
 	}
 	if (source < 0)
-		source = cfg.source;
+		source = ctx->cfg.source;
 	if (source == CV_SOURCE_PYPI) {
-		r = list_wheels(&cfg, st, spec_s != NULL ? &spec : NULL, cuda,
-				platform, json);
+		r = list_wheels(&ctx->cfg, st, spec_s != NULL ? &spec : NULL,
+				cuda, platform, json);
 		goto out;
 	}
-	if (cv_remote_new(&rem, &cfg, NULL, &err) < 0 ||
+	if (cv_remote_new(&rem, &ctx->cfg, NULL, &err) < 0 ||
 	    cv_index_open(&ix, rem, cv_store_cache_dir(st), refresh, &err) <
 		    0) {
 		r = cmd_fail(&err);
@@ -311,7 +308,5 @@ out:
 	json_decref(arr);
 	cv_index_free(ix);
 	cv_remote_free(rem);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }

@@ -87,6 +87,30 @@ take_globals(int *argcp, char **argv, int *want_help, int *want_version)
 	return 0;
 }
 
+size_t
+cmd_globals_argv(const char **args)
+{
+	size_t n = 0;
+
+	if (cmd_g.store != NULL) {
+		args[n++] = "--store";
+		args[n++] = cmd_g.store;
+	}
+	if (cmd_g.config != NULL) {
+		args[n++] = "--config";
+		args[n++] = cmd_g.config;
+	}
+	if (cmd_g.quiet)
+		args[n++] = "-q";
+	if (cmd_g.verbose)
+		args[n++] = "-v";
+	if (!cmd_g.color)
+		args[n++] = "--no-color";
+	if (cmd_g.nowait)
+		args[n++] = "--no-wait";
+	return n;
+}
+
 static int
 finish(int status)
 {
@@ -123,6 +147,7 @@ static int
 dispatch(int argc, char **argv, char **given)
 {
 	const struct cmd_spec *cmd;
+	struct cmd_ctx ctx;
 	int want_help = 0, want_version = 0, r;
 
 	if (getenv("NO_COLOR") != NULL)
@@ -163,7 +188,14 @@ dispatch(int argc, char **argv, char **given)
 		cv_warn_sink(ui_warn_later, NULL);
 	/* an alias runs as its command: messages name the command */
 	argv[1] = (char *)cmd->name;
-	return finish(cmd->fn(argc - 1, argv + 1));
+	memset(&ctx, 0, sizeof ctx);
+	r = cmd_need(&ctx, cmd->flags & (CMD_STORE | CMD_STORE_RW));
+	if (r == 0)
+		r = cmd->fn(argc - 1, argv + 1, &ctx);
+	cv_store_free(ctx.st);
+	if (ctx.loaded)
+		cv_config_release(&ctx.cfg);
+	return finish(r);
 }
 
 int
@@ -188,39 +220,28 @@ main(int argc, char **argv)
 }
 
 int
-cmd_open(struct cv_config *cfg, struct cv_store **st, int for_write)
+cmd_need(struct cmd_ctx *ctx, unsigned what)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config local = { 0 };
-	struct cv_config *c = cfg ? cfg : &local;
+	int rw = (what & CMD_STORE_RW) != 0;
 
-	cv_config_init(c);
-	if (cv_config_load(c, cmd_g.config, &err) < 0) {
-		cv_config_release(c);
-		return cmd_fail(&err);
+	if (!(what & (CMD_STORE | CMD_STORE_RW)))
+		return 0;
+	if (ctx->st != NULL && !(what & CMD_REOPEN) && (!rw || ctx->rw))
+		return 0;
+	cv_store_free(ctx->st);
+	ctx->st = NULL;
+	if (!ctx->loaded) {
+		cv_config_init(&ctx->cfg);
+		if (cv_config_load(&ctx->cfg, cmd_g.config, &err) < 0) {
+			cv_config_release(&ctx->cfg);
+			return cmd_fail(&err);
+		}
+		ctx->loaded = 1;
 	}
-	if (st != NULL &&
-	    cv_store_open(st, c, cmd_g.store, for_write, &err) < 0) {
-		cv_config_release(c);
+	if (cv_store_open(&ctx->st, &ctx->cfg, cmd_g.store, rw, &err) < 0)
 		return cmd_fail(&err);
-	}
-	if (st != NULL)
-		cv_store_set_lock_wait(*st, cmd_g.nowait, ui_waiting, NULL);
-	if (cfg == NULL)
-		cv_config_release(c);
-	return 0;
-}
-
-int
-cmd_parse_cuda(const char *s, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
-		return -1;
-	*out = (int)n;
+	ctx->rw = rw;
+	cv_store_set_lock_wait(ctx->st, cmd_g.nowait, ui_waiting, NULL);
 	return 0;
 }

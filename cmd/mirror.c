@@ -17,7 +17,7 @@ report(void *payload, const char *what, const char *path)
 }
 
 int
-cmd_mirror(int argc, char **argv)
+cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	enum { O_CUDA = 1, O_PLATFORM, O_MIRROR, O_VERIFY, O_REFRESH };
 	static const struct option opts[] = {
@@ -29,8 +29,7 @@ cmd_mirror(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
 	struct cv_mirror_opts mo = { 0, NULL, report, NULL };
@@ -44,7 +43,7 @@ cmd_mirror(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case O_CUDA:
-			if (cmd_parse_cuda(optarg, &mo.cuda) < 0)
+			if (cv_cuda_major_parse(optarg, &mo.cuda) < 0)
 				return cmd_usage_error(
 					"mirror",
 					"--cuda wants a CUDA major such as 12");
@@ -85,12 +84,8 @@ cmd_mirror(int argc, char **argv)
 			free(specs);
 			return cmd_fail(&err);
 		}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0) {
-		free(specs);
-		return r;
-	}
 	if (nspecs > 0) {
-		if (cv_remote_new(&rem, &cfg, mirror, &err) < 0 ||
+		if (cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
 		    cv_index_open(&ix, rem, cv_store_cache_dir(st), refresh,
 				  &err) < 0 ||
 		    cv_mirror_specs(ix, dir, specs, nspecs, &mo, &err) < 0) {
@@ -119,8 +114,6 @@ cmd_mirror(int argc, char **argv)
 out:
 	cv_index_free(ix);
 	cv_remote_free(rem);
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	free(specs);
 	return r;
 }

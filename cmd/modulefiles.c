@@ -1,7 +1,7 @@
 /* modulefiles.c: `cudnnvm modulefiles [--format lua|tcl] [--out DIR]`
- * writes one Lmod / Environment Modules file per installed version, and
- * cmd_modulefiles_refresh keeps the store's own module folder current
- * after install and uninstall. */
+ * writes one Lmod / Environment Modules file per installed version
+ * (lib/modulefile.c; install and uninstall keep the store's own module
+ * folder current through cv_modulefiles_refresh). */
 #include "cmd.h"
 #include "ui.h"
 
@@ -10,48 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rewrite the module files of `outdir` in `fmt` from the store's list;
- * the default is the global version when one is set. */
-static int
-write_all(const struct cv_store *st, const char *outdir, int fmt, size_t *n,
-	  struct cv_err *err)
-{
-	struct cv_installed *all = NULL;
-	char global[64];
-	int r;
-
-	if ((r = cv_store_list(st, &all, n, err)) < 0)
-		return r;
-	if (cv_store_global_get(st, global, NULL) < 0)
-		global[0] = '\0';
-	r = cv_modulefiles_write(outdir, st, all, *n, global[0] ? global : NULL,
-				 fmt, err);
-	free(all);
-	return r;
-}
-
-void
-cmd_modulefiles_refresh(const struct cv_store *st)
-{
-	struct cv_err err = CV_ERR_INIT;
-	char *outdir;
-	size_t n;
-	int fmt;
-
-	outdir = malloc(strlen(cv_store_root(st)) + sizeof "/modulefiles");
-	if (outdir == NULL)
-		return;
-	strcpy(outdir, cv_store_root(st));
-	strcat(outdir, "/modulefiles");
-	if (cv_modulefiles_format_of(outdir, &fmt) &&
-	    write_all(st, outdir, fmt, &n, &err) < 0)
-		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
-			err.msg);
-	free(outdir);
-}
-
 int
-cmd_modulefiles(int argc, char **argv)
+cmd_modulefiles(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -85,8 +45,9 @@ cmd_modulefiles(int argc, char **argv)
 	    cv_modulefile_format_parse(format, &fmt, &err) < 0)
 		return cmd_fail(&err);
 	/* the store's own module folder needs the store writable */
-	if ((r = cmd_open(NULL, &st, out == NULL)) != 0)
+	if ((r = cmd_need(ctx, out == NULL ? CMD_STORE_RW : CMD_STORE)) != 0)
 		return r;
+	st = ctx->st;
 	if (out == NULL) {
 		const char *root = cv_store_root(st);
 		outdir = malloc(strlen(root) + sizeof "/modulefiles");
@@ -104,7 +65,7 @@ cmd_modulefiles(int argc, char **argv)
 	/* without --format, a folder we wrote keeps its format */
 	if (format == NULL)
 		cv_modulefiles_format_of(outdir, &fmt);
-	if (write_all(st, outdir, fmt, &n, &err) < 0) {
+	if (cv_modulefiles_write_store(st, outdir, fmt, &n, &err) < 0) {
 		r = cmd_fail(&err);
 	} else if (!cmd_g.quiet) {
 		printf("wrote %zu %s module file%s to %s/cudnn\n", n,
@@ -113,6 +74,5 @@ cmd_modulefiles(int argc, char **argv)
 		printf("use them with: module use %s\n", outdir);
 	}
 	free(outdir);
-	cv_store_free(st);
 	return r;
 }

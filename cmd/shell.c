@@ -11,7 +11,7 @@
 #include <string.h>
 
 int
-cmd_shell(int argc, char **argv)
+cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "unset", no_argument, NULL, 'u' },
@@ -21,10 +21,10 @@ cmd_shell(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_buf *out = NULL;
 	struct cmd_activation a;
+	struct cv_verdict verdict;
 	struct cv_version spec;
 	int sh, r;
 	char id[64];
@@ -57,11 +57,9 @@ cmd_shell(int argc, char **argv)
 		cv_text_free(out);
 		return cmd_fail(&err);
 	}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0) {
-		cv_text_free(out);
-		return r;
-	}
-	if ((r = cmd_activation_id(&cfg, st, &spec, &a, id)) != 0)
+	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
+					   &verdict, &err),
+			    &err, &verdict)) != 0)
 		goto done;
 	/* CUDNNVM_VERSION takes a version, not "latest": the one it is now */
 	r = cv_shell_set(out, sh, "CUDNNVM_VERSION",
@@ -72,10 +70,6 @@ print:
 	else
 		fputs(cv_text_str(out), stdout);
 done:
-	if (st != NULL) {
-		cv_store_free(st);
-		cv_config_release(&cfg);
-	}
 	cv_text_free(out);
 	return r;
 }

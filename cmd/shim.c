@@ -1,194 +1,73 @@
-/* shim.c: `shim add|remove|list`: small executables in the shims folder
- * ($XDG_DATA_HOME/cudnnvm/shims) that run a program under the version
- * pinned for their working folder, for programs that never run a shell
- * hook (IDEs, Jupyter kernels, services). The template is shims/shim.sh. */
+/* shim.c: `shim add|remove|list`: shims, for programs that never run a
+ * shell hook (IDEs, Jupyter kernels, services); lib/shim.c writes them.
+ * The template is shims/shim.sh. */
 #include "cmd.h"
 #include "ui.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define MARK "# cudnnvm shim for "
-
-static const char shim_tpl[] =
-	"#!/bin/sh\n" MARK
-	"@PROG@: runs it under the cuDNN version pinned for the\n"
-	"# working folder (cudnnvm exec). Remove with: cudnnvm shim remove @PROG@\n"
-	"CUDNNVM_SHIM_DIR=@DIR@; export CUDNNVM_SHIM_DIR\n"
-	"exec @EXE@ exec -- @PROG@ \"$@\"\n";
-
-static void
-shim_dir(char *out, size_t n)
+static int
+list(const char *dir)
 {
-	const char *d = getenv("XDG_DATA_HOME");
-	const char *h = getenv("HOME");
+	struct cv_strv names = CV_STRV_INIT;
 
-	if (d != NULL && *d == '/')
-		snprintf(out, n, "%s/cudnnvm/shims", d);
-	else
-		snprintf(out, n, "%s/.local/share/cudnnvm/shims", h ? h : "/");
+	cv_shim_list(dir, &names);
+	for (size_t i = 0; i < names.n; i++)
+		printf("%s\n", names.v[i]);
+	cv_strv_release(&names);
+	return 0;
 }
 
 static int
-valid_prog(const char *p)
+add(const char *dir, const char *prog)
 {
-	if (*p == '\0' || *p == '.' || *p == '-' || strlen(p) > 128)
-		return 0;
-	for (; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || strchr("._+-", *p)))
-			return 0;
-	return 1;
-}
-
-/* 1 when path is a shim that cudnnvm wrote. */
-static int
-is_ours(const char *path)
-{
-	char buf[256];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat sb;
-
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strstr(buf, "\n" MARK) != NULL;
-}
-
-static int
-add(const char *dir, const char *prog, struct cv_err *err)
-{
-	char exe[PATH_MAX], path[PATH_MAX + 160];
-	const char *const vars[] = { "@PROG@", prog, "@DIR@", dir,
-				     "@EXE@",  exe,  NULL };
-	struct cv_buf *out = cv_text_new();
+	struct cv_err err = CV_ERR_INIT;
+	const char *pathenv = getenv("PATH");
+	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	int r = 0;
 
 	if (n <= 0) {
-		cv_text_free(out);
-		return cv_err_errno(err, CV_ERROR,
-				    "cannot find the cudnnvm binary");
+		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+		return cmd_fail(&err);
 	}
 	exe[n] = '\0';
-	r = cv_shell_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
-	snprintf(path, sizeof path, "%s/%s", dir, prog);
-	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
-		r = cv_err_set(
-			err, CV_ERROR,
-			"'%s' exists and is not a cudnnvm shim; move it away first",
-			path);
-	if (r < 0) {
-		cv_text_free(out);
-		return r;
-	}
-	r = cv_fs_write_atomic(path, cv_text_str(out), strlen(cv_text_str(out)),
-			       0755, err);
-	cv_text_free(out);
-	return r;
-}
-
-/* 1 when an executable `prog` is in a folder of PATH other than the
- * shims folder `dir` (the program the shim will run). */
-static int
-on_path(const char *prog, const char *dir)
-{
-	const char *p = getenv("PATH");
-	char path[PATH_MAX + 160];
-
-	while (p != NULL && *p != '\0') {
-		const char *end = strchr(p, ':');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len > 0 && len < PATH_MAX &&
-		    !(strlen(dir) == len && strncmp(p, dir, len) == 0)) {
-			snprintf(path, sizeof path, "%.*s/%s", (int)len, p,
-				 prog);
-			if (access(path, X_OK) == 0)
-				return 1;
-		}
-		p = end ? end + 1 : NULL;
-	}
+	if (cv_shim_add(dir, prog, exe, &err) < 0)
+		return cmd_fail(&err);
+	ui_note("created %s/%s", dir, prog);
+	if (!cv_shim_target_on_path(prog, dir))
+		ui_warn("'%s' is not on PATH, so the shim has nothing to run "
+			"yet (it exits 127 until it is installed)",
+			prog);
+	if (pathenv == NULL || strstr(pathenv, dir) == NULL)
+		ui_note("add %s to the front of PATH to use it", dir);
 	return 0;
 }
 
 int
-cmd_shim(int argc, char **argv)
+cmd_shim(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
-	char dir[PATH_MAX], path[PATH_MAX + 300];
-	const char *pathenv = getenv("PATH");
+	char dir[PATH_MAX];
 
-	shim_dir(dir, sizeof dir);
-	if (argc == 2 && strcmp(argv[1], "list") == 0) {
-		DIR *d = opendir(dir);
-		struct dirent *de;
-		if (d == NULL)
-			return 0;
-		while ((de = readdir(d)) != NULL) {
-			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-			if (de->d_name[0] != '.' && is_ours(path))
-				printf("%s\n", de->d_name);
-		}
-		closedir(d);
-		return 0;
-	}
+	cv_shim_dir(dir, sizeof dir);
+	if (argc == 2 && strcmp(argv[1], "list") == 0)
+		return list(dir);
 	if (argc != 3 ||
 	    (strcmp(argv[1], "add") != 0 && strcmp(argv[1], "remove") != 0))
 		return cmd_usage_error("shim", "expected add, remove or list");
-	if (!valid_prog(argv[2]))
+	if (!cv_shim_name_valid(argv[2]))
 		return cmd_usage_error(
 			"shim",
 			"'%.80s' is not a program name (letters, digits, . _ + -, no slash)",
 			argv[2]);
-	snprintf(path, sizeof path, "%s/%s", dir, argv[2]);
-	if (strcmp(argv[1], "remove") == 0) {
-		if (access(path, F_OK) < 0) {
-			cv_err_set(
-				&err, CV_ENOTFOUND,
-				"there is no shim for '%s'; see 'cudnnvm shim list'",
-				argv[2]);
-			return cmd_fail(&err);
-		}
-		if (!is_ours(path)) {
-			cv_err_set(
-				&err, CV_ERROR,
-				"'%s' is not a cudnnvm shim; not removing it",
-				path);
-			return cmd_fail(&err);
-		}
-		if (unlink(path) < 0) {
-			cv_err_errno(&err, CV_EIO, "cannot remove '%s'", path);
-			return cmd_fail(&err);
-		}
-		ui_note("removed the shim %s", path);
-		return 0;
-	}
-	if (cv_fs_mkdirs(dir, 0755, &err) < 0)
+	if (strcmp(argv[1], "add") == 0)
+		return add(dir, argv[2]);
+	if (cv_shim_remove(dir, argv[2], &err) < 0)
 		return cmd_fail(&err);
-	if (add(dir, argv[2], &err) < 0)
-		return cmd_fail(&err);
-	ui_note("created %s", path);
-	if (!on_path(argv[2], dir))
-		ui_warn("'%s' is not on PATH, so the shim has nothing to run "
-			"yet (it exits 127 until it is installed)",
-			argv[2]);
-	if (pathenv == NULL || strstr(pathenv, dir) == NULL)
-		ui_note("add %s to the front of PATH to use it", dir);
+	ui_note("removed the shim %s/%s", dir, argv[2]);
 	return 0;
 }

@@ -49,9 +49,10 @@ const struct cmd_spec cmd_table[] = {
 	  "  --even-if-in-use  remove it even while running programs have\n"
 	  "                    its libraries loaded (their next cuDNN load\n"
 	  "                    fails)\n",
-	  0 },
+	  CMD_STORE_RW },
 	{ "list", cmd_list, "list installed versions (* global, > active)",
-	  "list [--json]", "  --json            machine-readable output\n", 0 },
+	  "list [--json]", "  --json            machine-readable output\n",
+	  CMD_STORE },
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
@@ -60,7 +61,7 @@ const struct cmd_spec cmd_table[] = {
 	  "  --source S        nvidia (the redist mirror) or pypi (wheels)\n"
 	  "  --json            machine-readable output\n"
 	  "  --refresh         re-read the mirror's index now\n",
-	  0 },
+	  CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--force] [--no-validate] [--no-install]",
 	  "  --force           pin even when validation or a framework says no\n"
@@ -73,32 +74,32 @@ const struct cmd_spec cmd_table[] = {
 	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
 	  0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
-	  "shell <spec> | --unset", "", 0 },
+	  "shell <spec> | --unset", "", CMD_STORE },
 	{ "current", cmd_current, "show the active version and why",
-	  "current [--json]", "", 0 },
+	  "current [--json]", "", CMD_STORE },
 	{ "which", cmd_which, "print a path inside the active version",
-	  "which [lib|include|root|<file>]", "", 0 },
+	  "which [lib|include|root|<file>]", "", CMD_STORE },
 	{ "env", cmd_env, "print the environment script of a version",
 	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]", "",
-	  0 },
+	  CMD_STORE },
 	{ "exec", cmd_exec, "run one command under a version",
 	  "exec [<spec>] [--force] -- <command> [args]",
 	  "  --force           run even when a framework cannot load the version\n",
-	  0 },
+	  CMD_STORE },
 	{ "validate", cmd_validate, "prove a version loads and computes",
 	  "validate [<spec>] [--no-gpu] [--json] [--frameworks]",
 	  "  --no-gpu          skip the driver and GPU steps (4-5)\n"
 	  "  --json            machine-readable output\n"
 	  "  --frameworks      also run torch/TensorFlow/JAX's own convolution\n"
 	  "                    under the version and check what they bound to\n",
-	  0 },
+	  CMD_STORE },
 	{ "frameworks", cmd_frameworks,
 	  "the Python environment's frameworks and the cuDNN they can load",
 	  "frameworks [<spec>] [--path DIR] [--json]",
 	  "  --path DIR        the environment to read (default: $VIRTUAL_ENV,\n"
 	  "                    $CONDA_PREFIX, else the python3 on PATH)\n"
 	  "  --json            machine-readable output\n",
-	  0 },
+	  CMD_STORE },
 	{ "bench", cmd_bench,
 	  "time convolutions on each installed version: which is fastest",
 	  "bench [<spec>...] [--shapes resnet50|resnet50-b1|FILE] [--dtype fp32|fp16|bf16] [--layout nchw|nhwc] [--runs N] [--warmup N] [--json]",
@@ -110,7 +111,7 @@ const struct cmd_spec cmd_table[] = {
 	  "  --runs N          timed runs per layer (default 30)\n"
 	  "  --warmup N        untimed runs first (default 5)\n"
 	  "  --json            every figure, the GPU and the versions as JSON\n",
-	  0 },
+	  CMD_STORE },
 	{ "doctor", cmd_doctor, "diagnose the store and the environment",
 	  "doctor [--json] [--explain MESSAGE]",
 	  "  --json            machine-readable output\n"
@@ -119,7 +120,7 @@ const struct cmd_spec cmd_table[] = {
 	{ "init", cmd_init, "print the shell integration to eval",
 	  "init <bash|zsh|fish|tcsh|powershell>", "", 0 },
 	{ "hook-env", cmd_hook_env, "called by the shell integration",
-	  "hook-env --shell <shell>", "", CMD_HIDDEN },
+	  "hook-env --shell <shell>", "", CMD_HIDDEN | CMD_STORE },
 	{ "shim", cmd_shim, "manage shims for programs that run no hook",
 	  "shim add <program> | shim remove <program> | shim list", "", 0 },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
@@ -134,7 +135,7 @@ const struct cmd_spec cmd_table[] = {
 	  "  --version V       version when the files do not say (adds the build)\n"
 	  "  --cuda N          CUDA major it was built for, when not detectable\n"
 	  "  --no-validate     do not validate after importing\n",
-	  0 },
+	  CMD_STORE_RW },
 	{ "mirror", HELPER_CMD(cmd_mirror),
 	  "copy releases into an offline mirror folder",
 	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
@@ -143,7 +144,7 @@ const struct cmd_spec cmd_table[] = {
 	  "  --mirror URL      the mirror to copy from\n"
 	  "  --verify          re-hash every archive in the folder\n"
 	  "  --refresh         re-read the mirror's index now\n",
-	  0 },
+	  CMD_STORE },
 	{ "modulefiles", cmd_modulefiles,
 	  "write Lmod / Environment Modules files for installed versions",
 	  "modulefiles [--format lua|tcl] [--out DIR]",

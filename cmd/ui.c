@@ -124,6 +124,23 @@ vnote(const char *prefix, const char *fmt, va_list ap)
 	vline(prefix, fmt, ap);
 }
 
+int
+ui_verdict(int r, const struct cv_err *err, const struct cv_verdict *v)
+{
+	if (r < 0)
+		return cmd_fail(err);
+	for (int i = 0; i < v->n; i++) {
+		const char *text = v->line[i].text;
+		if (v->line[i].say == CV_SAY_NOTE)
+			ui_note("%s", text);
+		else if (v->line[i].say == CV_SAY_WARN)
+			ui_warn("%s", text);
+		else
+			ui_error("%s", text);
+	}
+	return v->refused;
+}
+
 void
 ui_warn(const char *fmt, ...)
 {

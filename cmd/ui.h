@@ -24,6 +24,10 @@ void ui_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_warn_later(void *payload, const char *msg);
 /* Print the held warnings (at a successful end, or before exec). */
 void ui_warnings_flush(void);
+/* Say what a gate (lib/gate.h) returned: r < 0 is err (cmd_fail); else
+ * the verdict's notes and warnings (silenced by -q), then its refusal.
+ * The exit status: 0 when the version may become active. */
+int ui_verdict(int r, const struct cv_err *err, const struct cv_verdict *v);
 /* A lock's waiting callback: "cudnnvm: waiting for another cudnnvm <what>"
  * once on stderr (silenced by -q). */
 void ui_waiting(void *payload, const char *what);
@@ -36,5 +40,22 @@ void ui_progress(void *payload, uint64_t done, uint64_t total);
  * for the bytes so far (a slow download delivers them in big buffers). */
 void ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total);
 void ui_progress_done(void);
+
+/* What use, global and shell are asked: the options each accepts (its
+ * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
+ * --no-validate, 's' --system, 'i' --no-install) and the gate a version
+ * passes before it becomes active (lib/gate.h). Defined in cmd/opts.c. */
+struct option;
+struct cmd_activation {
+	int unset;
+	int no_install; /* use --no-install (val 'i') */
+	int system;     /* global --system */
+	const char *eval;
+	struct cv_gate_opts gate; /* force, no_validate; frameworks on */
+};
+/* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
+ * return optind is the first operand. */
+int cmd_activation_opts(int argc, char **argv, const struct option *opts,
+			struct cmd_activation *a);
 
 #endif

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 int
-cmd_uninstall(int argc, char **argv)
+cmd_uninstall(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option lo[] = {
 		{ "force", no_argument, NULL, 'f' },
@@ -21,7 +21,7 @@ cmd_uninstall(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_installed *all = NULL;
 	struct cv_version spec;
 	struct cv_active act;
@@ -46,8 +46,6 @@ cmd_uninstall(int argc, char **argv)
 				       "give one installed version");
 	if (cv_version_parse(&spec, argv[optind], &err) < 0)
 		return cmd_fail(&err);
-	if ((r = cmd_open(NULL, &st, 1)) != 0)
-		return r;
 	if (cv_store_list(st, &all, &n, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < n; i++)
@@ -110,11 +108,11 @@ cmd_uninstall(int argc, char **argv)
 		goto fail;
 	if (!cmd_g.quiet)
 		printf("uninstalled cuDNN %s\n", id);
-	cmd_modulefiles_refresh(st);
-	cv_store_free(st);
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
 	return 0;
 fail:
 	r = cmd_fail(&err);
-	cv_store_free(st);
 	return r;
 }

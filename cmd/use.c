@@ -6,71 +6,22 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-int
-cmd_activation_opts(int argc, char **argv, const struct option *opts,
-		    struct cmd_activation *a)
-{
-	int c;
-
-	a->unset = a->force = a->no_validate = a->system = a->no_install = 0;
-	a->eval = NULL;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'u':
-			a->unset = 1;
-			break;
-		case 'e':
-			a->eval = optarg;
-			break;
-		case 'f':
-			a->force = 1;
-			break;
-		case 'n':
-			a->no_validate = 1;
-			break;
-		case 's':
-			a->system = 1;
-			break;
-		case 'i':
-			a->no_install = 1;
-			break;
-		default:
-			return cmd_usage_error(argv[0], "unknown option '%s'",
-					       argv[optind - 1]);
-		}
-	}
-	return 0;
-}
-
-int
-cmd_activation_id(const struct cv_config *cfg, struct cv_store *st,
-		  const struct cv_version *spec, const struct cmd_activation *a,
-		  char id[64])
+/* `cudnnvm install <spec>` as a child, with this run's global flags, its
+ * output the user's. Returns its exit status (130 after a Ctrl-C). */
+static int
+run_install(const char *spec, int no_validate)
 {
 	struct cv_err err = CV_ERR_INIT;
-
-	if (cv_active_find(st, spec, id, &err) < 0)
-		return cmd_fail(&err);
-	if (cmd_gate_frameworks(st, id, NULL, a->force, NULL) != 0)
-		return 1;
-	return cmd_gate_activation(cfg, st, id, a->force, a->no_validate);
-}
-
-int
-cmd_run_install(const char *spec, int no_validate)
-{
+	struct cv_child child = CV_CHILD_INIT;
 	char self[PATH_MAX];
-	const char *args[16];
-	int n = 0, status;
+	const char *args[CMD_GLOBALS_MAX + 5];
+	size_t n = 0;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-	pid_t pid;
+	int r;
 
 	if (len <= 0) {
 		ui_error("cannot find the cudnnvm binary to install %s", spec);
@@ -78,20 +29,7 @@ cmd_run_install(const char *spec, int no_validate)
 	}
 	self[len] = '\0';
 	args[n++] = self;
-	if (cmd_g.store != NULL) {
-		args[n++] = "--store";
-		args[n++] = cmd_g.store;
-	}
-	if (cmd_g.config != NULL) {
-		args[n++] = "--config";
-		args[n++] = cmd_g.config;
-	}
-	if (cmd_g.quiet)
-		args[n++] = "-q";
-	if (cmd_g.verbose)
-		args[n++] = "-v";
-	if (!cmd_g.color)
-		args[n++] = "--no-color";
+	n += cmd_globals_argv(args + n);
 	args[n++] = "install";
 	args[n++] = spec;
 	if (no_validate)
@@ -99,32 +37,13 @@ cmd_run_install(const char *spec, int no_validate)
 	args[n] = NULL;
 	fflush(stdout);
 	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		ui_error("cannot start 'cudnnvm install %s': %s", spec,
-			 strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		execv(self, (char *const *)args);
-		ui_error("cannot run '%s install %s': %s", self, spec,
-			 strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			ui_error("cannot wait for 'cudnnvm install %s': %s",
-				 spec, strerror(errno));
-			return 1;
-		}
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status) == SIGINT ? 130
-						  : 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	child.argv = args;
+	r = cv_child_run(&child, &err);
+	return r < 0 ? cmd_fail(&err) : r;
 }
 
 int
-cmd_use(int argc, char **argv)
+cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "force", no_argument, NULL, 'f' },
@@ -133,9 +52,9 @@ cmd_use(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_config cfg;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
+	struct cv_verdict verdict;
 	struct cv_version v;
 	int r;
 	char id[64], cwd[PATH_MAX], file[4096];
@@ -150,8 +69,9 @@ cmd_use(int argc, char **argv)
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
 		return cmd_fail(&err);
 	}
-	if ((r = cmd_open(&cfg, &st, 0)) != 0)
+	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 		return r;
+	st = ctx->st;
 	/* as mise does: a version not installed yet is installed first */
 	if (!a.no_install && cv_active_find(st, &v, id, &err) == CV_ENOTFOUND) {
 		ui_note("cuDNN %s is not installed; installing it "
@@ -159,17 +79,17 @@ cmd_use(int argc, char **argv)
 			argv[optind], argv[optind]);
 		/* with --force the gate below validates and overrides; the
 		 * install must not refuse first */
-		if ((r = cmd_run_install(argv[optind],
-					 a.no_validate || a.force)) != 0)
+		if ((r = run_install(argv[optind],
+				     a.gate.no_validate || a.gate.force)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
-		cv_store_free(st);
-		cv_config_release(&cfg);
-		st = NULL;
-		if ((r = cmd_open(&cfg, &st, 0)) != 0)
+		if ((r = cmd_need(ctx, CMD_STORE | CMD_REOPEN)) != 0)
 			return r;
+		st = ctx->st;
 	}
-	if ((r = cmd_activation_id(&cfg, st, &v, &a, id)) != 0)
+	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &v, &a.gate, id,
+					   &verdict, &err),
+			    &err, &verdict)) != 0)
 		goto out;
 	/* a pin of "latest" would move under the project with every
 	 * install; pin what it means today */
@@ -181,7 +101,5 @@ cmd_use(int argc, char **argv)
 		ui_note("pinned %s (%s) in ./%s", argv[optind], id,
 			strrchr(file, '/') + 1);
 out:
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }

@@ -1,6 +1,5 @@
 /* validate.c: `cudnnvm validate [<spec>] [--no-gpu] [--json]`, the hidden
- * `validate-probe` the validation child runs, and the activation gate that
- * install, use, global and shell call. */
+ * `validate-probe` the validation child runs. */
 #include "cmd.h"
 #include "ui.h"
 
@@ -28,17 +27,64 @@ open_install(struct cv_store *st, const char *id, struct cv_installed *inst,
 }
 
 static void
-fill_opts(struct cv_validate_opts *o, struct cv_store *st, int no_gpu)
+print_verdict(const struct cv_fw_verdict *v, const char *libdir)
 {
-	const char *t = getenv("CUDNNVM_VALIDATE_TIMEOUT");
-	char *end = NULL;
-	long secs = t != NULL ? strtol(t, &end, 10) : 0;
+	if (v->unreadable)
+		return;
+	if (v->pass)
+		printf("  framework %-10s pass (cuDNN %ld, %d sub-libraries "
+		       "from %s)\n",
+		       v->fw, v->version, v->subs, libdir);
+	else
+		printf("  framework %-10s fail: %s\n", v->fw, v->why);
+}
 
-	o->self_exe = cmd_g.probe_exe;
-	o->cache_dir = cv_store_cache_dir(st);
-	o->no_gpu = no_gpu;
-	if (t != NULL && end != t && *end == '\0' && secs > 0 && secs < 86400)
-		o->timeout_s = (unsigned)secs;
+/* --frameworks: each framework's own convolution in a child under
+ * `exec <id>`; 0 pass, else says why and returns 1. */
+static int
+check_frameworks(const struct cv_store *st, const char *id)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_fw_probe p;
+	const char *self[CMD_GLOBALS_MAX + 2];
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	size_t k = 0, failed = 0;
+
+	if (n <= 0) {
+		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+		return cmd_fail(&err);
+	}
+	exe[n] = '\0';
+	self[k++] = exe;
+	k += cmd_globals_argv(self + k);
+	self[k] = NULL;
+	fflush(stdout);
+	if (cv_fw_probe_run(st, id, self, &p, &err) < 0)
+		return cmd_fail(&err);
+	if (p.nfw == 0) {
+		printf("  frameworks   skip: no torch, TensorFlow or JAX in the "
+		       "Python environment in play\n");
+		return 0;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		print_verdict(&p.v[i], p.libdir);
+		failed += !p.v[i].pass;
+	}
+	if (p.n < p.nfw) {
+		printf("  frameworks   fail: the probe under %s ended early (%s "
+		       "%d)\n",
+		       id, p.status > 128 ? "signal" : "status",
+		       p.status > 128 ? p.status - 128 : p.status);
+		failed++;
+	}
+	if (failed == 0)
+		return 0;
+	fflush(stdout);
+	ui_error("%s failed the framework check; run 'cudnnvm frameworks' and "
+		 "'cudnnvm doctor' for the fix",
+		 id);
+	return 1;
 }
 
 static void
@@ -58,14 +104,13 @@ print_steps(const struct cv_validation *v)
 }
 
 int
-cmd_validate(int argc, char **argv)
+cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_validation v;
 	struct cv_installed inst;
-	struct cv_config cfg;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	const char *spec = NULL;
 	struct cv_version parsed;
 	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
@@ -94,9 +139,6 @@ cmd_validate(int argc, char **argv)
 	if (json && frameworks)
 		return cmd_usage_error("validate",
 				       "--frameworks has no --json form");
-	r = cmd_open(&cfg, &st, 0);
-	if (r)
-		return r;
 	if (spec != NULL)
 		r = cv_active_find(st, &parsed, id, &err);
 	else {
@@ -114,7 +156,7 @@ cmd_validate(int argc, char **argv)
 	r = open_install(st, id, &inst, dir);
 	if (r)
 		goto out;
-	fill_opts(&opts, st, no_gpu);
+	cv_validate_opts_default(&opts, st, cmd_g.probe_exe, no_gpu);
 	if (cv_validate(dir, &inst, &opts, &v, &err) < 0) {
 		r = cmd_fail(&err);
 		goto out;
@@ -135,10 +177,8 @@ cmd_validate(int argc, char **argv)
 	} else
 		r = 0;
 	if (r == 0 && frameworks)
-		r = cmd_validate_frameworks(st, id);
+		r = check_frameworks(st, id);
 out:
-	cv_store_free(st);
-	cv_config_release(&cfg);
 	return r;
 }
 
@@ -146,7 +186,7 @@ out:
  * [--cublaslt P] [--no-gpu]`: runs inside the clean child; JSON lines on
  * stdout. Not for users. */
 int
-cmd_validate_probe(int argc, char **argv)
+cmd_validate_probe(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
 	int r;
@@ -200,81 +240,4 @@ cmd_validate_probe(int argc, char **argv)
 	r = cv_probe_run(&a, 1) < 0 ? 1 : 0;
 	free(a.layers);
 	return r;
-}
-
-/* installing: called by install, which never activates, so a failure
- * says what is kept and what it means rather than "not activating". */
-static int
-gate(const struct cv_config *cfg, struct cv_store *st, const char *id,
-     int force, int no_validate, int installing)
-{
-	struct cv_validate_opts opts = CV_VALIDATE_OPTS_INIT;
-	struct cv_err err = CV_ERR_INIT;
-	struct cv_validation v;
-	struct cv_installed inst;
-	char dir[PATH_MAX];
-	int r, failed;
-
-	if (no_validate || (cfg != NULL && !cfg->validate))
-		return 0;
-	r = open_install(st, id, &inst, dir);
-	if (r)
-		return r;
-	fill_opts(&opts, st, 0);
-	r = cv_validate(dir, &inst, &opts, &v, &err);
-	if (r < 0) {
-		if (force) {
-			ui_warn("%s; activating anyway (--force)", err.msg);
-			return 0;
-		}
-		return cmd_fail(&err);
-	}
-	failed = cv_validation_failed(&v);
-	if (failed < 0) {
-		/* Say plainly what was proven, once (a cached result is
-		 * silent: it was said when it was made). */
-		if (!v.cached && v.step[CV_STEP_GPU].status == CV_CHECK_PASS)
-			ui_note("validated %s: it loads from its own folder "
-				"and a convolution on %s matches the CPU",
-				id, v.gpu);
-		else if (!v.cached)
-			ui_note("validated %s: files, version and library "
-				"provenance pass; GPU steps skipped (%s)",
-				id, v.step[CV_STEP_GPU].reason);
-		return 0;
-	}
-	if (force) {
-		ui_warn("%s failed validation (%s: %s); activating it anyway "
-			"because of --force",
-			id, cv_step_name(failed), v.step[failed].reason);
-		return 0;
-	}
-	if (installing) {
-		ui_error("installed %s, but it failed validation (step %d, "
-			 "%s): %s; 'use' and 'global' refuse it until that is "
-			 "fixed (see 'cudnnvm validate %s'; --force overrides)",
-			 id, failed + 1, cv_step_name(failed),
-			 v.step[failed].reason, id);
-		return 1;
-	}
-	ui_error("not activating %s: validation failed (step %d, %s): %s; fix "
-		 "that and retry, or pass --force (run 'cudnnvm validate %s' "
-		 "for every step)",
-		 id, failed + 1, cv_step_name(failed), v.step[failed].reason,
-		 id);
-	return 1;
-}
-
-int
-cmd_gate_activation(const struct cv_config *cfg, struct cv_store *st,
-		    const char *id, int force, int no_validate)
-{
-	return gate(cfg, st, id, force, no_validate, 0);
-}
-
-int
-cmd_validate_installed(const struct cv_config *cfg, struct cv_store *st,
-		       const char *id, int no_validate)
-{
-	return gate(cfg, st, id, 0, no_validate, 1);
 }

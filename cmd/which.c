@@ -17,10 +17,10 @@ is_dir(const char *p)
 }
 
 int
-cmd_which(int argc, char **argv)
+cmd_which(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = NULL;
+	struct cv_store *st = ctx->st;
 	struct cv_active a;
 	const char *what = argc > 1 ? argv[1] : "root";
 	char cwd[PATH_MAX], home[PATH_MAX + 64], path[2 * PATH_MAX];
@@ -30,8 +30,6 @@ cmd_which(int argc, char **argv)
 		return cmd_usage_error("which", "too many arguments");
 	if (what[0] == '-')
 		return cmd_usage_error("which", "unknown option '%s'", what);
-	if ((r = cmd_open(NULL, &st, 0)) != 0)
-		return r;
 	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
 			      &err);
 	if (r == 0) {
@@ -39,7 +37,6 @@ cmd_which(int argc, char **argv)
 		snprintf(home, sizeof home, "%s", dir);
 		free(dir);
 	}
-	cv_store_free(st);
 	if (r < 0)
 		return cmd_fail(&err);
 	if (strcmp(what, "root") == 0) {

@@ -96,6 +96,9 @@ void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
 /* The value cudnnGetVersion() returns for this version: M*1000+m*100+p
  * below 9, M*10000+m*100+p from 9 on. */
 long cv_version_cudnn_number(const struct cv_version *v);
+/* A --cuda value: a CUDA major, 1..999, no sign or leading zero, into
+ * *out; -1 when malformed. */
+int cv_cuda_major_parse(const char *s, int *out);
 
 /* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 
@@ -842,6 +845,12 @@ int cv_validate(const char *dir, const struct cv_installed *inst,
 int cv_validate_identity(const char *libdir, int major, const char *self_exe,
 			 long *cudnn_version, long *cudart_version,
 			 struct cv_err *err);
+/* The options a command validates with: the store's cache, the probe
+ * child `self_exe` (NULL: this binary), and CUDNNVM_VALIDATE_TIMEOUT
+ * (seconds) when it is set to a sane value. */
+void cv_validate_opts_default(struct cv_validate_opts *o,
+			      const struct cv_store *st, const char *self_exe,
+			      int no_gpu);
 /* The first failed step, or -1. */
 int cv_validation_failed(const struct cv_validation *v);
 const char *cv_step_name(int step);
@@ -1042,6 +1051,13 @@ int cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 			 const char *default_id, int fmt, struct cv_err *err);
 /* 1 with *fmt set when <outdir>/cudnn was written by cudnnvm, else 0. */
 int cv_modulefiles_format_of(const char *outdir, int *fmt);
+/* The same for every installed version of st, the global version the
+ * default; *n gets how many. outdir NULL: <store>/modulefiles. */
+int cv_modulefiles_write_store(const struct cv_store *st, const char *outdir,
+			       int fmt, size_t *n, struct cv_err *err);
+/* After an install or uninstall: rewrite <store>/modulefiles when cudnnvm
+ * wrote it (in the format it has); 0 when there is nothing to do. */
+int cv_modulefiles_refresh(const struct cv_store *st, struct cv_err *err);
 
 /* ---- sysmode.c: system mode (ld.so.conf.d + ldconfig) ----------------- */
 
@@ -1143,5 +1159,15 @@ void cv_framework_install_hint(const struct cv_framework *f, char *buf,
  * CUDNNVM_TEST_CHECKPOINT_FILE (if set) and park the process in pause() so
  * a test can kill it there. Costs one getenv otherwise. */
 void cv_checkpoint(const char *name);
+
+/* ---- modules with a header of their own -------------------------------- */
+
+#include "child.h"
+#include "fw_probe.h"
+#include "gate.h"
+#include "hook.h"
+#include "preload.h"
+#include "shim.h"
+#include "venv.h"
 
 #endif

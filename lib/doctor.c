@@ -675,58 +675,75 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 
 /* ---- Python environments ---------------------------------------------- */
 
+/* The site-packages folder `sp` of the interpreter `exe`: a framework's
+ * own cuDNN there is a finding. */
+static void
+check_site(struct findings *fs, const char *exe, const char *sp)
+{
+	static const char *const sub[] = { "nvidia/cudnn/lib", "torch/lib",
+					   NULL };
+
+	for (int i = 0; sub[i]; i++) {
+		char *dir = cv_path_join(sp, sub[i]);
+		char *so = cudnn_in(dir);
+		if (so != NULL && !seen_before(fs, dir)) {
+			/* never advise removing the framework's copy: it
+			 * needs it whenever nothing is preloaded */
+			char *fix = i == 0 ? xasprintf("cudnnvm exec -- %s "
+						       "your_script.py",
+						       exe)
+					   : xstrdup("install a torch build "
+						     "without a bundled cuDNN "
+						     "(the pip wheels)");
+			add(fs, CV_LEVEL_WARN, fix,
+			    "torch and TensorFlow load the cuDNN of their own "
+			    "environment through RPATH, not the active "
+			    "version; with only LD_LIBRARY_PATH set, cuDNN 9 "
+			    "mixes the two. cudnnvm exec and a venv pinned "
+			    "with cudnnvm venv preload the active version so "
+			    "the framework binds to it alone; keep the "
+			    "framework's own copy",
+			    "%s has its own cuDNN in %s (%s)", exe, dir, so);
+			free(fix);
+		}
+		free(so);
+		free(dir);
+	}
+}
+
 static void
 check_python(struct findings *fs)
 {
-	FILE *f = popen("command -v python3 >/dev/null 2>&1 && timeout 5 "
-			"python3 -I -c 'import site,sys; "
-			"print(sys.executable); "
-			"[print(p) for p in site.getsitepackages()+"
-			"[site.getusersitepackages()]]' 2>/dev/null",
-			"r");
-	char line[PATH_MAX], exe[PATH_MAX] = "";
+	static const char *const argv[] = {
+		"python3", "-I", "-c",
+		"import site,sys; print(sys.executable); "
+		"[print(p) for p in site.getsitepackages()+"
+		"[site.getusersitepackages()]]",
+		NULL
+	};
+	struct cv_child child = CV_CHILD_INIT;
+	struct cv_buf out = CV_BUF_INIT;
+	char *line, *next, *exe = NULL;
 
-	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-		static const char *const sub[] = { "nvidia/cudnn/lib",
-						   "torch/lib", NULL };
-		line[strcspn(line, "\n")] = '\0';
-		if (exe[0] == '\0') {
-			snprintf(exe, sizeof exe, "%s", line);
-			continue;
-		}
-		for (int i = 0; sub[i]; i++) {
-			char *dir = cv_path_join(line, sub[i]);
-			char *so = cudnn_in(dir);
-			if (so != NULL && !seen_before(fs, dir)) {
-				/* never advise removing the framework's copy:
-				 * it needs it whenever nothing is preloaded */
-				char *fix =
-					i == 0 ? xasprintf("cudnnvm exec -- %s "
-							   "your_script.py",
-							   exe)
-					       : xstrdup("install a torch build "
-							 "without a bundled "
-							 "cuDNN (the pip "
-							 "wheels)");
-				add(fs, CV_LEVEL_WARN, fix,
-				    "torch and TensorFlow load the cuDNN of "
-				    "their own environment through RPATH, "
-				    "not the active version; with only "
-				    "LD_LIBRARY_PATH set, cuDNN 9 mixes the "
-				    "two. cudnnvm exec and a venv pinned "
-				    "with cudnnvm venv preload the active "
-				    "version so the framework binds to it "
-				    "alone; keep the framework's own copy",
-				    "%s has its own cuDNN in %s (%s)", exe, dir,
-				    so);
-				free(fix);
-			}
-			free(so);
-			free(dir);
-		}
+	child.argv = argv;
+	child.flags = CV_CHILD_SEARCH_PATH | CV_CHILD_STDIN_NULL |
+		      CV_CHILD_STDERR_NULL;
+	child.timeout_s = 5;
+	child.out = &out;
+	/* what it printed counts even when it failed later; no python3 is
+	 * nothing to report */
+	cv_child_run(&child, NULL);
+	for (line = out.buf; *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (exe == NULL)
+			exe = line;
+		else
+			check_site(fs, exe, line);
 	}
-	if (f != NULL)
-		pclose(f);
+	cv_buf_release(&out);
 }
 
 /* 1 when `inst` has a clean validation cached for this machine's driver,

@@ -394,3 +394,37 @@ cv_modulefiles_format_of(const char *outdir, int *fmt)
 	}
 	return found;
 }
+
+int
+cv_modulefiles_write_store(const struct cv_store *st, const char *outdir,
+			   int fmt, size_t *n, struct cv_err *err)
+{
+	struct cv_installed *all = NULL;
+	char global[64], *own = NULL;
+	int r;
+
+	if ((r = cv_store_list(st, &all, n, err)) < 0)
+		return r;
+	if (cv_store_global_get(st, global, NULL) < 0)
+		global[0] = '\0';
+	if (outdir == NULL)
+		outdir = own = cv_path_join(cv_store_root(st), "modulefiles");
+	r = cv_modulefiles_write(outdir, st, all, *n, global[0] ? global : NULL,
+				 fmt, err);
+	free(all);
+	free(own);
+	return r;
+}
+
+int
+cv_modulefiles_refresh(const struct cv_store *st, struct cv_err *err)
+{
+	char *outdir = cv_path_join(cv_store_root(st), "modulefiles");
+	size_t n;
+	int fmt, r = 0;
+
+	if (cv_modulefiles_format_of(outdir, &fmt))
+		r = cv_modulefiles_write_store(st, outdir, fmt, &n, err);
+	free(outdir);
+	return r;
+}

@@ -12,18 +12,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MARK \
 	"# written by 'cudnnvm global --system'; 'cudnnvm global --system --unset' removes it"
-
-extern char **environ;
 
 const char *
 cv_sysmode_conf_path(void)
@@ -111,32 +107,25 @@ run_ldconfig(struct cv_err *err)
 {
 	static const char *const paths[] = { "/sbin/ldconfig",
 					     "/usr/sbin/ldconfig", NULL };
-	const char *exe = NULL;
-	char *argv[2];
-	pid_t pid;
-	int status, e;
+	struct cv_child child = CV_CHILD_INIT;
+	const char *argv[2] = { NULL, NULL };
+	int status;
 
-	for (int i = 0; paths[i] && exe == NULL; i++)
+	for (int i = 0; paths[i] && argv[0] == NULL; i++)
 		if (access(paths[i], X_OK) == 0)
-			exe = paths[i];
-	if (exe == NULL)
+			argv[0] = paths[i];
+	if (argv[0] == NULL)
 		return cv_err_set(err, CV_ERROR,
 				  "ldconfig is not installed (/sbin/ldconfig)");
-	argv[0] = (char *)exe;
-	argv[1] = NULL;
-	if ((e = posix_spawn(&pid, exe, NULL, NULL, argv, environ)) != 0) {
-		errno = e;
-		return cv_err_errno(err, CV_ERROR, "cannot run %s", exe);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return cv_err_errno(err, CV_ERROR, "cannot wait for %s",
-					    exe);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	child.argv = argv;
+	status = cv_child_run(&child, err);
+	if (status < 0)
+		return status;
+	if (status != 0)
 		return cv_err_set(
 			err, CV_ERROR,
-			"%s failed (status %d); run it by hand to see why", exe,
-			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			"%s failed (status %d); run it by hand to see why",
+			argv[0], status > 128 ? -1 : status);
 	return 0;
 }
 

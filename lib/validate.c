@@ -9,13 +9,11 @@
 #include <glob.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,15 +241,6 @@ cv_validate_find_lib(const char *so)
 
 /* ---- the child -------------------------------------------------------- */
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct reader {
 	struct cv_validation *v;
 	const struct cv_validate_opts *opts;
@@ -379,6 +368,18 @@ free_vec(char **v)
 	free(v);
 }
 
+/* cv_child's on_out: the child's JSON lines; stop once it said "done". */
+static int
+feed_child(void *arg, const char *data, size_t n)
+{
+	struct reader *r = arg;
+
+	feed(r, data, n);
+	return r->done;
+}
+
+/* Run the probe child and read its verdict into v. 1 when the result is
+ * transient (a timeout: not cached), 0 otherwise, <0 on error. */
 static int
 run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 	  const struct cv_validate_opts *opts, struct cv_validation *v,
@@ -388,111 +389,38 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 		v, opts, CV_BUF_INIT, CV_STEP_FILES, "starting", 0
 	};
 	struct cv_buf errbuf = CV_BUF_INIT;
-	int out[2], errp[2], status = 0, open_fds = 2, timed_out = 0;
-	int stopped = 0;
-	double deadline = now_s() + timeout_s;
-	char buf[4096], tail[300];
-	pid_t pid;
+	struct cv_child child = CV_CHILD_INIT;
+	int status, sig, timed_out;
+	char tail[300];
 
 	errbuf.max = 1 << 20;
 	r.line.max = 1 << 20;
-	if (pipe2(out, O_CLOEXEC) < 0)
-		return cv_err_errno(err, CV_ERROR, "validate: pipe");
-	if (pipe2(errp, O_CLOEXEC) < 0) {
-		close(out[0]);
-		close(out[1]);
-		return cv_err_errno(err, CV_ERROR, "validate: pipe");
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(out[0]);
-		close(out[1]);
-		close(errp[0]);
-		close(errp[1]);
-		return cv_err_errno(err, CV_ERROR, "validate: fork");
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(out[1], 1);
-		dup2(errp[1], 2);
-		execve(exe, argv, envp);
-		_exit(127);
-	}
-	close(out[1]);
-	close(errp[1]);
-	while (open_fds > 0) {
-		struct pollfd pf[2] = { { out[0], POLLIN, 0 },
-					{ errp[0], POLLIN, 0 } };
-		double left = deadline - now_s();
-		int pr;
-
-		if (opts->stop != NULL && *opts->stop) {
-			stopped = 1;
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (left <= 0) {
-			timed_out = 1;
-			kill(pid, SIGKILL);
-			break;
-		}
-		pr = poll(pf, 2, (int)(left * 1000) + 1);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr < 0)
-			break;
-		for (int i = 0; i < 2; i++) {
-			ssize_t n;
-			if (pf[i].fd < 0 ||
-			    !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			n = read(pf[i].fd, buf, sizeof buf);
-			if (n > 0) {
-				if (i == 0)
-					feed(&r, buf, (size_t)n);
-				else if (cv_buf_add(&errbuf, buf, (size_t)n) <
-					 0)
-					cv_buf_reset(&errbuf);
-			} else if (n == 0 || errno != EINTR) {
-				close(i == 0 ? out[0] : errp[0]);
-				if (i == 0)
-					out[0] = -1;
-				else
-					errp[0] = -1;
-				open_fds--;
-			}
-		}
-		if (r.done)
-			break;
-	}
-	if (out[0] >= 0)
-		close(out[0]);
-	if (errp[0] >= 0)
-		close(errp[0]);
-	if (r.done) {
-		/* The child has said all it had to say. Its exit tears the
-		 * CUDA context down (150 ms measured on an H200), which nobody
-		 * needs to wait for: unless it is already gone, it is left to
-		 * finish and be reaped by init once cudnnvm exits. */
-		if (waitpid(pid, &status, WNOHANG) <= 0)
-			status = 0;
-	} else {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	child.path = exe;
+	child.argv = (const char *const *)argv;
+	child.envp = envp;
+	child.flags = CV_CHILD_STDIN_NULL;
+	child.timeout_s = timeout_s;
+	child.err = &errbuf;
+	/* Once the child has said all it had to say it is not waited for:
+	 * its exit tears the CUDA context down (150 ms measured on an H200),
+	 * which nobody needs to wait for. */
+	child.on_out = feed_child;
+	child.arg = &r;
+	child.stop = opts->stop;
+	/* a child that cannot be started is a failed step, said like one */
+	status = cv_child_run(&child, NULL);
+	sig = child.signal;
+	timed_out = child.timed_out;
 	if (r.line.len)
 		take_line(&r, r.line.buf);
 	cv_buf_release(&r.line);
 	last_line(&errbuf, tail, sizeof tail);
 	cv_buf_release(&errbuf);
-	if (stopped || (opts->stop != NULL && *opts->stop))
+	if (status == CV_EINTR || (opts->stop != NULL && *opts->stop))
 		return cv_err_set(err, CV_EINTR, "interrupted");
 
-	if (timed_out || WIFSIGNALED(status) || !r.done) {
+	if (timed_out || sig || !r.done) {
 		char why[600];
-		int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
 		if (timed_out)
 			snprintf(why, sizeof why,
@@ -506,16 +434,15 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 				 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
 				 strsignal(sig), r.last_what,
 				 *tail ? "; it printed: " : "", tail);
-		else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		else if (status < 0)
 			snprintf(why, sizeof why,
 				 "cannot run the check process %.400s", exe);
 		else
 			snprintf(why, sizeof why,
 				 "the check process exited with status %d "
 				 "while %s%s%s",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-				 r.last_what, *tail ? "; it printed: " : "",
-				 tail);
+				 status, r.last_what,
+				 *tail ? "; it printed: " : "", tail);
 		if (v->step[r.last_step].status == CV_CHECK_NONE ||
 		    v->step[r.last_step].status == CV_CHECK_PASS) {
 			v->step[r.last_step].status = CV_CHECK_FAIL;
@@ -538,6 +465,21 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 				 "the check process gave no result");
 		}
 	return 0;
+}
+
+void
+cv_validate_opts_default(struct cv_validate_opts *o, const struct cv_store *st,
+			 const char *self_exe, int no_gpu)
+{
+	const char *t = getenv("CUDNNVM_VALIDATE_TIMEOUT");
+	char *end = NULL;
+	long secs = t != NULL ? strtol(t, &end, 10) : 0;
+
+	o->self_exe = self_exe;
+	o->cache_dir = cv_store_cache_dir(st);
+	o->no_gpu = no_gpu;
+	if (t != NULL && end != t && *end == '\0' && secs > 0 && secs < 86400)
+		o->timeout_s = (unsigned)secs;
 }
 
 /* Run the probe child over the libraries of `libdir` as the install

@@ -3,7 +3,9 @@
  * name or an env script. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Copy a hostile string into a message without control bytes. */
@@ -183,4 +185,18 @@ cv_version_cudnn_number(const struct cv_version *v)
 	if (major >= 9)
 		return major * 10000 + minor * 100 + patch;
 	return major * 1000 + minor * 100 + patch;
+}
+
+int
+cv_cuda_major_parse(const char *s, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (*s < '1' || *s > '9' || *end != '\0' || errno || n > 999)
+		return -1;
+	*out = (int)n;
+	return 0;
 }

@@ -105,6 +105,21 @@ fake_nvcc() {
 	[ "$(cat .cudnn-version)" = 9.13-cuda12 ]
 }
 
+@test "--no-wait reaches the install that use runs: a busy lock is exit 75" {
+	mkdir proj && cd proj
+	mkdir -p "$CUDNNVM_STORE/.locks"
+	lock="$CUDNNVM_STORE/.locks/9.13.0.50-cuda12.lock"
+	# held by this shell's own descriptor: nothing is left running after
+	exec 8>"$lock"
+	flock -x 8
+	run --separate-stderr timeout 20 cudnnvm --no-wait use 9.13-cuda12 8>&-
+	exec 8>&-
+	[ "$status" -eq 75 ]
+	[[ $stderr == *"another cudnnvm is installing or removing 9.13.0.50-cuda12"* ]]
+	[ ! -e .cudnn-version ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
 @test "the install hint for a missing pinned version works as printed" {
 	fake_nvcc 13
 	# the manifests are cached by an earlier look at the mirror

@@ -1,4 +1,4 @@
-/* validate_frameworks.c: `validate --frameworks`: prove on the framework
+/* fw_probe.c: `validate --frameworks`: prove on the framework
  * itself that it binds to the version. A child runs, under the version's
  * activation (`cudnnvm exec --force <id> -- <env python> -c PROBE`, the
  * same path users take, preload included), each framework's smallest
@@ -7,18 +7,14 @@
  * convolution ran, the version is this one, and every sub-library mapped
  * comes from this version's folder. Opt-in: importing torch takes
  * seconds. */
-#include "cmd.h"
-#include "ui.h"
+#include "internal.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROBE_TIMEOUT_S 300
@@ -76,68 +72,35 @@ probe_of(const char *name)
 	return NULL;
 }
 
-/* Run the probe for the frameworks in argv under `exec --force id`;
- * returns the child's stdout (xmalloc'd) or NULL. */
-static char *
-run_probe(const char *exe, const char *id, const char *python,
-	  const char *const *fws, size_t nfw, int *status)
+/* Run the probe for the frameworks fws under `exec --force id`, started
+ * as self (the cudnnvm binary and its global flags); its stdout goes to
+ * out. Returns its exit status (128+N for signal N), or <0 with err. */
+static int
+run_probe(const char *const *self, const char *id, const char *python,
+	  const char *const *fws, size_t nfw, struct cv_buf *out,
+	  struct cv_err *err)
 {
-	int fd[2];
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
+	struct cv_child child = CV_CHILD_INIT;
+	const char *args[64];
+	size_t k = 0;
 
-	if (pipe(fd) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		const char *args[16];
-		size_t k = 0;
-		args[k++] = exe;
-		args[k++] = "-q"; /* the gate's --force warning is known */
-		args[k++] = "exec";
-		args[k++] = "--force";
-		args[k++] = id;
-		args[k++] = "--";
-		args[k++] = python;
-		args[k++] = "-c";
-		args[k++] = probe_py;
-		for (size_t i = 0; i < nfw && k < 15; i++)
-			args[k++] = fws[i];
-		args[k] = NULL;
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		alarm(PROBE_TIMEOUT_S); /* kept across exec */
-		execv(exe, (char *const *)args);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 16384;
-			buf = realloc(buf, cap);
-			if (buf == NULL)
-				abort();
-		}
-		n = read(fd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd[0]);
-	buf[len] = '\0';
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return buf;
+	for (size_t i = 0; self[i] != NULL && k < 40; i++)
+		args[k++] = self[i];
+	args[k++] = "-q"; /* the gate's --force warning is known */
+	args[k++] = "exec";
+	args[k++] = "--force";
+	args[k++] = id;
+	args[k++] = "--";
+	args[k++] = python;
+	args[k++] = "-c";
+	args[k++] = probe_py;
+	for (size_t i = 0; i < nfw && k < sizeof args / sizeof *args - 1; i++)
+		args[k++] = fws[i];
+	args[k] = NULL;
+	child.argv = args;
+	child.timeout_s = PROBE_TIMEOUT_S;
+	child.out = out;
+	return cv_child_run(&child, err);
 }
 
 /* The folder of a path (in place). */
@@ -149,18 +112,29 @@ dir_of(char *p)
 		*s = '\0';
 }
 
-/* Judge one JSON line; prints the result. 1 when it passed. */
-static int
-judge(const char *line, const char *libdir_real, long expect, const char *id)
+static void
+copy_fw(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src);
+}
+
+/* Judge one JSON line into *out. */
+static void
+judge(const char *line, const char *libdir_real, long expect, const char *id,
+      struct cv_fw_verdict *out)
 {
 	json_t *o = json_loads(line, 0, NULL), *maps;
 	const char *fw, *error;
-	char other[PATH_MAX] = "", why[1024] = "";
-	int ran, front_here = 0, subs = 0, ok;
+	char other[PATH_MAX] = "", *why = out->why;
+	size_t whyn = sizeof out->why;
+	int ran, front_here = 0, subs = 0;
 	long version;
 
-	if (o == NULL)
-		return 0;
+	memset(out, 0, sizeof *out);
+	if (o == NULL) {
+		out->unreadable = 1;
+		return;
+	}
 	fw = json_string_value(json_object_get(o, "fw"));
 	error = json_string_value(json_object_get(o, "error"));
 	ran = json_is_true(json_object_get(o, "ran"));
@@ -187,53 +161,41 @@ judge(const char *line, const char *libdir_real, long expect, const char *id)
 		}
 	}
 	if (!ran)
-		snprintf(why, sizeof why, "the convolution did not run: %s",
+		snprintf(why, whyn, "the convolution did not run: %s",
 			 error && *error ? error : "no reason given");
 	else if (version != 0 && version != expect)
-		snprintf(why, sizeof why,
+		snprintf(why, whyn,
 			 "it reports cuDNN %ld, not %ld (%s): it bound to "
 			 "another copy",
 			 version, expect, id);
 	else if (other[0])
-		snprintf(why, sizeof why,
+		snprintf(why, whyn,
 			 "a sub-library was mapped from another folder: %s "
 			 "(a mixed load)",
 			 other);
 	else if (!front_here)
-		snprintf(why, sizeof why,
+		snprintf(why, whyn,
 			 "no libcudnn.so from %s was mapped: it bound to "
 			 "another copy",
 			 libdir_real);
-	ok = why[0] == '\0';
-	if (ok)
-		printf("  framework %-10s pass (cuDNN %ld, %d sub-libraries "
-		       "from %s)\n",
-		       fw ? fw : "?", version, subs, libdir_real);
-	else
-		printf("  framework %-10s fail: %s\n", fw ? fw : "?", why);
+	out->pass = why[0] == '\0';
+	out->version = version;
+	out->subs = subs;
+	copy_fw(out->fw, sizeof out->fw, fw ? fw : "?");
 	json_decref(o);
-	return ok;
 }
 
-int
-cmd_validate_frameworks(const struct cv_store *st, const char *id)
+/* The probes for the frameworks of the Python environment in play, and
+ * its interpreter. */
+static size_t
+pick(const char *fws[8], char *python, size_t n, struct cv_err *err)
 {
-	struct cv_err err = CV_ERR_INIT;
 	struct cv_fw_env fe;
-	struct cv_version v;
-	const char *fws[8];
-	size_t nfw = 0;
-	char exe[PATH_MAX], python[PATH_MAX + 32], libdir[PATH_MAX * 2],
-		libreal[PATH_MAX];
 	struct stat sb;
-	ssize_t n;
-	int status = 0, passed = 0, failed = 0;
-	char *out, *line, *next;
+	size_t nfw = 0;
 
-	if (cv_install_id_parse(&v, id, &err) < 0)
-		return cmd_fail(&err);
-	if (cv_frameworks_find(&fe, NULL, &err) < 0)
-		return cmd_fail(&err);
+	if (cv_frameworks_find(&fe, NULL, err) < 0)
+		return (size_t)-1;
 	for (size_t i = 0; i < fe.n; i++) {
 		const char *p = probe_of(fe.fw[i].name);
 		int dup = 0;
@@ -242,63 +204,50 @@ cmd_validate_frameworks(const struct cv_store *st, const char *id)
 		if (p != NULL && !dup && nfw < 8)
 			fws[nfw++] = p;
 	}
-	snprintf(python, sizeof python, "%s/bin/python3", fe.prefix);
+	snprintf(python, n, "%s/bin/python3", fe.prefix);
 	if (stat(python, &sb) < 0)
-		snprintf(python, sizeof python, "%s/bin/python", fe.prefix);
+		snprintf(python, n, "%s/bin/python", fe.prefix);
 	cv_fw_env_release(&fe);
-	if (nfw == 0) {
-		printf("  frameworks   skip: no torch, TensorFlow or JAX in the "
-		       "Python environment in play\n");
+	return nfw;
+}
+
+int
+cv_fw_probe_run(const struct cv_store *st, const char *id,
+		const char *const *self, struct cv_fw_probe *out,
+		struct cv_err *err)
+{
+	struct cv_buf buf = CV_BUF_INIT;
+	struct cv_version v;
+	const char *fws[8];
+	char python[PATH_MAX + 32], *vdir, *libdir, *line, *next;
+
+	memset(out, 0, sizeof *out);
+	if (cv_install_id_parse(&v, id, err) < 0)
+		return err->code;
+	if ((out->nfw = pick(fws, python, sizeof python, err)) == (size_t)-1)
+		return err->code;
+	if (out->nfw == 0)
 		return 0;
+	vdir = cv_store_dir(st, id);
+	libdir = cv_path_join(vdir, "lib");
+	if (realpath(libdir, out->libdir) == NULL)
+		snprintf(out->libdir, sizeof out->libdir, "%s", libdir);
+	free(libdir);
+	free(vdir);
+	out->status = run_probe(self, id, python, fws, out->nfw, &buf, err);
+	if (out->status < 0) {
+		cv_buf_release(&buf);
+		return cv_err_prefix(err, "cannot start the framework probe: ");
 	}
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
-		return cmd_fail(&err);
-	}
-	exe[n] = '\0';
-	{
-		char *vdir = cv_store_dir(st, id);
-		snprintf(libdir, sizeof libdir, "%s/lib", vdir);
-		free(vdir);
-	}
-	if (realpath(libdir, libreal) == NULL)
-		snprintf(libreal, sizeof libreal, "%s", libdir);
-	fflush(stdout);
-	out = run_probe(exe, id, python, fws, nfw, &status);
-	if (out == NULL) {
-		cv_err_errno(&err, CV_ERROR,
-			     "cannot start the framework probe");
-		return cmd_fail(&err);
-	}
-	for (line = out; *line; line = next) {
+	for (line = buf.buf; *line && out->n < CV_FW_PROBE_MAX; line = next) {
 		char *nl = strchr(line, '\n');
 		next = nl ? nl + 1 : line + strlen(line);
 		if (nl)
 			*nl = '\0';
-		if (*line != '{')
-			continue;
-		if (judge(line, libreal, cv_version_cudnn_number(&v), id))
-			passed++;
-		else
-			failed++;
+		if (*line == '{')
+			judge(line, out->libdir, cv_version_cudnn_number(&v),
+			      id, &out->v[out->n++]);
 	}
-	free(out);
-	if (passed + failed < (int)nfw) {
-		printf("  frameworks   fail: the probe under %s ended early (%s "
-		       "%d)\n",
-		       id, WIFSIGNALED(status) ? "signal" : "status",
-		       WIFSIGNALED(status) ? WTERMSIG(status)
-					   : WEXITSTATUS(status));
-		failed++;
-	}
-	if (failed) {
-		fflush(stdout);
-		fprintf(stderr,
-			"cudnnvm: %s failed the framework check; run 'cudnnvm "
-			"frameworks' and 'cudnnvm doctor' for the fix\n",
-			id);
-		return 1;
-	}
+	cv_buf_release(&buf);
 	return 0;
 }

@@ -23,12 +23,10 @@
  *    version's libcudnn.so.N first in LD_PRELOAD, so the front library is
  *    the store's and the sub-libraries it dlopens come through
  *    LD_LIBRARY_PATH from the same folder. */
-#include "cmd.h"
-#include "ui.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,32 +127,6 @@ py_quote(struct cv_buf *out, const char *s)
 	cv_text_add(out, "'", 1);
 }
 
-static int
-write_file(const char *path, const char *data, struct cv_err *err)
-{
-	char tmp[PATH_MAX + 32];
-	size_t len = strlen(data);
-	int fd;
-
-	snprintf(tmp, sizeof tmp, "%s.cudnnvm.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EIO,
-				    "cannot write '%s'", path);
-	if (write(fd, data, len) != (ssize_t)len || fsync(fd) < 0) {
-		close(fd);
-		unlink(tmp);
-		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		unlink(tmp);
-		return cv_err_errno(err, CV_EIO, "cannot replace '%s'", path);
-	}
-	return 0;
-}
-
 /* Call fn on every <prefix>/lib/python3.X/site-packages. */
 static int
 each_site_packages(const char *prefix,
@@ -197,10 +169,11 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 	int r;
 
 	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
-	r = write_file(path, a->module, err);
+	r = cv_fs_write_atomic(path, a->module, strlen(a->module), 0644, err);
 	snprintf(path, sizeof path, "%s/" PTH_FILE, sp);
 	if (r == 0)
-		r = write_file(path, pth_line, err);
+		r = cv_fs_write_atomic(path, pth_line, strlen(pth_line), 0644,
+				       err);
 	return r;
 }
 
@@ -221,8 +194,8 @@ remove_one(const char *sp, void *arg, struct cv_err *err)
 }
 
 int
-cmd_preload_hook(const char *prefix, const char *store, const char *id,
-		 int remove, struct cv_err *err)
+cv_preload_hook(const char *prefix, const char *store, const char *id,
+		int remove, struct cv_err *err)
 {
 	struct cv_buf *mod;
 	struct pth_args a;
@@ -253,7 +226,7 @@ cmd_preload_hook(const char *prefix, const char *store, const char *id,
 }
 
 int
-cmd_preload_exec(const char *vdir, const char *id)
+cv_preload_exec(const char *vdir, const char *id)
 {
 	char lib[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
@@ -264,10 +237,7 @@ cmd_preload_exec(const char *vdir, const char *id)
 	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
 	if (old != NULL && *old) {
-		char *both = malloc(strlen(lib) + strlen(old) + 2);
-		if (both == NULL)
-			abort();
-		sprintf(both, "%s:%s", lib, old);
+		char *both = xasprintf("%s:%s", lib, old);
 		setenv("LD_PRELOAD", both, 1);
 		free(both);
 	} else {

@@ -1,0 +1,140 @@
+/* hook.c: the prompt hook's state on disk: a stamp file per shell whose
+ * time says when the hook last ran, so the shell function can skip the
+ * hook until a watched file or folder is newer (`-nt`) than it. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void
+stamp_dir(char *out, size_t n)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	const char *cache = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	struct stat sb;
+
+	if (rt && *rt == '/' && stat(rt, &sb) == 0 && S_ISDIR(sb.st_mode))
+		snprintf(out, n, "%s/cudnnvm-hook", rt);
+	else if (cache && *cache == '/')
+		snprintf(out, n, "%s/cudnnvm/hook", cache);
+	else
+		snprintf(out, n, "%s/.cache/cudnnvm/hook",
+			 home ? home : "/tmp");
+}
+
+/* Remove stamps of shells gone for a week (only when a new one is made). */
+static void
+sweep_stamps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat sb;
+	time_t now = time(NULL);
+	char p[PATH_MAX + 256];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "stamp.", 6) != 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    now - sb.st_atime > 7 * 86400 && now - sb.st_mtime > 86400)
+			unlink(p);
+	}
+	closedir(d);
+}
+
+/* Set the stamp's time one second in the past, so that a change in the
+ * same clock tick as this run still tests newer at the next prompt. */
+static int
+touch(struct cv_hook_stamp *s, const char *given)
+{
+	char *out = s->path;
+	size_t n = sizeof s->path;
+	char dir[PATH_MAX];
+	struct timespec ts[2];
+	struct stat sb;
+	size_t dl;
+	int fd;
+
+	stamp_dir(dir, sizeof dir);
+	dl = strlen(dir);
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	s->start = ts[0];
+	ts[0].tv_sec -= 1;
+	ts[1] = ts[0];
+	if (given != NULL && strncmp(given, dir, dl) == 0 && given[dl] == '/' &&
+	    strchr(given + dl + 1, '/') == NULL &&
+	    strstr(given, "/stamp.") != NULL && lstat(given, &sb) == 0 &&
+	    S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
+	    utimensat(AT_FDCWD, given, ts, AT_SYMLINK_NOFOLLOW) == 0) {
+		snprintf(out, n, "%s", given);
+		return 0;
+	}
+	if (cv_fs_mkdirs(dir, 0700, NULL) < 0)
+		return -1;
+	sweep_stamps(dir);
+	snprintf(out, n, "%s/stamp.XXXXXX", dir);
+	fd = mkstemp(out);
+	if (fd < 0)
+		return -1;
+	futimens(fd, ts);
+	close(fd);
+	return 0;
+}
+
+static int
+ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Move the stamp up to the newest watched change, but keep it 10 ms before
+ * this run started: file times come from a coarse clock, so a change made
+ * while this ran still tests newer, and a change made before it no longer
+ * makes every following prompt run the hook for a second. */
+void
+cv_hook_stamp_settle(const struct cv_hook_stamp *s, char *const *watched,
+		     size_t n)
+{
+	const char *stamp = s->path;
+	struct timespec ts[2], cap, newest = { 0, 0 };
+	struct stat sb;
+
+	if (stat(stamp, &sb) < 0)
+		return;
+	ts[0] = sb.st_mtim;
+	cap = s->start;
+	cap.tv_nsec -= 10000000;
+	if (cap.tv_nsec < 0) {
+		cap.tv_nsec += 1000000000;
+		cap.tv_sec--;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (stat(watched[i], &sb) == 0 &&
+		    ts_before(&newest, &sb.st_mtim))
+			newest = sb.st_mtim;
+	if (ts_before(&cap, &newest))
+		newest = cap;
+	if (!ts_before(&ts[0], &newest))
+		return;
+	ts[0] = ts[1] = newest;
+	utimensat(AT_FDCWD, stamp, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+void
+cv_hook_stamp_touch(struct cv_hook_stamp *s, const char *given)
+{
+	if (touch(s, given) < 0)
+		s->path[0] = '\0';
+}

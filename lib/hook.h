@@ -1,0 +1,24 @@
+/* hook.h: the prompt hook's stamp file (`hook-env`). */
+#ifndef CUDNNVM_HOOK_H
+#define CUDNNVM_HOOK_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+struct cv_hook_stamp {
+	char path[PATH_MAX + 64]; /* empty: no stamp could be made */
+	struct timespec start;    /* when this run began */
+};
+
+/* Touch the stamp `given` (the shell's, when it is one of ours: a regular
+ * file of this user in the stamp folder), else make a new one; either way
+ * its time is one second before now, so that a change in the same clock
+ * tick still tests newer at the next prompt. */
+void cv_hook_stamp_touch(struct cv_hook_stamp *s, const char *given);
+/* Move the stamp up to the newest of the watched paths, but keep it 10 ms
+ * before this run started. */
+void cv_hook_stamp_settle(const struct cv_hook_stamp *s, char *const *watched,
+			  size_t n);
+
+#endif

@@ -1,0 +1,18 @@
+/* preload.h: make a framework bind to the activated cuDNN rather than the
+ * copy its own RPATH points at (lib/preload.c says why this works). */
+#ifndef CUDNNVM_PRELOAD_H
+#define CUDNNVM_PRELOAD_H
+
+struct cv_err;
+
+/* Write (remove) the .pth preload hook into every site-packages of the
+ * environment `prefix`: it loads install `id` of the store folder `store`
+ * at interpreter start. An environment without Python is no error. */
+int cv_preload_hook(const char *prefix, const char *store, const char *id,
+		    int remove, struct cv_err *err);
+/* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
+ * cv_store_dir) first in this process's LD_PRELOAD, for exec; 1 when
+ * done, 0 when the version has no such file. */
+int cv_preload_exec(const char *vdir, const char *id);
+
+#endif

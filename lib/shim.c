@@ -1,0 +1,163 @@
+/* shim.c: the shims of `shim add|remove|list`: small executables in the shims
+ * folder
+ * ($XDG_DATA_HOME/cudnnvm/shims) that run a program under the version
+ * pinned for their working folder, for programs that never run a shell
+ * hook (IDEs, Jupyter kernels, services). The template is shims/shim.sh. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MARK "# cudnnvm shim for "
+
+static const char shim_tpl[] =
+	"#!/bin/sh\n" MARK
+	"@PROG@: runs it under the cuDNN version pinned for the\n"
+	"# working folder (cudnnvm exec). Remove with: cudnnvm shim remove @PROG@\n"
+	"CUDNNVM_SHIM_DIR=@DIR@; export CUDNNVM_SHIM_DIR\n"
+	"exec @EXE@ exec -- @PROG@ \"$@\"\n";
+
+void
+cv_shim_dir(char *out, size_t n)
+{
+	const char *d = getenv("XDG_DATA_HOME");
+	const char *h = getenv("HOME");
+
+	if (d != NULL && *d == '/')
+		snprintf(out, n, "%s/cudnnvm/shims", d);
+	else
+		snprintf(out, n, "%s/.local/share/cudnnvm/shims", h ? h : "/");
+}
+
+int
+cv_shim_name_valid(const char *p)
+{
+	if (*p == '\0' || *p == '.' || *p == '-' || strlen(p) > 128)
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("._+-", *p)))
+			return 0;
+	return 1;
+}
+
+/* 1 when path is a shim that cudnnvm wrote. */
+static int
+is_ours(const char *path)
+{
+	char buf[256];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, "\n" MARK) != NULL;
+}
+
+int
+cv_shim_add(const char *dir, const char *prog, const char *exe,
+	    struct cv_err *err)
+{
+	char path[PATH_MAX + 160];
+	const char *const vars[] = { "@PROG@", prog, "@DIR@", dir,
+				     "@EXE@",  exe,  NULL };
+	struct cv_buf *out = cv_text_new();
+	int r;
+
+	if (cv_fs_mkdirs(dir, 0755, err) < 0) {
+		cv_text_free(out);
+		return err->code;
+	}
+	r = cv_shell_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
+	snprintf(path, sizeof path, "%s/%s", dir, prog);
+	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
+		r = cv_err_set(
+			err, CV_ERROR,
+			"'%s' exists and is not a cudnnvm shim; move it away first",
+			path);
+	if (r < 0) {
+		cv_text_free(out);
+		return r;
+	}
+	r = cv_fs_write_atomic(path, cv_text_str(out), strlen(cv_text_str(out)),
+			       0755, err);
+	cv_text_free(out);
+	return r;
+}
+
+/* 1 when an executable `prog` is in a folder of PATH other than the
+ * shims folder `dir` (the program the shim will run). */
+int
+cv_shim_target_on_path(const char *prog, const char *dir)
+{
+	const char *p = getenv("PATH");
+	char path[PATH_MAX + 160];
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len > 0 && len < PATH_MAX &&
+		    !(strlen(dir) == len && strncmp(p, dir, len) == 0)) {
+			snprintf(path, sizeof path, "%.*s/%s", (int)len, p,
+				 prog);
+			if (access(path, X_OK) == 0)
+				return 1;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+int
+cv_shim_remove(const char *dir, const char *prog, struct cv_err *err)
+{
+	char path[PATH_MAX + 160];
+
+	snprintf(path, sizeof path, "%s/%s", dir, prog);
+	if (access(path, F_OK) < 0)
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"there is no shim for '%s'; see 'cudnnvm shim list'",
+			prog);
+	if (!is_ours(path))
+		return cv_err_set(err, CV_ERROR,
+				  "'%s' is not a cudnnvm shim; not removing it",
+				  path);
+	if (unlink(path) < 0)
+		return cv_err_errno(err, CV_EIO, "cannot remove '%s'", path);
+	return 0;
+}
+
+void
+cv_shim_list(const char *dir, struct cv_strv *names)
+{
+	char path[PATH_MAX + 300];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (de->d_name[0] != '.' && is_ours(path))
+			cv_strv_push(names, de->d_name);
+	}
+	closedir(d);
+}

@@ -1,0 +1,367 @@
+/* venv.c: pin a version to a Python virtualenv or a conda environment.
+ * A venv gets a block at the end of bin/activate (and activate.fish,
+ * activate.csh) that applies the version, and one line inside its
+ * deactivate function (csh: at the head of its deactivate alias) that
+ * undoes it; a conda prefix gets etc/conda/activate.d and deactivate.d
+ * scripts. The version is carried by CUDNNVM_VERSION while the environment
+ * is active, so the prompt hook agrees with it. --remove takes it all out.
+ * The templates are the shims/venv-* and shims/conda-* files. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BEGIN     "# >>> cudnnvm >>>"
+#define END       "# <<< cudnnvm <<<"
+#define DEACT_TAG "# cudnnvm-deactivate"
+
+static const char act_sh[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"_CUDNNVM_VENV_PREV=\"${CUDNNVM_VERSION-}\"\n"
+	"CUDNNVM_VERSION=@ID@; export CUDNNVM_VERSION\n"
+	"eval \"$(@EXE@ hook-env --shell sh)\"\n"
+	"_CUDNNVM_VENV=1\n" END "\n";
+static const char deact_sh[] =
+	"    if [ -n \"${_CUDNNVM_VENV-}\" ]; then eval \"$(@EXE@ hook-env --shell sh --leave)\"; "
+	"if [ -n \"${_CUDNNVM_VENV_PREV-}\" ]; then CUDNNVM_VERSION=\"$_CUDNNVM_VENV_PREV\"; export CUDNNVM_VERSION; "
+	"else unset CUDNNVM_VERSION; fi; unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_PWD; fi " DEACT_TAG
+	"\n";
+static const char act_fish[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"set -g _CUDNNVM_VENV_PREV \"$CUDNNVM_VERSION\"\n"
+	"set -gx CUDNNVM_VERSION @ID@\n"
+	"@EXE@ hook-env --shell fish | source\n"
+	"set -g _CUDNNVM_VENV 1\n" END "\n";
+static const char deact_fish[] =
+	"    if set -q _CUDNNVM_VENV; @EXE@ hook-env --shell fish --leave | source; "
+	"if test -n \"$_CUDNNVM_VENV_PREV\"; set -gx CUDNNVM_VERSION $_CUDNNVM_VENV_PREV; else; set -e CUDNNVM_VERSION; end; "
+	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
+	"\n";
+
+/* csh: python's activate.csh has no deactivate function but an alias,
+ * one line in single quotes. Its first command becomes ours (csh expands
+ * each command's variables only when it runs, so the tests guard the
+ * rest); it reaches the binary through $_CUDNNVM_EXE, which the block
+ * sets, so no path has to be quoted inside the alias. */
+static const char act_csh[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"if ($?CUDNNVM_VERSION) then\n"
+	"set _CUDNNVM_VENV_PREV=\"$CUDNNVM_VERSION\"\n"
+	"else\n"
+	"set _CUDNNVM_VENV_PREV=\"\"\n"
+	"endif\n"
+	"set _CUDNNVM_EXE=@EXE@\n"
+	"setenv CUDNNVM_VERSION @ID@\n"
+	"eval `@EXE@ hook-env --shell tcsh`\n"
+	"set _CUDNNVM_VENV=1\n" END "\n";
+#define CSH_ALIAS     "alias deactivate '"
+#define CSH_DEACT_END "unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_EXE; "
+static const char deact_csh[] =
+	"test $?_CUDNNVM_VENV != 0 && eval `\"$_CUDNNVM_EXE\" hook-env --shell tcsh --leave`; "
+	"test $?_CUDNNVM_VENV != 0 && unsetenv CUDNNVM_VERSION; "
+	"test $?_CUDNNVM_VENV != 0 && test \"$_CUDNNVM_VENV_PREV\" != \"\" && setenv CUDNNVM_VERSION \"$_CUDNNVM_VENV_PREV\"; "
+	"test $?_CUDNNVM_VENV != 0 && " CSH_DEACT_END;
+
+/* Expand @ID@ and @EXE@ (both quoted for the shell). */
+static int
+expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
+       const char *exe, struct cv_err *err)
+{
+	const char *const vars[] = { "@ID@", id, "@EXE@", exe, NULL };
+
+	return cv_shell_expand(out, tpl, sh, vars, err);
+}
+
+static char *
+slurp(const char *path, struct stat *sb, struct cv_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *buf;
+	ssize_t n;
+
+	if (fd < 0) {
+		cv_err_errno(err, CV_EIO, "cannot read '%s'", path);
+		return NULL;
+	}
+	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode) ||
+	    sb->st_size > (1 << 20)) {
+		close(fd);
+		cv_err_set(err, CV_EDATA,
+			   "'%s' is not a regular file of at most 1 MiB", path);
+		return NULL;
+	}
+	buf = xmalloc((size_t)sb->st_size + 1);
+	n = read(fd, buf, (size_t)sb->st_size);
+	close(fd);
+	if (n != sb->st_size) {
+		free(buf);
+		cv_err_set(err, CV_EIO, "cannot read '%s'", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Rewrite one activate script: drop our block and line, then (unless
+ * removing) add them again. */
+static int
+edit_activate(const char *path, int sh, const char *id, const char *exe,
+	      int remove, struct cv_err *err)
+{
+	const char *act = sh == CV_SHELL_FISH  ? act_fish
+			  : sh == CV_SHELL_CSH ? act_csh
+					       : act_sh;
+	const char *deact = sh == CV_SHELL_FISH ? deact_fish : deact_sh;
+	const char *anchor =
+		sh == CV_SHELL_FISH ? "function deactivate" : "deactivate () {";
+	struct cv_buf *out = cv_text_new();
+	struct stat sb;
+	char *buf = slurp(path, &sb, err), *line, *next;
+	int skip = 0, anchored = 0, r = 0;
+
+	if (buf == NULL) {
+		cv_text_free(out);
+		return err->code;
+	}
+	for (line = buf; r == 0 && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, BEGIN, strlen(BEGIN)) == 0) {
+			skip = 1;
+			continue;
+		}
+		if (skip) {
+			if (strncmp(line, END, strlen(END)) == 0)
+				skip = 0;
+			continue;
+		}
+		if (strstr(line, DEACT_TAG) != NULL)
+			continue;
+		if (sh == CV_SHELL_CSH &&
+		    strncmp(line, CSH_ALIAS, strlen(CSH_ALIAS)) == 0) {
+			/* our commands lead the alias; drop, then re-add */
+			char *rest = line + strlen(CSH_ALIAS);
+			char *ours = strstr(rest, CSH_DEACT_END);
+			if (strncmp(rest, deact_csh, 14) == 0 && ours != NULL)
+				rest = ours + strlen(CSH_DEACT_END);
+			cv_text_add(out, CSH_ALIAS, strlen(CSH_ALIAS));
+			if (!remove)
+				cv_text_add(out, deact_csh, strlen(deact_csh));
+			cv_text_add(out, rest, strlen(rest));
+			if (nl)
+				cv_text_add(out, "\n", 1);
+			anchored = 1;
+			continue;
+		}
+		cv_text_add(out, line, strlen(line));
+		if (nl)
+			cv_text_add(out, "\n", 1);
+		if (!remove && !anchored &&
+		    strncmp(line, anchor, strlen(anchor)) == 0) {
+			r = expand(out, deact, sh, id, exe, err);
+			anchored = 1;
+		}
+	}
+	if (r == 0 && !remove && !anchored)
+		r = cv_err_set(
+			err, CV_EDATA,
+			"'%s' has no deactivate function; is it a Python venv activate script?",
+			path);
+	if (r == 0 && !remove)
+		r = expand(out, act, sh, id, exe, err);
+	if (r == 0)
+		r = cv_fs_write_atomic(path, cv_text_str(out),
+				       strlen(cv_text_str(out)),
+				       sb.st_mode & 07777, err);
+	free(buf);
+	cv_text_free(out);
+	return r;
+}
+
+static int
+conda_script(const char *prefix, const char *sub, const char *ext,
+	     const char *tpl, int sh, const char *id, const char *exe,
+	     int remove, struct cv_err *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	struct cv_buf *out;
+	int r;
+
+	snprintf(dir, sizeof dir, "%s/etc/conda/%s", prefix, sub);
+	snprintf(path, sizeof path, "%s/cudnnvm.%s", dir, ext);
+	if (remove) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			return cv_err_errno(err, CV_EIO, "cannot remove '%s'",
+					    path);
+		return 0;
+	}
+	for (char *p = dir + strlen(prefix) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0755);
+			*p = '/';
+		}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return cv_err_errno(err, CV_EIO, "cannot create '%s'", dir);
+	out = cv_text_new();
+	r = expand(out, tpl, sh, id, exe, err);
+	if (r == 0)
+		r = cv_fs_write_atomic(path, cv_text_str(out),
+				       strlen(cv_text_str(out)), 0644, err);
+	cv_text_free(out);
+	return r;
+}
+
+/* Whether the activate script at `path` carries our block, and the block
+ * sets CUDNNVM_VERSION to `spec` (quoted or not). */
+static int
+block_sets(const char *path, const char *spec)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct stat sb;
+	char *buf = slurp(path, &sb, &err), *begin, *end, *p;
+	int found = 0;
+
+	if (buf == NULL)
+		return 0;
+	begin = strstr(buf, BEGIN);
+	end = begin != NULL ? strstr(begin, END) : NULL;
+	if (end != NULL) {
+		*end = '\0';
+		for (p = strstr(begin, "CUDNNVM_VERSION"); p && !found;
+		     p = strstr(p + 1, "CUDNNVM_VERSION")) {
+			p += strlen("CUDNNVM_VERSION");
+			p += strspn(p, " =");
+			p += strspn(p, "'\"");
+			found = strncmp(p, spec, strlen(spec)) == 0 &&
+				strchr("'\"; \n", p[strlen(spec)]) != NULL;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+int
+cv_venv_pinned_by(const char *spec, char *dir, size_t n)
+{
+	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+	static const char *const scripts[] = {
+		"bin/activate", "bin/activate.fish", "bin/activate.csh",
+		"etc/conda/activate.d/cudnnvm.sh",
+		"etc/conda/activate.d/cudnnvm.fish"
+	};
+
+	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+		const char *prefix = getenv(envs[i]);
+		if (prefix == NULL || *prefix != '/')
+			continue;
+		for (size_t j = 0; j < sizeof scripts / sizeof scripts[0];
+		     j++) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof path, "%s/%s", prefix,
+				 scripts[j]);
+			if (block_sets(path, spec)) {
+				snprintf(dir, n, "%s", prefix);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int
+cv_venv_kind(const char *dir, struct cv_err *err)
+{
+	char path[PATH_MAX + 32];
+	struct stat sb;
+
+	snprintf(path, sizeof path, "%s/bin/activate", dir);
+	if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		return CV_VENV_PYTHON;
+	snprintf(path, sizeof path, "%s/conda-meta", dir);
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return CV_VENV_CONDA;
+	return cv_err_set(
+		err, CV_EUSAGE,
+		"'%s' is neither a Python venv (bin/activate) nor a conda env (conda-meta/)",
+		dir);
+}
+
+/* bin/activate, and activate.fish and activate.csh where they are. */
+static int
+write_python(const char *dir, const char *id, const char *exe, int remove,
+	     struct cv_err *err)
+{
+	static const struct {
+		const char *name;
+		int sh, optional;
+	} scripts[] = { { "activate", CV_SHELL_SH, 0 },
+			{ "activate.fish", CV_SHELL_FISH, 1 },
+			{ "activate.csh", CV_SHELL_CSH, 1 } };
+	char path[PATH_MAX + 32];
+	struct stat sb;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof scripts / sizeof *scripts;
+	     i++) {
+		snprintf(path, sizeof path, "%s/bin/%s", dir, scripts[i].name);
+		if (scripts[i].optional && lstat(path, &sb) < 0)
+			continue;
+		r = edit_activate(path, scripts[i].sh, id, exe, remove, err);
+	}
+	return r;
+}
+
+/* etc/conda/activate.d and deactivate.d, for sh and fish. */
+static int
+write_conda(const char *dir, const char *id, const char *exe, int remove,
+	    struct cv_err *err)
+{
+	int r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH, id,
+			     exe, remove, err);
+
+	if (r == 0)
+		r = conda_script(dir, "deactivate.d", "sh", deact_sh,
+				 CV_SHELL_SH, id, exe, remove, err);
+	if (r == 0)
+		r = conda_script(dir, "activate.d", "fish", act_fish,
+				 CV_SHELL_FISH, id, exe, remove, err);
+	if (r == 0)
+		r = conda_script(dir, "deactivate.d", "fish", deact_fish,
+				 CV_SHELL_FISH, id, exe, remove, err);
+	return r;
+}
+
+int
+cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
+	      const char *exe, int remove, struct cv_err *err)
+{
+	char store[PATH_MAX] = "";
+	int kind = cv_venv_kind(dir, err), r;
+
+	if (kind < 0)
+		return kind;
+	if (!remove) {
+		/* the store that holds it: with a system and a user store,
+		 * the version's own folder's parent */
+		char *vdir = cv_store_dir(st, id), *slash;
+		snprintf(store, sizeof store, "%s", vdir);
+		slash = strrchr(store, '/');
+		if (slash != NULL && slash != store)
+			*slash = '\0';
+		free(vdir);
+	}
+	r = kind == CV_VENV_CONDA ? write_conda(dir, id, exe, remove, err)
+				  : write_python(dir, id, exe, remove, err);
+	if (r == 0)
+		r = cv_preload_hook(dir, store, remove ? "" : id, remove, err);
+	return r;
+}

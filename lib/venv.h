@@ -1,0 +1,26 @@
+/* venv.h: a version pinned to a Python virtualenv or a conda environment
+ * (`cudnnvm venv`): blocks in its activate scripts, or conda's
+ * activate.d/deactivate.d scripts, plus the .pth preload hook. */
+#ifndef CUDNNVM_VENV_H
+#define CUDNNVM_VENV_H
+
+#include <stddef.h>
+
+struct cv_err;
+struct cv_store;
+
+enum cv_venv_kind { CV_VENV_PYTHON = 1, CV_VENV_CONDA = 2 };
+
+/* What the environment `dir` is (enum cv_venv_kind), or CV_EUSAGE when it
+ * is neither a Python venv (bin/activate) nor a conda env (conda-meta/). */
+int cv_venv_kind(const char *dir, struct cv_err *err);
+/* Pin install `id` of st to the environment `dir` (remove: take every
+ * hook out again; st and id unused); exe is the cudnnvm binary its
+ * scripts run. */
+int cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
+		  const char *exe, int remove, struct cv_err *err);
+/* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose block
+ * set CUDNNVM_VERSION to `spec`: 1 and its folder in dir, else 0. */
+int cv_venv_pinned_by(const char *spec, char *dir, size_t n);
+
+#endif
