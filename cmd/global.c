@@ -20,6 +20,7 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-validate", no_argument, NULL, 'n' },
 		{ "system", no_argument, NULL, 's' },
+		{ "cuda", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -58,8 +59,8 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 		printf("%s\n", id);
 		return 0;
 	}
-	if (!a.unset && cv_spec_parse(&spec, argv[optind], &err) < 0)
-		return cmd_fail(&err);
+	if (!a.unset && (r = cmd_activation_spec(&a, argv[optind], &spec)) != 0)
+		return r;
 	if ((r = cmd_need(ctx, CMD_STORE_RW)) != 0)
 		return r;
 	st = ctx->st;

@@ -35,10 +35,25 @@ cmd_activation_opts(int argc, char **argv, const struct option *opts,
 		case 'i':
 			a->no_install = 1;
 			break;
+		case 'c':
+			a->cuda = optarg;
+			break;
 		default:
 			return cmd_usage_error(argv[0], "unknown option '%s'",
 					       argv[optind - 1]);
 		}
 	}
+	return 0;
+}
+
+int
+cmd_activation_spec(const struct cmd_activation *a, const char *text,
+		    struct cv_version *spec)
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	if (cv_spec_parse(spec, text, &err) < 0 ||
+	    cv_spec_with_cuda(spec, a->cuda, &err) < 0)
+		return cmd_fail(&err);
 	return 0;
 }

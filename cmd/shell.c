@@ -18,6 +18,7 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "eval", required_argument, NULL, 'e' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-validate", no_argument, NULL, 'n' },
+		{ "cuda", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -27,7 +28,7 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_verdict verdict;
 	struct cv_version spec;
 	int sh, r;
-	char id[64];
+	char id[64], text[64];
 
 	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
 		return r;
@@ -53,17 +54,18 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
 		goto print;
 	}
-	if (cv_spec_parse(&spec, argv[optind], &err) < 0) {
+	if ((r = cmd_activation_spec(&a, argv[optind], &spec)) != 0) {
 		cv_text_free(out);
-		return cmd_fail(&err);
+		return r;
 	}
+	cv_version_format_id(&spec, text, sizeof text);
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
 					   &verdict, &err),
 			    &err, &verdict)) != 0)
 		goto done;
 	/* CUDNNVM_VERSION takes a version, not "latest": the one it is now */
 	r = cv_shell_set(out, sh, "CUDNNVM_VERSION",
-			 spec.nparts == 0 ? id : argv[optind], 1, &err);
+			 spec.nparts == 0 ? id : text, 1, &err);
 print:
 	if (r < 0)
 		r = cmd_fail(&err);

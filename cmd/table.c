@@ -63,18 +63,23 @@ const struct cmd_spec cmd_table[] = {
 	  "  --refresh         re-read the mirror's index now\n",
 	  CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
-	  "use <spec> [--force] [--no-validate] [--no-install]",
+	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",
+	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n"
 	  "  --force           pin even when validation or a framework says no\n"
 	  "  --no-validate     do not validate before pinning\n"
 	  "  --no-install      fail instead of installing a missing version\n",
 	  0 },
 	{ "global", cmd_global, "show or set the default version",
-	  "global [<spec> | --unset] [--system] [--force] [--no-validate]",
+	  "global [<spec> [--cuda N] | --unset] [--system] [--force] "
+	  "[--no-validate]",
+	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n"
 	  "  --system          root: also point the machine's loader at it\n"
 	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
 	  0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
-	  "shell <spec> | --unset", "", CMD_STORE },
+	  "shell <spec> [--cuda N] | --unset",
+	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n",
+	  CMD_STORE },
 	{ "current", cmd_current, "show the active version and why",
 	  "current [--json]", "", CMD_STORE },
 	{ "which", cmd_which, "print a path inside the active version",

@@ -43,19 +43,25 @@ void ui_progress_done(void);
 
 /* What use, global and shell are asked: the options each accepts (its
  * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system, 'i' --no-install) and the gate a version
- * passes before it becomes active (lib/gate.h). Defined in cmd/opts.c. */
+ * --no-validate, 's' --system, 'i' --no-install, 'c' --cuda) and the gate a
+ * version passes before it becomes active (lib/gate.h). Defined in cmd/opts.c.
+ */
 struct option;
 struct cmd_activation {
 	int unset;
 	int no_install; /* use --no-install (val 'i') */
 	int system;     /* global --system */
 	const char *eval;
+	const char *cuda;         /* --cuda N (val 'c'): the spec's -cudaN */
 	struct cv_gate_opts gate; /* force, no_validate; frameworks on */
 };
 /* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
  * return optind is the first operand. */
 int cmd_activation_opts(int argc, char **argv, const struct option *opts,
 			struct cmd_activation *a);
+/* The spec operand `text` with --cuda applied, into *spec; 0, or prints
+ * why not and returns the exit status. */
+int cmd_activation_spec(const struct cmd_activation *a, const char *text,
+			struct cv_version *spec);
 
 #endif

@@ -49,6 +49,7 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-validate", no_argument, NULL, 'n' },
 		{ "no-install", no_argument, NULL, 'i' },
+		{ "cuda", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
@@ -57,14 +58,17 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_verdict verdict;
 	struct cv_version v;
 	int r;
-	char id[64], cwd[PATH_MAX], file[4096];
+	char id[64], cwd[PATH_MAX], file[4096], text[64];
 
 	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage_error("use", "expected one version spec");
-	if (cv_spec_parse(&v, argv[optind], &err) < 0)
-		return cmd_fail(&err);
+	if ((r = cmd_activation_spec(&a, argv[optind], &v)) != 0)
+		return r;
+	/* the spec as given, with --cuda N folded in: what is installed,
+	 * pinned and said */
+	cv_version_format_id(&v, text, sizeof text);
 	if (getcwd(cwd, sizeof cwd) == NULL) {
 		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
 		return cmd_fail(&err);
@@ -76,10 +80,10 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	if (!a.no_install && cv_active_find(st, &v, id, &err) == CV_ENOTFOUND) {
 		ui_note("cuDNN %s is not installed; installing it "
 			"(cudnnvm install %s)",
-			argv[optind], argv[optind]);
+			text, text);
 		/* with --force the gate below validates and overrides; the
 		 * install must not refuse first */
-		if ((r = run_install(argv[optind],
+		if ((r = run_install(text,
 				     a.gate.no_validate || a.gate.force)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
@@ -98,7 +102,7 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	else if (cv_pin_set(cwd, &v, file, &err) < 0)
 		r = cmd_fail(&err);
 	else
-		ui_note("pinned %s (%s) in ./%s", argv[optind], id,
+		ui_note("pinned %s (%s) in ./%s", text, id,
 			strrchr(file, '/') + 1);
 out:
 	return r;

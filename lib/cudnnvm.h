@@ -99,6 +99,11 @@ long cv_version_cudnn_number(const struct cv_version *v);
 /* A --cuda value: a CUDA major, 1..999, no sign or leading zero, into
  * *out; -1 when malformed. */
 int cv_cuda_major_parse(const char *s, int *out);
+/* `<spec> --cuda N` as one spec: N (a --cuda value, NULL when not given)
+ * becomes the spec's -cudaN. CV_EUSAGE when N is malformed or the spec
+ * names another major. */
+int cv_spec_with_cuda(struct cv_version *spec, const char *cuda_arg,
+		      struct cv_err *err);
 
 /* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
 

@@ -200,3 +200,25 @@ cv_cuda_major_parse(const char *s, int *out)
 	*out = (int)n;
 	return 0;
 }
+
+int
+cv_spec_with_cuda(struct cv_version *spec, const char *cuda_arg,
+		  struct cv_err *err)
+{
+	int cuda;
+
+	if (cuda_arg == NULL)
+		return 0;
+	if (cv_cuda_major_parse(cuda_arg, &cuda) < 0)
+		return cv_err_set(err, CV_EUSAGE,
+				  "--cuda needs a CUDA major such as 12, not "
+				  "'%.20s'",
+				  cuda_arg);
+	if (spec->cuda != 0 && spec->cuda != cuda)
+		return cv_err_set(err, CV_EUSAGE,
+				  "the spec says cuda%d and --cuda %d: they "
+				  "disagree",
+				  spec->cuda, cuda);
+	spec->cuda = cuda;
+	return 0;
+}

@@ -123,3 +123,34 @@ assert o["id"] == "9.12.0.46-cuda12", o
 assert o["machine"]["preferred_cuda"] == 12, o
 ' "$output"
 }
+
+@test "use, global and shell take --cuda N as the spec's -cudaN" {
+	mkdir proj && cd proj
+	run --separate-stderr cudnnvm use 9.12 --cuda 13
+	[ "$status" -eq 0 ]
+	[ "$(cat .cudnn-version)" = "9.12-cuda13" ]
+	[ "$(cudnnvm current)" = "9.12.0.46-cuda13 (set by $T/proj/.cudnn-version)" ]
+	cudnnvm -q global 9.12 --cuda 13
+	[ "$(cudnnvm global)" = "9.12.0.46-cuda13" ]
+	run --separate-stderr cudnnvm shell --eval sh 9.12 --cuda 13
+	[ "$status" -eq 0 ]
+	[ "$output" = "export CUDNNVM_VERSION='9.12-cuda13'" ]
+	run --separate-stderr cudnnvm use 9.12-cuda12 --cuda 13
+	[ "$status" -eq 64 ]
+	one_error_line
+	[[ $stderr == *"disagree"* ]]
+	run --separate-stderr cudnnvm global 9.12 --cuda twelve
+	[ "$status" -eq 64 ]
+	one_error_line
+	[ "$(cat .cudnn-version)" = "9.12-cuda13" ]
+}
+
+@test "use installs with --cuda N when the version is missing" {
+	rm -rf "$CUDNNVM_STORE/9.12.0.46-cuda13"
+	mkdir proj && cd proj
+	# no mirror here: the install fails, and says what it tried
+	run --separate-stderr cudnnvm use 9.12 --cuda 13
+	[ "$status" -ne 0 ]
+	[[ $stderr == *"cudnnvm install 9.12-cuda13"* ]]
+	[ ! -e .cudnn-version ]
+}
