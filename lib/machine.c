@@ -87,6 +87,23 @@ read_small(const char *path, char *buf, size_t n)
 	return 0;
 }
 
+/* The newest major of the libcudart.so.N files in dir, 0 when none. */
+static int
+newest_cudart(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int best = 0, m, mi;
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "libcudart.so.", 13) == 0 &&
+		    parse_major_minor(e->d_name + 13, &m, &mi) && m > best)
+			best = m;
+	if (d != NULL)
+		closedir(d);
+	return best;
+}
+
 /* A toolkit folder's own statement of its version, without running
  * anything: version.json (CUDA 11.1 on), version.txt (older), the
  * CUDA_VERSION define of include/cuda.h, libcudart.so.N's name. 1 and
@@ -152,19 +169,8 @@ cv_machine_toolkit_files(const char *home, int *major, int *minor, char *detail,
 		for (size_t i = 0; i < sizeof libs / sizeof *libs && !found;
 		     i++) {
 			char *dir = cv_path_join(home, libs[i]);
-			DIR *d = opendir(dir);
-			struct dirent *e;
-			int best = 0, m, mi;
+			int best = newest_cudart(dir);
 
-			while (d != NULL && (e = readdir(d)) != NULL)
-				if (strncmp(e->d_name, "libcudart.so.", 13) ==
-					    0 &&
-				    parse_major_minor(e->d_name + 13, &m,
-						      &mi) &&
-				    m > best)
-					best = m;
-			if (d != NULL)
-				closedir(d);
 			if (best > 0) {
 				*major = best;
 				*minor = 0;
@@ -284,19 +290,8 @@ find_toolkit(struct cv_fact *f)
 						   "/usr/lib/aarch64-linux-gnu",
 						   "/usr/lib64" };
 		for (size_t i = 0; i < sizeof sys / sizeof *sys; i++) {
-			DIR *d = opendir(sys[i]);
-			struct dirent *e;
-			int best = 0, m, mi;
+			int best = newest_cudart(sys[i]);
 
-			while (d != NULL && (e = readdir(d)) != NULL)
-				if (strncmp(e->d_name, "libcudart.so.", 13) ==
-					    0 &&
-				    parse_major_minor(e->d_name + 13, &m,
-						      &mi) &&
-				    m > best)
-					best = m;
-			if (d != NULL)
-				closedir(d);
 			if (best > 0) {
 				snprintf(detail, sizeof detail,
 					 "%s/libcudart.so.%d", sys[i], best);
