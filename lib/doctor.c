@@ -610,12 +610,13 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	if (ctx->active_id == NULL || ctx->active_cuda <= 0)
 		return;
 	if (tk > 0 && tk != ctx->active_cuda) {
-		/* the same release built for the toolkit's major, or the
-		 * newest of that major installed or to install */
+		/* the same release built for the toolkit's major */
 		struct cv_version v;
-		memset(&v, 0, sizeof v);
-		v.nparts = 1;
-		v.part[0] = (unsigned long)ctx->active_major;
+		if (cv_install_id_parse(&v, ctx->active_id, NULL) < 0) {
+			memset(&v, 0, sizeof v);
+			v.nparts = 1;
+			v.part[0] = (unsigned long)ctx->active_major;
+		}
 		v.cuda = tk;
 		fix = cv_hint_activate(ctx->store, &v);
 		add(fs, CV_LEVEL_WARN, fix,

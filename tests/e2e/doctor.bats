@@ -127,7 +127,8 @@ for f in j["findings"]:
 	printf '{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}\n' >"$T/cuda12/version.json"
 	CUDA_HOME="$T/cuda12" run cudnnvm doctor
 	[[ "$output" == *"warning: the CUDA toolkit is 12 ($T/cuda12/version.json) but the active cuDNN $ID is the cuda13 variant"* ]]
-	[[ "$output" == *'fix: cudnnvm install 9-cuda12 && eval "$(cudnnvm env 9-cuda12)"'* ]]
+	# the same release, built for the toolkit's major
+	[[ "$output" == *"fix: cudnnvm install ${ID%-cuda13}-cuda12 && eval \"\$(cudnnvm env ${ID%-cuda13}-cuda12)\""* ]]
 }
 
 @test "a driver too old for the active variant" {
