@@ -1086,6 +1086,7 @@ void cv_checkpoint(const char *name);
 
 /* ---- modules with a header of their own -------------------------------- */
 
+#include "builds.h"
 #include "child.h"
 #include "fw_probe.h"
 #include "gate.h"
