@@ -1093,6 +1093,7 @@ void cv_checkpoint(const char *name);
 #include "hook.h"
 #include "preload.h"
 #include "shim.h"
+#include "uninstall.h"
 #include "venv.h"
 
 #endif
