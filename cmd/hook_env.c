@@ -19,6 +19,19 @@ seen(void *payload, const char *path)
 	cv_strv_push(payload, path);
 }
 
+/* A prompt is never blocked: a version a framework here cannot load is
+ * activated with one warning, on the switch. */
+static void
+warn_misfit(const struct cv_store *st, const char *id)
+{
+	const char *prev = getenv("CUDNNVM_ACTIVE");
+	char msg[2048];
+
+	if ((prev == NULL || strcmp(prev, id) != 0) &&
+	    cv_gate_frameworks(st, id, NULL, NULL, msg, sizeof msg))
+		ui_warn("%s is active but %s", id, msg);
+}
+
 /* What the shell function keeps between prompts: the folder and the
  * CUDNNVM_VERSION this run saw, the stamp and what to test against it. */
 static int
@@ -100,15 +113,8 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 	}
 	cv_hook_watch_store(st, &w);
-	if (a.id[0] && !leave) {
-		/* a prompt is never blocked: a version a framework here
-		 * cannot load is activated with one warning, on the switch */
-		const char *prev = getenv("CUDNNVM_ACTIVE");
-		char msg[2048];
-		if ((prev == NULL || strcmp(prev, a.id) != 0) &&
-		    cv_gate_frameworks(st, a.id, NULL, NULL, msg, sizeof msg))
-			ui_warn("%s is active but %s", a.id, msg);
-	}
+	if (a.id[0] && !leave)
+		warn_misfit(st, a.id);
 	r = cv_env_build(&env, st, a.id[0] ? a.id : NULL, NULL, NULL, &err2);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err2);
