@@ -239,6 +239,34 @@ print_header(const struct cv_bench_run *runs, size_t nruns,
 	printf("\n");
 }
 
+/* Per version: how often it was fastest, and what failed. */
+static void
+print_summary(const struct cv_layer *layers, size_t nl,
+	      const struct cv_bench_run *runs, size_t nruns, const int *wins)
+{
+	for (size_t v = 0; v < nruns; v++) {
+		const struct cv_bench_run *r = &runs[v];
+		int failed = cv_validation_failed(&r->v);
+		if (failed >= 0) {
+			printf("%s: failed validation (step %d, %s): %s; not "
+			       "benchmarked\n",
+			       r->v.id, failed + 1, cv_step_name(failed),
+			       r->v.step[failed].reason);
+			continue;
+		}
+		printf("%s: fastest on %d of %zu layers (%.1f s)\n", r->v.id,
+		       v < 64 ? wins[v] : 0, nl, r->seconds);
+		for (size_t i = 0; i < nl; i++)
+			if (r->res[i].status == CV_BENCH_UNSUPPORTED ||
+			    r->res[i].status == CV_BENCH_WRONG)
+				printf("  %s %s %s: %s: %s\n", layers[i].name,
+				       cv_dtype_name(layers[i].dtype),
+				       cv_layout_name(layers[i].layout),
+				       cv_bench_status_name(r->res[i].status),
+				       r->res[i].reason);
+	}
+}
+
 static void
 print_table(const struct cv_layer *layers, size_t nl,
 	    const struct cv_bench_run *runs, size_t nruns,
@@ -302,27 +330,7 @@ print_table(const struct cv_layer *layers, size_t nl,
 	}
 	printf("\n\n");
 	free(total);
-	for (size_t v = 0; v < nruns; v++) {
-		const struct cv_bench_run *r = &runs[v];
-		int failed = cv_validation_failed(&r->v);
-		if (failed >= 0) {
-			printf("%s: failed validation (step %d, %s): %s; not "
-			       "benchmarked\n",
-			       r->v.id, failed + 1, cv_step_name(failed),
-			       r->v.step[failed].reason);
-			continue;
-		}
-		printf("%s: fastest on %d of %zu layers (%.1f s)\n", r->v.id,
-		       v < 64 ? wins[v] : 0, nl, r->seconds);
-		for (size_t i = 0; i < nl; i++)
-			if (r->res[i].status == CV_BENCH_UNSUPPORTED ||
-			    r->res[i].status == CV_BENCH_WRONG)
-				printf("  %s %s %s: %s: %s\n", layers[i].name,
-				       cv_dtype_name(layers[i].dtype),
-				       cv_layout_name(layers[i].layout),
-				       cv_bench_status_name(r->res[i].status),
-				       r->res[i].reason);
-	}
+	print_summary(layers, nl, runs, nruns, wins);
 }
 
 /* ---- the command -------------------------------------------------------- */

@@ -49,6 +49,42 @@ explain(struct cmd_ctx *run, const char *msg, int json)
 	return 0;
 }
 
+static void
+print_json(const char *active, const struct cv_finding *f, size_t n,
+	   size_t problems)
+{
+	json_t *arr = json_array(), *o;
+	char *s;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr,
+				      json_pack("{s:s,s:s,s:s,s:s}", "level",
+						level_name(f[i].level), "what",
+						f[i].what, "why", f[i].why,
+						"fix", f[i].fix));
+	o = json_pack("{s:s?,s:o,s:I,s:o}", "active", active, "findings", arr,
+		      "problems", (json_int_t)problems, "machine",
+		      cv_machine_json());
+	s = json_dumps(o, JSON_COMPACT);
+	printf("%s\n", s ? s : "{}");
+	free(s);
+	json_decref(o);
+}
+
+static void
+print_text(const char *root, const char *active, const struct cv_finding *f,
+	   size_t n, size_t problems)
+{
+	printf("store:  %s\nactive: %s\n", root, active ? active : "(none)");
+	for (size_t i = 0; i < n; i++) {
+		printf("\n%s: %s\n", level_name(f[i].level), f[i].what);
+		if (*f[i].why)
+			printf("  why: %s\n", f[i].why);
+		if (*f[i].fix)
+			printf("  fix: %s\n", f[i].fix);
+	}
+	printf("\n%zu problem%s found\n", problems, problems == 1 ? "" : "s");
+}
+
 int
 cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 {
@@ -99,35 +135,10 @@ cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 	for (size_t i = 0; i < n; i++)
 		if (f[i].level != CV_LEVEL_OK)
 			problems++;
-	if (json) {
-		json_t *arr = json_array(), *o;
-		char *s;
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(
-				arr, json_pack("{s:s,s:s,s:s,s:s}", "level",
-					       level_name(f[i].level), "what",
-					       f[i].what, "why", f[i].why,
-					       "fix", f[i].fix));
-		o = json_pack("{s:s?,s:o,s:I,s:o}", "active", ctx.active_id,
-			      "findings", arr, "problems", (json_int_t)problems,
-			      "machine", cv_machine_json());
-		s = json_dumps(o, JSON_COMPACT);
-		printf("%s\n", s ? s : "{}");
-		free(s);
-		json_decref(o);
-	} else {
-		printf("store:  %s\nactive: %s\n", ctx.store_root,
-		       ctx.active_id ? ctx.active_id : "(none)");
-		for (size_t i = 0; i < n; i++) {
-			printf("\n%s: %s\n", level_name(f[i].level), f[i].what);
-			if (*f[i].why)
-				printf("  why: %s\n", f[i].why);
-			if (*f[i].fix)
-				printf("  fix: %s\n", f[i].fix);
-		}
-		printf("\n%zu problem%s found\n", problems,
-		       problems == 1 ? "" : "s");
-	}
+	if (json)
+		print_json(ctx.active_id, f, n, problems);
+	else
+		print_text(ctx.store_root, ctx.active_id, f, n, problems);
 	cv_findings_free(f, n);
 	free(dir);
 	if (problems) {

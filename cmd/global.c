@@ -12,6 +12,28 @@
 #include <string.h>
 #include <unistd.h>
 
+/* `global` alone: the default version, and whose it is. */
+static int
+show(struct cmd_ctx *ctx)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_store *st;
+	int r, from_system = 0;
+	char id[64];
+
+	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
+		return r;
+	st = ctx->st;
+	r = cv_store_default_get(st, id, &from_system, &err);
+	if (r == 0 && from_system)
+		ui_note("%s is the system store's default (%s/current); 'cudnnvm global <spec>' sets your own",
+			id, cv_store_system_root(st));
+	if (r < 0)
+		return cmd_fail(&err);
+	printf("%s\n", id);
+	return 0;
+}
+
 int
 cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -28,7 +50,7 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cmd_activation a;
 	struct cv_verdict verdict;
 	struct cv_version spec;
-	int r, from_system = 0;
+	int r;
 	char id[64];
 
 	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
@@ -46,19 +68,8 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 			a.unset ? "--unset" : "<spec>");
 		return cmd_fail(&err);
 	}
-	if (argc - optind == 0 && !a.unset) {
-		if ((r = cmd_need(ctx, CMD_STORE)) != 0)
-			return r;
-		st = ctx->st;
-		r = cv_store_default_get(st, id, &from_system, &err);
-		if (r == 0 && from_system)
-			ui_note("%s is the system store's default (%s/current); 'cudnnvm global <spec>' sets your own",
-				id, cv_store_system_root(st));
-		if (r < 0)
-			return cmd_fail(&err);
-		printf("%s\n", id);
-		return 0;
-	}
+	if (argc - optind == 0 && !a.unset)
+		return show(ctx);
 	if (!a.unset && (r = cmd_activation_spec(&a, argv[optind], &spec)) != 0)
 		return r;
 	if ((r = cmd_need(ctx, CMD_STORE_RW)) != 0)

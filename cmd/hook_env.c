@@ -11,13 +11,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static void
 seen(void *payload, const char *path)
 {
 	cv_strv_push(payload, path);
+}
+
+/* A prompt is never blocked: a version a framework here cannot load is
+ * activated with one warning, on the switch. */
+static void
+warn_misfit(const struct cv_store *st, const char *id)
+{
+	const char *prev = getenv("CUDNNVM_ACTIVE");
+	char msg[2048];
+
+	if ((prev == NULL || strcmp(prev, id) != 0) &&
+	    cv_gate_frameworks(st, id, NULL, NULL, msg, sizeof msg))
+		ui_warn("%s is active but %s", id, msg);
+}
+
+/* What the shell function keeps between prompts: the folder and the
+ * CUDNNVM_VERSION this run saw, the stamp and what to test against it. */
+static int
+emit_state(struct cv_buf *out, int sh, const char *cwd,
+	   const struct cv_hook_stamp *stamp, const struct cv_strv *w,
+	   struct cv_err *err)
+{
+	const char *pwd = getenv("PWD"), *ver = getenv("CUDNNVM_VERSION");
+	int r = cv_shell_set(out, sh, "_CUDNNVM_PWD", pwd ? pwd : cwd, 0, err);
+
+	if (r == 0)
+		r = cv_shell_set(out, sh, "_CUDNNVM_VER", ver ? ver : "", 0,
+				 err);
+	if (r == 0 && stamp->path[0])
+		r = cv_shell_set(out, sh, "_CUDNNVM_STAMP", stamp->path, 0,
+				 err);
+	if (r == 0)
+		r = cv_shell_set_list(out, sh, "_CUDNNVM_WATCH", w->v, w->n,
+				      err);
+	return r;
 }
 
 int
@@ -35,7 +69,7 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_buf *out = NULL;
 	struct cv_strv w = CV_STRV_INIT;
 	struct cv_active a;
-	const char *given = NULL, *pwd, *ver;
+	const char *given = NULL;
 	int c, sh = -1, leave = 0, r, status = 0, state;
 	struct cv_hook_stamp stamp;
 	char cwd[PATH_MAX];
@@ -78,48 +112,14 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 			a.id[0] = '\0';
 		}
 	}
-	seen(&w, cv_store_root(st));
-	/* the admin's installs and default change what is active too */
-	if (cv_store_system_root(st) != NULL)
-		seen(&w, cv_store_system_root(st));
-	{
-		/* no store yet: watch the folder it will be made in */
-		struct stat sb;
-		char *slash, parent[PATH_MAX];
-		snprintf(parent, sizeof parent, "%s", cv_store_root(st));
-		slash = strrchr(parent, '/');
-		if (stat(parent, &sb) < 0 && slash != NULL) {
-			slash[slash == parent ? 1 : 0] = '\0';
-			seen(&w, parent);
-		}
-	}
-	if (a.id[0] && !leave) {
-		/* a prompt is never blocked: a version a framework here
-		 * cannot load is activated with one warning, on the switch */
-		const char *prev = getenv("CUDNNVM_ACTIVE");
-		char msg[2048];
-		if ((prev == NULL || strcmp(prev, a.id) != 0) &&
-		    cv_gate_frameworks(st, a.id, NULL, NULL, msg, sizeof msg))
-			ui_warn("%s is active but %s", a.id, msg);
-	}
+	cv_hook_watch_store(st, &w);
+	if (a.id[0] && !leave)
+		warn_misfit(st, a.id);
 	r = cv_env_build(&env, st, a.id[0] ? a.id : NULL, NULL, NULL, &err2);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err2);
-	if (r == 0 && state) {
-		pwd = getenv("PWD");
-		ver = getenv("CUDNNVM_VERSION");
-		r = cv_shell_set(out, sh, "_CUDNNVM_PWD", pwd ? pwd : cwd, 0,
-				 &err2);
-		if (r == 0)
-			r = cv_shell_set(out, sh, "_CUDNNVM_VER",
-					 ver ? ver : "", 0, &err2);
-		if (r == 0 && stamp.path[0])
-			r = cv_shell_set(out, sh, "_CUDNNVM_STAMP", stamp.path,
-					 0, &err2);
-		if (r == 0)
-			r = cv_shell_set_list(out, sh, "_CUDNNVM_WATCH", w.v,
-					      w.n, &err2);
-	}
+	if (r == 0 && state)
+		r = emit_state(out, sh, cwd, &stamp, &w, &err2);
 	if (r == 0 && stamp.path[0])
 		cv_hook_stamp_settle(&stamp, w.v, w.n);
 	if (r < 0)

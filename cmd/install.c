@@ -129,35 +129,21 @@ on_sigint(int sig)
 	errno = saved;
 }
 
-/* Resolve the spec on the mirror, then download, verify and install in
- * one pass. A damaged cached download is dropped and fetched once more. */
+/* The remote form's arguments: the spec, --source, --cuda, --platform. */
 static int
-install_remote(const struct install_args *a)
+remote_args(const struct install_args *a, struct cv_version *spec, int *cuda,
+	    int *source)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
-	struct cv_config *cfg = &a->ctx->cfg;
-	struct cv_store *st = NULL;
-	struct cv_remote *rem = NULL;
-	struct cv_index *ix = NULL;
-	struct cv_download *dl = NULL;
-	struct cv_resolved res;
-	struct cv_resolve_req req;
-	struct cv_version spec;
-	struct cv_fetcher fetch;
-	struct sigaction sa, old;
-	char id[64];
-	int r, already = 0, cuda = 0, source = -1;
 
-	memset(&res, 0, sizeof res);
-	if (cv_spec_parse(&spec, a->spec, &err) < 0)
+	if (cv_spec_parse(spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
-	if (a->source != NULL && cv_source_parse(a->source, &source, &err) < 0)
+	if (a->source != NULL && cv_source_parse(a->source, source, &err) < 0)
 		return cmd_usage_error("install", "%s", err.msg);
-	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
+	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
-	if (spec.cuda && cuda && spec.cuda != cuda)
+	if (spec->cuda && *cuda && spec->cuda != *cuda)
 		return cmd_usage_error("install",
 				       "the spec and --cuda disagree");
 	if (a->platform != NULL && !cv_platform_valid(a->platform))
@@ -166,18 +152,117 @@ install_remote(const struct install_args *a)
 			"unknown platform '%.40s' (linux-x86_64, linux-sbsa, "
 			"linux-aarch64, windows-x86_64)",
 			a->platform);
-	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
+	return 0;
+}
+
+/* The artifact spec names on the source, and the remote to fetch it. */
+static int
+resolve(const struct install_args *a, const struct cv_resolve_req *req,
+	int source, struct cv_remote **rem, struct cv_index **ix,
+	struct cv_resolved *res, struct cv_err *err)
+{
+	const struct cv_config *cfg = &a->ctx->cfg;
+	const char *index;
+	int r;
+
+	if (source == CV_SOURCE_PYPI) {
+		/* the same id from a wheel is the same version: the download,
+		 * the hash in the stream and the publish are the archive's */
+		if ((r = cv_pypi_index(cfg, a->mirror, &index, err)) < 0 ||
+		    (r = cv_remote_new(rem, cfg, index, err)) < 0)
+			return r;
+		return cv_pypi_resolve(*rem, cv_remote_mirror(*rem), req, res,
+				       err);
+	}
+	if ((r = cv_remote_new(rem, cfg, a->mirror, err)) < 0 ||
+	    (r = cv_index_open(ix, *rem, cv_store_cache_dir(a->ctx->st),
+			       a->refresh, err)) < 0)
 		return r;
-	st = a->ctx->st;
+	return cv_resolve_fresh(ix, req, res, err);
+}
+
+/* Download, verify and install res in one pass. A damaged cached
+ * download is dropped and fetched once more. */
+static int
+fetch_install(const struct install_args *a, struct cv_remote *rem,
+	      const struct cv_resolved *res, const char *id, int *already,
+	      struct cv_err *err)
+{
+	const struct cv_config *cfg = &a->ctx->cfg;
+	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
+	struct cv_download *dl = NULL;
+	struct cv_fetcher fetch;
+	int r;
+
+	opts.force = a->force;
+	opts.even_if_in_use = a->even_if_in_use;
+	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.waiting = ui_waiting;
+	opts.threads = a->jobs ? a->jobs : cfg->threads;
+	for (int attempt = 0;; attempt++) {
+		if ((r = cv_download_new(&dl, rem, &res->art, res->url,
+					 cv_store_cache_dir(a->ctx->st),
+					 cfg->keep_archives, err)) < 0)
+			return r;
+		if (!cmd_g.quiet && ui_is_tty()) {
+			cv_download_progress(dl, ui_progress, NULL);
+			ui_progress_watch(cv_download_received, dl,
+					  res->art.size);
+		}
+		cv_download_fetcher(dl, &fetch);
+		r = cv_store_install(a->ctx->st, &res->art, &fetch, &opts,
+				     already, err);
+		ui_progress_done();
+		if (!(r == CV_EDATA && cv_download_used_cache(dl) &&
+		      attempt == 0))
+			break;
+		/* spliced or damaged cache: one clean retry */
+		cv_download_discard(dl);
+		cv_download_free(dl);
+		dl = NULL;
+		if (!cmd_g.quiet)
+			ui_warn("the cached download of %s was damaged; "
+				"downloading it again",
+				id);
+		*err = (struct cv_err)CV_ERR_INIT;
+	}
+	cv_download_free(dl);
+	if (r == CV_EDATA && strstr(err->msg, res->url) == NULL) {
+		/* say where the bad bytes came from */
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, " (from %s)",
+			 res->url);
+	}
+	return r;
+}
+
+/* Resolve the spec on the mirror, then download, verify and install. */
+static int
+install_remote(const struct install_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_config *cfg = &a->ctx->cfg;
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	struct cv_resolved res;
+	struct cv_resolve_req req;
+	struct cv_version spec;
+	struct sigaction sa, old;
+	char id[64];
+	int r, already = 0, cuda = 0, source = -1;
+
+	memset(&res, 0, sizeof res);
+	if ((r = remote_args(a, &spec, &cuda, &source)) != 0 ||
+	    (r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
+		return r;
 	if (source < 0)
 		source = cfg->source;
 	/* A full install id already here needs no network at all. */
 	if (!a->force && spec.nparts == 4 && spec.cuda) {
 		cv_version_format_id(&spec, id, sizeof id);
-		if (cv_store_has(st, id)) {
-			note_already(st, id);
-			r = 0;
-			goto out;
+		if (cv_store_has(a->ctx->st, id)) {
+			note_already(a->ctx->st, id);
+			return 0;
 		}
 	}
 	memset(&sa, 0, sizeof sa);
@@ -188,75 +273,17 @@ install_remote(const struct install_args *a)
 	req.spec = &spec;
 	req.cuda = cuda ? cuda : cfg->cuda;
 	req.platform = a->platform ? a->platform : cfg->platform;
-	if (source == CV_SOURCE_PYPI) {
-		/* the same id from a wheel is the same version: the download,
-		 * the hash in the stream and the publish are the archive's */
-		const char *index;
-		if ((r = cv_pypi_index(cfg, a->mirror, &index, &err)) < 0 ||
-		    (r = cv_remote_new(&rem, cfg, index, &err)) < 0 ||
-		    (r = cv_pypi_resolve(rem, cv_remote_mirror(rem), &req, &res,
-					 &err)) < 0)
-			goto fail;
-	} else if ((r = cv_remote_new(&rem, cfg, a->mirror, &err)) < 0 ||
-		   (r = cv_index_open(&ix, rem, cv_store_cache_dir(st),
-				      a->refresh, &err)) < 0 ||
-		   (r = cv_resolve_fresh(&ix, &req, &res, &err)) < 0)
-		goto fail;
-	cv_version_format_id(&res.art.version, id, sizeof id);
-	if (cmd_g.verbose)
-		ui_note("%s resolves to cuDNN %s for %s: %s (%llu bytes, sha256 "
-			"%s)",
-			a->spec, id, res.art.platform, res.url,
-			(unsigned long long)res.art.size, res.art.sha256);
-	opts.force = a->force;
-	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait || cmd_g.nowait;
-	opts.waiting = ui_waiting;
-	opts.threads = a->jobs ? a->jobs : cfg->threads;
-	for (int attempt = 0;; attempt++) {
-		int used;
-		if ((r = cv_download_new(&dl, rem, &res.art, res.url,
-					 cv_store_cache_dir(st),
-					 cfg->keep_archives, &err)) < 0)
-			goto fail;
-		if (!cmd_g.quiet && ui_is_tty()) {
-			cv_download_progress(dl, ui_progress, NULL);
-			ui_progress_watch(cv_download_received, dl,
-					  res.art.size);
-		}
-		cv_download_fetcher(dl, &fetch);
-		r = cv_store_install(st, &res.art, &fetch, &opts, &already,
-				     &err);
-		ui_progress_done();
-		used = cv_download_used_cache(dl);
-		if (r == CV_EDATA && used && attempt == 0) {
-			/* spliced or damaged cache: one clean retry */
-			cv_download_discard(dl);
-			cv_download_free(dl);
-			dl = NULL;
-			if (!cmd_g.quiet)
-				ui_warn("the cached download of %s was "
-					"damaged; downloading it again",
-					id);
-			err = (struct cv_err)CV_ERR_INIT;
-			continue;
-		}
-		break;
+	if ((r = resolve(a, &req, source, &rem, &ix, &res, &err)) == 0) {
+		cv_version_format_id(&res.art.version, id, sizeof id);
+		if (cmd_g.verbose)
+			ui_note("%s resolves to cuDNN %s for %s: %s (%llu "
+				"bytes, sha256 %s)",
+				a->spec, id, res.art.platform, res.url,
+				(unsigned long long)res.art.size,
+				res.art.sha256);
+		r = fetch_install(a, rem, &res, id, &already, &err);
 	}
-	if (r == CV_EDATA && strstr(err.msg, res.url) == NULL) {
-		/* say where the bad bytes came from */
-		size_t n = strlen(err.msg);
-		snprintf(err.msg + n, sizeof err.msg - n, " (from %s)",
-			 res.url);
-	}
-	if (r < 0)
-		goto fail;
-	r = installed(cfg, st, id, already, a);
-	goto out;
-fail:
-	r = cmd_fail(&err);
-out:
-	cv_download_free(dl);
+	r = r < 0 ? cmd_fail(&err) : installed(cfg, a->ctx->st, id, already, a);
 	cv_resolved_release(&res);
 	cv_index_free(ix);
 	cv_remote_free(rem);
@@ -264,55 +291,54 @@ out:
 }
 /* ---- end of remote install ---------------------------------------------- */
 
+/* The version and CUDA major of --archive: what its name says (an NVIDIA
+ * archive or wheel), overridden by --version. */
 static int
-install_archive(const struct install_args *a)
+archive_version(const struct install_args *a, struct cv_artifact *named,
+		struct cv_version *version)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
-	struct cv_artifact art, named;
-	struct cv_version version;
-	struct cv_fetcher fetch, wrapped;
-	struct progress prog;
-	struct cv_config *cfg = &a->ctx->cfg;
-	struct cv_store *st = NULL;
-	struct stat sb;
-	char id[64], real[PATH_MAX], platform[32];
-	const char *base;
-	uint64_t size = 0;
-	int r, already = 0, cuda = 0;
 
-	if (a->sha256 == NULL)
-		return cmd_usage_error(
-			"install",
-			"--archive needs --sha256 HEX (the archive's published checksum)");
-	if (!cv_sha256_valid_hex(a->sha256))
-		return cmd_usage_error("install",
-				       "--sha256 must be 64 hex digits");
-	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
-		return cmd_usage_error("install",
-				       "--cuda needs a CUDA major such as 12");
 	/* what the name says, overridden by --version, --cuda, --platform */
-	memset(&named, 0, sizeof named);
-	base = strrchr(a->archive, '/');
-	base = base ? base + 1 : a->archive;
-	if (cv_wheel_from_filename(&named, a->archive) == 0) {
+	memset(named, 0, sizeof *named);
+	if (cv_wheel_from_filename(named, a->archive) == 0) {
 		/* one of NVIDIA's wheels, e.g. from a pip cache */
-	} else if (cv_artifact_from_filename(&named, a->archive, &err) < 0) {
+	} else if (cv_artifact_from_filename(named, a->archive, &err) < 0) {
 		if (a->version == NULL || a->cuda == NULL)
 			return cmd_fail(&err);
-		memset(&named, 0, sizeof named);
+		memset(named, 0, sizeof *named);
 	}
-	version = named.version;
+	*version = named->version;
 	if (a->version != NULL) {
-		if (cv_version_parse(&version, a->version, &err) < 0)
+		if (cv_version_parse(version, a->version, &err) < 0)
 			return cmd_fail(&err);
-		if (version.nparts != 4)
+		if (version->nparts != 4)
 			return cmd_usage_error(
 				"install",
 				"--version needs the full archive version, e.g. 9.13.0.50");
-		if (version.cuda == 0)
-			version.cuda = named.version.cuda;
+		if (version->cuda == 0)
+			version->cuda = named->version.cuda;
 	}
+	return 0;
+}
+
+/* The artifact --archive installs, and its install id. */
+static int
+archive_artifact(const struct install_args *a, int cuda,
+		 struct cv_artifact *art, char id[64])
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_artifact named;
+	struct cv_version version;
+	struct stat sb;
+	char real[PATH_MAX], platform[32];
+	const char *base = strrchr(a->archive, '/');
+	uint64_t size = 0;
+	int r;
+
+	base = base ? base + 1 : a->archive;
+	if ((r = archive_version(a, &named, &version)) != 0)
+		return r;
 	if (cuda)
 		version.cuda = cuda;
 	if (version.cuda == 0)
@@ -344,17 +370,45 @@ install_archive(const struct install_args *a)
 	if (S_ISREG(sb.st_mode))
 		size = (uint64_t)sb.st_size;
 	if (realpath(a->archive, real) == NULL ||
-	    strlen(real) >= sizeof art.source) {
+	    strlen(real) >= sizeof art->source) {
 		cv_err_set(&err, CV_EUSAGE,
 			   "cannot resolve the archive path '%s' (too long?)",
 			   a->archive);
 		return cmd_fail(&err);
 	}
-	if (cv_artifact_init(&art, &version, platform, a->sha256, size, base,
+	if (cv_artifact_init(art, &version, platform, a->sha256, size, base,
 			     real, &err) < 0)
 		return cmd_fail(&err);
-	art.wheel = named.wheel;
-	cv_version_format_id(&art.version, id, sizeof id);
+	art->wheel = named.wheel;
+	cv_version_format_id(&art->version, id, 64);
+	return 0;
+}
+
+static int
+install_archive(const struct install_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
+	struct cv_artifact art;
+	struct cv_fetcher fetch, wrapped;
+	struct progress prog;
+	struct cv_config *cfg = &a->ctx->cfg;
+	struct cv_store *st = NULL;
+	char id[64];
+	int r, already = 0, cuda = 0;
+
+	if (a->sha256 == NULL)
+		return cmd_usage_error(
+			"install",
+			"--archive needs --sha256 HEX (the archive's published checksum)");
+	if (!cv_sha256_valid_hex(a->sha256))
+		return cmd_usage_error("install",
+				       "--sha256 must be 64 hex digits");
+	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
+		return cmd_usage_error("install",
+				       "--cuda needs a CUDA major such as 12");
+	if ((r = archive_artifact(a, cuda, &art, id)) != 0)
+		return r;
 
 	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
 		return r;
@@ -438,98 +492,63 @@ parse_jobs(const char *s)
 	return (unsigned)n;
 }
 
-int
-cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
+/* The options into *a (the flags set through getopt's flag pointers). */
+static int
+parse(int argc, char **argv, struct install_args *a)
 {
-	enum {
-		O_ARCHIVE = 256,
-		O_SHA,
-		O_VERSION,
-		O_CUDA,
-		O_PLATFORM,
-		O_MIRROR,
-		O_FORCE,
-		O_IN_USE,
-		O_NOVAL,
-		O_NOWAIT,
-		O_REFRESH,
-		O_JOBS,
-		O_SOURCE
-	};
-	static const struct option lo[] = {
+	enum { O_ARCHIVE = 256, O_SHA, O_VERSION, O_CUDA, O_PLATFORM };
+	enum { O_MIRROR = 261, O_JOBS, O_SOURCE };
+	const struct option lo[] = {
 		{ "archive", required_argument, NULL, O_ARCHIVE },
 		{ "sha256", required_argument, NULL, O_SHA },
 		{ "version", required_argument, NULL, O_VERSION },
 		{ "cuda", required_argument, NULL, O_CUDA },
 		{ "platform", required_argument, NULL, O_PLATFORM },
 		{ "mirror", required_argument, NULL, O_MIRROR },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "even-if-in-use", no_argument, NULL, O_IN_USE },
-		{ "no-validate", no_argument, NULL, O_NOVAL },
-		{ "no-wait", no_argument, NULL, O_NOWAIT },
-		{ "refresh", no_argument, NULL, O_REFRESH },
+		{ "force", no_argument, &a->force, 1 },
+		{ "even-if-in-use", no_argument, &a->even_if_in_use, 1 },
+		{ "no-validate", no_argument, &a->no_validate, 1 },
+		{ "no-wait", no_argument, &a->nowait, 1 },
+		{ "refresh", no_argument, &a->refresh, 1 },
 		{ "jobs", required_argument, NULL, O_JOBS },
 		{ "source", required_argument, NULL, O_SOURCE },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct install_args a;
-	char spec[64];
+	/* where each option with a value goes, by its number */
+	const char **slot[] = { &a->archive, &a->sha256,   &a->version,
+				&a->cuda,    &a->platform, &a->mirror };
 	int c;
 
-	memset(&a, 0, sizeof a);
-	a.ctx = ctx;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case O_ARCHIVE:
-			a.archive = optarg;
-			break;
-		case O_SHA:
-			a.sha256 = optarg;
-			break;
-		case O_VERSION:
-			a.version = optarg;
-			break;
-		case O_CUDA:
-			a.cuda = optarg;
-			break;
-		case O_PLATFORM:
-			a.platform = optarg;
-			break;
-		case O_MIRROR:
-			a.mirror = optarg;
-			break;
-		case O_FORCE:
-			a.force = 1;
-			break;
-		case O_IN_USE:
-			a.even_if_in_use = 1;
-			break;
-		case O_NOVAL:
-			a.no_validate = 1;
-			break;
-		case O_NOWAIT:
-			a.nowait = 1;
-			break;
-		case O_REFRESH:
-			a.refresh = 1;
-			break;
-		case O_JOBS:
-			if ((a.jobs = parse_jobs(optarg)) == 0)
-				return cmd_usage_error(
-					"install",
-					"--jobs needs a number of threads, 1-%d",
-					CV_MAX_THREADS);
-			break;
-		case O_SOURCE:
-			a.source = optarg;
-			break;
-		default:
+		if (c >= O_ARCHIVE && c <= O_MIRROR)
+			*slot[c - O_ARCHIVE] = optarg;
+		else if (c == O_SOURCE)
+			a->source = optarg;
+		else if (c == O_JOBS && (a->jobs = parse_jobs(optarg)) == 0)
+			return cmd_usage_error(
+				"install",
+				"--jobs needs a number of threads, 1-%d",
+				CV_MAX_THREADS);
+		else if (c != 0 && c != O_JOBS)
 			return cmd_usage_error("install", "unknown option '%s'",
 					       argv[optind - 1]);
-		}
 	}
+	return 0;
+}
+
+int
+cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct install_args a;
+	char spec[64];
+	int r;
+
+	memset(&a, 0, sizeof a);
+	a.ctx = ctx;
+	if ((r = parse(argc, argv, &a)) != 0)
+		return r;
 	if (a.archive != NULL) {
 		if (a.source != NULL)
 			return cmd_usage_error(

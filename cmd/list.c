@@ -12,6 +12,77 @@
 #include <string.h>
 #include <unistd.h>
 
+static void
+print_json(const struct cv_store *st, const struct cv_installed *all, size_t n,
+	   const char *global, const char *active)
+{
+	json_t *arr = json_array();
+	char *text;
+	for (size_t i = 0; i < n; i++) {
+		char ver[64], *dir = cv_store_dir(st, all[i].id);
+		json_t *o = json_object();
+		cv_version_format(&all[i].version, ver, sizeof ver);
+		json_object_set_new(o, "id", json_string(all[i].id));
+		json_object_set_new(o, "version", json_string(ver));
+		json_object_set_new(o, "cuda",
+				    json_integer(all[i].version.cuda));
+		json_object_set_new(o, "platform",
+				    json_string(all[i].platform));
+		json_object_set_new(o, "path", json_string(dir));
+		json_object_set_new(
+			o, "store",
+			json_string(cv_store_kind_name(all[i].store)));
+		free(dir);
+		json_object_set_new(
+			o, "global",
+			json_boolean(strcmp(global, all[i].id) == 0));
+		json_object_set_new(
+			o, "active",
+			json_boolean(strcmp(active, all[i].id) == 0));
+		json_object_set_new(o, "sha256", json_string(all[i].sha256));
+		json_object_set_new(o, "size",
+				    json_integer((json_int_t)all[i].size));
+		json_object_set_new(o, "installed_at",
+				    json_string(all[i].installed_at));
+		json_object_set_new(o, "origin", json_string(all[i].origin));
+		json_array_append_new(arr, o);
+	}
+	text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (text != NULL)
+		printf("%s\n", text);
+	free(text);
+	json_decref(arr);
+}
+
+static void
+print_text(const struct cv_store *st, const struct cv_installed *all, size_t n,
+	   const char *global, const char *active)
+{
+	int two = cv_store_system_root(st) != NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char *dir = cv_store_dir(st, all[i].id);
+		printf("%c%c %-20s %-15s ",
+		       strcmp(active, all[i].id) == 0 ? '>' : ' ',
+		       strcmp(global, all[i].id) == 0 ? '*' : ' ', all[i].id,
+		       all[i].platform);
+		if (two)
+			printf("%-7s", cv_store_kind_name(all[i].store));
+		/* an archive is the usual case; a wheel says so */
+		printf("%s%s\n", dir,
+		       strcmp(all[i].origin, "pypi") == 0
+			       ? "  (from a PyPI wheel)"
+			       : "");
+		free(dir);
+	}
+	if (n == 0 && two)
+		ui_note("no cuDNN version is installed in %s or %s; try 'cudnnvm install 9'",
+			cv_store_system_root(st), cv_store_root(st));
+	else if (n == 0)
+		ui_note("no cuDNN version is installed in %s; try 'cudnnvm install 9'",
+			cv_store_root(st));
+}
+
 int
 cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -25,7 +96,7 @@ cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_active act;
 	char global[64] = "", active[64] = "", cwd[PATH_MAX];
 	size_t n = 0;
-	int json = 0, two, from_system, c, r;
+	int json = 0, from_system, c, r;
 
 	optind = 1;
 	opterr = 0;
@@ -43,74 +114,13 @@ cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (cv_store_default_get(st, global, &from_system, NULL) < 0)
 		global[0] = '\0';
-	two = cv_store_system_root(st) != NULL;
 	if (getcwd(cwd, sizeof cwd) != NULL &&
 	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0)
 		snprintf(active, sizeof active, "%s", act.id);
-	if (json) {
-		json_t *arr = json_array();
-		char *text;
-		for (size_t i = 0; i < n; i++) {
-			char ver[64], *dir = cv_store_dir(st, all[i].id);
-			json_t *o = json_object();
-			cv_version_format(&all[i].version, ver, sizeof ver);
-			json_object_set_new(o, "id", json_string(all[i].id));
-			json_object_set_new(o, "version", json_string(ver));
-			json_object_set_new(o, "cuda",
-					    json_integer(all[i].version.cuda));
-			json_object_set_new(o, "platform",
-					    json_string(all[i].platform));
-			json_object_set_new(o, "path", json_string(dir));
-			json_object_set_new(
-				o, "store",
-				json_string(cv_store_kind_name(all[i].store)));
-			free(dir);
-			json_object_set_new(
-				o, "global",
-				json_boolean(strcmp(global, all[i].id) == 0));
-			json_object_set_new(
-				o, "active",
-				json_boolean(strcmp(active, all[i].id) == 0));
-			json_object_set_new(o, "sha256",
-					    json_string(all[i].sha256));
-			json_object_set_new(
-				o, "size",
-				json_integer((json_int_t)all[i].size));
-			json_object_set_new(o, "installed_at",
-					    json_string(all[i].installed_at));
-			json_object_set_new(o, "origin",
-					    json_string(all[i].origin));
-			json_array_append_new(arr, o);
-		}
-		text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		if (text != NULL)
-			printf("%s\n", text);
-		free(text);
-		json_decref(arr);
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			char *dir = cv_store_dir(st, all[i].id);
-			printf("%c%c %-20s %-15s ",
-			       strcmp(active, all[i].id) == 0 ? '>' : ' ',
-			       strcmp(global, all[i].id) == 0 ? '*' : ' ',
-			       all[i].id, all[i].platform);
-			if (two)
-				printf("%-7s",
-				       cv_store_kind_name(all[i].store));
-			/* an archive is the usual case; a wheel says so */
-			printf("%s%s\n", dir,
-			       strcmp(all[i].origin, "pypi") == 0
-				       ? "  (from a PyPI wheel)"
-				       : "");
-			free(dir);
-		}
-		if (n == 0 && two)
-			ui_note("no cuDNN version is installed in %s or %s; try 'cudnnvm install 9'",
-				cv_store_system_root(st), cv_store_root(st));
-		else if (n == 0)
-			ui_note("no cuDNN version is installed in %s; try 'cudnnvm install 9'",
-				cv_store_root(st));
-	}
+	if (json)
+		print_json(st, all, n, global, active);
+	else
+		print_text(st, all, n, global, active);
 	free(all);
 	return 0;
 }

@@ -16,6 +16,46 @@ report(void *payload, const char *what, const char *path)
 		printf("%-8s %s\n", what, path);
 }
 
+/* Copy the releases of specs from the mirror into dir. */
+static int
+copy(struct cmd_ctx *ctx, const char *dir, const struct cv_version *specs,
+     size_t nspecs, const char *mirror, int refresh,
+     const struct cv_mirror_opts *mo)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	int r = 0;
+
+	if (cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
+	    cv_index_open(&ix, rem, cv_store_cache_dir(ctx->st), refresh,
+			  &err) < 0 ||
+	    cv_mirror_specs(ix, dir, specs, nspecs, mo, &err) < 0)
+		r = cmd_fail(&err);
+	cv_index_free(ix);
+	cv_remote_free(rem);
+	return r;
+}
+
+/* --verify: every archive of dir against its manifest. */
+static int
+verify_dir(const char *dir, const struct cv_mirror_opts *mo)
+{
+	struct cv_err err = CV_ERR_INIT;
+	size_t bad = 0;
+
+	if (cv_mirror_verify(dir, mo, &bad, &err) < 0)
+		return cmd_fail(&err);
+	if (bad == 0)
+		return 0;
+	cv_err_set(
+		&err, CV_EDATA,
+		"%zu archive%s in %s differ%s from the manifests; delete %s and run 'cudnnvm mirror' again",
+		bad, bad == 1 ? "" : "s", dir, bad == 1 ? "s" : "",
+		bad == 1 ? "it" : "them");
+	return cmd_fail(&err);
+}
+
 int
 cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -29,13 +69,10 @@ cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = ctx->st;
-	struct cv_remote *rem = NULL;
-	struct cv_index *ix = NULL;
 	struct cv_mirror_opts mo = { 0, NULL, report, NULL };
 	struct cv_version *specs = NULL;
 	const char *mirror = NULL, *dir;
-	size_t nspecs = 0, bad = 0;
+	size_t nspecs = 0;
 	int c, r = 0, verify = 0, refresh = 0;
 
 	optind = 1;
@@ -84,36 +121,16 @@ cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 			free(specs);
 			return cmd_fail(&err);
 		}
-	if (nspecs > 0) {
-		if (cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
-		    cv_index_open(&ix, rem, cv_store_cache_dir(st), refresh,
-				  &err) < 0 ||
-		    cv_mirror_specs(ix, dir, specs, nspecs, &mo, &err) < 0) {
-			r = cmd_fail(&err);
-			goto out;
-		}
-	}
-	if (verify) {
-		if (cv_mirror_verify(dir, &mo, &bad, &err) < 0) {
-			r = cmd_fail(&err);
-			goto out;
-		}
-		if (bad > 0) {
-			cv_err_set(
-				&err, CV_EDATA,
-				"%zu archive%s in %s differ%s from the manifests; delete %s and run 'cudnnvm mirror' again",
-				bad, bad == 1 ? "" : "s", dir,
-				bad == 1 ? "s" : "", bad == 1 ? "it" : "them");
-			r = cmd_fail(&err);
-			goto out;
-		}
-	}
+	if (nspecs > 0)
+		r = copy(ctx, dir, specs, nspecs, mirror, refresh, &mo);
+	if (r == 0 && verify)
+		r = verify_dir(dir, &mo);
+	if (r != 0)
+		goto out;
 	if (!cmd_g.quiet && nspecs > 0)
 		printf("mirror ready: use it with 'mirror = file://%s' or serve the folder over HTTPS\n",
 		       dir);
 out:
-	cv_index_free(ix);
-	cv_remote_free(rem);
 	free(specs);
 	return r;
 }

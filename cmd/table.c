@@ -262,3 +262,16 @@ cmd_suggest(const char *typed)
 		return NULL;
 	return best;
 }
+
+void
+cmd_list_commands(FILE *out)
+{
+	for (const struct cmd_spec *c = cmd_table; c->name; c++) {
+		const char *alias = cmd_alias_of(c->name);
+		if (c->flags & CMD_HIDDEN)
+			continue;
+		fprintf(out, "  %-12s %s%s%s%s\n", c->name, c->summary,
+			alias ? " (alias: " : "", alias ? alias : "",
+			alias ? ")" : "");
+	}
+}

@@ -1167,12 +1167,14 @@ void cv_checkpoint(const char *name);
 
 /* ---- modules with a header of their own -------------------------------- */
 
+#include "builds.h"
 #include "child.h"
 #include "fw_probe.h"
 #include "gate.h"
 #include "hook.h"
 #include "preload.h"
 #include "shim.h"
+#include "uninstall.h"
 #include "venv.h"
 
 #endif

@@ -138,3 +138,22 @@ cv_hook_stamp_touch(struct cv_hook_stamp *s, const char *given)
 	if (touch(s, given) < 0)
 		s->path[0] = '\0';
 }
+
+void
+cv_hook_watch_store(const struct cv_store *st, struct cv_strv *w)
+{
+	struct stat sb;
+	char *slash, parent[PATH_MAX];
+
+	cv_strv_push(w, cv_store_root(st));
+	/* the admin's installs and default change what is active too */
+	if (cv_store_system_root(st) != NULL)
+		cv_strv_push(w, cv_store_system_root(st));
+	/* no store yet: watch the folder it will be made in */
+	snprintf(parent, sizeof parent, "%s", cv_store_root(st));
+	slash = strrchr(parent, '/');
+	if (stat(parent, &sb) < 0 && slash != NULL) {
+		slash[slash == parent ? 1 : 0] = '\0';
+		cv_strv_push(w, parent);
+	}
+}

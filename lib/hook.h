@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <time.h>
 
+struct cv_store;
+struct cv_strv;
+
 struct cv_hook_stamp {
 	char path[PATH_MAX + 64]; /* empty: no stamp could be made */
 	struct timespec start;    /* when this run began */
@@ -20,5 +23,9 @@ void cv_hook_stamp_touch(struct cv_hook_stamp *s, const char *given);
  * before this run started. */
 void cv_hook_stamp_settle(const struct cv_hook_stamp *s, char *const *watched,
 			  size_t n);
+
+/* Push what the store adds to the watch list: its root, the system
+ * store's, and the folder a store not made yet will be made in. */
+void cv_hook_watch_store(const struct cv_store *st, struct cv_strv *w);
 
 #endif

@@ -1,0 +1,98 @@
+/* uninstall.c: which installed version an `uninstall <spec>` removes, and
+ * whether it may: the global default and the active version only with
+ * force, one that running programs map only with in_use_ok, the system
+ * store's copy never; the global link is removed first so that it never
+ * dangles. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The one installed id spec names (`shown` as the user wrote it). */
+static int
+pick(const struct cv_store *st, const struct cv_version *spec,
+     const char *shown, char id[64], struct cv_err *err)
+{
+	struct cv_installed *all = NULL;
+	size_t n = 0, matches = 0;
+	int r;
+
+	if ((r = cv_store_list(st, &all, &n, err)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (cv_version_matches(spec, &all[i].version) && matches++ == 0)
+			snprintf(id, 64, "%s", all[i].id);
+	free(all);
+	if (matches == 0)
+		return cv_err_set(
+			err, CV_ENOTFOUND,
+			"no installed cuDNN matches '%s'; see 'cudnnvm list'",
+			shown);
+	if (matches > 1)
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"'%s' matches %zu installed versions; name one exactly (see 'cudnnvm list')",
+			shown, matches);
+	return 0;
+}
+
+/* Refuse what force does not override: the global default, the version
+ * active here. */
+static int
+check_in_use_here(const struct cv_store *st, const char *id, const char *global,
+		  struct cv_err *err)
+{
+	struct cv_active act;
+	char cwd[PATH_MAX];
+
+	if (strcmp(global, id) == 0)
+		return cv_err_set(
+			err, CV_ERROR,
+			"cuDNN %s is the global default; run 'cudnnvm global <other>' first, or pass --force",
+			id);
+	if (getcwd(cwd, sizeof cwd) != NULL &&
+	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0 &&
+	    strcmp(act.id, id) == 0)
+		return cv_err_set(
+			err, CV_ERROR,
+			"cuDNN %s is the active version here; switch away first, or pass --force",
+			id);
+	return 0;
+}
+
+int
+cv_uninstall(struct cv_store *st, const struct cv_version *spec,
+	     const char *shown, int force, int in_use_ok, char id[64],
+	     struct cv_err *err)
+{
+	char global[64];
+	int r;
+
+	id[0] = '\0';
+	if ((r = pick(st, spec, shown, id, err)) < 0)
+		return r;
+	if (cv_store_in_system(st, id)) {
+		/* the system store's copy is not this user's to remove; a
+		 * copy of their own that it hides is, and removing that
+		 * changes nothing that resolves to it */
+		if (!cv_store_has_own(st, id))
+			return cv_err_set(
+				err, CV_EPERM,
+				"cuDNN %s is owned by the system store %s; ask its admin",
+				id, cv_store_system_root(st));
+		force = 1;
+	}
+	if (cv_store_global_get(st, global, NULL) < 0)
+		global[0] = '\0';
+	if (!force && (r = check_in_use_here(st, id, global, err)) < 0)
+		return r;
+	if (!in_use_ok && (r = cv_store_check_unused(st, id, 0, err)) < 0)
+		return r;
+	if (strcmp(global, id) == 0 && !cv_store_in_system(st, id) &&
+	    (r = cv_store_global_set(st, NULL, err)) < 0)
+		return r;
+	return cv_store_uninstall(st, id, err);
+}
