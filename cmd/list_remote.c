@@ -21,33 +21,42 @@ show(void *arg, const struct cv_build *b)
 	struct listing *l = arg;
 	char size[32];
 
+	json_t *fits =
+		json_pack("{s:o,s:s}", "ok",
+			  b->fits < 0 ? json_null() : json_boolean(b->fits),
+			  "reason", b->fit_reason);
+
 	if (l->arr != NULL && l->pypi)
 		json_array_append_new(
 			l->arr,
-			json_pack("{s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:s,s:b}", "id",
-				  b->id, "version", b->version, "cuda", b->cuda,
-				  "platform", b->platform, "size",
+			json_pack("{s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:s,s:b,s:o}",
+				  "id", b->id, "version", b->version, "cuda",
+				  b->cuda, "platform", b->platform, "size",
 				  (json_int_t)b->size, "sha256", b->sha256,
 				  "url", b->url, "source", "pypi", "installed",
-				  b->installed));
+				  b->installed, "fits", fits));
 	else if (l->arr != NULL)
 		json_array_append_new(
 			l->arr,
-			json_pack("{s:s,s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:b}", "id",
-				  b->id, "version", b->version, "release",
+			json_pack("{s:s,s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:b,s:o}",
+				  "id", b->id, "version", b->version, "release",
 				  b->release, "cuda", b->cuda, "platform",
 				  b->platform, "size", (json_int_t)b->size,
 				  "sha256", b->sha256, "url", b->url,
-				  "installed", b->installed));
+				  "installed", b->installed, "fits", fits));
 	else {
+		json_decref(fits);
 		/* the mirror always says; a wheel's index may not */
 		if (b->size || b->release != NULL)
 			snprintf(size, sizeof size, "%.1f MiB",
 				 (double)b->size / (1024.0 * 1024.0));
 		else
 			snprintf(size, sizeof size, "-");
-		printf("%-20s %-10s %10s%s\n", b->id,
+		/* "fits": the CUDA major this machine's toolkit or driver
+		 * asks for (list-remote --json says why, row by row) */
+		printf("%-20s %-10s %10s%s%s\n", b->id,
 		       b->release ? b->release : "pypi", size,
+		       b->fits == 1 ? "  fits" : "",
 		       b->installed ? "  installed" : "");
 	}
 	return 0;

@@ -51,6 +51,8 @@ cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 		b.sha256 = w[i].sha256;
 		b.url = w[i].url;
 		b.installed = cv_store_has(st, b.id);
+		b.fits = cv_machine_fits(b.cuda, b.fit_reason,
+					 sizeof b.fit_reason);
 		shown++;
 		if (req->build(req->arg, &b))
 			break;
@@ -93,6 +95,8 @@ release_builds(const struct cv_remote *rem, const struct cv_store *st,
 		b.sha256 = f->sha256;
 		b.url = url;
 		b.installed = cv_store_has(st, b.id);
+		b.fits = cv_machine_fits(b.cuda, b.fit_reason,
+					 sizeof b.fit_reason);
 		shown++;
 		stop = req->build(req->arg, &b);
 		free(url);

@@ -20,6 +20,8 @@ struct cv_build {
 	uint64_t size; /* 0: not known */
 	const char *sha256, *url;
 	int installed; /* in st */
+	int fits;      /* cv_machine_fits: 1, 0, or -1 when nothing is known */
+	char fit_reason[256];
 };
 
 struct cv_builds_req {

@@ -503,6 +503,10 @@ int cv_machine_want_cuda(int spec_cuda, int flag_cuda, char *how, size_t n,
 int cv_machine_driver_cuda(const char *version, int *major, int *minor);
 /* The kernel module's version file (a test stands in another). */
 const char *cv_machine_driver_file(void);
+/* Whether a build for CUDA major `cuda` is the one for this machine: 1 (the
+ * major install would take), 0 (another major, or newer than the driver
+ * runs), -1 (nothing known here: no toolkit, no driver); why says so. */
+int cv_machine_fits(int cuda, char *why, size_t n);
 /* Every fact with its source, for doctor --json and current --json. */
 struct json_t *cv_machine_json(void);
 

@@ -536,3 +536,32 @@ cv_machine_want_cuda(int spec_cuda, int flag_cuda, char *how, size_t n,
 	}
 	return cv_machine_cuda(how, n, err);
 }
+
+int
+cv_machine_fits(int cuda, char *why, size_t n)
+{
+	const struct cv_machine *m =
+		cv_machine_get(CV_MACHINE_TOOLKIT | CV_MACHINE_DRIVER);
+	char how[PATH_MAX + 64];
+	int want = cv_machine_cuda(how, sizeof how, NULL);
+
+	if (m->driver.major > 0 && cuda > m->driver.major) {
+		snprintf(why, n,
+			 "needs a driver for CUDA %d; this one runs CUDA %d.%d",
+			 cuda, m->driver.major, m->driver.minor);
+		return 0;
+	}
+	if (want <= 0) {
+		snprintf(why, n,
+			 "no CUDA toolkit or driver seen here: "
+			 "nothing ruled out");
+		return -1;
+	}
+	if (cuda == want) {
+		snprintf(why, n, "CUDA %d, from %s", want, how);
+		return 1;
+	}
+	snprintf(why, n, "this machine's CUDA is %d, from %s%s", want, how,
+		 cuda < want ? "; an older variant its driver runs too" : "");
+	return 0;
+}

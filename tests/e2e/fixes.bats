@@ -90,3 +90,26 @@ run_fix() {
 	run_fix "$fix"
 	[[ $output == *"active=9.20.0.48-cuda12"* ]]
 }
+
+@test "list-remote marks the builds that fit this machine and says why in --json" {
+	run --separate-stderr cudnnvm list-remote 9.20 --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "9.20.0.48-cuda13 "*"  fits" ]]
+	[[ ${lines[1]} == "9.20.0.48-cuda12 "* && ${lines[1]} != *fits* ]]
+	run --separate-stderr cudnnvm list-remote 9.20 --platform linux-x86_64 --json
+	python3 -c '
+import json, sys
+rows = {r["cuda"]: r["fits"] for r in json.loads(sys.argv[1])}
+assert rows[13]["ok"] is True and "CUDNNVM_OVERRIDE_CUDA" in rows[13]["reason"], rows
+assert rows[12]["ok"] is False and "CUDA is 13" in rows[12]["reason"], rows
+' "$output"
+	# no toolkit, a driver for CUDA 12.4: the cuda13 build cannot run
+	CUDNNVM_OVERRIDE_CUDA= CUDNNVM_OVERRIDE_DRIVER_CUDA=12.4 \
+		run --separate-stderr cudnnvm list-remote 9.20 --platform linux-x86_64 --json
+	python3 -c '
+import json, sys
+rows = {r["cuda"]: r["fits"] for r in json.loads(sys.argv[1])}
+assert rows[13]["ok"] is False and "needs a driver for CUDA 13" in rows[13]["reason"], rows
+assert rows[12]["ok"] is True, rows
+' "$output"
+}
