@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -67,19 +68,34 @@ fact_set(struct cv_fact *f, int major, int minor, const char *source,
 	snprintf(f->detail, sizeof f->detail, "%s", detail);
 }
 
-/* Read at most n-1 bytes of a small regular file; 0 on success. The file
- * must be regular so that a FIFO planted where a toolkit file belongs
- * cannot hang the prompt. */
+/* Open a file for reading only when it is a regular file: opened without
+ * blocking and checked on the descriptor, so that a FIFO planted (or
+ * swapped in) where a toolkit file belongs cannot hang the prompt. */
+static FILE *
+open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+/* Read at most n-1 bytes of a regular file into buf; 0 on success. */
 static int
 read_small(const char *path, char *buf, size_t n)
 {
-	struct stat sb;
-	FILE *f;
+	FILE *f = open_regular(path);
 	size_t got;
 
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return -1;
-	if ((f = fopen(path, "re")) == NULL)
+	if (f == NULL)
 		return -1;
 	got = fread(buf, 1, n - 1, f);
 	fclose(f);
@@ -137,11 +153,9 @@ cv_machine_toolkit_files(const char *home, int *major, int *minor, char *detail,
 	p = cv_path_join(home, "include/cuda.h");
 	{
 		FILE *f;
-		struct stat sb;
 		char line[256];
 
-		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    (f = fopen(p, "re")) != NULL) {
+		if ((f = open_regular(p)) != NULL) {
 			/* the define sits near the top; 2000 lines at most */
 			for (int i = 0; i < 2000 && !found &&
 					fgets(line, sizeof line, f) != NULL;
