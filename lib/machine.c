@@ -10,6 +10,7 @@
  * of libcudart.so.N), and only when a toolkit found through nvcc says
  * nothing in its files is `nvcc --version` run. The driver's version comes
  * from the kernel module's /proc or /sys file. */
+#include "child.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -204,25 +205,29 @@ done:
 }
 
 /* `nvcc --version`'s "release 12.8": only for an nvcc whose toolkit folder
- * says nothing in its files (odd packagings, a wrapper script). The nvcc
- * run is the first on PATH, the one found_nvcc names. */
+ * says nothing in its files (odd packagings, a wrapper script). A wrapper
+ * that hangs is killed after 5 s: this may run at a prompt. */
 static int
-nvcc_release(int *major, int *minor)
+nvcc_release(const char *nvcc, int *major, int *minor)
 {
-	FILE *p = popen("nvcc --version 2>/dev/null", "r");
-	char line[256];
+	const char *argv[] = { nvcc, "--version", NULL };
+	struct cv_child c = CV_CHILD_INIT;
+	struct cv_buf out = CV_BUF_INIT;
+	const char *r;
 	int found = 0;
 
-	if (p == NULL)
-		return 0;
-	while (fgets(line, sizeof line, p) != NULL) {
-		const char *r = strstr(line, "release ");
-		if (r != NULL && !found &&
-		    sscanf(r + 8, "%d.%d", major, minor) == 2 && *major > 0 &&
-		    *major < 1000 && *minor >= 0 && *minor < 1000)
-			found = 1;
-	}
-	pclose(p);
+	out.max = 64 * 1024;
+	c.argv = argv;
+	c.flags = CV_CHILD_STDIN_NULL | CV_CHILD_STDERR_NULL;
+	c.timeout_s = 5;
+	c.out = &out;
+	if (cv_child_run(&c, NULL) == 0 && cv_buf_add(&out, "", 1) == 0)
+		for (r = strstr(out.buf, "release "); r && !found;
+		     r = strstr(r + 1, "release "))
+			found = sscanf(r + 8, "%d.%d", major, minor) == 2 &&
+				*major > 0 && *major < 1000 && *minor >= 0 &&
+				*minor < 1000;
+	cv_buf_release(&out);
 	return found;
 }
 
@@ -282,7 +287,7 @@ find_toolkit(struct cv_fact *f)
 		if (*home != '\0' && strchr(nvcc, '/') != NULL)
 			ok = cv_machine_toolkit_files(home, &major, &minor,
 						      detail, sizeof detail);
-		if (!ok && nvcc_release(&major, &minor)) {
+		if (!ok && nvcc_release(nvcc, &major, &minor)) {
 			snprintf(detail, sizeof detail, "%s --version", nvcc);
 			ok = 1;
 		}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmp[] = "/tmp/cvmachine.XXXXXX";
@@ -117,6 +118,16 @@ main(void)
 	m = fresh();
 	CHECK(m->toolkit.major == 12 && m->toolkit.minor == 8 &&
 	      strcmp(m->toolkit.source, "nvcc") == 0);
+	/* an nvcc wrapper that hangs is given up on, not waited for */
+	put("h/bin/nvcc", "#!/bin/sh\nexec /bin/sleep 60\n", 0755);
+	setenv("PATH", at("h/bin"), 1);
+	{
+		time_t t0 = time(NULL);
+		m = fresh();
+		CHECK(time(NULL) - t0 < 30);
+		CHECK(strcmp(m->toolkit.source, "nvcc") != 0);
+	}
+	setenv("PATH", at("f/bin"), 1);
 	/* CUDA_HOME comes before nvcc, as in PyTorch's cpp_extension */
 	setenv("CUDA_HOME", at("c"), 1);
 	m = fresh();
