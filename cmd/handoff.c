@@ -24,14 +24,10 @@ cmd_handoff(char **argv)
 {
 	struct cv_err err = CV_ERR_INIT;
 	char self[PATH_MAX], dir[PATH_MAX], path[3][PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 
-	if (n <= 0) {
-		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+	if (cv_child_self(self, &err) < 0)
 		return cmd_fail(&err);
-	}
-	self[n] = '\0';
-	memcpy(dir, self, (size_t)n + 1);
+	memcpy(dir, self, strlen(self) + 1);
 	*strrchr(dir, '/') = '\0';
 	/* beside this binary in the build tree; installed, relative to it
 	 * (a moved or DESTDIR prefix), then where the build said */

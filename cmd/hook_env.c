@@ -90,7 +90,7 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (sh < 0 || argc != optind)
 		return cmd_usage_error("hook-env", "expected --shell <shell>");
-	stamp.path[0] = '\0';
+	memset(&stamp, 0, sizeof stamp);
 	state = !leave && (sh == CV_SHELL_BASH || sh == CV_SHELL_ZSH ||
 			   sh == CV_SHELL_FISH);
 	if (state)

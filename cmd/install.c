@@ -337,6 +337,7 @@ archive_artifact(const struct install_args *a, int cuda,
 	int r;
 
 	base = base ? base + 1 : a->archive;
+	memset(&version, 0, sizeof version);
 	if ((r = archive_version(a, &named, &version)) != 0)
 		return r;
 	if (cuda)
@@ -407,6 +408,7 @@ install_archive(const struct install_args *a)
 	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, &cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
+	memset(&art, 0, sizeof art);
 	if ((r = archive_artifact(a, cuda, &art, id)) != 0)
 		return r;
 

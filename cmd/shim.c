@@ -28,14 +28,9 @@ add(const char *dir, const char *prog)
 	struct cv_err err = CV_ERR_INIT;
 	const char *pathenv = getenv("PATH");
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
-	if (n <= 0) {
-		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
-		return cmd_fail(&err);
-	}
-	exe[n] = '\0';
-	if (cv_shim_add(dir, prog, exe, &err) < 0)
+	if (cv_child_self(exe, &err) < 0 ||
+	    cv_shim_add(dir, prog, exe, &err) < 0)
 		return cmd_fail(&err);
 	ui_note("created %s/%s", dir, prog);
 	if (!cv_shim_target_on_path(prog, dir))

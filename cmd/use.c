@@ -20,14 +20,12 @@ run_install(const char *spec, int no_validate)
 	char self[PATH_MAX];
 	const char *args[CMD_GLOBALS_MAX + 5];
 	size_t n = 0;
-	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
 	int r;
 
-	if (len <= 0) {
+	if (cv_child_self(self, &err) < 0) {
 		ui_error("cannot find the cudnnvm binary to install %s", spec);
 		return 1;
 	}
-	self[len] = '\0';
 	args[n++] = self;
 	n += cmd_globals_argv(args + n);
 	args[n++] = "install";

@@ -48,14 +48,10 @@ check_frameworks(const struct cv_store *st, const char *id)
 	struct cv_fw_probe p;
 	const char *self[CMD_GLOBALS_MAX + 2];
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	size_t k = 0, failed = 0;
 
-	if (n <= 0) {
-		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+	if (cv_child_self(exe, &err) < 0)
 		return cmd_fail(&err);
-	}
-	exe[n] = '\0';
 	self[k++] = exe;
 	k += cmd_globals_argv(self + k);
 	self[k] = NULL;

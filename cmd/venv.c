@@ -49,7 +49,6 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	const char *dir = NULL;
 	char exe[PATH_MAX], id[64] = "";
 	int c, remove = 0, force = 0, r = 0;
-	ssize_t n;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -75,12 +74,8 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 			"no virtualenv or conda env is active; pass --path DIR");
 	if (cv_venv_kind(dir, &err) < 0)
 		return cmd_fail(&err);
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0) {
-		cv_err_errno(&err, CV_ERROR, "cannot find the cudnnvm binary");
+	if (cv_child_self(exe, &err) < 0)
 		return cmd_fail(&err);
-	}
-	exe[n] = '\0';
 	if (!remove &&
 	    (r = choose(ctx, dir, argc - optind == 1 ? argv[optind] : NULL,
 			force, id)) != 0)

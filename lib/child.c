@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <spawn.h>
 #include <string.h>
@@ -174,6 +175,18 @@ reap(struct run *r, struct cv_err *err)
 			nanosleep(&ts, NULL);
 		}
 	}
+}
+
+int
+cv_child_self(char *buf, struct cv_err *err)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, PATH_MAX - 1);
+
+	if (n <= 0)
+		return cv_err_errno(err, CV_ERROR,
+				    "cannot find the cudnnvm binary");
+	buf[n] = '\0';
+	return 0;
 }
 
 int

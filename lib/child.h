@@ -40,6 +40,10 @@ struct cv_child {
 		0     \
 	}
 
+/* This executable's path (PATH_MAX bytes), for a child that must be the
+ * same cudnnvm; CV_ERROR when /proc/self/exe cannot be read. */
+int cv_child_self(char *buf, struct cv_err *err);
+
 /* Start c->argv and wait for it. Returns its exit status (0..255), 128+N
  * when signal N ended it (a timeout is 128+SIGKILL with timed_out set),
  * 0 when on_out stopped early; or a negative cv_code with err set when it

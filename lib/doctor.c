@@ -715,13 +715,12 @@ check_site(struct findings *fs, const char *exe, const char *sp)
 static void
 check_python(struct findings *fs)
 {
-	static const char *const argv[] = {
-		"python3", "-I", "-c",
+	static const char script[] =
 		"import site,sys; print(sys.executable); "
 		"[print(p) for p in site.getsitepackages()+"
-		"[site.getusersitepackages()]]",
-		NULL
-	};
+		"[site.getusersitepackages()]]";
+	static const char *const argv[] = { "python3", "-I", "-c", script,
+					    NULL };
 	struct cv_child child = CV_CHILD_INIT;
 	struct cv_buf out = CV_BUF_INIT;
 	char *line, *next, *exe = NULL;

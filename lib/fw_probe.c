@@ -218,7 +218,7 @@ cv_fw_probe_run(const struct cv_store *st, const char *id,
 {
 	struct cv_buf buf = CV_BUF_INIT;
 	struct cv_version v;
-	const char *fws[8];
+	const char *fws[8] = { NULL };
 	char python[PATH_MAX + 32], *vdir, *libdir, *line, *next;
 
 	memset(out, 0, sizeof *out);
