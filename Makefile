@@ -58,8 +58,8 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 # keep the unit tests' object files between runs
 .SECONDARY:
 
-.PHONY: all check test unit unit-bins e2e asan deps demo bench install \
-        uninstall clean format format-check lint fuzz fuzz-bins fuzz-build
+.PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
+        install uninstall clean format format-check lint fuzz fuzz-bins fuzz-build
 all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
@@ -126,6 +126,18 @@ test check: deps
 	  LDFLAGS="-fsanitize=address,undefined" unit-bins
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run.sh
+
+# `make install` into a fresh prefix from a build of its own (PREFIX is
+# also where the installed front binary looks for its helper), the build
+# tree removed, then tests/install/ against the installed copy: what the
+# e2e suites cannot check without building the project again.
+check-install: deps
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-install.XXXXXX") && \
+	$(MAKE) --no-print-directory BUILD="$$d/build" PREFIX="$$d/prefix" \
+	  install >"$$d/make.log" 2>&1 || { cat "$$d/make.log"; rm -rf "$$d"; exit 1; }; \
+	rm -rf "$$d/build"; \
+	CUDNNVM_PREFIX="$$d/prefix" CUDNNVM_BIN="$$d/prefix/bin/cudnnvm" \
+	  bats tests/install; rc=$$?; rm -rf "$$d"; exit $$rc
 
 unit: $(UNIT_BIN)
 	@tests/run.sh --unit-only $(BUILD)
