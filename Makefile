@@ -59,7 +59,8 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 .SECONDARY:
 
 .PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
-        install uninstall clean format format-check lint fuzz fuzz-bins fuzz-build
+        install uninstall clean format format-check lint lint-cppcheck \
+        lint-tidy lint-layout fuzz fuzz-bins fuzz-build
 all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
@@ -185,17 +186,27 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
+TEST_CSRC  = $(wildcard tests/unit/*.c tests/fuzz/*.c tests/fixtures/*.c tests/gpu/*.c)
 LINT_FLAGS = -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS)
 format:
 	clang-format -i $(STYLE_SRC)
 format-check:
 	clang-format --dry-run --Werror $(STYLE_SRC)
-lint:
-	cppcheck --quiet --enable=warning,performance,portability \
+# cppcheck and clang-tidy use every CPU (clang-tidy one process per file;
+# tests/ has a .clang-tidy of its own); `make -j lint` also runs the three
+# parts side by side.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+lint: lint-cppcheck lint-tidy lint-layout
+lint-cppcheck:
+	cppcheck --quiet -j$(NPROC) --enable=warning,performance,portability \
 	  --error-exitcode=1 --inline-suppr --std=c11 -D_GNU_SOURCE \
-	  -Ilib -Icmd lib cmd
-	clang-tidy --quiet $(LIB_SRC) $(CMD_SRC) -- $(LINT_FLAGS)
-	@# shape rules: cmd/ includes only the public headers; lib/ never prints or exits
+	  -Ilib -Icmd lib cmd $(sort $(dir $(TEST_CSRC)))
+lint-tidy:
+	@echo "clang-tidy --quiet FILE -- $(LINT_FLAGS)   # each file, $(NPROC) at a time"
+	@printf '%s\n' $(LIB_SRC) $(CMD_SRC) $(TEST_CSRC) | \
+	  xargs -P$(NPROC) -I{} clang-tidy --quiet {} -- $(LINT_FLAGS)
+lint-layout:
+	@# cmd/ includes only the public headers; lib/ never prints or exits
 	@! grep -n '#include "' cmd/*.c | grep -v '"\(cudnnvm\|cmd\|ui\)\.h"'
 	@! grep -nE '\b(printf|fprintf|puts|exit)\(' lib/*.c | grep -v 'snprintf'
 
