@@ -119,13 +119,19 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/fuzz/run.sh --fuzz $(FUZZ_SECONDS)
 
-# The test suite: unit tests under ASan+UBSan, then the bats suites against
-# the real binary; ends with one line "N passed, N failed".
+# Builds started from the test and lint targets use every CPU, unless
+# make was given -j (then they share its job slots).
+NPROC  := $(shell nproc 2>/dev/null || echo 2)
+SUB_J   = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+
+# The test suite: unit tests under ASan+UBSan, the fuzz corpora and the
+# bats suites against the real binary, side by side; ends with one line
+# "N passed, N failed, N skipped".
 test check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(SAN_FLAGS)" \
+	@$(MAKE) --no-print-directory $(SUB_J) all
+	@$(MAKE) --no-print-directory $(SUB_J) BUILD=build-asan CFLAGS="$(SAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" unit-bins
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(MAKE) --no-print-directory $(SUB_J) fuzz-build
 	@tests/run.sh
 
 # `make install` into a fresh prefix from a build of its own (PREFIX is
@@ -134,7 +140,7 @@ test check: deps
 # e2e suites cannot check without building the project again.
 check-install: deps
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-install.XXXXXX") && \
-	$(MAKE) --no-print-directory BUILD="$$d/build" PREFIX="$$d/prefix" \
+	$(MAKE) --no-print-directory $(SUB_J) BUILD="$$d/build" PREFIX="$$d/prefix" \
 	  install >"$$d/make.log" 2>&1 || { cat "$$d/make.log"; rm -rf "$$d"; exit 1; }; \
 	rm -rf "$$d/build"; \
 	CUDNNVM_PREFIX="$$d/prefix" CUDNNVM_BIN="$$d/prefix/bin/cudnnvm" \
@@ -195,7 +201,6 @@ format-check:
 # cppcheck and clang-tidy use every CPU (clang-tidy one process per file;
 # tests/ has a .clang-tidy of its own); `make -j lint` also runs the three
 # parts side by side.
-NPROC := $(shell nproc 2>/dev/null || echo 2)
 lint: lint-cppcheck lint-tidy lint-layout
 lint-cppcheck:
 	cppcheck --quiet -j$(NPROC) --enable=warning,performance,portability \
