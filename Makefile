@@ -119,10 +119,10 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/fuzz/run.sh --fuzz $(FUZZ_SECONDS)
 
-# Builds started from the test and lint targets use every CPU, unless
-# make was given -j (then they share its job slots).
+# The builds that test and check-install start use every CPU, unless make
+# was given -j (then they keep to its count); lint uses every CPU too.
 NPROC  := $(shell nproc 2>/dev/null || echo 2)
-SUB_J   = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+SUB_J   = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 # The test suite: unit tests under ASan+UBSan, the fuzz corpora and the
 # bats suites against the real binary, side by side; ends with one line
