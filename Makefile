@@ -58,8 +58,9 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 # keep the unit tests' object files between runs
 .SECONDARY:
 
-.PHONY: all check test unit unit-bins e2e asan deps demo bench install \
-        uninstall clean format format-check lint fuzz fuzz-bins fuzz-build
+.PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
+        install uninstall clean format format-check lint lint-cppcheck \
+        lint-tidy lint-layout fuzz fuzz-bins fuzz-build
 all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
@@ -118,14 +119,32 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/fuzz/run.sh --fuzz $(FUZZ_SECONDS)
 
-# The test suite: unit tests under ASan+UBSan, then the bats suites against
-# the real binary; ends with one line "N passed, N failed".
+# The builds that test and check-install start use every CPU, unless make
+# was given -j (then they keep to its count); lint uses every CPU too.
+NPROC  := $(shell nproc 2>/dev/null || echo 2)
+SUB_J   = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+
+# The test suite: unit tests under ASan+UBSan, the fuzz corpora and the
+# bats suites against the real binary, side by side; ends with one line
+# "N passed, N failed, N skipped".
 test check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(SAN_FLAGS)" \
+	@$(MAKE) --no-print-directory $(SUB_J) all
+	@$(MAKE) --no-print-directory $(SUB_J) BUILD=build-asan CFLAGS="$(SAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" unit-bins
-	@$(MAKE) --no-print-directory fuzz-build
+	@$(MAKE) --no-print-directory $(SUB_J) fuzz-build
 	@tests/run.sh
+
+# `make install` into a fresh prefix from a build of its own (PREFIX is
+# also where the installed front binary looks for its helper), the build
+# tree removed, then tests/install/ against the installed copy: what the
+# e2e suites cannot check without building the project again.
+check-install: deps
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-install.XXXXXX") && \
+	$(MAKE) --no-print-directory $(SUB_J) BUILD="$$d/build" PREFIX="$$d/prefix" \
+	  install >"$$d/make.log" 2>&1 || { cat "$$d/make.log"; rm -rf "$$d"; exit 1; }; \
+	rm -rf "$$d/build"; \
+	CUDNNVM_PREFIX="$$d/prefix" CUDNNVM_BIN="$$d/prefix/bin/cudnnvm" \
+	  bats tests/install; rc=$$?; rm -rf "$$d"; exit $$rc
 
 unit: $(UNIT_BIN)
 	@tests/run.sh --unit-only $(BUILD)
@@ -173,17 +192,26 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
+TEST_CSRC  = $(wildcard tests/unit/*.c tests/fuzz/*.c tests/fixtures/*.c tests/gpu/*.c)
 LINT_FLAGS = -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS)
 format:
 	clang-format -i $(STYLE_SRC)
 format-check:
 	clang-format --dry-run --Werror $(STYLE_SRC)
-lint:
-	cppcheck --quiet --enable=warning,performance,portability \
+# cppcheck and clang-tidy use every CPU (clang-tidy one process per file;
+# tests/ has a .clang-tidy of its own); `make -j lint` also runs the three
+# parts side by side.
+lint: lint-cppcheck lint-tidy lint-layout
+lint-cppcheck:
+	cppcheck --quiet -j$(NPROC) --enable=warning,performance,portability \
 	  --error-exitcode=1 --inline-suppr --std=c11 -D_GNU_SOURCE \
-	  -Ilib -Icmd lib cmd
-	clang-tidy --quiet $(LIB_SRC) $(CMD_SRC) -- $(LINT_FLAGS)
-	@# shape rules: cmd/ includes only the public headers; lib/ never prints or exits
+	  -Ilib -Icmd lib cmd $(sort $(dir $(TEST_CSRC)))
+lint-tidy:
+	@echo "clang-tidy --quiet FILE -- $(LINT_FLAGS)   # each file, $(NPROC) at a time"
+	@printf '%s\n' $(LIB_SRC) $(CMD_SRC) $(TEST_CSRC) | \
+	  xargs -P$(NPROC) -I{} clang-tidy --quiet {} -- $(LINT_FLAGS)
+lint-layout:
+	@# cmd/ includes only the public headers; lib/ never prints or exits
 	@! grep -n '#include "' cmd/*.c | grep -v '"\(cudnnvm\|cmd\|ui\)\.h"'
 	@! grep -nE '\b(printf|fprintf|puts|exit)\(' lib/*.c | grep -v 'snprintf'
 

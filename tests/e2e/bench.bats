@@ -228,10 +228,10 @@ for r in json.load(sys.stdin)["versions"][0]["results"]:
 	cudnnvm bench "$ID" --shapes resnet50-b1 >"$T/out" 2>"$T/err" &
 	pid=$!
 	for i in $(seq 100); do
-		pgrep -f "validate-probe .*$ID" >/dev/null && break
+		pgrep -f "validate-probe --libdir $CUDNNVM_STORE/$ID/" >/dev/null && break
 		sleep 0.1
 	done
-	pgrep -f "validate-probe .*$ID"
+	pgrep -f "validate-probe --libdir $CUDNNVM_STORE/$ID/"
 	sleep 0.5
 	kill -INT "$pid"
 	# it must end promptly, not after the stub's 30 s convolution
@@ -250,7 +250,7 @@ for r in json.load(sys.stdin)["versions"][0]["results"]:
 	[ "$st" -eq 130 ]
 	[ "$(cat "$T/err")" = "cudnnvm: bench interrupted while timing $ID; nothing was printed" ]
 	[ ! -s "$T/out" ]
-	run pgrep -f "validate-probe .*$ID"
+	run pgrep -f "validate-probe --libdir $CUDNNVM_STORE/$ID/"
 	[ "$status" -eq 1 ]
 }
 

@@ -54,3 +54,84 @@ stub_archives() {
 print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/$name.arch"
 	done
 }
+
+# ---- the fixture cache that runs share -------------------------------------
+# Archives packed from real cuDNN libraries and NVIDIA's real wheel take
+# minutes to make, so they are kept between runs in CUDNNVM_TEST_CACHE
+# (tests/run.sh sets it) or the caller's cache, read here before
+# common_setup moves HOME.
+TEST_CACHE="${CUDNNVM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-tests}"
+
+# cache_make ITEM COMMAND...: make $TEST_CACHE/ITEM (a file or a folder)
+# once. Several runs and the suites of one run fill the cache at the same
+# time, so COMMAND runs under the item's own lock and makes the item at
+# $CACHE_TMP, which is renamed into place: nobody sees half an item, and an
+# item once made is never changed or removed (a new source makes an item of
+# another name). COMMAND fails with `|| return 1` at each step: it runs
+# where errexit is off.
+cache_make() {
+	local item="$TEST_CACHE/$1"
+	shift
+	[ -e "$item" ] && return 0
+	mkdir -p "$(dirname "$item")"
+	(
+		flock 9 || exit 1
+		[ -e "$item" ] && exit 0
+		# what a run killed while it held the lock left behind
+		rm -rf "$item".tmp.*
+		export CACHE_TMP="$item.tmp.$BASHPID"
+		if "$@" && [ -e "$CACHE_TMP" ] && mv -T "$CACHE_TMP" "$item"; then
+			exit 0
+		fi
+		rm -rf "$CACHE_TMP"
+		exit 1
+	) 9>"$item.lock"
+}
+
+# cache_pack NAME VERSION CUDA LIBDIR: LIBDIR packed once as NVIDIA's
+# VERSION/CUDA archive into the cache folder NAME; sets ARCH and SHA.
+cache_pack() {
+	cache_make "$1" pack_into_tmp "$2" "$3" "$4" || return 1
+	ARCH="$TEST_CACHE/$1/$(cd "$TEST_CACHE/$1" && echo cudnn-*-archive.tar.xz)"
+	SHA=$(cat "$TEST_CACHE/$1/sha256")
+}
+pack_into_tmp() { # VERSION CUDA LIBDIR, for cache_make
+	local j
+	j=$(python3 "$FIXTURES/mkarchive.py" nvidia --out "$CACHE_TMP" --version "$1" \
+		--cuda "$2" --libdir "$3" --preset 0) || return 1
+	python3 -c 'import json,sys; print(json.loads(sys.argv[1])["sha256"])' "$j" \
+		>"$CACHE_TMP/sha256"
+}
+
+# real_cudnn9_archive: the machine's own cuDNN 9 (/usr/local/cuda/lib64)
+# packed as NVIDIA's cuda13 archive of it; sets REAL_LIB, VER (from its
+# cudnn_version.h, 9.0.0.0 without one), ARCH and SHA. Fails without it.
+real_cudnn9_archive() {
+	local h key
+	REAL_LIB=/usr/local/cuda/lib64
+	[ -e "$REAL_LIB/libcudnn.so.9" ] || return 1
+	for h in "$(dirname "$(readlink -f "$REAL_LIB")")/include/cudnn_version.h" \
+		/usr/local/cuda/include/cudnn_version.h; do
+		[ -e "$h" ] && break
+	done
+	VER=$(awk '/#define CUDNN_(MAJOR|MINOR|PATCHLEVEL) /{printf "%s.", $3}' "$h" 2>/dev/null)0
+	[ "$VER" != 0 ] || VER=9.0.0.0
+	# named after the libraries' sizes and times, so that a new cuDNN on
+	# the machine makes a new item
+	key=$(stat -L -c '%n %s %Y' "$REAL_LIB"/libcudnn*.so.9 | sha256sum | cut -c1-12)
+	cache_pack "real-cudnn-$VER-$key" "$VER" 13 "$REAL_LIB"
+}
+
+# real_wheel_8926: NVIDIA's nvidia-cudnn-cu12==8.9.2.26 wheel (1.2 GB of
+# libraries), downloaded once into the cache; sets WHEEL. Fails when it is
+# not cached and the index cannot be reached.
+real_wheel_8926() {
+	WHEEL="$TEST_CACHE/wheels/nvidia_cudnn_cu12-8.9.2.26-py3-none-manylinux1_x86_64.whl"
+	cache_make "wheels/${WHEEL##*/}" download_wheel_into_tmp nvidia-cudnn-cu12==8.9.2.26
+}
+download_wheel_into_tmp() { # REQUIREMENT, for cache_make
+	mkdir -p "$CACHE_TMP.d" || return 1
+	HOME="$TEST_CACHE/pip-home" timeout 900 python3 -m pip download \
+		--no-deps -d "$CACHE_TMP.d" "$1" >/dev/null 2>&1 || return 1
+	mv "$CACHE_TMP.d"/*.whl "$CACHE_TMP" && rm -rf "$CACHE_TMP.d"
+}

@@ -5,8 +5,6 @@
 load helper
 
 setup() {
-	# built archives of the real libraries are cached outside the test HOME
-	REAL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-tests"
 	common_setup
 	A="$T/archives"
 	mkdir -p "$A"
@@ -280,21 +278,10 @@ PY
 @test "the real cuDNN of this machine, packed NVIDIA-style, installs with every file and link" {
 	src=/usr/local/cuda/lib64
 	[ -e "$src/libcudnn.so.9" ] || skip "no real cuDNN at $src/libcudnn.so.9"
-	ver=$(awk '/#define CUDNN_(MAJOR|MINOR|PATCHLEVEL)/ {printf "%s.", $3}' \
-		$(dirname "$(readlink -f "$src")")/include/cudnn_version.h 2>/dev/null \
-		/usr/local/cuda/include/cudnn_version.h 2>/dev/null | cut -d. -f1-3)
-	[ -n "$ver" ] || ver=9.0.0
-	cache="$REAL_CACHE"
-	mkdir -p "$cache"
-	name="cudnn-linux-x86_64-$ver.0_cuda12-archive.tar.xz"
-	if [ ! -f "$cache/$name" ] || [ "$cache/$name" -ot "$src/libcudnn.so.9" ]; then
-		python3 "$FIXTURES/mkarchive.py" nvidia --out "$cache" --version "$ver.0" \
-			--cuda 12 --libdir "$src" --preset 0 >/dev/null
-	fi
-	sha=$(sha256sum "$cache/$name" | cut -d' ' -f1)
-	run cudnnvm install --no-validate --archive "$cache/$name" --sha256 "$sha"
+	real_cudnn9_archive
+	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
 	[ "$status" -eq 0 ]
-	d="$CUDNNVM_STORE/$ver.0-cuda12"
+	d="$CUDNNVM_STORE/$VER-cuda13"
 	n=0
 	for f in "$src"/libcudnn*.so.[0-9]*; do
 		[ -L "$f" ] && continue

@@ -9,18 +9,20 @@ setup() {
 }
 
 # The Environment Modules package conflicts with lmod, so it runs from its
-# .deb unpacked into the shared test cache.
+# .deb unpacked once into the shared test cache.
 envmod_root() {
-	local c="${CUDNNVM_TEST_CACHE:-$HOME_REAL/.cache/cudnnvm-tests}/envmod"
-	local cmd="$c/root/usr/lib/x86_64-linux-gnu/modulecmd.tcl"
+	local cmd="$TEST_CACHE/envmod-deb/usr/lib/x86_64-linux-gnu/modulecmd.tcl"
 	command -v tclsh8.6 >/dev/null || return 1
-	if [ ! -f "$cmd" ]; then
-		mkdir -p "$c" && (cd "$c" && apt-get download environment-modules >/dev/null 2>&1 &&
-			dpkg -x environment-modules_*.deb root) || return 1
-	fi
+	cache_make envmod-deb unpack_envmod_into_tmp || return 1
+	[ -f "$cmd" ] || return 1
 	echo "$cmd"
 }
-HOME_REAL=$(getent passwd "$(id -u)" | cut -d: -f6)
+unpack_envmod_into_tmp() { # for cache_make
+	mkdir -p "$CACHE_TMP.deb" || return 1
+	(cd "$CACHE_TMP.deb" && apt-get download environment-modules >/dev/null 2>&1) || return 1
+	dpkg -x "$CACHE_TMP.deb"/environment-modules_*.deb "$CACHE_TMP" || return 1
+	rm -rf "$CACHE_TMP.deb"
+}
 
 # run_in_modules TOOL SCRIPT: bash with `module` from lmod or envmod
 run_modules() {

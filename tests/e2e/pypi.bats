@@ -6,7 +6,6 @@ load helper
 
 setup_file() {
 	local d="$BATS_FILE_TMPDIR" a
-	export REAL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-tests"
 	mkdir -p "$d/arch" "$d/root/files"
 	python3 "$FIXTURES/mirror.py" certs "$d/certs"
 	for a in "9.13.0.50 12" "9.1.0.70 12" "9.19.0.56 13" "8.9.7.29 11"; do
@@ -238,10 +237,10 @@ pypi_config() {
 }
 
 @test "pypi: NVIDIA's real nvidia-cudnn-cu12==8.9.2.26 wheel from the index" {
-	local whl="$REAL_CACHE/wheels/nvidia_cudnn_cu12-8.9.2.26-py3-none-manylinux1_x86_64.whl"
-	[ -s "$whl" ] || skip "the real wheel is not cached (validate.bats fetches it)"
+	real_wheel_8926 ||
+		skip "nvidia-cudnn-cu12==8.9.2.26 is not cached and PyPI cannot be reached"
 	mkdir -p "$T/real/files"
-	ln -s "$whl" "$T/real/files/"
+	ln -s "$WHEEL" "$T/real/files/"
 	index_start "$T/real" "$T/real/port"
 	pypi_config ok
 	sed -i "s|^index = .*|index = https://127.0.0.1:$(cat "$T/real/port")/simple/|" \

@@ -3,7 +3,8 @@
 # setup_file, stopped in teardown_file); a suite's setup calls remote_setup
 # for a private store, a config that points at the mirror (remote_config)
 # and a fresh request log.
-load helper
+# (by its own folder: tests/install/ loads this file too)
+load "$(dirname "${BASH_SOURCE[0]}")/helper"
 
 setup_file() { mirror_start; }
 teardown_file() { mirror_stop; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The two executables: cudnnvm, linked without libcurl, libarchive and
 # libcrypto, hands install and list-remote to cudnnvm-helper, which links
-# them; `make install` gives a copy that works without the build tree.
+# them. That an installed copy works without the build tree is checked by
+# `make check-install` (tests/install/).
 load remote
 
 setup_file() {
@@ -13,12 +14,6 @@ setup_file() {
 		--version 9.19.0.56 --cuda 13 --libdir "$STUBS/v9/lib" --preset 0 >"$STUBS/v9.json"
 	python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
 		--version 9.19.0.65 --cuda 13 --libdir "$STUBS/hang/lib" --preset 0 >"$STUBS/hang.json"
-	# an installed copy, built apart from build/ and left without its build
-	# tree; PREFIX is also where its front binary looks for the helper
-	export P="$BATS_FILE_TMPDIR/prefix"
-	make -s -C "$REPO_ROOT" BUILD="$BATS_FILE_TMPDIR/build" PREFIX="$P" \
-		install >"$BATS_FILE_TMPDIR/make.log" 2>&1
-	rm -rf "$BATS_FILE_TMPDIR/build"
 }
 
 setup() {
@@ -33,47 +28,20 @@ stub() {
 }
 
 @test "ldd: the front binary lists none of libcurl, libarchive, libcrypto; the helper all three" {
-	for front in "$CUDNNVM_BIN" "$P/bin/cudnnvm"; do
-		run ldd "$front"
-		[ "$status" -eq 0 ]
-		[[ "$output" == *libjansson* ]]
-		[[ "$output" != *libcurl* ]]
-		[[ "$output" != *libarchive* ]]
-		[[ "$output" != *libcrypto* ]]
-		# nor does it name them to dlopen later
-		run grep -c -a -E 'lib(curl|archive|crypto)\.so' "$front"
-		[ "$output" = 0 ]
-	done
-	for helper in "$(dirname "$CUDNNVM_BIN")/cudnnvm-helper" "$P/libexec/cudnnvm/cudnnvm-helper"; do
-		run ldd "$helper"
-		[ "$status" -eq 0 ]
-		[[ "$output" == *"libcurl.so.4 => /"* ]]
-		[[ "$output" == *"libarchive.so.13 => /"* ]]
-		[[ "$output" == *"libcrypto.so.3 => /"* ]]
-	done
-}
-
-@test "an installed copy without its build tree installs, validates and reads the mirror" {
-	[ ! -e "$BATS_FILE_TMPDIR/build" ]
-	sed -i 's/^validate = no$/validate = yes/' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
-	run "$P/bin/cudnnvm" install --archive "$(stub v9 path)" --sha256 "$(stub v9 sha256)"
+	run ldd "$CUDNNVM_BIN"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"installed cuDNN 9.19.0.56-cuda13 in $CUDNNVM_STORE/9.19.0.56-cuda13"* ]]
-	[[ "$output" == *"validated 9.19.0.56-cuda13: files, version and library provenance pass"* ]]
-	run "$P/bin/cudnnvm" list-remote 9.13 --cuda 12
+	[[ "$output" == *libjansson* ]]
+	[[ "$output" != *libcurl* ]]
+	[[ "$output" != *libarchive* ]]
+	[[ "$output" != *libcrypto* ]]
+	# nor does it name them to dlopen later
+	run grep -c -a -E 'lib(curl|archive|crypto)\.so' "$CUDNNVM_BIN"
+	[ "$output" = 0 ]
+	run ldd "$(dirname "$CUDNNVM_BIN")/cudnnvm-helper"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *9.13.0.50* ]]
-	run "$P/bin/cudnnvm" install 9.13 --cuda 12 --no-validate
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
-	run "$P/bin/cudnnvm" global 9.19
-	[ "$status" -eq 0 ]
-	run "$P/bin/cudnnvm" list
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"* 9.19.0.56-cuda13"* ]]
-	[[ "$output" == *"9.13.0.50-cuda12"* ]]
-	run "$P/bin/cudnnvm" validate
-	[ "$status" -eq 0 ]
+	[[ "$output" == *"libcurl.so.4 => /"* ]]
+	[[ "$output" == *"libarchive.so.13 => /"* ]]
+	[[ "$output" == *"libcrypto.so.3 => /"* ]]
 }
 
 @test "arguments, exit status and the one error line come through the handover" {
@@ -110,20 +78,4 @@ stub() {
 	[[ "$maps" != *libcurl* ]]
 	[[ "$maps" != *libcrypto* ]]
 	[[ "$maps" == *libcudnn.so* ]]
-}
-
-# last: it moves the installed copy
-@test "a moved prefix finds its own helper; a missing helper is one clear error" {
-	mv "$P" "$T/moved"
-	run "$T/moved/bin/cudnnvm" list-remote 9.13 --cuda 12
-	[ "$status" -eq 0 ]
-	[[ "$output" == *9.13.0.50* ]]
-	rm "$T/moved/libexec/cudnnvm/cudnnvm-helper"
-	run --separate-stderr "$T/moved/bin/cudnnvm" install 9.13
-	[ "$status" -eq 1 ]
-	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ "$stderr" == "cudnnvm: cannot find cudnnvm-helper, which runs 'install' (looked in $T/moved/bin, "*"; reinstall cudnnvm" ]]
-	# the commands that need no helper still work
-	run "$T/moved/bin/cudnnvm" list
-	[ "$status" -eq 0 ]
 }

@@ -15,7 +15,8 @@ setup() {
 }
 
 teardown() {
-	[ -n "${HOLDER:-}" ] && kill "$HOLDER" 2>/dev/null
+	local p
+	for p in ${HOLDERS:-}; do kill "$p" 2>/dev/null; done
 	[ -n "${NR:-}" ] && rm -rf "$NR"
 	return 0
 }
@@ -28,14 +29,21 @@ install_one() {
 	cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA" >/dev/null
 }
 
-# hold FILE: a real holder process (flock(1)) keeps an exclusive lock on it.
+# hold FILE: a real holder process (flock(1), pid $HOLDER) keeps an
+# exclusive lock on it. -o keeps the lock from its child `sleep`, so that
+# killing $HOLDER frees the lock at once, as a holder that dies does; the
+# child is killed in teardown (every pid held is in $HOLDERS).
 hold() {
 	mkdir -p "$(dirname "$1")"
-	flock "$1" sleep 60 3>&- &
+	flock -o "$1" sleep 60 3>&- &
 	HOLDER=$!
+	HOLDERS="${HOLDERS:-} $HOLDER"
 	local i
 	for i in $(seq 100); do
-		flock -n "$1" true || return 0
+		if ! flock -n "$1" true; then
+			HOLDERS="$HOLDERS $(pgrep -P "$HOLDER" | tr '\n' ' ')"
+			return 0
+		fi
 		sleep 0.1
 	done
 	return 1

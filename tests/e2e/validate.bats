@@ -18,9 +18,6 @@ setup_file() {
 		hang 9.19.0.65 13
 		dep8 8.9.7.30 12
 	EOF
-	# the real-cuDNN tests keep their archives outside the repo, in the
-	# caller's cache (common_setup moves HOME per test)
-	export REAL_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cudnnvm-tests"
 }
 
 setup() {
@@ -321,25 +318,11 @@ assert j["driver_version"] == 13000 and j["ok"] is False, j'
 
 # ---- real cuDNN builds, without a GPU --------------------------------------
 
-# real_archive NAME VERSION CUDA LIBDIR: pack LIBDIR once into the cache;
-# sets ARCH and SHA.
-real_archive() {
-	local dir="$REAL_CACHE/archives"
-	local f="$dir/cudnn-linux-x86_64-$2_cuda$3-archive.tar.xz"
-	mkdir -p "$dir"
-	if [ ! -s "$f.sha256" ] || [ ! -e "$f" ]; then
-		python3 "$FIXTURES/mkarchive.py" nvidia --out "$dir" --version "$2" \
-			--cuda "$3" --libdir "$4" --preset 0 >/dev/null || return 1
-		sha256sum "$f" | cut -d' ' -f1 >"$f.sha256"
-	fi
-	ARCH=$f SHA=$(cat "$f.sha256")
-}
-
 @test "real cuDNN 9 of the CUDA toolkit: packed, installed, steps 1-3 pass" {
 	local lib=/usr/local/cuda/lib64 h=/usr/local/cuda/include/cudnn_version.h
 	[ -e "$lib/libcudnn.so.9" ] && [ -e "$h" ] || skip "no cuDNN 9 in $lib"
-	v=$(awk '/define CUDNN_(MAJOR|MINOR|PATCHLEVEL) /{printf "%s.", $3}' "$h")0
-	real_archive cudnn9 "$v" 13 "$lib"
+	real_cudnn9_archive
+	v=$VER
 	# the stub driver (setup) says "no GPU" even on a GPU machine
 	run cudnnvm install --archive "$ARCH" --sha256 "$SHA"
 	[ "$status" -eq 0 ]
@@ -350,35 +333,42 @@ real_archive() {
 	[[ "$output" == *"5 gpu         skip: no NVIDIA GPU"* ]]
 }
 
-@test "real cuDNN 8.9.2 from NVIDIA's pip wheel: packed, installed, steps 1-3 pass" {
-	local wheels="$REAL_CACHE/wheels" w8="$REAL_CACHE/w8/nvidia/cudnn/lib"
-	local whl="$wheels/nvidia_cudnn_cu12-8.9.2.26-py3-none-manylinux1_x86_64.whl"
-	local arch="$REAL_CACHE/archives/cudnn-linux-x86_64-8.9.2.26_cuda12-archive.tar.xz"
-	if [ ! -s "$arch.sha256" ]; then
-		if [ ! -e "$whl" ]; then
-			mkdir -p "$wheels"
-			HOME="$REAL_CACHE/pip-home" timeout 900 python3 -m pip download \
-				--no-deps -d "$wheels" nvidia-cudnn-cu12==8.9.2.26 >/dev/null 2>&1 ||
-				skip "nvidia-cudnn-cu12==8.9.2.26 is not cached and PyPI cannot be reached"
-		fi
-		mkdir -p "$REAL_CACHE/w8"
-		(cd "$REAL_CACHE/w8" && python3 -c 'import sys, zipfile
+# pack_wheel_into_tmp WHEEL, for cache_make: the wheel's
+# nvidia/cudnn/lib, packed as NVIDIA's 8.9.2.26 cuda12 archive.
+pack_wheel_into_tmp() {
+	local w8="$CACHE_TMP.libs"
+	mkdir -p "$w8" || return 1
+	(cd "$w8" && python3 -c 'import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
-z.extractall(members=[n for n in z.namelist() if n.startswith("nvidia/cudnn/lib/")])' "$whl")
-	fi
-	real_archive cudnn8 8.9.2.26 12 "$w8"
-	rm -rf "$REAL_CACHE/w8" # the archive (and the wheel) stay cached
+z.extractall(members=[n for n in z.namelist() if n.startswith("nvidia/cudnn/lib/")])' "$1") ||
+		return 1
+	pack_into_tmp 8.9.2.26 12 "$w8/nvidia/cudnn/lib" || return 1
+	rm -rf "$w8"
+}
+
+# install_into_tmp ARCH SHA, for cache_make: a store holding the archive
+install_into_tmp() {
+	cudnnvm --store "$CACHE_TMP" install --archive "$1" --sha256 "$2" --no-validate >/dev/null
+}
+
+@test "real cuDNN 8.9.2 from NVIDIA's pip wheel: packed, installed, steps 1-3 pass" {
+	real_wheel_8926 ||
+		skip "nvidia-cudnn-cu12==8.9.2.26 is not cached and PyPI cannot be reached"
+	cache_make real-cudnn-8.9.2.26-wheel pack_wheel_into_tmp "$WHEEL"
+	ARCH="$TEST_CACHE/real-cudnn-8.9.2.26-wheel/cudnn-linux-x86_64-8.9.2.26_cuda12-archive.tar.xz"
+	SHA=$(cat "$TEST_CACHE/real-cudnn-8.9.2.26-wheel/sha256")
 	# 1.2 GB of libraries take over a minute to extract on two cores: the
 	# install is kept (keyed by the archive's sha256) in the cache and
 	# made once; validation runs fresh each time.
-	local store="$REAL_CACHE/store-${SHA:0:12}"
-	if [ ! -e "$store/8.9.2.26-cuda12/cudnnvm.json" ]; then
-		rm -rf "$store"
-		run cudnnvm --store "$store" install --archive "$ARCH" --sha256 "$SHA" --no-validate
-		[ "$status" -eq 0 ]
-	fi
+	local store="$TEST_CACHE/store-${SHA:0:12}"
+	cache_make "store-${SHA:0:12}" install_into_tmp "$ARCH" "$SHA"
+	[ -e "$store/8.9.2.26-cuda12/cudnnvm.json" ]
+	# validation writes its cache into the shared store: one run at a time
+	exec {lock}>"$store.lock"
+	flock "$lock"
 	rm -rf "$store/.cache/validate"
 	run cudnnvm --store "$store" validate 8.9.2
+	exec {lock}>&-
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "8.9.2.26-cuda12" ]
 	[[ "$output" == *"2 version     pass (cuDNN 8.9.2, built with CUDA 12.1)"* ]]

@@ -261,6 +261,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		walk_dest = dest;
 		nftw(dest, check_entry, 16, FTW_PHYS);
+		walk_dest = NULL; /* dest ends with this call */
 	}
 	fuzz_remove_tree(run);
 	return 0;

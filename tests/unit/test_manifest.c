@@ -76,7 +76,7 @@ main(void)
 	struct cv_manifest m;
 	const struct cv_release_file *f;
 	char *data, buf[128];
-	size_t len;
+	size_t len = 0; /* load() leaves it unset when the file is missing */
 
 	/* 8.x: platform -> file, cuda from the file name */
 	data = load("tests/fixtures/manifests/redistrib_8.9.7.29.json", &len);

@@ -198,8 +198,8 @@ explains(const char *msg, const char *cause_has, const char *fix)
 	ok = cause_has != NULL && strstr(e.cause, cause_has) != NULL &&
 	     (fix == NULL || strcmp(e.fix, fix) == 0);
 	if (!ok)
-		fprintf(stderr, "# %s\n#  cause: %s\n#  fix:   %s\n", msg,
-			e.cause, e.fix);
+		fprintf(stderr, "# %s\n#  cause: %s\n#  fix:   %s\n",
+			msg != NULL ? msg : "(null)", e.cause, e.fix);
 	cv_explanation_release(&e);
 	return ok;
 }
