@@ -18,44 +18,6 @@
 
 #define PARTIAL_DIR ".cudnnvm-partial"
 
-static int
-write_atomic(const char *path, const char *data, size_t len, struct cv_err *err)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd =
-		open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		     0644);
-	size_t off = 0;
-	int r = 0;
-
-	if (fd < 0) {
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot write '%s'", path);
-		free(tmp);
-		return r;
-	}
-	while (off < len && r == 0) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			r = cv_err_errno(err, cv_code_from_errno(errno),
-					 "cannot write '%s'", path);
-		else
-			off += (size_t)w;
-	}
-	if (r == 0 && fsync(fd) != 0)
-		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
-	close(fd);
-	if (r == 0 && rename(tmp, path) != 0)
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot write '%s'", path);
-	if (r < 0)
-		unlink(tmp);
-	free(tmp);
-	return r;
-}
-
 /* The folder part of a path, created (0755). */
 static int
 make_parent(const char *path, struct cv_err *err)
@@ -249,7 +211,8 @@ cv_mirror_specs(struct cv_index *ix, const char *dir,
 		if (rc == 0 && cv_remote_verify_pins(r))
 			rc = cv_pins_check(m.name, raw.buf, raw.len, err);
 		if (rc == 0)
-			rc = write_atomic(path, raw.buf, raw.len, err);
+			rc = cv_fs_write_atomic(path, raw.buf, raw.len, 0644,
+						err);
 		free(url);
 		free(path);
 		cv_buf_release(&raw);

@@ -142,56 +142,30 @@ int
 cv_sysmode_enable(const char *store_root, struct cv_err *err)
 {
 	const char *conf = cv_sysmode_conf_path();
-	char *tmp = xasprintf("%s.tmp.%ld", conf, (long)getpid());
 	char *text;
-	int fd, r;
-	size_t len;
+	int r;
 
 	if (geteuid() != 0)
 		return cv_err_set(
 			err, CV_EPERM,
 			"system mode changes the loader of every program; run it as root: sudo cudnnvm global --system <spec>");
-	if ((r = root_only(store_root, err)) < 0) {
-		free(tmp);
+	if ((r = root_only(store_root, err)) < 0)
 		return r;
-	}
 	if (strchr(store_root, '\n') != NULL ||
-	    strchr(store_root, ' ') != NULL ||
-	    strchr(store_root, '#') != NULL) {
-		free(tmp);
+	    strchr(store_root, ' ') != NULL || strchr(store_root, '#') != NULL)
 		return cv_err_set(
 			err, CV_ESTORE,
 			"the store path '%.200s' cannot be written into ld.so.conf; use a plain path",
 			store_root);
-	}
 	if ((r = cv_sysmode_read(NULL, 0, err)) == 0)
 		r = refuse_foreign(err);
-	if (r < 0) {
-		free(tmp);
-		return r;
-	}
-	if (cv_fs_mkdirs("/etc/ld.so.conf.d", 0755, err) < 0) {
-		free(tmp);
-		return err ? err->code : CV_EIO;
-	}
-	text = xasprintf(MARK "\n%s/current/lib\n", store_root);
-	len = strlen(text);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	r = 0;
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0)
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot write '%s'", conf);
-	if (fd >= 0)
-		close(fd);
-	if (r == 0 && rename(tmp, conf) != 0)
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot write '%s'", conf);
 	if (r < 0)
-		unlink(tmp);
+		return r;
+	if (cv_fs_mkdirs("/etc/ld.so.conf.d", 0755, err) < 0)
+		return err ? err->code : CV_EIO;
+	text = xasprintf(MARK "\n%s/current/lib\n", store_root);
+	r = cv_fs_write_atomic(conf, text, strlen(text), 0644, err);
 	free(text);
-	free(tmp);
 	return r < 0 ? r : run_ldconfig(err);
 }
 
