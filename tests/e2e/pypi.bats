@@ -246,6 +246,7 @@ pypi_config() {
 	sed -i "s|^index = .*|index = https://127.0.0.1:$(cat "$T/real/port")/simple/|" \
 		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 	run cudnnvm install 8.9.2 --cuda 12
+	echo "$output"
 	[ "$status" -eq 0 ]
 	local lib="$CUDNNVM_STORE/8.9.2.26-cuda12/lib"
 	[ "$(readlink "$lib/libcudnn_cnn_infer.so.8")" = libcudnn_cnn_infer.so.8.9.2 ]
