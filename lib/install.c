@@ -421,7 +421,11 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 	 * whose size the index gave is unpacked as it arrives */
 	if (art->size) {
 		lim.max_total_bytes = wheel_cap(art->size);
-		zs = cv_zip_stream_start(spool, stage, &lim, nthreads);
+		if ((r = cv_zip_stream_start(spool, stage, &lim, nthreads, &zs,
+					     err)) < 0) {
+			close(fd);
+			goto out;
+		}
 	}
 	while ((n = hashing_read(&hs, &buf, err)) > 0) {
 		const char *p = buf;
@@ -525,7 +529,11 @@ extract_verified(const struct cv_artifact *art, const char *id,
 		lim.max_ratio = 4;
 		lim.ratio_floor = 256ULL << 20;
 	}
-	pump = cv_pump_start(&hashed, pipe);
+	if ((r = cv_pump_start(&hashed, pipe, &pump, err)) < 0) {
+		cv_pipe_free(pipe);
+		cv_sha256_free(hs.h);
+		return r;
+	}
 	rx = cv_extract(&src, stage, &lim, &xerr);
 	/* A bad archive with a wrong hash is reported as the wrong hash:
 	 * that is what the user must act on. Disk errors stay as they are. */
