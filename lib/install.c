@@ -405,9 +405,7 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 	int fd = open(spool,
 		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		      0600);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = threads ? (int)threads
-			       : (cpus < 1 ? 1 : (cpus > 16 ? 16 : (int)cpus));
+	int nthreads = (int)threads;
 	const void *buf;
 	ssize_t n;
 	int r = 0;
@@ -483,6 +481,16 @@ out:
 	cv_sha256_free(hs.h);
 	free(spool);
 	return r;
+}
+
+/* The threads one install may run to decode and inflate: what [install]
+ * threads or --jobs asked for, else the cores this process may run on
+ * (its affinity mask, as a batch job's slot or taskset sets it), not every
+ * core of the machine. */
+static unsigned
+thread_budget(unsigned asked)
+{
+	return asked ? asked : cv_usable_cores();
 }
 
 /* Reading and hashing run on their own thread (a pump into a pipe), so
@@ -702,8 +710,9 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
-	if ((r = extract_verified(art, id, stagepath, &raw, opts->threads,
-				  &inst, err)) < 0)
+	if ((r = extract_verified(art, id, stagepath, &raw,
+				  thread_budget(opts->threads), &inst, err)) <
+	    0)
 		goto out;
 	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
 	    (r = sync_tree(stagepath, err)) < 0)

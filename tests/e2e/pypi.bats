@@ -298,6 +298,47 @@ pypi_config() {
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }
 
+# wheel_threads_parked DIR [install args]: how many threads an install of
+# the wheel DIR's stalling index serves runs while parked at mid-extract
+# (its download stalled, so no worker has run out of work), then SIGKILL
+# it; the command runs under `taskset -c 0` when TASKSET is set.
+wheel_threads_parked() {
+	local d=$1 pid n
+	shift
+	rm -f "$T/parked"
+	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		${TASKSET:+taskset -c 0} cudnnvm install 9.13 --cuda 12 "$@" 3>&- &
+	pid=$!
+	wait_for_file "$T/parked" || { kill -9 "$pid"; return 1; }
+	n=$(ls "/proc/$pid/task" | wc -l)
+	kill -9 "$pid"
+	wait "$pid" || true
+	echo "$n"
+}
+
+@test "pypi: a wheel is unpacked on the cores the process may use, or on --jobs N threads" {
+	command -v taskset >/dev/null || skip "no taskset"
+	[ "$(nproc --all)" -ge 2 ] || skip "one core: affinity cannot narrow it"
+	local d="$T/big" whl one jobs1 jobs3
+	mkdir -p "$d/files"
+	head -c 3145728 /dev/urandom >"$T/big.so"
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/a" --version 9.13.0.50 \
+		--cuda 12 --extra-lib "$T/big.so" >/dev/null
+	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
+		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
+	index_start "$d" "$d/port"
+	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config stall
+	# bound to one core, the default is one worker: what --jobs 1 runs,
+	# not one per core of the machine
+	one=$(TASKSET=1 wheel_threads_parked "$d")
+	jobs1=$(TASKSET=1 wheel_threads_parked "$d" --jobs 1)
+	jobs3=$(TASKSET=1 wheel_threads_parked "$d" --jobs 3)
+	echo "taskset -c 0: $one threads; --jobs 1: $jobs1; --jobs 3: $jobs3"
+	[ -n "$one" ] && [ "$one" -eq "$jobs1" ]
+	# --jobs outranks the affinity mask
+	[ "$jobs3" -eq $((jobs1 + 2)) ]
+}
+
 @test "pypi: a bomb behind a size the index lies about fills no more than 4x what arrived" {
 	local d="$T/bomb" whl
 	# 300 MiB of zeros (a few hundred KB deflated), then 1 MiB that does
