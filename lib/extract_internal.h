@@ -80,6 +80,10 @@ struct zip_job {
 	char *name;   /* streamed: the name in that header */
 	int dir;
 	int thread;
+	/* from the local header, for libdeflate (extract_zip_locate) */
+	int inflatable;
+	uint64_t csize; /* the deflated bytes at `data` */
+	uint32_t crc;   /* the CRC-32 of the inflated ones */
 };
 
 /* extract_policy.c */
@@ -111,5 +115,21 @@ int extract_zip_unpack(const char *path, const char *dest,
 		       const struct zip_job *streamed, size_t nstreamed,
 		       int whole, struct cv_err *err);
 void extract_jobs_free(struct zip_job *jobs, size_t n);
+/* Read the local header at `hdr` of the zip open at `fd`: where the entry
+ * after it starts (*next; -1 when the header cannot tell), and, when it
+ * agrees with `j` (its data at j->data, j->size bytes inflated, the name
+ * j->name unless that is NULL) and
+ * libdeflate can take it (deflated, not encrypted, sizes in the header),
+ * j->inflatable, j->csize and j->crc. <0: no local header there. */
+int extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next);
+/* Inflate entry `j` of the zip open at `fd` into the new, empty file
+ * `outfd` (open for reading and writing, as a mapping needs) in one call
+ * of libdeflate `d`, checking its size and CRC-32.
+ * 0: done; 1: this file system cannot take it that way (nothing written:
+ * use libarchive); <0: err set, naming `rel`. */
+struct libdeflate_decompressor;
+int extract_inflate(struct libdeflate_decompressor *d, int fd,
+		    const struct zip_job *j, int outfd, const char *rel,
+		    struct cv_err *err);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libdeflate.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,12 +218,76 @@ stream_scout(void *arg)
 	return NULL;
 }
 
+/* The bytes written may stay within the cap, and within 4x the bytes that
+ * have arrived (at least 256 MiB): the cap comes from the size the index
+ * gave, which is only checked once the download ends, so a bomb must not
+ * fill the disk before that, as for an archive of unknown size. */
+static int
+stream_within_caps(const struct cv_zip_stream *z, uint64_t total,
+		   uint64_t arrived)
+{
+	return total <= z->cap &&
+	       total <= (arrived * 4 > STREAM_RATIO_FLOOR ? arrived * 4
+							  : STREAM_RATIO_FLOOR);
+}
+
+/* Entry `j` through libdeflate once all its deflated bytes have arrived
+ * (the local header tells how many): 0 done, 1 to do through libarchive
+ * (nothing written), <0 the stream gives up. */
+static int
+stream_inflate(struct cv_zip_stream *z, const struct zip_job *j,
+	       struct libdeflate_decompressor *inflater)
+{
+	struct zip_job loc = *j;
+	struct cv_err ignored = CV_ERR_INIT;
+	uint64_t end, arrived = 0;
+	int64_t next;
+	int fd, r, ok;
+
+	if (inflater == NULL ||
+	    extract_zip_locate(z->fd, j->hdr, &loc, &next) < 0 ||
+	    !loc.inflatable)
+		return 1;
+	end = (uint64_t)loc.data + loc.csize;
+	pthread_mutex_lock(&z->mu);
+	while (!z->stop && !z->whole && z->avail < end)
+		pthread_cond_wait(&z->changed, &z->mu);
+	ok = !z->stop && z->avail >= end;
+	if (ok) {
+		arrived = z->avail;
+		ok = stream_within_caps(z, z->written + (uint64_t)loc.size,
+					arrived);
+		if (ok)
+			z->written += (uint64_t)loc.size;
+	}
+	pthread_mutex_unlock(&z->mu);
+	if (!ok)
+		return -1;
+	fd = openat(z->dfd, j->rel,
+		    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	r = extract_inflate(inflater, z->fd, &loc, fd, j->rel, &ignored);
+	if (fchmod(fd, 0644) != 0 && r == 0)
+		r = -1;
+	if (close(fd) != 0 && r == 0)
+		r = -1;
+	if (r == 1) {
+		pthread_mutex_lock(&z->mu);
+		z->written -= (uint64_t)loc.size;
+		pthread_mutex_unlock(&z->mu);
+		if (unlinkat(z->dfd, j->rel, 0) != 0)
+			r = -1;
+	}
+	return r < 0 ? -1 : r;
+}
+
 /* Inflate one entry, from its local header on, into j->rel. The header
  * must still say what the scout saw (the entry's name as stored: the
  * policy rewrote the scout's copy). */
 static int
 stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
-	     struct stream_reader *rd)
+	     struct stream_reader *rd, struct libdeflate_decompressor *inflater)
 {
 	const int64_t hdr = j->hdr;
 	const char *name = j->name;
@@ -235,6 +300,8 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 	uint64_t arrived;
 	int fd = -1, r;
 
+	if ((r = stream_inflate(z, j, inflater)) <= 0)
+		return r;
 	rd->off = hdr;
 	if ((a = stream_open(rd)) == NULL)
 		return -1;
@@ -265,17 +332,10 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 		total = z->written += size;
 		arrived = z->avail;
 		pthread_mutex_unlock(&z->mu);
-		/* The cap comes from the size the index gave, which is only
-		 * checked once the download ends: a bomb must not fill the
-		 * disk before that, so what is written also stays within 4x
-		 * the bytes that have arrived (at least 256 MiB), as for an
-		 * archive of unknown size. Past it the stream gives up and
-		 * the verified wheel is unpacked from its directory. */
+		/* past the caps the stream gives up and the verified wheel
+		 * is unpacked from its directory */
 		if (got > j->size || off + (int64_t)size > j->size ||
-		    total > z->cap ||
-		    total > (arrived * 4 > STREAM_RATIO_FLOOR
-				     ? arrived * 4
-				     : STREAM_RATIO_FLOOR)) {
+		    !stream_within_caps(z, total, arrived)) {
 			r = -1;
 			break;
 		}
@@ -309,6 +369,9 @@ stream_worker(void *arg)
 {
 	struct cv_zip_stream *z = arg;
 	struct stream_reader rd = { z, 0, NULL };
+	/* NULL (no memory for it): every entry through libarchive */
+	struct libdeflate_decompressor *inflater =
+		libdeflate_alloc_decompressor();
 	int done_one = 0, r;
 
 	for (;;) {
@@ -332,7 +395,7 @@ stream_worker(void *arg)
 		pthread_mutex_unlock(&z->mu);
 		if (rd.buf == NULL)
 			rd.buf = xmalloc(STREAM_CHUNK);
-		r = stream_entry(z, &j, &rd);
+		r = stream_entry(z, &j, &rd, inflater);
 		free(j.rel);
 		free(j.name);
 		if (r < 0) {
@@ -343,6 +406,8 @@ stream_worker(void *arg)
 			cv_checkpoint("mid-extract");
 	}
 	free(rd.buf);
+	if (inflater != NULL)
+		libdeflate_free_decompressor(inflater);
 	return NULL;
 }
 

@@ -227,6 +227,68 @@ pypi_config() {
 	[ ! -e "$CUDNNVM_STORE/.staging/escape" ]
 }
 
+# bad_field_wheel OUT FIELD DELTA: a cu12 9.1.0.70 wheel whose
+# nvidia/cudnn/include/cudnn.h (deflated) has FIELD (crc or size) changed
+# by DELTA in its local header and its directory record alike, so the two
+# agree with each other but not with the deflated bytes
+bad_field_wheel() {
+	python3 - "$FIXTURES" "$1" "$2" "$3" <<-'PY'
+		import os, struct, sys, zipfile
+		sys.path.insert(0, sys.argv[1])
+		import pypi_index
+		out, field, delta = sys.argv[2], sys.argv[3], int(sys.argv[4])
+		os.makedirs(out, exist_ok=True)
+		path = os.path.join(out, "nvidia_cudnn_cu12-9.1.0.70-py3-none-"
+		                    "manylinux2014_x86_64.whl")
+		name = "nvidia/cudnn/include/cudnn.h"
+		with zipfile.ZipFile(path, "w") as z:
+		    z.writestr(pypi_index.zinfo("nvidia/cudnn/lib/libcudnn.so.9"),
+		               b"\x7fELF" * 1000)
+		    z.writestr(pypi_index.zinfo(name), b"/* h */\n" * 1000)
+		    pypi_index.dist_info(z, "nvidia-cudnn-cu12", "9.1.0.70")
+		with zipfile.ZipFile(path) as z:
+		    zi = z.getinfo(name)
+		data = bytearray(open(path, "rb").read())
+		# CRC-32 at 14 and the size at 22 of a local header; at 16 and
+		# 24 of a directory record
+		local, cd = zi.header_offset, data.find(b"PK\x01\x02" +
+		    bytes(data[zi.header_offset + 4:zi.header_offset + 6]))
+		while data[cd + 46:cd + 46 + len(name)] != name.encode():
+		    cd = data.find(b"PK\x01\x02", cd + 4)
+		for at in ((local + 14, cd + 16) if field == "crc" else
+		           (local + 22, cd + 24)):
+		    v = struct.unpack("<I", data[at:at + 4])[0]
+		    data[at:at + 4] = struct.pack("<I", (v + delta) & 0xffffffff)
+		open(path, "wb").write(bytes(data))
+		print(path)
+	PY
+}
+
+@test "pypi: a deflated entry must match its CRC-32 and size, streamed or from the directory" {
+	local whl sha case
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for case in "crc 1 CRC-32 mismatch" \
+		"size -1 is larger than its directory entry says" \
+		"size 1 smaller than its directory entry says"; do
+		set -- $case
+		rm -rf "$T/bad"
+		whl=$(bad_field_wheel "$T/bad" "$1" "$2")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$case: $output"
+		[ "$status" -eq 65 ]
+		shift 2
+		[[ "$output" == *"include/cudnn.h"*"$*"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+	done
+	# the same wheel untouched installs
+	whl=$(bad_field_wheel "$T/good" crc 0)
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CUDNNVM_STORE/9.1.0.70-cuda12/include/cudnn.h" | wc -l)" -eq 1000 ]
+}
+
 @test "pypi: a local wheel installs with --archive" {
 	local whl="$PYPI_DIR/root/files/nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux2014_x86_64.whl"
 	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
