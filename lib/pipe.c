@@ -1,6 +1,7 @@
 /* pipe.c: a bounded queue of byte buffers between two threads, so reading
  * and hashing, decompressing, and writing files can overlap (the install
- * pipeline of install.c and extract_tar.c). Memory is fixed: nbufs * bufsize. */
+ * pipeline of install.c and extract_tar.c). Memory is fixed:
+ * nbufs * bufsize. */
 #include "internal.h"
 
 #include <pthread.h>
