@@ -362,7 +362,7 @@ int cv_sha256_valid_hex(const char *s);
 /* Hash a whole file. */
 int cv_sha256_file(const char *path, char hex[65], struct cv_err *err);
 
-/* ---- extract.c: safe extraction with libarchive ------------------------ */
+/* ---- extract_*.c: safe extraction with libarchive ---------------------- */
 
 struct cv_extract_limits {
 	uint64_t max_entries;

@@ -405,9 +405,7 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 	int fd = open(spool,
 		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		      0600);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int nthreads = threads ? (int)threads
-			       : (cpus < 1 ? 1 : (cpus > 16 ? 16 : (int)cpus));
+	int nthreads = (int)threads;
 	const void *buf;
 	ssize_t n;
 	int r = 0;
@@ -421,7 +419,11 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 	 * whose size the index gave is unpacked as it arrives */
 	if (art->size) {
 		lim.max_total_bytes = wheel_cap(art->size);
-		zs = cv_zip_stream_start(spool, stage, &lim, nthreads);
+		if ((r = cv_zip_stream_start(spool, stage, &lim, nthreads, &zs,
+					     err)) < 0) {
+			close(fd);
+			goto out;
+		}
 	}
 	while ((n = hashing_read(&hs, &buf, err)) > 0) {
 		const char *p = buf;
@@ -481,6 +483,16 @@ out:
 	return r;
 }
 
+/* The threads one install may run to decode and inflate: what [install]
+ * threads or --jobs asked for, else the cores this process may run on
+ * (its affinity mask, as a batch job's slot or taskset sets it), not every
+ * core of the machine. */
+static unsigned
+thread_budget(unsigned asked)
+{
+	return asked ? asked : cv_usable_cores();
+}
+
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
@@ -525,7 +537,11 @@ extract_verified(const struct cv_artifact *art, const char *id,
 		lim.max_ratio = 4;
 		lim.ratio_floor = 256ULL << 20;
 	}
-	pump = cv_pump_start(&hashed, pipe);
+	if ((r = cv_pump_start(&hashed, pipe, &pump, err)) < 0) {
+		cv_pipe_free(pipe);
+		cv_sha256_free(hs.h);
+		return r;
+	}
 	rx = cv_extract(&src, stage, &lim, &xerr);
 	/* A bad archive with a wrong hash is reported as the wrong hash:
 	 * that is what the user must act on. Disk errors stay as they are. */
@@ -694,8 +710,9 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
-	if ((r = extract_verified(art, id, stagepath, &raw, opts->threads,
-				  &inst, err)) < 0)
+	if ((r = extract_verified(art, id, stagepath, &raw,
+				  thread_budget(opts->threads), &inst, err)) <
+	    0)
 		goto out;
 	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
 	    (r = sync_tree(stagepath, err)) < 0)

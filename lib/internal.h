@@ -90,16 +90,17 @@ void cv_fs_unlock(int fd);
  * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
  * ended early, or NULL). The consumer's cv_pipe_take returns the next
  * buffer (valid until the next take), 0 at the end, <0 with err. */
-/* extract.c: a wheel unpacked while it is still being written to `path`
- * (the scheme is described there). NULL from start: unpack it the usual
- * way once it is whole. `grew` tells how many bytes the file holds now;
- * `finish` with whole = 1 (all bytes in, hash checked) checks the result
- * against the central directory, redoing it from the directory where
- * they differ; with whole = 0 it only stops the threads. */
+/* extract_stream.c: a wheel unpacked while it is still being written to
+ * `path` (the scheme is described there). start: <0 when its threads
+ * cannot start; *out NULL: unpack it the usual way once it is whole. `grew`
+ * tells how many bytes the file holds now; `finish` with whole = 1 (all bytes
+ * in, hash checked) checks the result against the central directory, redoing it
+ * from the directory where they differ; with whole = 0 it only stops the
+ * threads. */
 struct cv_zip_stream;
-struct cv_zip_stream *cv_zip_stream_start(const char *path, const char *dest,
-					  const struct cv_extract_limits *lim,
-					  int threads);
+int cv_zip_stream_start(const char *path, const char *dest,
+			const struct cv_extract_limits *lim, int threads,
+			struct cv_zip_stream **out, struct cv_err *err);
 void cv_zip_stream_grew(struct cv_zip_stream *z, uint64_t bytes);
 int cv_zip_stream_finish(struct cv_zip_stream *z, int whole,
 			 struct cv_err *err);
@@ -117,9 +118,11 @@ ssize_t cv_pipe_take(struct cv_pipe *p, const void **buf, struct cv_err *err);
 ssize_t cv_pipe_read(void *pipe, const void **buf, struct cv_err *err);
 /* Consumer gives up: the producer's next cv_pipe_get returns NULL. */
 void cv_pipe_abort(struct cv_pipe *p);
-/* A thread that reads `src` to its end into `pipe`, then closes it. */
+/* A thread that reads `src` to its end into `pipe`, then closes it; <0
+ * when the thread cannot start. */
 struct cv_pump;
-struct cv_pump *cv_pump_start(struct cv_source *src, struct cv_pipe *pipe);
+int cv_pump_start(struct cv_source *src, struct cv_pipe *pipe,
+		  struct cv_pump **out, struct cv_err *err);
 void cv_pump_join(struct cv_pump *pu);
 
 /* store.c internals shared with install.c and link.c; the struct itself

@@ -1,6 +1,7 @@
 /* pipe.c: a bounded queue of byte buffers between two threads, so reading
  * and hashing, decompressing, and writing files can overlap (the install
- * pipeline of install.c and extract.c). Memory is fixed: nbufs * bufsize. */
+ * pipeline of install.c and extract_tar.c). Memory is fixed:
+ * nbufs * bufsize. */
 #include "internal.h"
 
 #include <pthread.h>
@@ -218,16 +219,25 @@ pump_main(void *arg)
 	return NULL;
 }
 
-struct cv_pump *
-cv_pump_start(struct cv_source *src, struct cv_pipe *pipe)
+int
+cv_pump_start(struct cv_source *src, struct cv_pipe *pipe, struct cv_pump **out,
+	      struct cv_err *err)
 {
 	struct cv_pump *pu = xcalloc(1, sizeof *pu);
+	int rc;
 
 	pu->src = src;
 	pu->pipe = pipe;
-	if (pthread_create(&pu->th, NULL, pump_main, pu) != 0)
-		abort();
-	return pu;
+	if ((rc = pthread_create(&pu->th, NULL, pump_main, pu)) != 0) {
+		free(pu);
+		*out = NULL;
+		return cv_err_set(err, CV_ERROR,
+				  "cannot start a thread: %s; lower [install] "
+				  "threads or --jobs",
+				  strerror(rc));
+	}
+	*out = pu;
+	return 0;
 }
 
 void

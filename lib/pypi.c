@@ -6,8 +6,8 @@
  * page and must stay https (or file:// for a file:// index); a file needs
  * a sha256 and must not be yanked. The wheel itself is then installed like
  * an archive: the same download, the same one-pass hash, the entry policy
- * of extract.c in its wheel mode, and cv_wheel_links for the .so chains
- * the wheel lacks. */
+ * of extract_policy.c in its wheel mode, and cv_wheel_links for the .so
+ * chains the wheel lacks. */
 #include "internal.h"
 
 #include <dirent.h>

@@ -226,6 +226,68 @@ pypi_config() {
 	[ ! -e "$CUDNNVM_STORE/.staging/escape" ]
 }
 
+# bad_field_wheel OUT FIELD DELTA: a cu12 9.1.0.70 wheel whose
+# nvidia/cudnn/include/cudnn.h (deflated) has FIELD (crc or size) changed
+# by DELTA in its local header and its directory record alike, so the two
+# agree with each other but not with the deflated bytes
+bad_field_wheel() {
+	python3 - "$FIXTURES" "$1" "$2" "$3" <<-'PY'
+		import os, struct, sys, zipfile
+		sys.path.insert(0, sys.argv[1])
+		import pypi_index
+		out, field, delta = sys.argv[2], sys.argv[3], int(sys.argv[4])
+		os.makedirs(out, exist_ok=True)
+		path = os.path.join(out, "nvidia_cudnn_cu12-9.1.0.70-py3-none-"
+		                    "manylinux2014_x86_64.whl")
+		name = "nvidia/cudnn/include/cudnn.h"
+		with zipfile.ZipFile(path, "w") as z:
+		    z.writestr(pypi_index.zinfo("nvidia/cudnn/lib/libcudnn.so.9"),
+		               b"\x7fELF" * 1000)
+		    z.writestr(pypi_index.zinfo(name), b"/* h */\n" * 1000)
+		    pypi_index.dist_info(z, "nvidia-cudnn-cu12", "9.1.0.70")
+		with zipfile.ZipFile(path) as z:
+		    zi = z.getinfo(name)
+		data = bytearray(open(path, "rb").read())
+		# CRC-32 at 14 and the size at 22 of a local header; at 16 and
+		# 24 of a directory record
+		local, cd = zi.header_offset, data.find(b"PK\x01\x02" +
+		    bytes(data[zi.header_offset + 4:zi.header_offset + 6]))
+		while data[cd + 46:cd + 46 + len(name)] != name.encode():
+		    cd = data.find(b"PK\x01\x02", cd + 4)
+		for at in ((local + 14, cd + 16) if field == "crc" else
+		           (local + 22, cd + 24)):
+		    v = struct.unpack("<I", data[at:at + 4])[0]
+		    data[at:at + 4] = struct.pack("<I", (v + delta) & 0xffffffff)
+		open(path, "wb").write(bytes(data))
+		print(path)
+	PY
+}
+
+@test "pypi: a deflated entry must match its CRC-32 and size, streamed or from the directory" {
+	local whl sha case
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for case in "crc 1 CRC-32 mismatch" \
+		"size -1 is larger than its directory entry says" \
+		"size 1 smaller than its directory entry says"; do
+		set -- $case
+		rm -rf "$T/bad"
+		whl=$(bad_field_wheel "$T/bad" "$1" "$2")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$case: $output"
+		[ "$status" -eq 65 ]
+		shift 2
+		[[ "$output" == *"include/cudnn.h"*"$*"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+	done
+	# the same wheel untouched installs
+	whl=$(bad_field_wheel "$T/good" crc 0)
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CUDNNVM_STORE/9.1.0.70-cuda12/include/cudnn.h" | wc -l)" -eq 1000 ]
+}
+
 @test "pypi: a local wheel installs with --archive" {
 	local whl="$PYPI_DIR/root/files/nvidia_cudnn_cu13-9.19.0.56-py3-none-manylinux2014_x86_64.whl"
 	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
@@ -296,6 +358,47 @@ pypi_config() {
 	kill -9 "$pid"
 	wait "$pid" || true
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
+# wheel_threads_parked DIR [install args]: how many threads an install of
+# the wheel DIR's stalling index serves runs while parked at mid-extract
+# (its download stalled, so no worker has run out of work), then SIGKILL
+# it; the command runs under `taskset -c 0` when TASKSET is set.
+wheel_threads_parked() {
+	local d=$1 pid n
+	shift
+	rm -f "$T/parked"
+	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		${TASKSET:+taskset -c 0} cudnnvm install 9.13 --cuda 12 "$@" 3>&- &
+	pid=$!
+	wait_for_file "$T/parked" || { kill -9 "$pid"; return 1; }
+	n=$(ls "/proc/$pid/task" | wc -l)
+	kill -9 "$pid"
+	wait "$pid" || true
+	echo "$n"
+}
+
+@test "pypi: a wheel is unpacked on the cores the process may use, or on --jobs N threads" {
+	command -v taskset >/dev/null || skip "no taskset"
+	[ "$(nproc --all)" -ge 2 ] || skip "one core: affinity cannot narrow it"
+	local d="$T/big" whl one jobs1 jobs3
+	mkdir -p "$d/files"
+	head -c 3145728 /dev/urandom >"$T/big.so"
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/a" --version 9.13.0.50 \
+		--cuda 12 --extra-lib "$T/big.so" >/dev/null
+	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
+		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
+	index_start "$d" "$d/port"
+	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config stall
+	# bound to one core, the default is one worker: what --jobs 1 runs,
+	# not one per core of the machine
+	one=$(TASKSET=1 wheel_threads_parked "$d")
+	jobs1=$(TASKSET=1 wheel_threads_parked "$d" --jobs 1)
+	jobs3=$(TASKSET=1 wheel_threads_parked "$d" --jobs 3)
+	echo "taskset -c 0: $one threads; --jobs 1: $jobs1; --jobs 3: $jobs3"
+	[ -n "$one" ] && [ "$one" -eq "$jobs1" ]
+	# --jobs outranks the affinity mask
+	[ "$jobs3" -eq $((jobs1 + 2)) ]
 }
 
 @test "pypi: a bomb behind a size the index lies about fills no more than 4x what arrived" {

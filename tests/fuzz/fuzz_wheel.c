@@ -170,8 +170,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = open(spool, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		abort();
-	zs = cv_zip_stream_start(spool, sdir, &lim, 2);
-	FUZZ_CHECK(zs != NULL, "no stream for %s", spool);
+	rs = cv_zip_stream_start(spool, sdir, &lim, 2, &zs, &serr);
+	FUZZ_CHECK(rs == 0 && zs != NULL, "no stream for %s: %s", spool,
+		   serr.msg);
 	while (off < size) {
 		size_t n = size - off < piece ? size - off : piece;
 		write_all(fd, data + off, n);

@@ -1,0 +1,412 @@
+/* extract_tar.c: an archive read front to back from a cv_source: a tar
+ * (xz, gzip, bzip2 or none) or a zip read as a stream, under the entry
+ * policy of extract_policy.c. Extraction runs with the cwd in `dest` and
+ * relative names so libarchive's three SECURE_* flags apply. A compressed
+ * tarball is decompressed on its own thread, xz through liblzma's
+ * multi-threaded decoder. */
+#include "extract_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static la_ssize_t
+read_cb(struct archive *a, void *ud, const void **buf)
+{
+	struct feed *f = ud;
+	ssize_t n = f->src->read(f->src->ctx, buf, &f->err);
+
+	if (n < 0) {
+		f->failed = 1;
+		archive_set_error(a, EIO, "%s", f->err.msg);
+		return -1;
+	}
+	return n;
+}
+
+static int
+write_error(struct ectx *x, const char *name)
+{
+	char safe[300];
+	int e = archive_errno(x->aw);
+
+	extract_safe_name(name, safe, sizeof safe);
+	if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG)
+		return cv_err_set(
+			x->err, CV_EIO,
+			"cannot write '%s' into the store: %s; free some space and retry",
+			safe, strerror(e));
+	return cv_err_set(x->err, CV_EDATA,
+			  "unsafe or broken archive entry '%s': %s", safe,
+			  archive_error_string(x->aw)
+				  ? archive_error_string(x->aw)
+				  : "write failed");
+}
+
+static int
+read_error(struct ectx *x)
+{
+	return extract_feed_error(x->ar, &x->in, x->err);
+}
+
+static int
+copy_data(struct ectx *x, const char *name)
+{
+	const void *buf;
+	size_t size, unsynced = 0;
+	la_int64_t off;
+	int r;
+
+	for (;;) {
+		r = archive_read_data_block(x->ar, &buf, &size, &off);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN)
+			return read_error(x);
+		if ((unsynced += size) >= WRITEBACK_STEP) {
+			extract_writeback(AT_FDCWD, name);
+			unsynced = 0;
+		}
+		x->total += size;
+		if (x->total > extract_bytes_allowed(x))
+			return extract_reject(
+				x, name,
+				"makes the archive larger than the limit");
+		if (archive_write_data_block(x->aw, buf, size, off) <
+		    ARCHIVE_OK)
+			return write_error(x, name);
+	}
+}
+
+static int
+extract_all(struct ectx *x)
+{
+	struct archive_entry *e;
+	int r;
+
+	for (;;) {
+		r = archive_read_next_header(x->ar, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return read_error(x);
+		if (x->entries == 0) {
+			int fmt = archive_format(x->ar);
+			x->zip = (fmt & ARCHIVE_FORMAT_BASE_MASK) ==
+				 ARCHIVE_FORMAT_ZIP;
+		}
+		r = extract_policy(x, e);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			continue;
+		if (archive_write_header(x->aw, e) < ARCHIVE_WARN)
+			return write_error(x, archive_entry_pathname(e));
+		if (archive_entry_filetype(e) == AE_IFREG &&
+		    (r = copy_data(x, archive_entry_pathname(e))) < 0)
+			return r;
+		if (archive_write_finish_entry(x->aw) < ARCHIVE_WARN)
+			return write_error(x, archive_entry_pathname(e));
+		if (archive_entry_filetype(e) == AE_IFREG)
+			extract_writeback(AT_FDCWD, archive_entry_pathname(e));
+		if (x->entries == 3)
+			cv_checkpoint("mid-extract");
+	}
+	if (x->names.n == 0)
+		return cv_err_set(
+			x->err, CV_EDATA,
+			"the archive holds no files; is it a cuDNN archive?");
+	return 0;
+}
+
+/* ---- the decompressing stage ---------------------------------------------
+ * A compressed tarball is decompressed on its own thread (libarchive's raw
+ * format plus the xz/gzip/bzip2 filter) into a pipe that the tar reader on
+ * this thread consumes, as `tar -xJ` runs xz beside tar. */
+
+static ssize_t
+peek_read(void *ctx, const void **buf, struct cv_err *err)
+{
+	struct peek *p = ctx;
+	ssize_t n;
+
+	if (!p->used) {
+		p->used = 1;
+		*buf = p->buf;
+		return p->len;
+	}
+	n = p->inner->read(p->inner->ctx, buf, err);
+	if (n > 0)
+		atomic_fetch_add(&p->nread, (uint_fast64_t)n);
+	return n;
+}
+
+struct decoder {
+	pthread_t th;
+	struct feed in;
+	struct cv_pipe *out;
+	unsigned threads; /* xz decoding threads */
+};
+
+/* What the xz decoder may hold for its threads: a quarter of the
+ * machine's memory, as `xz -T0 -d` allows itself. Past it liblzma runs
+ * fewer threads, down to decoding in place on one, so the bound holds
+ * whatever block size the archive was written with. */
+static uint64_t
+xz_thread_memlimit(void)
+{
+	uint64_t mem = lzma_physmem();
+
+	return mem ? mem / 4 : (uint64_t)256 << 20;
+}
+
+static int
+xz_error(lzma_ret ret, struct cv_err *err)
+{
+	switch (ret) {
+	case LZMA_MEM_ERROR:
+		return cv_err_set(
+			err, CV_ERROR,
+			"out of memory while decompressing the archive; lower [install] threads or --jobs");
+	case LZMA_BUF_ERROR:
+		return cv_err_set(
+			err, CV_EDATA,
+			"corrupt or unsupported archive: the xz data ends early; the file is truncated, fetch it again");
+	case LZMA_FORMAT_ERROR:
+	case LZMA_OPTIONS_ERROR:
+		return cv_err_set(
+			err, CV_EDATA,
+			"corrupt or unsupported archive: not xz data this decoder supports");
+	default:
+		return cv_err_set(
+			err, CV_EDATA,
+			"corrupt or unsupported archive: the xz data is corrupt (liblzma error %d); the file is damaged, fetch it again",
+			(int)ret);
+	}
+}
+
+/* xz through liblzma's multi-threaded decoder: a stream written in
+ * several blocks that record their sizes (xz -T2 and up, pxz) is decoded
+ * on `threads` cores; a one-block stream, or one whose blocks do not say
+ * their sizes (xz -T1), is decoded in place on one, as liblzma decides by
+ * itself from the block headers, so nothing has to seek ahead in a
+ * download to tell the two apart. Errors are reported as soon as a block
+ * fails, not after the blocks before it drain. */
+static void *
+xz_main(void *arg)
+{
+	struct decoder *d = arg;
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_mt mt;
+	lzma_action action = LZMA_RUN;
+	lzma_ret ret;
+	struct cv_err err = CV_ERR_INIT;
+	size_t bs = cv_pipe_bufsize(d->out);
+	char *b = NULL;
+	int failed = 0, filled = 0;
+
+	memset(&mt, 0, sizeof mt);
+	mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
+	mt.threads = d->threads;
+	mt.memlimit_threading = xz_thread_memlimit();
+	mt.memlimit_stop = UINT64_MAX;
+	ret = lzma_stream_decoder_mt(&s, &mt);
+	if (ret != LZMA_OK) {
+		xz_error(ret, &err);
+		failed = 1;
+		goto out;
+	}
+	for (;;) {
+		if (s.avail_in == 0 && action == LZMA_RUN) {
+			const void *in;
+			ssize_t n = d->in.src->read(d->in.src->ctx, &in, &err);
+			if (n < 0) {
+				failed = 1;
+				break;
+			}
+			if (n == 0)
+				action = LZMA_FINISH;
+			s.next_in = in;
+			s.avail_in = (size_t)n;
+		}
+		if (b == NULL) {
+			if ((b = cv_pipe_get(d->out)) == NULL) {
+				lzma_end(&s);
+				return NULL; /* the reader gave up */
+			}
+			s.next_out = (uint8_t *)b;
+			s.avail_out = bs;
+		}
+		ret = lzma_code(&s, action);
+		if (ret != LZMA_OK && ret != LZMA_STREAM_END) {
+			xz_error(ret, &err);
+			failed = 1;
+			break;
+		}
+		if (s.avail_out == 0 || ret == LZMA_STREAM_END) {
+			if (s.avail_out < bs)
+				cv_pipe_put(d->out, b, bs - s.avail_out);
+			else
+				cv_pipe_unget(d->out, b);
+			b = NULL;
+			if (++filled == 2)
+				cv_checkpoint("mid-xz");
+		}
+		if (ret == LZMA_STREAM_END)
+			break;
+	}
+	if (b != NULL)
+		cv_pipe_unget(d->out, b);
+out:
+	cv_pipe_close(d->out, failed ? &err : NULL);
+	lzma_end(&s);
+	return NULL;
+}
+
+static void *
+dec_main(void *arg)
+{
+	struct decoder *d = arg;
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	struct cv_err err = CV_ERR_INIT;
+	size_t bs = cv_pipe_bufsize(d->out);
+	la_ssize_t n = -1;
+	char *b;
+
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_format_raw(a);
+	if (archive_read_open(a, &d->in, NULL, read_cb, NULL) == ARCHIVE_OK &&
+	    archive_read_next_header(a, &e) == ARCHIVE_OK) {
+		for (;;) {
+			if ((b = cv_pipe_get(d->out)) == NULL) {
+				archive_read_free(a);
+				return NULL; /* the reader gave up */
+			}
+			n = archive_read_data(a, b, bs);
+			if (n <= 0) {
+				cv_pipe_unget(d->out, b);
+				break;
+			}
+			cv_pipe_put(d->out, b, (size_t)n);
+		}
+	}
+	if (n < 0)
+		extract_feed_error(a, &d->in, &err);
+	cv_pipe_close(d->out, n < 0 ? &err : NULL);
+	archive_read_free(a);
+	return NULL;
+}
+
+static int
+is_xz(const unsigned char *b, ssize_t n)
+{
+	static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+
+	return n >= 6 && memcmp(b, xz, 6) == 0;
+}
+
+static int
+compressed(const unsigned char *b, ssize_t n)
+{
+	return is_xz(b, n) || (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) ||
+	       (n >= 3 && memcmp(b, "BZh", 3) == 0);
+}
+
+int
+cv_extract(struct cv_source *src, const char *dest,
+	   const struct cv_extract_limits *limits, struct cv_err *err)
+{
+	struct ectx x;
+	struct cv_err dummy = CV_ERR_INIT;
+	struct peek pk = { NULL, NULL, 0, 0, 0 };
+	struct cv_source psrc = { peek_read, &pk };
+	struct cv_source tsrc = { cv_pipe_read, NULL };
+	struct decoder dec;
+	int oldcwd, r, rc;
+	mode_t oldmask;
+
+	if (err == NULL)
+		err = &dummy;
+	memset(&dec, 0, sizeof dec);
+	extract_ctx_init(&x, &pk, limits, err);
+	/* Look at the first bytes: a compressed tarball gets its own
+	 * decompressing thread; a zip or a plain tar is read here. */
+	pk.inner = src;
+	pk.len = src->read(src->ctx, &pk.buf, err);
+	if (pk.len < 0)
+		return (int)pk.len;
+	atomic_store(&pk.nread, (uint_fast64_t)pk.len);
+	x.in.src = &psrc;
+	if (compressed(pk.buf, pk.len)) {
+		dec.in.src = &psrc;
+		dec.out = cv_pipe_new(8, 1 << 20);
+		dec.threads = x.lim.threads ? x.lim.threads : cv_usable_cores();
+		rc = pthread_create(&dec.th, NULL,
+				    is_xz(pk.buf, pk.len) ? xz_main : dec_main,
+				    &dec);
+		if (rc != 0) {
+			cv_pipe_free(dec.out);
+			return extract_thread_error(rc, err);
+		}
+		tsrc.ctx = dec.out;
+		x.in.src = &tsrc;
+		x.pipeline = 1;
+	}
+	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (oldcwd < 0) {
+		r = cv_err_errno(err, CV_EIO, "cannot open the current folder");
+		goto stop;
+	}
+	if (chdir(dest) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot enter '%s'", dest);
+		close(oldcwd);
+		goto stop;
+	}
+	oldmask = umask(022);
+	x.ar = archive_read_new();
+	x.aw = archive_write_disk_new();
+	archive_read_support_format_tar(x.ar);
+	if (!x.pipeline) {
+		archive_read_support_format_zip(x.ar);
+		archive_read_support_filter_xz(x.ar);
+		archive_read_support_filter_gzip(x.ar);
+		archive_read_support_filter_bzip2(x.ar);
+	}
+	archive_write_disk_set_options(
+		x.aw, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+			      ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+			      ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+	if (archive_read_open(x.ar, &x.in, NULL, read_cb, NULL) != ARCHIVE_OK)
+		r = read_error(&x);
+	else
+		r = extract_all(&x);
+	if (r == 0 && archive_write_close(x.aw) != ARCHIVE_OK)
+		r = write_error(&x, "(folder fix-up)");
+	archive_read_free(x.ar);
+	archive_write_free(x.aw);
+	umask(oldmask);
+	if (fchdir(oldcwd) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO,
+				 "cannot return to the current folder");
+	close(oldcwd);
+stop:
+	extract_ctx_release(&x);
+	if (x.pipeline) {
+		cv_pipe_abort(dec.out);
+		pthread_join(dec.th, NULL);
+		cv_pipe_free(dec.out);
+	}
+	if (r == 0)
+		r = extract_check_tree(dest, err);
+	return r;
+}
