@@ -382,6 +382,52 @@ cv_machine_driver_file(void)
 	return t != NULL ? t : "/proc/driver/nvidia/version";
 }
 
+/* A container (nvidia-container-toolkit) mounts the driver's user-space
+ * libraries but not /proc/driver/nvidia: there the version is the name
+ * libcuda.so.1 points at, libcuda.so.580.159.04. Returns the file it came
+ * from (a static buffer), ver "" when none. */
+static const char *
+driver_from_libcuda(char *ver, size_t n)
+{
+	static const char *const dirs[] = {
+		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+		"/usr/lib64", "/usr/local/nvidia/lib64", "/usr/lib"
+	};
+	static char from[PATH_MAX];
+	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	char *copy = test != NULL ? xstrdup(test) : NULL, *save = NULL;
+	const char *dir;
+	size_t i = 0;
+
+	ver[0] = '\0';
+	while (ver[0] == '\0' &&
+	       (dir = copy != NULL ? strtok_r(i++ ? NULL : copy, ":", &save)
+		      : i < sizeof dirs / sizeof *dirs ? dirs[i++]
+						       : NULL) != NULL) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d != NULL && ver[0] == '\0' &&
+		       (e = readdir(d)) != NULL) {
+			const char *v = e->d_name + 11;
+			int major, minor;
+			/* libcuda.so.1 and WSL's libcuda.so.1.1 name no
+			 * driver: a driver branch is 3 digits */
+			if (strncmp(e->d_name, "libcuda.so.", 11) != 0 ||
+			    strspn(v, "0123456789.") != strlen(v) ||
+			    strspn(v, "0123456789") < 3 ||
+			    !cv_machine_driver_cuda(v, &major, &minor))
+				continue;
+			snprintf(ver, n, "%s", v);
+			snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	free(copy);
+	return from;
+}
+
 static void
 find_driver(struct cv_machine *m)
 {
@@ -403,6 +449,9 @@ find_driver(struct cv_machine *m)
 		snprintf(ver, sizeof ver, "%.*s",
 			 (int)strspn(buf, "0123456789."), buf);
 	}
+	if (ver[0] == '\0' &&
+	    getenv("CUDNNVM_TEST_DRIVER_VERSION_FILE") == NULL)
+		file = driver_from_libcuda(ver, sizeof ver);
 	if (ver[0] == '\0')
 		return;
 	snprintf(m->driver_version, sizeof m->driver_version, "%s", ver);

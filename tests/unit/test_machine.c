@@ -163,6 +163,25 @@ main(void)
 	CHECK(strcmp(m->driver_version, "580.159.04") == 0);
 	CHECK(m->driver.major == 13 && strcmp(m->driver.source, "driver") == 0);
 
+	/* in a container the driver is only its libraries: libcuda.so.1
+	 * points at libcuda.so.<driver version> */
+	put("drv/libcuda.so.1", "", 0644);
+	put("drv/libcuda.so.1.1", "", 0644);
+	put("drv/libcuda.so.575.57.08", "", 0644);
+	unsetenv("CUDNNVM_TEST_DRIVER_VERSION_FILE");
+	setenv("CUDNNVM_TEST_CUDA_LIBDIRS", at("drv"), 1);
+	if (access("/proc/driver/nvidia/version", F_OK) == 0 ||
+	    access("/sys/module/nvidia/version", F_OK) == 0) {
+		printf("ok - # SKIP libcuda's name: a kernel driver is here\n");
+	} else {
+		m = fresh();
+		CHECK(strcmp(m->driver_version, "575.57.08") == 0);
+		CHECK(m->driver.major == 12 && m->driver.minor == 9);
+		CHECK(strstr(m->driver.detail, "libcuda.so.575.57.08") != NULL);
+	}
+	unsetenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	setenv("CUDNNVM_TEST_DRIVER_VERSION_FILE", at("version"), 1);
+	m = fresh();
 	/* the CUDA a spec means: toolkit first, else the driver's */
 	CHECK(cv_machine_cuda(how, sizeof how, &err) == 12);
 	CHECK(strstr(how, "CUDA_HOME") != NULL);
