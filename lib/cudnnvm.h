@@ -55,6 +55,8 @@ int cv_code_from_errno(int errnum);
 /* Where warnings made while the work goes on are sent (the front end
  * prints them); without a sink they are dropped. */
 void cv_warn_sink(void (*sink)(void *payload, const char *msg), void *payload);
+/* 1 when a sink is installed: a warning would be seen. */
+int cv_warn_enabled(void);
 /* Send one warning line to the sink, once per process per text. */
 void cv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The documented exit status for a code (0, 1, 64, 65, ...). */

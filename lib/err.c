@@ -167,6 +167,12 @@ cv_warn_sink(void (*sink)(void *payload, const char *msg), void *payload)
 	warn_payload = payload;
 }
 
+int
+cv_warn_enabled(void)
+{
+	return warn_sink != NULL;
+}
+
 void
 cv_warn(const char *fmt, ...)
 {

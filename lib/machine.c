@@ -152,26 +152,22 @@ cv_machine_toolkit_files(const char *home, int *major, int *minor, char *detail,
 		goto done;
 	free(p);
 	p = cv_path_join(home, "include/cuda.h");
+	/* the define sits near the top (line 263 of CUDA 13's): one read of
+	 * the first 64 KiB, no line-by-line parsing at a prompt */
 	{
-		FILE *f;
-		char line[256];
+		char *head = xmalloc(64 * 1024);
+		const char *d;
+		long v;
 
-		if ((f = open_regular(p)) != NULL) {
-			/* the define sits near the top; 2000 lines at most */
-			for (int i = 0; i < 2000 && !found &&
-					fgets(line, sizeof line, f) != NULL;
-			     i++) {
-				long v;
-				if (sscanf(line, "#define CUDA_VERSION %ld",
-					   &v) == 1 &&
-				    v >= 1000 && v < 1000000) {
-					*major = (int)(v / 1000);
-					*minor = (int)(v % 1000 / 10);
-					found = 1;
-				}
-			}
-			fclose(f);
+		if (read_small(p, head, 64 * 1024) == 0 &&
+		    (d = strstr(head, "#define CUDA_VERSION ")) != NULL &&
+		    sscanf(d + 21, "%ld", &v) == 1 && v >= 1000 &&
+		    v < 1000000) {
+			*major = (int)(v / 1000);
+			*minor = (int)(v % 1000 / 10);
+			found = 1;
 		}
+		free(head);
 	}
 	if (found)
 		goto done;
@@ -383,9 +379,10 @@ cv_machine_driver_file(void)
 }
 
 /* A container (nvidia-container-toolkit) mounts the driver's user-space
- * libraries but not /proc/driver/nvidia: there the version is the name
- * libcuda.so.1 points at, libcuda.so.580.159.04. Returns the file it came
- * from (a static buffer), ver "" when none. */
+ * libraries but not /proc/driver/nvidia/version: there the version is the
+ * name libcuda.so.1 points at, libcuda.so.580.159.04. One readlink a
+ * folder, no listing. Returns the link it came from (a static buffer), ver
+ * "" when none. */
 static const char *
 driver_from_libcuda(char *ver, size_t n)
 {
@@ -404,25 +401,26 @@ driver_from_libcuda(char *ver, size_t n)
 	       (dir = copy != NULL ? strtok_r(i++ ? NULL : copy, ":", &save)
 		      : i < sizeof dirs / sizeof *dirs ? dirs[i++]
 						       : NULL) != NULL) {
-		DIR *d = opendir(dir);
-		struct dirent *e;
+		char target[256];
+		const char *base, *v;
+		ssize_t len;
+		int major, minor;
 
-		while (d != NULL && ver[0] == '\0' &&
-		       (e = readdir(d)) != NULL) {
-			const char *v = e->d_name + 11;
-			int major, minor;
-			/* libcuda.so.1 and WSL's libcuda.so.1.1 name no
-			 * driver: a driver branch is 3 digits */
-			if (strncmp(e->d_name, "libcuda.so.", 11) != 0 ||
-			    strspn(v, "0123456789.") != strlen(v) ||
-			    strspn(v, "0123456789") < 3 ||
-			    !cv_machine_driver_cuda(v, &major, &minor))
-				continue;
+		snprintf(from, sizeof from, "%s/libcuda.so.1", dir);
+		len = readlink(from, target, sizeof target - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		base = strrchr(target, '/');
+		base = base != NULL ? base + 1 : target;
+		v = base + 11;
+		/* WSL's libcuda.so.1.1 names no driver: a branch has 3 digits
+		 */
+		if (strncmp(base, "libcuda.so.", 11) == 0 &&
+		    strspn(v, "0123456789.") == strlen(v) &&
+		    strspn(v, "0123456789") >= 3 &&
+		    cv_machine_driver_cuda(v, &major, &minor))
 			snprintf(ver, n, "%s", v);
-			snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
-		}
-		if (d != NULL)
-			closedir(d);
 	}
 	free(copy);
 	return from;
@@ -526,9 +524,14 @@ cv_machine_forget(void)
 int
 cv_machine_cuda(char *how, size_t n, struct cv_err *err)
 {
-	const struct cv_machine *m =
-		cv_machine_get(CV_MACHINE_TOOLKIT | CV_MACHINE_DRIVER);
+	/* the driver is asked only when no toolkit answers: most machines
+	 * that resolve specs have one, and a prompt should not pay for both */
+	const struct cv_machine *m = cv_machine_get(CV_MACHINE_TOOLKIT);
 
+	if (m->bad[0])
+		return cv_err_set(err, CV_EUSAGE, "%s", m->bad);
+	if (m->toolkit.major <= 0)
+		m = cv_machine_get(CV_MACHINE_DRIVER);
 	if (m->bad[0])
 		return cv_err_set(err, CV_EUSAGE, "%s", m->bad);
 	if (m->toolkit.major > 0) {

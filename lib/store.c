@@ -1074,19 +1074,26 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		candidates(st->system, spec, &cand, &n, &cap);
 	if (n > 1)
 		qsort(cand, n, sizeof *cand, cmp_candidate);
+	/* The machine is asked only when it can change the answer (builds of
+	 * several variants match) or a warning can be shown: a prompt that
+	 * resolves a pin of one variant reads no toolkit file. */
+	if (spec->cuda == 0) {
+		int mixed = 0;
+		for (size_t i = 1; i < n && !mixed; i++)
+			mixed = cand[i].v.cuda != cand[0].v.cuda;
+		if ((mixed || cv_warn_enabled()) &&
+		    (want = cv_machine_want_cuda(0, 0, how, sizeof how, err)) <
+			    0) {
+			free(cand);
+			return want;
+		}
+	}
 	/* newest first; a folder still without its marker is not installed */
 	for (size_t i = 0; i < n; i++) {
 		if (!cv_store_has(st, cand[i].id))
 			continue;
 		if (any == SIZE_MAX)
 			any = i;
-		if (spec->cuda != 0)
-			break;
-		if (want == 0 && (want = cv_machine_want_cuda(
-					  0, 0, how, sizeof how, err)) < 0) {
-			free(cand);
-			return want;
-		}
 		if (want == 0 || cand[i].v.cuda == want) {
 			pick = i;
 			break;

@@ -165,11 +165,18 @@ main(void)
 
 	/* in a container the driver is only its libraries: libcuda.so.1
 	 * points at libcuda.so.<driver version> */
-	put("drv/libcuda.so.1", "", 0644);
-	put("drv/libcuda.so.1.1", "", 0644);
 	put("drv/libcuda.so.575.57.08", "", 0644);
+	put("wsl/libcuda.so.1.1", "", 0644);
+	if (symlink("libcuda.so.575.57.08", at("drv/libcuda.so.1")) != 0 ||
+	    symlink("libcuda.so.1.1", at("wsl/libcuda.so.1")) != 0)
+		return 1;
 	unsetenv("CUDNNVM_TEST_DRIVER_VERSION_FILE");
-	setenv("CUDNNVM_TEST_CUDA_LIBDIRS", at("drv"), 1);
+	{
+		char dirs[1100], wsl[512];
+		snprintf(wsl, sizeof wsl, "%s", at("wsl"));
+		snprintf(dirs, sizeof dirs, "%s:%s", wsl, at("drv"));
+		setenv("CUDNNVM_TEST_CUDA_LIBDIRS", dirs, 1);
+	}
 	if (access("/proc/driver/nvidia/version", F_OK) == 0 ||
 	    access("/sys/module/nvidia/version", F_OK) == 0) {
 		printf("ok - # SKIP libcuda's name: a kernel driver is here\n");
@@ -177,7 +184,7 @@ main(void)
 		m = fresh();
 		CHECK(strcmp(m->driver_version, "575.57.08") == 0);
 		CHECK(m->driver.major == 12 && m->driver.minor == 9);
-		CHECK(strstr(m->driver.detail, "libcuda.so.575.57.08") != NULL);
+		CHECK(strstr(m->driver.detail, "drv/libcuda.so.1") != NULL);
 	}
 	unsetenv("CUDNNVM_TEST_CUDA_LIBDIRS");
 	setenv("CUDNNVM_TEST_DRIVER_VERSION_FILE", at("version"), 1);
