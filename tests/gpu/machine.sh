@@ -35,7 +35,7 @@ assert m["preferred_cuda"], m
 PY
 drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["machine"]; sys.exit(m["driver_version"] != sys.argv[2])' "$W/doctor.json" "$drv" &&
-	ok "driver $drv read from the kernel module, as nvidia-smi says" || bad "driver version differs from nvidia-smi's $drv"
+	ok "driver $drv read without a process, as nvidia-smi says" || bad "driver version differs from nvidia-smi's $drv"
 
 echo "== import of the system cuDNN folder: the library names its CUDA"
 sys_dir=$(ldconfig -p | awk '/libcudnn.so.9 /{print $NF; exit}')
