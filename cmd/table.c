@@ -74,7 +74,7 @@ const struct cmd_spec cmd_table[] = {
 	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
 	  0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
-	  "shell <spec> | --unset", "", CMD_STORE },
+	  "shell <spec> | --unset", "", 0 },
 	{ "current", cmd_current, "show the active version and why",
 	  "current [--json]", "", CMD_STORE },
 	{ "which", cmd_which, "print a path inside the active version",
