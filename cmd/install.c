@@ -330,13 +330,8 @@ archive_artifact(const struct install_args *a, int cuda,
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_artifact named;
 	struct cv_version version;
-	struct stat sb;
-	char real[PATH_MAX], platform[32];
-	const char *base = strrchr(a->archive, '/');
-	uint64_t size = 0;
 	int r;
 
-	base = base ? base + 1 : a->archive;
 	memset(&version, 0, sizeof version);
 	if ((r = archive_version(a, &named, &version)) != 0)
 		return r;
@@ -345,42 +340,9 @@ archive_artifact(const struct install_args *a, int cuda,
 	if (version.cuda == 0)
 		return cmd_usage_error("install",
 				       "pass --cuda N for this archive");
-	if (a->platform != NULL)
-		snprintf(platform, sizeof platform, "%s", a->platform);
-	else if (named.platform[0] != '\0')
-		snprintf(platform, sizeof platform, "%s", named.platform);
-	else {
-		size_t n = strlen(base);
-		snprintf(platform, sizeof platform, "%s",
-			 n > 4 && strcmp(base + n - 4, ".zip") == 0
-				 ? "windows-x86_64"
-				 : "linux-x86_64");
-	}
-	if (stat(a->archive, &sb) != 0) {
-		cv_err_errno(&err,
-			     errno == ENOENT ? CV_ENOTFOUND
-					     : cv_code_from_errno(errno),
-			     "cannot read the archive '%s'", a->archive);
+	if (cv_local_archive(a->archive, &version, a->platform, &named,
+			     a->sha256, art, &err) < 0)
 		return cmd_fail(&err);
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		cv_err_set(&err, CV_EUSAGE, "'%s' is a folder, not an archive",
-			   a->archive);
-		return cmd_fail(&err);
-	}
-	if (S_ISREG(sb.st_mode))
-		size = (uint64_t)sb.st_size;
-	if (realpath(a->archive, real) == NULL ||
-	    strlen(real) >= sizeof art->source) {
-		cv_err_set(&err, CV_EUSAGE,
-			   "cannot resolve the archive path '%s' (too long?)",
-			   a->archive);
-		return cmd_fail(&err);
-	}
-	if (cv_artifact_init(art, &version, platform, a->sha256, size, base,
-			     real, &err) < 0)
-		return cmd_fail(&err);
-	art->wheel = named.wheel;
 	cv_version_format_id(&art->version, id, 64);
 	return 0;
 }

@@ -22,7 +22,7 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = ctx->st;
+	struct cv_store *st;
 	struct cv_buf *out = NULL;
 	struct cmd_activation a;
 	struct cv_verdict verdict;
@@ -59,6 +59,12 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 		return r;
 	}
 	cv_version_format_id(&spec, text, sizeof text);
+	/* --unset needs no store: asked for only now */
+	if ((r = cmd_need(ctx, CMD_STORE)) != 0) {
+		cv_text_free(out);
+		return r;
+	}
+	st = ctx->st;
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
 					   &verdict, &err),
 			    &err, &verdict)) != 0)

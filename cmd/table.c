@@ -79,7 +79,7 @@ const struct cmd_spec cmd_table[] = {
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
 	  "shell <spec> [--cuda N] | --unset",
 	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n",
-	  CMD_STORE },
+	  0 },
 	{ "current", cmd_current, "show the active version and why",
 	  "current [--json]", "", CMD_STORE },
 	{ "which", cmd_which, "print a path inside the active version",

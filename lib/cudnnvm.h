@@ -1178,6 +1178,7 @@ void cv_checkpoint(const char *name);
 #include "fw_probe.h"
 #include "gate.h"
 #include "hook.h"
+#include "local_archive.h"
 #include "preload.h"
 #include "shim.h"
 #include "uninstall.h"
