@@ -242,10 +242,13 @@ pypi_config() {
 	mkdir -p "$T/real/files"
 	ln -s "$WHEEL" "$T/real/files/"
 	index_start "$T/real" "$T/real/port"
-	pypi_config ok
+	# 731 MB through the Python server: on a busy machine (the suites run
+	# side by side) it may pause longer than the 5 s low-speed timeout
+	PYPI_TIMEOUT=60 pypi_config ok
 	sed -i "s|^index = .*|index = https://127.0.0.1:$(cat "$T/real/port")/simple/|" \
 		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 	run cudnnvm install 8.9.2 --cuda 12
+	echo "$output"
 	[ "$status" -eq 0 ]
 	local lib="$CUDNNVM_STORE/8.9.2.26-cuda12/lib"
 	[ "$(readlink "$lib/libcudnn_cnn_infer.so.8")" = libcudnn_cnn_infer.so.8.9.2 ]
