@@ -14,16 +14,28 @@ setup() {
 
 # mk_pair PAD_MB: one NVIDIA-shaped archive, recompressed twice from the
 # same tar: $ONE with xz -T1 (one block, no sizes in its header) and
-# $MANY with 64 KiB blocks that record their sizes; NAME, ID.
+# $MANY with 64 KiB blocks that record their sizes; NAME, ID. Each size
+# is made once for the file (the padding is incompressible, so making it
+# is slow) and copied into the test's own $A, which it may damage.
 mk_pair() {
-	local j
-	j=$(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.1.0.70 --cuda 12 \
-		--pad-mb "$1" --preset 0 --out "$A") || return 1
-	NAME=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["filename"])' "$j")
+	local j made="$BATS_FILE_TMPDIR/pair-$1"
+	NAME=cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz
 	ID=9.1.0.70-cuda12
-	xz -dc "$A/$NAME" >"$A/t.tar"
-	xz -T1 -0 -c "$A/t.tar" >"$A/one/$NAME"
-	xz -T2 -0 --block-size=64KiB -c "$A/t.tar" >"$A/many/$NAME"
+	if [ ! -e "$made/done" ]; then
+		rm -rf "$made"
+		mkdir -p "$made/one" "$made/many"
+		j=$(python3 "$FIXTURES/mkarchive.py" nvidia --version 9.1.0.70 --cuda 12 \
+			--pad-mb "$1" --preset 0 --out "$made") || return 1
+		[ "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["filename"])' "$j")" = "$NAME" ] ||
+			return 1
+		xz -dc "$made/$NAME" >"$made/t.tar"
+		xz -T1 -0 -c "$made/t.tar" >"$made/one/$NAME"
+		xz -T2 -0 --block-size=64KiB -c "$made/t.tar" >"$made/many/$NAME"
+		: >"$made/done"
+	fi
+	cp "$made/$NAME" "$made/t.tar" "$A/"
+	cp "$made/one/$NAME" "$A/one/"
+	cp "$made/many/$NAME" "$A/many/"
 	ONE="$A/one/$NAME"
 	MANY="$A/many/$NAME"
 }

@@ -304,7 +304,9 @@ bad_field_wheel() {
 	mkdir -p "$T/real/files"
 	ln -s "$WHEEL" "$T/real/files/"
 	index_start "$T/real" "$T/real/port"
-	pypi_config ok
+	# 731 MB through the Python server: on a busy machine (the suites run
+	# side by side) it may pause longer than the 5 s low-speed timeout
+	PYPI_TIMEOUT=60 pypi_config ok
 	sed -i "s|^index = .*|index = https://127.0.0.1:$(cat "$T/real/port")/simple/|" \
 		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 	run cudnnvm install 8.9.2 --cuda 12

@@ -12,7 +12,7 @@ setup() {
 }
 
 @test "a real python3 venv: activate applies the version, deactivate restores" {
-	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	run cudnnvm venv 9.1 --path "$T/ve"
 	[ "$status" -eq 0 ]
 	grep -q '>>> cudnnvm >>>' "$T/ve/bin/activate"
@@ -34,7 +34,7 @@ echo "off: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"')
 }
 
 @test "venv: activating twice does not duplicate, fish activate.fish works" {
-	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	cudnnvm -q venv 9.13 --path "$T/ve"
 	cudnnvm -q venv 9.13 --path "$T/ve"
 	[ "$(grep -c '>>> cudnnvm >>>' "$T/ve/bin/activate")" -eq 1 ]
@@ -49,7 +49,7 @@ echo "off: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"')
 }
 
 @test "venv --remove takes everything out" {
-	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	cp "$T/ve/bin/activate" "$T/orig"
 	cudnnvm -q venv 9.1 --path "$T/ve"
 	run cudnnvm venv --remove --path "$T/ve"
@@ -59,7 +59,7 @@ echo "off: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"')
 }
 
 @test "venv uses \$VIRTUAL_ENV and the active version by default" {
-	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	VIRTUAL_ENV="$T/ve" run cudnnvm venv
 	[ "$status" -eq 0 ]
 	grep -q "$C" "$T/ve/bin/activate"
@@ -104,7 +104,7 @@ echo "off: ${CUDNNVM_ACTIVE-none} ${CUDNN_HOME-none} $LD_LIBRARY_PATH ${CUDNNVM_
 
 @test "venv: a real tcsh sources activate.csh; its deactivate alias restores" {
 	command -v tcsh >/dev/null || skip "tcsh is not installed"
-	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	[ -f "$T/ve/bin/activate.csh" ] || skip "this python writes no activate.csh"
 	cp "$T/ve/bin/activate.csh" "$T/orig.csh"
 	cudnnvm -q venv 9.1 --path "$T/ve"
@@ -133,7 +133,7 @@ echo "twice: $CUDNNVM_VERSION $LD_LIBRARY_PATH"')
 }
 
 @test "current names the venv whose 'cudnnvm venv' pin set CUDNNVM_VERSION" {
-	python3 -m venv "$T/ve" || skip "python3 -m venv is not available"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	cudnnvm -q venv 9.1 --path "$T/ve"
 	out=$(bash -c '. "$T/ve/bin/activate"; cudnnvm current; cudnnvm current --json')
 	[[ $out == *"$A (set by the environment $T/ve, pinned with 'cudnnvm venv')"* ]]
