@@ -114,8 +114,6 @@ cmd_globals_argv(const char **args)
 static int
 finish(int status)
 {
-	if (status == 0)
-		ui_warnings_flush();
 	/* `cudnnvm env > /dev/full` must fail, not report success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (status == 0) {
@@ -124,6 +122,9 @@ finish(int status)
 			status = 74;
 		}
 	}
+	/* after the output, so that a reader of both sees the answer first */
+	if (status == 0)
+		ui_warnings_flush();
 	return status;
 }
 
@@ -134,9 +135,9 @@ finish(int status)
 static int
 reads_state_only(const char *name)
 {
-	static const char *const quiet[] = { "current",    "which", "env",
-					     "hook-env",   "shim",  "commands",
-					     "completions" };
+	static const char *const quiet[] = { "current",     "which", "env",
+					     "hook-env",    "shim",  "commands",
+					     "completions", "list" };
 	for (size_t i = 0; i < sizeof quiet / sizeof *quiet; i++)
 		if (strcmp(name, quiet[i]) == 0)
 			return 1;
