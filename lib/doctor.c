@@ -596,6 +596,13 @@ check_toolkit_dirs(struct findings *fs)
 	}
 }
 
+/* cv_hint_installed's filter that takes every build */
+static int
+any_build(void *payload, const struct cv_version *v)
+{
+	return 1;
+}
+
 /* ---- CUDA toolkit, driver, cuBLASLt ----------------------------------- */
 
 static void
@@ -908,10 +915,22 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	check_cuda(&fs, ctx);
 	check_python(&fs);
 	check_frameworks(&fs, ctx);
-	if (ctx->active_id == NULL)
-		add(&fs, CV_LEVEL_OK, "cudnnvm global <version>",
+	if (ctx->active_id == NULL) {
+		/* the newest installed build of this machine's CUDA, else the
+		 * newest release: a command that works as printed */
+		struct cv_version any;
+		char id[64], *fix;
+
+		memset(&any, 0, sizeof any);
+		fix = cv_hint_installed(ctx->store, any_build, &any, id)
+			      ? xasprintf("cudnnvm global %s", id)
+			      : xstrdup("cudnnvm install latest && cudnnvm "
+					"global latest");
+		add(&fs, CV_LEVEL_OK, fix,
 		    "without one, programs find cuDNN only through the system",
 		    "no cuDNN version is active");
+		free(fix);
+	}
 	if (cv_machine_get(CV_MACHINE_DRIVER)->driver_version[0] == '\0')
 		add(&fs, CV_LEVEL_OK,
 		    "nothing on a machine without a GPU; elsewhere install "

@@ -113,3 +113,18 @@ assert rows[13]["ok"] is False and "needs a driver for CUDA 13" in rows[13]["rea
 assert rows[12]["ok"] is True, rows
 ' "$output"
 }
+
+@test "doctor: no version active: the fix installs or picks one, and works as printed" {
+	run cudnnvm doctor
+	fix=$(sed -n 's/^  fix: //p' <<<"$output" | grep 'global' | head -1)
+	[ "$fix" = "cudnnvm install latest && cudnnvm global latest" ]
+	run bash -c "$fix" </dev/null
+	[ "$status" -eq 0 ]
+	[ "$(cudnnvm global)" = 9.20.0.48-cuda13 ]
+	cudnnvm -q global --unset
+	run cudnnvm doctor
+	fix=$(sed -n 's/^  fix: //p' <<<"$output" | grep 'global' | head -1)
+	[ "$fix" = "cudnnvm global 9.20.0.48-cuda13" ]
+	run bash -c "$fix" </dev/null
+	[ "$status" -eq 0 ]
+}
