@@ -171,6 +171,13 @@ int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
  * or the new one, never a part; a failure leaves no temporary behind. */
 int cv_fs_write_atomic(const char *path, const void *data, size_t len,
 		       mode_t mode, struct cv_err *err);
+/* The first n-1 bytes of the regular file `name` (relative to dirfd, or
+ * AT_FDCWD), NUL-terminated into buf: opened without blocking and checked
+ * on its descriptor, so a FIFO in its place cannot hang the caller; with
+ * nofollow a link is refused too. The bytes read, or -1 with errno (EINVAL
+ * for a file that is not regular). */
+ssize_t cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf,
+			size_t n);
 
 /* ---- store.c: the store, locks, staging, publish ----------------------- */
 

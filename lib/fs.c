@@ -333,3 +333,29 @@ fail:
 	return cv_err_errno(err, e == EACCES ? CV_EPERM : CV_EIO,
 			    "cannot write '%s'", path);
 }
+
+ssize_t
+cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
+{
+	int fd = openat(dirfd, name,
+			O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+				(nofollow ? O_NOFOLLOW : 0));
+	struct stat sb;
+	ssize_t got;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	do
+		got = read(fd, buf, n - 1);
+	while (got < 0 && errno == EINTR);
+	close(fd);
+	if (got < 0)
+		return -1;
+	buf[got] = '\0';
+	return got;
+}

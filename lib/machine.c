@@ -69,39 +69,12 @@ fact_set(struct cv_fact *f, int major, int minor, const char *source,
 	snprintf(f->detail, sizeof f->detail, "%s", detail);
 }
 
-/* Open a file for reading only when it is a regular file: opened without
- * blocking and checked on the descriptor, so that a FIFO planted (or
- * swapped in) where a toolkit file belongs cannot hang the prompt. */
-static FILE *
-open_regular(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat sb;
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (f = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return NULL;
-	}
-	return f;
-}
-
-/* Read at most n-1 bytes of a regular file into buf; 0 on success. */
+/* A toolkit file's first n-1 bytes (cv_fs_read_head: a FIFO planted
+ * where a toolkit file belongs cannot hang the prompt); 0 on success. */
 static int
 read_small(const char *path, char *buf, size_t n)
 {
-	FILE *f = open_regular(path);
-	size_t got;
-
-	if (f == NULL)
-		return -1;
-	got = fread(buf, 1, n - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	return 0;
+	return cv_fs_read_head(AT_FDCWD, path, 0, buf, n) < 0 ? -1 : 0;
 }
 
 /* The newest major of the libcudart.so.N files in dir, 0 when none. */

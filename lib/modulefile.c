@@ -144,21 +144,9 @@ static int
 ours(int dfd, const char *name, const char *what)
 {
 	char head[512];
-	ssize_t n;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat sb;
 
-	if (fd < 0)
+	if (cv_fs_read_head(dfd, name, 1, head, sizeof head) <= 0)
 		return errno == ENOENT ? -1 : 0;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	n = read(fd, head, sizeof head - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	head[n] = '\0';
 	return strstr(head, what) != NULL;
 }
 

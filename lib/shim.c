@@ -53,22 +53,9 @@ static int
 is_ours(const char *path)
 {
 	char buf[256];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat sb;
 
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strstr(buf, "\n" MARK) != NULL;
+	return cv_fs_read_head(AT_FDCWD, path, 1, buf, sizeof buf) > 0 &&
+	       strstr(buf, "\n" MARK) != NULL;
 }
 
 int
