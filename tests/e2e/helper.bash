@@ -135,3 +135,23 @@ download_wheel_into_tmp() { # REQUIREMENT, for cache_make
 		--no-deps -d "$CACHE_TMP.d" "$1" >/dev/null 2>&1 || return 1
 	mv "$CACHE_TMP.d"/*.whl "$CACHE_TMP" && rm -rf "$CACHE_TMP.d"
 }
+
+# assert_split_binary FRONT HELPER: the front binary links and names none
+# of libcurl, libarchive, libcrypto (so hot commands start without them);
+# the helper links all three. For the build tree and an installed copy.
+assert_split_binary() {
+	run ldd "$1"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *libjansson* ]]
+	[[ "$output" != *libcurl* ]]
+	[[ "$output" != *libarchive* ]]
+	[[ "$output" != *libcrypto* ]]
+	# nor does it name them to dlopen later
+	run grep -c -a -E 'lib(curl|archive|crypto)\.so' "$1"
+	[ "$output" = 0 ]
+	run ldd "$2"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libcurl.so.4 => /"* ]]
+	[[ "$output" == *"libarchive.so.13 => /"* ]]
+	[[ "$output" == *"libcrypto.so.3 => /"* ]]
+}
