@@ -130,12 +130,13 @@ cv_machine_toolkit_files(const char *home, int *major, int *minor, char *detail,
 	{
 		char *head = xmalloc(64 * 1024);
 		const char *d;
-		long v;
+		char *end = NULL;
+		long v = 0;
 
 		if (read_small(p, head, 64 * 1024) == 0 &&
-		    (d = strstr(head, "#define CUDA_VERSION ")) != NULL &&
-		    sscanf(d + 21, "%ld", &v) == 1 && v >= 1000 &&
-		    v < 1000000) {
+		    (d = strstr(head, "#define CUDA_VERSION ")) != NULL)
+			v = strtol(d + 21, &end, 10);
+		if (end != NULL && v >= 1000 && v < 1000000) {
 			*major = (int)(v / 1000);
 			*minor = (int)(v % 1000 / 10);
 			found = 1;
@@ -173,6 +174,24 @@ done:
 	return 1;
 }
 
+/* "12.8, V12.8.89" -> 12 and 8: the two numbers at s, whatever follows. */
+static int
+lead_major_minor(const char *s, int *major, int *minor)
+{
+	char *end;
+	long a = strtol(s, &end, 10), b;
+
+	if (end == s || a <= 0 || a > 999 || *end != '.' ||
+	    !isdigit((unsigned char)end[1]))
+		return 0;
+	b = strtol(end + 1, &end, 10);
+	if (b < 0 || b > 999)
+		return 0;
+	*major = (int)a;
+	*minor = (int)b;
+	return 1;
+}
+
 /* `nvcc --version`'s "release 12.8": only for an nvcc whose toolkit folder
  * says nothing in its files (odd packagings, a wrapper script). A wrapper
  * that hangs is killed after 5 s: this may run at a prompt. */
@@ -193,9 +212,7 @@ nvcc_release(const char *nvcc, int *major, int *minor)
 	if (cv_child_run(&c, NULL) == 0 && cv_buf_add(&out, "", 1) == 0)
 		for (r = strstr(out.buf, "release "); r && !found;
 		     r = strstr(r + 1, "release "))
-			found = sscanf(r + 8, "%d.%d", major, minor) == 2 &&
-				*major > 0 && *major < 1000 && *minor >= 0 &&
-				*minor < 1000;
+			found = lead_major_minor(r + 8, major, minor);
 	cv_buf_release(&out);
 	return found;
 }
