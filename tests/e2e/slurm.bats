@@ -19,9 +19,17 @@ setup() {
 }
 
 teardown() {
-	local p
+	local p pid i
 	for p in slurmd slurmctld munged; do
-		[ -f "$T/$p.pid" ] && kill "$(cat "$T/$p.pid")" 2>/dev/null
+		[ -f "$T/$p.pid" ] || continue
+		pid=$(cat "$T/$p.pid")
+		kill "$pid" 2>/dev/null || continue
+		# slurmctld saves its state as it stops: wait for it to be gone
+		# before bats removes the folder it writes into (at most 10 s)
+		for i in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
 	done
 	true
 }
