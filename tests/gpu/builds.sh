@@ -5,10 +5,7 @@
 # W (the scratch folder), sys_dir/pip_dir, sys_v/pip_v, sys_cuda/pip_cuda,
 # sys_id/pip_id and fails; defines run, ok, bad and field. Without a GPU it
 # prints a skip line and exits 0.
-BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
-fails=0
-ok() { echo "PASS: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/gpu/common.sh
 run() { # echo the command (to stderr: stdout may be a --json file), then run it
 	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}" >&2; else echo "\$ $*" >&2; fi
 	"$@"

@@ -24,10 +24,7 @@
 #   usage: tests/gpu/frameworks.sh        (CUDNNVM_BIN overrides build/cudnnvm)
 set -u
 cd "$(dirname "$0")/../.."
-BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
-fails=0
-ok() { echo "PASS: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/gpu/common.sh
 show() { # echo a command (cudnnvm for the binary's path), run it, keep output in $out
 	if [ "$1" = "$BIN" ]; then echo "\$ cudnnvm ${*:2}"; else echo "\$ $*"; fi
 	out=$("$@" 2>&1)

@@ -9,10 +9,7 @@
 #   usage: tests/gpu/machine.sh   (CUDNNVM_BIN overrides build/cudnnvm)
 set -u
 cd "$(dirname "$0")/../.."
-BIN=${CUDNNVM_BIN:-$PWD/build/cudnnvm}
-fails=0
-ok() { echo "PASS: $*"; }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. tests/gpu/common.sh
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "skip: no NVIDIA GPU (nvidia-smi -L failed)"
 	exit 0
