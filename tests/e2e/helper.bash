@@ -155,3 +155,9 @@ assert_split_binary() {
 	[[ "$output" == *"libarchive.so.13 => /"* ]]
 	[[ "$output" == *"libcrypto.so.3 => /"* ]]
 }
+
+# stub NAME FIELD: path, sha256 or id of a stub packed as $STUBS/NAME.json
+stub() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+		"$STUBS/$1.json" "$2"
+}

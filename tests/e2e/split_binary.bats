@@ -21,12 +21,6 @@ setup() {
 	export CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nodev"
 }
 
-# stub NAME FIELD: path, sha256 or id of a packed stub
-stub() {
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
-		"$STUBS/$1.json" "$2"
-}
-
 @test "ldd: the front binary lists none of libcurl, libarchive, libcrypto; the helper all three" {
 	assert_split_binary "$CUDNNVM_BIN" \
 		"$(dirname "$CUDNNVM_BIN")/cudnnvm-helper"

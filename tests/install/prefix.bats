@@ -25,12 +25,6 @@ setup() {
 	export CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nodev"
 }
 
-# stub NAME FIELD: path, sha256 or id of a packed stub
-stub() {
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
-		"$STUBS/$1.json" "$2"
-}
-
 @test "ldd: the installed front binary lists none of libcurl, libarchive, libcrypto; its helper all three" {
 	assert_split_binary "$P/bin/cudnnvm" \
 		"$P/libexec/cudnnvm/cudnnvm-helper"
