@@ -503,6 +503,18 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	return 0;
 }
 
+/* The first (newest) wheel spec matches, n when none does. */
+static size_t
+first_match(const struct cv_wheel *w, size_t n, const struct cv_version *spec)
+{
+	size_t i = 0;
+
+	while (i < n && spec != NULL &&
+	       !cv_version_matches(spec, &w[i].version))
+		i++;
+	return i;
+}
+
 int
 cv_pypi_resolve(struct cv_remote *r, const char *index,
 		const struct cv_resolve_req *req, struct cv_resolved *out,
@@ -530,10 +542,36 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		return rc;
 	if ((rc = cv_pypi_list(r, index, cuda, platform, &w, &n, err)) < 0)
 		return rc;
-	for (i = 0; i < n; i++)
-		if (req->spec == NULL ||
-		    cv_version_matches(&spec, &w[i].version))
-			break;
+	i = first_match(w, n, req->spec != NULL ? &spec : NULL);
+	/* as the mirror's resolver does: the machine's major (not one the
+	 * user named) falls back to the newest older one with a wheel, since
+	 * a cuda12 build runs on a CUDA 13 driver, never the reverse */
+	if (i == n && cuda > 11 &&
+	    (req->spec == NULL || req->spec->cuda == 0) && req->cuda <= 0) {
+		for (int older = cuda - 1; older >= 11 && i == n; older--) {
+			struct cv_wheel *ow = NULL;
+			size_t on = 0, oi;
+
+			if (cv_pypi_list(r, index, older, platform, &ow, &on,
+					 NULL) < 0)
+				continue;
+			oi = first_match(ow, on,
+					 req->spec != NULL ? &spec : NULL);
+			if (oi == on) {
+				cv_wheels_free(ow, on);
+				continue;
+			}
+			cv_warn("the index has no cuda%d wheel of cuDNN %s (this "
+				"machine's CUDA comes from %s); took the cuda%d "
+				"one, which a CUDA %d driver runs too; --cuda N "
+				"chooses another",
+				cuda, ow[oi].filename, how, older, cuda);
+			cv_wheels_free(w, n);
+			w = ow;
+			n = on;
+			i = oi;
+		}
+	}
 	if (i == n) {
 		char s[64] = "any version", cu[16] = "";
 		if (req->spec != NULL)

@@ -105,6 +105,17 @@ pypi_config() {
 		"$PYPI_DIR/root/requests.log"
 }
 
+@test "pypi: the machine's CUDA major falls back to an older wheel, with a warning; one the user named does not" {
+	# a CUDA 13 machine: 9.13 has only cu12 wheels on the index
+	CUDNNVM_OVERRIDE_CUDA=13.0 run --separate-stderr cudnnvm install 9.13
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	[[ "$stderr" == *"the index has no cuda13 wheel of cuDNN"*"took the cuda12 one"* ]]
+	CUDNNVM_OVERRIDE_CUDA=13.0 run --separate-stderr cudnnvm install 9.13 --cuda 13
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "cudnnvm: no wheel of cuDNN 9.13 for linux-x86_64 cuda13 on the index"* ]]
+}
+
 @test "pypi: list-remote --source pypi lists the wheels of the index" {
 	pypi_config ok
 	sed -i '/^source = /d' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
