@@ -352,15 +352,7 @@ bad_field_wheel() {
 	# a wheel of a few MiB (bytes are handed on in blocks of 256 KiB),
 	# from a server that sends half of it and then stalls: a file is
 	# written (the worker parks after its first) before the download ends
-	mkdir -p "$d/files"
-	head -c 3145728 /dev/urandom >"$T/big.so"
-	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/a" --version 9.13.0.50 \
-		--cuda 12 --extra-lib "$T/big.so" >/dev/null
-	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
-		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
-	index_start "$d" "$d/port"
-	# the stall outlasts the test: no low-speed timeout meanwhile
-	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config stall
+	whl=$(stalling_big_wheel "$d")
 	CUDNNVM_TEST_CHECKPOINT=mid-extract CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
 		cudnnvm install 9.13 --cuda 12 3>&- &
 	pid=$!
@@ -371,6 +363,23 @@ bad_field_wheel() {
 	kill -9 "$pid"
 	wait "$pid" || true
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
+# stalling_big_wheel DIR: a 9.13 cuda12 wheel of a few MiB (bytes are
+# handed on in blocks of 256 KiB) on an index in DIR that sends half of it
+# and then stalls, the config pointing at it; prints the wheel's path. The
+# stall outlasts a test: no low-speed timeout meanwhile.
+stalling_big_wheel() {
+	local d=$1 whl
+	mkdir -p "$d/files"
+	head -c 3145728 /dev/urandom >"$T/big.so"
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/a" --version 9.13.0.50 \
+		--cuda 12 --extra-lib "$T/big.so" >/dev/null
+	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
+		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
+	index_start "$d" "$d/port" >&2
+	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config stall >&2
+	echo "$whl"
 }
 
 # wheel_threads_parked DIR [install args]: how many threads an install of
@@ -395,14 +404,7 @@ wheel_threads_parked() {
 	command -v taskset >/dev/null || skip "no taskset"
 	[ "$(nproc --all)" -ge 2 ] || skip "one core: affinity cannot narrow it"
 	local d="$T/big" whl one jobs1 jobs3
-	mkdir -p "$d/files"
-	head -c 3145728 /dev/urandom >"$T/big.so"
-	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/a" --version 9.13.0.50 \
-		--cuda 12 --extra-lib "$T/big.so" >/dev/null
-	whl=$(python3 "$FIXTURES/pypi_index.py" wheel --out "$d/files" \
-		--from "$T/a/cudnn-linux-x86_64-9.13.0.50_cuda12-archive.tar.xz")
-	index_start "$d" "$d/port"
-	PYPI_PORT_FILE="$d/port" PYPI_TIMEOUT=60 pypi_config stall
+	whl=$(stalling_big_wheel "$d")
 	# bound to one core, the default is one worker: what --jobs 1 runs,
 	# not one per core of the machine
 	one=$(TASKSET=1 wheel_threads_parked "$d")
