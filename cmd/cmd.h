@@ -25,6 +25,10 @@
  * sets) has neither and asks through cmd_need when it knows. */
 #define CMD_STORE    0x2
 #define CMD_STORE_RW 0x4
+/* Run by a prompt, a shim or a script to read the state: lib/'s warnings
+ * about a decision (cv_warn) were shown when it was made (use, global,
+ * shell, install); repeating them at every prompt would drown them. */
+#define CMD_READS_STATE 0x8
 
 /* The config and the store of one run, opened once by the dispatcher (see
  * CMD_STORE) and released after the command returns. */

@@ -129,21 +129,6 @@ finish(int status)
 }
 
 /* given: argv as main received it, for the helper. */
-/* The commands a prompt, a shim or a script runs to read the state: a
- * decision lib/ warns about was shown when it was made (use, global,
- * shell, install), and repeating it at every prompt would drown it. */
-static int
-reads_state_only(const char *name)
-{
-	static const char *const quiet[] = { "current",     "which", "env",
-					     "hook-env",    "shim",  "commands",
-					     "completions", "list" };
-	for (size_t i = 0; i < sizeof quiet / sizeof *quiet; i++)
-		if (strcmp(name, quiet[i]) == 0)
-			return 1;
-	return 0;
-}
-
 static int
 dispatch(int argc, char **argv, char **given)
 {
@@ -185,7 +170,7 @@ dispatch(int argc, char **argv, char **given)
 	}
 	if (cmd->fn == NULL)
 		return cmd_handoff(given);
-	if (!reads_state_only(cmd->name))
+	if (!(cmd->flags & CMD_READS_STATE))
 		cv_warn_sink(ui_warn_later, NULL);
 	/* an alias runs as its command: messages name the command */
 	argv[1] = (char *)cmd->name;
