@@ -498,12 +498,8 @@ run_probe(char *libdir, const struct cv_installed *inst, char *cublaslt,
 		nextra++;
 	exe = opts->self_exe;
 	if (exe == NULL) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n <= 0)
-			return cv_err_errno(err, CV_ERROR,
-					    "validate: cannot find the "
-					    "cudnnvm binary");
-		self[n] = '\0';
+		if ((r = cv_child_self(self, err)) < 0)
+			return cv_err_prefix(err, "validate: ");
 		exe = self;
 	}
 	snprintf(major, sizeof major, "%lu", inst->version.part[0]);
