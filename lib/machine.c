@@ -9,7 +9,8 @@
  * read from its files (version.json, version.txt, include/cuda.h, the name
  * of libcudart.so.N), and only when a toolkit found through nvcc says
  * nothing in its files is `nvcc --version` run. The driver's version comes
- * from the kernel module's /proc or /sys file. */
+ * from the kernel module's /proc or /sys file, or in a container from the
+ * name libcuda.so.1 points at, and is read only when no toolkit answers. */
 #include "child.h"
 #include "internal.h"
 
@@ -27,35 +28,50 @@
 static struct cv_machine machine;
 static int toolkit_done, driver_done, gpu_done;
 
-/* "12.4.1" / "12" -> 12 and 4 (minor 0 when absent); 0 when malformed.
- * Leading blanks are allowed; the number must end at a '.', a blank, a
- * newline or the end. */
+/* "12.8, V12.8.89" / "12" -> 12 and 8 (minor 0 when absent): the numbers
+ * at s, whatever follows; *end (may be NULL) gets where they stop. */
+static int
+lead_major_minor(const char *s, int *major, int *minor, const char **end)
+{
+	char *e;
+	long a, b = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	a = strtol(s, &e, 10);
+	if (a <= 0 || a > 999)
+		return 0;
+	if (*e == '.' && isdigit((unsigned char)e[1])) {
+		b = strtol(e + 1, &e, 10);
+		if (b > 999)
+			return 0;
+	}
+	*major = (int)a;
+	*minor = (int)b;
+	if (end != NULL)
+		*end = e;
+	return 1;
+}
+
+/* "12.4.1" / "12" -> 12 and 4, with leading blanks; 0 unless the number
+ * (a third part is allowed and ignored) ends the text or a blank does. */
 static int
 parse_major_minor(const char *s, int *major, int *minor)
 {
-	long a, b = 0;
-	char *end;
+	const char *end;
+	int a, b;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (!isdigit((unsigned char)*s))
+	if (!lead_major_minor(s, &a, &b, &end))
 		return 0;
-	a = strtol(s, &end, 10);
-	if (a <= 0 || a > 999)
-		return 0;
-	if (*end == '.' && isdigit((unsigned char)end[1])) {
-		b = strtol(end + 1, &end, 10);
-		if (b < 0 || b > 999)
-			return 0;
-		/* a third part ("12.4.1") is allowed and ignored */
-		if (*end == '.' && isdigit((unsigned char)end[1]))
-			strtol(end + 1, &end, 10);
-	}
+	if (*end == '.' && isdigit((unsigned char)end[1]))
+		end += 1 + strspn(end + 1, "0123456789");
 	if (*end != '\0' && *end != '\n' && *end != ' ' && *end != '\t' &&
 	    *end != '\r')
 		return 0;
-	*major = (int)a;
-	*minor = (int)b;
+	*major = a;
+	*minor = b;
 	return 1;
 }
 
@@ -174,24 +190,6 @@ done:
 	return 1;
 }
 
-/* "12.8, V12.8.89" -> 12 and 8: the two numbers at s, whatever follows. */
-static int
-lead_major_minor(const char *s, int *major, int *minor)
-{
-	char *end;
-	long a = strtol(s, &end, 10), b;
-
-	if (end == s || a <= 0 || a > 999 || *end != '.' ||
-	    !isdigit((unsigned char)end[1]))
-		return 0;
-	b = strtol(end + 1, &end, 10);
-	if (b < 0 || b > 999)
-		return 0;
-	*major = (int)a;
-	*minor = (int)b;
-	return 1;
-}
-
 /* `nvcc --version`'s "release 12.8": only for an nvcc whose toolkit folder
  * says nothing in its files (odd packagings, a wrapper script). A wrapper
  * that hangs is killed after 5 s: this may run at a prompt. */
@@ -212,7 +210,7 @@ nvcc_release(const char *nvcc, int *major, int *minor)
 	if (cv_child_run(&c, NULL) == 0 && cv_buf_add(&out, "", 1) == 0)
 		for (r = strstr(out.buf, "release "); r && !found;
 		     r = strstr(r + 1, "release "))
-			found = lead_major_minor(r + 8, major, minor);
+			found = lead_major_minor(r + 8, major, minor, NULL);
 	cv_buf_release(&out);
 	return found;
 }
@@ -360,8 +358,8 @@ cv_machine_driver_cuda(const char *version, int *major, int *minor)
 	return 0;
 }
 
-const char *
-cv_machine_driver_file(void)
+static const char *
+driver_file(void)
 {
 	/* tests stand a file in for the kernel module's */
 	const char *t = getenv("CUDNNVM_TEST_DRIVER_VERSION_FILE");
@@ -420,7 +418,7 @@ static void
 find_driver(struct cv_machine *m)
 {
 	char buf[1024], ver[32] = "";
-	const char *file = cv_machine_driver_file(), *p;
+	const char *file = driver_file(), *p;
 	int major, minor;
 
 	if (read_small(file, buf, sizeof buf) == 0 &&
