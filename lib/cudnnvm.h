@@ -713,6 +713,9 @@ int cv_hint_installed(const struct cv_store *st,
  * xmalloc'd. */
 char *cv_hint_activate(const struct cv_store *st,
 		       const struct cv_version *spec);
+/* `cudnnvm install SPEC [--cuda N] && eval "$(cudnnvm env SPEC[-cudaN])"`:
+ * installs a build and makes the same one active (cuda 0: none named). */
+char *cv_hint_install_then_switch(const char *spec, int cuda);
 /* The same for "cuDNN major.minor or a newer major.x". */
 char *cv_hint_at_least(const struct cv_store *st, int major, int minor);
 
@@ -1165,6 +1168,10 @@ void cv_fw_env_release(struct cv_fw_env *e);
 int cv_framework_fits(const struct cv_framework *f, const struct cv_version *v);
 /* "cuDNN 9.x \u2265 9.19 built for CUDA 13" */
 void cv_framework_need_text(const struct cv_framework *f, char *buf, size_t n);
+/* The version of a build that fits, without its CUDA major (need.cuda):
+ * "9.19" */
+void cv_framework_install_spec(const struct cv_framework *f, char *buf,
+			       size_t n);
 /* The `cudnnvm install` arguments of a version that fits: "9.19 --cuda 13" */
 void cv_framework_install_hint(const struct cv_framework *f, char *buf,
 			       size_t n);

@@ -820,28 +820,16 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	}
 	for (size_t i = 0; have && i < fe.n; i++) {
 		const struct cv_framework *f = &fe.fw[i];
-		char need[512], hint[64];
+		char need[512], spec[64];
 		char *fix, *why;
 
 		if (cv_framework_fits(f, &v))
 			continue;
 		cv_framework_need_text(f, need, sizeof need);
-		cv_framework_install_hint(f, hint, sizeof hint);
-		if (fits != NULL)
-			fix = cv_hint_switch(fits);
-		else {
-			/* "9.19 --cuda 13" installs what env "9.19-cuda13"
-			 * then finds, whatever this machine's toolkit */
-			const char *cuda = strstr(hint, " --cuda ");
-			char spec[80];
-			snprintf(spec, sizeof spec, "%.*s%s%s",
-				 (int)strcspn(hint, " "), hint,
-				 cuda ? "-cuda" : "", cuda ? cuda + 8 : "");
-			fix = xasprintf(
-				"cudnnvm install %s && eval \"$(cudnnvm "
-				"env %s)\"",
-				hint, spec);
-		}
+		cv_framework_install_spec(f, spec, sizeof spec);
+		fix = fits != NULL
+			      ? cv_hint_switch(fits)
+			      : cv_hint_install_then_switch(spec, f->need.cuda);
 		why = xasprintf(
 			"%s says '%s'; the framework refuses or misuses an "
 			"older minor, another major or another CUDA build%s%s%s",

@@ -865,7 +865,7 @@ cv_framework_fits(const struct cv_framework *f, const struct cv_version *v)
 }
 
 void
-cv_framework_install_hint(const struct cv_framework *f, char *buf, size_t n)
+cv_framework_install_spec(const struct cv_framework *f, char *buf, size_t n)
 {
 	const struct cv_fw_need *nd = &f->need;
 
@@ -875,8 +875,14 @@ cv_framework_install_hint(const struct cv_framework *f, char *buf, size_t n)
 		snprintf(buf, n, "%lu", nd->min.part[0]);
 	else
 		snprintf(buf, n, "9");
-	if (nd->cuda) {
+}
+
+void
+cv_framework_install_hint(const struct cv_framework *f, char *buf, size_t n)
+{
+	cv_framework_install_spec(f, buf, n);
+	if (f->need.cuda) {
 		size_t len = strlen(buf);
-		snprintf(buf + len, n - len, " --cuda %d", nd->cuda);
+		snprintf(buf + len, n - len, " --cuda %d", f->need.cuda);
 	}
 }

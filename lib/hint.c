@@ -91,31 +91,43 @@ newest_cached(const char *cache_dir, const struct cv_version *spec,
 	return found;
 }
 
-void
-cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
-		char *buf, size_t n)
+/* The CUDA major an install of spec must name: 0 when the spec names one,
+ * nothing is cached, or the release has a build for this machine's major;
+ * else the newest major it has. */
+static int
+needed_cuda(const struct cv_store *st, const struct cv_version *spec)
 {
 	struct cv_manifest m;
 	struct cv_version bare = *spec;
-	char text[64], platform[32];
+	char platform[32];
 	int cuda, best = 0;
 
-	cv_version_format_id(spec, text, sizeof text);
-	snprintf(buf, n, "%s", text);
-	if (spec->cuda != 0 || spec->nparts == 0 ||
+	if (st == NULL || spec->cuda != 0 || spec->nparts == 0 ||
 	    !newest_cached(cv_store_cache_dir(st), &bare, &m))
-		return;
+		return 0;
 	cuda = cv_machine_cuda(NULL, 0, NULL);
 	if (cuda > 0 && cv_platform_detect(platform, NULL) == 0 &&
-	    cv_manifest_find(&m, platform, cuda) == NULL) {
+	    cv_manifest_find(&m, platform, cuda) == NULL)
 		for (size_t i = 0; i < m.nfiles; i++)
 			if (!m.files[i].bad[0] && m.files[i].cuda > best &&
 			    strcmp(m.files[i].platform, platform) == 0)
 				best = m.files[i].cuda;
-		if (best != 0)
-			snprintf(buf, n, "%s --cuda %d", text, best);
-	}
 	cv_manifest_release(&m);
+	return best;
+}
+
+void
+cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
+		char *buf, size_t n)
+{
+	char text[64];
+	int cuda = needed_cuda(st, spec);
+
+	cv_version_format_id(spec, text, sizeof text);
+	if (cuda)
+		snprintf(buf, n, "%s --cuda %d", text, cuda);
+	else
+		snprintf(buf, n, "%s", text);
 }
 
 char *
@@ -160,26 +172,25 @@ accept_spec(void *payload, const struct cv_version *v)
 }
 
 char *
+cv_hint_install_then_switch(const char *spec, int cuda)
+{
+	if (cuda)
+		return xasprintf("cudnnvm install %s --cuda %d && eval "
+				 "\"$(cudnnvm env %s-cuda%d)\"",
+				 spec, cuda, spec, cuda);
+	return xasprintf("cudnnvm install %s && eval \"$(cudnnvm env %s)\"",
+			 spec, spec);
+}
+
+char *
 cv_hint_activate(const struct cv_store *st, const struct cv_version *spec)
 {
-	char id[64], hint[96], text[64];
-	const char *cuda;
+	char id[64], text[64];
 
 	if (cv_hint_installed(st, accept_spec, (void *)spec, id))
 		return cv_hint_switch(id);
 	cv_version_format_id(spec, text, sizeof text);
-	if (st == NULL)
-		snprintf(hint, sizeof hint, "%s", text);
-	else
-		cv_install_hint(st, spec, hint, sizeof hint);
-	/* installed for another major than the machine's: name it */
-	cuda = strstr(hint, " --cuda ");
-	if (cuda != NULL)
-		return xasprintf("cudnnvm install %s && eval \"$(cudnnvm env "
-				 "%s-cuda%s)\"",
-				 hint, text, cuda + 8);
-	return xasprintf("cudnnvm install %s && eval \"$(cudnnvm env %s)\"",
-			 hint, text);
+	return cv_hint_install_then_switch(text, needed_cuda(st, spec));
 }
 
 struct at_least {
