@@ -510,6 +510,9 @@ int cv_machine_want_cuda(int spec_cuda, int flag_cuda, char *how, size_t n,
 /* The newest CUDA major.minor a driver version ("580.65.06") runs; 0 when
  * it is older than any known or malformed. */
 int cv_machine_driver_cuda(const char *version, int *major, int *minor);
+/* The oldest driver version that runs any CUDA `cuda`.x ("525.60.13"),
+ * NULL for a major older than 11 or newer than known. */
+const char *cv_machine_min_driver(int cuda);
 /* Whether a build for CUDA major `cuda` is the one for this machine: 1 (the
  * major install would take), 0 (another major, or newer than the driver
  * runs), -1 (nothing known here: no toolkit, no driver); why says so. */

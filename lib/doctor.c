@@ -5,6 +5,7 @@
  * why, and the one command that fixes it. Also the catalogue of the
  * classic error messages and their causes. */
 #include "internal.h"
+#include "venv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -510,7 +511,7 @@ sysfirst_cb(void *payload, const char *soname, const char *path)
 }
 
 static void
-check_sysmode(struct findings *fs, const char *root)
+check_sysmode(struct findings *fs, const char *root, const char *active_id)
 {
 	char named[PATH_MAX], *want;
 	struct sysfirst sf;
@@ -518,12 +519,11 @@ check_sysmode(struct findings *fs, const char *root)
 
 	if (r == 0) {
 		char *q = shq(cv_sysmode_conf_path());
-		char *fix = xasprintf("sudo rm %s && sudo ldconfig   (if "
-				      "nothing else needs it; then sudo "
-				      "cudnnvm global --system <spec>)",
-				      q);
+		char *fix = xasprintf("sudo rm %s && sudo ldconfig", q);
 		add(fs, CV_LEVEL_WARN, fix,
-		    "cudnnvm did not write it and will not change it",
+		    "cudnnvm did not write it and will not change it; remove "
+		    "it when nothing else needs it, then system mode can be "
+		    "turned on again",
 		    "%s exists but was not written by cudnnvm",
 		    cv_sysmode_conf_path());
 		free(fix);
@@ -533,11 +533,19 @@ check_sysmode(struct findings *fs, const char *root)
 	if (r != 1)
 		return;
 	want = root != NULL ? xasprintf("%s/current/lib", root) : NULL;
-	if (want != NULL && strcmp(want, named) != 0)
-		add(fs, CV_LEVEL_WARN, "sudo cudnnvm global --system <spec>",
+	if (want != NULL && strcmp(want, named) != 0) {
+		/* the global version of this store, made the system's */
+		char *fix =
+			active_id != NULL
+				? xasprintf("sudo cudnnvm global --system %s",
+					    active_id)
+				: xstrdup("sudo cudnnvm global --system "
+					  "--unset");
+		add(fs, CV_LEVEL_WARN, fix,
 		    "the machine's loader follows another store than this one",
 		    "system mode names %s, not this store's %s", named, want);
-	else
+		free(fix);
+	} else
 		add(fs, CV_LEVEL_OK,
 		    "nothing; to turn it off: sudo cudnnvm global --system "
 		    "--unset",
@@ -605,6 +613,21 @@ any_build(void *payload, const struct cv_version *v)
 
 /* ---- CUDA toolkit, driver, cuBLASLt ----------------------------------- */
 
+/* The fix that activates the active release's build for CUDA `cuda`. */
+static char *
+activate_variant(const struct cv_doctor_ctx *ctx, int cuda)
+{
+	struct cv_version v;
+
+	if (cv_install_id_parse(&v, ctx->active_id, NULL) < 0) {
+		memset(&v, 0, sizeof v);
+		v.nparts = 1;
+		v.part[0] = (unsigned long)ctx->active_major;
+	}
+	v.cuda = cuda;
+	return cv_hint_activate(ctx->store, &v);
+}
+
 static void
 check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 {
@@ -618,14 +641,7 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		return;
 	if (tk > 0 && tk != ctx->active_cuda) {
 		/* the same release built for the toolkit's major */
-		struct cv_version v;
-		if (cv_install_id_parse(&v, ctx->active_id, NULL) < 0) {
-			memset(&v, 0, sizeof v);
-			v.nparts = 1;
-			v.part[0] = (unsigned long)ctx->active_major;
-		}
-		v.cuda = tk;
-		fix = cv_hint_activate(ctx->store, &v);
+		fix = activate_variant(ctx, tk);
 		add(fs, CV_LEVEL_WARN, fix,
 		    "a cuDNN build works with the CUDA major it was built for; "
 		    "programs built with this toolkit need the matching "
@@ -638,9 +654,7 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	/* The kernel module's version (machine.c): cheap and needs no GPU
 	 * library. */
 	if (m->driver_version[0] != '\0' || m->driver.major > 0) {
-		const char *min = ctx->active_cuda <= 11   ? "450.80.02"
-				  : ctx->active_cuda == 12 ? "525.60.13"
-							   : "580.65.06";
+		const char *min = cv_machine_min_driver(ctx->active_cuda);
 		const char *ver = m->driver_version[0] ? m->driver_version
 						       : m->driver.detail;
 
@@ -650,12 +664,17 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 				"CUDA %d needs driver %s or newer; with an older "
 				"one cuDNN fails with CUDNN_STATUS_NOT_"
 				"INITIALIZED or 'driver version is insufficient'",
-				ctx->active_cuda, min);
-			add(fs, CV_LEVEL_ERROR,
-			    "update the NVIDIA driver (your distribution's "
-			    "nvidia-driver package)",
-			    why, "the NVIDIA driver %s is too old for %s", ver,
+				ctx->active_cuda, min ? min : "a newer one");
+			/* the same release built for a CUDA this driver runs;
+			 * a driver older than every variant needs updating */
+			fix = m->driver.major >= 11
+				      ? activate_variant(ctx, m->driver.major)
+				      : xstrdup("sudo apt-get install "
+						"nvidia-driver");
+			add(fs, CV_LEVEL_ERROR, fix, why,
+			    "the NVIDIA driver %s is too old for %s", ver,
 			    ctx->active_id);
+			free(fix);
 			free(why);
 		}
 	}
@@ -683,10 +702,56 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 
 /* ---- Python environments ---------------------------------------------- */
 
+/* The command that makes a version active when none is: the newest
+ * installed build of this machine's CUDA, else the newest release. */
+static char *
+activate_fix(const struct cv_store *st)
+{
+	struct cv_version any;
+	char id[64];
+
+	memset(&any, 0, sizeof any);
+	return cv_hint_installed(st, any_build, &any, id)
+		       ? xasprintf("cudnnvm global %s", id)
+		       : xstrdup("cudnnvm install latest && cudnnvm global "
+				 "latest");
+}
+
+/* A command that makes the interpreter `exe` (of the environment
+ * `prefix`) load the active cuDNN first: pin the environment when it is a
+ * virtualenv or conda env, else a shim in front of it on PATH. */
+static char *
+preload_fix(const struct cv_doctor_ctx *ctx, const char *exe,
+	    const char *prefix)
+{
+	const char *base = strrchr(exe, '/');
+	char *q, *fix, *activate = NULL;
+
+	/* both need a version: with none active, activate one first */
+	if (ctx->active_id == NULL)
+		activate = activate_fix(ctx->store);
+	if (prefix != NULL && *prefix != '\0' &&
+	    cv_venv_kind(prefix, NULL) > 0) {
+		q = shq(prefix);
+		fix = xasprintf("%s%scudnnvm venv --path %s",
+				activate ? activate : "",
+				activate ? " && " : "", q);
+	} else {
+		q = shq(base != NULL ? base + 1 : exe);
+		fix = xasprintf("%s%scudnnvm shim add %s",
+				activate ? activate : "",
+				activate ? " && " : "", q);
+	}
+	free(activate);
+	free(q);
+	return fix;
+}
+
 /* The site-packages folder `sp` of the interpreter `exe`: a framework's
  * own cuDNN there is a finding. */
 static void
-check_site(struct findings *fs, const char *exe, const char *sp)
+check_site(struct findings *fs, const struct cv_doctor_ctx *ctx,
+	   const char *exe, const char *prefix, const char *sp)
 {
 	static const char *const sub[] = { "nvidia/cudnn/lib", "torch/lib",
 					   NULL };
@@ -697,12 +762,7 @@ check_site(struct findings *fs, const char *exe, const char *sp)
 		if (so != NULL && !seen_before(fs, dir)) {
 			/* never advise removing the framework's copy: it
 			 * needs it whenever nothing is preloaded */
-			char *fix = i == 0 ? xasprintf("cudnnvm exec -- %s "
-						       "your_script.py",
-						       exe)
-					   : xstrdup("install a torch build "
-						     "without a bundled cuDNN "
-						     "(the pip wheels)");
+			char *fix = preload_fix(ctx, exe, prefix);
 			add(fs, CV_LEVEL_WARN, fix,
 			    "torch and TensorFlow load the cuDNN of their own "
 			    "environment through RPATH, not the active "
@@ -720,17 +780,17 @@ check_site(struct findings *fs, const char *exe, const char *sp)
 }
 
 static void
-check_python(struct findings *fs)
+check_python(struct findings *fs, const struct cv_doctor_ctx *ctx)
 {
 	static const char script[] =
-		"import site,sys; print(sys.executable); "
+		"import site,sys; print(sys.executable); print(sys.prefix); "
 		"[print(p) for p in site.getsitepackages()+"
 		"[site.getusersitepackages()]]";
 	static const char *const argv[] = { "python3", "-I", "-c", script,
 					    NULL };
 	struct cv_child child = CV_CHILD_INIT;
 	struct cv_buf out = CV_BUF_INIT;
-	char *line, *next, *exe = NULL;
+	char *line, *next, *exe = NULL, *prefix = NULL;
 
 	child.argv = argv;
 	child.flags = CV_CHILD_SEARCH_PATH | CV_CHILD_STDIN_NULL |
@@ -747,8 +807,10 @@ check_python(struct findings *fs)
 			*nl = '\0';
 		if (exe == NULL)
 			exe = line;
+		else if (prefix == NULL)
+			prefix = line;
 		else
-			check_site(fs, exe, line);
+			check_site(fs, ctx, exe, prefix, line);
 	}
 	cv_buf_release(&out);
 }
@@ -898,22 +960,14 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		seen_before(&fs, active_lib);
 	check_ld_path(&fs, ctx, active_lib);
 	check_toolkit_dirs(&fs);
-	check_sysmode(&fs, ctx->store_root);
+	check_sysmode(&fs, ctx->store_root, ctx->active_id);
 	check_ldconfig(&fs, ctx->store_root ? ctx->store_root : "/nonexistent");
 	check_cuda(&fs, ctx);
-	check_python(&fs);
+	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
 	if (ctx->active_id == NULL) {
-		/* the newest installed build of this machine's CUDA, else the
-		 * newest release: a command that works as printed */
-		struct cv_version any;
-		char id[64], *fix;
+		char *fix = activate_fix(ctx->store);
 
-		memset(&any, 0, sizeof any);
-		fix = cv_hint_installed(ctx->store, any_build, &any, id)
-			      ? xasprintf("cudnnvm global %s", id)
-			      : xstrdup("cudnnvm install latest && cudnnvm "
-					"global latest");
 		add(&fs, CV_LEVEL_OK, fix,
 		    "without one, programs find cuDNN only through the system",
 		    "no cuDNN version is active");

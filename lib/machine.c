@@ -358,6 +358,24 @@ cv_machine_driver_cuda(const char *version, int *major, int *minor)
 	return 0;
 }
 
+/* The oldest driver that runs every CUDA `cuda`.x runtime (minor-version
+ * compatibility, the same release notes); NULL for a major not listed. */
+const char *
+cv_machine_min_driver(int cuda)
+{
+	static const struct {
+		int cuda;
+		const char *driver;
+	} oldest[] = { { 11, "450.80.02" },
+		       { 12, "525.60.13" },
+		       { 13, "580.65.06" } };
+
+	for (size_t i = 0; i < sizeof oldest / sizeof *oldest; i++)
+		if (oldest[i].cuda == cuda)
+			return oldest[i].driver;
+	return NULL;
+}
+
 static const char *
 driver_file(void)
 {

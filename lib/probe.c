@@ -129,6 +129,14 @@ cv_probe_decode(long v, int *maj, int *min, int *patch)
 	return v;
 }
 
+static const char *
+min_driver_text(int cuda)
+{
+	const char *v = cv_machine_min_driver(cuda);
+
+	return v != NULL ? v : "a release that lists this CUDA";
+}
+
 int
 cv_probe_min_driver(int cuda)
 {
@@ -634,9 +642,7 @@ step_driver(struct probe *p, const struct driver *d,
 		       "the driver supports CUDA %d.%d but this build needs "
 		       "CUDA %d; update the NVIDIA driver (r%s or newer)",
 		       d->version / 1000, d->version % 1000 / 10, p->a->cuda,
-		       p->a->cuda <= 11   ? "450.80.02"
-		       : p->a->cuda == 12 ? "525.60.13"
-					  : "580.65.06");
+		       min_driver_text(p->a->cuda));
 		return 0;
 	}
 	if (ps->dep_missing != NULL) {

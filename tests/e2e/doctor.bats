@@ -137,6 +137,8 @@ for f in j["findings"]:
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"error: the NVIDIA driver 535.104.05 is too old for $ID"* ]]
 	[[ "$output" == *"CUDA 13 needs driver 580.65.06 or newer"* ]]
+	# the fix is the same release built for the CUDA this driver runs
+	[[ "$output" == *"fix: cudnnvm install ${ID%-cuda13}-cuda12 && eval \"\$(cudnnvm env ${ID%-cuda13}-cuda12)\""* ]]
 	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Sep 25 2025\n' >"$T/version"
 	CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/version" run cudnnvm doctor
 	[[ "$output" != *"is too old"* ]]
@@ -161,9 +163,15 @@ for f in j["findings"]:
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/nvidia/cudnn/lib (libcudnn.so.9)"* ]]
 	# never the advice to remove the copy the framework needs
-	[[ "$output" == *"fix: cudnnvm exec -- $T/venv/bin/python3 your_script.py"* ]]
 	[[ "$output" != *"pip uninstall"* ]]
 	[[ "$output" == *"warning: $T/venv/bin/python3 has its own cuDNN in $sp/torch/lib (libcudnn.so.8)"* ]]
+	# the fix pins the environment, so its interpreter preloads the active
+	# version; it runs as printed
+	fix=$(grep -m1 -A3 "has its own cuDNN" <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
+	[[ "$fix" == "cudnnvm venv --path "*"$T/venv"* ]]
+	PATH="$T/venv/bin:$PATH" run bash -c "$fix"
+	[ "$status" -eq 0 ]
+	[ -e "$sp/_cudnnvm_preload.py" ] || ls "$sp" | grep -q cudnnvm
 }
 
 @test "--explain maps the classic messages to a cause and a fix" {

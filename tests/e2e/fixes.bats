@@ -91,6 +91,20 @@ run_fix() {
 	[[ $output == *"active=9.20.0.48-cuda12"* ]]
 }
 
+@test "doctor: a driver too old for the active build: the fix switches to the variant it runs" {
+	cudnnvm -q install 9.20 --cuda 13
+	cudnnvm -q global 9.20.0.48-cuda13
+	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n' >"$T/old-driver"
+	export CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/old-driver"
+	unset CUDNNVM_OVERRIDE_CUDA
+	run cudnnvm doctor
+	[[ $output == *"the NVIDIA driver 535.104.05 is too old for 9.20.0.48-cuda13"* ]]
+	fix=$(grep -A3 'is too old' <<<"$output" | sed -n 's/^  fix: //p' | head -1)
+	[ -n "$fix" ]
+	run_fix "$fix"
+	[[ $output == *"active=9.20.0.48-cuda12"* ]]
+}
+
 @test "list-remote marks the builds that fit this machine and says why in --json" {
 	run --separate-stderr cudnnvm list-remote 9.20 --platform linux-x86_64
 	[ "$status" -eq 0 ]
