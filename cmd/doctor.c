@@ -30,10 +30,13 @@ explain(struct cmd_ctx *run, const char *msg, int json)
 	if ((r = cmd_need(run, CMD_STORE)) != 0)
 		return r;
 	if (!cv_doctor_explain(run->st, msg, &e)) {
-		fprintf(stderr,
-			"cudnnvm: doctor: no known cause for that message; run "
-			"'cudnnvm doctor' and 'cudnnvm validate'\n");
-		return 1;
+		struct cv_err err = CV_ERR_INIT;
+
+		cv_err_set(&err, CV_ERROR,
+			   "doctor: no known cause for that message");
+		cv_err_hint(&err, "cudnnvm doctor");
+		cv_err_hint(&err, "cudnnvm validate");
+		return cmd_fail(&err);
 	}
 	if (json) {
 		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e.pattern,

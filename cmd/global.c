@@ -28,6 +28,11 @@ show(struct cmd_ctx *ctx)
 	if (r == 0 && from_system)
 		ui_note("%s is the system store's default (%s/current); 'cudnnvm global <spec>' sets your own",
 			id, cv_store_system_root(st));
+	if (r == CV_ENOTFOUND) {
+		char *pick = cv_hint_pick_global(st);
+		cv_err_hint(&err, "%s", pick);
+		free(pick);
+	}
 	if (r < 0)
 		return cmd_fail(&err);
 	printf("%s\n", id);
@@ -60,18 +65,22 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 	if (a.system && argc - optind == 0 && !a.unset)
 		return cmd_usage_error("global",
 				       "--system needs a version or --unset");
-	/* checked before anything is opened, so a user learns at once */
-	if (a.system && geteuid() != 0) {
-		cv_err_set(
-			&err, CV_EPERM,
-			"system mode changes the loader of every program; run it as root: sudo cudnnvm global --system %s",
-			a.unset ? "--unset" : "<spec>");
-		return cmd_fail(&err);
-	}
 	if (argc - optind == 0 && !a.unset)
 		return show(ctx);
 	if (!a.unset && (r = cmd_activation_spec(&a, argv[optind], &spec)) != 0)
 		return r;
+	/* checked before anything is opened, so a user learns at once */
+	if (a.system && geteuid() != 0) {
+		char text[64] = "--unset";
+
+		if (!a.unset)
+			cv_version_format_id(&spec, text, sizeof text);
+		cv_err_set(&err, CV_EPERM,
+			   "system mode changes the loader of every program; "
+			   "it needs root");
+		cv_err_hint(&err, "sudo cudnnvm global --system %s", text);
+		return cmd_fail(&err);
+	}
 	if ((r = cmd_need(ctx, CMD_STORE_RW)) != 0)
 		return r;
 	st = ctx->st;

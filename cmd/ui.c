@@ -82,10 +82,30 @@ ui_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+ui_hints(const struct cv_err *err)
+{
+	const char *p = err->hint;
+
+	/* each on a line of its own, so that it can be copied whole */
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[CV_ERR_HINTSIZE];
+
+		snprintf(line, sizeof line, "%.*s", (int)len, p);
+		fputs("hint: ", stderr);
+		ui_put_escaped(stderr, line);
+		fputc('\n', stderr);
+		p += len + (nl != NULL);
+	}
+}
+
 int
 cmd_fail(const struct cv_err *err)
 {
 	ui_error("%s", err->msg[0] ? err->msg : "unknown error");
+	ui_hints(err);
 	return cv_exit_status(err->code) ? cv_exit_status(err->code) : 1;
 }
 

@@ -11,8 +11,11 @@
 void ui_put_escaped(FILE *f, const char *text);
 /* Print "cudnnvm: <formatted>" on stderr, escaped, even with -q. */
 void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print "cudnnvm: <msg>" on stderr; return the exit status for err. */
+/* Print "cudnnvm: <msg>" on stderr, then a "hint: <command>" line for each
+ * of its hints; return the exit status for err. */
 int cmd_fail(const struct cv_err *err);
+/* Just the "hint: " lines of err. */
+void ui_hints(const struct cv_err *err);
 /* Print "cudnnvm: <cmd>: <what>; usage: ..." and return 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -323,10 +323,9 @@ cv_active_find(const struct cv_store *st, const struct cv_version *spec,
 	if (r == CV_ENOTFOUND) {
 		cv_version_format_id(spec, text, sizeof text);
 		cv_install_hint(st, spec, hint, sizeof hint);
-		return cv_err_set(
-			err, CV_ENOTFOUND,
-			"cuDNN %s is not installed; run 'cudnnvm install %s'",
-			text, hint);
+		cv_err_set(err, CV_ENOTFOUND, "cuDNN %s is not installed",
+			   text);
+		return cv_err_hint(err, "cudnnvm install %s", hint);
 	}
 	return r;
 }
@@ -361,11 +360,13 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 	memset(out, 0, sizeof *out);
 	if (env != NULL && *env != '\0') {
 		if (strlen(env) >= sizeof out->spec ||
-		    cv_version_parse(&out->version, env, NULL) < 0)
-			return cv_err_set(
+		    cv_version_parse(&out->version, env, NULL) < 0) {
+			cv_err_set(
 				err, CV_EUSAGE,
-				"CUDNNVM_VERSION='%.40s' is not a version spec; run 'cudnnvm shell --unset' or unset it",
+				"CUDNNVM_VERSION='%.40s' is not a version spec",
 				env);
+			return cv_err_hint(err, "unset CUDNNVM_VERSION");
+		}
 		out->origin = CV_ORIGIN_ENV;
 		strcpy(out->spec, env);
 		r = cv_active_find(st, &out->version, out->id, err);
@@ -389,19 +390,24 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 	}
 	r = cv_store_default_get(st, out->id, &from_system, err);
 	if (r < 0) {
-		if (r == CV_ENOTFOUND)
+		if (r == CV_ENOTFOUND) {
+			char *pick = cv_hint_pick_global(st);
 			cv_err_set(
 				err, CV_ENOTFOUND,
-				"no cuDNN version is active (no CUDNNVM_VERSION, no pin file, no global default); run 'cudnnvm use <spec>' or 'cudnnvm global <spec>'");
+				"no cuDNN version is active (no CUDNNVM_VERSION, no pin file, no global default)");
+			cv_err_hint(err, "%s", pick);
+			free(pick);
+		}
 		return r;
 	}
 	out->origin = from_system ? CV_ORIGIN_SYSTEM : CV_ORIGIN_GLOBAL;
 	strcpy(out->spec, out->id);
 	cv_install_id_parse(&out->version, out->id, NULL);
-	if (!cv_store_has(st, out->id))
-		return cv_err_set(
-			err, CV_ENOTFOUND,
-			"the global version %s is no longer installed; run 'cudnnvm install %s' or 'cudnnvm global <spec>'",
-			out->id, out->id);
+	if (!cv_store_has(st, out->id)) {
+		cv_err_set(err, CV_ENOTFOUND,
+			   "the global version %s is no longer installed",
+			   out->id);
+		return cv_err_hint(err, "cudnnvm install %s", out->id);
+	}
 	return 0;
 }

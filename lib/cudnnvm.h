@@ -30,14 +30,17 @@ enum cv_code {
 	CV_EVALIDATE = -12, /* validation failed: exit 1 */
 };
 
-#define CV_ERR_MSGSIZE 1024
+#define CV_ERR_MSGSIZE  1024
+#define CV_ERR_HINTSIZE 512
 struct cv_err {
 	int code;                 /* enum cv_code */
 	char msg[CV_ERR_MSGSIZE]; /* one line, no trailing newline */
+	/* commands that fix it, each ending in '\n'; "" when none */
+	char hint[CV_ERR_HINTSIZE];
 };
-#define CV_ERR_INIT       \
-	{                 \
-		CV_OK, "" \
+#define CV_ERR_INIT           \
+	{                     \
+		CV_OK, "", "" \
 	}
 
 /* Record an error and return `code`: `return cv_err_set(err, ...)`.
@@ -47,6 +50,12 @@ int cv_err_set(struct cv_err *err, int code, const char *fmt, ...)
 /* Same, appending ": strerror(errno)" (errno read on entry). */
 int cv_err_errno(struct cv_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Add a command that fixes the error just set, printed on a line of its
+ * own after it ("hint: cudnnvm install 9.1"); returns err->code so that
+ * `return cv_err_hint(err, ...)` follows a cv_err_set. A hint that does
+ * not fit whole is left out, never cut. */
+int cv_err_hint(struct cv_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Prepend context ("install 9.1.0: ") to the message; returns err->code. */
 int cv_err_prefix(struct cv_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -706,6 +715,11 @@ void cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 /* `eval "$(cudnnvm env ID)"`: how a fix makes a build active in the shell
  * it is typed in (works without the hook `cudnnvm shell` needs). */
 char *cv_hint_switch(const char *id);
+/* s quoted for a POSIX shell ('...'), to paste into a printed command. */
+char *cv_hint_quote(const char *s);
+/* The command that makes a version the global default when none is: the
+ * newest installed build of this machine's CUDA, else the newest release. */
+char *cv_hint_pick_global(const struct cv_store *st);
 /* The newest installed build accept() takes, this machine's CUDA major
  * first: 1 and id set, else 0. st may be NULL (then 0). */
 int cv_hint_installed(const struct cv_store *st,

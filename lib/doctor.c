@@ -52,23 +52,6 @@ add(struct findings *fs, int level, const char *fix, const char *why,
 	f->fix = xstrdup(fix ? fix : "");
 }
 
-/* Single-quote for a POSIX shell. */
-static char *
-shq(const char *s)
-{
-	struct cv_buf b = CV_BUF_INIT;
-
-	cv_buf_adds(&b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			cv_buf_adds(&b, "'\\''");
-		else
-			cv_buf_add(&b, s, 1);
-	}
-	cv_buf_adds(&b, "'");
-	return cv_buf_detach(&b);
-}
-
 /* ---- store health ----------------------------------------------------- */
 
 static void
@@ -97,7 +80,7 @@ check_staging(struct findings *fs, const char *root)
 			close(fd);
 		}
 		if (!busy) {
-			q = shq(path);
+			q = cv_hint_quote(path);
 			fix = xasprintf("rm -rf %s", q);
 			add(fs, CV_LEVEL_WARN, fix,
 			    "an install was interrupted; the next install also "
@@ -126,7 +109,7 @@ check_current(struct findings *fs, const char *root)
 		return;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		char *q = shq(cur), *fix = xasprintf("rm -rf %s", q);
+		char *q = cv_hint_quote(cur), *fix = xasprintf("rm -rf %s", q);
 		add(fs, CV_LEVEL_ERROR, fix,
 		    "current must be a symbolic link to an install id; "
 		    "then run 'cudnnvm global <version>'",
@@ -202,7 +185,7 @@ check_installs(struct findings *fs, const char *root)
 	 * never an error */
 	if (d == NULL) {
 		int saved = errno;
-		char *q = shq(root), *fix;
+		char *q = cv_hint_quote(root), *fix;
 
 		if (saved == ENOENT)
 			add(fs, CV_LEVEL_OK, "cudnnvm install 9",
@@ -253,7 +236,7 @@ check_installs(struct findings *fs, const char *root)
 			free(fix);
 		}
 		if (find_unreadable(dir, bad, sizeof bad, 0)) {
-			char *q = shq(dir), *fix;
+			char *q = cv_hint_quote(dir), *fix;
 			fix = xasprintf("sudo chmod -R a+rX %s", q);
 			add(fs, CV_LEVEL_ERROR, fix,
 			    "users other than its owner cannot load it (the "
@@ -341,7 +324,7 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 			continue;
 		}
 		rest = cv_env_path_remove(ld, d);
-		q = shq(rest);
+		q = cv_hint_quote(rest);
 		fix = *rest ? xasprintf("export LD_LIBRARY_PATH=%s", q)
 			    : xstrdup("unset LD_LIBRARY_PATH");
 		if (ctx->active_id != NULL && !active_seen)
@@ -379,7 +362,7 @@ static char *
 removal_fix(const char *root, const char *libdir, const char *soname,
 	    int in_cache)
 {
-	char *qr = shq(root), *ql = shq(libdir), *fix;
+	char *qr = cv_hint_quote(root), *ql = cv_hint_quote(libdir), *fix;
 
 	if (strncmp(libdir, "/usr/lib", 8) == 0 ||
 	    strncmp(libdir, "/lib", 4) == 0)
@@ -518,7 +501,7 @@ check_sysmode(struct findings *fs, const char *root, const char *active_id)
 	int r = cv_sysmode_read(named, sizeof named, NULL);
 
 	if (r == 0) {
-		char *q = shq(cv_sysmode_conf_path());
+		char *q = cv_hint_quote(cv_sysmode_conf_path());
 		char *fix = xasprintf("sudo rm %s && sudo ldconfig", q);
 		add(fs, CV_LEVEL_WARN, fix,
 		    "cudnnvm did not write it and will not change it; remove "
@@ -602,13 +585,6 @@ check_toolkit_dirs(struct findings *fs)
 		free(so);
 		free(lib);
 	}
-}
-
-/* cv_hint_installed's filter that takes every build */
-static int
-any_build(void *payload, const struct cv_version *v)
-{
-	return 1;
 }
 
 /* ---- CUDA toolkit, driver, cuBLASLt ----------------------------------- */
@@ -702,21 +678,6 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 
 /* ---- Python environments ---------------------------------------------- */
 
-/* The command that makes a version active when none is: the newest
- * installed build of this machine's CUDA, else the newest release. */
-static char *
-activate_fix(const struct cv_store *st)
-{
-	struct cv_version any;
-	char id[64];
-
-	memset(&any, 0, sizeof any);
-	return cv_hint_installed(st, any_build, &any, id)
-		       ? xasprintf("cudnnvm global %s", id)
-		       : xstrdup("cudnnvm install latest && cudnnvm global "
-				 "latest");
-}
-
 /* A command that makes the interpreter `exe` (of the environment
  * `prefix`) load the active cuDNN first: pin the environment when it is a
  * virtualenv or conda env, else a shim in front of it on PATH. */
@@ -729,15 +690,15 @@ preload_fix(const struct cv_doctor_ctx *ctx, const char *exe,
 
 	/* both need a version: with none active, activate one first */
 	if (ctx->active_id == NULL)
-		activate = activate_fix(ctx->store);
+		activate = cv_hint_pick_global(ctx->store);
 	if (prefix != NULL && *prefix != '\0' &&
 	    cv_venv_kind(prefix, NULL) > 0) {
-		q = shq(prefix);
+		q = cv_hint_quote(prefix);
 		fix = xasprintf("%s%scudnnvm venv --path %s",
 				activate ? activate : "",
 				activate ? " && " : "", q);
 	} else {
-		q = shq(base != NULL ? base + 1 : exe);
+		q = cv_hint_quote(base != NULL ? base + 1 : exe);
 		fix = xasprintf("%s%scudnnvm shim add %s",
 				activate ? activate : "",
 				activate ? " && " : "", q);
@@ -966,7 +927,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
 	if (ctx->active_id == NULL) {
-		char *fix = activate_fix(ctx->store);
+		char *fix = cv_hint_pick_global(ctx->store);
 
 		add(&fs, CV_LEVEL_OK, fix,
 		    "without one, programs find cuDNN only through the system",
@@ -1133,7 +1094,7 @@ exact_unreadable(const struct cv_store *st, const char *msg,
 		return;
 	}
 	dir = xstrndup(file, (size_t)(slash - file));
-	q = shq(dir);
+	q = cv_hint_quote(dir);
 	replace(&e->cause,
 		xasprintf("%s exists but this user may not read it: cuDNN was "
 			  "copied by hand with root's permissions (the classic "

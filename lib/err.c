@@ -16,6 +16,7 @@ vset(struct cv_err *err, int code, const char *suffix, const char *fmt,
 	size_t len, j = 0;
 
 	err->code = code;
+	err->hint[0] = '\0';
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	if (suffix != NULL) {
 		len = strlen(raw);
@@ -60,6 +61,31 @@ cv_err_errno(struct cv_err *err, int code, const char *fmt, ...)
 	va_end(ap);
 	errno = saved;
 	return code;
+}
+
+int
+cv_err_hint(struct cv_err *err, const char *fmt, ...)
+{
+	char line[CV_ERR_HINTSIZE];
+	size_t used, len;
+	va_list ap;
+	int n;
+
+	if (err == NULL)
+		return CV_ERROR;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	used = strlen(err->hint);
+	len = n < 0 ? 0 : (size_t)n;
+	/* a cut command would run as something else: all of it or none */
+	if (len == 0 || len >= sizeof line || strchr(line, '\n') != NULL ||
+	    used + len + 2 > sizeof err->hint)
+		return err->code;
+	memcpy(err->hint + used, line, len);
+	err->hint[used + len] = '\n';
+	err->hint[used + len + 1] = '\0';
+	return err->code;
 }
 
 int

@@ -131,6 +131,41 @@ cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 }
 
 char *
+cv_hint_quote(const char *s)
+{
+	struct cv_buf b = CV_BUF_INIT;
+
+	cv_buf_adds(&b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			cv_buf_adds(&b, "'\\''");
+		else
+			cv_buf_add(&b, s, 1);
+	}
+	cv_buf_adds(&b, "'");
+	return cv_buf_detach(&b);
+}
+
+static int
+any_build(void *payload, const struct cv_version *v)
+{
+	(void)payload;
+	(void)v;
+	return 1;
+}
+
+char *
+cv_hint_pick_global(const struct cv_store *st)
+{
+	char id[64];
+
+	return cv_hint_installed(st, any_build, NULL, id)
+		       ? xasprintf("cudnnvm global %s", id)
+		       : xstrdup("cudnnvm install latest && cudnnvm global "
+				 "latest");
+}
+
+char *
 cv_hint_switch(const char *id)
 {
 	return xasprintf("eval \"$(cudnnvm env %s)\"", id);
@@ -147,7 +182,17 @@ cv_hint_installed(const struct cv_store *st,
 
 	if (st == NULL || cv_store_list(st, &all, &n, NULL) < 0)
 		return 0;
-	want = cv_machine_cuda(NULL, 0, NULL);
+	/* the machine is asked only when its answer could change the pick:
+	 * the accepted builds are of several CUDA majors */
+	want = 0;
+	for (size_t i = 0, first = SIZE_MAX; i < n && want == 0; i++) {
+		if (!accept(payload, &all[i].version))
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		else if (all[i].version.cuda != all[first].version.cuda)
+			want = cv_machine_cuda(NULL, 0, NULL);
+	}
 	/* newest first: this machine's CUDA major, else any */
 	for (size_t i = 0; i < n; i++) {
 		if (!accept(payload, &all[i].version))

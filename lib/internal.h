@@ -129,6 +129,9 @@ void cv_pump_join(struct cv_pump *pu);
  * stays private to store.c. */
 /* O_DIRECTORY descriptor on the root, -1 when the store does not exist. */
 int cv_store_dirfd(const struct cv_store *st);
+/* link.c: the error for a `current` that is not a symbolic link, with the
+ * hint that moves it out of the way. Returns CV_ESTORE. */
+int cv_store_current_not_link(struct cv_err *err, const char *root);
 /* 1 when opened for writing (created, checked, swept). */
 int cv_store_writable(const struct cv_store *st);
 /* Lock names: <root>/.locks/<name>.lock. */

@@ -19,6 +19,33 @@
 #define CURRENT    "current"
 #define TMP_PREFIX ".current."
 
+/* The hint for a `current` that is not what cudnnvm makes: move it out of
+ * the way (nothing is deleted), then set the global version again. */
+static int
+moved_away_hint(struct cv_err *err, const char *root, int code)
+{
+	char *cur = xasprintf("%s/" CURRENT, root), *aside, *q, *qa;
+
+	aside = xasprintf("%s.moved", cur);
+	q = cv_hint_quote(cur);
+	qa = cv_hint_quote(aside);
+	cv_err_hint(err, "mv %s %s", q, qa);
+	free(q);
+	free(qa);
+	free(aside);
+	free(cur);
+	return code;
+}
+
+int
+cv_store_current_not_link(struct cv_err *err, const char *root)
+{
+	return moved_away_hint(err, root,
+			       cv_err_set(err, CV_ESTORE,
+					  "'%s/" CURRENT "' is not a symlink",
+					  root));
+}
+
 int
 cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 {
@@ -34,15 +61,10 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 		int e = errno;
 		if (e == EINVAL &&
 		    fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-			return cv_err_set(
-				err, CV_ESTORE,
-				"'%s/" CURRENT
-				"' is not a symlink; move it away and run 'cudnnvm global <spec>'",
-				root);
+			return cv_store_current_not_link(err, root);
 		if (e == ENOENT || e == ENOTDIR)
-			return cv_err_set(
-				err, CV_ENOTFOUND,
-				"no global version is set; run 'cudnnvm global <spec>'");
+			return cv_err_set(err, CV_ENOTFOUND,
+					  "no global version is set");
 		errno = e;
 		return cv_err_errno(err, cv_code_from_errno(e),
 				    "cannot read the global link in '%s'",
@@ -58,10 +80,12 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 		memmove(buf, base, (size_t)n + 1);
 	}
 	if ((size_t)n >= 64 || cv_install_id_parse(&v, buf, NULL) < 0)
-		return cv_err_set(
-			err, CV_ESTORE,
-			"the global link '%s/current' points at something that is not an install id; run 'cudnnvm global <spec>'",
-			root);
+		return moved_away_hint(
+			err, root,
+			cv_err_set(err, CV_ESTORE,
+				   "the global link '%s/current' points at "
+				   "something that is not an install id",
+				   root));
 	memcpy(id, buf, (size_t)n + 1);
 	return 0;
 }
@@ -108,19 +132,16 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	 * link replaced are in the same folder, whatever happens to the path */
 	dfd = cv_store_dirfd(st);
 	if (dfd < 0)
-		return cv_err_set(
-			err, CV_ENOTFOUND,
-			"the store '%s' does not exist; run 'cudnnvm install <spec>' first",
-			root);
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "the store '%s' does not exist: nothing is "
+				  "installed in it",
+				  root);
 	if ((r = cv_store_lock(st, "current", 0, NULL, NULL, &lockfd, err)) < 0)
 		goto out;
 	sweep(dfd);
 	if (fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !S_ISLNK(sb.st_mode)) {
-		r = cv_err_set(
-			err, CV_ESTORE,
-			"'%s/current' is not a symlink; move it away and try again",
-			root);
+		r = cv_store_current_not_link(err, root);
 		goto out;
 	}
 	if (id == NULL) {
@@ -132,9 +153,8 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 		goto sync;
 	}
 	if (!cv_store_has(st, id)) {
-		r = cv_err_set(err, CV_ENOTFOUND,
-			       "%s is not installed; run 'cudnnvm install %s'",
-			       id, id);
+		cv_err_set(err, CV_ENOTFOUND, "%s is not installed", id);
+		r = cv_err_hint(err, "cudnnvm install %s", id);
 		goto out;
 	}
 	if ((r = cv_store_check_trusted(st, id, err)) < 0)

@@ -398,10 +398,7 @@ check_layout(struct cv_store *st, struct cv_err *err)
 		return r;
 	if (fstatat(st->dirfd, "current", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !S_ISLNK(sb.st_mode))
-		return cv_err_set(
-			err, CV_ESTORE,
-			"'%s/current' is not a symlink; move it away and run 'cudnnvm global <spec>'",
-			st->root);
+		return cv_store_current_not_link(err, st->root);
 	fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
 		if (fd >= 0)
@@ -972,6 +969,15 @@ cv_store_list(const struct cv_store *st, struct cv_installed **out, size_t *n,
 	return 0;
 }
 
+/* The error for a version that is not in the store, with the install
+ * that puts it there. */
+static int
+not_installed(struct cv_err *err, const char *id)
+{
+	cv_err_set(err, CV_ENOTFOUND, "cuDNN %s is not installed", id);
+	return cv_err_hint(err, "cudnnvm install %s", id);
+}
+
 int
 cv_store_get(const struct cv_store *st, const char *id,
 	     struct cv_installed *out, struct cv_err *err)
@@ -983,10 +989,7 @@ cv_store_get(const struct cv_store *st, const char *id,
 	if ((r = cv_install_id_parse(&v, id, err)) < 0)
 		return r;
 	if (!cv_store_has(st, id))
-		return cv_err_set(
-			err, CV_ENOTFOUND,
-			"cuDNN %s is not installed; run 'cudnnvm install %s'",
-			id, id);
+		return not_installed(err, id);
 	if ((r = cv_store_check_trusted(st, id, err)) < 0)
 		return r;
 	dir = cv_store_dir(st, id);
@@ -1062,10 +1065,7 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	/* a full id names its folder: no listing at all */
 	if (spec->nparts == CV_VERSION_MAXPARTS && spec->cuda > 0) {
 		if (!cv_store_has(st, s))
-			return cv_err_set(
-				err, CV_ENOTFOUND,
-				"cuDNN %s is not installed; run 'cudnnvm install %s'",
-				s, s);
+			return not_installed(err, s);
 		memcpy(id, s, strlen(s) + 1);
 		return cv_store_check_trusted(st, id, err);
 	}
@@ -1116,10 +1116,8 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		return cv_store_check_trusted(st, id, err);
 	}
 	free(cand);
-	return cv_err_set(
-		err, CV_ENOTFOUND,
-		"no installed cuDNN matches '%s'; run 'cudnnvm install %s'", s,
-		s);
+	cv_err_set(err, CV_ENOTFOUND, "no installed cuDNN matches '%s'", s);
+	return cv_err_hint(err, "cudnnvm install %s", s);
 }
 
 int

@@ -39,6 +39,22 @@ pick(const struct cv_store *st, const struct cv_version *spec,
 	return 0;
 }
 
+static int
+not_this_one(void *payload, const struct cv_version *v)
+{
+	char id[64];
+
+	cv_version_format_id(v, id, sizeof id);
+	return strcmp(id, payload) != 0;
+}
+
+/* Another installed build to make the global default instead of `id`. */
+static int
+other_installed(const struct cv_store *st, const char *id, char other[64])
+{
+	return cv_hint_installed(st, not_this_one, (void *)id, other);
+}
+
 /* Refuse what force does not override: the global default, the version
  * active here. */
 static int
@@ -48,11 +64,20 @@ check_in_use_here(const struct cv_store *st, const char *id, const char *global,
 	struct cv_active act;
 	char cwd[PATH_MAX];
 
-	if (strcmp(global, id) == 0)
-		return cv_err_set(
-			err, CV_ERROR,
-			"cuDNN %s is the global default; run 'cudnnvm global <other>' first, or pass --force",
-			id);
+	if (strcmp(global, id) == 0) {
+		char other[64];
+
+		cv_err_set(err, CV_ERROR,
+			   "cuDNN %s is the global default; switch it first, "
+			   "or pass --force",
+			   id);
+		if (other_installed(st, id, other))
+			return cv_err_hint(err,
+					   "cudnnvm global %s && cudnnvm "
+					   "uninstall %s",
+					   other, id);
+		return cv_err_hint(err, "cudnnvm uninstall %s --force", id);
+	}
 	if (getcwd(cwd, sizeof cwd) != NULL &&
 	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0 &&
 	    strcmp(act.id, id) == 0)

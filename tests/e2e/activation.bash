@@ -42,7 +42,16 @@ activation_setup() {
 	A=9.1.0.70-cuda12 B=9.13.0.50-cuda12 C=8.9.7.29-cuda12
 }
 
-# One line on stderr that starts with "cudnnvm: ".
+# One line on stderr that starts with "cudnnvm: ", then only "hint: " lines.
 one_error_line() {
-	[ "${#stderr_lines[@]}" -eq 1 ] && [[ ${stderr_lines[0]} == "cudnnvm: "* ]]
+	local l
+	[ "${#stderr_lines[@]}" -ge 1 ] && [[ ${stderr_lines[0]} == "cudnnvm: "* ]] || return 1
+	for l in "${stderr_lines[@]:1}"; do
+		[[ $l == "hint: "* ]] || return 1
+	done
+}
+
+# The commands of the "hint: " lines in $stderr, one a line.
+hints() {
+	sed -n 's/^hint: //p' <<<"$stderr"
 }

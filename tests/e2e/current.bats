@@ -10,7 +10,11 @@ json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.ar
 	run --separate-stderr cudnnvm current
 	[ "$status" -eq 1 ]
 	one_error_line
-	[[ $stderr == *"cudnnvm use <spec>"* ]]
+	# the newest installed build becomes the default, as printed
+	[ "$(hints)" = "cudnnvm global $B" ]
+	run bash -c "$(hints)"
+	[ "$status" -eq 0 ]
+	[[ "$(cudnnvm current)" == "$B"* ]]
 }
 
 @test "global origin" {
@@ -44,6 +48,7 @@ json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get(sys.ar
 	[ "$status" -eq 1 ]
 	one_error_line
 	[[ $stderr == *"no longer installed"* ]]
+	[ "$(hints)" = "cudnnvm install $A" ]
 }
 
 @test "unknown flags are usage errors" {

@@ -187,7 +187,9 @@ for f in j["findings"]:
 	echo "$output" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["fix"] == "cudnnvm doctor", j'
 	run --separate-stderr cudnnvm doctor --explain "something else entirely"
 	[ "$status" -eq 1 ]
-	[[ "$stderr" == "cudnnvm: doctor: no known cause for that message; run 'cudnnvm doctor' and 'cudnnvm validate'" ]]
+	[ "${stderr_lines[0]}" = "cudnnvm: doctor: no known cause for that message" ]
+	[ "${stderr_lines[1]}" = "hint: cudnnvm doctor" ]
+	[ "${stderr_lines[2]}" = "hint: cudnnvm validate" ]
 }
 
 @test "--explain suggests the major the missing library names" {

@@ -10,7 +10,7 @@ teardown() { touch "$T/stop" 2>/dev/null || true; }
 	run --separate-stderr cudnnvm global
 	[ "$status" -eq 1 ]
 	one_error_line
-	[[ $stderr == *"cudnnvm global <spec>"* ]]
+	[ "$(hints)" = "cudnnvm global $B" ]
 }
 
 @test "global <spec> points current at the newest match, relatively" {
@@ -66,6 +66,12 @@ teardown() { touch "$T/stop" 2>/dev/null || true; }
 	one_error_line
 	[ -f "$CUDNNVM_STORE/current/keep" ]
 	[ ! -L "$CUDNNVM_STORE/current" ]
+	# the hint moves it aside (nothing is deleted), then global works
+	run bash -c "$(hints)"
+	[ "$status" -eq 0 ]
+	[ -f "$CUDNNVM_STORE/current.moved/keep" ]
+	run cudnnvm global 9.1
+	[ "$status" -eq 0 ]
 }
 
 @test "F21: a version folder that is a symlink is not activated" {

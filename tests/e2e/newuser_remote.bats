@@ -127,10 +127,9 @@ fake_nvcc() {
 	mkdir proj && cd proj
 	echo 9.8 >.cudnn-version
 	run -1 --separate-stderr cudnnvm exec -- true
-	[[ $stderr == *"run 'cudnnvm install 9.8 --cuda 12'"* ]]
-	hint=${stderr##*run \'}
-	hint=${hint%%\'*}
-	run $hint
+	hint=$(sed -n 's/^hint: //p' <<<"$stderr")
+	[ "$hint" = "cudnnvm install 9.8 --cuda 12" ]
+	run bash -c "$hint"
 	[ "$status" -eq 0 ]
 	[ -d "$CUDNNVM_STORE/9.8.0.87-cuda12" ]
 	run cudnnvm exec -- true

@@ -124,8 +124,9 @@ cudnnvm global --system --no-validate 9.19; echo rc=\$?
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env HOME=/nonexistent CUDNNVM_STORE="$T/nobody" "$CUDNNVM_BIN" global --system 9
 	[ "$status" -eq 77 ]
-	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ $stderr == "cudnnvm: "*"sudo cudnnvm global --system <spec>"* ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[[ ${stderr_lines[0]} == "cudnnvm: "*"needs root" ]]
+	[ "${stderr_lines[1]}" = "hint: sudo cudnnvm global --system 9" ]
 	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env HOME=/nonexistent CUDNNVM_STORE="$T/nobody" "$CUDNNVM_BIN" global --system --unset
 	[ "$status" -eq 77 ]

@@ -58,6 +58,21 @@ teardown() {
 	[ ! -L "$CUDNNVM_STORE/current" ]
 }
 
+@test "the hint of a refused global default switches to another build, then removes it" {
+	ln -s 9.1.0.70-cuda12 "$CUDNNVM_STORE/current"
+	run --separate-stderr cudnnvm uninstall 9.1.0.70-cuda12
+	[ "$status" -eq 1 ]
+	hint=$(sed -n 's/^hint: //p' <<<"$stderr")
+	[ "$hint" = "cudnnvm global 9.2.0.82-cuda12 && cudnnvm uninstall 9.1.0.70-cuda12" ]
+	# these archives hold no loadable library: activation skips validation
+	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
+	printf '[install]\nvalidate = no\n' >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run bash -c "$hint"
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+	[ "$(readlink "$CUDNNVM_STORE/current")" = 9.2.0.82-cuda12 ]
+}
+
 @test "the active version (CUDNNVM_VERSION) is refused without --force" {
 	CUDNNVM_VERSION=9.2 run cudnnvm uninstall 9.2.0.82
 	[ "$status" -eq 1 ]

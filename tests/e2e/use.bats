@@ -143,7 +143,7 @@ bad_pin() {
 	run --separate-stderr cudnnvm current
 	[ "$status" -eq 1 ]
 	one_error_line
-	[[ $stderr == *"run 'cudnnvm install 7.6'"* ]]
+	[ "$(hints)" = "cudnnvm install 7.6" ]
 	[[ $stderr == *"$T/proj/.cudnn-version"* ]]
 	[ ! -e "$XDG_CACHE_HOME/cudnnvm" ] || [ -z "$(find "$XDG_CACHE_HOME/cudnnvm" -type f -name '*.json')" ]
 }

@@ -111,15 +111,29 @@ main(void)
 	      strcmp(id, "8.9.7.29-cuda12") == 0);
 	cv_version_parse(&spec, "9.2.0.1-cuda12", NULL);
 	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
-	CHECK(strstr(err.msg, "cudnnvm install 9.2.0.1-cuda12") != NULL);
+	CHECK(strcmp(err.hint, "cudnnvm install 9.2.0.1-cuda12\n") == 0);
 	cv_version_parse(&spec, "7", NULL);
 	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
-	CHECK(strstr(err.msg, "cudnnvm install 7") != NULL);
+	CHECK(strcmp(err.hint, "cudnnvm install 7\n") == 0);
 	cv_version_parse(&spec, "7.6-cuda10", NULL);
 	CHECK(cv_store_find(st, &spec, id, &err) == CV_ENOTFOUND);
-	CHECK(strstr(err.msg,
-		     "matches '7.6-cuda10'; run 'cudnnvm install 7.6-cuda10'") !=
-	      NULL);
+	CHECK(strstr(err.msg, "matches '7.6-cuda10'") != NULL);
+	CHECK(strcmp(err.hint, "cudnnvm install 7.6-cuda10\n") == 0);
+	/* a new error starts with no hints */
+	cv_err_set(&err, CV_ERROR, "other");
+	CHECK(err.hint[0] == '\0');
+	/* hints keep their order; one with a newline or too long to fit
+	 * whole is left out, never cut into another command */
+	{
+		char big[CV_ERR_HINTSIZE + 8];
+		memset(big, 'x', sizeof big - 1);
+		big[sizeof big - 1] = '\0';
+		CHECK(cv_err_hint(&err, "a %d", 1) == CV_ERROR);
+		cv_err_hint(&err, "b\nrm -rf /");
+		cv_err_hint(&err, "%s", big);
+		cv_err_hint(&err, "c");
+		CHECK(strcmp(err.hint, "a 1\nc\n") == 0);
+	}
 	cv_store_free(st);
 	/* a damaged cudnnvm.json is reported, and skipped by list */
 	snprintf(cmd, sizeof cmd, "echo '{bad' > '%s'",
