@@ -27,7 +27,17 @@ WERROR  ?= 1
 FRONT_PKGS  ?= inih jansson
 HELPER_PKGS ?= libcurl libarchive libcrypto liblzma libdeflate $(FRONT_PKGS)
 PKG_CFLAGS  = $(shell pkg-config --cflags $(HELPER_PKGS) 2>/dev/null)
-FRONT_LIBS  = $(shell pkg-config --libs $(FRONT_PKGS) 2>/dev/null)
+# The front binary carries inih and jansson in itself (their Debian -dev
+# packages ship the static archives): the loader then maps libc alone at
+# each start, the most of a hot command's time. FRONT_STATIC=0 links them
+# as shared libraries, for a distribution that wants their security
+# updates to reach cudnnvm without a rebuild.
+FRONT_STATIC ?= $(shell for l in inih jansson; do \
+	  [ -f "$$($(CC) -print-file-name=lib$$l.a)" ] || exit 0; done; echo 1)
+FRONT_LIBS  = $(if $(filter 1,$(FRONT_STATIC)),-Wl$(comma)-Bstatic) \
+	      $(shell pkg-config --libs $(FRONT_PKGS) 2>/dev/null) \
+	      $(if $(filter 1,$(FRONT_STATIC)),-Wl$(comma)-Bdynamic)
+comma := ,
 HELPER_LIBS = $(shell pkg-config --libs $(HELPER_PKGS) 2>/dev/null)
 
 WARN    = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
