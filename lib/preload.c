@@ -214,31 +214,40 @@ py_quote(struct cv_buf *out, const char *s)
 	cv_text_add(out, "'", 1);
 }
 
-/* Call fn on every <prefix>/lib/python3.X/site-packages. */
+/* Call fn on every <prefix>/lib/python3.X/site-packages, resolved. One
+ * that resolves outside the environment (a link to the system's
+ * dist-packages, say) would hook another interpreter: writing fails on it,
+ * removing passes it by (nothing of ours can be there). */
 static int
-each_site_packages(const char *prefix,
+each_site_packages(const char *prefix, int writing,
 		   int (*fn)(const char *sp, void *arg, struct cv_err *err),
-		   void *arg, int *found, struct cv_err *err)
+		   void *arg, struct cv_err *err)
 {
-	char lib[PATH_MAX], sp[PATH_MAX * 2];
+	char lib[PATH_MAX], sp[PATH_MAX * 2], real[PATH_MAX], top[PATH_MAX];
 	struct dirent *de;
 	struct stat sb;
+	size_t n;
 	DIR *d;
 	int r = 0;
 
-	*found = 0;
 	snprintf(lib, sizeof lib, "%s/lib", prefix);
-	d = opendir(lib);
-	if (d == NULL)
+	if (realpath(prefix, top) == NULL || (d = opendir(lib)) == NULL)
 		return 0;
+	n = strlen(top);
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "python3", 7) != 0)
 			continue;
 		snprintf(sp, sizeof sp, "%s/%s/site-packages", lib, de->d_name);
-		if (lstat(sp, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		if (stat(sp, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
+		    realpath(sp, real) == NULL)
 			continue;
-		*found = 1;
-		r = fn(sp, arg, err);
+		if (strncmp(real, top, n) == 0 && (n == 1 || real[n] == '/'))
+			r = fn != NULL ? fn(real, arg, err) : 0;
+		else if (writing)
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' leads to '%s', outside the environment '%s', so a hook written there would load cuDNN into another interpreter; make it a folder of the environment, or recreate the environment",
+				sp, real, prefix);
 	}
 	closedir(d);
 	return r;
@@ -286,11 +295,10 @@ cv_preload_hook(const char *prefix, const char *store, const char *id,
 {
 	struct cv_buf *mod;
 	struct pth_args a;
-	int found, r;
+	int r;
 
 	if (remove)
-		return each_site_packages(prefix, remove_one, NULL, &found,
-					  err);
+		return each_site_packages(prefix, 0, remove_one, NULL, err);
 	mod = cv_text_new();
 	for (const char *p = module_py; *p;) {
 		if (strncmp(p, "@STORE@", 7) == 0) {
@@ -305,11 +313,17 @@ cv_preload_hook(const char *prefix, const char *store, const char *id,
 		}
 	}
 	a.module = cv_text_str(mod);
-	r = each_site_packages(prefix, install_one, &a, &found, err);
+	r = each_site_packages(prefix, 1, install_one, &a, err);
 	cv_text_free(mod);
 	/* an environment without Python (a bare conda prefix) has no
 	 * interpreter to hook: the activate scripts are all it needs */
 	return r;
+}
+
+int
+cv_preload_hook_check(const char *prefix, struct cv_err *err)
+{
+	return each_site_packages(prefix, 1, NULL, NULL, err);
 }
 
 int

@@ -148,17 +148,6 @@ echo "twice: $CUDNNVM_VERSION $LD_LIBRARY_PATH"')
 	[[ $out == *"$A (set by the environment $P, pinned with 'cudnnvm venv')"* ]]
 }
 
-# mklib FILE SONAME [LDFLAGS...]: a real library whose constructor appends
-# FILE's name to $T/ran, so a test sees which libraries an interpreter ran
-mklib() {
-	mkdir -p "$(dirname "$1")"
-	printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
-		'__attribute__((constructor)) static void ran(void) {' \
-		'	FILE *f = fopen(getenv("RAN"), "a");' \
-		"	if (f) { fputs(\"$1\\n\", f); fclose(f); }" '}' >"$T/lib.c"
-	cc -shared -fPIC -o "$1" -Wl,-soname,"$2" "${@:3}" "$T/lib.c"
-}
-
 # pyrun: start the venv's interpreter; $output: the libcudnn files it maps
 pyrun() {
 	: >"$T/ran"
@@ -239,4 +228,28 @@ $L/libcudnn_graph.so.9" ]
 	[ "$output" = "$L/libcudnn.so.9" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN partly preloaded ($L/libcudnn_ops.so.9: "*"); only $L/libcudnn.so.9 stay loaded; a framework may mix them with its own copy" ]]
+}
+
+@test "venv: a site-packages link is followed inside the environment, refused outside it" {
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
+	sp=$(echo "$T"/ve/lib/python3*/site-packages)
+	mv "$sp" "$T/ve/real-site"
+	ln -s ../../real-site "$sp"
+	run cudnnvm venv 9.1 --path "$T/ve"
+	[ "$status" -eq 0 ]
+	[ -f "$T/ve/real-site/cudnnvm.pth" ]
+	[ -f "$T/ve/real-site/_cudnnvm_preload.py" ]
+	cudnnvm -q venv --remove --path "$T/ve"
+	[ ! -e "$T/ve/real-site/cudnnvm.pth" ]
+	# a link out of the environment: refused before anything is written
+	mkdir "$T/system-site"
+	cp "$T/ve/bin/activate" "$T/orig"
+	rm "$sp"
+	ln -s "$T/system-site" "$sp"
+	run --separate-stderr cudnnvm venv 9.1 --path "$T/ve"
+	[ "$status" -eq 65 ]
+	one_error_line
+	[[ $stderr == *"'$sp' leads to '$T/system-site', outside the environment"* ]]
+	[ -z "$(ls -A "$T/system-site")" ]
+	diff "$T/orig" "$T/ve/bin/activate"
 }
