@@ -327,7 +327,7 @@ cv_preload_hook_check(const char *prefix, struct cv_err *err)
 }
 
 int
-cv_preload_exec(const char *vdir, const char *id)
+cv_preload_exec(const char *vdir, const char *id, struct cv_err *err)
 {
 	char lib[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
@@ -337,6 +337,14 @@ cv_preload_exec(const char *vdir, const char *id)
 	snprintf(lib, sizeof lib, "%s/lib/libcudnn.so.%ld", vdir, major);
 	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
+	/* the loader cuts LD_PRELOAD at every space and ':' and opens each
+	 * piece, a relative one from the working folder: such a path would
+	 * load a file of whatever folder the command starts in */
+	if (strpbrk(lib, " :") != NULL)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"cannot preload '%s' for the framework here: the dynamic loader splits LD_PRELOAD at spaces and ':', so it would load pieces of that path from the working folder; use a store whose path has neither (--store DIR, or CUDNNVM_STORE), or leave the framework's environment to run without the preload",
+			lib);
 	if (old != NULL && *old) {
 		char *both = xasprintf("%s:%s", lib, old);
 		setenv("LD_PRELOAD", both, 1);

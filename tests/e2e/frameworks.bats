@@ -351,3 +351,29 @@ print(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in
 	[[ $output == *"site-packages/nvidia/cudnn/lib/libcudnn.so.9"* ]]
 	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_graph.so.9"* ]]
 }
+
+@test "exec never puts a store path with a space or ':' in LD_PRELOAD, which the loader would split" {
+	command -v cc >/dev/null || skip "no C compiler"
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	# a cloned repository holding the relative half of the split path
+	mkdir "$T/repo"
+	mklib "$T/repo/cuDNN/9.19.0.56-cuda13/lib/libcudnn.so.9" libcudnn.so.9
+	for S in "$T/NVIDIA cuDNN" "$T/NVIDIA:cuDNN"; do
+		mkver 9.19.0.56-cuda13 linux-x86_64 "$S"
+		: >"$T/ran"
+		cd "$T/repo"
+		RAN="$T/ran" VIRTUAL_ENV="$T/ve" CUDNNVM_STORE="$S" run --separate-stderr cudnnvm exec 9.19 -- sh -c 'echo "P=$LD_PRELOAD"'
+		cd "$T"
+		echo "$S: $status $output $stderr"
+		[ "$status" -eq 73 ]
+		[ -z "$output" ]
+		one_error_line
+		[[ $stderr == *"cannot preload '$S/9.19.0.56-cuda13/lib/libcudnn.so.9' for the framework here: the dynamic loader splits LD_PRELOAD at spaces and ':'"* ]]
+		[ ! -s "$T/ran" ]
+	done
+	# without a framework nothing is preloaded, and exec runs
+	mkdir "$T/plain"
+	VIRTUAL_ENV="$T/plain" CUDNNVM_STORE="$T/NVIDIA cuDNN" run cudnnvm exec 9.19 -- sh -c 'echo "P=$LD_PRELOAD"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "P=" ]
+}
