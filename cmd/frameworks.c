@@ -35,6 +35,7 @@ print_json(const struct cv_fw_env *fe, const char *active,
 			    fe->prefix[0] ? json_string(fe->prefix)
 					  : json_null());
 	json_object_set_new(o, "found_by", json_string(fe->how));
+	json_object_set_new(o, "complete", json_boolean(!fe->incomplete));
 	json_object_set_new(o, "active",
 			    active ? json_string(active) : json_null());
 	json_object_set_new(o, "bundled",
@@ -104,6 +105,11 @@ print_text(const struct cv_fw_env *fe, const char *active,
 	if (fe->bundled_dir[0])
 		printf("bundled cuDNN: %s (%s)\n", fe->bundled_dir,
 		       fe->bundled_version);
+	if (fe->incomplete)
+		printf("the scan stopped early: a framework's record is not a "
+		       "regular file, is over its size cap, or the metadata "
+		       "exceed the time or bytes the scan may take; frameworks "
+		       "may be missing below\n");
 	if (fe->n == 0)
 		printf("no framework that uses cuDNN is installed here\n");
 	for (size_t i = 0; i < fe->n; i++) {

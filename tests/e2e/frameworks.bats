@@ -377,3 +377,49 @@ print(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in
 	[ "$status" -eq 0 ]
 	[ "$output" = "P=" ]
 }
+
+# bigrecord SRC DST MB: SRC with a `files` list of MB megabytes (as real
+# records list every file of the package), keys in conda's sorted order,
+# and a decoy "version" inside the list's objects
+bigrecord() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(float(sys.argv[3]) * 1024 * 1024) // 64
+d["files"] = ["lib/python3.11/site-packages/torch/lib/f%040d.so" % i for i in range(n)]
+d["paths_data"] = {"paths": [{"_path": "x", "version": "0.0.1", "depends": ["cudnn >=7"]}]}
+json.dump(d, open(sys.argv[2], "w"), indent=2, sort_keys=True)
+PY
+}
+
+@test "conda-meta: a FIFO or an oversized record never hangs a scan, a real-sized one is read" {
+	mkenv "$T/ce" --conda >/dev/null
+	rec="$T/ce/conda-meta/pytorch-2.4.1-cuda120_py311h6d4f3d6_300.json"
+	bigrecord "$rec" "$T/big.json" 3
+	# a FIFO named like a framework's record
+	mv "$rec" "$T/orig.json"
+	mkfifo "$rec"
+	for cmd in "frameworks --path $T/ce" "hook-env --shell bash" "exec 9.19 -- true" "use 9.19 --no-validate" "venv 9.19 --path $T/ce"; do
+		CONDA_PREFIX="$T/ce" run timeout 10 cudnnvm $cmd
+		echo "$cmd: $status"
+		[ "$status" -ne 124 ]
+	done
+	run cudnnvm frameworks --path "$T/ce" --json
+	[ "$status" -eq 0 ]
+	[[ $output == *'"complete": false'* ]]
+	[[ $output != *'"name": "pytorch"'* ]]
+	# a real-sized record (3 MB of file names) is read, decoys and all
+	rm "$rec"
+	cp "$T/big.json" "$rec"
+	run timeout 10 cudnnvm frameworks --path "$T/ce" --json
+	[ "$status" -eq 0 ]
+	[ "$(need "$T/ce" pytorch)" = "9.3.0.75 10.0 12 True" ]
+	[[ $output == *'"complete": true'* ]]
+	# over the cap: refused unread, at once
+	rm "$rec"
+	bigrecord "$T/big.json" "$rec" 9
+	run timeout 10 cudnnvm frameworks --path "$T/ce"
+	[ "$status" -eq 0 ]
+	[[ $output != *"pytorch"* ]]
+	[[ $output == *"the scan stopped early"* ]]
+}
