@@ -423,3 +423,28 @@ PY
 	[[ $output != *"pytorch"* ]]
 	[[ $output == *"the scan stopped early"* ]]
 }
+
+@test "escapes in a dist-info name or METADATA never reach the terminal raw" {
+	mkenv "$T/ve" >/dev/null
+	sp=$(echo "$T"/ve/lib/python3*/site-packages)
+	d="$sp/torch-2.11.0"$'\e[31m'"x.dist-info"
+	mkdir "$d"
+	printf 'Name: torch\nRequires-Dist: nvidia-cudnn-cu13==9.19.0.56\e]0;pwned\a; platform_system == "Linux"\n\n' >"$d/METADATA"
+	export VIRTUAL_ENV="$T/ve"
+	run cudnnvm frameworks
+	[ "$status" -eq 0 ]
+	[[ $output != *[$'\e\a']* ]]
+	[[ $output == *'torch 2.11.0\x1b[31mx'* ]]
+	[[ $output == *"says 'nvidia-cudnn-cu13==9.19.0.56\\x1b]0;pwned\\x07; platform_system"* ]]
+	CUDNNVM_VERSION=9.14 run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ $output != *[$'\e\a']* ]]
+	[[ $output == *'error: torch 2.11.0\x1b[31mx'* ]]
+	for cmd in "use 9.14 --no-validate" "exec 9.14 -- true"; do
+		run cudnnvm $cmd
+		echo "$cmd: $status $output"
+		[ "$status" -eq 1 ]
+		[[ $output != *[$'\e\a']* ]]
+		[[ $output == *'torch 2.11.0\x1b[31mx'* ]]
+	done
+}
