@@ -298,7 +298,8 @@ int
 cv_fw_requires_dist(struct cv_fw_need *n, const char *value, const char *path)
 {
 	const char *rest, *semi;
-	char spec[256];
+	char *spec;
+	size_t len;
 	int cuda = cudnn_wheel_name(value, &rest);
 
 	if (cuda == 0)
@@ -308,10 +309,15 @@ cv_fw_requires_dist(struct cv_fw_need *n, const char *value, const char *path)
 		return 0;
 	if (*rest == '[') /* extras of the cuDNN wheel itself */
 		rest = strchr(rest, ']') ? strchr(rest, ']') + 1 : rest;
-	snprintf(spec, sizeof spec, "%.*s",
-		 (int)(semi ? (size_t)(semi - rest) : strlen(rest)), rest);
+	/* all of it: a bound cut at a buffer's end ("<10" as "<1") would be
+	 * another bound; a ']' past the marker leaves no specifiers */
+	len = semi == NULL  ? strlen(rest)
+	      : semi > rest ? (size_t)(semi - rest)
+			    : 0;
+	spec = xstrndup(rest, len);
 	n->cuda = cuda;
 	parse_specifiers(n, spec);
+	free(spec);
 	if (!n->have)
 		set_source(n, path, value);
 	n->have = 1;

@@ -47,6 +47,14 @@ test_grammar(void)
 	memset(&n, 0, sizeof n);
 	CHECK(cv_fw_requires_dist(&n, "nvidia-cudnn-cu12~=9.5", "M") == 1);
 	CHECK(need_is(&n, "9.5", "10", 0, 12));
+	/* a long line is read whole: "<10" past 255 bytes is not "<1" */
+	{
+		char line[400];
+		memset(&n, 0, sizeof n);
+		snprintf(line, sizeof line, "nvidia-cudnn-cu12%253s<10", "");
+		CHECK(cv_fw_requires_dist(&n, line, "M") == 1);
+		CHECK(need_is(&n, "latest", "10", 0, 12));
+	}
 	/* not a cuDNN wheel, or for another system: nothing at all */
 	memset(&n, 0, sizeof n);
 	CHECK(cv_fw_requires_dist(&n, "nvidia-cudnn-cuda12==9", "M") == 0);
