@@ -45,9 +45,11 @@ explain(struct cmd_ctx *run, const char *msg, int json)
 		printf("%s\n", s ? s : "{}");
 		free(s);
 		json_decref(o);
-	} else
-		printf("matches: %s\ncause:   %s\nfix:     %s\n", e.pattern,
-		       e.cause, e.fix);
+	} else {
+		ui_print(stdout, "matches: %s", e.pattern);
+		ui_print(stdout, "cause:   %s", e.cause);
+		ui_print(stdout, "fix:     %s", e.fix);
+	}
 	cv_explanation_release(&e);
 	return 0;
 }
@@ -77,13 +79,16 @@ static void
 print_text(const char *root, const char *active, const struct cv_finding *f,
 	   size_t n, size_t problems)
 {
-	printf("store:  %s\nactive: %s\n", root, active ? active : "(none)");
+	/* findings quote folder names and framework metadata: escaped */
+	ui_print(stdout, "store:  %s", root);
+	ui_print(stdout, "active: %s", active ? active : "(none)");
 	for (size_t i = 0; i < n; i++) {
-		printf("\n%s: %s\n", level_name(f[i].level), f[i].what);
+		putchar('\n');
+		ui_print(stdout, "%s: %s", level_name(f[i].level), f[i].what);
 		if (*f[i].why)
-			printf("  why: %s\n", f[i].why);
+			ui_print(stdout, "  why: %s", f[i].why);
 		if (*f[i].fix)
-			printf("  fix: %s\n", f[i].fix);
+			ui_print(stdout, "  fix: %s", f[i].fix);
 	}
 	printf("\n%zu problem%s found\n", problems, problems == 1 ? "" : "s");
 }

@@ -114,7 +114,8 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cv_env_apply(&env, &err);
 	if (r == 0 && framework) {
 		char *vdir = cv_store_dir(st, id);
-		cv_preload_exec(vdir, id);
+		r = cv_preload_exec(vdir, id, &err);
+		r = r < 0 ? r : 0;
 		free(vdir);
 	}
 	cv_env_release(&env);

@@ -35,6 +35,7 @@ print_json(const struct cv_fw_env *fe, const char *active,
 			    fe->prefix[0] ? json_string(fe->prefix)
 					  : json_null());
 	json_object_set_new(o, "found_by", json_string(fe->how));
+	json_object_set_new(o, "complete", json_boolean(!fe->incomplete));
 	json_object_set_new(o, "active",
 			    active ? json_string(active) : json_null());
 	json_object_set_new(o, "bundled",
@@ -90,6 +91,8 @@ print_json(const struct cv_fw_env *fe, const char *active,
 	json_decref(o);
 }
 
+/* Names, versions and requirement texts come from the environment's
+ * files: every line goes out escaped. */
 static void
 print_text(const struct cv_fw_env *fe, const char *active,
 	   const struct cv_version *av)
@@ -99,11 +102,16 @@ print_text(const struct cv_fw_env *fe, const char *active,
 		       "$CONDA_PREFIX and python3 on PATH are unset)\n");
 		return;
 	}
-	printf("environment: %s (%s)\n", fe->prefix, fe->how);
-	printf("active cuDNN: %s\n", active ? active : "none");
+	ui_print(stdout, "environment: %s (%s)", fe->prefix, fe->how);
+	ui_print(stdout, "active cuDNN: %s", active ? active : "none");
 	if (fe->bundled_dir[0])
-		printf("bundled cuDNN: %s (%s)\n", fe->bundled_dir,
-		       fe->bundled_version);
+		ui_print(stdout, "bundled cuDNN: %s (%s)", fe->bundled_dir,
+			 fe->bundled_version);
+	if (fe->incomplete)
+		printf("the scan stopped early: a framework's record is not a "
+		       "regular file, is over its size cap, or the metadata "
+		       "exceed the time or bytes the scan may take; frameworks "
+		       "may be missing below\n");
 	if (fe->n == 0)
 		printf("no framework that uses cuDNN is installed here\n");
 	for (size_t i = 0; i < fe->n; i++) {
@@ -111,17 +119,21 @@ print_text(const struct cv_fw_env *fe, const char *active,
 		char text[512];
 
 		cv_framework_need_text(f, text, sizeof text);
-		printf("%s %s\n  at: %s\n", f->name, f->version, f->location);
-		if (f->need.have)
-			printf("  needs: %s\n  because: %s says '%s'\n", text,
-			       f->need.source, f->need.text);
-		else
-			printf("  needs: nothing stated (%s); not checked\n",
-			       f->need.source);
+		ui_print(stdout, "%s %s", f->name, f->version);
+		ui_print(stdout, "  at: %s", f->location);
+		if (f->need.have) {
+			ui_print(stdout, "  needs: %s", text);
+			ui_print(stdout, "  because: %s says '%s'",
+				 f->need.source, f->need.text);
+		} else {
+			ui_print(stdout,
+				 "  needs: nothing stated (%s); not checked",
+				 f->need.source);
+		}
 		if (active)
-			printf("  active %s: %s\n", active,
-			       cv_framework_fits(f, av) ? "fits"
-							: "CANNOT LOAD IT");
+			ui_print(stdout, "  active %s: %s", active,
+				 cv_framework_fits(f, av) ? "fits"
+							  : "CANNOT LOAD IT");
 	}
 }
 

@@ -60,16 +60,32 @@ ui_put_escaped(FILE *f, const char *text)
 }
 
 static void
-vline(const char *prefix, const char *fmt, va_list ap)
+vline_to(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
 	char *text = NULL;
 
-	fputs(prefix, stderr);
+	fputs(prefix, f);
 	if (vasprintf(&text, fmt, ap) < 0)
 		text = NULL;
-	ui_put_escaped(stderr, text ? text : "(out of memory)");
+	ui_put_escaped(f, text ? text : "(out of memory)");
 	free(text);
-	fputc('\n', stderr);
+	fputc('\n', f);
+}
+
+static void
+vline(const char *prefix, const char *fmt, va_list ap)
+{
+	vline_to(stderr, prefix, fmt, ap);
+}
+
+void
+ui_print(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline_to(f, "", fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -9,6 +9,10 @@
 
 /* Write text with control characters and non-UTF-8 bytes as \xNN. */
 void ui_put_escaped(FILE *f, const char *text);
+/* Print one line on f, formatted and escaped (a newline in the text is
+ * \x0a): for report lines that carry names read from files. */
+void ui_print(FILE *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Print "cudnnvm: <formatted>" on stderr, escaped, even with -q. */
 void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "cudnnvm: <msg>" on stderr, then a "hint: <command>" line for each

@@ -31,12 +31,14 @@ print_verdict(const struct cv_fw_verdict *v, const char *libdir)
 {
 	if (v->unreadable)
 		return;
+	/* the reason quotes the framework's own error and mapped paths */
 	if (v->pass)
-		printf("  framework %-10s pass (cuDNN %ld, %d sub-libraries "
-		       "from %s)\n",
-		       v->fw, v->version, v->subs, libdir);
+		ui_print(stdout,
+			 "  framework %-10s pass (cuDNN %ld, %d sub-libraries "
+			 "from %s)",
+			 v->fw, v->version, v->subs, libdir);
 	else
-		printf("  framework %-10s fail: %s\n", v->fw, v->why);
+		ui_print(stdout, "  framework %-10s fail: %s", v->fw, v->why);
 }
 
 /* --frameworks: each framework's own convolution in a child under

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define CV_VERSION_STRING "0.1.0"
 
@@ -1175,6 +1176,12 @@ struct cv_fw_env {
 	size_t n;
 	char bundled_dir[4096]; /* the environment's own cuDNN folder, or "" */
 	char bundled_version[64];
+	/* the scan stopped at its time or size budget, or met a record it
+	 * could not read (a FIFO, an oversized file): frameworks may be
+	 * missing from fw */
+	int incomplete;
+	size_t read_bytes;        /* the scan's own accounting */
+	struct timespec deadline; /* CLOCK_MONOTONIC */
 };
 /* Find the frameworks of `prefix` (NULL: $VIRTUAL_ENV, $CONDA_PREFIX,
  * else the environment of the first python3 on PATH). Reads files only. */

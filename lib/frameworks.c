@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Distribution names (normalised: lower case, '-' and '.' as '_') whose
@@ -69,33 +70,65 @@ is_file(const char *p)
 	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* Read at most `max` bytes of a regular file (xmalloc'd, NUL-ended). */
-static char *
-read_head(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat sb;
-	char *buf;
-	size_t len = 0;
+/* The scan sits in front of every activation and in the prompt hook, so
+ * it keeps to a budget whatever the environment holds: each file is
+ * opened without blocking and read only when regular (a FIFO named like a
+ * record cannot hang it), up to a cap; the whole scan reads at most
+ * SCAN_BYTES and stops reading at SCAN_SECONDS, and says so
+ * (cv_fw_env.incomplete). conda's records of real frameworks are under
+ * 5 MB (every file of the package is listed in them). */
+#define SCAN_BYTES       (64u << 20)
+#define SCAN_SECONDS     1
+#define CONDA_RECORD_MAX (8u << 20)
 
-	if (fd < 0)
+static int
+scan_spent(struct cv_fw_env *e)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (e->read_bytes < SCAN_BYTES && (now.tv_sec < e->deadline.tv_sec ||
+					   (now.tv_sec == e->deadline.tv_sec &&
+					    now.tv_nsec < e->deadline.tv_nsec)))
+		return 0;
+	e->incomplete = 1;
+	return 1;
+}
+
+/* At most `max` bytes of the regular file at path (xmalloc'd, NUL-ended,
+ * its length in *len), or NULL: absent, not a regular file, over the
+ * budget, or (whole) larger than max. */
+static char *
+read_file(struct cv_fw_env *e, const char *path, size_t max, int whole,
+	  int nofollow, size_t *len)
+{
+	char *buf;
+	ssize_t got;
+
+	if (scan_spent(e))
 		return NULL;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	buf = xmalloc(max + 2);
+	got = cv_fs_read_head(AT_FDCWD, path, nofollow, buf,
+			      whole ? max + 2 : max + 1);
+	if (got >= 0)
+		e->read_bytes += (size_t)got;
+	if (got < 0 || (whole && (size_t)got > max)) {
+		/* a file where a record should be that cannot be read as one
+		 * (a FIFO, a device, a giant): its framework goes unseen */
+		if (got >= 0 || errno == EINVAL || errno == ELOOP)
+			e->incomplete = 1;
+		free(buf);
 		return NULL;
 	}
-	if ((size_t)sb.st_size < max)
-		max = (size_t)sb.st_size;
-	buf = xmalloc(max + 1);
-	while (len < max) {
-		ssize_t n = read(fd, buf + len, max - len);
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
+	if (len != NULL)
+		*len = (size_t)got;
 	return buf;
+}
+
+static char *
+read_head(struct cv_fw_env *e, const char *path, size_t max)
+{
+	return read_file(e, path, max, 0, 0, NULL);
 }
 
 /* "nvidia-cudnn-cu12", "nvidia_cudnn_cu12", "Nvidia.Cudnn.Cu12": the CUDA
@@ -261,12 +294,12 @@ set_source(struct cv_fw_need *n, const char *path, const char *text)
 	n->have = 1;
 }
 
-/* One "Requires-Dist:" value. Returns 1 when it named a cuDNN wheel. */
-static int
-requires_dist(struct cv_fw_need *n, const char *value, const char *path)
+int
+cv_fw_requires_dist(struct cv_fw_need *n, const char *value, const char *path)
 {
 	const char *rest, *semi;
-	char spec[256];
+	char *spec;
+	size_t len;
 	int cuda = cudnn_wheel_name(value, &rest);
 
 	if (cuda == 0)
@@ -276,10 +309,15 @@ requires_dist(struct cv_fw_need *n, const char *value, const char *path)
 		return 0;
 	if (*rest == '[') /* extras of the cuDNN wheel itself */
 		rest = strchr(rest, ']') ? strchr(rest, ']') + 1 : rest;
-	snprintf(spec, sizeof spec, "%.*s",
-		 (int)(semi ? (size_t)(semi - rest) : strlen(rest)), rest);
+	/* all of it: a bound cut at a buffer's end ("<10" as "<1") would be
+	 * another bound; a ']' past the marker leaves no specifiers */
+	len = semi == NULL  ? strlen(rest)
+	      : semi > rest ? (size_t)(semi - rest)
+			    : 0;
+	spec = xstrndup(rest, len);
 	n->cuda = cuda;
 	parse_specifiers(n, spec);
+	free(spec);
 	if (!n->have)
 		set_source(n, path, value);
 	n->have = 1;
@@ -353,7 +391,7 @@ scan_metadata(struct cv_fw_env *e, const char *sp, const char *dname,
 
 	snprintf(path, sizeof path, "%s/%s/METADATA", sp, dname);
 	/* Requires-Dist lines sit in the header, before the description */
-	buf = read_head(path, 64 * 1024);
+	buf = read_head(e, path, 64 * 1024);
 	if (buf == NULL)
 		return 0;
 	memset(&need, 0, sizeof need);
@@ -370,7 +408,7 @@ scan_metadata(struct cv_fw_env *e, const char *sp, const char *dname,
 			const char *v = line + 14;
 			while (*v == ' ')
 				v++;
-			found |= requires_dist(&need, v, path);
+			found |= cv_fw_requires_dist(&need, v, path);
 		}
 	}
 	free(buf);
@@ -390,9 +428,9 @@ scan_metadata(struct cv_fw_env *e, const char *sp, const char *dname,
 /* A file where the build recorded its cuDNN: `'cudnn_version': '8'`
  * (TensorFlow) or `cudnn_version = "9"` (ONNX Runtime). */
 static void
-scan_build_file(struct cv_framework *f, const char *path)
+scan_build_file(struct cv_fw_env *e, struct cv_framework *f, const char *path)
 {
-	char *buf = read_head(path, 64 * 1024);
+	char *buf = read_head(e, path, 64 * 1024);
 	const char *p, *q;
 	struct cv_version v;
 
@@ -469,7 +507,7 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
+	while (!scan_spent(e) && (de = readdir(d)) != NULL) {
 		if (!split_dist_info(de->d_name, name, sizeof name, ver,
 				     sizeof ver))
 			continue;
@@ -498,13 +536,13 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 					file, sizeof file,
 					"%s/tensorflow/python/platform/build_info.py",
 					sp);
-				scan_build_file(&e->fw[e->n - 1], file);
+				scan_build_file(e, &e->fw[e->n - 1], file);
 			} else if (starts_with(name, "onnxruntime")) {
 				snprintf(
 					file, sizeof file,
 					"%s/onnxruntime/capi/build_and_package_info.py",
 					sp);
-				scan_build_file(&e->fw[e->n - 1], file);
+				scan_build_file(e, &e->fw[e->n - 1], file);
 			}
 			continue;
 		}
@@ -543,24 +581,132 @@ conda_name(const char *file, char *name, size_t n)
 	return 1;
 }
 
+int
+cv_fw_conda_depend(struct cv_fw_need *n, const char *s, const char *path)
+{
+	struct cv_fw_need c;
+
+	if (strncmp(s, "cudnn ", 6) == 0 || strcmp(s, "cudnn") == 0) {
+		parse_specifiers(n, s + 5);
+		if (!n->have)
+			set_source(n, path, s);
+		return 1;
+	}
+	if (strncmp(s, "cuda-version ", 13) == 0 ||
+	    strncmp(s, "cudatoolkit ", 12) == 0) {
+		memset(&c, 0, sizeof c);
+		parse_specifiers(&c, strchr(s, ' '));
+		if (c.min.nparts && c.min.part[0] <= 999)
+			n->cuda = (int)c.min.part[0];
+	}
+	return 0;
+}
+
+/* The value of member `key` of the top level of the JSON object text s
+ * (parsed by jansson), or NULL. conda's records list every file of the
+ * package (megabytes) beside the two members read here, so the record is
+ * only scanned: strings skipped, brackets counted. */
+static json_t *
+json_member(const char *s, size_t n, const char *key)
+{
+	size_t klen = strlen(key), i = 0, start = 0;
+	int depth = 0, taking = 0;
+
+	while (i < n) {
+		char c = s[i];
+		if (c == '"') {
+			size_t b = ++i, end;
+			while (i < n && s[i] != '"')
+				i += s[i] == '\\' ? 2 : 1;
+			if (i >= n)
+				return NULL;
+			end = i++;
+			if (depth != 1 || taking)
+				continue;
+			while (i < n && (s[i] == ' ' || s[i] == '\t' ||
+					 s[i] == '\r' || s[i] == '\n'))
+				i++;
+			if (i < n && s[i] == ':' && end - b == klen &&
+			    memcmp(s + b, key, klen) == 0) {
+				taking = 1;
+				start = ++i;
+			}
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 1 && taking)
+				break;
+			depth--;
+		} else if (c == ',' && depth == 1 && taking) {
+			break;
+		}
+		i++;
+	}
+	if (!taking || i >= n)
+		return NULL;
+	return json_loadb(s + start, i - start, JSON_DECODE_ANY, NULL);
+}
+
+/* One conda-meta record of a known package. */
+static void
+scan_conda_record(struct cv_fw_env *e, const char *prefix, const char *path,
+		  const char *name)
+{
+	struct cv_fw_need need;
+	struct cv_framework *f;
+	json_t *version, *deps;
+	const char *ver;
+	char *buf;
+	size_t len;
+	int found = 0;
+
+	buf = read_file(e, path, CONDA_RECORD_MAX, 1, 1, &len);
+	if (buf == NULL)
+		return;
+	version = json_member(buf, len, "version");
+	deps = json_member(buf, len, "depends");
+	free(buf);
+	ver = json_string_value(version) ? json_string_value(version) : "";
+	if (strcmp(name, "cudnn") == 0) {
+		snprintf(e->bundled_dir, sizeof e->bundled_dir, "%s/lib",
+			 prefix);
+		snprintf(e->bundled_version, sizeof e->bundled_version, "%s",
+			 ver);
+	} else {
+		memset(&need, 0, sizeof need);
+		for (size_t i = 0; i < json_array_size(deps); i++) {
+			const char *s =
+				json_string_value(json_array_get(deps, i));
+			if (s != NULL)
+				found |= cv_fw_conda_depend(&need, s, path);
+		}
+		if (!found)
+			need.cuda = 0;
+		f = add_framework(e, name, ver, path);
+		f->need = need;
+		if (!found)
+			snprintf(f->need.source, sizeof f->need.source, "%s",
+				 path);
+	}
+	json_decref(version);
+	json_decref(deps);
+}
+
 static void
 scan_conda(struct cv_fw_env *e, const char *prefix)
 {
 	char dir[PATH_MAX], path[PATH_MAX * 2], name[128];
-	DIR *d;
 	struct dirent *de;
+	DIR *d;
 
 	snprintf(dir, sizeof dir, "%s/conda-meta", prefix);
 	d = opendir(dir);
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
-		json_t *o, *deps;
-		const char *ver;
-		size_t i;
-		int k, found = 0;
-		struct cv_fw_need need;
-
+	while (!scan_spent(e) && (de = readdir(d)) != NULL) {
+		int k;
 		if (!conda_name(de->d_name, name, sizeof name))
 			continue;
 		for (k = 0; known_conda[k]; k++)
@@ -569,55 +715,7 @@ scan_conda(struct cv_fw_env *e, const char *prefix)
 		if (known_conda[k] == NULL)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		o = json_load_file(path, 0, NULL);
-		if (o == NULL)
-			continue;
-		ver = json_string_value(json_object_get(o, "version"));
-		if (ver == NULL)
-			ver = "";
-		if (strcmp(name, "cudnn") == 0) {
-			char lib[PATH_MAX + 16];
-			snprintf(lib, sizeof lib, "%s/lib", prefix);
-			snprintf(e->bundled_dir, sizeof e->bundled_dir, "%s",
-				 lib);
-			snprintf(e->bundled_version, sizeof e->bundled_version,
-				 "%s", ver);
-			json_decref(o);
-			continue;
-		}
-		memset(&need, 0, sizeof need);
-		deps = json_object_get(o, "depends");
-		for (i = 0; i < json_array_size(deps); i++) {
-			const char *s =
-				json_string_value(json_array_get(deps, i));
-			struct cv_fw_need c;
-			if (s == NULL)
-				continue;
-			if (strncmp(s, "cudnn ", 6) == 0 ||
-			    strcmp(s, "cudnn") == 0) {
-				parse_specifiers(&need, s + 5);
-				if (!need.have)
-					set_source(&need, path, s);
-				found = 1;
-			} else if (strncmp(s, "cuda-version ", 13) == 0 ||
-				   strncmp(s, "cudatoolkit ", 12) == 0) {
-				memset(&c, 0, sizeof c);
-				parse_specifiers(&c, strchr(s, ' '));
-				if (c.min.nparts)
-					need.cuda = (int)c.min.part[0];
-			}
-		}
-		if (!found)
-			need.cuda = 0;
-		{
-			struct cv_framework *f =
-				add_framework(e, name, ver, path);
-			f->need = need;
-			if (!found)
-				snprintf(f->need.source, sizeof f->need.source,
-					 "%s", path);
-		}
-		json_decref(o);
+		scan_conda_record(e, prefix, path, name);
 	}
 	closedir(d);
 }
@@ -647,7 +745,7 @@ scan_prefix(struct cv_fw_env *e, const char *prefix)
 		d = opendir(dir);
 		if (d == NULL)
 			continue;
-		while ((de = readdir(d)) != NULL) {
+		while (!scan_spent(e) && (de = readdir(d)) != NULL) {
 			if (!starts_with(de->d_name, "python3"))
 				continue;
 			snprintf(sp, sizeof sp, "%s/%s/site-packages", dir,
@@ -666,7 +764,8 @@ scan_prefix(struct cv_fw_env *e, const char *prefix)
 
 /* pyvenv.cfg's `home = /usr/bin` and `include-system-site-packages`. */
 static void
-read_pyvenv(const char *prefix, char *home, size_t n, int *system_site)
+read_pyvenv(struct cv_fw_env *e, const char *prefix, char *home, size_t n,
+	    int *system_site)
 {
 	char path[PATH_MAX];
 	char *buf, *line, *next;
@@ -674,7 +773,7 @@ read_pyvenv(const char *prefix, char *home, size_t n, int *system_site)
 	*home = '\0';
 	*system_site = 0;
 	snprintf(path, sizeof path, "%s/pyvenv.cfg", prefix);
-	buf = read_head(path, 16 * 1024);
+	buf = read_head(e, path, 16 * 1024);
 	if (buf == NULL)
 		return;
 	for (line = buf; *line; line = next) {
@@ -765,6 +864,8 @@ cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 	int system_site;
 
 	memset(out, 0, sizeof *out);
+	clock_gettime(CLOCK_MONOTONIC, &out->deadline);
+	out->deadline.tv_sec += SCAN_SECONDS;
 	if (prefix != NULL && *prefix) {
 		snprintf(out->prefix, sizeof out->prefix, "%s", prefix);
 		snprintf(out->how, sizeof out->how, "given");
@@ -780,7 +881,7 @@ cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 		return 0; /* no Python: nothing to find */
 	}
 	scan_prefix(out, out->prefix);
-	read_pyvenv(out->prefix, home, sizeof home, &system_site);
+	read_pyvenv(out, out->prefix, home, sizeof home, &system_site);
 	if (system_site && home[0] == '/') {
 		snprintf(base, sizeof base, "%s", home);
 		char *s = strrchr(base, '/');

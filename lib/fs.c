@@ -341,7 +341,8 @@ cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 			O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
 				(nofollow ? O_NOFOLLOW : 0));
 	struct stat sb;
-	ssize_t got;
+	size_t got = 0;
+	ssize_t r = 0;
 
 	if (fd < 0)
 		return -1;
@@ -350,12 +351,13 @@ cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 		errno = EINVAL;
 		return -1;
 	}
-	do
-		got = read(fd, buf, n - 1);
-	while (got < 0 && errno == EINTR);
+	/* a large head (a conda record) may come in several reads */
+	while (got < n - 1 && ((r = read(fd, buf + got, n - 1 - got)) > 0 ||
+			       (r < 0 && errno == EINTR)))
+		got += r > 0 ? (size_t)r : 0;
 	close(fd);
-	if (got < 0)
+	if (r < 0)
 		return -1;
 	buf[got] = '\0';
-	return got;
+	return (ssize_t)got;
 }

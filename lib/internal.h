@@ -199,6 +199,17 @@ struct cv_cudnn_fwd_perf {
 	int determinism, math_type, reserved[3];
 };
 
+/* frameworks.c: the requirement grammar, one line at a time (the fuzz
+ * target and the unit test reach it here). One METADATA "Requires-Dist:"
+ * value ("nvidia-cudnn-cu12==9.1.0.70; extra == 'cuda'"), or one conda
+ * `depends` entry ("cudnn >=9.1.0.70,<10.0a0"; "cuda-version >=12.0"
+ * sets the CUDA major), folded into n, `source` naming the file: 1 when
+ * it named cuDNN, else 0 (n then unchanged, but for a conda CUDA major). */
+int cv_fw_requires_dist(struct cv_fw_need *n, const char *value,
+			const char *source);
+int cv_fw_conda_depend(struct cv_fw_need *n, const char *entry,
+		       const char *source);
+
 /* probe.c: write one JSON object (taking its reference) as a line. */
 struct json_t;
 void cv_probe_emit(int fd, struct json_t *o);

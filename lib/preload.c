@@ -94,6 +94,70 @@ static const char module_py[] =
 	"    return best[1]\n"
 	"\n"
 	"\n"
+	"# Whoever may change a folder or file it loads from could run code in\n"
+	"# this interpreter, so, as cudnnvm's own commands require of the store\n"
+	"# (lib/store.c), each must belong to this user or root and be writable\n"
+	"# by nobody else; above the store a sticky folder (/tmp) will do.\n"
+	"def _owned(os, path, strict):\n"
+	"    st = os.stat(path)\n"
+	"    if st.st_uid not in (0, os.geteuid()):\n"
+	"        raise OSError('%s belongs to another user (uid %d), who could '\n"
+	"                      'plant a library there' % (path, st.st_uid))\n"
+	"    if st.st_mode & 0o022 and (strict or not st.st_mode & 0o1000):\n"
+	"        raise OSError('%s is writable by other users, who could plant '\n"
+	"                      'a library there' % path)\n"
+	"    return st\n"
+	"\n"
+	"\n"
+	"def _chain(os, d, strict, seen):\n"
+	"    while d not in seen:\n"
+	"        seen.add(d)\n"
+	"        _owned(os, d, d in strict)\n"
+	"        d = os.path.dirname(d)\n"
+	"\n"
+	"\n"
+	"# The real paths of libdir's files `names`, once every folder from / down\n"
+	"# to each (libdir, its version folder and the store strictly) and each\n"
+	"# file passed _owned; nothing is loaded before all did.\n"
+	"def _trusted(os, libdir, names):\n"
+	"    real = os.path.realpath(libdir)\n"
+	"    version = os.path.dirname(real)\n"
+	"    strict = (real, version, os.path.dirname(version))\n"
+	"    seen = set()\n"
+	"    _chain(os, real, strict, seen)\n"
+	"    paths = []\n"
+	"    for name in names:\n"
+	"        path = os.path.realpath(os.path.join(real, name))\n"
+	"        _chain(os, os.path.dirname(path), strict, seen)\n"
+	"        if _owned(os, path, True).st_mode & 0o170000 != 0o100000:\n"
+	"            raise OSError('%s is not a regular file' % path)\n"
+	"        paths.append(path)\n"
+	"    return paths\n"
+	"\n"
+	"\n"
+	"# Load them all, or none: after a failure the ones loaded are unloaded,\n"
+	"# and those that stay mapped (a library can refuse to unload) named.\n"
+	"def _load(os, paths):\n"
+	"    # _ctypes.dlopen is what ctypes.CDLL calls; importing ctypes itself\n"
+	"    # would add ~3 ms to every start\n"
+	"    import _ctypes\n"
+	"    done = []\n"
+	"    try:\n"
+	"        for path in paths:\n"
+	"            done.append(_ctypes.dlopen(path, os.RTLD_GLOBAL | os.RTLD_NOW))\n"
+	"    except OSError as e:\n"
+	"        for handle in reversed(done):\n"
+	"            _ctypes.dlclose(handle)\n"
+	"        with open('/proc/self/maps') as f:\n"
+	"            maps = set(l.split(None, 5)[-1].strip() for l in f)\n"
+	"        left = [p for p in paths if p in maps]\n"
+	"        if left:\n"
+	"            return '%s (%s); only %s stay loaded' % (\n"
+	"                'cuDNN partly preloaded', e, ', '.join(left))\n"
+	"        raise\n"
+	"    return None\n"
+	"\n"
+	"\n"
 	"def _preload():\n"
 	"    import os\n"
 	"    env = os.environ\n"
@@ -111,16 +175,15 @@ static const char module_py[] =
 	"    subs = sorted(n for n in names if n.startswith('libcudnn_')\n"
 	"                  and n.endswith('.so.' + major))\n"
 	"    subs.sort(key=lambda n: n != 'libcudnn_graph.so.' + major)\n"
-	"    # _ctypes.dlopen is what ctypes.CDLL calls; importing ctypes itself\n"
-	"    # would add ~3 ms to every start\n"
-	"    import _ctypes\n"
-	"    for name in [front] + subs:\n"
-	"        _ctypes.dlopen(os.path.join(libdir, name),\n"
-	"                       os.RTLD_GLOBAL | os.RTLD_NOW)\n"
+	"    return _load(os, _trusted(os, libdir, [front] + subs))\n"
 	"\n"
 	"\n"
 	"try:\n"
-	"    _preload()\n"
+	"    _partly = _preload()\n"
+	"    if _partly:\n"
+	"        import sys\n"
+	"        sys.stderr.write('cudnnvm: warning: %s; a framework may mix '\n"
+	"                         'them with its own copy\\n' % _partly)\n"
 	"except Exception as e:  # never fail the interpreter's start\n"
 	"    import sys\n"
 	"    sys.stderr.write('cudnnvm: warning: cuDNN not preloaded (%s); '\n"
@@ -151,31 +214,40 @@ py_quote(struct cv_buf *out, const char *s)
 	cv_text_add(out, "'", 1);
 }
 
-/* Call fn on every <prefix>/lib/python3.X/site-packages. */
+/* Call fn on every <prefix>/lib/python3.X/site-packages, resolved. One
+ * that resolves outside the environment (a link to the system's
+ * dist-packages, say) would hook another interpreter: writing fails on it,
+ * removing passes it by (nothing of ours can be there). */
 static int
-each_site_packages(const char *prefix,
+each_site_packages(const char *prefix, int writing,
 		   int (*fn)(const char *sp, void *arg, struct cv_err *err),
-		   void *arg, int *found, struct cv_err *err)
+		   void *arg, struct cv_err *err)
 {
-	char lib[PATH_MAX], sp[PATH_MAX * 2];
+	char lib[PATH_MAX], sp[PATH_MAX * 2], real[PATH_MAX], top[PATH_MAX];
 	struct dirent *de;
 	struct stat sb;
+	size_t n;
 	DIR *d;
 	int r = 0;
 
-	*found = 0;
 	snprintf(lib, sizeof lib, "%s/lib", prefix);
-	d = opendir(lib);
-	if (d == NULL)
+	if (realpath(prefix, top) == NULL || (d = opendir(lib)) == NULL)
 		return 0;
+	n = strlen(top);
 	while (r == 0 && (de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "python3", 7) != 0)
 			continue;
 		snprintf(sp, sizeof sp, "%s/%s/site-packages", lib, de->d_name);
-		if (lstat(sp, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		if (stat(sp, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
+		    realpath(sp, real) == NULL)
 			continue;
-		*found = 1;
-		r = fn(sp, arg, err);
+		if (strncmp(real, top, n) == 0 && (n == 1 || real[n] == '/'))
+			r = fn != NULL ? fn(real, arg, err) : 0;
+		else if (writing)
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' leads to '%s', outside the environment '%s', so a hook written there would load cuDNN into another interpreter; make it a folder of the environment, or recreate the environment",
+				sp, real, prefix);
 	}
 	closedir(d);
 	return r;
@@ -223,11 +295,10 @@ cv_preload_hook(const char *prefix, const char *store, const char *id,
 {
 	struct cv_buf *mod;
 	struct pth_args a;
-	int found, r;
+	int r;
 
 	if (remove)
-		return each_site_packages(prefix, remove_one, NULL, &found,
-					  err);
+		return each_site_packages(prefix, 0, remove_one, NULL, err);
 	mod = cv_text_new();
 	for (const char *p = module_py; *p;) {
 		if (strncmp(p, "@STORE@", 7) == 0) {
@@ -242,7 +313,7 @@ cv_preload_hook(const char *prefix, const char *store, const char *id,
 		}
 	}
 	a.module = cv_text_str(mod);
-	r = each_site_packages(prefix, install_one, &a, &found, err);
+	r = each_site_packages(prefix, 1, install_one, &a, err);
 	cv_text_free(mod);
 	/* an environment without Python (a bare conda prefix) has no
 	 * interpreter to hook: the activate scripts are all it needs */
@@ -250,7 +321,13 @@ cv_preload_hook(const char *prefix, const char *store, const char *id,
 }
 
 int
-cv_preload_exec(const char *vdir, const char *id)
+cv_preload_hook_check(const char *prefix, struct cv_err *err)
+{
+	return each_site_packages(prefix, 1, NULL, NULL, err);
+}
+
+int
+cv_preload_exec(const char *vdir, const char *id, struct cv_err *err)
 {
 	char lib[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
@@ -260,6 +337,14 @@ cv_preload_exec(const char *vdir, const char *id)
 	snprintf(lib, sizeof lib, "%s/lib/libcudnn.so.%ld", vdir, major);
 	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
+	/* the loader cuts LD_PRELOAD at every space and ':' and opens each
+	 * piece, a relative one from the working folder: such a path would
+	 * load a file of whatever folder the command starts in */
+	if (strpbrk(lib, " :") != NULL)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"cannot preload '%s' for the framework here: the dynamic loader splits LD_PRELOAD at spaces and ':', so it would load pieces of that path from the working folder; use a store whose path has neither (--store DIR, or CUDNNVM_STORE), or leave the framework's environment to run without the preload",
+			lib);
 	if (old != NULL && *old) {
 		char *both = xasprintf("%s:%s", lib, old);
 		setenv("LD_PRELOAD", both, 1);

@@ -10,9 +10,13 @@ struct cv_err;
  * at interpreter start. An environment without Python is no error. */
 int cv_preload_hook(const char *prefix, const char *store, const char *id,
 		    int remove, struct cv_err *err);
+/* Whether cv_preload_hook can write into every site-packages of `prefix`
+ * (none may lead outside it): 0, or CV_EDATA before anything is written. */
+int cv_preload_hook_check(const char *prefix, struct cv_err *err);
 /* Put <vdir>/lib/libcudnn.so.N (vdir: the version's folder, from
  * cv_store_dir) first in this process's LD_PRELOAD, for exec; 1 when
- * done, 0 when the version has no such file. */
-int cv_preload_exec(const char *vdir, const char *id);
+ * done, 0 when the version has no such file, CV_ESTORE when its path
+ * holds a space or ':', which the loader would split it at. */
+int cv_preload_exec(const char *vdir, const char *id, struct cv_err *err);
 
 #endif

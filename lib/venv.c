@@ -349,6 +349,8 @@ cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
 
 	if (kind < 0)
 		return kind;
+	if (!remove && (r = cv_preload_hook_check(dir, err)) < 0)
+		return r;
 	if (!remove) {
 		/* the store that holds it: with a system and a user store,
 		 * the version's own folder's parent */

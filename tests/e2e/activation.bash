@@ -55,3 +55,14 @@ one_error_line() {
 hints() {
 	sed -n 's/^hint: //p' <<<"$stderr"
 }
+
+# mklib FILE SONAME [LDFLAGS...]: a real library whose constructor appends
+# FILE's name to $T/ran, so a test sees which libraries an interpreter ran
+mklib() {
+	mkdir -p "$(dirname "$1")"
+	printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' \
+		'__attribute__((constructor)) static void ran(void) {' \
+		'	FILE *f = fopen(getenv("RAN"), "a");' \
+		"	if (f) { fputs(\"$1\\n\", f); fclose(f); }" '}' >"$T/lib.c"
+	cc -shared -fPIC -o "$1" -Wl,-soname,"$2" "${@:3}" "$T/lib.c"
+}

@@ -351,3 +351,100 @@ print(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in
 	[[ $output == *"site-packages/nvidia/cudnn/lib/libcudnn.so.9"* ]]
 	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_graph.so.9"* ]]
 }
+
+@test "exec never puts a store path with a space or ':' in LD_PRELOAD, which the loader would split" {
+	command -v cc >/dev/null || skip "no C compiler"
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	# a cloned repository holding the relative half of the split path
+	mkdir "$T/repo"
+	mklib "$T/repo/cuDNN/9.19.0.56-cuda13/lib/libcudnn.so.9" libcudnn.so.9
+	for S in "$T/NVIDIA cuDNN" "$T/NVIDIA:cuDNN"; do
+		mkver 9.19.0.56-cuda13 linux-x86_64 "$S"
+		: >"$T/ran"
+		cd "$T/repo"
+		RAN="$T/ran" VIRTUAL_ENV="$T/ve" CUDNNVM_STORE="$S" run --separate-stderr cudnnvm exec 9.19 -- sh -c 'echo "P=$LD_PRELOAD"'
+		cd "$T"
+		echo "$S: $status $output $stderr"
+		[ "$status" -eq 73 ]
+		[ -z "$output" ]
+		one_error_line
+		[[ $stderr == *"cannot preload '$S/9.19.0.56-cuda13/lib/libcudnn.so.9' for the framework here: the dynamic loader splits LD_PRELOAD at spaces and ':'"* ]]
+		[ ! -s "$T/ran" ]
+	done
+	# without a framework nothing is preloaded, and exec runs
+	mkdir "$T/plain"
+	VIRTUAL_ENV="$T/plain" CUDNNVM_STORE="$T/NVIDIA cuDNN" run cudnnvm exec 9.19 -- sh -c 'echo "P=$LD_PRELOAD"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "P=" ]
+}
+
+# bigrecord SRC DST MB: SRC with a `files` list of MB megabytes (as real
+# records list every file of the package), keys in conda's sorted order,
+# and a decoy "version" inside the list's objects
+bigrecord() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(float(sys.argv[3]) * 1024 * 1024) // 64
+d["files"] = ["lib/python3.11/site-packages/torch/lib/f%040d.so" % i for i in range(n)]
+d["paths_data"] = {"paths": [{"_path": "x", "version": "0.0.1", "depends": ["cudnn >=7"]}]}
+json.dump(d, open(sys.argv[2], "w"), indent=2, sort_keys=True)
+PY
+}
+
+@test "conda-meta: a FIFO or an oversized record never hangs a scan, a real-sized one is read" {
+	mkenv "$T/ce" --conda >/dev/null
+	rec="$T/ce/conda-meta/pytorch-2.4.1-cuda120_py311h6d4f3d6_300.json"
+	bigrecord "$rec" "$T/big.json" 3
+	# a FIFO named like a framework's record
+	mv "$rec" "$T/orig.json"
+	mkfifo "$rec"
+	for cmd in "frameworks --path $T/ce" "hook-env --shell bash" "exec 9.19 -- true" "use 9.19 --no-validate" "venv 9.19 --path $T/ce"; do
+		CONDA_PREFIX="$T/ce" run timeout 10 cudnnvm $cmd
+		echo "$cmd: $status"
+		[ "$status" -ne 124 ]
+	done
+	run cudnnvm frameworks --path "$T/ce" --json
+	[ "$status" -eq 0 ]
+	[[ $output == *'"complete": false'* ]]
+	[[ $output != *'"name": "pytorch"'* ]]
+	# a real-sized record (3 MB of file names) is read, decoys and all
+	rm "$rec"
+	cp "$T/big.json" "$rec"
+	run timeout 10 cudnnvm frameworks --path "$T/ce" --json
+	[ "$status" -eq 0 ]
+	[ "$(need "$T/ce" pytorch)" = "9.3.0.75 10.0 12 True" ]
+	[[ $output == *'"complete": true'* ]]
+	# over the cap: refused unread, at once
+	rm "$rec"
+	bigrecord "$T/big.json" "$rec" 9
+	run timeout 10 cudnnvm frameworks --path "$T/ce"
+	[ "$status" -eq 0 ]
+	[[ $output != *"pytorch"* ]]
+	[[ $output == *"the scan stopped early"* ]]
+}
+
+@test "escapes in a dist-info name or METADATA never reach the terminal raw" {
+	mkenv "$T/ve" >/dev/null
+	sp=$(echo "$T"/ve/lib/python3*/site-packages)
+	d="$sp/torch-2.11.0"$'\e[31m'"x.dist-info"
+	mkdir "$d"
+	printf 'Name: torch\nRequires-Dist: nvidia-cudnn-cu13==9.19.0.56\e]0;pwned\a; platform_system == "Linux"\n\n' >"$d/METADATA"
+	export VIRTUAL_ENV="$T/ve"
+	run cudnnvm frameworks
+	[ "$status" -eq 0 ]
+	[[ $output != *[$'\e\a']* ]]
+	[[ $output == *'torch 2.11.0\x1b[31mx'* ]]
+	[[ $output == *"says 'nvidia-cudnn-cu13==9.19.0.56\\x1b]0;pwned\\x07; platform_system"* ]]
+	CUDNNVM_VERSION=9.14 run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ $output != *[$'\e\a']* ]]
+	[[ $output == *'error: torch 2.11.0\x1b[31mx'* ]]
+	for cmd in "use 9.14 --no-validate" "exec 9.14 -- true"; do
+		run cudnnvm $cmd
+		echo "$cmd: $status $output"
+		[ "$status" -eq 1 ]
+		[[ $output != *[$'\e\a']* ]]
+		[[ $output == *'torch 2.11.0\x1b[31mx'* ]]
+	done
+}

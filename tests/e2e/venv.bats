@@ -147,3 +147,109 @@ echo "twice: $CUDNNVM_VERSION $LD_LIBRARY_PATH"')
 	out=$(CONDA_PREFIX="$P" bash -c 'for f in "$1"/etc/conda/activate.d/*.sh; do . "$f"; done; cudnnvm current' _ "$P")
 	[[ $out == *"$A (set by the environment $P, pinned with 'cudnnvm venv')"* ]]
 }
+
+# pyrun: start the venv's interpreter; $output: the libcudnn files it maps
+pyrun() {
+	: >"$T/ran"
+	RAN="$T/ran" run --separate-stderr env -u CUDNNVM_VERSION "$T/ve/bin/python" -c \
+		'import sys; sys.stdout.write("".join(sorted(set(l.split()[-1] + "\n" for l in open("/proc/self/maps") if "libcudnn" in l))))'
+}
+
+@test "the .pth hook loads nothing from a store folder or file another user could change" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to give files to another user"
+	command -v cc >/dev/null || skip "no C compiler"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
+	L="$CUDNNVM_STORE/$A/lib"
+	mklib "$L/libcudnn.so.9" libcudnn.so.9
+	mklib "$L/libcudnn_graph.so.9" libcudnn_graph.so.9
+	cudnnvm -q venv "$A" --path "$T/ve"
+	# as made: both load
+	pyrun
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(cat "$T/ran")" = "$L/libcudnn.so.9
+$L/libcudnn_graph.so.9" ]
+	untrusted() { # $1: what the warning names
+		pyrun
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		[ ! -s "$T/ran" ]
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN not preloaded ($1"* ]]
+	}
+	# a sub-library planted by another user: not even the front one loads
+	chown 65534 "$L/libcudnn_graph.so.9"
+	untrusted "$L/libcudnn_graph.so.9 belongs to another user (uid 65534)"
+	chown 0 "$L/libcudnn_graph.so.9"
+	chmod g+w "$L/libcudnn.so.9"
+	untrusted "$L/libcudnn.so.9 is writable by other users"
+	chmod g-w "$L/libcudnn.so.9"
+	chmod o+w "$L"
+	untrusted "$L is writable by other users"
+	chmod o-w "$L"
+	chown 65534 "$CUDNNVM_STORE/$A"
+	untrusted "$CUDNNVM_STORE/$A belongs to another user"
+	chown 0 "$CUDNNVM_STORE/$A"
+	chmod 1777 "$CUDNNVM_STORE"
+	untrusted "$CUDNNVM_STORE is writable by other users"
+	chmod 755 "$CUDNNVM_STORE"
+	# a link to a library in another user's folder
+	mkdir "$T/theirs"
+	mklib "$T/theirs/evil.so" libcudnn_cnn.so.9
+	chown -R 65534 "$T/theirs"
+	ln -s "$T/theirs/evil.so" "$L/libcudnn_cnn.so.9"
+	untrusted "$T/theirs belongs to another user"
+	rm "$L/libcudnn_cnn.so.9"
+	pyrun
+	[ -z "$stderr" ]
+	[ -s "$T/ran" ]
+}
+
+@test "the .pth hook: a load that fails half-way leaves nothing loaded, or says what stays" {
+	command -v cc >/dev/null || skip "no C compiler"
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
+	L="$CUDNNVM_STORE/$A/lib"
+	mklib "$L/libcudnn.so.9" libcudnn.so.9
+	mklib "$L/libcudnn_graph.so.9" libcudnn_graph.so.9
+	echo 'not a library' >"$L/libcudnn_ops.so.9"
+	cudnnvm -q venv "$A" --path "$T/ve"
+	pyrun
+	[ "$status" -eq 0 ]
+	# front and graph ran, then were unloaded again
+	[ "$(wc -l <"$T/ran")" -eq 2 ]
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN not preloaded ($L/libcudnn_ops.so.9: "* ]]
+	# a front library that cannot be unloaded (as C++ libraries with
+	# unique symbols cannot) stays, and the warning says so
+	mklib "$L/libcudnn.so.9" libcudnn.so.9 -Wl,-z,nodelete
+	pyrun
+	[ "$status" -eq 0 ]
+	[ "$output" = "$L/libcudnn.so.9" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN partly preloaded ($L/libcudnn_ops.so.9: "*"); only $L/libcudnn.so.9 stay loaded; a framework may mix them with its own copy" ]]
+}
+
+@test "venv: a site-packages link is followed inside the environment, refused outside it" {
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
+	sp=$(echo "$T"/ve/lib/python3*/site-packages)
+	mv "$sp" "$T/ve/real-site"
+	ln -s ../../real-site "$sp"
+	run cudnnvm venv 9.1 --path "$T/ve"
+	[ "$status" -eq 0 ]
+	[ -f "$T/ve/real-site/cudnnvm.pth" ]
+	[ -f "$T/ve/real-site/_cudnnvm_preload.py" ]
+	cudnnvm -q venv --remove --path "$T/ve"
+	[ ! -e "$T/ve/real-site/cudnnvm.pth" ]
+	# a link out of the environment: refused before anything is written
+	mkdir "$T/system-site"
+	cp "$T/ve/bin/activate" "$T/orig"
+	rm "$sp"
+	ln -s "$T/system-site" "$sp"
+	run --separate-stderr cudnnvm venv 9.1 --path "$T/ve"
+	[ "$status" -eq 65 ]
+	one_error_line
+	[[ $stderr == *"'$sp' leads to '$T/system-site', outside the environment"* ]]
+	[ -z "$(ls -A "$T/system-site")" ]
+	diff "$T/orig" "$T/ve/bin/activate"
+}
