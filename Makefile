@@ -71,7 +71,7 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 .PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
         install uninstall clean format format-check lint lint-cppcheck \
-        lint-tidy lint-layout fuzz fuzz-bins fuzz-build
+        lint-tidy lint-layout fuzz fuzz-bins fuzz-build completions
 all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
@@ -100,6 +100,14 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
 
 unit-bins: $(UNIT_BIN)
+
+# completions/ holds the scripts the binary writes from its command table
+# (tests/e2e/docs.bats fails when they differ): run after changing a
+# command's options.
+completions: $(BIN)
+	$(BIN) completions bash >completions/cudnnvm.bash
+	$(BIN) completions zsh >completions/_cudnnvm
+	$(BIN) completions fish >completions/cudnnvm.fish
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into build-fuzz/.
 # `make fuzz` runs each for FUZZ_SECONDS; `make test` replays each corpus

@@ -23,7 +23,7 @@ on_signal(int sig)
 }
 
 struct bench_args {
-	const char **specs;
+	char *const *specs; /* in argv */
 	int nspecs, json, runs, warmup;
 	const char *shapes;
 	unsigned dtypes, layouts;
@@ -68,63 +68,46 @@ parse_count(const char *s, int lo, int hi, int *out)
 static int
 parse_args(int argc, char **argv, struct bench_args *a)
 {
-	a->specs = calloc((size_t)argc, sizeof *a->specs);
-	if (a->specs == NULL)
-		return cmd_usage_error("bench", "out of memory");
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = strcmp(o, "--shapes") == 0 ||
-			    strcmp(o, "--dtype") == 0 ||
-			    strcmp(o, "--layout") == 0 ||
-			    strcmp(o, "--runs") == 0 ||
-			    strcmp(o, "--warmup") == 0;
+	struct cmd_opts o;
+	const char *v;
+	int c;
 
-		if (strcmp(o, "--") == 0) {
-			while (++i < argc)
-				a->specs[a->nspecs++] = argv[i];
-			break;
-		}
-		if (strcmp(o, "--json") == 0) {
+	cmd_opts_init(&o, argc, argv);
+	/* bench_opts in cmd/table.c */
+	while ((c = cmd_opts_next(&o)) > 0) {
+		v = o.arg;
+		if (c == 'j')
 			a->json = 1;
-			continue;
-		}
-		if (o[0] != '-') {
-			a->specs[a->nspecs++] = o;
-			continue;
-		}
-		if (!takes)
-			return cmd_usage_error("bench",
-					       "unknown option '%.40s'", o);
-		if (v == NULL)
-			return cmd_usage_error("bench", "%s needs a value", o);
-		i++;
-		if (strcmp(o, "--shapes") == 0)
+		else if (c == 's')
 			a->shapes = v;
-		else if (strcmp(o, "--dtype") == 0 &&
+		else if (c == 'd' &&
 			 parse_list(v, &a->dtypes, cv_dtype_parse) < 0)
 			return cmd_usage_error("bench",
 					       "--dtype takes fp32, fp16 or "
 					       "bf16 (or a comma list), not "
 					       "'%.40s'",
 					       v);
-		else if (strcmp(o, "--layout") == 0 &&
+		else if (c == 'l' &&
 			 parse_list(v, &a->layouts, cv_layout_parse) < 0)
 			return cmd_usage_error(
 				"bench",
 				"--layout takes nchw or nhwc (or "
 				"both: nchw,nhwc), not '%.40s'",
 				v);
-		else if (strcmp(o, "--runs") == 0 &&
-			 parse_count(v, 3, 100000, &a->runs) < 0)
+		else if (c == 'r' && parse_count(v, 3, 100000, &a->runs) < 0)
 			return cmd_usage_error("bench",
 					       "--runs takes a count from 3 "
 					       "to 100000");
-		else if (strcmp(o, "--warmup") == 0 &&
-			 parse_count(v, 0, 10000, &a->warmup) < 0)
+		else if (c == 'w' && parse_count(v, 0, 10000, &a->warmup) < 0)
 			return cmd_usage_error("bench",
 					       "--warmup takes a count from 0 "
 					       "to 10000");
 	}
+	if (c < 0)
+		return o.status;
+	/* the specs, in their order */
+	a->specs = argv + o.ind;
+	a->nspecs = argc - o.ind;
 	return 0;
 }
 
@@ -403,15 +386,12 @@ cmd_bench(int argc, char **argv, struct cmd_ctx *ctx)
 	a.warmup = 5;
 	a.dtypes = 1u << CV_DTYPE_FP16;
 	a.layouts = (1u << CV_LAYOUT_NCHW) | (1u << CV_LAYOUT_NHWC);
-	if ((r = parse_args(argc, argv, &a)) != 0) {
-		free(a.specs);
+	if ((r = parse_args(argc, argv, &a)) != 0)
 		return r;
-	}
 	o.runs = a.runs;
 	o.warmup = a.warmup;
 	if (cv_bench_layers(a.shapes ? a.shapes : "resnet50", a.dtypes,
 			    a.layouts, &layers, &nl, &err) < 0) {
-		free(a.specs);
 		return err.code == CV_EUSAGE
 			       ? cmd_usage_error("bench", "%s", err.msg)
 			       : cmd_fail(&err);
@@ -461,6 +441,5 @@ out:
 	free(runs);
 	free(vers);
 	free(layers);
-	free(a.specs);
 	return r;
 }

@@ -8,8 +8,10 @@
  *     HELPER_CMD() when it downloads, hashes or unpacks (it needs libcurl,
  *     libarchive or libcrypto, so it runs in cudnnvm-helper), with
  *     CMD_STORE or CMD_STORE_RW when it needs the config and the store;
- *  3. document it in man/cudnnvm.1 and the completions (tests/e2e/docs.bats
- *     fails until you do).
+ *     its options are a `struct cmd_opt` list there too, read through
+ *     cmd_opts_next;
+ *  3. document it and each option in man/cudnnvm.1, and run `make
+ *     completions` (tests/e2e/docs.bats fails until you do).
  */
 #ifndef CUDNNVM_CMD_H
 #define CUDNNVM_CMD_H
@@ -45,15 +47,93 @@ struct cmd_ctx {
 #define CMD_REOPEN 0x100
 int cmd_need(struct cmd_ctx *ctx, unsigned what);
 
+/* What a value or an operand is, so that the completions can offer it. */
+enum cmd_kind {
+	CMD_K_NONE,       /* a flag, or an operand nothing can guess */
+	CMD_K_TEXT,       /* a value nothing can guess (N, URL, HEX) */
+	CMD_K_FILE,       /* a file name */
+	CMD_K_DIR,        /* a folder */
+	CMD_K_INSTALLED,  /* an installed version (cudnnvm list) */
+	CMD_K_REMOTE,     /* a release of the cached mirror listing */
+	CMD_K_COMMAND,    /* a command name */
+	CMD_K_WORDS,      /* one of its words */
+	CMD_K_WORDS_FILE, /* one of its words, or a file */
+};
+
+/* One option of a command, or a global one: the one declaration that the
+ * parser (cmd_opts_next), help, the completions and the man page check
+ * (tests/e2e/docs.bats, through `cudnnvm commands --options`) read. */
+struct cmd_opt {
+	int key;          /* what cmd_opts_next returns for it, > 0 */
+	const char *name; /* the long form, without "--"; NULL ends a list */
+	char short_name;  /* -x, or 0 */
+	const char *arg;  /* the value's name in help (N, DIR); NULL: a flag */
+	enum cmd_kind kind; /* what the completions offer for the value */
+	const char *words;  /* the choices of CMD_K_WORDS*, space-separated */
+	const char *help;   /* one line; help wraps it */
+	unsigned int flags; /* CMD_OPT_HIDDEN */
+};
+/* taken but not shown in help or completions, nor needed in the man page:
+ * what the shell integration passes (shell --eval) */
+#define CMD_OPT_HIDDEN 0x1
+
 struct cmd_spec {
 	const char *name;
 	/* NULL: run by the helper */
 	int (*fn)(int argc, char **argv, struct cmd_ctx *ctx);
-	const char *summary; /* one line for `cudnnvm help` */
-	const char *usage;   /* exactly the man page SYNOPSIS line */
-	const char *help;    /* options, one per line, for `<cmd> --help` */
+	const char *summary;        /* one line for `cudnnvm help` */
+	const char *usage;          /* exactly the man page SYNOPSIS line */
+	const char *operands_help;  /* lines on the operands, for help */
+	const struct cmd_opt *opts; /* NULL: none */
+	enum cmd_kind operand;      /* what its operands are */
+	const char *operand_words;  /* the choices of CMD_K_WORDS */
 	unsigned int flags;
 };
+
+/* The global options (main.c takes them anywhere before "--"). */
+extern const struct cmd_opt cmd_global_opts[];
+/* The declaration of `name` (without "--") in opts, or NULL. */
+const struct cmd_opt *cmd_opt_find(const struct cmd_opt *opts,
+				   const char *name);
+
+/* Reading a command's options from its declaration, in getopt's way:
+ * options and operands in any order, `--` ends the options, `--name=V`
+ * or `--name V` for a value, a unique prefix of a long name is the name.
+ *
+ *	struct cmd_opts o;
+ *	cmd_opts_init(&o, argc, argv);
+ *	while ((c = cmd_opts_next(&o)) > 0)
+ *		... c is the option's key, o.arg its value ...
+ *	if (c < 0)
+ *		return o.status;
+ *	... the operands are argv[o.ind .. argc) ...
+ *
+ * An option the command does not declare, a missing value or a value
+ * given to a flag is a usage error: printed (one line naming `cudnnvm
+ * help <command>`), cmd_opts_next returns -1 and o.status is 64. */
+struct cmd_opts {
+	int argc;
+	char **argv;
+	const struct cmd_spec *cmd;
+	char *arg;        /* the value of the option just returned */
+	int ind;          /* at the end: argv[ind..argc) are the operands */
+	int after_dashes; /* at the end: the first operand after "--", or
+			   * argc when there was no "--" */
+	int status;       /* after an error: its exit status */
+	int next, nops, dashes; /* the parser's own */
+};
+void cmd_opts_init(struct cmd_opts *o, int argc, char **argv);
+int cmd_opts_next(struct cmd_opts *o);
+
+/* 1 when help and the completions list the global option d among c's: its
+ * usage line names it (install's --no-wait) and c has no option of that
+ * name (install's --version V). */
+int cmd_lists_global(const struct cmd_spec *c, const struct cmd_opt *d);
+/* `cudnnvm <command> --help` and `cudnnvm help <command>`: the usage, the
+ * summary, and the options from the declaration. */
+void cmd_print_help(FILE *out, const struct cmd_spec *c);
+/* `cudnnvm --help` and `cudnnvm help`: the global options and commands. */
+void cmd_print_main_help(FILE *out);
 
 extern const struct cmd_spec cmd_table[];
 /* 1 in cudnnvm-helper, 0 in the front binary (see cmd/table.c) */

@@ -2,7 +2,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,24 +15,19 @@ static const char *const origin_names[] = { "none", "env", "file", "global",
 int
 cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = ctx->st;
 	struct cv_active a;
+	struct cmd_opts opts;
 	int c, json = 0, r, venv;
 	char cwd[PATH_MAX], venv_dir[PATH_MAX];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c != 'j')
-			return cmd_usage_error("current", "unknown option '%s'",
-					       argv[optind - 1]);
-		json = 1;
-	}
-	if (argc != optind)
+	cmd_opts_init(&opts, argc, argv);
+	while ((c = cmd_opts_next(&opts)) > 0)
+		json = 1; /* --json, the one option */
+	if (c < 0)
+		return opts.status;
+	if (argc != opts.ind)
 		return cmd_usage_error("current", "too many arguments");
 	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
 			      &err);

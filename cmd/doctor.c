@@ -105,19 +105,21 @@ cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 	const char *msg = NULL;
 	char cwd[PATH_MAX], *dir = NULL;
 	size_t n = 0, problems = 0;
-	int json = 0, r;
+	struct cmd_opts o;
+	int json = 0, c, r;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
+		if (c == 'j')
 			json = 1;
-		else if (strcmp(argv[i], "--explain") == 0 && i + 1 < argc)
-			msg = argv[++i];
-		else if (strncmp(argv[i], "--explain=", 10) == 0)
-			msg = argv[i] + 10;
-		else
-			return cmd_usage_error("doctor", "unexpected '%s'",
-					       argv[i]);
+		else if (c == 'e')
+			msg = o.arg;
 	}
+	if (c < 0)
+		return o.status;
+	if (o.ind != argc)
+		return cmd_usage_error("doctor", "unexpected '%s'",
+				       argv[o.ind]);
 	if (msg != NULL)
 		return explain(run, msg, json);
 	if ((r = cmd_need(run, CMD_STORE)) != 0)

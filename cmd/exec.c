@@ -60,25 +60,25 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_store *st = ctx->st;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_version spec;
+	struct cmd_opts o;
 	const char *spec_arg = NULL;
 	char id[64];
-	int i = 1, r, force = 0, framework = 0;
+	int i, c, r, force = 0, framework = 0;
 
-	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		if (strcmp(argv[i], "--force") == 0)
-			force = 1;
-		else if (argv[i][0] == '-')
-			return cmd_usage_error("exec", "unknown option '%s'",
-					       argv[i]);
-		else if (spec_arg == NULL)
-			spec_arg = argv[i];
-		else
-			return cmd_usage_error("exec", "too many arguments");
-	}
-	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0)
+		force = 1; /* --force, the one option */
+	if (c < 0)
+		return o.status;
+	/* the operands before "--": the spec, if any */
+	if (o.after_dashes - o.ind > 1)
+		return cmd_usage_error("exec", "too many arguments");
+	if (o.after_dashes >= argc)
 		return cmd_usage_error("exec",
 				       "expected '-- <command> [args]'");
-	i++;
+	if (o.after_dashes > o.ind)
+		spec_arg = argv[o.ind];
+	i = o.after_dashes;
 	if (spec_arg != NULL && cv_spec_parse(&spec, spec_arg, &err) < 0)
 		return cmd_fail(&err);
 	if (spec_arg == NULL && getenv("CUDNNVM_SHIM_DIR") != NULL)

@@ -5,7 +5,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -140,12 +139,8 @@ print_text(const struct cv_fw_env *fe, const char *active,
 int
 cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "path", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cmd_opts o;
 	struct cv_store *st = ctx->st;
 	struct cv_fw_env fe;
 	struct cv_version av, spec;
@@ -153,23 +148,21 @@ cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 	char id[64];
 	int c, json = 0, r, have_active;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'p')
-			path = optarg;
-		else
-			return cmd_usage_error("frameworks",
-					       "unknown option '%s'",
-					       argv[optind - 1]);
+			path = o.arg;
 	}
-	if (argc - optind > 1)
+	if (c < 0)
+		return o.status;
+	if (argc - o.ind > 1)
 		return cmd_usage_error("frameworks", "too many arguments");
-	if (argc - optind == 1 && cv_spec_parse(&spec, argv[optind], &err) < 0)
+	if (argc - o.ind == 1 && cv_spec_parse(&spec, argv[o.ind], &err) < 0)
 		return cmd_fail(&err);
-	r = cv_active_id(st, argc - optind == 1 ? &spec : NULL, id, &err);
-	if (r < 0 && argc - optind == 1) {
+	r = cv_active_id(st, argc - o.ind == 1 ? &spec : NULL, id, &err);
+	if (r < 0 && argc - o.ind == 1) {
 		return cmd_fail(&err);
 	}
 	have_active = r == 0 && cv_install_id_parse(&av, id, NULL) == 0;

@@ -6,7 +6,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +41,6 @@ show(struct cmd_ctx *ctx)
 int
 cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "unset", no_argument, NULL, 'u' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-validate", no_argument, NULL, 'n' },
-		{ "system", no_argument, NULL, 's' },
-		{ "cuda", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
@@ -58,16 +49,16 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 	int r;
 	char id[64];
 
-	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
+	if ((r = cmd_activation_opts(argc, argv, &a)) != 0)
 		return r;
-	if (argc - optind > 1 || (a.unset && argc - optind != 0))
+	if (argc - a.ind > 1 || (a.unset && argc - a.ind != 0))
 		return cmd_usage_error("global", "too many arguments");
-	if (a.system && argc - optind == 0 && !a.unset)
+	if (a.system && argc - a.ind == 0 && !a.unset)
 		return cmd_usage_error("global",
 				       "--system needs a version or --unset");
-	if (argc - optind == 0 && !a.unset)
+	if (argc - a.ind == 0 && !a.unset)
 		return show(ctx);
-	if (!a.unset && (r = cmd_activation_spec(&a, argv[optind], &spec)) != 0)
+	if (!a.unset && (r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0)
 		return r;
 	/* checked before anything is opened, so a user learns at once */
 	if (a.system && geteuid() != 0) {

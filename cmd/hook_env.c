@@ -6,7 +6,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,13 +56,8 @@ emit_state(struct cv_buf *out, int sh, const char *cwd,
 int
 cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "shell", required_argument, NULL, 's' },
-		{ "stamp", required_argument, NULL, 't' },
-		{ "leave", no_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT, err2 = CV_ERR_INIT;
+	struct cmd_opts o;
 	struct cv_store *st = ctx->st;
 	struct cv_env env = CV_ENV_INIT;
 	struct cv_buf *out = NULL;
@@ -74,21 +68,19 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_hook_stamp stamp;
 	char cwd[PATH_MAX];
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
 		if (c == 's') {
-			if (cv_shell_parse(optarg, &sh, &err) < 0)
+			if (cv_shell_parse(o.arg, &sh, &err) < 0)
 				return cmd_fail(&err);
 		} else if (c == 't')
-			given = optarg;
+			given = o.arg;
 		else if (c == 'l')
 			leave = 1;
-		else
-			return cmd_usage_error("hook-env",
-					       "unknown option '%s'",
-					       argv[optind - 1]);
 	}
-	if (sh < 0 || argc != optind)
+	if (c < 0)
+		return o.status;
+	if (sh < 0 || argc != o.ind)
 		return cmd_usage_error("hook-env", "expected --shell <shell>");
 	memset(&stamp, 0, sizeof stamp);
 	state = !leave && (sh == CV_SHELL_BASH || sh == CV_SHELL_ZSH ||

@@ -5,7 +5,6 @@
 #include "ui.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,7 +22,7 @@ struct install_args {
 	const char *platform; /* --platform P */
 	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
 	const char *source;   /* --source nvidia|pypi */
-	int force, even_if_in_use, no_validate, nowait, refresh;
+	int force, even_if_in_use, no_validate, refresh;
 	unsigned jobs; /* --jobs N; 0: [install] threads */
 	struct cmd_ctx *ctx;
 };
@@ -196,7 +195,7 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.nowait = cmd_g.nowait;
 	opts.waiting = ui_waiting;
 	opts.threads = a->jobs ? a->jobs : cfg->threads;
 	for (int attempt = 0;; attempt++) {
@@ -379,7 +378,7 @@ install_archive(const struct install_args *a)
 	st = a->ctx->st;
 	opts.force = a->force;
 	opts.even_if_in_use = a->even_if_in_use;
-	opts.nowait = a->nowait || cmd_g.nowait;
+	opts.nowait = cmd_g.nowait;
 	opts.waiting = ui_waiting;
 	opts.threads = a->jobs ? a->jobs : cfg->threads;
 	cv_fetcher_file(&fetch, a->archive);
@@ -456,50 +455,61 @@ parse_jobs(const char *s)
 	return (unsigned)n;
 }
 
-/* The options into *a (the flags set through getopt's flag pointers). */
+/* The options into *a (install_opts in cmd/table.c); *ind: the first
+ * operand. */
 static int
-parse(int argc, char **argv, struct install_args *a)
+parse(int argc, char **argv, struct install_args *a, int *ind)
 {
-	enum { O_ARCHIVE = 256, O_SHA, O_VERSION, O_CUDA, O_PLATFORM };
-	enum { O_MIRROR = 261, O_JOBS, O_SOURCE };
-	const struct option lo[] = {
-		{ "archive", required_argument, NULL, O_ARCHIVE },
-		{ "sha256", required_argument, NULL, O_SHA },
-		{ "version", required_argument, NULL, O_VERSION },
-		{ "cuda", required_argument, NULL, O_CUDA },
-		{ "platform", required_argument, NULL, O_PLATFORM },
-		{ "mirror", required_argument, NULL, O_MIRROR },
-		{ "force", no_argument, &a->force, 1 },
-		{ "even-if-in-use", no_argument, &a->even_if_in_use, 1 },
-		{ "no-validate", no_argument, &a->no_validate, 1 },
-		{ "no-wait", no_argument, &a->nowait, 1 },
-		{ "refresh", no_argument, &a->refresh, 1 },
-		{ "jobs", required_argument, NULL, O_JOBS },
-		{ "source", required_argument, NULL, O_SOURCE },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* where each option with a value goes, by its number */
-	const char **slot[] = { &a->archive, &a->sha256,   &a->version,
-				&a->cuda,    &a->platform, &a->mirror };
+	struct cmd_opts o;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c >= O_ARCHIVE && c <= O_MIRROR)
-			*slot[c - O_ARCHIVE] = optarg;
-		else if (c == O_SOURCE)
-			a->source = optarg;
-		else if (c == O_JOBS && (a->jobs = parse_jobs(optarg)) == 0)
-			return cmd_usage_error(
-				"install",
-				"--jobs needs a number of threads, 1-%d",
-				CV_MAX_THREADS);
-		else if (c != 0 && c != O_JOBS)
-			return cmd_usage_error("install", "unknown option '%s'",
-					       argv[optind - 1]);
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
+		switch (c) {
+		case 'a':
+			a->archive = o.arg;
+			break;
+		case 'x':
+			a->sha256 = o.arg;
+			break;
+		case 'V':
+			a->version = o.arg;
+			break;
+		case 'c':
+			a->cuda = o.arg;
+			break;
+		case 'p':
+			a->platform = o.arg;
+			break;
+		case 'm':
+			a->mirror = o.arg;
+			break;
+		case 'S':
+			a->source = o.arg;
+			break;
+		case 'f':
+			a->force = 1;
+			break;
+		case 'u':
+			a->even_if_in_use = 1;
+			break;
+		case 'n':
+			a->no_validate = 1;
+			break;
+		case 'r':
+			a->refresh = 1;
+			break;
+		case 'j':
+			if ((a->jobs = parse_jobs(o.arg)) == 0)
+				return cmd_usage_error(
+					"install",
+					"--jobs needs a number of threads, 1-%d",
+					CV_MAX_THREADS);
+			break;
+		}
 	}
-	return 0;
+	*ind = o.ind;
+	return c < 0 ? o.status : 0;
 }
 
 int
@@ -507,31 +517,31 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct install_args a;
 	char spec[64];
-	int r;
+	int r, ind = 1;
 
 	memset(&a, 0, sizeof a);
 	a.ctx = ctx;
-	if ((r = parse(argc, argv, &a)) != 0)
+	if ((r = parse(argc, argv, &a, &ind)) != 0)
 		return r;
 	if (a.archive != NULL) {
 		if (a.source != NULL)
 			return cmd_usage_error(
 				"install",
 				"--source goes with <spec>, not --archive");
-		if (optind != argc)
+		if (ind != argc)
 			return cmd_usage_error(
 				"install",
 				"give either <spec> or --archive FILE, not both");
 		return install_archive(&a);
 	}
-	if (optind + 1 < argc)
+	if (ind + 1 < argc)
 		return cmd_usage_error("install", "give one spec");
 	if (a.sha256 != NULL || a.version != NULL)
 		return cmd_usage_error(
 			"install",
 			"--sha256 and --version go with --archive FILE");
-	if (optind == argc)
+	if (ind == argc)
 		return install_pinned(&a, spec);
-	a.spec = argv[optind];
+	a.spec = argv[ind];
 	return install_remote(&a);
 }

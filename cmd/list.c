@@ -4,7 +4,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -86,27 +85,21 @@ print_text(const struct cv_store *st, const struct cv_installed *all, size_t n,
 int
 cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = ctx->st;
 	struct cv_installed *all = NULL;
 	struct cv_active act;
 	char global[64] = "", active[64] = "", cwd[PATH_MAX];
 	size_t n = 0;
+	struct cmd_opts o;
 	int json = 0, from_system, c, r;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 'j')
-			return cmd_usage_error("list", "unknown option '%s'",
-					       argv[optind - 1]);
-		json = 1;
-	}
-	if (optind != argc)
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0)
+		json = 1; /* --json, the one option */
+	if (c < 0)
+		return o.status;
+	if (o.ind != argc)
 		return cmd_usage_error("list", "no arguments expected");
 	if (cv_store_list(st, &all, &n, &err) < 0) {
 		r = cmd_fail(&err);

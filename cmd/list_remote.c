@@ -4,7 +4,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,43 +77,34 @@ struct args {
 static int
 parse(int argc, char **argv, struct args *a)
 {
-	enum { O_CUDA = 256, O_PLATFORM, O_JSON, O_REFRESH, O_SOURCE };
-	static const struct option lo[] = {
-		{ "cuda", required_argument, NULL, O_CUDA },
-		{ "platform", required_argument, NULL, O_PLATFORM },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "refresh", no_argument, NULL, O_REFRESH },
-		{ "source", required_argument, NULL, O_SOURCE },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cmd_opts o;
 	const char *source_s = NULL;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c == O_CUDA && cv_cuda_major_parse(optarg, &a->cuda) < 0)
+	cmd_opts_init(&o, argc, argv);
+	/* list_remote_opts in cmd/table.c */
+	while ((c = cmd_opts_next(&o)) > 0) {
+		if (c == 'c' && cv_cuda_major_parse(o.arg, &a->cuda) < 0)
 			return cmd_usage_error(
 				"list-remote",
 				"--cuda needs a CUDA major such as 12");
-		else if (c == O_PLATFORM)
-			a->platform = optarg;
-		else if (c == O_JSON)
+		else if (c == 'p')
+			a->platform = o.arg;
+		else if (c == 'j')
 			a->json = 1;
-		else if (c == O_REFRESH)
+		else if (c == 'r')
 			a->refresh = 1;
-		else if (c == O_SOURCE)
-			source_s = optarg;
-		else if (c != O_CUDA)
-			return cmd_usage_error("list-remote",
-					       "unknown option '%s'",
-					       argv[optind - 1]);
+		else if (c == 'S')
+			source_s = o.arg;
 	}
+	if (c < 0)
+		return o.status;
 	if (source_s != NULL && cv_source_parse(source_s, &a->source, &err) < 0)
 		return cmd_usage_error("list-remote", "%s", err.msg);
-	if (argc - optind > 1)
+	if (argc - o.ind > 1)
 		return cmd_usage_error("list-remote", "give at most one spec");
+	a->spec_s = o.ind < argc ? argv[o.ind] : NULL;
 	return 0;
 }
 
@@ -208,7 +198,6 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	a.source = -1;
 	if ((r = parse(argc, argv, &a)) != 0)
 		return r;
-	a.spec_s = optind < argc ? argv[optind] : NULL;
 	if (a.spec_s != NULL && (r = take_spec(&a)) != 0)
 		return r;
 	if ((r = cmd_need(ctx, CMD_STORE)) != 0 ||

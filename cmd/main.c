@@ -9,16 +9,28 @@
 
 struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL, NULL, 0 };
 
-static void
-print_main_help(FILE *out)
+/* The global option `a` names: "-q", "--quiet", "--store", or with its
+ * value in it, "--store=DIR" (*value). NULL when it names none. */
+static const struct cmd_opt *
+global_opt(const char *a, const char **value)
 {
-	fputs("usage: cudnnvm [--store DIR] [--config FILE] [-q|-v] [--no-color] [--no-wait] <command> [args]\n\n"
-	      "Install, switch and validate NVIDIA cuDNN versions.\n\n"
-	      "commands:\n",
-	      out);
-	cmd_list_commands(out);
-	fputs("\nRun 'cudnnvm <command> --help' for a command's options, or see cudnnvm(1).\n",
-	      out);
+	*value = NULL;
+	if (a[0] != '-')
+		return NULL;
+	for (const struct cmd_opt *d = cmd_global_opts; d->name; d++) {
+		size_t len = strlen(d->name);
+		if (d->short_name && a[1] == d->short_name && a[2] == '\0')
+			return d;
+		if (a[1] != '-' || strncmp(a + 2, d->name, len) != 0)
+			continue;
+		if (a[2 + len] == '\0')
+			return d;
+		if (a[2 + len] == '=' && d->arg != NULL) {
+			*value = a + 3 + len;
+			return d;
+		}
+	}
+	return NULL;
 }
 
 /* Remove the global flags from argv (anywhere before "--"), so both
@@ -30,84 +42,102 @@ take_globals(int *argcp, char **argv, int *want_help, int *want_version)
 	int argc = *argcp, out = 1;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = NULL;
+		const char *a = argv[i], *value;
+		const struct cmd_opt *d = global_opt(a, &value);
 		if (strcmp(a, "--") == 0) {
 			while (i < argc)
 				argv[out++] = argv[i++];
 			break;
 		}
-		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			cmd_g.quiet = 1;
+		/* --version after a command is the command's (install
+		 * --archive F --version V) */
+		if (d == NULL || (d->key == 'V' && out != 1)) {
+			argv[out++] = argv[i];
 			continue;
 		}
-		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-			cmd_g.verbose = 1;
-			continue;
-		}
-		if (strcmp(a, "--no-color") == 0) {
-			cmd_g.color = 0;
-			continue;
-		}
-		/* global: every command that takes a lock honours it */
-		if (strcmp(a, "--no-wait") == 0) {
-			cmd_g.nowait = 1;
-			continue;
-		}
-		if (strcmp(a, "--version") == 0 && out == 1) {
-			*want_version = 1;
-			continue;
-		}
-		if ((strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-			*want_help = 1;
-			continue;
-		}
-		if (strcmp(a, "--store") == 0)
-			slot = &cmd_g.store;
-		else if (strcmp(a, "--config") == 0)
-			slot = &cmd_g.config;
-		else if (strncmp(a, "--store=", 8) == 0) {
-			cmd_g.store = a + 8;
-			continue;
-		} else if (strncmp(a, "--config=", 9) == 0) {
-			cmd_g.config = a + 9;
-			continue;
-		}
-		if (slot != NULL) {
+		if (d->arg != NULL && value == NULL) {
 			if (i + 1 >= argc)
 				return cmd_usage_error(NULL, "%s needs a value",
 						       a);
-			*slot = argv[++i];
-			continue;
+			value = argv[++i];
 		}
-		argv[out++] = argv[i];
+		/* the keys of cmd_global_opts in cmd/table.c */
+		switch (d->key) {
+		case 'h':
+			*want_help = 1;
+			break;
+		case 'V':
+			*want_version = 1;
+			break;
+		case 'q':
+			cmd_g.quiet = 1;
+			break;
+		case 'v':
+			cmd_g.verbose = 1;
+			break;
+		case 'C':
+			cmd_g.color = 0;
+			break;
+		case 'W': /* every command that takes a lock honours it */
+			cmd_g.nowait = 1;
+			break;
+		case 's':
+			cmd_g.store = value;
+			break;
+		case 'c':
+			cmd_g.config = value;
+			break;
+		}
 	}
 	argv[out] = NULL;
 	*argcp = out;
 	return 0;
 }
 
+/* What a child is given for the global option with this key: NULL when
+ * nothing (not set, or --help and --version), "" for a flag that is set,
+ * else the value. */
+static const char *
+passed_on(int key)
+{
+	switch (key) {
+	case 'q':
+		return cmd_g.quiet ? "" : NULL;
+	case 'v':
+		return cmd_g.verbose ? "" : NULL;
+	case 'C':
+		return cmd_g.color ? NULL : "";
+	case 'W':
+		return cmd_g.nowait ? "" : NULL;
+	case 's':
+		return cmd_g.store;
+	case 'c':
+		return cmd_g.config;
+	default:
+		return NULL;
+	}
+}
+
 size_t
 cmd_globals_argv(const char **args)
 {
-	size_t n = 0;
+	/* "-q", "--store": each flag's name, written once */
+	static char names[CMD_GLOBALS_MAX][32];
+	size_t n = 0, k = 0;
 
-	if (cmd_g.store != NULL) {
-		args[n++] = "--store";
-		args[n++] = cmd_g.store;
+	for (const struct cmd_opt *d = cmd_global_opts; d->name; d++, k++) {
+		const char *value = passed_on(d->key);
+		if (value == NULL || k >= CMD_GLOBALS_MAX)
+			continue;
+		if (d->short_name)
+			snprintf(names[k], sizeof names[k], "-%c",
+				 d->short_name);
+		else
+			snprintf(names[k], sizeof names[k], "--%s", d->name);
+		args[n++] = names[k];
+		if (d->arg != NULL)
+			args[n++] = value;
 	}
-	if (cmd_g.config != NULL) {
-		args[n++] = "--config";
-		args[n++] = cmd_g.config;
-	}
-	if (cmd_g.quiet)
-		args[n++] = "-q";
-	if (cmd_g.verbose)
-		args[n++] = "-v";
-	if (!cmd_g.color)
-		args[n++] = "--no-color";
-	if (cmd_g.nowait)
-		args[n++] = "--no-wait";
 	return n;
 }
 
@@ -146,7 +176,7 @@ dispatch(int argc, char **argv, char **given)
 		return finish(0);
 	}
 	if (argc < 2) {
-		print_main_help(want_help ? stdout : stderr);
+		cmd_print_main_help(want_help ? stdout : stderr);
 		return want_help ? finish(0) : 64;
 	}
 	cmd = cmd_find(argv[1]);
@@ -163,9 +193,7 @@ dispatch(int argc, char **argv, char **given)
 		return 64;
 	}
 	if (want_help) {
-		printf("usage: cudnnvm %s\n\n%s\n", cmd->usage, cmd->summary);
-		if (cmd->help && *cmd->help)
-			printf("\n%s", cmd->help);
+		cmd_print_help(stdout, cmd);
 		return finish(0);
 	}
 	if (cmd->fn == NULL)

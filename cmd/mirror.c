@@ -4,7 +4,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,64 +58,55 @@ verify_dir(const char *dir, const struct cv_mirror_opts *mo)
 int
 cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	enum { O_CUDA = 1, O_PLATFORM, O_MIRROR, O_VERIFY, O_REFRESH };
-	static const struct option opts[] = {
-		{ "cuda", required_argument, NULL, O_CUDA },
-		{ "platform", required_argument, NULL, O_PLATFORM },
-		{ "mirror", required_argument, NULL, O_MIRROR },
-		{ "verify", no_argument, NULL, O_VERIFY },
-		{ "refresh", no_argument, NULL, O_REFRESH },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cmd_opts o;
 	struct cv_mirror_opts mo = { 0, NULL, report, NULL };
 	struct cv_version *specs = NULL;
 	const char *mirror = NULL, *dir;
 	size_t nspecs = 0;
 	int c, r = 0, verify = 0, refresh = 0;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	cmd_opts_init(&o, argc, argv);
+	/* mirror_opts in cmd/table.c */
+	while ((c = cmd_opts_next(&o)) > 0) {
 		switch (c) {
-		case O_CUDA:
-			if (cv_cuda_major_parse(optarg, &mo.cuda) < 0)
+		case 'c':
+			if (cv_cuda_major_parse(o.arg, &mo.cuda) < 0)
 				return cmd_usage_error(
 					"mirror",
 					"--cuda wants a CUDA major such as 12");
 			break;
-		case O_PLATFORM:
-			if (!cv_platform_valid(optarg))
+		case 'p':
+			if (!cv_platform_valid(o.arg))
 				return cmd_usage_error(
 					"mirror", "unknown platform '%.40s'",
-					optarg);
-			mo.platform = optarg;
+					o.arg);
+			mo.platform = o.arg;
 			break;
-		case O_MIRROR:
-			mirror = optarg;
+		case 'm':
+			mirror = o.arg;
 			break;
-		case O_VERIFY:
+		case 'v':
 			verify = 1;
 			break;
-		case O_REFRESH:
+		case 'r':
 			refresh = 1;
 			break;
-		default:
-			return cmd_usage_error("mirror", "unknown option '%s'",
-					       argv[optind - 1]);
 		}
 	}
-	if (argc - optind < 1 || (argc - optind < 2 && !verify))
+	if (c < 0)
+		return o.status;
+	if (argc - o.ind < 1 || (argc - o.ind < 2 && !verify))
 		return cmd_usage_error(
 			"mirror",
 			"give a folder and at least one spec (or --verify)");
-	dir = argv[optind];
-	nspecs = (size_t)(argc - optind - 1);
+	dir = argv[o.ind];
+	nspecs = (size_t)(argc - o.ind - 1);
 	specs = calloc(nspecs ? nspecs : 1, sizeof *specs);
 	if (specs == NULL)
 		abort();
 	for (size_t i = 0; i < nspecs; i++)
-		if (cv_version_parse(&specs[i], argv[optind + 1 + (int)i],
+		if (cv_version_parse(&specs[i], argv[o.ind + 1 + (int)i],
 				     &err) < 0) {
 			free(specs);
 			return cmd_fail(&err);

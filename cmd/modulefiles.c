@@ -5,7 +5,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,31 +12,24 @@
 int
 cmd_modulefiles(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cmd_opts o;
 	struct cv_store *st = NULL;
 	const char *format = NULL, *out = NULL;
 	char *outdir = NULL;
 	size_t n = 0;
 	int c, r, fmt = CV_MODFMT_TCL;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
 		if (c == 'f')
-			format = optarg;
+			format = o.arg;
 		else if (c == 'o')
-			out = optarg;
-		else
-			return cmd_usage_error("modulefiles",
-					       "unknown option '%s'",
-					       argv[optind - 1]);
+			out = o.arg;
 	}
-	if (optind != argc)
+	if (c < 0)
+		return o.status;
+	if (o.ind != argc)
 		return cmd_usage_error("modulefiles", "too many arguments");
 	if (out != NULL && *out == '\0')
 		return cmd_usage_error("modulefiles", "--out needs a folder");

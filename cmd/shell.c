@@ -5,7 +5,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +12,6 @@
 int
 cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "unset", no_argument, NULL, 'u' },
-		{ "eval", required_argument, NULL, 'e' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-validate", no_argument, NULL, 'n' },
-		{ "cuda", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st;
 	struct cv_buf *out = NULL;
@@ -30,9 +21,9 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 	int sh, r;
 	char id[64], text[64];
 
-	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
+	if ((r = cmd_activation_opts(argc, argv, &a)) != 0)
 		return r;
-	if (a.unset ? argc - optind != 0 : argc - optind != 1)
+	if (a.unset ? argc - a.ind != 0 : argc - a.ind != 1)
 		return cmd_usage_error("shell",
 				       "expected one version spec or --unset");
 	if (a.eval == NULL) {
@@ -44,7 +35,7 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 			cv_err_set(
 				&err, CV_ERROR,
 				"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'export CUDNNVM_VERSION=%s'",
-				argv[optind]);
+				argv[a.ind]);
 		return cmd_fail(&err);
 	}
 	if (cv_shell_parse(a.eval, &sh, &err) < 0)
@@ -54,7 +45,7 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cv_shell_set(out, sh, "CUDNNVM_VERSION", NULL, 1, &err);
 		goto print;
 	}
-	if ((r = cmd_activation_spec(&a, argv[optind], &spec)) != 0) {
+	if ((r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0) {
 		cv_text_free(out);
 		return r;
 	}

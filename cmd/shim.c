@@ -47,7 +47,14 @@ cmd_shim(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
 	char dir[PATH_MAX];
+	struct cmd_opts o;
 
+	/* it declares no options: any is a usage error */
+	cmd_opts_init(&o, argc, argv);
+	if (cmd_opts_next(&o) < 0)
+		return o.status;
+	argc -= o.ind - 1;
+	argv += o.ind - 1;
 	cv_shim_dir(dir, sizeof dir);
 	if (argc == 2 && strcmp(argv[1], "list") == 0)
 		return list(dir);

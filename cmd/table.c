@@ -1,5 +1,6 @@
-/* table.c: every subcommand, its usage line and its options. Help, the man
- * page check and the completions all read this table. */
+/* table.c: every subcommand, its usage line and its options, each option
+ * declared once. The parser of every command (cmd_opts_next), help, the
+ * completions and the man page check all read this table. */
 #include "cmd.h"
 
 #include <stdint.h>
@@ -18,158 +19,318 @@ const int cmd_is_helper = 0;
 const int cmd_is_helper = 1;
 #endif
 
+/* A flag, an option with a value nothing can guess, and one whose value
+ * the completions offer (a kind of enum cmd_kind, with its words). */
+#define FLAG(key, name, help)                                 \
+	{                                                     \
+		key, name, 0, NULL, CMD_K_NONE, NULL, help, 0 \
+	}
+#define VALUE(key, name, arg, help)                          \
+	{                                                    \
+		key, name, 0, arg, CMD_K_TEXT, NULL, help, 0 \
+	}
+#define KIND(key, name, arg, kind, words, help)         \
+	{                                               \
+		key, name, 0, arg, kind, words, help, 0 \
+	}
+#define END                                                 \
+	{                                                   \
+		0, NULL, 0, NULL, CMD_K_NONE, NULL, NULL, 0 \
+	}
+#define SHELLS "sh bash zsh fish tcsh powershell cmd"
+
+/* main.c reads these, anywhere before "--" */
+const struct cmd_opt cmd_global_opts[] = {
+	{ 'h', "help", 'h', NULL, CMD_K_NONE, NULL,
+	  "usage; after a command, its usage and options", 0 },
+	FLAG('V', "version", "the version of cudnnvm"),
+	{ 'q', "quiet", 'q', NULL, CMD_K_NONE, NULL,
+	  "print nothing but errors and requested output", 0 },
+	{ 'v', "verbose", 'v', NULL, CMD_K_NONE, NULL,
+	  "say more about what is done", 0 },
+	KIND('s', "store", "DIR", CMD_K_DIR, NULL, "use the store in DIR"),
+	KIND('c', "config", "FILE", CMD_K_FILE, NULL,
+	     "read FILE after the system and user configuration files"),
+	FLAG('C', "no-color",
+	     "no colour in output (also when NO_COLOR is set)"),
+	FLAG('W', "no-wait", "exit 75 instead of waiting for a busy lock"),
+	END,
+};
+
+static const struct cmd_opt install_opts[] = {
+	VALUE('c', "cuda", "N", "CUDA major of the build (11, 12, 13)"),
+	VALUE('p', "platform", "P",
+	      "linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64"),
+	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
+	     "nvidia (the redist mirror) or pypi (NVIDIA's nvidia-cudnn-cuN "
+	     "wheels on [remote] index)"),
+	VALUE('m', "mirror", "URL",
+	      "redist mirror (https:// or file://); with --source pypi, the "
+	      "simple index"),
+	KIND('a', "archive", "FILE", CMD_K_FILE, NULL,
+	     "install a local NVIDIA archive or wheel (.whl; needs --sha256)"),
+	VALUE('x', "sha256", "HEX", "expected sha256 of --archive"),
+	VALUE('V', "version", "V",
+	      "version when the file name does not carry it"),
+	FLAG('f', "force", "reinstall an installed version"),
+	FLAG('u', "even-if-in-use",
+	     "with --force: replace it even while running programs have its "
+	     "libraries loaded"),
+	FLAG('n', "no-validate", "do not validate after installing"),
+	FLAG('r', "refresh", "re-read the mirror's index now"),
+	VALUE('j', "jobs", "N",
+	      "threads that decompress the archive (default: [install] "
+	      "threads, else the usable cores)"),
+	END,
+};
+static const struct cmd_opt uninstall_opts[] = {
+	FLAG('f', "force", "also remove the active (global) version"),
+	FLAG('u', "even-if-in-use",
+	     "remove it even while running programs have its libraries loaded "
+	     "(their next cuDNN load fails)"),
+	END,
+};
+static const struct cmd_opt json_opts[] = {
+	FLAG('j', "json", "machine-readable output"),
+	END,
+};
+static const struct cmd_opt list_remote_opts[] = {
+	VALUE('c', "cuda", "N", "only builds for this CUDA major"),
+	VALUE('p', "platform", "P", "only builds for this platform"),
+	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
+	     "nvidia (the redist mirror) or pypi (wheels)"),
+	FLAG('j', "json", "machine-readable output"),
+	FLAG('r', "refresh", "re-read the mirror's index now"),
+	END,
+};
+/* use, global and shell: cmd_activation_opts reads these keys */
+#define ACT_CUDA \
+	VALUE('c', "cuda", "N", "the build for CUDA major N (as <spec>-cudaN)")
+#define ACT_FORCE(what) FLAG('f', "force", what)
+#define ACT_NO_VALIDATE FLAG('n', "no-validate", "do not validate first")
+static const struct cmd_opt use_opts[] = {
+	ACT_CUDA,
+	ACT_FORCE("pin even when validation or a framework says no"),
+	FLAG('n', "no-validate", "do not validate before pinning"),
+	FLAG('i', "no-install", "fail instead of installing a missing version"),
+	END,
+};
+static const struct cmd_opt global_opts[] = {
+	ACT_CUDA,
+	FLAG('u', "unset", "remove the global version"),
+	FLAG('s', "system",
+	     "root: also point the machine's loader at it "
+	     "(/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)"),
+	ACT_FORCE("set it even when validation or a framework says no"),
+	ACT_NO_VALIDATE,
+	END,
+};
+static const struct cmd_opt shell_opts[] = {
+	ACT_CUDA,
+	FLAG('u', "unset", "remove this shell's version"),
+	ACT_FORCE("use it even when validation or a framework says no"),
+	ACT_NO_VALIDATE,
+	/* what the function `cudnnvm init` defines passes: print the
+	 * assignments for that shell to evaluate */
+	{ 'e', "eval", 0, "SHELL", CMD_K_WORDS, SHELLS, NULL, CMD_OPT_HIDDEN },
+	END,
+};
+static const struct cmd_opt env_opts[] = {
+	KIND('s', "shell", "SH", CMD_K_WORDS, SHELLS,
+	     "the shell's syntax (default: the shell running cudnnvm)"),
+	END,
+};
+static const struct cmd_opt exec_opts[] = {
+	FLAG('f', "force", "run even when a framework cannot load the version"),
+	END,
+};
+static const struct cmd_opt validate_opts[] = {
+	FLAG('g', "no-gpu", "skip the driver and GPU steps (4-5)"),
+	FLAG('j', "json", "machine-readable output"),
+	FLAG('F', "frameworks",
+	     "also run torch/TensorFlow/JAX's own convolution under the "
+	     "version and check what they bound to"),
+	END,
+};
+static const struct cmd_opt frameworks_opts[] = {
+	KIND('p', "path", "DIR", CMD_K_DIR, NULL,
+	     "the environment to read (default: $VIRTUAL_ENV, $CONDA_PREFIX, "
+	     "else the python3 on PATH)"),
+	FLAG('j', "json", "machine-readable output"),
+	END,
+};
+static const struct cmd_opt bench_opts[] = {
+	KIND('s', "shapes", "SET", CMD_K_WORDS_FILE, "resnet50 resnet50-b1",
+	     "resnet50 (batch 64, default), resnet50-b1, or a file: name N C "
+	     "H W K R S stride pad dilation groups [dtype [layout]] per line"),
+	KIND('d', "dtype", "D", CMD_K_WORDS, "fp32 fp16 bf16",
+	     "fp32, fp16 (default) or bf16; a comma list for more"),
+	KIND('l', "layout", "L", CMD_K_WORDS, "nchw nhwc",
+	     "nchw, nhwc; both by default"),
+	VALUE('r', "runs", "N", "timed runs per layer (default 30)"),
+	VALUE('w', "warmup", "N", "untimed runs first (default 5)"),
+	FLAG('j', "json", "every figure, the GPU and the versions as JSON"),
+	END,
+};
+static const struct cmd_opt doctor_opts[] = {
+	FLAG('j', "json", "machine-readable output"),
+	VALUE('e', "explain", "MSG",
+	      "the cause and fix of a cuDNN error message"),
+	END,
+};
+static const struct cmd_opt hook_env_opts[] = {
+	KIND('s', "shell", "SH", CMD_K_WORDS, SHELLS, "the shell's syntax"),
+	KIND('t', "stamp", "FILE", CMD_K_FILE, NULL, "the hook's stamp"),
+	FLAG('l', "leave", "only remove the version's variables"),
+	END,
+};
+static const struct cmd_opt venv_opts[] = {
+	KIND('p', "path", "DIR", CMD_K_DIR, NULL,
+	     "the virtualenv or conda env (default: the active one)"),
+	FLAG('r', "remove", "take the hooks out again"),
+	FLAG('f', "force", "pin even when a framework cannot load the version"),
+	END,
+};
+static const struct cmd_opt import_opts[] = {
+	VALUE('V', "version", "V",
+	      "version when the files do not say (adds the build)"),
+	VALUE('c', "cuda", "N",
+	      "CUDA major it was built for, when not detectable"),
+	FLAG('n', "no-validate", "do not validate after importing"),
+	END,
+};
+static const struct cmd_opt mirror_opts[] = {
+	VALUE('c', "cuda", "N",
+	      "only builds for this CUDA major (default: all)"),
+	VALUE('p', "platform", "P",
+	      "builds for this platform (default: this machine's)"),
+	VALUE('m', "mirror", "URL", "the mirror to copy from"),
+	FLAG('v', "verify", "re-hash every archive in the folder"),
+	FLAG('r', "refresh", "re-read the mirror's index now"),
+	END,
+};
+static const struct cmd_opt modulefiles_opts[] = {
+	KIND('f', "format", "F", CMD_K_WORDS, "lua tcl",
+	     "lua (Lmod) or tcl (both; the default)"),
+	KIND('o', "out", "DIR", CMD_K_DIR, NULL,
+	     "module folder (default <store>/modulefiles)"),
+	END,
+};
+static const struct cmd_opt commands_opts[] = {
+	FLAG('d', "describe", "each with its summary, name<TAB>summary"),
+	FLAG('r', "remote-versions",
+	     "the releases of the cached mirror listings, never fetched"),
+	FLAG('a', "all", "the hidden commands too"),
+	FLAG('o', "options",
+	     "every declared option, 'command --option' a line (global ones "
+	     "as 'cudnnvm --option'), hidden ones marked"),
+	END,
+};
+static const struct cmd_opt probe_opts[] = {
+	KIND('L', "libdir", "DIR", CMD_K_DIR, NULL, "the version's libraries"),
+	VALUE('m', "major", "N", "its major"),
+	VALUE('e', "expect", "V", "the version it must report"),
+	VALUE('c', "cuda", "N", "the CUDA major it must report (0: any)"),
+	KIND('b', "cublaslt", "FILE", CMD_K_FILE, NULL, "the cuBLASLt to load"),
+	FLAG('g', "no-gpu", "skip the driver and GPU steps"),
+	VALUE('l', "bench-layer", "L", "a layer to time (repeatable)"),
+	VALUE('r', "bench-runs", "N", "timed runs per layer"),
+	VALUE('w', "bench-warmup", "N", "untimed runs first"),
+	END,
+};
+
+#define SHELL_NAMES "bash zsh fish tcsh powershell"
+
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
 	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
-	  "  <spec>            default: the version pinned for this folder\n"
-	  "  --cuda N          CUDA major of the build (11, 12, 13)\n"
-	  "  --platform P      linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64\n"
-	  "  --source S        nvidia (the redist mirror) or pypi (NVIDIA's\n"
-	  "                    nvidia-cudnn-cuN wheels on [remote] index)\n"
-	  "  --mirror URL      redist mirror (https:// or file://); with\n"
-	  "                    --source pypi, the simple index\n"
-	  "  --archive FILE    install a local NVIDIA archive or wheel (.whl;\n"
-	  "                    needs --sha256)\n"
-	  "  --sha256 HEX      expected sha256 of --archive\n"
-	  "  --version V       version when the file name does not carry it\n"
-	  "  --force           reinstall an installed version\n"
-	  "  --even-if-in-use  with --force: replace it even while running\n"
-	  "                    programs have its libraries loaded\n"
-	  "  --no-validate     do not validate after installing\n"
-	  "  --no-wait         exit 75 instead of waiting for a busy lock\n"
-	  "  --refresh         re-read the mirror's index now\n"
-	  "  --jobs N          threads that decompress the archive (default:\n"
-	  "                    [install] threads, else the usable cores)\n",
-	  0 },
+	  "  <spec>            default: the version pinned for this folder\n",
+	  install_opts, CMD_K_REMOTE, NULL, 0 },
 	{ "uninstall", cmd_uninstall, "remove an installed version",
-	  "uninstall <spec> [--force] [--even-if-in-use]",
-	  "  --force           also remove the active (global) version\n"
-	  "  --even-if-in-use  remove it even while running programs have\n"
-	  "                    its libraries loaded (their next cuDNN load\n"
-	  "                    fails)\n",
-	  CMD_STORE_RW },
+	  "uninstall <spec> [--force] [--even-if-in-use]", NULL, uninstall_opts,
+	  CMD_K_INSTALLED, NULL, CMD_STORE_RW },
 	{ "list", cmd_list, "list installed versions (* global, > active)",
-	  "list [--json]", "  --json            machine-readable output\n",
+	  "list [--json]", NULL, json_opts, CMD_K_NONE, NULL,
 	  CMD_STORE | CMD_READS_STATE },
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
-	  "  --cuda N          only builds for this CUDA major\n"
-	  "  --platform P      only builds for this platform\n"
-	  "  --source S        nvidia (the redist mirror) or pypi (wheels)\n"
-	  "  --json            machine-readable output\n"
-	  "  --refresh         re-read the mirror's index now\n",
-	  CMD_STORE },
+	  NULL, list_remote_opts, CMD_K_NONE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",
-	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n"
-	  "  --force           pin even when validation or a framework says no\n"
-	  "  --no-validate     do not validate before pinning\n"
-	  "  --no-install      fail instead of installing a missing version\n",
-	  0 },
+	  NULL, use_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "global", cmd_global, "show or set the default version",
 	  "global [<spec> [--cuda N] | --unset] [--system] [--force] "
 	  "[--no-validate]",
-	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n"
-	  "  --system          root: also point the machine's loader at it\n"
-	  "                    (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)\n",
-	  0 },
+	  NULL, global_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
-	  "shell <spec> [--cuda N] | --unset",
-	  "  --cuda N          the build for CUDA major N (as <spec>-cudaN)\n",
-	  0 },
+	  "shell <spec> [--cuda N] | --unset", NULL, shell_opts,
+	  CMD_K_INSTALLED, NULL, 0 },
 	{ "current", cmd_current, "show the active version and why",
-	  "current [--json]", "", CMD_STORE | CMD_READS_STATE },
-	{ "which", cmd_which, "print a path inside the active version",
-	  "which [lib|include|root|<file>]", "", CMD_STORE | CMD_READS_STATE },
-	{ "env", cmd_env, "print the environment script of a version",
-	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]", "",
+	  "current [--json]", NULL, json_opts, CMD_K_NONE, NULL,
 	  CMD_STORE | CMD_READS_STATE },
+	{ "which", cmd_which, "print a path inside the active version",
+	  "which [lib|include|root|<file>]", NULL, NULL, CMD_K_WORDS,
+	  "lib include root", CMD_STORE | CMD_READS_STATE },
+	{ "env", cmd_env, "print the environment script of a version",
+	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]", NULL,
+	  env_opts, CMD_K_INSTALLED, NULL, CMD_STORE | CMD_READS_STATE },
 	{ "exec", cmd_exec, "run one command under a version",
-	  "exec [<spec>] [--force] -- <command> [args]",
-	  "  --force           run even when a framework cannot load the version\n",
-	  CMD_STORE },
+	  "exec [<spec>] [--force] -- <command> [args]", NULL, exec_opts,
+	  CMD_K_INSTALLED, NULL, CMD_STORE },
 	{ "validate", cmd_validate, "prove a version loads and computes",
-	  "validate [<spec>] [--no-gpu] [--json] [--frameworks]",
-	  "  --no-gpu          skip the driver and GPU steps (4-5)\n"
-	  "  --json            machine-readable output\n"
-	  "  --frameworks      also run torch/TensorFlow/JAX's own convolution\n"
-	  "                    under the version and check what they bound to\n",
-	  CMD_STORE },
+	  "validate [<spec>] [--no-gpu] [--json] [--frameworks]", NULL,
+	  validate_opts, CMD_K_INSTALLED, NULL, CMD_STORE },
 	{ "frameworks", cmd_frameworks,
 	  "the Python environment's frameworks and the cuDNN they can load",
-	  "frameworks [<spec>] [--path DIR] [--json]",
-	  "  --path DIR        the environment to read (default: $VIRTUAL_ENV,\n"
-	  "                    $CONDA_PREFIX, else the python3 on PATH)\n"
-	  "  --json            machine-readable output\n",
-	  CMD_STORE },
+	  "frameworks [<spec>] [--path DIR] [--json]", NULL, frameworks_opts,
+	  CMD_K_INSTALLED, NULL, CMD_STORE },
 	{ "bench", cmd_bench,
 	  "time convolutions on each installed version: which is fastest",
 	  "bench [<spec>...] [--shapes resnet50|resnet50-b1|FILE] [--dtype fp32|fp16|bf16] [--layout nchw|nhwc] [--runs N] [--warmup N] [--json]",
-	  "  --shapes SET      resnet50 (batch 64, default), resnet50-b1, or a\n"
-	  "                    file: name N C H W K R S stride pad dilation\n"
-	  "                    groups [dtype [layout]] per line\n"
-	  "  --dtype D         fp32, fp16 (default) or bf16; a comma list for more\n"
-	  "  --layout L        nchw, nhwc; both by default\n"
-	  "  --runs N          timed runs per layer (default 30)\n"
-	  "  --warmup N        untimed runs first (default 5)\n"
-	  "  --json            every figure, the GPU and the versions as JSON\n",
-	  CMD_STORE },
+	  NULL, bench_opts, CMD_K_INSTALLED, NULL, CMD_STORE },
 	{ "doctor", cmd_doctor, "diagnose the store and the environment",
-	  "doctor [--json] [--explain MESSAGE]",
-	  "  --json            machine-readable output\n"
-	  "  --explain MSG     the cause and fix of a cuDNN error message\n",
-	  0 },
+	  "doctor [--json] [--explain MESSAGE]", NULL, doctor_opts, CMD_K_NONE,
+	  NULL, 0 },
 	{ "init", cmd_init, "print the shell integration to eval",
-	  "init <bash|zsh|fish|tcsh|powershell>", "", 0 },
+	  "init <bash|zsh|fish|tcsh|powershell>", NULL, NULL, CMD_K_WORDS,
+	  SHELL_NAMES, 0 },
 	{ "hook-env", cmd_hook_env, "called by the shell integration",
-	  "hook-env --shell <shell>", "",
+	  "hook-env --shell <shell>", NULL, hook_env_opts, CMD_K_NONE, NULL,
 	  CMD_HIDDEN | CMD_STORE | CMD_READS_STATE },
 	{ "shim", cmd_shim, "manage shims for programs that run no hook",
-	  "shim add <program> | shim remove <program> | shim list", "",
-	  CMD_READS_STATE },
+	  "shim add <program> | shim remove <program> | shim list", NULL, NULL,
+	  CMD_K_WORDS, "add remove list", CMD_READS_STATE },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
-	  "venv [<spec>] [--path DIR] [--remove] [--force]",
-	  "  --path DIR        the virtualenv or conda env (default: the active one)\n"
-	  "  --remove          take the hooks out again\n"
-	  "  --force           pin even when a framework cannot load the version\n",
-	  0 },
+	  "venv [<spec>] [--path DIR] [--remove] [--force]", NULL, venv_opts,
+	  CMD_K_INSTALLED, NULL, 0 },
 	{ "import", HELPER_CMD(cmd_import),
 	  "adopt a hand-installed cuDNN into the store",
-	  "import <dir> [--version V] [--cuda N] [--no-validate]",
-	  "  --version V       version when the files do not say (adds the build)\n"
-	  "  --cuda N          CUDA major it was built for, when not detectable\n"
-	  "  --no-validate     do not validate after importing\n",
-	  CMD_STORE_RW },
+	  "import <dir> [--version V] [--cuda N] [--no-validate]", NULL,
+	  import_opts, CMD_K_DIR, NULL, CMD_STORE_RW },
 	{ "mirror", HELPER_CMD(cmd_mirror),
 	  "copy releases into an offline mirror folder",
 	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
-	  "  --cuda N          only builds for this CUDA major (default: all)\n"
-	  "  --platform P      builds for this platform (default: this machine's)\n"
-	  "  --mirror URL      the mirror to copy from\n"
-	  "  --verify          re-hash every archive in the folder\n"
-	  "  --refresh         re-read the mirror's index now\n",
-	  CMD_STORE },
+	  NULL, mirror_opts, CMD_K_DIR, NULL, CMD_STORE },
 	{ "modulefiles", cmd_modulefiles,
 	  "write Lmod / Environment Modules files for installed versions",
-	  "modulefiles [--format lua|tcl] [--out DIR]",
-	  "  --format F        lua (Lmod) or tcl (both; the default)\n"
-	  "  --out DIR         module folder (default <store>/modulefiles)\n",
-	  0 },
+	  "modulefiles [--format lua|tcl] [--out DIR]", NULL, modulefiles_opts,
+	  CMD_K_NONE, NULL, 0 },
 	{ "completions", cmd_completions, "print a completion script",
-	  "completions <bash|zsh|fish>", "", CMD_READS_STATE },
-	{ "help", cmd_help, "show help for a command", "help [<command>]", "",
-	  0 },
+	  "completions <bash|zsh|fish>", NULL, NULL, CMD_K_WORDS,
+	  "bash zsh fish", CMD_READS_STATE },
+	{ "help", cmd_help, "show help for a command", "help [<command>]", NULL,
+	  NULL, CMD_K_COMMAND, NULL, 0 },
 	{ "commands", cmd_commands, "list command names (for the completions)",
-	  "commands [--describe | --remote-versions | --all]", "",
-	  CMD_HIDDEN | CMD_READS_STATE },
+	  "commands [--describe | --remote-versions | --all | --options]", NULL,
+	  commands_opts, CMD_K_NONE, NULL, CMD_HIDDEN | CMD_READS_STATE },
 	{ "validate-probe", cmd_validate_probe, "the validation child",
 	  "validate-probe --libdir DIR --major N --expect V --cuda N "
 	  "[--bench-layer L]... [--bench-runs N] [--bench-warmup N]",
-	  "", CMD_HIDDEN },
-	{ NULL, NULL, NULL, NULL, NULL, 0 },
+	  NULL, probe_opts, CMD_K_NONE, NULL, CMD_HIDDEN },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, CMD_K_NONE, NULL, 0 },
 };
 
 /* The short names nvm, pyenv and mise users type. Help shows each beside

@@ -48,24 +48,22 @@ void ui_progress(void *payload, uint64_t done, uint64_t total);
 void ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total);
 void ui_progress_done(void);
 
-/* What use, global and shell are asked: the options each accepts (its
- * getopt table, val 'u' --unset, 'e' --eval, 'f' --force, 'n'
- * --no-validate, 's' --system, 'i' --no-install, 'c' --cuda) and the gate a
- * version passes before it becomes active (lib/gate.h). Defined in cmd/opts.c.
- */
-struct option;
+/* What use, global and shell are asked: the options each declares in
+ * cmd/table.c (keys 'u' --unset, 'e' --eval, 'f' --force, 'n'
+ * --no-validate, 's' --system, 'i' --no-install, 'c' --cuda) and the gate
+ * a version passes before it becomes active (lib/gate.h). Defined in
+ * cmd/opts.c. */
 struct cmd_activation {
 	int unset;
-	int no_install; /* use --no-install (val 'i') */
+	int no_install; /* use --no-install (key 'i') */
 	int system;     /* global --system */
 	const char *eval;
-	const char *cuda;         /* --cuda N (val 'c'): the spec's -cudaN */
+	const char *cuda;         /* --cuda N (key 'c'): the spec's -cudaN */
 	struct cv_gate_opts gate; /* force, no_validate; frameworks on */
+	int ind;                  /* argv[ind..argc) are the operands */
 };
-/* Parse argv[0]'s options into *a; 0, or a usage error's exit status. On
- * return optind is the first operand. */
-int cmd_activation_opts(int argc, char **argv, const struct option *opts,
-			struct cmd_activation *a);
+/* Parse argv[0]'s options into *a; 0, or a usage error's exit status. */
+int cmd_activation_opts(int argc, char **argv, struct cmd_activation *a);
 /* The spec operand `text` with --cuda applied, into *spec; 0, or prints
  * why not and returns the exit status. */
 int cmd_activation_spec(const struct cmd_activation *a, const char *text,

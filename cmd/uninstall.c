@@ -3,40 +3,32 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 int
 cmd_uninstall(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option lo[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "even-if-in-use", no_argument, NULL, 'u' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_version spec;
 	char id[64];
+	struct cmd_opts o;
 	int force = 0, in_use_ok = 0, c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
 		if (c == 'f')
 			force = 1;
 		else if (c == 'u')
 			in_use_ok = 1;
-		else
-			return cmd_usage_error("uninstall",
-					       "unknown option '%s'",
-					       argv[optind - 1]);
 	}
-	if (optind + 1 != argc)
+	if (c < 0)
+		return o.status;
+	if (o.ind + 1 != argc)
 		return cmd_usage_error("uninstall",
 				       "give one installed version");
-	if (cv_version_parse(&spec, argv[optind], &err) < 0)
+	if (cv_version_parse(&spec, argv[o.ind], &err) < 0)
 		return cmd_fail(&err);
-	if (cv_uninstall(ctx->st, &spec, argv[optind], force, in_use_ok, id,
+	if (cv_uninstall(ctx->st, &spec, argv[o.ind], force, in_use_ok, id,
 			 &err) < 0)
 		return cmd_fail(&err);
 	if (!cmd_g.quiet)

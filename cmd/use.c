@@ -4,7 +4,6 @@
 #include "ui.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,13 +42,6 @@ run_install(const char *spec, int no_validate)
 int
 cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "no-validate", no_argument, NULL, 'n' },
-		{ "no-install", no_argument, NULL, 'i' },
-		{ "cuda", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = NULL;
 	struct cmd_activation a;
@@ -58,11 +50,11 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	int r;
 	char id[64], cwd[PATH_MAX], file[4096], text[64];
 
-	if ((r = cmd_activation_opts(argc, argv, opts, &a)) != 0)
+	if ((r = cmd_activation_opts(argc, argv, &a)) != 0)
 		return r;
-	if (argc - optind != 1)
+	if (argc - a.ind != 1)
 		return cmd_usage_error("use", "expected one version spec");
-	if ((r = cmd_activation_spec(&a, argv[optind], &v)) != 0)
+	if ((r = cmd_activation_spec(&a, argv[a.ind], &v)) != 0)
 		return r;
 	/* the spec as given, with --cuda N folded in: what is installed,
 	 * pinned and said */

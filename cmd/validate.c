@@ -111,27 +111,23 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_store *st = ctx->st;
 	const char *spec = NULL;
 	struct cv_version parsed;
-	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
+	struct cmd_opts o;
+	int json = 0, no_gpu = 0, frameworks = 0, c, r, failed;
 	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
 
-	for (int i = 1, operands_only = 0; i < argc; i++) {
-		if (!operands_only && strcmp(argv[i], "--") == 0)
-			operands_only = 1;
-		else if (!operands_only && strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else if (!operands_only && strcmp(argv[i], "--no-gpu") == 0)
-			no_gpu = 1;
-		else if (!operands_only && strcmp(argv[i], "--frameworks") == 0)
-			frameworks = 1;
-		else if (!operands_only && argv[i][0] == '-')
-			return cmd_usage_error("validate",
-					       "unknown option '%s'", argv[i]);
-		else if (spec != NULL)
-			return cmd_usage_error("validate",
-					       "only one version may be given");
-		else
-			spec = argv[i];
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
+		json |= c == 'j';
+		no_gpu |= c == 'g';
+		frameworks |= c == 'F';
 	}
+	if (c < 0)
+		return o.status;
+	if (argc - o.ind > 1)
+		return cmd_usage_error("validate",
+				       "only one version may be given");
+	if (o.ind < argc)
+		spec = argv[o.ind];
 	if (spec != NULL && cv_spec_parse(&parsed, spec, &err) < 0)
 		return cmd_fail(&err);
 	if (json && frameworks)
@@ -187,48 +183,41 @@ int
 cmd_validate_probe(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
-	int r;
+	struct cmd_opts o;
+	int c, r;
 
 	a.layers = calloc((size_t)argc, sizeof *a.layers);
 	if (a.layers == NULL)
 		return 1;
-	for (int i = 1; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(argv[i], "--no-gpu") == 0) {
+	cmd_opts_init(&o, argc, argv);
+	/* probe_opts in cmd/table.c */
+	while ((c = cmd_opts_next(&o)) > 0) {
+		if (c == 'g')
 			a.no_gpu = 1;
-			continue;
-		}
-		if (v == NULL) {
-			free(a.layers);
-			return cmd_usage_error("validate-probe",
-					       "%s needs a value", argv[i]);
-		}
-		if (strcmp(argv[i], "--libdir") == 0)
-			a.libdir = v;
-		else if (strcmp(argv[i], "--major") == 0)
-			a.major = (int)strtol(v, NULL, 10);
-		else if (strcmp(argv[i], "--expect") == 0)
-			a.expect = strtol(v, NULL, 10);
-		else if (strcmp(argv[i], "--cuda") == 0)
-			a.cuda = (int)strtol(v, NULL, 10);
-		else if (strcmp(argv[i], "--cublaslt") == 0)
-			a.cublaslt = v;
-		else if (strcmp(argv[i], "--bench-layer") == 0)
-			a.layers[a.nlayers++] = argv[i + 1];
-		else if (strcmp(argv[i], "--bench-runs") == 0)
-			a.runs = (int)strtol(v, NULL, 10);
-		else if (strcmp(argv[i], "--bench-warmup") == 0)
-			a.warmup = (int)strtol(v, NULL, 10);
-		else {
-			free(a.layers);
-			return cmd_usage_error("validate-probe",
-					       "unknown option '%s'", argv[i]);
-		}
-		i++;
+		else if (c == 'L')
+			a.libdir = o.arg;
+		else if (c == 'm')
+			a.major = (int)strtol(o.arg, NULL, 10);
+		else if (c == 'e')
+			a.expect = strtol(o.arg, NULL, 10);
+		else if (c == 'c')
+			a.cuda = (int)strtol(o.arg, NULL, 10);
+		else if (c == 'b')
+			a.cublaslt = o.arg;
+		else if (c == 'l')
+			a.layers[a.nlayers++] = o.arg;
+		else if (c == 'r')
+			a.runs = (int)strtol(o.arg, NULL, 10);
+		else if (c == 'w')
+			a.warmup = (int)strtol(o.arg, NULL, 10);
+	}
+	if (c < 0) {
+		free(a.layers);
+		return o.status;
 	}
 	/* --cuda 0: only say what the library reports (cv_validate_identity) */
 	if (a.libdir == NULL || a.major < 7 || a.expect <= 0 || a.cuda < 0 ||
-	    a.runs < 1 || a.warmup < 0) {
+	    a.runs < 1 || a.warmup < 0 || o.ind != argc) {
 		free(a.layers);
 		return cmd_usage_error("validate-probe",
 				       "--libdir, --major, --expect and --cuda "

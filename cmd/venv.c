@@ -4,7 +4,6 @@
 #include "cmd.h"
 #include "ui.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,30 +38,24 @@ choose(struct cmd_ctx *ctx, const char *dir, const char *spec_s, int force,
 int
 cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "path", required_argument, NULL, 'p' },
-		{ "remove", no_argument, NULL, 'r' },
-		{ "force", no_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cv_err err = CV_ERR_INIT;
+	struct cmd_opts o;
 	const char *dir = NULL;
 	char exe[PATH_MAX], id[64] = "";
 	int c, remove = 0, force = 0, r = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	cmd_opts_init(&o, argc, argv);
+	while ((c = cmd_opts_next(&o)) > 0) {
 		if (c == 'p')
-			dir = optarg;
+			dir = o.arg;
 		else if (c == 'r')
 			remove = 1;
 		else if (c == 'f')
 			force = 1;
-		else
-			return cmd_usage_error("venv", "unknown option '%s'",
-					       argv[optind - 1]);
 	}
-	if (argc - optind > (remove ? 0 : 1))
+	if (c < 0)
+		return o.status;
+	if (argc - o.ind > (remove ? 0 : 1))
 		return cmd_usage_error("venv", "too many arguments");
 	if (dir == NULL)
 		dir = getenv("VIRTUAL_ENV");
@@ -77,8 +70,8 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	if (cv_child_self(exe, &err) < 0)
 		return cmd_fail(&err);
 	if (!remove &&
-	    (r = choose(ctx, dir, argc - optind == 1 ? argv[optind] : NULL,
-			force, id)) != 0)
+	    (r = choose(ctx, dir, argc - o.ind == 1 ? argv[o.ind] : NULL, force,
+			id)) != 0)
 		return r;
 	r = cv_venv_write(dir, ctx->st, id, exe, remove, &err);
 	if (r < 0)

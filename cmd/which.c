@@ -22,14 +22,20 @@ cmd_which(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_store *st = ctx->st;
 	struct cv_active a;
-	const char *what = argc > 1 ? argv[1] : "root";
+	const char *what;
 	char cwd[PATH_MAX], home[PATH_MAX + 64], path[2 * PATH_MAX];
+	struct cmd_opts o;
 	int r;
 
+	/* it declares no options: any is a usage error */
+	cmd_opts_init(&o, argc, argv);
+	if (cmd_opts_next(&o) < 0)
+		return o.status;
+	argc -= o.ind - 1;
+	argv += o.ind - 1;
+	what = argc > 1 ? argv[1] : "root";
 	if (argc > 2)
 		return cmd_usage_error("which", "too many arguments");
-	if (what[0] == '-')
-		return cmd_usage_error("which", "unknown option '%s'", what);
 	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
 			      &err);
 	if (r == 0) {

@@ -1,22 +1,25 @@
-# bash completion for cudnnvm. Thin: commands come from `cudnnvm commands`,
-# flags from `cudnnvm <command> --help`, versions from `cudnnvm list`, and
-# the versions `install` offers from the cached mirror listing (`cudnnvm
-# commands --remote-versions`, which never waits on the network).
-_cudnnvm_flags() {
-	local line out=
-	while IFS= read -r line; do
-		while [[ $line =~ (^|[^a-z-])(--[a-z][a-z0-9-]*) ]]; do
-			out+=" ${BASH_REMATCH[2]}"
-			line=${line#*"${BASH_REMATCH[2]}"}
-		done
-	done < <(command cudnnvm "$1" --help 2>/dev/null)
-	echo "$out"
-}
+# bash completion for cudnnvm, written by `cudnnvm completions bash`
+# from its command table: each command's options, what their values and
+# operands are. Installed versions come from `cudnnvm list`, the versions
+# `install` offers from the cached mirror listing (`cudnnvm commands
+# --remote-versions`, which never waits on the network).
 _cudnnvm_versions() {
 	local line re='([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+-cuda[0-9]+)'
 	while IFS= read -r line; do
 		[[ $line =~ $re ]] && echo "${BASH_REMATCH[1]}"
 	done < <(command cudnnvm list 2>/dev/null)
+}
+# _cudnnvm_offer KIND [WORDS]: what a value or an operand may be
+_cudnnvm_offer() {
+	case $1 in
+	file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	dir) COMPREPLY=($(compgen -d -- "$cur")) ;;
+	installed) COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
+	remote) COMPREPLY=($(compgen -W "$(command cudnnvm commands --remote-versions 2>/dev/null)" -- "$cur")) ;;
+	command) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
+	words) COMPREPLY=($(compgen -W "$2" -- "$cur")) ;;
+	words-file) COMPREPLY=($(compgen -W "$2" -- "$cur") $(compgen -f -- "$cur")) ;;
+	esac
 }
 _cudnnvm() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -30,24 +33,11 @@ _cudnnvm() {
 		*) cmd=$w; break ;;
 		esac
 	done
-	case $prev in
-	--store | --path | --out) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--format) COMPREPLY=($(compgen -W "lua tcl" -- "$cur")); return ;;
-	--config | --archive) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--shell) COMPREPLY=($(compgen -W "sh bash zsh fish tcsh powershell cmd" -- "$cur")); return ;;
-	--dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16" -- "$cur")); return ;;
-	--source) COMPREPLY=($(compgen -W "nvidia pypi" -- "$cur")); return ;;
-	--layout) COMPREPLY=($(compgen -W "nchw nhwc" -- "$cur")); return ;;
-	--shapes) COMPREPLY=($(compgen -W "resnet50 resnet50-b1" -- "$cur") $(compgen -f -- "$cur")); return ;;
+	case $cmd in
+	ls) cmd=list ;;
+	ls-remote) cmd=list-remote ;;
+	rm) cmd=uninstall ;;
 	esac
-	if [[ -z $cmd ]]; then
-		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --no-color --no-wait" -- "$cur"))
-		else
-			COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur"))
-		fi
-		return
-	fi
 	if [[ $cmd == exec ]]; then
 		# exec [<spec>] -- <command> [args]: a command, then its files
 		for ((w = i + 1; w < COMP_CWORD; w++)); do
@@ -60,20 +50,94 @@ _cudnnvm() {
 			return
 		done
 	fi
+	case $prev in
+	--store) _cudnnvm_offer dir; return ;;
+	--config) _cudnnvm_offer file; return ;;
+	esac
+	case "$cmd $prev" in
+	"install --cuda") return ;;
+	"install --platform") return ;;
+	"install --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
+	"install --mirror") return ;;
+	"install --archive") _cudnnvm_offer file; return ;;
+	"install --sha256") return ;;
+	"install --version") return ;;
+	"install --jobs") return ;;
+	"list-remote --cuda") return ;;
+	"list-remote --platform") return ;;
+	"list-remote --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
+	"use --cuda") return ;;
+	"global --cuda") return ;;
+	"shell --cuda") return ;;
+	"env --shell") _cudnnvm_offer words 'sh bash zsh fish tcsh powershell cmd'; return ;;
+	"frameworks --path") _cudnnvm_offer dir; return ;;
+	"bench --shapes") _cudnnvm_offer words-file 'resnet50 resnet50-b1'; return ;;
+	"bench --dtype") _cudnnvm_offer words 'fp32 fp16 bf16'; return ;;
+	"bench --layout") _cudnnvm_offer words 'nchw nhwc'; return ;;
+	"bench --runs") return ;;
+	"bench --warmup") return ;;
+	"doctor --explain") return ;;
+	"venv --path") _cudnnvm_offer dir; return ;;
+	"import --version") return ;;
+	"import --cuda") return ;;
+	"mirror --cuda") return ;;
+	"mirror --platform") return ;;
+	"mirror --mirror") return ;;
+	"modulefiles --format") _cudnnvm_offer words 'lua tcl'; return ;;
+	"modulefiles --out") _cudnnvm_offer dir; return ;;
+	esac
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --no-color --no-wait" -- "$cur"))
+		else
+			_cudnnvm_offer command
+		fi
+		return
+	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_cudnnvm_flags "$cmd")" -- "$cur"))
+		w=
+		case $cmd in
+		install) w="--cuda --platform --source --mirror --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --no-wait" ;;
+		uninstall) w="--force --even-if-in-use" ;;
+		list) w="--json" ;;
+		list-remote) w="--cuda --platform --source --json --refresh" ;;
+		use) w="--cuda --force --no-validate --no-install" ;;
+		global) w="--cuda --unset --system --force --no-validate" ;;
+		shell) w="--cuda --unset --force --no-validate" ;;
+		current) w="--json" ;;
+		env) w="--shell" ;;
+		exec) w="--force" ;;
+		validate) w="--no-gpu --json --frameworks" ;;
+		frameworks) w="--path --json" ;;
+		bench) w="--shapes --dtype --layout --runs --warmup --json" ;;
+		doctor) w="--json --explain" ;;
+		venv) w="--path --remove --force" ;;
+		import) w="--version --cuda --no-validate" ;;
+		mirror) w="--cuda --platform --mirror --verify --refresh" ;;
+		modulefiles) w="--format --out" ;;
+		esac
+		COMPREPLY=($(compgen -W "$w" -- "$cur"))
 		return
 	fi
 	case $cmd in
-	install) COMPREPLY=($(compgen -W "$(command cudnnvm commands --remote-versions 2>/dev/null)" -- "$cur")) ;;
-	init) COMPREPLY=($(compgen -W "bash zsh fish tcsh powershell" -- "$cur")) ;;
-	completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
-	help) COMPREPLY=($(compgen -W "$(command cudnnvm commands 2>/dev/null)" -- "$cur")) ;;
-	which) COMPREPLY=($(compgen -W "lib include root" -- "$cur")) ;;
-	shim) COMPREPLY=($(compgen -W "add remove list" -- "$cur")) ;;
-	import | mirror) COMPREPLY=($(compgen -d -- "$cur")) ;;
-	use | global | shell | uninstall | env | exec | validate | venv | frameworks | bench)
-		COMPREPLY=($(compgen -W "$(_cudnnvm_versions)" -- "$cur")) ;;
+	install) _cudnnvm_offer remote ;;
+	uninstall) _cudnnvm_offer installed ;;
+	use) _cudnnvm_offer installed ;;
+	global) _cudnnvm_offer installed ;;
+	shell) _cudnnvm_offer installed ;;
+	which) _cudnnvm_offer words 'lib include root' ;;
+	env) _cudnnvm_offer installed ;;
+	exec) _cudnnvm_offer installed ;;
+	validate) _cudnnvm_offer installed ;;
+	frameworks) _cudnnvm_offer installed ;;
+	bench) _cudnnvm_offer installed ;;
+	init) _cudnnvm_offer words 'bash zsh fish tcsh powershell' ;;
+	shim) _cudnnvm_offer words 'add remove list' ;;
+	venv) _cudnnvm_offer installed ;;
+	import) _cudnnvm_offer dir ;;
+	mirror) _cudnnvm_offer dir ;;
+	completions) _cudnnvm_offer words 'bash zsh fish' ;;
+	help) _cudnnvm_offer command ;;
 	esac
 }
 complete -F _cudnnvm cudnnvm

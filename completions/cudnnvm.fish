@@ -1,8 +1,8 @@
-# fish completion for cudnnvm. Thin: commands and their summaries come from
-# `cudnnvm commands --describe`, flags from `cudnnvm <command> --help`,
-# versions from `cudnnvm list`, and the versions `install` offers from the
-# cached mirror listing (`cudnnvm commands --remote-versions`, which never
-# waits on the network).
+# fish completion for cudnnvm, written by `cudnnvm completions fish`
+# from its command table: each command's options, what their values and
+# operands are. Installed versions come from `cudnnvm list`, the versions
+# `install` offers from the cached mirror listing (`cudnnvm commands
+# --remote-versions`, which never waits on the network).
 function __cudnnvm_cmd
     set -l words (commandline -opc)
     set -e words[1]
@@ -26,8 +26,9 @@ end
 function __cudnnvm_versions
     command cudnnvm list 2>/dev/null | string match -r '[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+-cuda[0-9]+'
 end
-function __cudnnvm_flags
-    command cudnnvm (__cudnnvm_cmd) --help 2>/dev/null | string match -ar -- '--[a-z][a-z0-9-]*' | sort -u
+# __cudnnvm_is NAME...: 0 when the command being completed is one of them
+function __cudnnvm_is
+    contains -- (__cudnnvm_cmd) $argv
 end
 # exec [<spec>] -- <command> [args]: 0 once the command line after -- began
 function __cudnnvm_after_dashdash
@@ -42,22 +43,92 @@ complete -c cudnnvm -f
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -a '(command cudnnvm commands --describe 2>/dev/null)'
 complete -c cudnnvm -n '__cudnnvm_exec_command' -a '(__fish_complete_command)'
 complete -c cudnnvm -n '__cudnnvm_after_dashdash; and not __cudnnvm_exec_command' -F
-complete -c cudnnvm -n '__fish_seen_subcommand_from install; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands --remote-versions 2>/dev/null)'
-complete -c cudnnvm -n 'not __cudnnvm_cmd' -l help -l version -l quiet -l verbose -l no-color -l no-wait
-complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)'
-complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F
-complete -c cudnnvm -n '__cudnnvm_cmd >/dev/null; and string match -q -- "-*" (commandline -ct)' -a '(__cudnnvm_flags)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from use global shell uninstall env exec validate venv frameworks bench; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from init' -a 'bash zsh fish tcsh powershell'
-complete -c cudnnvm -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'
-complete -c cudnnvm -n '__fish_seen_subcommand_from which' -a 'lib include root'
-complete -c cudnnvm -n '__fish_seen_subcommand_from shim' -a 'add remove list'
-complete -c cudnnvm -n '__fish_seen_subcommand_from help' -a '(command cudnnvm commands 2>/dev/null)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from env hook-env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd'
-complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l format -x -a 'lua tcl'
-complete -c cudnnvm -n '__fish_seen_subcommand_from modulefiles' -l out -x -a '(__fish_complete_directories)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from import mirror' -a '(__fish_complete_directories)'
-complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l dtype -x -a 'fp32 fp16 bf16'
-complete -c cudnnvm -n '__fish_seen_subcommand_from install list-remote' -l source -x -a 'nvidia pypi'
-complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l layout -x -a 'nchw nhwc'
-complete -c cudnnvm -n '__fish_seen_subcommand_from bench' -l shapes -r -a 'resnet50 resnet50-b1'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -s h -l help -d 'usage; after a command, its usage and options'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l version -d 'the version of cudnnvm'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -s q -l quiet -d 'print nothing but errors and requested output'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -s v -l verbose -d 'say more about what is done'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)' -d 'use the store in DIR'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l config -r -F -d 'read FILE after the system and user configuration files'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l no-color -d 'no colour in output (also when NO_COLOR is set)'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -l no-wait -d 'exit 75 instead of waiting for a busy lock'
+complete -c cudnnvm -n '__cudnnvm_is install' -l cuda -x -d 'CUDA major of the build (11, 12, 13)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l platform -x -d 'linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64'
+complete -c cudnnvm -n '__cudnnvm_is install' -l source -x -a 'nvidia pypi' -d 'nvidia (the redist mirror) or pypi (NVIDIA\'s nvidia-cudnn-cuN wheels on [remote] index)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l mirror -x -d 'redist mirror (https:// or file://); with --source pypi, the simple index'
+complete -c cudnnvm -n '__cudnnvm_is install' -l archive -r -F -d 'install a local NVIDIA archive or wheel (.whl; needs --sha256)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l sha256 -x -d 'expected sha256 of --archive'
+complete -c cudnnvm -n '__cudnnvm_is install' -l version -x -d 'version when the file name does not carry it'
+complete -c cudnnvm -n '__cudnnvm_is install' -l force -d 'reinstall an installed version'
+complete -c cudnnvm -n '__cudnnvm_is install' -l even-if-in-use -d 'with --force: replace it even while running programs have its libraries loaded'
+complete -c cudnnvm -n '__cudnnvm_is install' -l no-validate -d 'do not validate after installing'
+complete -c cudnnvm -n '__cudnnvm_is install' -l refresh -d 're-read the mirror\'s index now'
+complete -c cudnnvm -n '__cudnnvm_is install' -l jobs -x -d 'threads that decompress the archive (default: [install] threads, else the usable cores)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l no-wait -d 'exit 75 instead of waiting for a busy lock'
+complete -c cudnnvm -n '__cudnnvm_is install; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands --remote-versions 2>/dev/null)'
+complete -c cudnnvm -n '__cudnnvm_is uninstall rm' -l force -d 'also remove the active (global) version'
+complete -c cudnnvm -n '__cudnnvm_is uninstall rm' -l even-if-in-use -d 'remove it even while running programs have its libraries loaded (their next cuDNN load fails)'
+complete -c cudnnvm -n '__cudnnvm_is uninstall rm; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is list ls' -l json -d 'machine-readable output'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l cuda -x -d 'only builds for this CUDA major'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l platform -x -d 'only builds for this platform'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l source -x -a 'nvidia pypi' -d 'nvidia (the redist mirror) or pypi (wheels)'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l json -d 'machine-readable output'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l refresh -d 're-read the mirror\'s index now'
+complete -c cudnnvm -n '__cudnnvm_is use' -l cuda -x -d 'the build for CUDA major N (as <spec>-cudaN)'
+complete -c cudnnvm -n '__cudnnvm_is use' -l force -d 'pin even when validation or a framework says no'
+complete -c cudnnvm -n '__cudnnvm_is use' -l no-validate -d 'do not validate before pinning'
+complete -c cudnnvm -n '__cudnnvm_is use' -l no-install -d 'fail instead of installing a missing version'
+complete -c cudnnvm -n '__cudnnvm_is use; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is global' -l cuda -x -d 'the build for CUDA major N (as <spec>-cudaN)'
+complete -c cudnnvm -n '__cudnnvm_is global' -l unset -d 'remove the global version'
+complete -c cudnnvm -n '__cudnnvm_is global' -l system -d 'root: also point the machine\'s loader at it (/etc/ld.so.conf.d/cudnnvm.conf + ldconfig)'
+complete -c cudnnvm -n '__cudnnvm_is global' -l force -d 'set it even when validation or a framework says no'
+complete -c cudnnvm -n '__cudnnvm_is global' -l no-validate -d 'do not validate first'
+complete -c cudnnvm -n '__cudnnvm_is global; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is shell' -l cuda -x -d 'the build for CUDA major N (as <spec>-cudaN)'
+complete -c cudnnvm -n '__cudnnvm_is shell' -l unset -d 'remove this shell\'s version'
+complete -c cudnnvm -n '__cudnnvm_is shell' -l force -d 'use it even when validation or a framework says no'
+complete -c cudnnvm -n '__cudnnvm_is shell' -l no-validate -d 'do not validate first'
+complete -c cudnnvm -n '__cudnnvm_is shell; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is current' -l json -d 'machine-readable output'
+complete -c cudnnvm -n '__cudnnvm_is which; and not __cudnnvm_after_dashdash' -a 'lib include root'
+complete -c cudnnvm -n '__cudnnvm_is env' -l shell -x -a 'sh bash zsh fish tcsh powershell cmd' -d 'the shell\'s syntax (default: the shell running cudnnvm)'
+complete -c cudnnvm -n '__cudnnvm_is env; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is exec' -l force -d 'run even when a framework cannot load the version'
+complete -c cudnnvm -n '__cudnnvm_is exec; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is validate' -l no-gpu -d 'skip the driver and GPU steps (4-5)'
+complete -c cudnnvm -n '__cudnnvm_is validate' -l json -d 'machine-readable output'
+complete -c cudnnvm -n '__cudnnvm_is validate' -l frameworks -d 'also run torch/TensorFlow/JAX\'s own convolution under the version and check what they bound to'
+complete -c cudnnvm -n '__cudnnvm_is validate; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is frameworks' -l path -x -a '(__fish_complete_directories)' -d 'the environment to read (default: $VIRTUAL_ENV, $CONDA_PREFIX, else the python3 on PATH)'
+complete -c cudnnvm -n '__cudnnvm_is frameworks' -l json -d 'machine-readable output'
+complete -c cudnnvm -n '__cudnnvm_is frameworks; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is bench' -l shapes -r -F -a 'resnet50 resnet50-b1' -d 'resnet50 (batch 64, default), resnet50-b1, or a file: name N C H W K R S stride pad dilation groups [dtype [layout]] per line'
+complete -c cudnnvm -n '__cudnnvm_is bench' -l dtype -x -a 'fp32 fp16 bf16' -d 'fp32, fp16 (default) or bf16; a comma list for more'
+complete -c cudnnvm -n '__cudnnvm_is bench' -l layout -x -a 'nchw nhwc' -d 'nchw, nhwc; both by default'
+complete -c cudnnvm -n '__cudnnvm_is bench' -l runs -x -d 'timed runs per layer (default 30)'
+complete -c cudnnvm -n '__cudnnvm_is bench' -l warmup -x -d 'untimed runs first (default 5)'
+complete -c cudnnvm -n '__cudnnvm_is bench' -l json -d 'every figure, the GPU and the versions as JSON'
+complete -c cudnnvm -n '__cudnnvm_is bench; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is doctor' -l json -d 'machine-readable output'
+complete -c cudnnvm -n '__cudnnvm_is doctor' -l explain -x -d 'the cause and fix of a cuDNN error message'
+complete -c cudnnvm -n '__cudnnvm_is init; and not __cudnnvm_after_dashdash' -a 'bash zsh fish tcsh powershell'
+complete -c cudnnvm -n '__cudnnvm_is shim; and not __cudnnvm_after_dashdash' -a 'add remove list'
+complete -c cudnnvm -n '__cudnnvm_is venv' -l path -x -a '(__fish_complete_directories)' -d 'the virtualenv or conda env (default: the active one)'
+complete -c cudnnvm -n '__cudnnvm_is venv' -l remove -d 'take the hooks out again'
+complete -c cudnnvm -n '__cudnnvm_is venv' -l force -d 'pin even when a framework cannot load the version'
+complete -c cudnnvm -n '__cudnnvm_is venv; and not __cudnnvm_after_dashdash' -a '(__cudnnvm_versions)'
+complete -c cudnnvm -n '__cudnnvm_is import' -l version -x -d 'version when the files do not say (adds the build)'
+complete -c cudnnvm -n '__cudnnvm_is import' -l cuda -x -d 'CUDA major it was built for, when not detectable'
+complete -c cudnnvm -n '__cudnnvm_is import' -l no-validate -d 'do not validate after importing'
+complete -c cudnnvm -n '__cudnnvm_is import; and not __cudnnvm_after_dashdash' -a '(__fish_complete_directories)'
+complete -c cudnnvm -n '__cudnnvm_is mirror' -l cuda -x -d 'only builds for this CUDA major (default: all)'
+complete -c cudnnvm -n '__cudnnvm_is mirror' -l platform -x -d 'builds for this platform (default: this machine\'s)'
+complete -c cudnnvm -n '__cudnnvm_is mirror' -l mirror -x -d 'the mirror to copy from'
+complete -c cudnnvm -n '__cudnnvm_is mirror' -l verify -d 're-hash every archive in the folder'
+complete -c cudnnvm -n '__cudnnvm_is mirror' -l refresh -d 're-read the mirror\'s index now'
+complete -c cudnnvm -n '__cudnnvm_is mirror; and not __cudnnvm_after_dashdash' -a '(__fish_complete_directories)'
+complete -c cudnnvm -n '__cudnnvm_is modulefiles' -l format -x -a 'lua tcl' -d 'lua (Lmod) or tcl (both; the default)'
+complete -c cudnnvm -n '__cudnnvm_is modulefiles' -l out -x -a '(__fish_complete_directories)' -d 'module folder (default <store>/modulefiles)'
+complete -c cudnnvm -n '__cudnnvm_is completions; and not __cudnnvm_after_dashdash' -a 'bash zsh fish'
+complete -c cudnnvm -n '__cudnnvm_is help; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands 2>/dev/null)'

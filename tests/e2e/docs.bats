@@ -138,12 +138,95 @@ spec_commands() {
 		cmp - <(cudnnvm init tcsh)
 }
 
-@test "completions/embed.py regenerates cmd/completions.c unchanged" {
-	mkdir -p "$BATS_TEST_TMPDIR/r/cmd"
-	cp -R "$REPO_ROOT/completions" "$BATS_TEST_TMPDIR/r/"
-	cp "$REPO_ROOT/cmd/completions.c" "$BATS_TEST_TMPDIR/r/cmd/"
-	(cd "$BATS_TEST_TMPDIR/r" && python3 completions/embed.py)
-	cmp "$BATS_TEST_TMPDIR/r/cmd/completions.c" "$REPO_ROOT/cmd/completions.c"
+# The options cudnnvm(1) gives each command, from its roff source:
+# "section CMD" for each command it describes, "listed CMD --opt" for an
+# option of a usage line (or of GLOBAL OPTIONS, as "listed cudnnvm -q"),
+# "mentioned CMD --opt" for one its text names.
+man_options() {
+	awk '
+		/^\.Sh / { sec = $0; cmd = ""; next }
+		sec == ".Sh GLOBAL OPTIONS" && /^\.It Fl / {
+			for (i = 2; i < NF; i++) if ($i == "Fl") print "listed cudnnvm -" $(i + 1)
+			next
+		}
+		sec != ".Sh COMMANDS" { next }
+		/^\.It Nm Li / { cmd = $4; kind = "listed"; print "section " cmd }
+		cmd != "" {
+			for (i = 1; i < NF; i++)
+				if (($i == "Fl" || $i == ".Fl") && $(i + 1) ~ /^-[a-z]/)
+					print "mentioned " cmd " -" $(i + 1)
+			line = $0
+			while (match(line, /--[a-z][a-z0-9-]*/)) {
+				print kind " " cmd " " substr(line, RSTART, RLENGTH)
+				line = substr(line, RSTART + RLENGTH)
+			}
+			kind = "mentioned"
+		}' "$REPO_ROOT/man/cudnnvm.1" | sort -u
+}
+
+@test "every declared option is in cudnnvm(1) under its command, and every option it lists is declared" {
+	declared=$(cudnnvm commands --options)
+	man=$(man_options)
+	[ -n "$declared" ]
+	grep -q '^listed cudnnvm --store$' <<<"$man"
+	grep -q '^listed install --archive$' <<<"$man"
+	# what a usage line or GLOBAL OPTIONS lists: the command's own, or global
+	while read -r _ cmd opt; do
+		grep -qE "^($cmd|cudnnvm) $opt( hidden)?$" <<<"$declared" || {
+			echo "cudnnvm(1) lists $opt for $cmd, which declares no such option in cmd/table.c"
+			false
+		}
+	done < <(grep '^listed ' <<<"$man")
+	# every shown option, under its command (a hidden command the man page
+	# does not describe, such as validate-probe, is not held to it)
+	visible=" $(cudnnvm commands | tr '\n' ' ') "
+	while read -r cmd opt hidden; do
+		[ -z "$hidden" ] || continue
+		if [ "$cmd" != cudnnvm ] && [[ $visible != *" $cmd "* ]] &&
+			! grep -qx "section $cmd" <<<"$man"; then
+			continue
+		fi
+		grep -qE "^(listed|mentioned) $cmd $opt$" <<<"$man" || {
+			echo "cudnnvm(1) does not document $opt under $cmd"
+			false
+		}
+	done <<<"$declared"
+}
+
+@test "every command refuses an option it does not declare: exit 64, naming its help" {
+	for c in $(cudnnvm commands --all); do
+		# (an alias answers as its command)
+		name=$(cudnnvm "$c" --help | sed -n '1s/^usage: cudnnvm \([^ ]*\).*/\1/p')
+		run --separate-stderr cudnnvm "$c" --no-such-option
+		[ "$status" -eq 64 ] || { echo "$c: $status"; false; }
+		[ "${#stderr_lines[@]}" -eq 1 ]
+		[[ $stderr == "cudnnvm: $name: unknown option '--no-such-option'"*"'cudnnvm help $name'" ]] || {
+			echo "$c: $stderr"
+			false
+		}
+		[ -z "$output" ]
+	done
+	# a flag given a value, an option without its value
+	run -64 --separate-stderr cudnnvm list --json=yes
+	[[ $stderr == *"'--json' takes no value"*"'cudnnvm help list'" ]]
+	run -64 --separate-stderr cudnnvm doctor --explain
+	[[ $stderr == *"'--explain' needs a value"* ]]
+}
+
+@test "help lists each command's declared options, hidden ones left out" {
+	run cudnnvm help global
+	[ "$status" -eq 0 ]
+	for o in --cuda --unset --system --force --no-validate; do
+		grep -qE "^  $o( |$)" <<<"$output" || { echo "help global lacks $o"; false; }
+	done
+	# shell --eval is what the integration passes; users never type it
+	run cudnnvm shell --help
+	[[ $output != *"--eval"* ]]
+	[ "$(cudnnvm help shell)" = "$output" ]
+	# a global option its usage names is listed with it
+	run cudnnvm install --help
+	[[ $output == *"  --no-wait "* ]]
+	[[ $output != *"the version of cudnnvm"* ]]
 }
 
 @test "the conda scripts are the shims/venv-* templates" {

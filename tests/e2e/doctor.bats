@@ -229,7 +229,7 @@ for f in j["findings"]:
 @test "doctor usage errors exit 64" {
 	run --separate-stderr cudnnvm doctor --bogus
 	[ "$status" -eq 64 ]
-	[[ "$stderr" == "cudnnvm: doctor: unexpected '--bogus'; usage: cudnnvm doctor"* ]]
+	[[ "$stderr" == "cudnnvm: doctor: unknown option '--bogus'; usage: cudnnvm doctor"* ]]
 }
 
 @test "a cuDNN in the loader cache (ldconfig) is reported with its folder" {
