@@ -124,6 +124,10 @@ struct cmd_opts {
 };
 void cmd_opts_init(struct cmd_opts *o, int argc, char **argv);
 int cmd_opts_next(struct cmd_opts *o);
+/* For a command that declares no options: 0 with *argv[0] the command's
+ * name and the operands after it (*argc shortened to match), or the exit
+ * status of the usage error an option is. */
+int cmd_opts_none(int *argc, char ***argv);
 
 /* 1 when help and the completions list the global option d among c's: its
  * usage line names it (install's --no-wait) and c has no option of that

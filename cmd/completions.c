@@ -430,14 +430,11 @@ put_fish(void)
 int
 cmd_completions(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct cmd_opts o;
+	int r;
 
 	/* it declares no options: any is a usage error */
-	cmd_opts_init(&o, argc, argv);
-	if (cmd_opts_next(&o) < 0)
-		return o.status;
-	argc -= o.ind - 1;
-	argv += o.ind - 1;
+	if ((r = cmd_opts_none(&argc, &argv)) != 0)
+		return r;
 	if (argc != 2)
 		return cmd_usage_error("completions", "expected a shell name");
 	if (strcmp(argv[1], "bash") == 0)

@@ -92,15 +92,12 @@ cmd_print_main_help(FILE *out)
 int
 cmd_help(int argc, char **argv, struct cmd_ctx *ctx)
 {
+	int r;
 	const struct cmd_spec *c;
-	struct cmd_opts o;
 
 	/* it declares no options: any is a usage error */
-	cmd_opts_init(&o, argc, argv);
-	if (cmd_opts_next(&o) < 0)
-		return o.status;
-	argc -= o.ind - 1;
-	argv += o.ind - 1;
+	if ((r = cmd_opts_none(&argc, &argv)) != 0)
+		return r;
 	if (argc < 2) {
 		cmd_print_main_help(stdout);
 		return 0;

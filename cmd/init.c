@@ -13,17 +13,13 @@ cmd_init(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_buf *out = cv_text_new();
 	char exe[PATH_MAX];
 	ssize_t n;
-	struct cmd_opts o;
 	int sh, r = 0;
 
 	/* it declares no options: any is a usage error */
-	cmd_opts_init(&o, argc, argv);
-	if (cmd_opts_next(&o) < 0) {
+	if ((r = cmd_opts_none(&argc, &argv)) != 0) {
 		cv_text_free(out);
-		return o.status;
+		return r;
 	}
-	argc -= o.ind - 1;
-	argv += o.ind - 1;
 	/* the hook names this binary by its absolute path */
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = '\0';

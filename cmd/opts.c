@@ -131,6 +131,19 @@ cmd_opts_next(struct cmd_opts *o)
 }
 
 int
+cmd_opts_none(int *argc, char ***argv)
+{
+	struct cmd_opts o;
+
+	cmd_opts_init(&o, *argc, *argv);
+	if (cmd_opts_next(&o) < 0)
+		return o.status;
+	*argc -= o.ind - 1;
+	*argv += o.ind - 1;
+	return 0;
+}
+
+int
 cmd_activation_opts(int argc, char **argv, struct cmd_activation *a)
 {
 	struct cmd_opts o;

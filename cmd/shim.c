@@ -45,16 +45,13 @@ add(const char *dir, const char *prog)
 int
 cmd_shim(int argc, char **argv, struct cmd_ctx *ctx)
 {
+	int r;
 	struct cv_err err = CV_ERR_INIT;
 	char dir[PATH_MAX];
-	struct cmd_opts o;
 
 	/* it declares no options: any is a usage error */
-	cmd_opts_init(&o, argc, argv);
-	if (cmd_opts_next(&o) < 0)
-		return o.status;
-	argc -= o.ind - 1;
-	argv += o.ind - 1;
+	if ((r = cmd_opts_none(&argc, &argv)) != 0)
+		return r;
 	cv_shim_dir(dir, sizeof dir);
 	if (argc == 2 && strcmp(argv[1], "list") == 0)
 		return list(dir);

@@ -24,15 +24,11 @@ cmd_which(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_active a;
 	const char *what;
 	char cwd[PATH_MAX], home[PATH_MAX + 64], path[2 * PATH_MAX];
-	struct cmd_opts o;
 	int r;
 
 	/* it declares no options: any is a usage error */
-	cmd_opts_init(&o, argc, argv);
-	if (cmd_opts_next(&o) < 0)
-		return o.status;
-	argc -= o.ind - 1;
-	argv += o.ind - 1;
+	if ((r = cmd_opts_none(&argc, &argv)) != 0)
+		return r;
 	what = argc > 1 ? argv[1] : "root";
 	if (argc > 2)
 		return cmd_usage_error("which", "too many arguments");
