@@ -143,9 +143,10 @@ int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
 /* Absolute path of staging folder `name` (xmalloc'd). */
 char *cv_store_staging_path(const struct cv_store *st, const char *name);
-/* Publish staging folder `name` as <root>/<id> by one renameat2 under the
- * store lock (replace: exchange with the installed one, which is left in
- * staging to be dropped), then fsync the store folder. */
+/* Publish staging folder `name` as <root>/<id>: fsync each of its files
+ * and folders, then one renameat2 under the store lock (replace: exchange
+ * with the installed one, which is left in staging to be dropped), then
+ * fsync the store folder. */
 int cv_store_publish(struct cv_store *st, const char *name, const char *id,
 		     int replace, struct cv_err *err);
 /* Write <dir>/cudnnvm.json for `inst` (fsync'd). */
