@@ -34,6 +34,9 @@ int cv_buf_addf(struct cv_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void cv_buf_reset(struct cv_buf *b);
 char *cv_buf_detach(struct cv_buf *b);
+/* The length of the well-formed UTF-8 sequence at s (1 for ASCII, the NUL
+ * included), 0 when the bytes there are not UTF-8. */
+size_t cv_utf8_seq(const unsigned char *s);
 void cv_buf_release(struct cv_buf *b);
 
 /* ldcache.c: call fn for every "soname => path" line of `ldconfig -p`
