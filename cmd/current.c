@@ -24,7 +24,7 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_store *st = ctx->st;
 	struct cv_active a;
 	int c, json = 0, r, venv;
-	char cwd[PATH_MAX], venv_dir[PATH_MAX];
+	char venv_dir[PATH_MAX];
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -35,8 +35,7 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (argc != optind)
 		return cmd_usage_error("current", "too many arguments");
-	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
-			      &err);
+	r = cv_active_resolve(st, NULL, &a, NULL, NULL, &err);
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&

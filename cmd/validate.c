@@ -110,7 +110,7 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 	const char *spec = NULL;
 	struct cv_version parsed;
 	int json = 0, no_gpu = 0, frameworks = 0, r, failed;
-	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
+	char id[64], dir[PATH_MAX];
 
 	for (int i = 1, operands_only = 0; i < argc; i++) {
 		if (!operands_only && strcmp(argv[i], "--") == 0)
@@ -139,9 +139,7 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cv_active_find(st, &parsed, id, &err);
 	else {
 		struct cv_active act;
-		if (getcwd(cwd, sizeof cwd) == NULL)
-			snprintf(cwd, sizeof cwd, "/");
-		r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
+		r = cv_active_resolve(st, NULL, &act, NULL, NULL, &err);
 		if (r == 0)
 			snprintf(id, sizeof id, "%s", act.id);
 	}

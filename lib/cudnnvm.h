@@ -692,6 +692,8 @@ int cv_pin_write(const char *dir, const struct cv_version *spec,
 int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 	       struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
+ * (NULL: the working folder, however deep: one whose path does not fit in
+ * PATH_MAX is walked by descriptors and its pins named relative to it)
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */
 int cv_active_resolve(const struct cv_store *st, const char *cwd,

@@ -46,15 +46,13 @@ check_in_use_here(const struct cv_store *st, const char *id, const char *global,
 		  struct cv_err *err)
 {
 	struct cv_active act;
-	char cwd[PATH_MAX];
 
 	if (strcmp(global, id) == 0)
 		return cv_err_set(
 			err, CV_ERROR,
 			"cuDNN %s is the global default; run 'cudnnvm global <other>' first, or pass --force",
 			id);
-	if (getcwd(cwd, sizeof cwd) != NULL &&
-	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0 &&
+	if (cv_active_resolve(st, NULL, &act, NULL, NULL, NULL) == 0 &&
 	    strcmp(act.id, id) == 0)
 		return cv_err_set(
 			err, CV_ERROR,
