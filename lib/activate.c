@@ -28,6 +28,7 @@ read_small(int dirfd, const char *name, const char *path, char *buf, size_t cap,
 	int fd = openat(dirfd, name,
 			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
+	buf[0] = '\0';
 	if (fd < 0) {
 		if (errno == ELOOP)
 			return cv_err_set(

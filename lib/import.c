@@ -341,7 +341,8 @@ header_head(const struct found *f, const char *name)
 	for (size_t i = 0; i < f->nheaders && !known; i++)
 		known = strcmp(f->headers[i], name) == 0;
 	if (known &&
-	    check_entry(f->incdir, name, HEADER_MAX, &base, NULL) == 0) {
+	    check_entry(f->incdir, name, HEADER_MAX, &base, NULL) == 0 &&
+	    base != NULL) {
 		buf = xmalloc(cap);
 		if (cv_fs_read_head(f->incfd, base, 1, buf, cap) < 0) {
 			free(buf);
@@ -633,10 +634,13 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 		char *base = NULL;
 		r = check_entry(f->incdir, f->headers[i], HEADER_MAX, &base,
 				err);
-		if (r == 0)
+		/* check_entry names the file whenever it passes one */
+		if (r == 0 && base == NULL)
+			r = cv_err_set(err, CV_ERROR, "cannot read '%s'", src);
+		if (r == 0 && base != NULL)
 			r = copy_hash(f->incfd, base, src, HEADER_MAX, dst, hex,
 				      total, err);
-		if (r == 0)
+		if (r == 0 && base != NULL)
 			json_object_set_new(files, key, json_string(hex));
 		free(base);
 		free(key);
