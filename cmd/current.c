@@ -20,7 +20,7 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_active a;
 	struct cmd_opts opts;
 	int c, json = 0, r, venv;
-	char cwd[PATH_MAX], venv_dir[PATH_MAX];
+	char venv_dir[PATH_MAX];
 
 	cmd_opts_init(&opts, argc, argv);
 	while ((c = cmd_opts_next(&opts)) > 0)
@@ -29,8 +29,7 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 		return opts.status;
 	if (argc != opts.ind)
 		return cmd_usage_error("current", "too many arguments");
-	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
-			      &err);
+	r = cv_active_resolve(st, NULL, &a, NULL, NULL, &err);
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&

@@ -103,7 +103,7 @@ cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 	struct cv_active act;
 	struct cv_store *st = NULL;
 	const char *msg = NULL;
-	char cwd[PATH_MAX], *dir = NULL;
+	char *dir = NULL;
 	size_t n = 0, problems = 0;
 	struct cmd_opts o;
 	int json = 0, c, r;
@@ -127,9 +127,7 @@ cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 	st = run->st;
 	ctx.store_root = cv_store_root(st);
 	ctx.store = st;
-	if (getcwd(cwd, sizeof cwd) == NULL)
-		snprintf(cwd, sizeof cwd, "/");
-	if (cv_active_resolve(st, cwd, &act, NULL, NULL, &err) == 0 &&
+	if (cv_active_resolve(st, NULL, &act, NULL, NULL, &err) == 0 &&
 	    cv_store_get(st, act.id, &inst, &err) == 0) {
 		dir = cv_store_dir(st, act.id);
 		ctx.active_id = act.id;

@@ -39,13 +39,9 @@ static int
 shim_active_id(const struct cv_store *st, char id[64], struct cv_err *err)
 {
 	struct cv_active a;
-	char cwd[PATH_MAX];
 	int r;
 
-	if (getcwd(cwd, sizeof cwd) == NULL)
-		return cv_err_errno(err, CV_EIO,
-				    "cannot find the current folder");
-	r = cv_active_resolve(st, cwd, &a, NULL, NULL, err);
+	r = cv_active_resolve(st, NULL, &a, NULL, NULL, err);
 	if (r == CV_ENOTFOUND && a.origin == CV_ORIGIN_NONE)
 		return NOTHING_ACTIVE;
 	if (r == 0)

@@ -87,14 +87,13 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 			   sh == CV_SHELL_FISH);
 	if (state)
 		cv_hook_stamp_touch(&stamp, given);
+	/* what the shell compares with $PWD when it has none */
+	if (getcwd(cwd, sizeof cwd) == NULL)
+		snprintf(cwd, sizeof cwd, ".");
 	out = cv_text_new();
 	memset(&a, 0, sizeof a);
 	if (!leave) {
-		if (getcwd(cwd, sizeof cwd) == NULL)
-			r = cv_err_errno(&err, CV_EIO,
-					 "cannot find the current folder");
-		else
-			r = cv_active_resolve(st, cwd, &a, seen, &w, &err);
+		r = cv_active_resolve(st, NULL, &a, seen, &w, &err);
 		if (r < 0) {
 			/* nothing active (no origin, not found) is normal;
 			 * anything else is said once (the state below stops

@@ -403,17 +403,12 @@ install_pinned(struct install_args *a, char spec[64])
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_active act;
 	struct cv_store *st = NULL;
-	char cwd[PATH_MAX];
 	int r;
 
-	if (getcwd(cwd, sizeof cwd) == NULL) {
-		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
-		return cmd_fail(&err);
-	}
 	if ((r = cmd_need(a->ctx, CMD_STORE)) != 0)
 		return r;
 	st = a->ctx->st;
-	r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
+	r = cv_active_resolve(st, NULL, &act, NULL, NULL, &err);
 	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !a->force) {
 		note_already(st, act.id);
 		return 0;

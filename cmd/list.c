@@ -89,7 +89,7 @@ cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_store *st = ctx->st;
 	struct cv_installed *all = NULL;
 	struct cv_active act;
-	char global[64] = "", active[64] = "", cwd[PATH_MAX];
+	char global[64] = "", active[64] = "";
 	size_t n = 0;
 	struct cmd_opts o;
 	int json = 0, from_system, c, r;
@@ -107,8 +107,7 @@ cmd_list(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (cv_store_default_get(st, global, &from_system, NULL) < 0)
 		global[0] = '\0';
-	if (getcwd(cwd, sizeof cwd) != NULL &&
-	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0)
+	if (cv_active_resolve(st, NULL, &act, NULL, NULL, NULL) == 0)
 		snprintf(active, sizeof active, "%s", act.id);
 	if (json)
 		print_json(st, all, n, global, active);

@@ -48,7 +48,7 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_verdict verdict;
 	struct cv_version v;
 	int r;
-	char id[64], cwd[PATH_MAX], file[4096], text[64];
+	char id[64], file[4096], text[64];
 
 	if ((r = cmd_activation_opts(argc, argv, &a)) != 0)
 		return r;
@@ -59,10 +59,6 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	/* the spec as given, with --cuda N folded in: what is installed,
 	 * pinned and said */
 	cv_version_format_id(&v, text, sizeof text);
-	if (getcwd(cwd, sizeof cwd) == NULL) {
-		cv_err_errno(&err, CV_EIO, "cannot find the current folder");
-		return cmd_fail(&err);
-	}
 	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 		return r;
 	st = ctx->st;
@@ -89,7 +85,7 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	 * install; pin what it means today */
 	if (v.nparts == 0 && cv_install_id_parse(&v, id, &err) < 0)
 		r = cmd_fail(&err);
-	else if (cv_pin_set(cwd, &v, file, &err) < 0)
+	else if (cv_pin_set(".", &v, file, &err) < 0)
 		r = cmd_fail(&err);
 	else
 		ui_note("pinned %s (%s) in ./%s", text, id,

@@ -113,7 +113,7 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_version parsed;
 	struct cmd_opts o;
 	int json = 0, no_gpu = 0, frameworks = 0, c, r, failed;
-	char id[64], cwd[PATH_MAX], dir[PATH_MAX];
+	char id[64], dir[PATH_MAX];
 
 	cmd_opts_init(&o, argc, argv);
 	while ((c = cmd_opts_next(&o)) > 0) {
@@ -137,9 +137,7 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cv_active_find(st, &parsed, id, &err);
 	else {
 		struct cv_active act;
-		if (getcwd(cwd, sizeof cwd) == NULL)
-			snprintf(cwd, sizeof cwd, "/");
-		r = cv_active_resolve(st, cwd, &act, NULL, NULL, &err);
+		r = cv_active_resolve(st, NULL, &act, NULL, NULL, &err);
 		if (r == 0)
 			snprintf(id, sizeof id, "%s", act.id);
 	}

@@ -23,7 +23,7 @@ cmd_which(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_store *st = ctx->st;
 	struct cv_active a;
 	const char *what;
-	char cwd[PATH_MAX], home[PATH_MAX + 64], path[2 * PATH_MAX];
+	char home[PATH_MAX + 64], path[2 * PATH_MAX];
 	int r;
 
 	/* it declares no options: any is a usage error */
@@ -32,8 +32,7 @@ cmd_which(int argc, char **argv, struct cmd_ctx *ctx)
 	what = argc > 1 ? argv[1] : "root";
 	if (argc > 2)
 		return cmd_usage_error("which", "too many arguments");
-	r = cv_active_resolve(st, getcwd(cwd, sizeof cwd), &a, NULL, NULL,
-			      &err);
+	r = cv_active_resolve(st, NULL, &a, NULL, NULL, &err);
 	if (r == 0) {
 		char *dir = cv_store_dir(st, a.id);
 		snprintf(home, sizeof home, "%s", dir);

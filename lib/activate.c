@@ -16,15 +16,19 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Read at most CV_PIN_MAX bytes of a regular file into buf (NUL-ended). */
+/* Read at most CV_PIN_MAX bytes of the regular file `name` of the folder
+ * `dirfd` into buf (NUL-ended); `path` names it in messages. */
 static int
-read_small(const char *path, char *buf, size_t cap, struct cv_err *err)
+read_small(int dirfd, const char *name, const char *path, char *buf, size_t cap,
+	   struct cv_err *err)
 {
 	struct stat sb;
 	ssize_t n;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(dirfd, name,
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
+	buf[0] = '\0';
 	if (fd < 0) {
 		if (errno == ELOOP)
 			return cv_err_set(
@@ -116,14 +120,14 @@ has_ctl(const char *s)
 }
 
 static int
-pin_read(const char *path, int tool_versions, char spec[64],
-	 struct cv_version *v, struct cv_err *err)
+pin_read(int dirfd, const char *name, const char *path, int tool_versions,
+	 char spec[64], struct cv_version *v, struct cv_err *err)
 {
 	char buf[CV_PIN_MAX + 1];
 	char *line, *save = NULL;
 	int found = 0, r;
 
-	if ((r = read_small(path, buf, sizeof buf, err)) < 0)
+	if ((r = read_small(dirfd, name, path, buf, sizeof buf, err)) < 0)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -180,41 +184,110 @@ cv_pin_read(const char *path, int tool_versions, char spec[64],
 {
 	struct cv_version v;
 
-	return pin_read(path, tool_versions, spec, &v, err);
+	return pin_read(AT_FDCWD, path, path, tool_versions, spec, &v, err);
+}
+
+static const char *const pin_names[] = { CV_PIN_FILE, CV_TOOL_VERSIONS };
+
+/* The pins of one folder: `dirfd` and `name` reach it (AT_FDCWD and its
+ * path, or its descriptor and "."); `shown` names it. */
+static int
+pins_in(int dirfd, const char *name, const char *shown, char file[4096],
+	char spec[64], struct cv_version *v, cv_seen_fn seen, void *payload,
+	struct cv_err *err)
+{
+	const char *sep = strcmp(shown, "/") == 0 ? "" : "/";
+	char look[4096];
+	struct stat sb;
+
+	if (seen != NULL)
+		seen(payload, shown);
+	for (int i = 0; i < 2; i++) {
+		/* shown and name are shorter than 4096 - 32 (checked by the
+		 * callers), so the names always fit */
+		snprintf(file, 4096, "%.4000s%s%s", shown, sep, pin_names[i]);
+		snprintf(look, sizeof look, "%.4000s%s%s", name, sep,
+			 pin_names[i]);
+		if (fstatat(dirfd, dirfd == AT_FDCWD ? look : pin_names[i], &sb,
+			    AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (seen != NULL)
+			seen(payload, file);
+		int r = pin_read(dirfd, dirfd == AT_FDCWD ? look : pin_names[i],
+				 file, i == 1, spec, v, err);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The walk from a working folder whose path does not fit in PATH_MAX
+ * (getcwd fails): from "." up by descriptors, so depth does not matter,
+ * each folder named relative to the working one (./, ../, ../../...).
+ * Stops at / (its own parent) or where ".." cannot be opened. */
+static int
+pin_find_here(char file[4096], char spec[64], struct cv_version *v,
+	      cv_seen_fn seen, void *payload, struct cv_err *err)
+{
+	char shown[4096] = ".";
+	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+	file[0] = '\0';
+	while (fd >= 0 && r == 0) {
+		struct stat here, up;
+		int next;
+
+		if ((r = pins_in(fd, ".", shown, file, spec, v, seen, payload,
+				 err)) != 0)
+			break;
+		next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(fd, &here) != 0 ||
+		    fstat(next, &up) != 0 ||
+		    (here.st_dev == up.st_dev && here.st_ino == up.st_ino) ||
+		    strlen(shown) + 4 >= sizeof shown - 32) {
+			if (next >= 0)
+				close(next);
+			break;
+		}
+		close(fd);
+		fd = next;
+		if (strcmp(shown, ".") == 0)
+			strcpy(shown, "..");
+		else
+			strcat(shown, "/..");
+	}
+	if (fd >= 0)
+		close(fd);
+	if (r == 0)
+		file[0] = '\0';
+	return r;
 }
 
 static int
 pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
 	 cv_seen_fn seen, void *payload, struct cv_err *err)
 {
-	static const char *names[] = { CV_PIN_FILE, CV_TOOL_VERSIONS };
 	char cur[4096];
-	size_t len = strlen(dir);
-	struct stat sb;
+	size_t len;
 
+	/* the working folder: by its path when it has one that fits, else
+	 * by descriptors; every command gets the same answer either way */
+	if (dir == NULL && ((dir = getcwd(cur, sizeof cur)) == NULL ||
+			    strlen(dir) >= sizeof cur - 32))
+		return pin_find_here(file, spec, v, seen, payload, err);
+	len = strlen(dir);
 	if (dir[0] != '/' || len >= sizeof cur - 32)
 		return cv_err_set(err, CV_EUSAGE,
 				  "cannot search pins from '%.200s'", dir);
-	memcpy(cur, dir, len + 1);
+	memmove(cur, dir, len + 1);
 	while (len > 1 && cur[len - 1] == '/')
 		cur[--len] = '\0';
 	/* Walk the string upwards: no link is followed, so no cycle. */
 	for (;;) {
-		if (seen != NULL)
-			seen(payload, cur);
-		for (int i = 0; i < 2; i++) {
-			/* cur is shorter than 4096 - 32 (checked above), so
-			 * the name always fits. */
-			snprintf(file, 4096, "%.4000s%s%s", cur,
-				 len == 1 ? "" : "/", names[i]);
-			if (lstat(file, &sb) < 0)
-				continue;
-			if (seen != NULL)
-				seen(payload, file);
-			int r = pin_read(file, i == 1, spec, v, err);
-			if (r != 0)
-				return r;
-		}
+		int r = pins_in(AT_FDCWD, cur, cur, file, spec, v, seen,
+				payload, err);
+		if (r != 0)
+			return r;
 		if (len == 1)
 			break;
 		while (len > 1 && cur[len - 1] != '/')
@@ -295,7 +368,8 @@ cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 	/* a .cudnn-version here is read first; update a .tool-versions line
 	 * only when it is the pin that counts */
 	if (lstat(pin, &sb) < 0 && lstat(tv, &sb) == 0) {
-		if ((r = read_small(tv, buf, sizeof buf, err)) < 0)
+		if ((r = read_small(AT_FDCWD, tv, tv, buf, sizeof buf, err)) <
+		    0)
 			goto out;
 		out = tool_versions_replace(buf, text);
 		if (out != NULL) {
@@ -335,15 +409,11 @@ cv_active_id(const struct cv_store *st, const struct cv_version *spec,
 	     char id[64], struct cv_err *err)
 {
 	struct cv_active a;
-	char cwd[PATH_MAX];
 	int r;
 
 	if (spec != NULL)
 		return cv_active_find(st, spec, id, err);
-	if (getcwd(cwd, sizeof cwd) == NULL)
-		return cv_err_errno(err, CV_EIO,
-				    "cannot find the current folder");
-	r = cv_active_resolve(st, cwd, &a, NULL, NULL, err);
+	r = cv_active_resolve(st, NULL, &a, NULL, NULL, err);
 	if (r == 0)
 		memcpy(id, a.id, sizeof a.id);
 	return r;
@@ -374,7 +444,7 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			cv_err_prefix(err, "CUDNNVM_VERSION: ");
 		return r;
 	}
-	if (cwd != NULL) {
+	{
 		r = pin_find(cwd, out->file, out->spec, &out->version, seen,
 			     payload, err);
 		if (r < 0)

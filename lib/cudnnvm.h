@@ -236,10 +236,22 @@ void cv_store_set_lock_wait(struct cv_store *st, int nowait,
 			    void (*waiting)(void *payload, const char *what),
 			    void *payload);
 /* 0 when version folder <root>/<id> (if it exists) is a real folder that
- * only this user or root controls; else CV_ESTORE naming it. Lookup,
+ * only this user or root controls, and so are its lib/, lib/x64/,
+ * include/ and bin/ (where present) and the files in them; else CV_ESTORE
+ * naming the first that is not, with the command that fixes it. Lookup,
  * activation and validation refuse a version another user could change. */
 int cv_store_check_trusted(const struct cv_store *st, const char *id,
 			   struct cv_err *err);
+/* What cv_store_check_trusted found wrong, for doctor. */
+struct cv_trust {
+	char path[4096]; /* the first folder or file at fault */
+	long uid;        /* its owner */
+	int other_owner; /* 1: owned by another user; 0: writable by others */
+	int not_folder;  /* 1: a folder of the layout is not a real folder */
+};
+/* 1 and *t filled when version `id` fails that check, 0 when it passes. */
+int cv_store_trust(const struct cv_store *st, const char *id,
+		   struct cv_trust *t);
 /* Absolute root of the store this process writes (borrowed). */
 const char *cv_store_root(const struct cv_store *st);
 /* The kind of that store (enum cv_store_kind). */
@@ -693,6 +705,8 @@ int cv_pin_write(const char *dir, const struct cv_version *spec,
 int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 	       struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
+ * (NULL: the working folder, however deep: one whose path does not fit in
+ * PATH_MAX is walked by descriptors and its pins named relative to it)
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
  * or when the chosen version is not installed (with the install hint). */
 int cv_active_resolve(const struct cv_store *st, const char *cwd,
@@ -736,6 +750,11 @@ char *cv_hint_activate(const struct cv_store *st,
 char *cv_hint_install_then_switch(const char *spec, int cuda);
 /* The same for "cuDNN major.minor or a newer major.x". */
 char *cv_hint_at_least(const struct cv_store *st, int major, int minor);
+/* What makes version `id` trusted again after cv_store_trust found `t`:
+ * `chmod go-w PATH` for a mode, else a reinstall (`install --force`, or
+ * `uninstall --force` and `import` again for an imported one). */
+char *cv_hint_trust_fix(const struct cv_store *st, const char *id,
+			const struct cv_trust *t);
 
 /* env.c: the variables of a version (doc/SPEC.md "The environment of a
  * version"): a list of assignments, value NULL meaning unset. */

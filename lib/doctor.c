@@ -174,8 +174,38 @@ find_unreadable(const char *dir, char *out, size_t n, int depth)
 	return found;
 }
 
+/* A version whose folders or files another user could change: use
+ * refuses it (cv_store_check_trusted); say it here with its fix. */
 static void
-check_installs(struct findings *fs, const char *root)
+check_trust(struct findings *fs, const struct cv_store *st, const char *id)
+{
+	static const char why[] =
+		"whoever can change it can change the libraries root loads; "
+		"env, exec, use, global and validate refuse this version";
+	struct cv_version v;
+	struct cv_trust t;
+	char *fix;
+
+	if (st == NULL || cv_install_id_parse(&v, id, NULL) < 0 ||
+	    !cv_store_trust(st, id, &t))
+		return;
+	fix = cv_hint_trust_fix(st, id, &t);
+	if (t.not_folder)
+		add(fs, CV_LEVEL_ERROR, fix, why, "%s: %s is not a real folder",
+		    id, t.path);
+	else if (t.other_owner)
+		add(fs, CV_LEVEL_ERROR, fix, why,
+		    "%s: %s belongs to another user (uid %ld)", id, t.path,
+		    t.uid);
+	else
+		add(fs, CV_LEVEL_ERROR, fix, why,
+		    "%s: %s is writable by other users", id, t.path);
+	free(fix);
+}
+
+static void
+check_installs(struct findings *fs, const char *root,
+	       const struct cv_store *store)
 {
 	DIR *d = opendir(root);
 	struct dirent *e;
@@ -225,6 +255,7 @@ check_installs(struct findings *fs, const char *root)
 			free(dir);
 			continue;
 		}
+		check_trust(fs, store, e->d_name);
 		meta = cv_path_join(dir, "cudnnvm.json");
 		if (access(meta, F_OK) != 0) {
 			char *fix = xasprintf("cudnnvm install %s --force",
@@ -913,7 +944,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	if (ctx->store_root != NULL) {
 		check_staging(&fs, ctx->store_root);
 		check_current(&fs, ctx->store_root);
-		check_installs(&fs, ctx->store_root);
+		check_installs(&fs, ctx->store_root, ctx->store);
 	}
 	if (ctx->active_dir != NULL)
 		active_lib = cv_path_join(ctx->active_dir, "lib");

@@ -80,39 +80,11 @@ nameset_free(struct nameset *ns)
 static int
 valid_utf8(const unsigned char *s)
 {
-	while (*s) {
-		unsigned char lo = 0x80, hi = 0xbf;
-		int n;
+	size_t n;
 
-		if (*s < 0x80) {
-			s++;
-			continue;
-		}
-		if (*s >= 0xc2 && *s <= 0xdf)
-			n = 1;
-		else if (*s >= 0xe0 && *s <= 0xef)
-			n = 2;
-		else if (*s >= 0xf0 && *s <= 0xf4)
-			n = 3;
-		else
+	for (; *s; s += n)
+		if ((n = cv_utf8_seq(s)) == 0)
 			return 0;
-		/* the second byte's range rules out the overlong forms, the
-		 * surrogates and code points past U+10FFFF */
-		if (*s == 0xe0)
-			lo = 0xa0;
-		else if (*s == 0xed)
-			hi = 0x9f;
-		else if (*s == 0xf0)
-			lo = 0x90;
-		else if (*s == 0xf4)
-			hi = 0x8f;
-		s++;
-		if (*s < lo || *s > hi)
-			return 0;
-		for (s++, n--; n > 0; n--, s++)
-			if ((*s & 0xc0) != 0x80)
-				return 0;
-	}
 	return 1;
 }
 

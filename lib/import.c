@@ -20,9 +20,16 @@
 #include <unistd.h>
 
 #define MAX_FILES 256
+/* Larger than any cuDNN file (the largest library is under 1 GiB, the
+ * largest header under 1 MiB): the folder may belong to someone else, and
+ * neither a sparse giant nor /dev/zero is copied into the store. */
+#define LIB_MAX    (4ULL << 30)
+#define HEADER_MAX (16ULL << 20)
 
 struct found {
-	char *libdir, *incdir; /* absolute, xmalloc'd; incdir may be NULL */
+	char *src;               /* the imported folder's real path */
+	char *libdir, *incdir;   /* absolute, xmalloc'd; incdir may be NULL */
+	int srcfd, libfd, incfd; /* those folders, opened once (or -1) */
 	char *libs[MAX_FILES];
 	size_t nlibs;
 	char *headers[MAX_FILES];
@@ -40,6 +47,136 @@ found_release(struct found *f)
 		free(f->headers[i]);
 	free(f->libdir);
 	free(f->incdir);
+	if (f->srcfd >= 0)
+		close(f->srcfd);
+	if (f->libfd >= 0)
+		close(f->libfd);
+	if (f->incfd >= 0)
+		close(f->incfd);
+}
+
+/* The folder `real` (a real path) opened from the imported folder's
+ * descriptor one name at a time without following a link, so that it
+ * lies inside the imported folder even if someone who can write there
+ * swaps a folder for a link meanwhile. Libraries and headers are then
+ * opened only through it. */
+static int
+open_inside(const struct found *f, const char *real, const char *shown,
+	    int *out, struct cv_err *err)
+{
+	size_t n = strlen(f->src);
+	char *rel, *save = NULL;
+	int fd;
+
+	*out = -1;
+	if (strncmp(real, f->src, n) != 0 ||
+	    (real[n] != '\0' && real[n] != '/' && strcmp(f->src, "/") != 0))
+		return cv_err_set(
+			err, CV_EDATA,
+			"'%s' leads out of the folder (to %s); import a folder whose cuDNN files are all inside it",
+			shown, real);
+	if ((fd = dup(f->srcfd)) < 0)
+		return cv_err_errno(err, CV_EIO, "cannot open '%s'", shown);
+	rel = xstrdup(real + n);
+	for (char *c = strtok_r(rel, "/", &save); c != NULL && fd >= 0;
+	     c = strtok_r(NULL, "/", &save)) {
+		int next = openat(
+			fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	free(rel);
+	if (fd < 0)
+		return cv_err_errno(err, CV_EDATA,
+				    "'%s' changed while it was being imported",
+				    shown);
+	*out = fd;
+	return 0;
+}
+
+/* One rule for every file import reads, library or header: the entry
+ * `name` of the folder `dir` is a regular file, or a chain of links that
+ * ends on one in the same folder, no larger than `cap`. *base (may be
+ * NULL) gets the name of the file the chain ends on. Nothing is opened
+ * here: a FIFO or a device is refused before anything could block on it. */
+static int
+check_entry(const char *dir, const char *name, uint64_t cap, char **base,
+	    struct cv_err *err)
+{
+	char *p = cv_path_join(dir, name), *real = NULL, *slash;
+	struct stat sb;
+	int r = 0;
+
+	if (lstat(p, &sb) != 0) {
+		r = cv_err_errno(err, CV_EDATA, "cannot read '%s'", p);
+		goto out;
+	}
+	if (S_ISLNK(sb.st_mode)) {
+		if ((real = realpath(p, NULL)) == NULL ||
+		    lstat(real, &sb) != 0) {
+			char target[PATH_MAX] = "?";
+			ssize_t n = readlink(p, target, sizeof target - 1);
+			if (n >= 0)
+				target[n] = '\0';
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' is a broken symlink chain (-> %s); repair or remove it, then import again",
+				p, target);
+			goto out;
+		}
+		slash = strrchr(real, '/');
+		*slash = '\0';
+		if (strcmp(real, dir) != 0) {
+			*slash = '/';
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' leads out of its folder (to %s); import a folder whose cuDNN files are all inside it",
+				p, real);
+			goto out;
+		}
+		name = slash + 1;
+	}
+	if (!S_ISREG(sb.st_mode))
+		r = cv_err_set(
+			err, CV_EDATA,
+			"'%s' is not a regular file (a FIFO, a device or a folder); import a folder whose cuDNN files are plain files",
+			p);
+	else if ((uint64_t)sb.st_size > cap)
+		r = cv_err_set(
+			err, CV_EDATA,
+			"'%s' is larger than %llu MiB, more than any cuDNN file; import a folder holding only cuDNN's own files",
+			p, (unsigned long long)(cap >> 20));
+	else if (base != NULL)
+		*base = xstrdup(name);
+out:
+	free(real);
+	free(p);
+	return r;
+}
+
+/* Open `base` (checked by check_entry) in the folder `dirfd` for reading:
+ * no link followed, no blocking open, a regular file within `cap`, so a
+ * file swapped meanwhile is refused rather than read. */
+static int
+open_checked(int dirfd, const char *base, uint64_t cap, const char *shown,
+	     struct cv_err *err)
+{
+	int fd = openat(dirfd, base,
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				O_CLOEXEC);
+	struct stat sb;
+
+	if (fd < 0)
+		return cv_err_errno(err, CV_EDATA, "cannot read '%s'", shown);
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    (uint64_t)sb.st_size > cap) {
+		close(fd);
+		return cv_err_set(
+			err, CV_EDATA,
+			"'%s' changed while it was being imported (no longer a regular file of at most %llu MiB)",
+			shown, (unsigned long long)(cap >> 20));
+	}
+	return fd;
 }
 
 static int
@@ -97,8 +234,8 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The libcudnn* entries of `dir`, their majors, and a check that every
- * symlink chain ends on a regular file of the same folder. */
+/* The libcudnn* entries of `dir`, their majors, and check_entry's rule
+ * for each. */
 static int
 scan_libs(struct found *f, const char *dir, struct cv_err *err)
 {
@@ -109,8 +246,6 @@ scan_libs(struct found *f, const char *dir, struct cv_err *err)
 	if (d == NULL)
 		return 0;
 	while ((de = readdir(d)) != NULL && r == 0) {
-		char *p, *real, *slash;
-		struct stat sb;
 		int m;
 
 		if (strncmp(de->d_name, "libcudnn", 8) != 0 ||
@@ -123,35 +258,15 @@ scan_libs(struct found *f, const char *dir, struct cv_err *err)
 				MAX_FILES);
 			break;
 		}
-		p = cv_path_join(dir, de->d_name);
-		real = realpath(p, NULL);
-		if (real == NULL || stat(real, &sb) != 0 ||
-		    !S_ISREG(sb.st_mode)) {
-			char target[PATH_MAX] = "?";
-			ssize_t n = readlink(p, target, sizeof target - 1);
-			if (n >= 0)
-				target[n] = '\0';
-			r = cv_err_set(
-				err, CV_EDATA,
-				"'%s' is a broken symlink chain (-> %s); repair or remove it, then import again",
-				p, target);
-		} else if ((slash = strrchr(real, '/')) != NULL &&
-			   (*slash = '\0', strcmp(real, f->libdir) != 0)) {
-			r = cv_err_set(
-				err, CV_EDATA,
-				"'%s' leads out of its folder (to %s); import a folder whose libraries are all inside it",
-				p, real);
-		} else if ((m = lib_major(de->d_name)) > 0) {
+		if ((r = check_entry(dir, de->d_name, LIB_MAX, NULL, err)) < 0)
+			break;
+		if ((m = lib_major(de->d_name)) > 0) {
 			if (majors[0] == 0 || majors[0] == m)
 				majors[0] = m;
 			else
 				majors[1] = m;
-			f->libs[f->nlibs++] = xstrdup(de->d_name);
-		} else {
-			f->libs[f->nlibs++] = xstrdup(de->d_name);
 		}
-		free(real);
-		free(p);
+		f->libs[f->nlibs++] = xstrdup(de->d_name);
 	}
 	closedir(d);
 	if (r == 0 && majors[1] != 0)
@@ -165,18 +280,15 @@ scan_libs(struct found *f, const char *dir, struct cv_err *err)
 	return r;
 }
 
+/* The number a `#define name N` line of `text` gives, or -1. */
 static int
-header_define(const char *path, const char *name)
+header_define(const char *text, const char *name)
 {
-	FILE *fp = fopen(path, "re");
-	char line[512];
 	size_t nl = strlen(name);
-	int v = -1;
 
-	if (fp == NULL)
-		return -1;
-	while (fgets(line, sizeof line, fp) != NULL) {
-		char *p = line + strspn(line, " \t");
+	for (const char *line = text; line != NULL && *line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *p = line + strspn(line, " \t");
 		if (strncmp(p, "#define", 7) != 0)
 			continue;
 		p += 7;
@@ -185,36 +297,60 @@ header_define(const char *path, const char *name)
 		    (p[nl] == ' ' || p[nl] == '\t')) {
 			p += nl;
 			p += strspn(p, " \t");
-			v = small_num(p, NULL);
-			break;
+			return small_num(p, NULL);
 		}
 	}
-	fclose(fp);
-	return v;
+	return -1;
 }
 
-static void
-scan_headers(struct found *f)
+/* The cudnn*.h entries of the include folder, each under check_entry's
+ * rule. */
+static int
+scan_headers(struct found *f, struct cv_err *err)
 {
 	DIR *d;
 	struct dirent *de;
+	int r = 0;
 
 	if (f->incdir == NULL || (d = opendir(f->incdir)) == NULL)
-		return;
+		return 0;
 	while ((de = readdir(d)) != NULL && f->nheaders < MAX_FILES) {
 		size_t n = strlen(de->d_name);
-		struct stat sb;
-		char *p;
 		if (strncmp(de->d_name, "cudnn", 5) != 0 || n < 3 ||
 		    strcmp(de->d_name + n - 2, ".h") != 0)
 			continue;
-		p = cv_path_join(f->incdir, de->d_name);
-		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
-			f->headers[f->nheaders++] = xstrdup(de->d_name);
-		free(p);
+		if ((r = check_entry(f->incdir, de->d_name, HEADER_MAX, NULL,
+				     err)) < 0)
+			break;
+		f->headers[f->nheaders++] = xstrdup(de->d_name);
 	}
 	closedir(d);
 	qsort(f->headers, f->nheaders, sizeof f->headers[0], cmp_str);
+	return r;
+}
+
+/* The first 256 KiB of header `name` when it is one of those found (the
+ * version defines sit near the top); NULL when it is not, or unreadable. */
+static char *
+header_head(const struct found *f, const char *name)
+{
+	size_t cap = 256 * 1024;
+	char *buf = NULL, *base = NULL;
+	int known = 0;
+
+	for (size_t i = 0; i < f->nheaders && !known; i++)
+		known = strcmp(f->headers[i], name) == 0;
+	if (known &&
+	    check_entry(f->incdir, name, HEADER_MAX, &base, NULL) == 0 &&
+	    base != NULL) {
+		buf = xmalloc(cap);
+		if (cv_fs_read_head(f->incfd, base, 1, buf, cap) < 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	free(base);
+	return buf;
 }
 
 /* The version: cudnn_version.h (8 on) or cudnn.h (7), else the real file
@@ -237,7 +373,9 @@ read_version(struct found *f, struct cv_err *err)
 	free(so);
 	f->ver[0] = -1;
 	for (int i = 0; names[i] && f->incdir && f->ver[0] < 0; i++) {
-		char *h = cv_path_join(f->incdir, names[i]);
+		char *h = header_head(f, names[i]);
+		if (h == NULL)
+			continue;
 		f->ver[0] = header_define(h, "CUDNN_MAJOR");
 		f->ver[1] = header_define(h, "CUDNN_MINOR");
 		f->ver[2] = header_define(h, "CUDNN_PATCHLEVEL");
@@ -296,15 +434,27 @@ locate(struct found *f, const char *dir, struct cv_err *err)
 			err, CV_ENOTFOUND,
 			"no cuDNN in '%s' (no libcudnn.so.N in it, lib/ or lib64/); point at the folder that holds lib/libcudnn.so.N",
 			dir);
+	if ((r = open_inside(f, f->libdir, f->libdir, &f->libfd, err)) < 0)
+		return r;
 	{
 		char *inc = cv_path_join(dir, "include");
-		if (is_dir(inc))
+		if (is_dir(inc)) {
 			f->incdir = realpath(inc, NULL);
-		else
+			r = f->incdir == NULL
+				    ? cv_err_errno(err, CV_EDATA,
+						   "cannot open '%s'", inc)
+				    : open_inside(f, f->incdir, inc, &f->incfd,
+						  err);
+		} else {
 			f->incdir = xstrdup(f->libdir);
+			if ((f->incfd = dup(f->libfd)) < 0)
+				r = cv_err_errno(err, CV_EIO,
+						 "cannot open '%s'", f->libdir);
+		}
 		free(inc);
 	}
-	scan_headers(f);
+	if (r < 0 || (r = scan_headers(f, err)) < 0)
+		return r;
 	return read_version(f, err);
 }
 
@@ -352,26 +502,31 @@ detect_cuda(const char *dir, const struct found *f, const char *probe_exe,
 	return 0;
 }
 
-/* Copy src to dst (new file), hashing the bytes on the way. */
+/* Copy `base` of the folder `dirfd` (checked by check_entry; `shown`
+ * names it) to dst, a new file of mode 0644 whatever the umask, hashing
+ * the bytes on the way; at most `cap` bytes, however the file grows. */
 static int
-copy_hash(const char *src, const char *dst, mode_t mode, char hex[65],
-	  uint64_t *size, struct cv_err *err)
+copy_hash(int dirfd, const char *base, const char *shown, uint64_t cap,
+	  const char *dst, char hex[65], uint64_t *size, struct cv_err *err)
 {
-	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int in = open_checked(dirfd, base, cap, shown, err);
 	int out = -1, r = 0;
+	uint64_t got = 0;
 	struct cv_sha256 *h;
 	char *buf;
 	ssize_t n;
 
 	if (in < 0)
-		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot read '%s'", src);
+		return in;
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		   mode);
-	if (out < 0) {
+		   0644);
+	if (out < 0 || fchmod(out, 0644) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", dst);
 		close(in);
-		return cv_err_errno(err, cv_code_from_errno(errno),
-				    "cannot write '%s'", dst);
+		if (out >= 0)
+			close(out);
+		return r;
 	}
 	h = cv_sha256_new();
 	buf = xmalloc(1 << 20);
@@ -379,7 +534,15 @@ copy_hash(const char *src, const char *dst, mode_t mode, char hex[65],
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = cv_err_errno(err, CV_EIO, "cannot read '%s'", src);
+			r = cv_err_errno(err, CV_EIO, "cannot read '%s'",
+					 shown);
+			break;
+		}
+		if ((got += (uint64_t)n) > cap) {
+			r = cv_err_set(
+				err, CV_EDATA,
+				"'%s' grew past %llu MiB while it was being imported",
+				shown, (unsigned long long)(cap >> 20));
 			break;
 		}
 		cv_sha256_update(h, buf, (size_t)n);
@@ -407,6 +570,16 @@ copy_hash(const char *src, const char *dst, mode_t mode, char hex[65],
 	return r;
 }
 
+/* mkdir `path` 0755 whatever the umask, like every folder of the store. */
+static int
+mkdir_store(const char *path, struct cv_err *err)
+{
+	if (mkdir(path, 0755) != 0 || chmod(path, 0755) != 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot create '%s'", path);
+	return 0;
+}
+
 /* Copy the found files into stage/{lib,include}, filling `files`
  * (path -> sha256) and the total size. */
 static int
@@ -417,11 +590,8 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 	char *inc = cv_path_join(stage, "include");
 	int r = 0;
 
-	if (mkdir(lib, 0755) != 0 || mkdir(inc, 0755) != 0) {
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot create '%s'", lib);
+	if ((r = mkdir_store(lib, err)) < 0 || (r = mkdir_store(inc, err)) < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < f->nlibs && r == 0; i++) {
 		char *src = cv_path_join(f->libdir, f->libs[i]);
 		char *dst = cv_path_join(lib, f->libs[i]);
@@ -446,7 +616,8 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 						"cannot create '%s'", dst);
 			}
 		} else {
-			r = copy_hash(src, dst, 0755, hex, total, err);
+			r = copy_hash(f->libfd, f->libs[i], src, LIB_MAX, dst,
+				      hex, total, err);
 			key = xasprintf("lib/%s", f->libs[i]);
 			if (r == 0)
 				json_object_set_new(files, key,
@@ -460,9 +631,18 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 		char *src = cv_path_join(f->incdir, f->headers[i]);
 		char *dst = cv_path_join(inc, f->headers[i]);
 		char hex[65], *key = xasprintf("include/%s", f->headers[i]);
-		r = copy_hash(src, dst, 0644, hex, total, err);
-		if (r == 0)
+		char *base = NULL;
+		r = check_entry(f->incdir, f->headers[i], HEADER_MAX, &base,
+				err);
+		/* check_entry names the file whenever it passes one */
+		if (r == 0 && base == NULL)
+			r = cv_err_set(err, CV_ERROR, "cannot read '%s'", src);
+		if (r == 0 && base != NULL)
+			r = copy_hash(f->incfd, base, src, HEADER_MAX, dst, hex,
+				      total, err);
+		if (r == 0 && base != NULL)
 			json_object_set_new(files, key, json_string(hex));
+		free(base);
 		free(key);
 		free(src);
 		free(dst);
@@ -483,9 +663,14 @@ out:
 static int
 write_json(const char *path, json_t *o, struct cv_err *err)
 {
-	if (json_dump_file(o, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0)
-		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
-	return 0;
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	int r;
+
+	if (text == NULL)
+		return cv_err_set(err, CV_ERROR, "cannot encode '%s'", path);
+	r = cv_fs_write_atomic(path, text, strlen(text), 0644, err);
+	free(text);
+	return r;
 }
 
 int
@@ -502,17 +687,20 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	uint64_t total = 0;
 
 	memset(&f, 0, sizeof f);
+	f.srcfd = f.libfd = f.incfd = -1;
 	memset(&inst, 0, sizeof inst);
 	if (!cv_store_writable(st)) {
 		r = cv_err_set(err, CV_ESTORE,
 			       "the store is not open for writing");
 		goto out;
 	}
-	if ((src = realpath(dir, NULL)) == NULL || !is_dir(src)) {
+	if ((src = realpath(dir, NULL)) == NULL ||
+	    (f.srcfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		r = cv_err_errno(err, CV_ENOTFOUND,
 				 "cannot open the folder '%s'", dir);
 		goto out;
 	}
+	f.src = src;
 	if ((r = locate(&f, src, err)) < 0)
 		goto out;
 	inst.version.nparts = 4;

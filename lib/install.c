@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,65 +592,6 @@ done:
 	return 0;
 }
 
-/* Everything in the staging folder on disk before it is published: each
- * file and folder of it, not the whole filesystem (syncfs would also wait
- * for the download cache and whatever else the machine has written). The
- * files' writeback was started as each was finished; a first pass starts
- * any that was not, so the disk gets them all at once, then the second
- * waits, files before the folders that name them. */
-static struct cv_err *sync_err;
-
-static int
-sync_start_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	int fd;
-
-	(void)f;
-	if (flag != FTW_F || !S_ISREG(sb->st_mode))
-		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-		close(fd);
-	}
-	return 0;
-}
-
-static int
-sync_wait_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	int fd;
-
-	(void)sb;
-	(void)f;
-	if (flag != FTW_F && flag != FTW_DP)
-		return 0; /* links live in their folder */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-				(flag == FTW_DP ? O_DIRECTORY : 0));
-	if (fd < 0 || fsync(fd) != 0) {
-		cv_err_errno(sync_err, CV_EIO, "cannot sync '%s'", path);
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	close(fd);
-	return 0;
-}
-
-static int
-sync_tree(const char *dir, struct cv_err *err)
-{
-	int r;
-
-	sync_err = err;
-	nftw(dir, sync_start_fn, 32, FTW_PHYS);
-	r = nftw(dir, sync_wait_fn, 32, FTW_PHYS | FTW_DEPTH);
-	sync_err = NULL;
-	if (r < 0)
-		return cv_err_errno(err, CV_EIO, "cannot walk '%s'", dir);
-	return r > 0 ? err->code : 0;
-}
-
 int
 cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		 const struct cv_fetcher *fetch,
@@ -714,8 +654,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 				  thread_budget(opts->threads), &inst, err)) <
 	    0)
 		goto out;
-	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0 ||
-	    (r = sync_tree(stagepath, err)) < 0)
+	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0)
 		goto out;
 	cv_checkpoint("before-publish");
 	r = cv_store_publish(st, name, id, replace, err);

@@ -34,6 +34,9 @@ int cv_buf_addf(struct cv_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void cv_buf_reset(struct cv_buf *b);
 char *cv_buf_detach(struct cv_buf *b);
+/* The length of the well-formed UTF-8 sequence at s (1 for ASCII, the NUL
+ * included), 0 when the bytes there are not UTF-8. */
+size_t cv_utf8_seq(const unsigned char *s);
 void cv_buf_release(struct cv_buf *b);
 
 /* ldcache.c: call fn for every "soname => path" line of `ldconfig -p`
@@ -146,9 +149,10 @@ int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
 /* Absolute path of staging folder `name` (xmalloc'd). */
 char *cv_store_staging_path(const struct cv_store *st, const char *name);
-/* Publish staging folder `name` as <root>/<id> by one renameat2 under the
- * store lock (replace: exchange with the installed one, which is left in
- * staging to be dropped), then fsync the store folder. */
+/* Publish staging folder `name` as <root>/<id>: fsync each of its files
+ * and folders, then one renameat2 under the store lock (replace: exchange
+ * with the installed one, which is left in staging to be dropped), then
+ * fsync the store folder. */
 int cv_store_publish(struct cv_store *st, const char *name, const char *id,
 		     int replace, struct cv_err *err);
 /* Write <dir>/cudnnvm.json for `inst` (fsync'd). */

@@ -78,12 +78,38 @@ emit(struct probe *p, json_t *o)
 	cv_probe_emit(p->fd, o);
 }
 
+/* `s` as JSON can carry it: jansson refuses a string that is not UTF-8,
+ * and a folder name needs not be (a store under a folder named in
+ * Latin-1), nor a reason cut at its size in the middle of a character.
+ * Such bytes become the text \xNN, as the front end shows them anyway.
+ * xmalloc'd. */
+static char *
+utf8_text(const char *s)
+{
+	struct cv_buf b = CV_BUF_INIT;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	for (; *u; u += n) {
+		if ((n = cv_utf8_seq(u)) > 0) {
+			cv_buf_add(&b, u, n);
+		} else {
+			cv_buf_addf(&b, "\\x%02x", *u);
+			n = 1;
+		}
+	}
+	return cv_buf_detach(&b);
+}
+
 /* Tell the parent what we are about to do: if we die now, that is where. */
 static void
 phase(struct probe *p, int step, const char *what)
 {
+	char *text = utf8_text(what);
+
 	emit(p, json_pack("{s:s,s:i,s:s}", "k", "phase", "step", step, "what",
-			  what));
+			  text));
+	free(text);
 }
 
 static void result(struct probe *p, int step, int status, const char *fmt, ...)
@@ -91,14 +117,16 @@ static void result(struct probe *p, int step, int status, const char *fmt, ...)
 static void
 result(struct probe *p, int step, int status, const char *fmt, ...)
 {
-	char reason[600];
+	char reason[600], *text;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof reason, fmt, ap);
 	va_end(ap);
+	text = utf8_text(reason);
 	emit(p, json_pack("{s:s,s:i,s:s,s:s}", "k", "step", "step", step,
-			  "status", cv_check_name(status), "reason", reason));
+			  "status", cv_check_name(status), "reason", text));
+	free(text);
 }
 
 static void
@@ -111,8 +139,11 @@ fact_int(struct probe *p, const char *name, long v)
 static void
 fact_str(struct probe *p, const char *name, const char *v)
 {
-	emit(p,
-	     json_pack("{s:s,s:s,s:s}", "k", "fact", "name", name, "value", v));
+	char *text = utf8_text(v);
+
+	emit(p, json_pack("{s:s,s:s,s:s}", "k", "fact", "name", name, "value",
+			  text));
+	free(text);
 }
 
 long

@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -356,15 +357,148 @@ check_folder_at(const struct cv_store *st, const char *name, const char *remedy,
 	return r;
 }
 
-/* A version folder about to be used: a real folder nobody else controls. */
+/* 1 when `sb` could be changed by a user other than this one or root. */
+static int
+foreign(const struct stat *sb, struct cv_trust *t, const char *path)
+{
+	uid_t me = geteuid();
+
+	t->other_owner = sb->st_uid != me && sb->st_uid != 0;
+	if (!t->other_owner && (sb->st_mode & 022) == 0)
+		return 0;
+	t->uid = (long)sb->st_uid;
+	snprintf(t->path, sizeof t->path, "%s", path);
+	return 1;
+}
+
+/* The folders of a version that env puts on the loader's, compiler's and
+ * shell's paths, and the files in them: whoever may change one of those
+ * changes what root loads, as ssh checks authorized_keys as well as
+ * ~/.ssh. One fstatat per folder and file, no file opened, so the prompt
+ * hook pays microseconds and never blocks. 1 and *t filled at the first
+ * at fault. */
+static int
+inner_foreign(int vfd, const char *vpath, struct cv_trust *t)
+{
+	static const char *const dirs[] = { "lib", "lib/x64", "include", "bin",
+					    NULL };
+	int bad = 0;
+
+	for (int i = 0; dirs[i] && !bad; i++) {
+		struct stat sb;
+		struct dirent *de;
+		char *path;
+		DIR *d;
+		int fd;
+
+		if (fstatat(vfd, dirs[i], &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		path = cv_path_join(vpath, dirs[i]);
+		if (!S_ISDIR(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+			free(path);
+			continue; /* a file of that name is on no path */
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			/* env names these folders, so a link there leads the
+			 * loader wherever it points */
+			snprintf(t->path, sizeof t->path, "%s", path);
+			t->not_folder = 1;
+			free(path);
+			return 1;
+		}
+		bad = foreign(&sb, t, path);
+		fd = bad ? -1
+			 : openat(vfd, dirs[i],
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					  O_CLOEXEC);
+		d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (d == NULL && fd >= 0)
+			close(fd);
+		while (d != NULL && !bad && (de = readdir(d)) != NULL) {
+			char *file;
+			/* links are replaced, never changed, by whoever
+			 * controls the folder checked above */
+			if (fstatat(dirfd(d), de->d_name, &sb,
+				    AT_SYMLINK_NOFOLLOW) != 0 ||
+			    !S_ISREG(sb.st_mode))
+				continue;
+			file = cv_path_join(path, de->d_name);
+			bad = foreign(&sb, t, file);
+			free(file);
+		}
+		if (d != NULL)
+			closedir(d);
+		free(path);
+	}
+	return bad;
+}
+
+int
+cv_store_trust(const struct cv_store *st, const char *id, struct cv_trust *t)
+{
+	struct stat sb;
+	char *vpath;
+	int vfd, bad;
+
+	memset(t, 0, sizeof *t);
+	if (st->system != NULL && cv_store_in_system(st, id))
+		return cv_store_trust(st->system, id, t);
+	if (st->dirfd < 0 ||
+	    fstatat(st->dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	vpath = cv_path_join(st->root, id);
+	if (!S_ISDIR(sb.st_mode)) {
+		snprintf(t->path, sizeof t->path, "%s", vpath);
+		t->not_folder = 1;
+		free(vpath);
+		return 1;
+	}
+	bad = foreign(&sb, t, vpath);
+	if (!bad && (vfd = openat(st->dirfd, id,
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					  O_CLOEXEC)) >= 0) {
+		bad = inner_foreign(vfd, vpath, t);
+		close(vfd);
+	}
+	free(vpath);
+	return bad;
+}
+
+/* A version about to be used: its folder, and what env puts on a path,
+ * real folders and files nobody else controls. */
 int
 cv_store_check_trusted(const struct cv_store *st, const char *id,
 		       struct cv_err *err)
 {
+	struct cv_trust t;
+	char *fix;
+	int r;
+
 	if (st->system != NULL && cv_store_in_system(st, id))
 		return cv_store_check_trusted(st->system, id, err);
-	return check_folder_at(st, id, "remove it and reinstall that version",
-			       err);
+	/* the folder itself, said as the store's other folders are */
+	if ((r = check_folder_at(st, id, "remove it and reinstall that version",
+				 err)) < 0 ||
+	    !cv_store_trust(st, id, &t))
+		return r;
+	fix = cv_hint_trust_fix(st, id, &t);
+	if (t.not_folder)
+		r = cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is not a folder (a symlink?), so it could lead the loader out of the store; refusing to use cuDNN %s (%s)",
+			t.path, id, fix);
+	else if (t.other_owner)
+		r = cv_err_set(
+			err, CV_ESTORE,
+			"'%s' belongs to another user (uid %ld), who could have changed cuDNN %s; refusing to use it (%s)",
+			t.path, t.uid, id, fix);
+	else
+		r = cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is writable by other users, who could have changed cuDNN %s; refusing to use it (%s)",
+			t.path, id, fix);
+	free(fix);
+	return r;
 }
 
 /* The private folders: real folders nobody else controls, never links to
@@ -411,7 +545,12 @@ check_layout(struct cv_store *st, struct cv_err *err)
 		if (is_private(de->d_name) ||
 		    cv_install_id_parse(&v, de->d_name, NULL) < 0)
 			continue;
-		if ((r = cv_store_check_trusted(st, de->d_name, err)) < 0)
+		/* the folder only: what is inside is checked when the
+		 * version is used, and install --force or uninstall must
+		 * still be able to replace a version whose lib/ is bad */
+		if ((r = check_folder_at(st, de->d_name,
+					 "remove it and reinstall that version",
+					 err)) < 0)
 			break;
 	}
 	closedir(d);
@@ -748,14 +887,79 @@ cv_store_staging_path(const struct cv_store *st, const char *name)
 	return xasprintf("%s/.staging/%s", st->root, name);
 }
 
+/* Everything in the staging folder on disk before it is published: each
+ * file and folder of it, not the whole filesystem (syncfs would also wait
+ * for the download cache and whatever else the machine has written). The
+ * files' writeback was started as each was finished; a first pass starts
+ * any that was not, so the disk gets them all at once, then the second
+ * waits, files before the folders that name them. */
+static struct cv_err *sync_err;
+
+static int
+sync_start_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	int fd;
+
+	(void)f;
+	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		close(fd);
+	}
+	return 0;
+}
+
+static int
+sync_wait_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	int fd;
+
+	(void)sb;
+	(void)f;
+	if (flag != FTW_F && flag != FTW_DP)
+		return 0; /* links live in their folder */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+				(flag == FTW_DP ? O_DIRECTORY : 0));
+	if (fd < 0 || fsync(fd) != 0) {
+		cv_err_errno(sync_err, CV_EIO, "cannot sync '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+sync_tree(const char *dir, struct cv_err *err)
+{
+	int r;
+
+	sync_err = err;
+	nftw(dir, sync_start_fn, 32, FTW_PHYS);
+	r = nftw(dir, sync_wait_fn, 32, FTW_PHYS | FTW_DEPTH);
+	sync_err = NULL;
+	if (r < 0)
+		return cv_err_errno(err, CV_EIO, "cannot walk '%s'", dir);
+	return r > 0 ? err->code : 0;
+}
+
 int
 cv_store_publish(struct cv_store *st, const char *name, const char *id,
 		 int replace, struct cv_err *err)
 {
 	unsigned int how = replace ? RENAME_EXCHANGE : RENAME_NOREPLACE;
+	char *stagepath = cv_store_staging_path(st, name);
 	int sfd, r;
 
-	if ((r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
+	/* every writer of a version (install, import) gets this: nothing
+	 * is published that a power loss could leave empty */
+	r = sync_tree(stagepath, err);
+	free(stagepath);
+	if (r < 0 ||
+	    (r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
 		return r;
 	if (renameat2(st->stagingfd, name, st->dirfd, id, how) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),

@@ -62,7 +62,6 @@ check_in_use_here(const struct cv_store *st, const char *id, const char *global,
 		  struct cv_err *err)
 {
 	struct cv_active act;
-	char cwd[PATH_MAX];
 
 	if (strcmp(global, id) == 0) {
 		char other[64];
@@ -78,8 +77,7 @@ check_in_use_here(const struct cv_store *st, const char *id, const char *global,
 					   other, id);
 		return cv_err_hint(err, "cudnnvm uninstall %s --force", id);
 	}
-	if (getcwd(cwd, sizeof cwd) != NULL &&
-	    cv_active_resolve(st, cwd, &act, NULL, NULL, NULL) == 0 &&
+	if (cv_active_resolve(st, NULL, &act, NULL, NULL, NULL) == 0 &&
 	    strcmp(act.id, id) == 0)
 		return cv_err_set(
 			err, CV_ERROR,

@@ -78,3 +78,41 @@ meta_reads() {
 	run cudnnvm current
 	[ "$output" = "$B (set by $T/p/.cudnn-version)" ]
 }
+
+@test "a working folder deeper than PATH_MAX: current, which, env, exec, use and hook-env give one answer, the pin" {
+	cudnnvm -q global 9.1
+	mkdir p && echo 9.13 >p/.cudnn-version
+	# 20 levels of 250 bytes: past PATH_MAX (4096), made one cd at a time
+	run bash -c '
+		cd p || exit 2
+		n=$(printf "d%.0s" $(seq 250))
+		for i in $(seq 20); do mkdir "$n" && cd "$n" || exit 3; done
+		"$1" current; echo "current=$?"
+		"$1" which root; echo "which=$?"
+		"$1" env --shell sh | grep "^export CUDNNVM_ACTIVE="; echo "env=$?"
+		"$1" exec -- sh -c "echo exec:\$CUDNNVM_ACTIVE"; echo "exec=$?"
+		"$1" hook-env --shell bash | grep "^export CUDNNVM_ACTIVE="; echo "hook=$?"
+		# a pin in the deep part itself, named relative to here
+		echo 9.1 >../.cudnn-version
+		"$1" current; echo "deep=$?"
+		"$1" use --no-validate 9.13; echo "use=$?"
+		cat .cudnn-version
+		"$1" current' bash "$CUDNNVM_BIN"
+	echo "$output"
+	# the pin above is named from here: its path does not fit either
+	[ "${lines[0]}" = "$B (set by $(printf '../%.0s' $(seq 20)).cudnn-version)" ]
+	[ "${lines[1]}" = "current=0" ]
+	[ "${lines[2]}" = "$CUDNNVM_STORE/$B" ]
+	[ "${lines[3]}" = "which=0" ]
+	[ "${lines[4]}" = "export CUDNNVM_ACTIVE='$B'" ]
+	[ "${lines[5]}" = "env=0" ]
+	[ "${lines[6]}" = "exec:$B" ]
+	[ "${lines[7]}" = "exec=0" ]
+	[ "${lines[8]}" = "export CUDNNVM_ACTIVE='$B'" ]
+	[ "${lines[9]}" = "hook=0" ]
+	[ "${lines[10]}" = "$A (set by ../.cudnn-version)" ]
+	[ "${lines[11]}" = "deep=0" ]
+	[[ "$output" == *"use=0"* ]]
+	[ "${lines[-2]}" = "9.13" ]
+	[ "${lines[-1]}" = "$B (set by ./.cudnn-version)" ]
+}

@@ -163,3 +163,82 @@ toolkit() {
 	[[ $output == *"warning: the CUDA toolkit folder $T/cuda/lib64 holds its own cuDNN (libcudnn.so.9)"* ]]
 	[[ $output == *"fix: cudnnvm import '$T/cuda' && sudo rm -f '$T/cuda/lib64'/libcudnn* '$T/cuda'/include/cudnn*.h"* ]]
 }
+
+@test "a header link out of the folder, or an include folder that is a link out of it, is refused; nothing is copied" {
+	mkdir -p "$T/outside"
+	echo 'secret' >"$T/outside/secret"
+	chmod 600 "$T/outside/secret"
+	toolkit
+	ln -s "$T/outside/secret" "$T/cuda/include/cudnn_shadow.h"
+	run --separate-stderr cudnnvm import "$T/cuda" --no-validate
+	echo "$stderr"
+	[ "$status" -eq 65 ]
+	[[ $stderr == "cudnnvm: "*"'$T/cuda/include/cudnn_shadow.h' leads out of its folder"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.19.0.0-cuda13" ]
+	# the whole include folder a link to another one
+	rm "$T/cuda/include/cudnn_shadow.h"
+	mv "$T/cuda/include" "$T/outside/include"
+	echo 'secret' >"$T/outside/include/cudnn_secret.h"
+	ln -s "$T/outside/include" "$T/cuda/include"
+	run --separate-stderr cudnnvm import "$T/cuda" --no-validate
+	echo "$stderr"
+	[ "$status" -eq 65 ]
+	[[ $stderr == *"'$T/cuda/include' leads out of the folder (to $T/outside/include)"* ]]
+	[ -z "$(find "$CUDNNVM_STORE" -name 'cudnn*.h')" ]
+	# a lib64 that is a link out of the folder
+	rm "$T/cuda/include"
+	mv "$T/outside/include" "$T/cuda/include"
+	mv "$T/cuda/lib64" "$T/outside/lib64"
+	ln -s "$T/outside/lib64" "$T/cuda/lib64"
+	run --separate-stderr cudnnvm import "$T/cuda" --no-validate
+	[ "$status" -eq 65 ]
+	[[ $stderr == *"leads out of the folder (to $T/outside/lib64)"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.19.0.0-cuda13" ]
+}
+
+@test "a FIFO header or library is refused at once, not read; a FIFO version.json is passed over" {
+	toolkit
+	cp -a "$T/cuda" "$T/fifolib"
+	rm "$T/cuda/include/cudnn_version.h"
+	mkfifo "$T/cuda/include/cudnn_version.h"
+	run --separate-stderr timeout 20 cudnnvm import "$T/cuda" --no-validate
+	echo "$status $stderr"
+	[ "$status" -eq 65 ]
+	[[ $stderr == *"'$T/cuda/include/cudnn_version.h' is not a regular file (a FIFO, a device or a folder)"* ]]
+	rm "$T/fifolib/lib64/libcudnn_ops.so.9.19.0"
+	mkfifo "$T/fifolib/lib64/libcudnn_ops.so.9.19.0"
+	run --separate-stderr timeout 20 cudnnvm import "$T/fifolib" --no-validate
+	echo "$status $stderr"
+	[ "$status" -eq 65 ]
+	[[ $stderr == *"libcudnn_ops.so"*"is not a regular file"* ]]
+	[[ $stderr != *"broken symlink chain"* ]]
+	# version.json is only a hint: a FIFO there neither hangs nor counts
+	rm -rf "$T/cuda" && toolkit
+	rm "$T/cuda/version.json"
+	mkfifo "$T/cuda/version.json"
+	run timeout 20 cudnnvm import "$T/cuda" --no-validate --cuda 13
+	echo "$status $output"
+	[ "$status" -eq 0 ]
+	[ ! -p "$CUDNNVM_STORE/9.19.0.0-cuda13/version.json" ]
+}
+
+@test "imported files are 0644 and folders 0755 whatever the umask; every file is synced before it is published" {
+	toolkit
+	for m in 077 000; do
+		rm -rf "$CUDNNVM_STORE"
+		(umask $m && cudnnvm import "$T/cuda" --no-validate >/dev/null)
+		d=$CUDNNVM_STORE/9.19.0.0-cuda13
+		echo "$m: $(find "$d" -printf '%m %p\n')"
+		[ -z "$(find "$d" -type f ! -perm 0644)" ]
+		[ -z "$(find "$d" -type d ! -perm 0755)" ]
+	done
+	command -v strace >/dev/null || skip "strace is not installed"
+	rm -rf "$CUDNNVM_STORE"
+	# the helper runs import; -y names each synced file
+	strace -f -y -e trace=fsync -o "$T/trace" "$CUDNNVM_BIN" import "$T/cuda" --no-validate >/dev/null
+	d=$CUDNNVM_STORE/9.19.0.0-cuda13
+	for f in $(cd "$d" && find . -type f | sed 's|^\./||'); do
+		echo "$f"
+		grep -q "fsync([0-9]*</.*/\.staging/[^/]*/$f>" "$T/trace"
+	done
+}

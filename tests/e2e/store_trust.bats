@@ -275,3 +275,83 @@ hold() {
 	[[ "${lines[1]}" == "again PATH=/usr/bin:/bin LD="* ]]
 	[[ "${lines[1]}" == *" LD=$CUDNNVM_STORE/$ID/lib:/usr/lib" ]]
 }
+
+# a file mirror with the fixture releases, a config that installs from it
+# without validation (its libraries are fakes): for fixes that reinstall
+mirror_config() {
+	python3 "$FIXTURES/mirror.py" build "$T/mirror" "$FIXTURES"/manifests/*.json >/dev/null
+	export CUDNNVM_MIRROR="file://$T/mirror/"
+	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
+	printf '[remote]\nverify_pins = no\n[install]\nvalidate = no\n' >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+}
+
+# doctor_fix: the fix doctor prints for the first error, run as printed
+doctor_fix() {
+	run cudnnvm doctor
+	echo "$output"
+	fix=$(printf '%s\n' "$output" | grep -A2 "^error: $ID2: " | sed -n 's/^  fix: //p' | head -1)
+	[ -n "$fix" ]
+	echo "fix: $fix"
+	eval "$fix"
+}
+
+@test "a version's lib/ or library another user owns: env, exec, validate, global, use and hook-env refuse it (73); doctor's fix works as printed" {
+	needs_root
+	mirror_config
+	ID2=9.8.0.87-cuda12 d=$CUDNNVM_STORE/9.8.0.87-cuda12
+	cudnnvm install "$ID2" >/dev/null
+	chown 65534 "$d/lib"
+	for cmd in "env $ID2" "exec $ID2 -- true" "validate $ID2 --no-gpu" \
+		"global --no-validate $ID2" "use --no-validate $ID2"; do
+		run cudnnvm $cmd
+		echo "$cmd: $status $output"
+		[ "$status" -eq 73 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "cudnnvm: '$d/lib' belongs to another user (uid 65534), who could have changed cuDNN $ID2; refusing to use it (cudnnvm install --force $ID2)" ]]
+	done
+	[ ! -e "$T/.cudnn-version" ]
+	run env CUDNNVM_VERSION="$ID2" "$CUDNNVM_BIN" hook-env --shell bash
+	[ "$status" -eq 73 ]
+	[[ "$output" != *"LD_LIBRARY_PATH='$d/lib"* ]]
+	doctor_fix
+	run cudnnvm env "$ID2"
+	[ "$status" -eq 0 ]
+	# one library file of another user's, writable by all
+	chmod 666 "$d/lib/libcudnn.so.9."*
+	chown 65534 "$d/lib/libcudnn.so.9."*
+	f=$(ls "$d/lib/libcudnn.so.9."*)
+	run cudnnvm exec "$ID2" -- true
+	[ "$status" -eq 73 ]
+	[[ "$output" == "cudnnvm: '$f' belongs to another user (uid 65534)"* ]]
+	doctor_fix
+	run cudnnvm exec "$ID2" -- true
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$d" -uid 65534)" ]
+}
+
+@test "a version's lib/ or include/ writable by others, or a link, is refused (73); doctor's chmod works as printed" {
+	mirror_config
+	ID2=9.8.0.87-cuda12 d=$CUDNNVM_STORE/9.8.0.87-cuda12
+	cudnnvm install "$ID2" >/dev/null
+	for p in lib include; do
+		chmod 777 "$d/$p"
+		run cudnnvm env "$ID2"
+		echo "$output"
+		[ "$status" -eq 73 ]
+		[[ "$output" == "cudnnvm: '$d/$p' is writable by other users, who could have changed cuDNN $ID2; refusing to use it (chmod go-w '$d/$p')" ]]
+		doctor_fix
+		run cudnnvm env "$ID2"
+		[ "$status" -eq 0 ]
+	done
+	chmod 664 "$d/include/cudnn.h"
+	run cudnnvm validate "$ID2" --no-gpu
+	[ "$status" -eq 73 ]
+	[[ "$output" == "cudnnvm: '$d/include/cudnn.h' is writable by other users"* ]]
+	chmod 644 "$d/include/cudnn.h"
+	# lib/ a link to a folder outside the store
+	mv "$d/lib" "$T/elsewhere"
+	ln -s "$T/elsewhere" "$d/lib"
+	run cudnnvm env "$ID2"
+	[ "$status" -eq 73 ]
+	[[ "$output" == "cudnnvm: '$d/lib' is not a folder (a symlink?)"* ]]
+}

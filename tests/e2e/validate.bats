@@ -388,3 +388,19 @@ install_into_tmp() {
 	run cudnnvm global "$ID"
 	[ "$status" -eq 1 ]
 }
+
+@test "a store under a folder whose name is not UTF-8 validates: every step has its result" {
+	export CUDNNVM_STORE="$T/d$(printf '\377')/store"
+	run inst v9 --no-validate
+	[ "$status" -eq 0 ]
+	ID=$(id_of v9)
+	run cudnnvm validate "$ID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"3 provenance  pass (cuDNN libraries loaded: 4, all from $T/d\\xff/store/$ID/lib)"* ]]
+	[[ "$output" != *"gave no result"* ]]
+	# --json carries the same text as valid JSON
+	run cudnnvm validate "$ID" --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; json.loads(sys.argv[1])' "$output"
+}
