@@ -461,12 +461,17 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 	r = cv_store_default_get(st, out->id, &from_system, err);
 	if (r < 0) {
 		if (r == CV_ENOTFOUND) {
-			char *pick = cv_hint_pick_global(st);
 			cv_err_set(
 				err, CV_ENOTFOUND,
 				"no cuDNN version is active (no CUDNNVM_VERSION, no pin file, no global default)");
-			cv_err_hint(err, "%s", pick);
-			free(pick);
+			/* the prompt hook (the caller that watches files) never
+			 * shows this error, so it does not pay for reading every
+			 * version the hint looks at */
+			if (err != NULL && seen == NULL) {
+				char *pick = cv_hint_pick_global(st);
+				cv_err_hint(err, "%s", pick);
+				free(pick);
+			}
 		}
 		return r;
 	}

@@ -707,8 +707,10 @@ int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 /* Resolve the active version from the environment, the pins above `cwd`
  * (NULL: the working folder, however deep: one whose path does not fit in
  * PATH_MAX is walked by descriptors and its pins named relative to it)
- * and the global link. CV_ENOTFOUND when nothing is active (origin NONE)
- * or when the chosen version is not installed (with the install hint). */
+ * and the global link. CV_ENOTFOUND when nothing is active (origin NONE;
+ * with a hint naming a version to make the default, unless `seen` is
+ * given: the prompt hook's caller never shows it) or when the chosen
+ * version is not installed (with the install hint). */
 int cv_active_resolve(const struct cv_store *st, const char *cwd,
 		      struct cv_active *out, cv_seen_fn seen, void *payload,
 		      struct cv_err *err);
