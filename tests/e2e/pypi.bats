@@ -237,6 +237,25 @@ pypi_config() {
 	[ ! -e "$CUDNNVM_STORE/.staging/escape" ]
 }
 
+@test "pypi: a wheel whose central directory and local headers disagree is refused, as pip refuses it" {
+	local c whl sha
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for c in "cd-name another name" "cd-outside another name" \
+		"cd-size another size" "cd-dir another name"; do
+		set -- $c
+		rm -rf "$T/h"
+		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$c: $output"
+		[ "$status" -eq 65 ]
+		shift
+		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe wheel: entry '"*"' of the central directory has $* in its local header"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+	done
+}
+
 # bad_field_wheel OUT FIELD DELTA: a cu12 9.1.0.70 wheel whose
 # nvidia/cudnn/include/cudnn.h (deflated) has FIELD (crc or size) changed
 # by DELTA in its local header and its directory record alike, so the two
