@@ -272,13 +272,14 @@ parse_json(struct list *l, const char *page_url, const char *data, size_t len,
 }
 
 /* The value of attribute `name` in the tag text [tag, end), xmalloc'd
- * ("" for a bare attribute), or NULL when absent. Quoted values only. */
+ * ("" for a bare attribute, also one that ends the tag: `end` is its
+ * '>'), or NULL when absent. */
 static char *
 html_attr(const char *tag, const char *end, const char *name)
 {
 	size_t nl = strlen(name);
 
-	for (const char *p = tag; p + nl < end; p++) {
+	for (const char *p = tag; p + nl <= end; p++) {
 		const char *v;
 		char q;
 		if ((p[-1] != ' ' && p[-1] != '\t' && p[-1] != '\n' &&
@@ -286,15 +287,22 @@ html_attr(const char *tag, const char *end, const char *name)
 		    strncasecmp(p, name, nl) != 0)
 			continue;
 		v = p + nl;
-		if (v >= end || (*v != '=' && *v != ' ' && *v != '>' &&
-				 *v != '/' && *v != '\n' && *v != '\t'))
+		if (v < end && *v != '=' && *v != ' ' && *v != '>' &&
+		    *v != '/' && *v != '\n' && *v != '\t' && *v != '\r')
 			continue;
-		if (*v != '=')
+		if (v == end || *v != '=')
 			return xstrdup("");
 		v++;
-		q = *v;
-		if (q != '"' && q != '\'')
-			return NULL;
+		q = v < end ? *v : '\0';
+		if (q != '"' && q != '\'') {
+			/* unquoted: up to white space or the end of the tag */
+			size_t len = 0;
+			while (v + len < end && v[len] != ' ' &&
+			       v[len] != '\t' && v[len] != '\n' &&
+			       v[len] != '\r')
+				len++;
+			return xstrndup(v, len);
+		}
 		{
 			const char *close =
 				memchr(v + 1, q, (size_t)(end - v - 1));
