@@ -393,6 +393,12 @@ struct cv_extract_limits {
 	 * license are written (as lib/, include/, LICENSE); other Python
 	 * files are skipped, anything else or any link refuses the wheel. */
 	int wheel;
+	/* A wheel: called once its central directory has been read, with
+	 * the name of its one .dist-info folder and the text of the WHEEL
+	 * file in it (either NULL when the wheel has none); a negative return
+	 * refuses the wheel. NULL: not checked. */
+	int (*check_dist_info)(void *payload, const char *dist_info,
+			       const char *wheel_text, struct cv_err *err);
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -626,6 +632,12 @@ int cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
  * (nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), with
  * art->wheel set; -1 for any other name. */
 int cv_wheel_from_filename(struct cv_artifact *art, const char *filename);
+/* That a wheel's .dist-info folder `dist_info` (NULL: none) names the
+ * project and version of its file name `filename`, and that the Tag lines
+ * of its WHEEL file `wheel_text` (NULL: none) are the tags the file name
+ * gives, no more and no fewer (PEP 427); CV_EDATA, "unsafe wheel", else. */
+int cv_wheel_check_dist_info(const char *filename, const char *dist_info,
+			     const char *wheel_text, struct cv_err *err);
 /* In an unpacked wheel's lib/: rename each libX.so.M to libX.so.M.m.p
  * and link libX.so.M and libX.so to it, as NVIDIA's archives ship them. */
 int cv_wheel_links(const char *dir, const struct cv_version *v,

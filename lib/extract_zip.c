@@ -516,6 +516,46 @@ zip_locate_all(const char *path, struct zip_job *jobs, size_t n)
 		close(fd);
 }
 
+/* What a wheel's .dist-info says of it, gathered as zip_plan meets the
+ * entries, for lim.check_dist_info. */
+struct dist_info {
+	char *dir;  /* the one X.dist-info folder */
+	char *text; /* its WHEEL file */
+};
+
+#define WHEEL_FILE_MAX (64u << 10)
+
+/* Note entry `e` (as named in both the directory and its local header)
+ * when it is in a .dist-info folder, reading its WHEEL file. */
+static int
+dist_info_note(struct ectx *x, struct archive_entry *e, struct dist_info *d)
+{
+	const char *name = archive_entry_pathname(e);
+	size_t l0 = name ? strcspn(name, "/") : 0;
+	la_int64_t size = archive_entry_size(e);
+
+	if (l0 <= 10 || strncmp(name + l0 - 10, ".dist-info", 10) != 0)
+		return 0;
+	if (d->dir == NULL)
+		d->dir = xstrndup(name, l0);
+	else if (strlen(d->dir) != l0 || strncmp(d->dir, name, l0) != 0)
+		return extract_reject(x, name,
+				      "is in a second .dist-info folder");
+	if (name[l0] != '/' || strcmp(name + l0 + 1, "WHEEL") != 0 ||
+	    archive_entry_filetype(e) != AE_IFREG)
+		return 0;
+	if (d->text != NULL)
+		return extract_reject(x, name, "is a duplicate");
+	if (size < 0 || size > (la_int64_t)WHEEL_FILE_MAX)
+		return extract_reject(x, name, "is larger than a WHEEL file");
+	d->text = xmalloc((size_t)size + 1);
+	if (archive_read_data(x->ar, d->text, (size_t)size) != size)
+		return cv_err_set(x->err, CV_EDATA, "corrupt wheel entry '%s'",
+				  name);
+	d->text[size] = '\0';
+	return 0;
+}
+
 /* Read the directory, run the policy over every entry and deal the files
  * out to `threads` workers. */
 static int
@@ -527,6 +567,7 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	size_t n = 0, alloc = 0, *order;
 	uint64_t *load;
 	struct cdir cd;
+	struct dist_info di = { NULL, NULL };
 	int r = 0, fd;
 
 	if ((r = zip_open(path, &x->ar, x->err)) < 0)
@@ -572,6 +613,9 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 		j = &jobs[n++];
 		memset(j, 0, sizeof *j);
 		j->data = archive_filter_bytes(x->ar, 0);
+		if (x->lim.check_dist_info != NULL &&
+		    (r = dist_info_note(x, e, &di)) < 0)
+			break;
 		if ((r = extract_policy(x, e)) < 0)
 			break;
 		if (r > 0) {
@@ -605,6 +649,11 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	x->ar = NULL;
 	cdir_free(&cd);
 	close(fd);
+	if (r == 0 && x->lim.check_dist_info != NULL)
+		r = x->lim.check_dist_info(x->lim.payload, di.dir, di.text,
+					   x->err);
+	free(di.dir);
+	free(di.text);
 	if (r == 0 && x->names.n == 0)
 		r = cv_err_set(x->err, CV_EDATA,
 			       "the wheel holds no cuDNN files; is it a cuDNN "

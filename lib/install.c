@@ -393,13 +393,26 @@ wheel_cap(uint64_t size)
 	return size * 4 > (256ULL << 20) ? size * 4 : 256ULL << 20;
 }
 
+/* The wheel's .dist-info must name the release its file name does. */
+static int
+dist_info_agrees(void *payload, const char *dist_info, const char *wheel_text,
+		 struct cv_err *err)
+{
+	const struct cv_artifact *art = payload;
+
+	return cv_wheel_check_dist_info(art->filename, dist_info, wheel_text,
+					err);
+}
+
 static int
 wheel_verified(const struct cv_artifact *art, const char *stage,
 	       struct cv_source *raw, unsigned threads, char got[65],
 	       uint64_t *nbytes, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
-	struct cv_extract_limits lim = { .wheel = 1 };
+	struct cv_extract_limits lim = { .wheel = 1,
+					 .check_dist_info = dist_info_agrees,
+					 .payload = (void *)art };
 	struct cv_zip_stream *zs = NULL;
 	char *spool = cv_path_join(stage, WHEEL_SPOOL);
 	int fd = open(spool,

@@ -158,6 +158,154 @@ cv_wheel_from_filename(struct cv_artifact *art, const char *filename)
 	return 0;
 }
 
+/* PEP 503's normal form of a project name: lower case, each run of -, _
+ * and . one '-'. */
+static void
+normal_name(const char *s, size_t len, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < outlen; i++) {
+		char c = s[i];
+		if (c == '-' || c == '_' || c == '.') {
+			if (o == 0 || out[o - 1] != '-')
+				out[o++] = '-';
+			continue;
+		}
+		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	out[o] = '\0';
+}
+
+/* 1 when the tag `t` (python-abi-platform) is one the file name's tags
+ * [py], [abi], [plat] (each a dotted list) expand to. */
+static int
+tag_in_name(const char *t, size_t tlen, const char *const part[3],
+	    const size_t plen[3])
+{
+	const char *p = t, *end = t + tlen;
+
+	for (int k = 0; k < 3; k++) {
+		const char *dash =
+			k < 2 ? memchr(p, '-', (size_t)(end - p)) : end;
+		const char *q = part[k], *qe = part[k] + plen[k];
+		size_t n;
+		int found = 0;
+
+		if (dash == NULL)
+			return 0;
+		n = (size_t)(dash - p);
+		while (q <= qe && !found) {
+			const char *dot = memchr(q, '.', (size_t)(qe - q));
+			size_t m = dot ? (size_t)(dot - q) : (size_t)(qe - q);
+			found = m == n && strncmp(q, p, n) == 0;
+			q += m + 1;
+		}
+		if (!found)
+			return 0;
+		p = dash + 1;
+	}
+	return 1;
+}
+
+/* How many tags the dotted lists [py], [abi], [plat] expand to. */
+static size_t
+tags_in_name(const char *const part[3], const size_t plen[3])
+{
+	size_t total = 1;
+
+	for (int k = 0; k < 3; k++) {
+		size_t dots = 1;
+		for (size_t i = 0; i < plen[k]; i++)
+			dots += part[k][i] == '.';
+		total *= dots;
+	}
+	return total;
+}
+
+int
+cv_wheel_check_dist_info(const char *filename, const char *dist_info,
+			 const char *wheel_text, struct cv_err *err)
+{
+	const char *base = strrchr(filename, '/'), *part[6], *dash;
+	size_t plen[6], len, n = 0, ntags = 0, want;
+	char fname[128], dname[128];
+	struct cv_strv seen = CV_STRV_INIT;
+	const char *line;
+	int rc = 0;
+
+	base = base ? base + 1 : filename;
+	len = strlen(base);
+	if (len > 4 && strcmp(base + len - 4, ".whl") == 0)
+		len -= 4;
+	for (size_t i = 0, start = 0; i <= len && n < 6; i++)
+		if (i == len || base[i] == '-') {
+			part[n] = base + start;
+			plen[n++] = i - start;
+			start = i + 1;
+		}
+	if (n != 5 && n != 6)
+		return cv_err_set(err, CV_EDATA,
+				  "'%s' is not a wheel's file name", base);
+	if (dist_info == NULL || wheel_text == NULL)
+		return cv_err_set(err, CV_EDATA,
+				  "unsafe wheel: '%s' has no .dist-info "
+				  "folder with a WHEEL file; the wheel was "
+				  "not installed",
+				  base);
+	/* name-version.dist-info: the name's own '-' are '_' (PEP 427) */
+	dash = strchr(dist_info, '-');
+	normal_name(part[0], plen[0], fname, sizeof fname);
+	normal_name(dist_info, dash ? (size_t)(dash - dist_info) : 0, dname,
+		    sizeof dname);
+	if (dash == NULL || strcmp(fname, dname) != 0 ||
+	    strlen(dash + 1) != plen[1] + 10 ||
+	    strncmp(dash + 1, part[1], plen[1]) != 0) {
+		return cv_err_set(err, CV_EDATA,
+				  "unsafe wheel: its folder '%.200s' does not "
+				  "name the project and version of its file "
+				  "name '%s'; the wheel was not installed",
+				  dist_info, base);
+	}
+	/* the tags, after the optional build tag */
+	want = tags_in_name(part + n - 3, plen + n - 3);
+	for (line = wheel_text; rc == 0 && *line;) {
+		size_t ll = strcspn(line, "\n");
+		size_t tl = ll;
+		if (tl > 0 && line[tl - 1] == '\r')
+			tl--;
+		if (tl > 5 && strncmp(line, "Tag: ", 5) == 0) {
+			char *t = xstrndup(line + 5, tl - 5);
+			int again = 0;
+			for (size_t i = 0; i < seen.n && !again; i++)
+				again = strcmp(seen.v[i], t) == 0;
+			if (!tag_in_name(line + 5, tl - 5, part + n - 3,
+					 plen + n - 3)) {
+				rc = cv_err_set(
+					err, CV_EDATA,
+					"unsafe wheel: its WHEEL file has the "
+					"tag '%.200s', which its file name "
+					"'%s' does not; the wheel was not "
+					"installed",
+					t, base);
+			} else if (!again) {
+				cv_strv_push(&seen, t);
+				ntags++;
+			}
+			free(t);
+		}
+		line += ll + (line[ll] == '\n');
+	}
+	if (rc == 0 && ntags != want)
+		rc = cv_err_set(err, CV_EDATA,
+				"unsafe wheel: its WHEEL file does not list "
+				"every tag of its file name '%s'; the wheel "
+				"was not installed",
+				base);
+	cv_strv_release(&seen);
+	return rc;
+}
+
 /* Whether a link of the page may be fetched: https, or file:// when the
  * index itself is a file:// one. */
 static int
