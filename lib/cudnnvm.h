@@ -313,6 +313,10 @@ struct cv_fetcher {
 	int (*open)(void *arg, struct cv_source *src, struct cv_err *err);
 	void (*close)(void *arg, int ok); /* ok: bytes verified */
 	void *arg;
+	/* Once open: how many bytes the source will give, for an artifact
+	 * whose size was not known up front (0: still unknown). NULL: the
+	 * source cannot tell. */
+	uint64_t (*size)(void *arg);
 };
 
 struct cv_install_opts {

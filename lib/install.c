@@ -673,6 +673,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 {
 	static const struct cv_install_opts defaults = CV_INSTALL_OPTS_INIT;
 	struct cv_installed inst;
+	struct cv_artifact sized;
 	struct cv_source raw = { NULL, NULL };
 	char id[64], *name = NULL, *stagepath = NULL;
 	int vfd = -1, lfd = -1, r, opened = 0, replace = 0;
@@ -723,6 +724,13 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
+	/* a size the index did not give, learned by the source (a wheel's
+	 * HEAD request) now that the version is known to be needed */
+	if (art->size == 0 && fetch->size != NULL) {
+		sized = *art;
+		sized.size = fetch->size(fetch->arg);
+		art = &sized;
+	}
 	if ((r = extract_verified(art, id, stagepath, &raw,
 				  thread_budget(opts->threads), &inst, err)) <
 	    0)

@@ -741,11 +741,8 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		cv_wheels_free(w, n);
 		return rc;
 	}
-	if (w[i].size == 0 &&
-	    (rc = cv_remote_size(r, w[i].url, &w[i].size, err)) < 0) {
-		cv_wheels_free(w, n);
-		return rc;
-	}
+	/* a size the page does not give is asked for by the download, once
+	 * the version is known not to be in the store */
 	rc = cv_artifact_init(&out->art, &w[i].version, w[i].platform,
 			      w[i].sha256, w[i].size, w[i].filename, w[i].url,
 			      err);

@@ -152,6 +152,34 @@ pypi_config() {
 	grep -q '^HEAD /fault/html/files/' "$PYPI_DIR/root/requests.log"
 }
 
+@test "pypi: an index with no sizes that refuses HEAD (501 or 405) installs by a plain GET; an installed version asks nothing" {
+	local mode
+	for mode in nohead nohead405; do
+		# nothing kept from the round before: the wheel must be fetched
+		rm -rf "$CUDNNVM_STORE" "$T/cache"
+		pypi_config $mode
+		: >"$PYPI_DIR/root/requests.log"
+		run cudnnvm install 9.13 --cuda 12
+		echo "$mode: $output"
+		[ "$status" -eq 0 ]
+		[ -L "$CUDNNVM_STORE/9.13.0.50-cuda12/lib/libcudnn.so.9" ]
+		grep -q "^GET /fault/$mode/files/nvidia_cudnn_cu12-9.13.0.50" "$PYPI_DIR/root/requests.log"
+		# the version is here now: no HEAD, no GET of a wheel
+		: >"$PYPI_DIR/root/requests.log"
+		run cudnnvm install 9.13 --cuda 12
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"already installed"* ]]
+		run grep -c '/files/' "$PYPI_DIR/root/requests.log"
+		[ "$output" = 0 ]
+		# a full version and --cuda: not even the index page
+		run cudnnvm install 9.13.0.50 --cuda 12
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"already installed"* ]]
+		run grep -c '/simple/' "$PYPI_DIR/root/requests.log"
+		[ "$output" = 1 ]
+	done
+}
+
 @test "pypi: a wrong sha256 fails with exit 65 and leaves the store unchanged" {
 	cudnnvm install 9.1 --cuda 12 >/dev/null
 	before=$(store_snapshot)
