@@ -1131,7 +1131,8 @@ int cv_import(struct cv_store *st, const char *dir,
 struct cv_mirror_opts {
 	int cuda;             /* only this CUDA major; 0: every variant */
 	const char *platform; /* NULL: this machine's */
-	/* told about each archive: "fetched", "present", "ok", "BAD" */
+	/* told about each archive: "fetched", "present", "ok", "BAD",
+	 * "retry", or "refused" with "<manifest>: <why>" for its path */
 	void (*progress)(void *payload, const char *what, const char *path);
 	void *payload;
 };
