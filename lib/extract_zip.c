@@ -864,7 +864,8 @@ cv_extract_zip_file(const char *path, const char *dest,
  * libarchive inflates through zlib a block at a time; libdeflate inflates a
  * whole entry at once about twice as fast when both buffers are whole, and
  * a wheel's entries have known sizes. libarchive still reads the archive's
- * structure (the central directory, checked against each local header) and
+ * structure (the central directory, which zip_plan checks against each
+ * local header) and
  * the policy still decides every name; only the bytes of a deflated file
  * are inflated here, from the spooled wheel mapped in memory straight into
  * the destination file mapped in memory, and checked against the sizes
