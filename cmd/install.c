@@ -256,9 +256,12 @@ install_remote(const struct install_args *a)
 		return r;
 	if (source < 0)
 		source = cfg->source;
-	/* A full install id already here needs no network at all. */
-	if (!a->force && spec.nparts == 4 && spec.cuda) {
-		cv_version_format_id(&spec, id, sizeof id);
+	/* A full install id already here (its CUDA major in the spec or
+	 * from --cuda) needs no network at all. */
+	if (!a->force && spec.nparts == 4 && (spec.cuda || cuda)) {
+		struct cv_version full = spec;
+		full.cuda = spec.cuda ? spec.cuda : cuda;
+		cv_version_format_id(&full, id, sizeof id);
 		if (cv_store_has(a->ctx->st, id)) {
 			note_already(a->ctx->st, id);
 			return 0;

@@ -335,6 +335,10 @@ struct cv_fetcher {
 	int (*open)(void *arg, struct cv_source *src, struct cv_err *err);
 	void (*close)(void *arg, int ok); /* ok: bytes verified */
 	void *arg;
+	/* Once open: how many bytes the source will give, for an artifact
+	 * whose size was not known up front (0: still unknown). NULL: the
+	 * source cannot tell. */
+	uint64_t (*size)(void *arg);
 };
 
 struct cv_install_opts {
@@ -415,6 +419,12 @@ struct cv_extract_limits {
 	 * license are written (as lib/, include/, LICENSE); other Python
 	 * files are skipped, anything else or any link refuses the wheel. */
 	int wheel;
+	/* A wheel: called once its central directory has been read, with
+	 * the name of its one .dist-info folder and the text of the WHEEL
+	 * file in it (either NULL when the wheel has none); a negative return
+	 * refuses the wheel. NULL: not checked. */
+	int (*check_dist_info)(void *payload, const char *dist_info,
+			       const char *wheel_text, struct cv_err *err);
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -651,6 +661,12 @@ int cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
  * (nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), with
  * art->wheel set; -1 for any other name. */
 int cv_wheel_from_filename(struct cv_artifact *art, const char *filename);
+/* That a wheel's .dist-info folder `dist_info` (NULL: none) names the
+ * project and version of its file name `filename`, and that the Tag lines
+ * of its WHEEL file `wheel_text` (NULL: none) are the tags the file name
+ * gives, no more and no fewer (PEP 427); CV_EDATA, "unsafe wheel", else. */
+int cv_wheel_check_dist_info(const char *filename, const char *dist_info,
+			     const char *wheel_text, struct cv_err *err);
 /* In an unpacked wheel's lib/: rename each libX.so.M to libX.so.M.m.p
  * and link libX.so.M and libX.so to it, as NVIDIA's archives ship them. */
 int cv_wheel_links(const char *dir, const struct cv_version *v,
@@ -1154,7 +1170,8 @@ int cv_import(struct cv_store *st, const char *dir,
 struct cv_mirror_opts {
 	int cuda;             /* only this CUDA major; 0: every variant */
 	const char *platform; /* NULL: this machine's */
-	/* told about each archive: "fetched", "present", "ok", "BAD" */
+	/* told about each archive: "fetched", "present", "ok", "BAD",
+	 * "retry", or "refused" with "<manifest>: <why>" for its path */
 	void (*progress)(void *payload, const char *what, const char *path);
 	void *payload;
 };

@@ -24,6 +24,11 @@
 #define PIPE_BUFSIZE (256u << 10)
 #define FILE_BLOCK   (256u << 10)
 
+/* The most a download whose size no one gave (an index page without
+ * sizes, a server that answers no HEAD) may be: several times NVIDIA's
+ * largest wheel. Its sha256 is still checked. */
+#define UNKNOWN_SIZE_MAX (4ULL << 30)
+
 struct cv_download {
 	struct cv_remote *r;
 	char *url, *partial, *final;
@@ -72,9 +77,10 @@ cv_download_new(struct cv_download **out, struct cv_remote *r,
 	struct cv_download *d;
 	char *dir;
 
-	if (!cv_sha256_valid_hex(art->sha256) || art->size == 0)
-		return cv_err_set(err, CV_EDATA,
-				  "no sha256 and size for %s: refused", url);
+	/* a size of 0 is asked of the server once the download is needed */
+	if (!cv_sha256_valid_hex(art->sha256))
+		return cv_err_set(err, CV_EDATA, "no sha256 for %s: refused",
+				  url);
 	dir = cv_path_join(cache_dir, "downloads");
 	if (cv_fs_mkdirs(dir, 0755, NULL) < 0) {
 		int rc = cv_err_errno(err, cv_code_from_errno(errno),
@@ -220,6 +226,13 @@ struct write_ctx {
 	struct cv_err err;
 };
 
+/* The bytes the server may send: the size given, or the cap. */
+static uint64_t
+dl_limit(const struct cv_download *d)
+{
+	return d->size ? d->size : UNKNOWN_SIZE_MAX;
+}
+
 static size_t
 dl_write(char *p, size_t sz, size_t n, void *arg)
 {
@@ -243,11 +256,13 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 			return CURL_WRITEFUNC_ERROR;
 		}
 	}
-	if (d->file_len + len > d->size) {
+	if (d->file_len + len > dl_limit(d)) {
 		cv_err_set(&w->err, CV_EDATA,
-			   "%s sent more than the %llu bytes the manifest "
-			   "gives; refused",
-			   d->url, (unsigned long long)d->size);
+			   d->size ? "%s sent more than the %llu bytes the "
+				     "manifest gives; refused"
+				   : "%s sent more than %llu bytes, the most a "
+				     "download of unknown size may be; refused",
+			   d->url, (unsigned long long)dl_limit(d));
 		return CURL_WRITEFUNC_ERROR;
 	}
 	/* body bytes of a resumed request: the server honoured the range */
@@ -306,7 +321,7 @@ dl_thread(void *arg)
 		curl_easy_reset(d->h); /* options only; the connection stays */
 		cv_http_setup(d->r, d->h, d->url, errbuf);
 		curl_easy_setopt(d->h, CURLOPT_MAXFILESIZE_LARGE,
-				 (curl_off_t)(d->size - from));
+				 (curl_off_t)(dl_limit(d) - from));
 		curl_easy_setopt(d->h, CURLOPT_RESUME_FROM_LARGE,
 				 (curl_off_t)from);
 		curl_easy_setopt(d->h, CURLOPT_WRITEFUNCTION, dl_write);
@@ -380,6 +395,19 @@ open_nofollow(const char *path, int flags, struct stat *st)
 	return fd;
 }
 
+/* A size no one gave, from a HEAD request. A server that answers none
+ * (405, 501), or answers without a length, is fetched with a plain GET
+ * under UNKNOWN_SIZE_MAX, as pip fetches it; any other trouble shows in
+ * that GET too. */
+static void
+ask_size(struct cv_download *d)
+{
+	uint64_t n = 0;
+
+	if (d->size == 0 && cv_remote_size(d->r, d->url, &n, NULL) == 0)
+		d->size = n;
+}
+
 static int
 dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 {
@@ -389,9 +417,13 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 
 	src->read = dl_read;
 	src->ctx = d;
-	/* A verified archive kept from an earlier install. */
+	/* A verified archive kept from an earlier install (one of unknown
+	 * size is checked by its hash alone, as every one is). */
 	fd = open_nofollow(d->final, O_RDONLY, &st);
 	if (fd >= 0) {
+		if (d->size == 0 && st.st_size > 0 &&
+		    (uint64_t)st.st_size <= UNKNOWN_SIZE_MAX)
+			d->size = (uint64_t)st.st_size;
 		if ((uint64_t)st.st_size == d->size && st.st_uid == geteuid()) {
 			d->from_final = d->from_file = 1;
 			d->used_cache = 1;
@@ -402,6 +434,7 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 		close(fd);
 		unlink(d->final);
 	}
+	ask_size(d);
 	d->wfd = open_nofollow(d->partial, O_RDWR | O_CREAT | O_APPEND, &st);
 	if (d->wfd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
@@ -419,7 +452,7 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 					    "%s",
 					    d->partial);
 	}
-	if ((uint64_t)st.st_size > d->size) {
+	if ((uint64_t)st.st_size > dl_limit(d)) {
 		/* larger than the manifest says: junk */
 		if (ftruncate(d->wfd, 0) < 0)
 			return cv_err_errno(err, cv_code_from_errno(errno),
@@ -436,7 +469,7 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 		d->replay_len = d->file_len;
 		d->used_cache = 1;
 	}
-	if (d->file_len == d->size) {
+	if (d->size != 0 && d->file_len == d->size) {
 		/* complete partial: nothing to fetch, just verify */
 		d->from_file = 1;
 		d->file_buf = xmalloc(FILE_BLOCK);
@@ -488,7 +521,7 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 		if (n < 0)
 			return n;
 		if (n == 0) {
-			if (d->delivered != d->size)
+			if (d->size != 0 && d->delivered != d->size)
 				return cv_err_set(
 					err, CV_EDATA,
 					"download of %s ended after %llu of "
@@ -551,12 +584,19 @@ dl_close(void *arg, int ok)
 		unlink(d->partial);
 }
 
+static uint64_t
+dl_size(void *arg)
+{
+	return ((struct cv_download *)arg)->size;
+}
+
 void
 cv_download_fetcher(struct cv_download *d, struct cv_fetcher *f)
 {
 	f->open = dl_open;
 	f->close = dl_close;
 	f->arg = d;
+	f->size = dl_size;
 }
 
 void

@@ -692,6 +692,7 @@ extract_ctx_init(struct ectx *x, struct peek *raw,
 	x->lim.payload = limits->payload;
 	x->lim.threads = limits->threads;
 	x->lim.wheel = limits->wheel;
+	x->lim.check_dist_info = limits->check_dist_info;
 }
 
 void

@@ -9,9 +9,10 @@
  *
  * Local headers are not what installers trust; the central directory is.
  * So once the file is whole and its sha256 matches, the directory is read
- * (libarchive's seekable reader checks each local header's sizes against
- * it, and the policy runs over it as for any wheel) and must list the very
- * same entries: names, sizes, types and where their bytes start. Any
+ * (each record must agree with its local header in name, method, CRC-32
+ * and sizes, see zip_plan, and the policy runs over it as for any wheel)
+ * and must list the very same entries: names, sizes, types and where
+ * their bytes start. Any
  * difference, an entry whose size the stream cannot know, or any trouble
  * on the way, and the streamed tree is removed and the wheel unpacked from
  * its directory as it would have been without the stream. Nothing is

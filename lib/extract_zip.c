@@ -23,6 +23,307 @@
 
 static int inflate_write_error(const char *rel, struct cv_err *err);
 
+#define LOCAL_HEADER_SIZE 30
+#define LOCAL_HEADER_SIG  0x04034b50u
+#define ZIP_ENCRYPTED     0x0001u
+#define ZIP_DESCRIPTOR    0x0008u /* sizes and CRC after the data */
+#define ZIP_DEFLATE       8
+#define ZIP64_MARK        0xffffffffu
+
+static uint32_t
+le16(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t
+le32(const unsigned char *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
+
+static uint64_t
+le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* ---- the central directory, read by hand -----------------------------------
+ * libarchive's seekable reader takes each entry's name (and, on a
+ * mismatch with only a warning, its sizes) from the local header, while
+ * pip and every other installer trust the central directory. So the
+ * directory is read here too, and each of its records must agree with
+ * the local header it points at: the same name byte for byte, the same
+ * method, CRC-32 and sizes. A wheel where the two disagree shows one tree
+ * to pip and another to a streaming reader; it is refused. */
+
+#define EOCD_SIG       0x06054b50u
+#define EOCD_SIZE      22
+#define EOCD64_LOC_SIG 0x07064b50u
+#define EOCD64_SIG     0x06064b50u
+#define CDIR_SIG       0x02014b50u
+#define CDIR_SIZE      46
+#define CDIR_MAX       (256u << 20)
+#define S_IFMT_ZIP     0170000u
+#define S_IFDIR_ZIP    0040000u
+
+struct cd_rec {
+	int64_t hdr; /* where its local header starts */
+	uint64_t csize, usize;
+	uint32_t crc;
+	uint32_t method, flags;
+	int dir; /* a folder by its mode or its trailing slash */
+	const unsigned char *name;
+	size_t nlen;
+};
+
+struct cdir {
+	unsigned char *raw; /* the directory's bytes; names point in */
+	struct cd_rec *v;
+	size_t n;
+};
+
+static void
+cdir_free(struct cdir *d)
+{
+	free(d->raw);
+	free(d->v);
+	memset(d, 0, sizeof *d);
+}
+
+static int
+cd_unsafe(struct cv_err *err, const char *why)
+{
+	return cv_err_set(err, CV_EDATA,
+			  "unsafe wheel: its central directory %s; the "
+			  "wheel was not installed",
+			  why);
+}
+
+/* The zip64 field of the extra block [x, x + len) with tag 0x0001: each
+ * of *usize, *csize, *off that holds ZIP64_MARK is replaced, in that
+ * order, from it. -1 when a marked field has no value there. */
+static int
+zip64_fields(const unsigned char *x, size_t len, uint64_t *usize,
+	     uint64_t *csize, uint64_t *off)
+{
+	uint64_t *want[3] = { usize, csize, off };
+
+	while (len >= 4) {
+		size_t id = le16(x), sz = le16(x + 2), at = 4;
+		if (sz + 4 > len)
+			return -1;
+		if (id == 1) {
+			for (int i = 0; i < 3; i++) {
+				if (want[i] == NULL || *want[i] != ZIP64_MARK)
+					continue;
+				if (at + 8 > sz + 4)
+					return -1;
+				*want[i] = le64(x + at);
+				at += 8;
+			}
+			return 0;
+		}
+		x += sz + 4;
+		len -= sz + 4;
+	}
+	for (int i = 0; i < 3; i++)
+		if (want[i] != NULL && *want[i] == ZIP64_MARK)
+			return -1;
+	return 0;
+}
+
+/* Where the directory is and how many records it holds, from the last end
+ * of central directory record in the file's last 64 KiB (where Python's
+ * zipfile looks) and, past 65535 entries or 4 GiB, its zip64 form. */
+static int
+cdir_locate(int fd, uint64_t fsize, uint64_t *off, uint64_t *len,
+	    uint64_t *count, struct cv_err *err)
+{
+	size_t tail =
+		fsize < 65535 + EOCD_SIZE ? (size_t)fsize : 65535 + EOCD_SIZE;
+	unsigned char *t = xmalloc(tail ? tail : 1), l[20], z[56];
+	int64_t at = -1;
+
+	if (pread(fd, t, tail, (off_t)(fsize - tail)) != (ssize_t)tail) {
+		free(t);
+		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
+	}
+	for (size_t i = tail >= EOCD_SIZE ? tail - EOCD_SIZE + 1 : 0; i-- > 0;)
+		if (le32(t + i) == EOCD_SIG) {
+			at = (int64_t)(fsize - tail + i);
+			*count = le16(t + i + 10);
+			*len = le32(t + i + 12);
+			*off = le32(t + i + 16);
+			break;
+		}
+	free(t);
+	if (at < 0)
+		return cd_unsafe(err, "cannot be found");
+	if (*count != 0xffff && *len != ZIP64_MARK && *off != ZIP64_MARK)
+		return 0;
+	if (at < 20 || pread(fd, l, sizeof l, at - 20) != (ssize_t)sizeof l ||
+	    le32(l) != EOCD64_LOC_SIG ||
+	    pread(fd, z, sizeof z, (off_t)le64(l + 8)) != (ssize_t)sizeof z ||
+	    le32(z) != EOCD64_SIG)
+		return cd_unsafe(err, "has no readable zip64 end record");
+	*count = le64(z + 32);
+	*len = le64(z + 40);
+	*off = le64(z + 48);
+	return 0;
+}
+
+static int
+by_header(const void *pa, const void *pb)
+{
+	const struct cd_rec *a = pa, *b = pb;
+
+	return a->hdr < b->hdr ? -1 : a->hdr > b->hdr;
+}
+
+/* Every record of the directory of the zip open at `fd`, in the order of
+ * their local headers (the order libarchive's seekable reader gives). */
+static int
+cdir_read(int fd, struct cdir *d, struct cv_err *err)
+{
+	struct stat sb;
+	uint64_t off = 0, len = 0, count = 0;
+	size_t at = 0;
+	int r;
+
+	memset(d, 0, sizeof *d);
+	if (fstat(fd, &sb) != 0)
+		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
+	if ((r = cdir_locate(fd, (uint64_t)sb.st_size, &off, &len, &count,
+			     err)) < 0)
+		return r;
+	if (len > CDIR_MAX || off + len > (uint64_t)sb.st_size ||
+	    count > len / CDIR_SIZE)
+		return cd_unsafe(err, "does not fit in the file");
+	d->raw = xmalloc(len ? (size_t)len : 1);
+	if (pread(fd, d->raw, (size_t)len, (off_t)off) != (ssize_t)len) {
+		cdir_free(d);
+		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
+	}
+	d->v = xcalloc(count ? (size_t)count : 1, sizeof *d->v);
+	for (; d->n < count; d->n++) {
+		const unsigned char *p = d->raw + at;
+		struct cd_rec *c = &d->v[d->n];
+		size_t nl, xl, cl;
+		uint64_t hdr;
+
+		if (at + CDIR_SIZE > len || le32(p) != CDIR_SIG)
+			break;
+		nl = le16(p + 28);
+		xl = le16(p + 30);
+		cl = le16(p + 32);
+		if (at + CDIR_SIZE + nl + xl + cl > len)
+			break;
+		c->flags = le16(p + 8);
+		c->method = le16(p + 10);
+		c->crc = le32(p + 16);
+		c->csize = le32(p + 20);
+		c->usize = le32(p + 24);
+		hdr = le32(p + 42);
+		c->name = p + CDIR_SIZE;
+		c->nlen = nl;
+		if (zip64_fields(p + CDIR_SIZE + nl, xl, &c->usize, &c->csize,
+				 &hdr) < 0 ||
+		    hdr > (uint64_t)INT64_MAX)
+			break;
+		c->hdr = (int64_t)hdr;
+		c->dir = (nl > 0 && c->name[nl - 1] == '/') ||
+			 (p[5] == 3 /* unix */ &&
+			  ((le32(p + 38) >> 16) & S_IFMT_ZIP) == S_IFDIR_ZIP);
+		at += CDIR_SIZE + nl + xl + cl;
+	}
+	if (d->n != count) {
+		cdir_free(d);
+		return cd_unsafe(err, "is damaged");
+	}
+	qsort(d->v, d->n, sizeof *d->v, by_header);
+	for (size_t i = 1; i < d->n; i++)
+		if (d->v[i].hdr == d->v[i - 1].hdr) {
+			cdir_free(d);
+			return cd_unsafe(err, "lists one local header twice");
+		}
+	return 0;
+}
+
+/* A printable copy of the name [s, s + n) for a message. */
+static void
+cd_name(const unsigned char *s, size_t n, char *out, size_t outlen)
+{
+	char *z = xstrndup((const char *)s, n);
+
+	extract_safe_name(z, out, outlen);
+	free(z);
+}
+
+/* 0 when the local header that record `c` points at agrees with it. */
+static int
+cdir_agrees(int fd, const struct cd_rec *c, struct cv_err *err)
+{
+	unsigned char h[LOCAL_HEADER_SIZE], *rest;
+	char cn[300], ln[300];
+	size_t nl, xl;
+	uint64_t csize, usize;
+	uint32_t flags;
+	const char *why = NULL;
+
+	if (pread(fd, h, sizeof h, c->hdr) != (ssize_t)sizeof h ||
+	    le32(h) != LOCAL_HEADER_SIG) {
+		cd_name(c->name, c->nlen, cn, sizeof cn);
+		return cv_err_set(err, CV_EDATA,
+				  "unsafe wheel: entry '%s' of the central "
+				  "directory has no local header; the wheel "
+				  "was not installed",
+				  cn);
+	}
+	flags = le16(h + 6);
+	nl = le16(h + 26);
+	xl = le16(h + 28);
+	csize = le32(h + 18);
+	usize = le32(h + 22);
+	rest = xmalloc(nl + xl + 1);
+	if (pread(fd, rest, nl + xl, c->hdr + LOCAL_HEADER_SIZE) !=
+	    (ssize_t)(nl + xl))
+		why = "a local header cut short";
+	else if (nl != c->nlen || memcmp(rest, c->name, nl) != 0)
+		why = "another name";
+	else if (le16(h + 8) != c->method)
+		why = "another compression method";
+	else if (c->dir && c->usize != 0)
+		why = "data in a folder";
+	else if (!(flags & ZIP_DESCRIPTOR) || le32(h + 14) != 0 || csize != 0 ||
+		 usize != 0) {
+		/* the sizes and CRC are there, not in a data descriptor */
+		if (zip64_fields(rest + nl, xl, &usize, &csize, NULL) < 0)
+			why = "a damaged zip64 field";
+		else if (le32(h + 14) != c->crc)
+			why = "another CRC-32";
+		else if (csize != c->csize || usize != c->usize)
+			why = "another size";
+	}
+	if (why == NULL) {
+		free(rest);
+		return 0;
+	}
+	cd_name(c->name, c->nlen, cn, sizeof cn);
+	ln[0] = '\0';
+	if (strcmp(why, "another name") == 0) {
+		snprintf(ln, sizeof ln, " ('");
+		cd_name(rest, nl, ln + 3, sizeof ln - 5);
+		strcat(ln, "')");
+	}
+	free(rest);
+	return cv_err_set(err, CV_EDATA,
+			  "unsafe wheel: entry '%s' of the central directory "
+			  "has %s in its local header%s; the wheel was not "
+			  "installed",
+			  cn, why, ln);
+}
+
 struct zip_worker {
 	pthread_t th;
 	const char *path;
@@ -215,6 +516,46 @@ zip_locate_all(const char *path, struct zip_job *jobs, size_t n)
 		close(fd);
 }
 
+/* What a wheel's .dist-info says of it, gathered as zip_plan meets the
+ * entries, for lim.check_dist_info. */
+struct dist_info {
+	char *dir;  /* the one X.dist-info folder */
+	char *text; /* its WHEEL file */
+};
+
+#define WHEEL_FILE_MAX (64u << 10)
+
+/* Note entry `e` (as named in both the directory and its local header)
+ * when it is in a .dist-info folder, reading its WHEEL file. */
+static int
+dist_info_note(struct ectx *x, struct archive_entry *e, struct dist_info *d)
+{
+	const char *name = archive_entry_pathname(e);
+	size_t l0 = name ? strcspn(name, "/") : 0;
+	la_int64_t size = archive_entry_size(e);
+
+	if (l0 <= 10 || strncmp(name + l0 - 10, ".dist-info", 10) != 0)
+		return 0;
+	if (d->dir == NULL)
+		d->dir = xstrndup(name, l0);
+	else if (strlen(d->dir) != l0 || strncmp(d->dir, name, l0) != 0)
+		return extract_reject(x, name,
+				      "is in a second .dist-info folder");
+	if (name[l0] != '/' || strcmp(name + l0 + 1, "WHEEL") != 0 ||
+	    archive_entry_filetype(e) != AE_IFREG)
+		return 0;
+	if (d->text != NULL)
+		return extract_reject(x, name, "is a duplicate");
+	if (size < 0 || size > (la_int64_t)WHEEL_FILE_MAX)
+		return extract_reject(x, name, "is larger than a WHEEL file");
+	d->text = xmalloc((size_t)size + 1);
+	if (archive_read_data(x->ar, d->text, (size_t)size) != size)
+		return cv_err_set(x->err, CV_EDATA, "corrupt wheel entry '%s'",
+				  name);
+	d->text[size] = '\0';
+	return 0;
+}
+
 /* Read the directory, run the policy over every entry and deal the files
  * out to `threads` workers. */
 static int
@@ -225,21 +566,46 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	struct zip_job *jobs = NULL;
 	size_t n = 0, alloc = 0, *order;
 	uint64_t *load;
-	int r = 0;
+	struct cdir cd;
+	struct dist_info di = { NULL, NULL };
+	int r = 0, fd;
 
 	if ((r = zip_open(path, &x->ar, x->err)) < 0)
 		return r;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (r = cdir_read(fd, &cd, x->err)) < 0) {
+		if (fd < 0)
+			r = cv_err_errno(x->err, CV_EIO, "cannot read '%s'",
+					 path);
+		else
+			close(fd);
+		archive_read_free(x->ar);
+		x->ar = NULL;
+		return r;
+	}
 	for (;;) {
 		struct zip_job *j;
 		r = archive_read_next_header(x->ar, &e);
 		if (r == ARCHIVE_EOF) {
-			r = 0;
+			r = n == cd.n ? 0
+				      : cd_unsafe(x->err,
+						  "and libarchive disagree on "
+						  "the entries");
 			break;
 		}
 		if (r < ARCHIVE_WARN) {
 			r = extract_feed_error(x->ar, &x->in, x->err);
 			break;
 		}
+		/* libarchive gives the entries in the order of their local
+		 * headers, as cd.v is sorted: the n-th is cd.v[n] */
+		if (n >= cd.n) {
+			r = cd_unsafe(x->err,
+				      "and libarchive disagree on the entries");
+			break;
+		}
+		if ((r = cdir_agrees(fd, &cd.v[n], x->err)) < 0)
+			break;
 		if (n == alloc) {
 			alloc = alloc ? alloc * 2 : 64;
 			jobs = xrealloc(jobs, alloc * sizeof *jobs);
@@ -247,6 +613,9 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 		j = &jobs[n++];
 		memset(j, 0, sizeof *j);
 		j->data = archive_filter_bytes(x->ar, 0);
+		if (x->lim.check_dist_info != NULL &&
+		    (r = dist_info_note(x, e, &di)) < 0)
+			break;
 		if ((r = extract_policy(x, e)) < 0)
 			break;
 		if (r > 0) {
@@ -278,6 +647,13 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	}
 	archive_read_free(x->ar);
 	x->ar = NULL;
+	cdir_free(&cd);
+	close(fd);
+	if (r == 0 && x->lim.check_dist_info != NULL)
+		r = x->lim.check_dist_info(x->lim.payload, di.dir, di.text,
+					   x->err);
+	free(di.dir);
+	free(di.text);
 	if (r == 0 && x->names.n == 0)
 		r = cv_err_set(x->err, CV_EDATA,
 			       "the wheel holds no cuDNN files; is it a cuDNN "
@@ -488,30 +864,12 @@ cv_extract_zip_file(const char *path, const char *dest,
  * libarchive inflates through zlib a block at a time; libdeflate inflates a
  * whole entry at once about twice as fast when both buffers are whole, and
  * a wheel's entries have known sizes. libarchive still reads the archive's
- * structure (the central directory, checked against each local header) and
+ * structure (the central directory, which zip_plan checks against each
+ * local header) and
  * the policy still decides every name; only the bytes of a deflated file
  * are inflated here, from the spooled wheel mapped in memory straight into
  * the destination file mapped in memory, and checked against the sizes
  * and CRC-32 the headers give. */
-
-#define LOCAL_HEADER_SIZE 30
-#define LOCAL_HEADER_SIG  0x04034b50u
-#define ZIP_ENCRYPTED     0x0001u
-#define ZIP_DESCRIPTOR    0x0008u /* sizes and CRC after the data */
-#define ZIP_DEFLATE       8
-#define ZIP64_MARK        0xffffffffu
-
-static uint32_t
-le16(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t
-le32(const unsigned char *p)
-{
-	return le16(p) | le16(p + 2) << 16;
-}
 
 int
 extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next)

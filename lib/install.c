@@ -392,13 +392,26 @@ wheel_cap(uint64_t size)
 	return size * 4 > (256ULL << 20) ? size * 4 : 256ULL << 20;
 }
 
+/* The wheel's .dist-info must name the release its file name does. */
+static int
+dist_info_agrees(void *payload, const char *dist_info, const char *wheel_text,
+		 struct cv_err *err)
+{
+	const struct cv_artifact *art = payload;
+
+	return cv_wheel_check_dist_info(art->filename, dist_info, wheel_text,
+					err);
+}
+
 static int
 wheel_verified(const struct cv_artifact *art, const char *stage,
 	       struct cv_source *raw, unsigned threads, char got[65],
 	       uint64_t *nbytes, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
-	struct cv_extract_limits lim = { .wheel = 1 };
+	struct cv_extract_limits lim = { .wheel = 1,
+					 .check_dist_info = dist_info_agrees,
+					 .payload = (void *)art };
 	struct cv_zip_stream *zs = NULL;
 	char *spool = cv_path_join(stage, WHEEL_SPOOL);
 	int fd = open(spool,
@@ -600,6 +613,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 {
 	static const struct cv_install_opts defaults = CV_INSTALL_OPTS_INIT;
 	struct cv_installed inst;
+	struct cv_artifact sized;
 	struct cv_source raw = { NULL, NULL };
 	char id[64], *name = NULL, *stagepath = NULL;
 	int vfd = -1, lfd = -1, r, opened = 0, replace = 0;
@@ -650,6 +664,13 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
+	/* a size the index did not give, learned by the source (a wheel's
+	 * HEAD request) now that the version is known to be needed */
+	if (art->size == 0 && fetch->size != NULL) {
+		sized = *art;
+		sized.size = fetch->size(fetch->arg);
+		art = &sized;
+	}
 	if ((r = extract_verified(art, id, stagepath, &raw,
 				  thread_budget(opts->threads), &inst, err)) <
 	    0)

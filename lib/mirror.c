@@ -4,7 +4,8 @@
  * `mirror = file:///dir` or behind any web server. Archives arrive in the
  * download cache under <dir>/.cudnnvm-partial (resumed by a later run) and
  * take their final name only once size and sha256 match: a run killed
- * midway leaves nothing under a final name. */
+ * midway leaves nothing under a final name. An archive already there is
+ * kept only when it hashes to the manifest's sha256, never by its name. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -34,7 +35,8 @@ make_parent(const char *path, struct cv_err *err)
 	return r;
 }
 
-/* 1 when the file at `path` has `size` bytes and hashes to `sha`. */
+/* 1 when the file at `path` (itself, not a link) has `size` bytes and
+ * hashes to `sha`. */
 static int
 file_matches(const char *path, uint64_t size, const char *sha,
 	     struct cv_err *err)
@@ -42,7 +44,7 @@ file_matches(const char *path, uint64_t size, const char *sha,
 	struct stat sb;
 	char hex[65];
 
-	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
 	    (uint64_t)sb.st_size != size)
 		return 0;
 	if (cv_sha256_file(path, hex, err) < 0)
@@ -50,11 +52,12 @@ file_matches(const char *path, uint64_t size, const char *sha,
 	return strcasecmp(hex, sha) == 0;
 }
 
-/* Fetch one archive through the download cache, verify it, publish it. */
+/* Fetch one archive through the download cache, verify it, publish it.
+ * *cached: the bytes came (at least in part) from the cache. */
 static int
-fetch_archive(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
-	      const struct cv_release_file *f, const struct cv_mirror_opts *o,
-	      struct cv_err *err)
+fetch_once(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
+	   const struct cv_release_file *f, const struct cv_mirror_opts *o,
+	   int *from_cache, struct cv_err *err)
 {
 	struct cv_artifact art;
 	struct cv_download *d = NULL;
@@ -79,7 +82,9 @@ fetch_archive(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
 	if ((rc = cv_download_new(&d, r, &art, url, cache, 1, err)) < 0)
 		goto out;
 	cv_download_fetcher(d, &fetch);
-	if ((rc = fetch.open(fetch.arg, &src, err)) < 0)
+	rc = fetch.open(fetch.arg, &src, err);
+	*from_cache = cv_download_used_cache(d);
+	if (rc < 0)
 		goto out;
 	opened = 1;
 	h = cv_sha256_new();
@@ -122,6 +127,9 @@ fetch_archive(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
 out:
 	if (opened)
 		fetch.close(fetch.arg, ok);
+	*from_cache = *from_cache || cv_download_used_cache(d);
+	if (rc == CV_EDATA && *from_cache)
+		cv_download_discard(d);
 	if (ok) {
 		/* the verified bytes sit in the cache as <sha>.archive */
 		char lower[65];
@@ -146,6 +154,71 @@ out:
 	free(dest);
 	free(url);
 	return rc;
+}
+
+/* A damaged partial download (or a kept archive that no longer matches)
+ * is dropped and the archive fetched once more from the start, as
+ * `install` does. */
+static int
+fetch_archive(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
+	      const struct cv_release_file *f, const struct cv_mirror_opts *o,
+	      struct cv_err *err)
+{
+	int from_cache = 0;
+	int rc = fetch_once(r, dir, m, f, o, &from_cache, err);
+
+	if (rc == CV_EDATA && from_cache) {
+		if (o->progress != NULL)
+			o->progress(o->payload, "retry", f->relative_path);
+		if (err != NULL)
+			*err = (struct cv_err)CV_ERR_INIT;
+		rc = fetch_once(r, dir, m, f, o, &from_cache, err);
+	}
+	return rc;
+}
+
+/* Why entry `f` of manifest `m` cannot be copied, or NULL: a field the
+ * manifest parser refused, or a path that would overwrite the manifest
+ * itself, another manifest or the download cache of the copy. */
+static const char *
+entry_refused(const struct cv_manifest *m, const struct cv_release_file *f)
+{
+	const char *p = f->relative_path;
+	size_t n = strlen(p);
+
+	if (f->bad[0])
+		return f->bad;
+	if (strcmp(p, m->name) == 0)
+		return "relative_path: the manifest's own name";
+	if (strchr(p, '/') == NULL && strncmp(p, "redistrib_", 10) == 0 &&
+	    n > 5 && strcmp(p + n - 5, ".json") == 0)
+		return "relative_path: the name of a manifest";
+	if (strncmp(p, PARTIAL_DIR "/", sizeof PARTIAL_DIR) == 0)
+		return "relative_path: inside the copy's download cache";
+	return NULL;
+}
+
+/* The archive at `dest` is kept only when its bytes are the entry's:
+ * 1 kept, 0 fetched anew, <0 failed. */
+static int
+keep_or_fetch(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
+	      const struct cv_release_file *f, const char *dest,
+	      const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	struct stat sb;
+	int ok = 0, exists = lstat(dest, &sb) == 0;
+
+	if (exists && (ok = file_matches(dest, f->size, f->sha256, err)) < 0)
+		return ok;
+	if (ok) {
+		if (o->progress != NULL)
+			o->progress(o->payload, "present", f->relative_path);
+		return 1;
+	}
+	/* not the entry's bytes: replaced by a verified copy */
+	if (exists && o->progress != NULL)
+		o->progress(o->payload, "BAD", f->relative_path);
+	return fetch_archive(r, dir, m, f, o, err);
 }
 
 /* The release a spec names: the newest listed release whose manifest
@@ -199,6 +272,7 @@ cv_mirror_specs(struct cv_index *ix, const char *dir,
 		struct cv_buf raw = CV_BUF_INIT;
 		size_t idx = 0, taken = 0;
 		int cuda = specs[s].cuda ? specs[s].cuda : o->cuda;
+		char refused[400] = "";
 		char *url, *path;
 
 		memset(&m, 0, sizeof m);
@@ -218,23 +292,34 @@ cv_mirror_specs(struct cv_index *ix, const char *dir,
 		cv_buf_release(&raw);
 		for (size_t i = 0; i < m.nfiles && rc == 0; i++) {
 			const struct cv_release_file *f = &m.files[i];
+			const char *why;
 			char *dest;
-			if (f->bad[0] || strcmp(f->platform, platform) != 0 ||
+			if (strcmp(f->platform, platform) != 0 ||
 			    (cuda && f->cuda != cuda))
 				continue;
+			if ((why = entry_refused(&m, f)) != NULL) {
+				char line[sizeof refused];
+				snprintf(line, sizeof line, "%s: %s", m.name,
+					 why);
+				if (o->progress != NULL)
+					o->progress(o->payload, "refused",
+						    line);
+				memcpy(refused, line, sizeof refused);
+				continue;
+			}
 			taken++;
 			dest = cv_path_join(dir, f->relative_path);
-			if (access(dest, F_OK) == 0) {
-				/* present: trusted by name unless --verify */
-				if (o->progress != NULL)
-					o->progress(o->payload, "present",
-						    f->relative_path);
-			} else {
-				rc = fetch_archive(r, dir, &m, f, o, err);
-			}
+			rc = keep_or_fetch(r, dir, &m, f, dest, o, err);
+			if (rc > 0)
+				rc = 0;
 			free(dest);
 		}
-		if (rc == 0 && taken == 0) {
+		if (rc == 0 && taken == 0 && refused[0]) {
+			rc = cv_err_set(err, CV_EDATA,
+					"release %s has no usable %s build: "
+					"%s",
+					m.label, platform, refused);
+		} else if (rc == 0 && taken == 0) {
 			char variants[128];
 			char want[48] = "";
 			cv_manifest_variants(&m, platform, variants,

@@ -158,6 +158,154 @@ cv_wheel_from_filename(struct cv_artifact *art, const char *filename)
 	return 0;
 }
 
+/* PEP 503's normal form of a project name: lower case, each run of -, _
+ * and . one '-'. */
+static void
+normal_name(const char *s, size_t len, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < outlen; i++) {
+		char c = s[i];
+		if (c == '-' || c == '_' || c == '.') {
+			if (o == 0 || out[o - 1] != '-')
+				out[o++] = '-';
+			continue;
+		}
+		out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	out[o] = '\0';
+}
+
+/* 1 when the tag `t` (python-abi-platform) is one the file name's tags
+ * [py], [abi], [plat] (each a dotted list) expand to. */
+static int
+tag_in_name(const char *t, size_t tlen, const char *const part[3],
+	    const size_t plen[3])
+{
+	const char *p = t, *end = t + tlen;
+
+	for (int k = 0; k < 3; k++) {
+		const char *dash =
+			k < 2 ? memchr(p, '-', (size_t)(end - p)) : end;
+		const char *q = part[k], *qe = part[k] + plen[k];
+		size_t n;
+		int found = 0;
+
+		if (dash == NULL)
+			return 0;
+		n = (size_t)(dash - p);
+		while (q <= qe && !found) {
+			const char *dot = memchr(q, '.', (size_t)(qe - q));
+			size_t m = dot ? (size_t)(dot - q) : (size_t)(qe - q);
+			found = m == n && strncmp(q, p, n) == 0;
+			q += m + 1;
+		}
+		if (!found)
+			return 0;
+		p = dash + 1;
+	}
+	return 1;
+}
+
+/* How many tags the dotted lists [py], [abi], [plat] expand to. */
+static size_t
+tags_in_name(const char *const part[3], const size_t plen[3])
+{
+	size_t total = 1;
+
+	for (int k = 0; k < 3; k++) {
+		size_t dots = 1;
+		for (size_t i = 0; i < plen[k]; i++)
+			dots += part[k][i] == '.';
+		total *= dots;
+	}
+	return total;
+}
+
+int
+cv_wheel_check_dist_info(const char *filename, const char *dist_info,
+			 const char *wheel_text, struct cv_err *err)
+{
+	const char *base = strrchr(filename, '/'), *part[6], *dash;
+	size_t plen[6], len, n = 0, ntags = 0, want;
+	char fname[128], dname[128];
+	struct cv_strv seen = CV_STRV_INIT;
+	const char *line;
+	int rc = 0;
+
+	base = base ? base + 1 : filename;
+	len = strlen(base);
+	if (len > 4 && strcmp(base + len - 4, ".whl") == 0)
+		len -= 4;
+	for (size_t i = 0, start = 0; i <= len && n < 6; i++)
+		if (i == len || base[i] == '-') {
+			part[n] = base + start;
+			plen[n++] = i - start;
+			start = i + 1;
+		}
+	if (n != 5 && n != 6)
+		return cv_err_set(err, CV_EDATA,
+				  "'%s' is not a wheel's file name", base);
+	if (dist_info == NULL || wheel_text == NULL)
+		return cv_err_set(err, CV_EDATA,
+				  "unsafe wheel: '%s' has no .dist-info "
+				  "folder with a WHEEL file; the wheel was "
+				  "not installed",
+				  base);
+	/* name-version.dist-info: the name's own '-' are '_' (PEP 427) */
+	dash = strchr(dist_info, '-');
+	normal_name(part[0], plen[0], fname, sizeof fname);
+	normal_name(dist_info, dash ? (size_t)(dash - dist_info) : 0, dname,
+		    sizeof dname);
+	if (dash == NULL || strcmp(fname, dname) != 0 ||
+	    strlen(dash + 1) != plen[1] + 10 ||
+	    strncmp(dash + 1, part[1], plen[1]) != 0) {
+		return cv_err_set(err, CV_EDATA,
+				  "unsafe wheel: its folder '%.200s' does not "
+				  "name the project and version of its file "
+				  "name '%s'; the wheel was not installed",
+				  dist_info, base);
+	}
+	/* the tags, after the optional build tag */
+	want = tags_in_name(part + n - 3, plen + n - 3);
+	for (line = wheel_text; rc == 0 && *line;) {
+		size_t ll = strcspn(line, "\n");
+		size_t tl = ll;
+		if (tl > 0 && line[tl - 1] == '\r')
+			tl--;
+		if (tl > 5 && strncmp(line, "Tag: ", 5) == 0) {
+			char *t = xstrndup(line + 5, tl - 5);
+			int again = 0;
+			for (size_t i = 0; i < seen.n && !again; i++)
+				again = strcmp(seen.v[i], t) == 0;
+			if (!tag_in_name(line + 5, tl - 5, part + n - 3,
+					 plen + n - 3)) {
+				rc = cv_err_set(
+					err, CV_EDATA,
+					"unsafe wheel: its WHEEL file has the "
+					"tag '%.200s', which its file name "
+					"'%s' does not; the wheel was not "
+					"installed",
+					t, base);
+			} else if (!again) {
+				cv_strv_push(&seen, t);
+				ntags++;
+			}
+			free(t);
+		}
+		line += ll + (line[ll] == '\n');
+	}
+	if (rc == 0 && ntags != want)
+		rc = cv_err_set(err, CV_EDATA,
+				"unsafe wheel: its WHEEL file does not list "
+				"every tag of its file name '%s'; the wheel "
+				"was not installed",
+				base);
+	cv_strv_release(&seen);
+	return rc;
+}
+
 /* Whether a link of the page may be fetched: https, or file:// when the
  * index itself is a file:// one. */
 static int
@@ -272,13 +420,14 @@ parse_json(struct list *l, const char *page_url, const char *data, size_t len,
 }
 
 /* The value of attribute `name` in the tag text [tag, end), xmalloc'd
- * ("" for a bare attribute), or NULL when absent. Quoted values only. */
+ * ("" for a bare attribute, also one that ends the tag: `end` is its
+ * '>'), or NULL when absent. */
 static char *
 html_attr(const char *tag, const char *end, const char *name)
 {
 	size_t nl = strlen(name);
 
-	for (const char *p = tag; p + nl < end; p++) {
+	for (const char *p = tag; p + nl <= end; p++) {
 		const char *v;
 		char q;
 		if ((p[-1] != ' ' && p[-1] != '\t' && p[-1] != '\n' &&
@@ -286,15 +435,22 @@ html_attr(const char *tag, const char *end, const char *name)
 		    strncasecmp(p, name, nl) != 0)
 			continue;
 		v = p + nl;
-		if (v >= end || (*v != '=' && *v != ' ' && *v != '>' &&
-				 *v != '/' && *v != '\n' && *v != '\t'))
+		if (v < end && *v != '=' && *v != ' ' && *v != '>' &&
+		    *v != '/' && *v != '\n' && *v != '\t' && *v != '\r')
 			continue;
-		if (*v != '=')
+		if (v == end || *v != '=')
 			return xstrdup("");
 		v++;
-		q = *v;
-		if (q != '"' && q != '\'')
-			return NULL;
+		q = v < end ? *v : '\0';
+		if (q != '"' && q != '\'') {
+			/* unquoted: up to white space or the end of the tag */
+			size_t len = 0;
+			while (v + len < end && v[len] != ' ' &&
+			       v[len] != '\t' && v[len] != '\n' &&
+			       v[len] != '\r')
+				len++;
+			return xstrndup(v, len);
+		}
 		{
 			const char *close =
 				memchr(v + 1, q, (size_t)(end - v - 1));
@@ -585,11 +741,8 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		cv_wheels_free(w, n);
 		return rc;
 	}
-	if (w[i].size == 0 &&
-	    (rc = cv_remote_size(r, w[i].url, &w[i].size, err)) < 0) {
-		cv_wheels_free(w, n);
-		return rc;
-	}
+	/* a size the page does not give is asked for by the download, once
+	 * the version is known not to be in the store */
 	rc = cv_artifact_init(&out->art, &w[i].version, w[i].platform,
 			      w[i].sha256, w[i].size, w[i].filename, w[i].url,
 			      err);

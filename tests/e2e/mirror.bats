@@ -77,3 +77,59 @@ setup() { remote_setup; }
 	run --separate-stderr cudnnvm mirror "$T/off" 7.1 --platform linux-x86_64
 	[ "$status" -eq 1 ]
 }
+
+@test "mirror keeps an existing archive only when its hash matches, and retries a damaged partial download once" {
+	local rel sha size
+	rel=$(archive_field 9.13.0 linux-x86_64 12 relative_path)
+	sha=$(archive_field 9.13.0 linux-x86_64 12 sha256)
+	size=$(stat -c %s "$MIRROR_DIR/root/$rel")
+	# a file of the right name but other bytes is not trusted by its name
+	mkdir -p "$(dirname "$T/off/$rel")"
+	head -c "$size" /dev/zero >"$T/off/$rel"
+	run cudnnvm mirror "$T/off" 9.13 --cuda 12 --platform linux-x86_64
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"BAD      $rel"* ]]
+	[[ $output == *"fetched  $rel"* ]]
+	cmp "$T/off/$rel" "$MIRROR_DIR/root/$rel"
+	# a damaged partial download: dropped and fetched again, once
+	rm -rf "$T/off"
+	mkdir -p "$T/off/.cudnnvm-partial/downloads"
+	head -c $((size / 2)) /dev/urandom >"$T/off/.cudnnvm-partial/downloads/$sha.partial"
+	run cudnnvm mirror "$T/off" 9.13 --cuda 12 --platform linux-x86_64
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"retry    $rel"* ]]
+	cmp "$T/off/$rel" "$MIRROR_DIR/root/$rel"
+	[ ! -e "$T/off/.cudnnvm-partial" ]
+}
+
+# edited_mirror DIR FIELD VALUE: a copy of the test mirror in DIR whose
+# 9.13.0 manifest sets FIELD of the linux-x86_64 cuda12 entry
+edited_mirror() {
+	cp -r "$MIRROR_DIR/root" "$1"
+	python3 - "$1/redistrib_9.13.0.json" "$2" "$3" <<-'PY'
+		import json, sys
+		path, field, value = sys.argv[1:]
+		m = json.load(open(path))
+		m["cudnn"]["linux-x86_64"]["cuda12"][field] = value
+		json.dump(m, open(path, "w"), indent=2)
+	PY
+}
+
+@test "mirror says why it refused a manifest entry; an entry named like the manifest is refused" {
+	edited_mirror "$T/src" relative_path redistrib_9.13.0.json
+	run cudnnvm mirror "$T/off" 9.13 --cuda 12 --platform linux-x86_64 --mirror "file://$T/src/"
+	echo "$output"
+	[ "$status" -eq 65 ]
+	[[ $output == *"refused  redistrib_9.13.0.json: relative_path: the manifest's own name"* ]]
+	[[ $output == *"cudnnvm: release 9.13.0 has no usable linux-x86_64 build: redistrib_9.13.0.json: relative_path: the manifest's own name"* ]]
+	cmp "$T/off/redistrib_9.13.0.json" "$T/src/redistrib_9.13.0.json"
+	# another mirror (the first one's manifests are in the index cache)
+	rm -rf "$T/off"
+	edited_mirror "$T/src2" sha256 not-a-hash
+	run cudnnvm mirror "$T/off" 9.13 --cuda 12 --platform linux-x86_64 --mirror "file://$T/src2/"
+	echo "$output"
+	[ "$status" -eq 65 ]
+	[[ $output == *"refused  redistrib_9.13.0.json: "*"sha256: expected 64 hex digits"* ]]
+}

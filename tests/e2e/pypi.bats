@@ -152,6 +152,34 @@ pypi_config() {
 	grep -q '^HEAD /fault/html/files/' "$PYPI_DIR/root/requests.log"
 }
 
+@test "pypi: an index with no sizes that refuses HEAD (501 or 405) installs by a plain GET; an installed version asks nothing" {
+	local mode
+	for mode in nohead nohead405; do
+		# nothing kept from the round before: the wheel must be fetched
+		rm -rf "$CUDNNVM_STORE" "$T/cache"
+		pypi_config $mode
+		: >"$PYPI_DIR/root/requests.log"
+		run cudnnvm install 9.13 --cuda 12
+		echo "$mode: $output"
+		[ "$status" -eq 0 ]
+		[ -L "$CUDNNVM_STORE/9.13.0.50-cuda12/lib/libcudnn.so.9" ]
+		grep -q "^GET /fault/$mode/files/nvidia_cudnn_cu12-9.13.0.50" "$PYPI_DIR/root/requests.log"
+		# the version is here now: no HEAD, no GET of a wheel
+		: >"$PYPI_DIR/root/requests.log"
+		run cudnnvm install 9.13 --cuda 12
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"already installed"* ]]
+		run grep -c '/files/' "$PYPI_DIR/root/requests.log"
+		[ "$output" = 0 ]
+		# a full version and --cuda: not even the index page
+		run cudnnvm install 9.13.0.50 --cuda 12
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"already installed"* ]]
+		run grep -c '/simple/' "$PYPI_DIR/root/requests.log"
+		[ "$output" = 1 ]
+	done
+}
+
 @test "pypi: a wrong sha256 fails with exit 65 and leaves the store unchanged" {
 	cudnnvm install 9.1 --cuda 12 >/dev/null
 	before=$(store_snapshot)
@@ -235,6 +263,64 @@ pypi_config() {
 	done
 	[ ! -e /tmp/cudnnvm-evil ]
 	[ ! -e "$CUDNNVM_STORE/.staging/escape" ]
+}
+
+@test "pypi: a wheel whose central directory and local headers disagree is refused, as pip refuses it" {
+	local c whl sha
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for c in "cd-name another name" "cd-outside another name" \
+		"cd-size another size" "cd-dir another name"; do
+		set -- $c
+		rm -rf "$T/h"
+		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$c: $output"
+		[ "$status" -eq 65 ]
+		shift
+		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe wheel: entry '"*"' of the central directory has $* in its local header"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+	done
+}
+
+@test "pypi: a wheel whose .dist-info names another project, version or tag than its file name is refused" {
+	local c whl sha
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for c in "di-project its folder 'nvidia_cudnn_cu11-9.1.0.70.dist-info' does not name" \
+		"di-version its folder 'nvidia_cudnn_cu12-9.1.0.71.dist-info' does not name" \
+		"di-tag its WHEEL file has the tag 'py3-none-manylinux2014_aarch64'" \
+		"di-none '"; do
+		set -- $c
+		rm -rf "$T/h"
+		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$c: $output"
+		[ "$status" -eq 65 ]
+		shift
+		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe wheel: $*"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+	done
+	# the file name's dotted platform is every tag the WHEEL file lists
+	rm -rf "$T/h"
+	python3 - "$FIXTURES" "$T/h" <<-'PY'
+		import os, sys, zipfile
+		sys.path.insert(0, sys.argv[1])
+		import pypi_index
+		tag = "manylinux2014_x86_64.manylinux_2_17_x86_64"
+		os.makedirs(sys.argv[2])
+		path = os.path.join(sys.argv[2], "nvidia_cudnn_cu12-9.1.0.70-py3-none-%s.whl" % tag)
+		with zipfile.ZipFile(path, "w") as z:
+		    z.writestr(pypi_index.zinfo("nvidia/cudnn/lib/libcudnn.so.9"), b"\x7fELF")
+		    pypi_index.dist_info(z, "nvidia-cudnn-cu12", "9.1.0.70", tag)
+	PY
+	whl=$(ls "$T"/h/*.whl)
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	echo "$output"
+	[[ "$output" != *"unsafe wheel"* ]]
+	[ -e "$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn.so.9" ]
 }
 
 # bad_field_wheel OUT FIELD DELTA: a cu12 9.1.0.70 wheel whose

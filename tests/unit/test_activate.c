@@ -138,14 +138,14 @@ resolve_tests(void)
 	setenv("CUDNNVM_VERSION", "9.2", 1);
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) ==
 		      CV_ENOTFOUND &&
-	      strstr(err.msg, "cudnnvm install 9.2") != NULL);
+	      strcmp(err.hint, "cudnnvm install 9.2\n") == 0);
 	setenv("CUDNNVM_VERSION", "../x", 1);
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) == CV_EUSAGE);
 	unsetenv("CUDNNVM_VERSION");
 	CHECK(cv_pin_write(proj, V("8.9"), &err) == 0);
 	CHECK(cv_active_resolve(st, proj, &a, NULL, NULL, &err) ==
 		      CV_ENOTFOUND &&
-	      strstr(err.msg, "cudnnvm install 8.9") != NULL &&
+	      strcmp(err.hint, "cudnnvm install 8.9\n") == 0 &&
 	      strstr(err.msg, ".cudnn-version") != NULL);
 	CHECK(cv_active_find(st, V("9.13.0.50-cuda12"), id, &err) == 0 &&
 	      strcmp(id, "9.13.0.50-cuda12") == 0);

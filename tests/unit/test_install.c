@@ -147,7 +147,7 @@ static int
 install(struct cv_store *st, struct cv_artifact *a, int trailing, int force,
 	int *already)
 {
-	struct cv_fetcher f = { mem_open, mem_close, &trailing };
+	struct cv_fetcher f = { mem_open, mem_close, &trailing, NULL };
 	struct cv_install_opts o = CV_INSTALL_OPTS_INIT;
 
 	o.force = force;

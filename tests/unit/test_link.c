@@ -88,14 +88,14 @@ main(void)
 		return 1;
 
 	CHECK(cv_store_global_get(st, id, &err) == CV_ENOTFOUND);
-	CHECK(strstr(err.msg, "cudnnvm global") != NULL);
+	CHECK(strstr(err.msg, "no global version is set") != NULL);
 	CHECK(cv_store_global_set(st, a, &err) == 0);
 	CHECK(link_is(a));
 	CHECK(cv_store_global_get(st, id, &err) == 0 && strcmp(id, a) == 0);
 	CHECK(cv_store_global_set(st, b, &err) == 0 && link_is(b));
 	/* not installed: refused, link unchanged */
 	CHECK(cv_store_global_set(st, "9.2.0.1-cuda12", &err) == CV_ENOTFOUND);
-	CHECK(strstr(err.msg, "cudnnvm install 9.2.0.1-cuda12") != NULL);
+	CHECK(strcmp(err.hint, "cudnnvm install 9.2.0.1-cuda12\n") == 0);
 	CHECK(link_is(b));
 	/* not an install id: usage */
 	CHECK(cv_store_global_set(st, "../etc", &err) == CV_EUSAGE);

@@ -96,6 +96,19 @@ main(void)
 	CHECK(n == 1 &&
 	      strcmp(w[0].url, "https://files.example/p/x.whl?a=1&b=2") == 0);
 	CHECK(n == 1 && strcmp(w[0].sha256, H1) == 0 && w[0].size == 0);
+	/* PEP 592: data-yanked with no value, the last attribute, yanks */
+	CHECK(parse("<a href=\"y.whl#sha256=" H2 "\" data-yanked>"
+		    "nvidia_cudnn_cu12-9.0.0.312-py3-none-manylinux1_x86_64.whl</a>\n"
+		    "<a href=\"z.whl#sha256=" H1 "\"\ndata-yanked\n>"
+		    "nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux1_x86_64.whl</a>\n"
+		    "<a href=\"q.whl#sha256=" H1 "\" DATA-YANKED/>"
+		    "nvidia_cudnn_cu12-9.1.1.17-py3-none-manylinux1_x86_64.whl</a>\n"
+		    "<a href=\"u.whl#sha256=" H1 "\" data-yanked=old>"
+		    "nvidia_cudnn_cu12-9.1.1.18-py3-none-manylinux1_x86_64.whl</a>\n"
+		    "<a href=\"k.whl#sha256=" H1 "\" data-yankedx>"
+		    "nvidia_cudnn_cu12-9.2.0.82-py3-none-manylinux1_x86_64.whl</a>\n",
+		    12, NULL) == 0);
+	CHECK(n == 1 && strstr(w[0].url, "/k.whl") != NULL);
 	CHECK(parse("<a href=\"x.whl\">nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux1_x86_64.whl",
 		    12, NULL) == CV_EDATA);
 
