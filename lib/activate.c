@@ -465,8 +465,8 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 				err, CV_ENOTFOUND,
 				"no cuDNN version is active (no CUDNNVM_VERSION, no pin file, no global default)");
 			/* the prompt hook (the caller that watches files) never
-			 * shows this error, so it does not pay for reading every
-			 * version the hint looks at */
+			 * shows this error, so it does not pay for reading
+			 * every version the hint looks at */
 			if (err != NULL && seen == NULL) {
 				char *pick = cv_hint_pick_global(st);
 				cv_err_hint(err, "%s", pick);

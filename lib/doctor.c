@@ -635,6 +635,35 @@ activate_variant(const struct cv_doctor_ctx *ctx, int cuda)
 	return cv_hint_activate(ctx->store, &v);
 }
 
+/* The fix for a missing libcublasLt.so.<active CUDA>: the same release
+ * built for a CUDA whose cuBLASLt this machine has, else NVIDIA's wheel
+ * of it, put on the library path where pip unpacked it (the layout of
+ * the wheels differs between CUDA majors, so the file is looked up). */
+static char *
+cublaslt_fix(const struct cv_doctor_ctx *ctx)
+{
+	char so[64], *lt;
+
+	for (int cuda = 13; cuda >= 11; cuda--) {
+		if (cuda == ctx->active_cuda)
+			continue;
+		snprintf(so, sizeof so, "libcublasLt.so.%d", cuda);
+		if ((lt = cv_validate_find_lib(so)) != NULL) {
+			free(lt);
+			return activate_variant(ctx, cuda);
+		}
+	}
+	return xasprintf(
+		"python3 -m pip install nvidia-cublas%s%.0d && export "
+		"LD_LIBRARY_PATH=\"$(python3 -c 'import glob,nvidia; "
+		"print(next(p for d in nvidia.__path__ for p in "
+		"glob.glob(d+\"/**/libcublasLt.so.%d\",recursive=True))"
+		".rsplit(\"/\",1)[0])')${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"",
+		ctx->active_cuda >= 13 ? "" : "-cu",
+		ctx->active_cuda >= 13 ? 0 : ctx->active_cuda,
+		ctx->active_cuda);
+}
+
 static void
 check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 {
@@ -694,10 +723,7 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 				"first convolution aborts (\"Cannot load symbol "
 				"cublasLtCreate\")",
 				ctx->active_major, so);
-			fix = xasprintf("install the CUDA %d cuBLAS libraries "
-					"(e.g. pip install nvidia-cublas-cu%d) "
-					"and set CUDA_HOME",
-					ctx->active_cuda, ctx->active_cuda);
+			fix = cublaslt_fix(ctx);
 			add(fs, CV_LEVEL_ERROR, fix, why, "%s is not found",
 			    so);
 			free(fix);

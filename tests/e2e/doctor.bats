@@ -153,6 +153,26 @@ for f in j["findings"]:
 	[[ "$output" != *"libcublasLt.so.13 is not found"* ]]
 }
 
+@test "missing cuBLASLt: the fix is a variant whose cuBLASLt is here, else NVIDIA's wheel on the library path" {
+	mkdir -p "$T/cuda12only"
+	cp -a "$STUBS/cuda/." "$T/cuda12only/"
+	rm "$T/cuda12only/libcublasLt.so.13"
+	CUDNNVM_TEST_CUDA_LIBDIRS="$T/cuda12only" run cudnnvm doctor
+	[[ "$output" == *"error: libcublasLt.so.13 is not found"* ]]
+	fix=$(grep -A3 'libcublasLt.so.13 is not found' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
+	[ "$fix" = "cudnnvm install ${ID%-cuda13}-cuda12 && eval \"\$(cudnnvm env ${ID%-cuda13}-cuda12)\"" ]
+	# none anywhere: the wheel, and the folder pip put it in joins the
+	# library path (run against a stand-in for what pip unpacks)
+	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm doctor
+	fix=$(grep -A3 'libcublasLt.so.13 is not found' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
+	[[ "$fix" == "python3 -m pip install nvidia-cublas && export LD_LIBRARY_PATH="* ]]
+	mkdir -p "$T/site/nvidia/cu13/lib"
+	: >"$T/site/nvidia/cu13/lib/libcublasLt.so.13"
+	run env PYTHONPATH="$T/site" LD_LIBRARY_PATH= bash -c "${fix#*&& }"' && echo "$LD_LIBRARY_PATH"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$T/site/nvidia/cu13/lib" ]
+}
+
 @test "a Python environment that bundles its own cuDNN" {
 	python3 -m venv --without-pip "$T/venv" 2>/dev/null || skip "python3 -m venv does not work here"
 	sp=$("$T/venv/bin/python3" -c 'import site; print(site.getsitepackages()[0])')
