@@ -95,8 +95,8 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 					   &verdict, &err),
 			    &err, &verdict)) != 0)
 		goto out;
-	if (cv_store_global_set(st, id, &err) < 0 ||
-	    (a.system && cv_sysmode_enable(cv_store_root(st), &err) < 0))
+	if ((a.system ? cv_sysmode_enable(st, id, &err)
+		      : cv_store_global_set(st, id, &err)) < 0)
 		r = cmd_fail(&err);
 	else if (a.system)
 		ui_note("global version: %s, system-wide through %s", id,

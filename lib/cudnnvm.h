@@ -1085,10 +1085,18 @@ const char *cv_sysmode_conf_path(void);
 /* 1 when cudnnvm wrote it (the folder it names into libdir, may be NULL),
  * 0 when someone else did, 2 when absent, <0 on error. */
 int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
-/* As root: name <store_root>/current/lib in the conf file and run
- * ldconfig. CV_EPERM for others, CV_ESTORE for a store a non-root user
- * could change or a conf file cudnnvm did not write. */
-int cv_sysmode_enable(const char *store_root, struct cv_err *err);
+/* As root: make `id` the store's default and name <store>/current/lib in
+ * the conf file, then run ldconfig. CV_EPERM for others, CV_ESTORE for a
+ * store a non-root user could change, a conf file cudnnvm did not write,
+ * or a version whose lib/ holds a library other than cuDNN. */
+int cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err);
+/* 1 when our conf file names <store_root>/current/lib. */
+int cv_sysmode_names(const char *store_root);
+/* CV_ESTORE unless every ELF file of `libdir` is a libcudnn by the SONAME
+ * the loader cache would file it under (and no glibc-hwcaps/ is there). */
+int cv_sysmode_check_libdir(const char *libdir, struct cv_err *err);
+/* Rebuild the loader cache (ldconfig -X: no links made). */
+int cv_sysmode_reload(struct cv_err *err);
 /* As root: remove our conf file (absent: nothing to do) and run ldconfig. */
 int cv_sysmode_disable(struct cv_err *err);
 

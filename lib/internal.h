@@ -42,6 +42,14 @@ typedef void (*cv_ldcache_fn)(void *payload, const char *soname,
 			      const char *path);
 void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
 
+/* elf.c: the SONAME the ELF file open on fd declares, into out (n bytes,
+ * NUL-terminated), read as ldconfig reads it. CV_ELF_SONAME when found;
+ * CV_ELF_NO_SONAME for an ELF file without one (ldconfig takes its file
+ * name); CV_ELF_NOT_ELF; CV_ELF_BAD for an ELF file this reader cannot
+ * follow (another byte order, a name longer than n, a bad offset). */
+enum { CV_ELF_SONAME, CV_ELF_NO_SONAME, CV_ELF_NOT_ELF, CV_ELF_BAD };
+int cv_elf_soname(int fd, char *out, size_t n);
+
 /* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
  * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a
  * mirror (NULL when it can: https:// with a host, or file://). */
