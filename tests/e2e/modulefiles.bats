@@ -113,6 +113,21 @@ module unload cudnn; module load cudnn; echo "D=$CUDNNVM_VERSION"'
 	[ -f "$CUDNNVM_STORE/modulefiles/cudnn/$B.lua" ]
 }
 
+@test "global keeps the module folder's default (.version) on the new default" {
+	cudnnvm global "$A"
+	cudnnvm modulefiles --format lua
+	grep -q "\"$A\"" "$CUDNNVM_STORE/modulefiles/cudnn/.version"
+	run cudnnvm global "$B"
+	[ "$status" -eq 0 ]
+	cat "$CUDNNVM_STORE/modulefiles/cudnn/.version"
+	grep -q "set ModulesVersion \"$B\"" "$CUDNNVM_STORE/modulefiles/cudnn/.version"
+	run_modules lmod 'module load cudnn; echo "D=$CUDNNVM_VERSION"'
+	[[ $output == *"D=$B"* ]]
+	run cudnnvm global --unset
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/modulefiles/cudnn/.version" ]
+}
+
 @test "a module folder or file cudnnvm did not write is never overwritten" {
 	mkdir -p "$T/site/cudnn"
 	echo 'site file' >"$T/site/cudnn/8.0"
