@@ -5,6 +5,7 @@
 #include "cudnnvm.h"
 
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* xalloc.c: allocation that cannot fail (OOM aborts, as in git/tmux). */
@@ -91,6 +92,11 @@ int cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
 		     struct cv_err *err);
 /* The pid holding a flock on the file open at fd, 0 when unknown. */
 long cv_fs_lock_holder(int fd);
+/* Who besides this user and root could change what `sb` describes: 0
+ * nobody; 'u' it belongs to another user; 'g' its group, 'o' every user
+ * may write it (a sticky folder allowed with sticky_ok: others may add
+ * names there, not replace ours). */
+int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
 void cv_fs_unlock(int fd);
 
 /* pipe.c: a bounded queue of buffers between two threads. The

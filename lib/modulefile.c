@@ -240,6 +240,51 @@ names_version(const char *name)
 	return cv_install_id_parse(&v, id, NULL) == 0;
 }
 
+static int
+foreign(const char *path, const struct stat *sb, int sticky_ok,
+	struct cv_err *err)
+{
+	int who = cv_fs_foreign_writer(sb, sticky_ok);
+
+	if (who == 'u')
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' belongs to another user (uid %ld), who could change the module files written there; refusing to write them (pick a folder of your own with --out DIR)",
+			path, (long)sb->st_uid);
+	if (who != 0)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is writable by %s, who could change the module files written there; refusing to write them (chmod go-w '%s', or pick another folder with --out DIR)",
+			path, who == 'o' ? "every user" : "its group", path);
+	return 0;
+}
+
+/* Everyone who loads a module runs what it sets, so whoever could change
+ * the folder could make them load their libraries: every folder above the
+ * module folder that exists (checked before anything is made there) must
+ * be this user's or root's and writable by nobody else, as the store is;
+ * the module folder itself is checked on its descriptor once open. */
+static int
+check_above(const char *dir, struct cv_err *err)
+{
+	char *p = xstrdup(dir);
+	struct stat sb;
+	int r = 0;
+
+	for (char *slash; r == 0 && (slash = strrchr(p, '/')) != NULL;) {
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(p, &sb) == 0)
+			r = foreign(p, &sb, 1, err);
+		if (strcmp(p, "/") == 0)
+			break;
+	}
+	free(p);
+	return r;
+}
+
 int
 cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 		     const struct cv_installed *list, size_t n,
@@ -254,6 +299,8 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 	struct dirent *de;
 	int dfd = -1, r = 0, m;
 
+	if ((r = check_above(dir, err)) < 0)
+		goto out;
 	if (lstat(dir, &sb) == 0) {
 		if (!S_ISDIR(sb.st_mode)) {
 			r = cv_err_set(
@@ -283,7 +330,12 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 				 "cannot open '%s'", dir);
 		goto out;
 	}
-	if ((r = write_file(dfd, dir, MARKER_FILE, marker, err)) < 0)
+	if (fstat(dfd, &sb) != 0) {
+		r = cv_err_errno(err, CV_EIO, "cannot inspect '%s'", dir);
+		goto out;
+	}
+	if ((r = foreign(dir, &sb, 0, err)) < 0 ||
+	    (r = write_file(dfd, dir, MARKER_FILE, marker, err)) < 0)
 		goto out;
 
 	/* every file we are about to write must be ours or absent */
