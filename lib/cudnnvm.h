@@ -976,6 +976,13 @@ int cv_layer_out_w(const struct cv_layer *l);
  * `layouts`, unless the file line names its own. *out is xmalloc'd. */
 int cv_bench_layers(const char *set, unsigned dtypes, unsigned layouts,
 		    struct cv_layer **out, size_t *n, struct cv_err *err);
+/* The most layers a set may have once swept (CV_EDATA past it). */
+#define CV_BENCH_MAX_LAYERS 1024
+/* The shapes-file form of a set: `text` (len bytes, one layer a line)
+ * under the file name `name` for messages; as cv_bench_layers. */
+int cv_bench_shapes_parse(const char *text, size_t len, const char *name,
+			  unsigned dtypes, unsigned layouts,
+			  struct cv_layer **out, size_t *n, struct cv_err *err);
 /* The built-in set names, NULL-ended. */
 const char *const *cv_bench_sets(void);
 /* One line of a shapes file: "name N C H W K R S stride pad dilation
