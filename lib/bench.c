@@ -266,9 +266,12 @@ cv_layer_parse(const char *line, struct cv_layer *l, int *has_dtype,
 	for (int i = 0; i < 11; i++) {
 		char *end;
 		long v;
+		/* digits only: strtol alone would take "+1", "-0" and a
+		 * leading vertical tab */
 		errno = 0;
 		v = strtol(tok[i + 1], &end, 10);
-		if (errno || *end || end == tok[i + 1] || v < lo[i] ||
+		if (strspn(tok[i + 1], "0123456789") != strlen(tok[i + 1]) ||
+		    errno || *end || end == tok[i + 1] || v < lo[i] ||
 		    v > hi[i]) {
 			r = cv_err_set(err, CV_EDATA,
 				       "%s must be a whole number from %d to "
