@@ -1069,6 +1069,14 @@ struct cv_buf;
 int cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 		       const struct cv_installed *inst, int fmt,
 		       struct cv_err *err);
+/* The same from its parts: `env` as cv_env_build made it. Any value, id
+ * or platform holding a character either language reads specially
+ * (quotes, braces, brackets, $, backslash, control characters) or a name
+ * that is not a variable's is refused with CV_EDATA, nothing appended
+ * that could be read otherwise. */
+int cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
+			 const char *platform, const struct cv_env *env,
+			 struct cv_err *err);
 /* Write <outdir>/cudnn/<id>[.lua] for each of list[0..n), a .version
  * naming default_id (NULL: none), and drop our files of other ids. A
  * folder or file cudnnvm did not write is refused (CV_ESTORE). */
