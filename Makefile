@@ -121,6 +121,13 @@ FUZZ_BIN = $(FUZZ_SRC:%.c=$(BUILD)/%)
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBA)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
 	  -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
+# The module-file target loads what the writer makes with real Tcl and Lua
+# (tcl-dev and liblua5.3-dev, which tests/deps.sh installs; Lmod's Lua).
+MODFUZZ_PKGS = tcl lua5.3
+$(BUILD)/tests/fuzz/fuzz_modulefile.o: \
+	ALL_CFLAGS += $(shell pkg-config --cflags $(MODFUZZ_PKGS) 2>/dev/null)
+$(BUILD)/tests/fuzz/fuzz_modulefile: \
+	LDLIBS += $(shell pkg-config --libs $(MODFUZZ_PKGS) 2>/dev/null)
 fuzz-bins: $(FUZZ_BIN)
 
 # Build the targets when clang and its libFuzzer runtime are there (the
@@ -212,7 +219,8 @@ clean:
 
 STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
 TEST_CSRC  = $(wildcard tests/unit/*.c tests/fuzz/*.c tests/fixtures/*.c tests/gpu/*.c)
-LINT_FLAGS = -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS)
+LINT_FLAGS = -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) \
+	     $(shell pkg-config --cflags $(MODFUZZ_PKGS) 2>/dev/null)
 format:
 	clang-format -i $(STYLE_SRC)
 format-check:

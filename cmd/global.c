@@ -38,6 +38,18 @@ show(struct cmd_ctx *ctx)
 	return 0;
 }
 
+/* The store's own module folder names the default in .version: follow
+ * the switch (a failure there does not undo it). */
+static void
+modules_follow(const struct cv_store *st)
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	if (cv_modulefiles_refresh(st, &err) < 0)
+		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
+			err.msg);
+}
+
 int
 cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -85,20 +97,25 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 		goto out;
 	}
 	if (a.unset) {
-		if (cv_store_global_set(st, NULL, &err) < 0)
+		if (cv_store_global_set(st, NULL, &err) < 0) {
 			r = cmd_fail(&err);
-		else
+		} else {
+			modules_follow(st);
 			ui_note("global version unset");
+		}
 		goto out;
 	}
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
 					   &verdict, &err),
 			    &err, &verdict)) != 0)
 		goto out;
-	if (cv_store_global_set(st, id, &err) < 0 ||
-	    (a.system && cv_sysmode_enable(cv_store_root(st), &err) < 0))
+	if ((a.system ? cv_sysmode_enable(st, id, &err)
+		      : cv_store_global_set(st, id, &err)) < 0) {
 		r = cmd_fail(&err);
-	else if (a.system)
+		goto out;
+	}
+	modules_follow(st);
+	if (a.system)
 		ui_note("global version: %s, system-wide through %s", id,
 			cv_sysmode_conf_path());
 	else

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,9 +266,12 @@ cv_layer_parse(const char *line, struct cv_layer *l, int *has_dtype,
 	for (int i = 0; i < 11; i++) {
 		char *end;
 		long v;
+		/* digits only: strtol alone would take "+1", "-0" and a
+		 * leading vertical tab */
 		errno = 0;
 		v = strtol(tok[i + 1], &end, 10);
-		if (errno || *end || end == tok[i + 1] || v < lo[i] ||
+		if (strspn(tok[i + 1], "0123456789") != strlen(tok[i + 1]) ||
+		    errno || *end || end == tok[i + 1] || v < lo[i] ||
 		    v > hi[i]) {
 			r = cv_err_set(err, CV_EDATA,
 				       "%s must be a whole number from %d to "
@@ -292,39 +296,106 @@ out:
 	return r;
 }
 
+/* Each layer goes to the bench child as two arguments, and a wedged
+ * child is given up on after its timeout: a set past this many layers
+ * (after the dtype and layout sweep) is refused before anything runs,
+ * rather than failing to start the child (E2BIG) or timing out. */
+#define SHAPES_MAX_BYTES (1 << 20)
+
+static int
+too_many(const char *name, struct cv_err *err)
+{
+	return cv_err_set(err, CV_EDATA,
+			  "%.300s: more than %d layers once swept over "
+			  "dtypes and layouts; split it into smaller files",
+			  name, CV_BENCH_MAX_LAYERS);
+}
+
+static int
+parse_text(const char *text, size_t len, const char *name, unsigned dtypes,
+	   unsigned layouts, struct layers *ls, struct cv_err *err)
+{
+	char line[1024];
+	int lineno = 0, r = 0;
+
+	for (size_t off = 0; r >= 0 && off < len;) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		struct cv_layer l;
+		int hd, hl;
+
+		lineno++;
+		if (n >= sizeof line)
+			return cv_err_set(err, CV_EDATA,
+					  "%.300s:%d: line too long", name,
+					  lineno);
+		if (memchr(text + off, '\0', n) != NULL)
+			return cv_err_set(err, CV_EDATA,
+					  "%.300s:%d: not text (a NUL byte)",
+					  name, lineno);
+		memcpy(line, text + off, n);
+		line[n] = '\0';
+		off += n + (nl != NULL);
+		r = cv_layer_parse(line, &l, &hd, &hl, err);
+		if (r < 0)
+			cv_err_prefix(err, "%.300s:%d: ", name, lineno);
+		else if (r == 1)
+			push_each(ls, &l, dtypes, layouts, hd, hl);
+		if (ls->n > CV_BENCH_MAX_LAYERS)
+			return too_many(name, err);
+	}
+	if (r >= 0 && ls->n == 0)
+		r = cv_err_set(err, CV_EDATA, "%.300s: no layers in it", name);
+	return r < 0 ? r : 0;
+}
+
+int
+cv_bench_shapes_parse(const char *text, size_t len, const char *name,
+		      unsigned dtypes, unsigned layouts, struct cv_layer **out,
+		      size_t *n, struct cv_err *err)
+{
+	struct layers ls = { NULL, 0, 0 };
+	int r = parse_text(text, len, name, dtypes, layouts, &ls, err);
+
+	if (r < 0) {
+		free(ls.v);
+		ls.v = NULL;
+		ls.n = 0;
+	}
+	*out = ls.v;
+	*n = ls.n;
+	return r;
+}
+
+/* A regular file only, opened without blocking (cv_fs_read_head): a FIFO
+ * named as --shapes would hang bench until someone wrote to it. */
 static int
 read_file(const char *path, unsigned dtypes, unsigned layouts,
 	  struct layers *ls, struct cv_err *err)
 {
-	FILE *f = fopen(path, "re");
-	char line[1024];
-	int lineno = 0, r = 0;
+	char *text = xmalloc(SHAPES_MAX_BYTES + 1);
+	ssize_t got =
+		cv_fs_read_head(AT_FDCWD, path, 0, text, SHAPES_MAX_BYTES + 1);
+	int r;
 
-	if (f == NULL)
-		return cv_err_errno(err, errno == ENOENT ? CV_EUSAGE : CV_EIO,
-				    "--shapes %.300s", path);
-	while (r >= 0 && fgets(line, sizeof line, f) != NULL) {
-		struct cv_layer l;
-		int hd, hl;
-		lineno++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			r = cv_err_set(err, CV_EDATA,
-				       "%.300s:%d: line too long", path,
-				       lineno);
-			break;
-		}
-		r = cv_layer_parse(line, &l, &hd, &hl, err);
-		if (r < 0)
-			cv_err_prefix(err, "%.300s:%d: ", path, lineno);
-		else if (r == 1)
-			push_each(ls, &l, dtypes, layouts, hd, hl);
-	}
-	if (r >= 0 && ferror(f))
-		r = cv_err_errno(err, CV_EIO, "reading %.300s", path);
-	fclose(f);
-	if (r >= 0 && ls->n == 0)
-		r = cv_err_set(err, CV_EDATA, "%.300s: no layers in it", path);
-	return r < 0 ? r : 0;
+	if (got < 0 && errno == EINVAL)
+		r = cv_err_set(err, CV_EUSAGE,
+			       "--shapes %.300s is not a regular file (a "
+			       "FIFO or a device is not read)",
+			       path);
+	else if (got < 0)
+		r = cv_err_errno(err, errno == ENOENT ? CV_EUSAGE : CV_EIO,
+				 "--shapes %.300s", path);
+	else if ((size_t)got == SHAPES_MAX_BYTES)
+		r = cv_err_set(err, CV_EDATA,
+			       "%.300s: over %d MiB; split it into smaller "
+			       "files",
+			       path, SHAPES_MAX_BYTES >> 20);
+	else
+		r = parse_text(text, (size_t)got, path, dtypes, layouts, ls,
+			       err);
+	free(text);
+	return r;
 }
 
 int
@@ -339,6 +410,10 @@ cv_bench_layers(const char *set, unsigned dtypes, unsigned layouts,
 	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
 		if (strcmp(set, sets[i].name) == 0) {
 			builtin(&sets[i], dtypes, layouts, &ls);
+			if (ls.n > CV_BENCH_MAX_LAYERS) {
+				free(ls.v);
+				return too_many(set, err);
+			}
 			*out = ls.v;
 			*n = ls.n;
 			return 0;

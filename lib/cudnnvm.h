@@ -1031,6 +1031,13 @@ int cv_layer_out_w(const struct cv_layer *l);
  * `layouts`, unless the file line names its own. *out is xmalloc'd. */
 int cv_bench_layers(const char *set, unsigned dtypes, unsigned layouts,
 		    struct cv_layer **out, size_t *n, struct cv_err *err);
+/* The most layers a set may have once swept (CV_EDATA past it). */
+#define CV_BENCH_MAX_LAYERS 1024
+/* The shapes-file form of a set: `text` (len bytes, one layer a line)
+ * under the file name `name` for messages; as cv_bench_layers. */
+int cv_bench_shapes_parse(const char *text, size_t len, const char *name,
+			  unsigned dtypes, unsigned layouts,
+			  struct cv_layer **out, size_t *n, struct cv_err *err);
 /* The built-in set names, NULL-ended. */
 const char *const *cv_bench_sets(void);
 /* One line of a shapes file: "name N C H W K R S stride pad dilation
@@ -1117,6 +1124,14 @@ struct cv_buf;
 int cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 		       const struct cv_installed *inst, int fmt,
 		       struct cv_err *err);
+/* The same from its parts: `env` as cv_env_build made it. Any value, id
+ * or platform holding a character either language reads specially
+ * (quotes, braces, brackets, $, backslash, control characters) or a name
+ * that is not a variable's is refused with CV_EDATA, nothing appended
+ * that could be read otherwise. */
+int cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
+			 const char *platform, const struct cv_env *env,
+			 struct cv_err *err);
 /* Write <outdir>/cudnn/<id>[.lua] for each of list[0..n), a .version
  * naming default_id (NULL: none), and drop our files of other ids. A
  * folder or file cudnnvm did not write is refused (CV_ESTORE). */
@@ -1140,10 +1155,18 @@ const char *cv_sysmode_conf_path(void);
 /* 1 when cudnnvm wrote it (the folder it names into libdir, may be NULL),
  * 0 when someone else did, 2 when absent, <0 on error. */
 int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
-/* As root: name <store_root>/current/lib in the conf file and run
- * ldconfig. CV_EPERM for others, CV_ESTORE for a store a non-root user
- * could change or a conf file cudnnvm did not write. */
-int cv_sysmode_enable(const char *store_root, struct cv_err *err);
+/* As root: make `id` the store's default and name <store>/current/lib in
+ * the conf file, then run ldconfig. CV_EPERM for others, CV_ESTORE for a
+ * store a non-root user could change, a conf file cudnnvm did not write,
+ * or a version whose lib/ holds a library other than cuDNN. */
+int cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err);
+/* 1 when our conf file names <store_root>/current/lib. */
+int cv_sysmode_names(const char *store_root);
+/* CV_ESTORE unless every ELF file of `libdir` is a libcudnn by the SONAME
+ * the loader cache would file it under (and no glibc-hwcaps/ is there). */
+int cv_sysmode_check_libdir(const char *libdir, struct cv_err *err);
+/* Rebuild the loader cache (ldconfig -X: no links made). */
+int cv_sysmode_reload(struct cv_err *err);
 /* As root: remove our conf file (absent: nothing to do) and run ldconfig. */
 int cv_sysmode_disable(struct cv_err *err);
 

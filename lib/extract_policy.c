@@ -5,9 +5,9 @@
  * files, folders and relative symlinks that stay inside the tree; no hard
  * links, devices, FIFOs or sockets; one top folder, stripped; old
  * cuda/lib64 layouts mapped to lib/; a wheel's nvidia/cudnn/ mapped to the
- * archive layout; no duplicates; caps on entries, bytes written, path
- * length and depth. A walk of the result re-checks links against the tree
- * itself and fixes modes (files 0644, folders 0755). */
+ * archive layout; only cuDNN's own names kept in lib/; no duplicates; caps on
+ * entries, bytes written, path length and depth. A walk of the result re-checks
+ * links against the tree itself and fixes modes (files 0644, folders 0755). */
 #include "extract_internal.h"
 
 #include <dirent.h>
@@ -264,6 +264,24 @@ wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
 	return 0;
 }
 
+/* Whether lib/<c[2]>... is cuDNN's own: NVIDIA's archives and wheels hold
+ * only libcudnn*.so* and libcudnn*_static*.a there (Windows zips: x64/
+ * with cudnn*.lib). Anything else is left out, because lib/ is what the
+ * loader searches (LD_LIBRARY_PATH, and ldconfig in system mode): a
+ * libz.so.1 there would answer for the machine's own. `c` holds the
+ * rewritten path's components from c[1]; n counts them. */
+static int
+kept_in_lib(char **c, int n)
+{
+	if (n < 2 || strcmp(c[1], "lib") != 0 || n == 2)
+		return 1;
+	if (strncmp(c[2], "libcudnn", 8) == 0)
+		return n == 3;
+	if (strcmp(c[2], "x64") == 0)
+		return n == 3 || (n == 4 && strncasecmp(c[3], "cudnn", 5) == 0);
+	return 0;
+}
+
 /* Apply the policy to one entry. Returns 0 to write it (pathname
  * rewritten), 1 to skip it, <0 to refuse the archive. */
 int
@@ -397,6 +415,13 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 		free(rel);
 		r = extract_reject(x, name,
 				   "makes the archive larger than the limit");
+		goto out;
+	}
+	/* last, so that a hostile entry is refused for what it is even
+	 * where its name alone would leave it out */
+	if (!kept_in_lib(c, n)) {
+		free(rel);
+		r = 1;
 		goto out;
 	}
 	archive_entry_set_pathname(e, rel);

@@ -361,3 +361,14 @@ cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 	buf[got] = '\0';
 	return (ssize_t)got;
 }
+
+int
+cv_fs_foreign_writer(const struct stat *sb, int sticky_ok)
+{
+	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+		return 'u';
+	if ((sb->st_mode & 022) == 0 ||
+	    (sticky_ok && (sb->st_mode & S_ISVTX) != 0))
+		return 0;
+	return (sb->st_mode & 002) != 0 ? 'o' : 'g';
+}

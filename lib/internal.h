@@ -5,6 +5,7 @@
 #include "cudnnvm.h"
 
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* xalloc.c: allocation that cannot fail (OOM aborts, as in git/tmux). */
@@ -44,6 +45,14 @@ void cv_buf_release(struct cv_buf *b);
 typedef void (*cv_ldcache_fn)(void *payload, const char *soname,
 			      const char *path);
 void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
+
+/* elf.c: the SONAME the ELF file open on fd declares, into out (n bytes,
+ * NUL-terminated), read as ldconfig reads it. CV_ELF_SONAME when found;
+ * CV_ELF_NO_SONAME for an ELF file without one (ldconfig takes its file
+ * name); CV_ELF_NOT_ELF; CV_ELF_BAD for an ELF file this reader cannot
+ * follow (another byte order, a name longer than n, a bad offset). */
+enum { CV_ELF_SONAME, CV_ELF_NO_SONAME, CV_ELF_NOT_ELF, CV_ELF_BAD };
+int cv_elf_soname(int fd, char *out, size_t n);
 
 /* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
  * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a
@@ -86,6 +95,11 @@ int cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
 		     struct cv_err *err);
 /* The pid holding a flock on the file open at fd, 0 when unknown. */
 long cv_fs_lock_holder(int fd);
+/* Who besides this user and root could change what `sb` describes: 0
+ * nobody; 'u' it belongs to another user; 'g' its group, 'o' every user
+ * may write it (a sticky folder allowed with sticky_ok: others may add
+ * names there, not replace ours). */
+int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
 void cv_fs_unlock(int fd);
 
 /* pipe.c: a bounded queue of buffers between two threads. The

@@ -2,7 +2,10 @@
  * replaced atomically (doc/reliability.md §3.1): a new link under a temporary
  * name, renameat(2) over the old one, fsync of the store folder, all under
  * the store's current lock so that concurrent switches are serialised.
- * Readers take no lock: rename(2) guarantees they never see it missing. */
+ * Readers take no lock: rename(2) guarantees they never see it missing.
+ * While system mode names this store's current/lib, a switch is held to
+ * system mode's rule on which libraries a version may hold and the loader
+ * cache is rebuilt after it (sysmode.c owns both). */
 #include "internal.h"
 
 #include <dirent.h>
@@ -122,7 +125,7 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	struct stat sb;
 	char tmp[64];
 	const char *root = cv_store_root(st);
-	int dfd, lockfd = -1, r = 0;
+	int dfd, lockfd = -1, r = 0, sys;
 	struct timespec ts;
 	char *target;
 
@@ -138,6 +141,7 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 				  root);
 	if ((r = cv_store_lock(st, "current", 0, NULL, NULL, &lockfd, err)) < 0)
 		goto out;
+	sys = cv_sysmode_names(root);
 	sweep(dfd);
 	if (fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !S_ISLNK(sb.st_mode)) {
@@ -159,6 +163,15 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	}
 	if ((r = cv_store_check_trusted(st, id, err)) < 0)
 		goto out;
+	if (sys) {
+		char *dir = cv_store_dir(st, id),
+		     *lib = cv_path_join(dir, "lib");
+		r = cv_sysmode_check_libdir(lib, err);
+		free(lib);
+		free(dir);
+		if (r < 0)
+			goto out;
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &
@@ -185,6 +198,9 @@ sync:
 	if (fsync(dfd) < 0 && errno != EINVAL)
 		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
 				 root);
+	/* still under the lock: the cache ends up naming the last switch */
+	if (r == 0 && sys)
+		r = cv_sysmode_reload(err);
 out:
 	cv_fs_unlock(lockfd);
 	return r;

@@ -45,10 +45,11 @@ nothing(void *ctx, const char *name)
 	return NULL;
 }
 
-/* Lua: a double-quoted string; Tcl: a braced word. Values carrying
- * anything either language would read specially are refused. */
+/* Whether `s` can go into a Lua double-quoted string and a Tcl braced
+ * word (or a Tcl double-quoted one) as it is: nothing either language
+ * reads specially. */
 static int
-add_quoted(struct cv_buf *b, int fmt, const char *s, struct cv_err *err)
+plain(const char *s, const char *what, struct cv_err *err)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || *p == '\\' || *p == '"' ||
@@ -56,8 +57,19 @@ add_quoted(struct cv_buf *b, int fmt, const char *s, struct cv_err *err)
 		    *p == '$')
 			return cv_err_set(
 				err, CV_EDATA,
-				"the path '%.200s' holds a character a module file cannot carry; move the store to a plain path",
-				s);
+				"the %s '%.200s' holds a character a module file cannot carry; move the store to a plain path",
+				what, s);
+	return 0;
+}
+
+/* Lua: a double-quoted string; Tcl: a braced word. */
+static int
+add_quoted(struct cv_buf *b, int fmt, const char *s, struct cv_err *err)
+{
+	int r = plain(s, "path", err);
+
+	if (r < 0)
+		return r;
 	return cv_buf_addf(b, fmt == CV_MODFMT_LUA ? "\"%s\"" : "{%s}", s);
 }
 
@@ -91,13 +103,15 @@ add_line(struct cv_buf *b, int fmt, const char *verb, const char *name,
 }
 
 int
-cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
-		   const struct cv_installed *inst, int fmt, struct cv_err *err)
+cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
+		     const char *platform, const struct cv_env *env,
+		     struct cv_err *err)
 {
-	struct cv_env env = CV_ENV_INIT;
 	int r;
 
-	if ((r = cv_env_build(&env, st, inst->id, nothing, NULL, err)) < 0)
+	/* the id and platform go into the whatis text unquoted */
+	if ((r = plain(id, "install id", err)) < 0 ||
+	    (r = plain(platform, "platform", err)) < 0)
 		return r;
 	if (fmt == CV_MODFMT_LUA)
 		cv_buf_addf(
@@ -105,7 +119,7 @@ cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 			"-- " MARK "\n"
 			"whatis(\"cuDNN %s (CUDA %d, %s) from the cudnnvm store\")\n"
 			"conflict(\"" MODULE_NAME "\")\n",
-			inst->id, inst->version.cuda, inst->platform);
+			id, cuda, platform);
 	else
 		cv_buf_addf(
 			out,
@@ -121,18 +135,39 @@ cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 			"} else {\n"
 			"    set cudnnvm_scalar pushenv\n"
 			"}\n",
-			inst->id, inst->version.cuda, inst->platform);
-	for (size_t i = 0; i < env.n && r == 0; i++) {
-		const char *name = env.v[i].name, *value = env.v[i].value;
+			id, cuda, platform);
+	for (size_t i = 0; i < env->n && r == 0; i++) {
+		const char *name = env->v[i].name, *value = env->v[i].value;
 		if (value == NULL || strncmp(name, "CUDNNVM_SAVED_", 14) == 0)
 			continue;
+		/* names are written bare: only a variable's characters */
+		if (name[0] == '\0' ||
+		    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz"
+				 "0123456789_") != strlen(name))
+			return cv_err_set(err, CV_EDATA,
+					  "'%.100s' is not a variable name",
+					  name);
 		r = add_line(out, fmt,
 			     is_list(name) ? "prepend_path" : "pushenv", name,
 			     value, err);
 	}
 	if (r == 0)
-		r = add_line(out, fmt, "pushenv", "CUDNNVM_VERSION", inst->id,
-			     err);
+		r = add_line(out, fmt, "pushenv", "CUDNNVM_VERSION", id, err);
+	return r;
+}
+
+int
+cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
+		   const struct cv_installed *inst, int fmt, struct cv_err *err)
+{
+	struct cv_env env = CV_ENV_INIT;
+	int r;
+
+	if ((r = cv_env_build(&env, st, inst->id, nothing, NULL, err)) < 0)
+		return r;
+	r = cv_modulefile_render(out, fmt, inst->id, inst->version.cuda,
+				 inst->platform, &env, err);
 	cv_env_release(&env);
 	return r;
 }
@@ -240,6 +275,51 @@ names_version(const char *name)
 	return cv_install_id_parse(&v, id, NULL) == 0;
 }
 
+static int
+foreign(const char *path, const struct stat *sb, int sticky_ok,
+	struct cv_err *err)
+{
+	int who = cv_fs_foreign_writer(sb, sticky_ok);
+
+	if (who == 'u')
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' belongs to another user (uid %ld), who could change the module files written there; refusing to write them (pick a folder of your own with --out DIR)",
+			path, (long)sb->st_uid);
+	if (who != 0)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"'%s' is writable by %s, who could change the module files written there; refusing to write them (chmod go-w '%s', or pick another folder with --out DIR)",
+			path, who == 'o' ? "every user" : "its group", path);
+	return 0;
+}
+
+/* Everyone who loads a module runs what it sets, so whoever could change
+ * the folder could make them load their libraries: every folder above the
+ * module folder that exists (checked before anything is made there) must
+ * be this user's or root's and writable by nobody else, as the store is;
+ * the module folder itself is checked on its descriptor once open. */
+static int
+check_above(const char *dir, struct cv_err *err)
+{
+	char *p = xstrdup(dir);
+	struct stat sb;
+	int r = 0;
+
+	for (char *slash; r == 0 && (slash = strrchr(p, '/')) != NULL;) {
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(p, &sb) == 0)
+			r = foreign(p, &sb, 1, err);
+		if (strcmp(p, "/") == 0)
+			break;
+	}
+	free(p);
+	return r;
+}
+
 int
 cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 		     const struct cv_installed *list, size_t n,
@@ -254,6 +334,8 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 	struct dirent *de;
 	int dfd = -1, r = 0, m;
 
+	if ((r = check_above(dir, err)) < 0)
+		goto out;
 	if (lstat(dir, &sb) == 0) {
 		if (!S_ISDIR(sb.st_mode)) {
 			r = cv_err_set(
@@ -283,7 +365,12 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 				 "cannot open '%s'", dir);
 		goto out;
 	}
-	if ((r = write_file(dfd, dir, MARKER_FILE, marker, err)) < 0)
+	if (fstat(dfd, &sb) != 0) {
+		r = cv_err_errno(err, CV_EIO, "cannot inspect '%s'", dir);
+		goto out;
+	}
+	if ((r = foreign(dir, &sb, 0, err)) < 0 ||
+	    (r = write_file(dfd, dir, MARKER_FILE, marker, err)) < 0)
 		goto out;
 
 	/* every file we are about to write must be ours or absent */
@@ -333,6 +420,8 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 		goto out;
 	m = ours(dfd, ".version", MARK);
 	if (default_id != NULL) {
+		if ((r = plain(default_id, "install id", err)) < 0)
+			goto out;
 		cv_buf_reset(&text);
 		cv_buf_addf(&text,
 			    "#%%Module1.0\n# " MARK

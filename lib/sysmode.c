@@ -6,9 +6,19 @@
  * The file is root's: every process on the machine trusts what it names,
  * so the store it names must be root's too (no folder on the way that
  * another user could write), and a file cudnnvm did not write is never
- * replaced or removed. */
+ * replaced or removed.
+ *
+ * ldconfig files every library of the folder under the SONAME it declares,
+ * so a version whose lib/ holds one declaring libz.so.1 would answer for
+ * the machine's zlib: a version may become the machine's only when every
+ * ELF file there is a libcudnn by its SONAME (or, without one, by its
+ * name). ldconfig runs with -X, so it never makes links in the store; and
+ * it runs again whenever <store>/current changes while system mode is on
+ * (link.c asks cv_sysmode_names and cv_sysmode_reload), so the cache never
+ * answers for the version that was the default before. */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -102,13 +112,105 @@ root_only(const char *path, struct cv_err *err)
 	return r;
 }
 
+int
+cv_sysmode_names(const char *store_root)
+{
+	char named[PATH_MAX];
+	char *want;
+	int r;
+
+	if (cv_sysmode_read(named, sizeof named, NULL) != 1)
+		return 0;
+	want = xasprintf("%s/current/lib", store_root);
+	r = strcmp(named, want) == 0;
+	free(want);
+	return r;
+}
+
+/* The name the loader cache would file `name` (in the folder dfd) under:
+ * 1 when it is a libcudnn or not a library at all, 0 with *soname set
+ * when it is another library's, <0 when it cannot be read. Links are
+ * followed, as ldconfig follows them. */
 static int
-run_ldconfig(struct cv_err *err)
+cudnn_named(int dfd, const char *name, char *soname, size_t n)
+{
+	int fd =
+		openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	int r;
+
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -1; /* a dangling link */
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	r = cv_elf_soname(fd, soname, n);
+	close(fd);
+	if (r == CV_ELF_NOT_ELF)
+		return 1;
+	if (r == CV_ELF_BAD)
+		return -1;
+	if (r == CV_ELF_NO_SONAME)
+		snprintf(soname, n, "%s", name);
+	return strncmp(soname, "libcudnn", 8) == 0;
+}
+
+int
+cv_sysmode_check_libdir(const char *libdir, struct cv_err *err)
+{
+	int dfd = open(libdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	struct dirent *de;
+	char soname[256], *shown = NULL;
+	int r = 0;
+
+	if (d == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read '%s'", libdir);
+	}
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		int ok;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		free(shown);
+		shown = cv_path_join(libdir, de->d_name);
+		/* ldconfig also reads this subfolder's libraries */
+		if (strcmp(de->d_name, "glibc-hwcaps") == 0) {
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"'%s' would give the machine's loader libraries by subfolder; system mode refuses a version holding it (remove it, or reinstall the version)",
+				shown);
+			break;
+		}
+		ok = cudnn_named(dirfd(d), de->d_name, soname, sizeof soname);
+		if (ok < 0)
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"cannot read the SONAME of '%s', so system mode cannot tell which library the loader would take it for (remove it, or reinstall the version)",
+				shown);
+		else if (ok == 0)
+			r = cv_err_set(
+				err, CV_ESTORE,
+				"'%s' is the library '%.100s', not cuDNN: through system mode every program would load it in place of the machine's own; remove it, or reinstall the version",
+				shown, soname);
+	}
+	free(shown);
+	closedir(d);
+	return r;
+}
+
+int
+cv_sysmode_reload(struct cv_err *err)
 {
 	static const char *const paths[] = { "/sbin/ldconfig",
 					     "/usr/sbin/ldconfig", NULL };
 	struct cv_child child = CV_CHILD_INIT;
-	const char *argv[2] = { NULL, NULL };
+	/* -X: no links made in the folders (the store's are its own) */
+	const char *argv[3] = { NULL, "-X", NULL };
 	int status;
 
 	for (int i = 0; paths[i] && argv[0] == NULL; i++)
@@ -139,11 +241,12 @@ refuse_foreign(struct cv_err *err)
 }
 
 int
-cv_sysmode_enable(const char *store_root, struct cv_err *err)
+cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err)
 {
 	const char *conf = cv_sysmode_conf_path();
-	char *text;
-	int r;
+	const char *store_root = cv_store_root(st);
+	char *text, *dir, *lib;
+	int r, already;
 
 	if (geteuid() != 0)
 		return cv_err_set(
@@ -161,12 +264,23 @@ cv_sysmode_enable(const char *store_root, struct cv_err *err)
 		r = refuse_foreign(err);
 	if (r < 0)
 		return r;
+	dir = cv_store_dir(st, id);
+	lib = cv_path_join(dir, "lib");
+	r = cv_sysmode_check_libdir(lib, err);
+	free(lib);
+	free(dir);
+	if (r < 0)
+		return r;
+	/* on already: the switch itself reloads the cache */
+	already = cv_sysmode_names(store_root);
+	if ((r = cv_store_global_set(st, id, err)) < 0 || already)
+		return r;
 	if (cv_fs_mkdirs("/etc/ld.so.conf.d", 0755, err) < 0)
 		return err ? err->code : CV_EIO;
 	text = xasprintf(MARK "\n%s/current/lib\n", store_root);
 	r = cv_fs_write_atomic(conf, text, strlen(text), 0644, err);
 	free(text);
-	return r < 0 ? r : run_ldconfig(err);
+	return r < 0 ? r : cv_sysmode_reload(err);
 }
 
 int
@@ -187,5 +301,5 @@ cv_sysmode_disable(struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot remove '%s'",
 				    cv_sysmode_conf_path());
-	return r == 1 ? run_ldconfig(err) : 0;
+	return r == 1 ? cv_sysmode_reload(err) : 0;
 }

@@ -128,6 +128,25 @@ assert all(r["status"] == "ok" for r in j["versions"][0]["results"])
 '
 }
 
+@test "--shapes: 20,000 layers are refused up front (65), a FIFO at once (64), a layer cap that fits argv" {
+	inst v9
+	python3 -c 'for i in range(20000): print("l%d 1 3 8 8 4 3 3 1 1 1 1" % i)' >"$T/many"
+	run --separate-stderr timeout 60 "$CUDNNVM_BIN" bench --shapes "$T/many"
+	echo "$stderr"
+	[ "$status" -eq 65 ]
+	[ "$stderr" = "cudnnvm: $T/many: more than 1024 layers once swept over dtypes and layouts; split it into smaller files" ]
+	# 1024 layers still run (two arguments each for the child)
+	head -n 1024 "$T/many" >"$T/max"
+	run --separate-stderr timeout 120 "$CUDNNVM_BIN" bench --shapes "$T/max" --dtype fp32 --layout nchw --runs 3 --warmup 0 --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; j=json.load(sys.stdin); assert len(j["layers"]) == 1024
+assert all(r["status"] == "ok" for r in j["versions"][0]["results"])' <<<"$output"
+	mkfifo "$T/fifo"
+	run --separate-stderr timeout 20 "$CUDNNVM_BIN" bench --shapes "$T/fifo"
+	[ "$status" -eq 64 ]
+	[[ $stderr == "cudnnvm: bench: --shapes $T/fifo is not a regular file (a FIFO or a device is not read)"* ]]
+}
+
 @test "a bad shapes file names the file, line and field; an unknown set is a usage error" {
 	inst v9
 	printf 'ok 1 3 8 8 4 3 3 1 1 1 1\n\nbad 1 3 8 8 4 3 3 1 1 1 2\n' >"$T/shapes"

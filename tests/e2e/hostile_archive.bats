@@ -107,16 +107,16 @@ installs() {
 # depth the version is published at; dangling or not.
 @test "A16 r -> . chain escaping to a dangling target" { refused a16-dot-chain "'lib/libcudnn.so.9' leaves the archive"; }
 @test "A16 chain whose helper link comes later" { refused a16-dot-chain-later "'lib/libcudnn.so.9' leaves the archive"; }
-@test "A16 chain through another link" { refused a16-link-chain "'lib/x' leaves the archive"; }
+@test "A16 chain through another link" { refused a16-link-chain "'lib/libcudnn_x' leaves the archive"; }
 @test "A16 '..' at the top" { refused a16-top-dotdot "leaves the archive"; }
-@test "A16 dangling link" { refused a16-dangling "'lib/x' does not resolve to anything in the archive"; }
+@test "A16 dangling link" { refused a16-dangling "'lib/libcudnn_x' does not resolve to anything in the archive"; }
 @test "A16 link loop" { refused a16-loop "does not resolve to anything in the archive"; }
-@test "A16 folder link escaping through r -> ." { refused a16-dir-escape "'lib/d' leaves the archive"; }
+@test "A16 folder link escaping through r -> ." { refused a16-dir-escape "'lib/libcudnn_d' leaves the archive"; }
 
 @test "A8 setuid, setgid, sticky, 0777 and 0000 modes install normalised" {
 	installs a8-modes
 	d="$CUDNNVM_STORE/9.1.0.70-cuda12"
-	for f in lib/suid lib/sgid lib/world lib/none closed/f; do
+	for f in lib/libcudnn_suid lib/libcudnn_sgid lib/libcudnn_world lib/libcudnn_none closed/f; do
 		[ "$(stat -c %a "$d/$f")" = 644 ]
 	done
 	[ "$(stat -c %a "$d/sticky")" = 755 ]
@@ -131,8 +131,17 @@ installs() {
 	[ "$(readlink "$d/lib/libcudnn_ops.so.9")" = libcudnn_ops.so.9.1.0 ]
 	[ "$(readlink "$d/include/cudnn_v9.h")" = cudnn_version.h ]
 	[ "$(cat "$d/lib/libcudnn.so")" = ELF ]
-	[ "$(cat "$d/lib/via")" = ELF ]
-	[ "$(cat "$d/lib/hdr")" = "$(cat "$d/include/cudnn_version.h")" ]
+	[ "$(cat "$d/lib/libcudnn_via")" = ELF ]
+	[ "$(cat "$d/lib/libcudnn_hdr")" = "$(cat "$d/include/cudnn_version.h")" ]
+}
+
+@test "A17 lib/ keeps only cuDNN's names: a libz.so.1 there never reaches the store" {
+	installs a17-foreign-lib
+	d="$CUDNNVM_STORE/9.1.0.70-cuda12"
+	ls -A "$d/lib"
+	[ -f "$d/lib/libcudnn.so.9.1.0" ]
+	[ "$(readlink "$d/lib/libcudnn.so.9")" = libcudnn.so.9.1.0 ]
+	[ ! -e "$d/lib/libz.so.1" ] && [ ! -L "$d/lib/libfoo.so" ] && [ ! -e "$d/lib/sub" ]
 }
 
 @test "A15 a second archive cannot plant through an installed version (fresh staging)" {

@@ -113,6 +113,21 @@ module unload cudnn; module load cudnn; echo "D=$CUDNNVM_VERSION"'
 	[ -f "$CUDNNVM_STORE/modulefiles/cudnn/$B.lua" ]
 }
 
+@test "global keeps the module folder's default (.version) on the new default" {
+	cudnnvm global "$A"
+	cudnnvm modulefiles --format lua
+	grep -q "\"$A\"" "$CUDNNVM_STORE/modulefiles/cudnn/.version"
+	run cudnnvm global "$B"
+	[ "$status" -eq 0 ]
+	cat "$CUDNNVM_STORE/modulefiles/cudnn/.version"
+	grep -q "set ModulesVersion \"$B\"" "$CUDNNVM_STORE/modulefiles/cudnn/.version"
+	run_modules lmod 'module load cudnn; echo "D=$CUDNNVM_VERSION"'
+	[[ $output == *"D=$B"* ]]
+	run cudnnvm global --unset
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/modulefiles/cudnn/.version" ]
+}
+
 @test "a module folder or file cudnnvm did not write is never overwritten" {
 	mkdir -p "$T/site/cudnn"
 	echo 'site file' >"$T/site/cudnn/8.0"
@@ -129,6 +144,40 @@ module unload cudnn; module load cudnn; echo "D=$CUDNNVM_VERSION"'
 	[ "$(cat "$CUDNNVM_STORE/modulefiles/cudnn/$B")" = "hand edit" ]
 	run --separate-stderr cudnnvm modulefiles --format yaml
 	[ "$status" -eq 64 ]
+}
+
+@test "modulefiles refuses a folder another user owns or anyone can write (73)" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to give a folder to another user"
+	mkdir -p "$T/theirs" "$T/open" "$T/sticky"
+	chown 65534 "$T/theirs"
+	chmod 0777 "$T/open"
+	chmod 1777 "$T/sticky"
+	run --separate-stderr cudnnvm modulefiles --out "$T/theirs"
+	[ "$status" -eq 73 ]
+	one_error_line
+	[[ $stderr == *"'$T/theirs' belongs to another user (uid 65534)"*"--out DIR)"* ]]
+	[ ! -e "$T/theirs/cudnn" ]
+	run --separate-stderr cudnnvm modulefiles --out "$T/open"
+	[ "$status" -eq 73 ]
+	[[ $stderr == *"'$T/open' is writable by every user"* ]]
+	[ ! -e "$T/open/cudnn" ]
+	# a module folder planted in a sticky folder by someone else
+	mkdir "$T/sticky/cudnn" && chown 65534 "$T/sticky/cudnn"
+	run --separate-stderr cudnnvm modulefiles --out "$T/sticky"
+	[ "$status" -eq 73 ]
+	[[ $stderr == *"'$T/sticky/cudnn' belongs to another user"* ]]
+	[ -z "$(ls -A "$T/sticky/cudnn")" ]
+	# the store's own folder, made writable by its group
+	cudnnvm modulefiles
+	chmod 0775 "$CUDNNVM_STORE/modulefiles/cudnn"
+	run --separate-stderr cudnnvm modulefiles
+	[ "$status" -eq 73 ]
+	[[ $stderr == *"modulefiles/cudnn' is writable by its group"* ]]
+	chmod 0755 "$CUDNNVM_STORE/modulefiles/cudnn"
+	rmdir "$T/sticky/cudnn"
+	run cudnnvm modulefiles --out "$T/sticky"
+	[ "$status" -eq 0 ]
+	[ -f "$T/sticky/cudnn/.cudnnvm" ]
 }
 
 @test "doctor does not take the store's module folder for a damaged install" {

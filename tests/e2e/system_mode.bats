@@ -9,7 +9,18 @@ setup_file() {
 	stub_archives <<-EOF
 		v9 9.19.0.56 13
 		wrongver 9.14.0.60 13
+		v8 8.9.7.29 12
 	EOF
+	# a cuDNN-named library that declares zlib's SONAME beside the stub:
+	# ldconfig files a library under its SONAME, whatever its name
+	mkdir -p "$STUBS/evil/lib"
+	cp -a "$STUBS/v9/lib/." "$STUBS/evil/lib/"
+	echo 'int cudnnvm_not_zlib;' >"$STUBS/evil.c"
+	cc -shared -fPIC -Wl,-soname,libz.so.1 -o "$STUBS/evil/lib/libcudnn_evil.so.9" "$STUBS/evil.c"
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch-evil" \
+		--version 9.20.0.1 --cuda 13 --libdir "$STUBS/evil/lib" --preset 0 |
+		python3 -c 'import json,sys; j=json.load(sys.stdin)
+print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/evil.arch"
 }
 
 setup() { common_setup; }
@@ -131,4 +142,51 @@ cudnnvm global --system --no-validate 9.19; echo rc=\$?
 		env HOME=/nonexistent CUDNNVM_STORE="$T/nobody" "$CUDNNVM_BIN" global --system --unset
 	[ "$status" -eq 77 ]
 	[[ $stderr == *"sudo cudnnvm global --system --unset"* ]]
+}
+
+@test "global --system refuses a version whose lib/ holds another library's SONAME; a plain global to it too" {
+	needs_namespace
+	read -r v9 v9sha _ <"$STUBS/v9.arch"
+	read -r evil evilsha _ <"$STUBS/evil.arch"
+	in_namespace "
+cudnnvm install --no-validate --archive '$v9' --sha256 $v9sha >/dev/null
+cudnnvm install --no-validate --archive '$evil' --sha256 $evilsha >/dev/null
+cudnnvm global --system --no-validate 9.20; echo rc=\$?
+[ -e /etc/ld.so.conf.d/cudnnvm.conf ] && echo WRITTEN
+cudnnvm global --system --no-validate 9.19 || echo FAILED
+cudnnvm global --no-validate 9.20; echo rc=\$?
+readlink /mnt/store/current
+ldconfig -p | grep -F 'libz.so.1 ' | head -1
+python3 -c 'import zlib; print(\"zlib loads\")'"
+	echo "$output"
+	[[ $output == *"cudnnvm: '/mnt/store/9.20.0.1-cuda13/lib/libcudnn_evil.so"*"' is the library 'libz.so.1', not cuDNN"*"rc=73"* ]]
+	[[ $output != *WRITTEN* && $output != *FAILED* ]]
+	[ "$(grep -c 'rc=73' <<<"$output")" -eq 2 ]
+	[[ $output == *$'\n'9.19.0.56-cuda13$'\n'* ]]
+	[[ $output != *"libz.so.1 "*"/mnt/store"* ]]
+	[[ $output == *"zlib loads"* ]]
+}
+
+@test "system mode: ldconfig makes no link in the store, and a plain global reloads the cache" {
+	needs_namespace
+	read -r v9 v9sha id9 <"$STUBS/v9.arch"
+	read -r v8 v8sha _ <"$STUBS/v8.arch"
+	in_namespace "
+cudnnvm install --no-validate --archive '$v9' --sha256 $v9sha >/dev/null
+cudnnvm install --no-validate --archive '$v8' --sha256 $v8sha >/dev/null
+# a version missing its soname link: ldconfig would make one without -X
+rm /mnt/store/$id9/lib/libcudnn.so.9
+find /mnt/store -type l ! -path /mnt/store/current | sort >/mnt/links.before
+cudnnvm global --system --no-validate 9.19 || echo FAILED
+cudnnvm global --no-validate 8-cuda12 || echo FAILED
+python3 -c 'import ctypes; print(\"loaded8\", ctypes.CDLL(\"libcudnn.so.8\").cudnnGetVersion())'
+ldconfig -p | grep -F 'libcudnn.so.9 ' | grep -F /mnt/store || echo no-store-libcudnn9
+cudnnvm global --system --unset || echo FAILED
+find /mnt/store -type l ! -path /mnt/store/current | sort >/mnt/links.after
+diff /mnt/links.before /mnt/links.after && echo SAME-LINKS"
+	echo "$output"
+	[[ $output != *FAILED* ]]
+	[[ $output == *"loaded8 8907"* ]]
+	[[ $output == *no-store-libcudnn9* ]]
+	[[ $output == *SAME-LINKS* ]]
 }

@@ -260,16 +260,25 @@ main(void)
 	ar_add(TOP "/lib/libcudnn.so.9", AE_IFLNK, NULL, "libcudnn.so.9.1.0",
 	       0777);
 	ar_add(TOP "/lib/libcudnn.so", AE_IFLNK, NULL, "libcudnn.so.9", 0777);
-	ar_add(TOP "/lib/sub/", AE_IFDIR, NULL, NULL, 0);
-	ar_add(TOP "/lib/sub/up", AE_IFLNK, NULL, "../libcudnn.so", 0777);
+	ar_add(TOP "/include/sub/", AE_IFDIR, NULL, NULL, 0);
+	ar_add(TOP "/include/sub/up", AE_IFLNK, NULL, "../cudnn.h", 0777);
 	ar_add(TOP "/LICENSE", AE_IFREG, "license", NULL, 0);
+	/* lib/ is what the loader searches: only cuDNN's names stay */
+	ar_add(TOP "/lib/libz.so.1", AE_IFREG, "elf", NULL, 0644);
+	ar_add(TOP "/lib/libz.so", AE_IFLNK, NULL, "libz.so.1", 0777);
+	ar_add(TOP "/lib/glibc-hwcaps/", AE_IFDIR, NULL, NULL, 0755);
+	ar_add(TOP "/lib/glibc-hwcaps/x86-64-v3/", AE_IFDIR, NULL, NULL, 0755);
+	ar_add(TOP "/lib/glibc-hwcaps/x86-64-v3/libcudnn.so.9", AE_IFREG, "elf",
+	       NULL, 0644);
 	ar_end();
 	CHECK(extract_to("good", NULL, 0) == 0);
 	CHECK(mode_of("good/include/cudnn.h") == 0644);
 	CHECK(mode_of("good/lib/libcudnn.so.9.1.0") == 0644);
 	CHECK(mode_of("good/LICENSE") == 0644);
 	CHECK(mode_of("good/lib") == 0755);
-	CHECK(mode_of("good/lib/sub") == 0755);
+	CHECK(mode_of("good/include/sub") == 0755);
+	CHECK(!exists("good/lib/libz.so.1") && !exists("good/lib/libz.so"));
+	CHECK(!exists("good/lib/glibc-hwcaps"));
 	CHECK(strcmp(link_of("good/lib/libcudnn.so.9"), "libcudnn.so.9.1.0") ==
 	      0);
 	CHECK(strcmp(link_of("good/lib/libcudnn.so"), "libcudnn.so.9") == 0);
