@@ -98,7 +98,8 @@ check_staging(struct findings *fs, const char *root)
 }
 
 static void
-check_current(struct findings *fs, const char *root)
+check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
+	      const char *root)
 {
 	char *cur = cv_path_join(root, "current"), target[PATH_MAX];
 	struct stat st;
@@ -109,13 +110,19 @@ check_current(struct findings *fs, const char *root)
 		return;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		char *q = cv_hint_quote(cur), *fix = xasprintf("rm -rf %s", q);
+		/* moved aside, never deleted: it may hold someone's files */
+		char *aside = xasprintf("%s.moved", cur);
+		char *q = cv_hint_quote(cur), *qa = cv_hint_quote(aside);
+		char *pick = cv_hint_pick_global(ctx->store);
+		char *fix = xasprintf("mv %s %s && %s", q, qa, pick);
 		add(fs, CV_LEVEL_ERROR, fix,
-		    "current must be a symbolic link to an install id; "
-		    "then run 'cudnnvm global <version>'",
+		    "current must be a symbolic link to an install id",
 		    "%s is not a symbolic link", cur);
 		free(fix);
+		free(pick);
+		free(qa);
 		free(q);
+		free(aside);
 		free(cur);
 		return;
 	}
@@ -127,10 +134,15 @@ check_current(struct findings *fs, const char *root)
 		    "someone else changed it",
 		    "foreign current link: %s -> %s", cur, target);
 	} else if (stat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		add(fs, CV_LEVEL_ERROR, "cudnnvm global --unset",
-		    "the version it names is not installed (removed by "
-		    "hand?); then pick one with 'cudnnvm global <version>'",
+		/* the version it names, installed again, keeps the default */
+		struct cv_version v;
+		char *fix = cv_install_id_parse(&v, target, NULL) == 0
+				    ? xasprintf("cudnnvm install %s", target)
+				    : xstrdup("cudnnvm global --unset");
+		add(fs, CV_LEVEL_ERROR, fix,
+		    "the version it names is not installed (removed by hand?)",
 		    "dangling current link: %s -> %s", cur, target);
+		free(fix);
 	}
 	free(cur);
 }
@@ -969,7 +981,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 
 	if (ctx->store_root != NULL) {
 		check_staging(&fs, ctx->store_root);
-		check_current(&fs, ctx->store_root);
+		check_current(&fs, ctx, ctx->store_root);
 		check_installs(&fs, ctx->store_root, ctx->store);
 	}
 	if (ctx->active_dir != NULL)

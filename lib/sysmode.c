@@ -248,10 +248,12 @@ cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err)
 	char *text, *dir, *lib;
 	int r, already;
 
-	if (geteuid() != 0)
-		return cv_err_set(
-			err, CV_EPERM,
-			"system mode changes the loader of every program; run it as root: sudo cudnnvm global --system <spec>");
+	if (geteuid() != 0) {
+		cv_err_set(err, CV_EPERM,
+			   "system mode changes the loader of every program; "
+			   "it needs root");
+		return cv_err_hint(err, "sudo cudnnvm global --system %s", id);
+	}
 	if ((r = root_only(store_root, err)) < 0)
 		return r;
 	if (strchr(store_root, '\n') != NULL ||
@@ -288,10 +290,12 @@ cv_sysmode_disable(struct cv_err *err)
 {
 	int r;
 
-	if (geteuid() != 0)
-		return cv_err_set(
-			err, CV_EPERM,
-			"system mode changes the loader of every program; run it as root: sudo cudnnvm global --system --unset");
+	if (geteuid() != 0) {
+		cv_err_set(err, CV_EPERM,
+			   "system mode changes the loader of every program; "
+			   "it needs root");
+		return cv_err_hint(err, "sudo cudnnvm global --system --unset");
+	}
 	r = cv_sysmode_read(NULL, 0, err);
 	if (r == 0)
 		return refuse_foreign(err);

@@ -74,12 +74,26 @@ for f in j["findings"]:
 	run cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"error: dangling current link: $CUDNNVM_STORE/current -> 9.99.0.1-cuda12"* ]]
-	[[ "$output" == *"fix: cudnnvm global --unset"* ]]
+	[[ "$output" == *"fix: cudnnvm install 9.99.0.1-cuda12"* ]]
 	ln -sfn /etc "$CUDNNVM_STORE/current.new"
 	mv -T "$CUDNNVM_STORE/current.new" "$CUDNNVM_STORE/current"
 	run cudnnvm doctor
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"error: foreign current link: $CUDNNVM_STORE/current -> /etc"* ]]
+}
+
+@test "a current that is a folder is moved aside by the fix, never deleted" {
+	rm -f "$CUDNNVM_STORE/current"
+	mkdir "$CUDNNVM_STORE/current"
+	echo mine >"$CUDNNVM_STORE/current/notes"
+	run cudnnvm doctor
+	[ "$status" -eq 1 ]
+	fix=$(grep -A3 'is not a symbolic link' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
+	[[ "$fix" == "mv "*" && cudnnvm global $ID" ]]
+	run bash -c "$fix"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CUDNNVM_STORE/current.moved/notes")" = mine ]
+	[ "$(readlink "$CUDNNVM_STORE/current")" = "$ID" ]
 }
 
 @test "unreadable files (the chmod a+r problem) are found, also as a non-root user" {
