@@ -68,8 +68,11 @@ all_yanked(const char *d, size_t n)
 		if (gt == NULL)
 			return 0;
 		for (const char *p = d + i + 2; p + 12 <= gt; p++)
+			/* a NUL ends no attribute name (strchr would find the
+			 * terminator of its own set) */
 			if (strchr(" \t\r\n", p[0]) != NULL && p[0] != '\0' &&
 			    strncasecmp(p + 1, "data-yanked", 11) == 0 &&
+			    p[12] != '\0' &&
 			    strchr("= \t\r\n/>", p[12]) != NULL)
 				yanked = 1;
 		if (!yanked)
