@@ -42,6 +42,19 @@ fuzz_check_err(int rc, const struct cv_err *err)
 		   "message is not one line: %s", err->msg);
 }
 
+/* 1 when s is a sha256 as manifests and indexes must give it: 64
+ * lower-case hex digits. */
+static inline int
+fuzz_lower_hex64(const char *s)
+{
+	if (strlen(s) != 64)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
 /* The input as a NUL-terminated string (xmalloc-free: the caller frees). */
 static inline char *
 fuzz_cstr(const uint8_t *data, size_t size)

@@ -33,17 +33,6 @@ found(const char *hay, size_t n, const char *needle, int fold)
 	return 0;
 }
 
-static int
-lower_hex64(const char *s)
-{
-	if (strlen(s) != 64)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-			return 0;
-	return 1;
-}
-
 /* 1 when the page is HTML (it does not start with '{') and every <a tag
  * in it carries a data-yanked attribute (PEP 592: present, with a value
  * or not, means yanked), read here with a scan of its own. */
@@ -110,7 +99,7 @@ check(const char *page, const char *d, size_t size, int cuda,
 				   strcmp(x->filename + fl - 4, ".whl") == 0 &&
 				   strchr(x->filename, '/') == NULL,
 			   "file name '%s'", x->filename);
-		FUZZ_CHECK(lower_hex64(x->sha256), "sha256 '%s'", x->sha256);
+		FUZZ_CHECK(fuzz_lower_hex64(x->sha256), "sha256 '%s'", x->sha256);
 		FUZZ_CHECK(!plain || found(d, size, x->filename, 0),
 			   "'%s' is not in the page", x->filename);
 		FUZZ_CHECK(!plain || found(d, size, x->sha256, 1),

@@ -6,17 +6,6 @@
  * sha256, a size within the cap and a known CUDA major; lookups agree. */
 #include "fuzz.h"
 
-static int
-lower_hex64(const char *s)
-{
-	if (strlen(s) != 64)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-			return 0;
-	return 1;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,7 +31,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(cv_manifest_check_path(f->relative_path,
 							  NULL) == 0,
 				   "unsafe path '%s'", f->relative_path);
-			FUZZ_CHECK(lower_hex64(f->sha256), "sha256 '%s'",
+			FUZZ_CHECK(fuzz_lower_hex64(f->sha256), "sha256 '%s'",
 				   f->sha256);
 			FUZZ_CHECK(f->size > 0 &&
 					   f->size <= CV_ARCHIVE_MAX_BYTES,
