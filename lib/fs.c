@@ -363,6 +363,33 @@ cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 }
 
 int
+cv_fs_walk_up(const char *path, int nofollow,
+	      int (*check)(const char *dir, const struct stat *sb,
+			   void *payload),
+	      void *payload)
+{
+	char *p = xstrdup(path);
+	struct stat sb;
+	int r = 0;
+
+	while (r == 0 && strcmp(p, "/") != 0) {
+		char *slash = strrchr(p, '/');
+		if (slash == NULL)
+			break;
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+		if ((nofollow ? lstat(p, &sb) : stat(p, &sb)) == 0)
+			r = check(p, &sb, payload);
+		else
+			r = check(p, NULL, payload);
+	}
+	free(p);
+	return r;
+}
+
+int
 cv_fs_foreign_writer(const struct stat *sb, int sticky_ok)
 {
 	if (sb->st_uid != geteuid() && sb->st_uid != 0)

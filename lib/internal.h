@@ -100,6 +100,16 @@ long cv_fs_lock_holder(int fd);
  * may write it (a sticky folder allowed with sticky_ok: others may add
  * names there, not replace ours). */
 int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
+/* The folders above `path`, nearest first, up to and including /: for
+ * each, check(folder, its stat, payload) with stat() (lstat() with
+ * nofollow), or with sb NULL and errno set when that failed. The first
+ * non-zero return ends the walk and is returned; 0 when all passed. Who
+ * may change a folder decides what its children hold, so every trust
+ * check walks up the same way. */
+int cv_fs_walk_up(const char *path, int nofollow,
+		  int (*check)(const char *dir, const struct stat *sb,
+			       void *payload),
+		  void *payload);
 void cv_fs_unlock(int fd);
 
 /* pipe.c: a bounded queue of buffers between two threads. The

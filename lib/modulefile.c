@@ -300,24 +300,15 @@ foreign(const char *path, const struct stat *sb, int sticky_ok,
  * be this user's or root's and writable by nobody else, as the store is;
  * the module folder itself is checked on its descriptor once open. */
 static int
+above_one(const char *dir, const struct stat *sb, void *err)
+{
+	return sb == NULL ? 0 : foreign(dir, sb, 1, err);
+}
+
+static int
 check_above(const char *dir, struct cv_err *err)
 {
-	char *p = xstrdup(dir);
-	struct stat sb;
-	int r = 0;
-
-	for (char *slash; r == 0 && (slash = strrchr(p, '/')) != NULL;) {
-		if (slash == p)
-			p[1] = '\0';
-		else
-			*slash = '\0';
-		if (stat(p, &sb) == 0)
-			r = foreign(p, &sb, 1, err);
-		if (strcmp(p, "/") == 0)
-			break;
-	}
-	free(p);
-	return r;
+	return cv_fs_walk_up(dir, 0, above_one, err);
 }
 
 int

@@ -282,54 +282,52 @@ static int
 untrusted(const char *path, const struct stat *sb, int sticky_ok,
 	  struct cv_err *err)
 {
-	uid_t me = geteuid();
+	int who = cv_fs_foreign_writer(sb, sticky_ok);
 
-	if (sb->st_uid != me && sb->st_uid != 0)
+	if (who == 'u')
 		return cv_err_set(
 			err, CV_ESTORE,
 			"'%s' belongs to another user (uid %ld), who could plant libraries in the store; refusing to use it (chown it to %s, or use --store DIR)",
-			path, (long)sb->st_uid, me == 0 ? "root" : "yourself");
-	if ((sb->st_mode & 022) != 0 &&
-	    !(sticky_ok && (sb->st_mode & S_ISVTX) != 0))
+			path, (long)sb->st_uid,
+			geteuid() == 0 ? "root" : "yourself");
+	if (who != 0)
 		return cv_err_set(
 			err, CV_ESTORE,
 			"'%s' is writable by %s, who could plant libraries in the store; refusing to use it (chmod go-w '%s')",
-			path, (sb->st_mode & 002) ? "every user" : "its group",
-			path);
+			path, who == 'o' ? "every user" : "its group", path);
 	return 0;
 }
 
 /* The store root (its descriptor when open) and each folder above it up
  * to /; for a store not made yet, the folders that exist. */
+#define STOP_WALK 1
+
+/* A folder above the store: sticky ones allowed; a folder that cannot be
+ * looked at (not there yet is fine) ends the walk, as the kernel will
+ * refuse the paths below it anyway. */
+static int
+owner_above(const char *dir, const struct stat *sb, void *err)
+{
+	if (sb == NULL)
+		return errno == ENOENT ? 0 : STOP_WALK;
+	return untrusted(dir, sb, 1, err);
+}
+
 static int
 check_owners(const struct cv_store *st, struct cv_err *err)
 {
-	char *p = xstrdup(st->root);
 	struct stat sb;
-	int r = 0, self = 1;
+	int r = 0;
 
-	if (st->dirfd >= 0 && fstat(st->dirfd, &sb) == 0) {
-		r = untrusted(p, &sb, 0, err);
-		self = 0;
-	}
-	while (r == 0) {
-		char *slash = strrchr(p, '/');
-		if (!self) {
-			if (slash == NULL || strcmp(p, "/") == 0)
-				break;
-			if (slash == p)
-				p[1] = '\0';
-			else
-				*slash = '\0';
-		}
-		if (stat(p, &sb) == 0)
-			r = untrusted(p, &sb, !self, err);
-		else if (errno != ENOENT)
-			break;
-		self = 0;
-	}
-	free(p);
-	return r;
+	if (st->dirfd >= 0 && fstat(st->dirfd, &sb) == 0)
+		r = untrusted(st->root, &sb, 0, err);
+	else if (stat(st->root, &sb) == 0)
+		r = untrusted(st->root, &sb, 0, err);
+	else if (errno != ENOENT)
+		return 0;
+	if (r == 0)
+		r = cv_fs_walk_up(st->root, 0, owner_above, err);
+	return r < 0 ? r : 0;
 }
 
 /* `name` in the store's folder: absent (0: whoever asks reports it), or a

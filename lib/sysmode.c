@@ -79,37 +79,35 @@ cv_sysmode_read(char *libdir, size_t n, struct cv_err *err)
 /* Every folder from `path` up to / must be root's and writable by root
  * only (sticky folders such as /tmp are refused too: a user could have
  * made the next part). */
+struct root_walk {
+	const char *store;
+	struct cv_err *err;
+};
+
+static int
+root_one(const char *dir, const struct stat *sb, void *payload)
+{
+	struct root_walk *w = payload;
+
+	if (sb == NULL)
+		return cv_err_errno(w->err, CV_ESTORE, "cannot inspect '%s'",
+				    dir);
+	if (sb->st_uid != 0 || (sb->st_mode & 022) != 0)
+		return cv_err_set(
+			w->err, CV_ESTORE,
+			"'%s' can be changed by a user other than root, so the loader cannot trust the store '%s'; use a root-owned store (e.g. /opt/cudnn)",
+			dir, w->store);
+	return 0;
+}
+
 static int
 root_only(const char *path, struct cv_err *err)
 {
-	char *p = xstrdup(path);
+	struct root_walk w = { path, err };
 	struct stat sb;
-	int r = 0;
+	int r = root_one(path, lstat(path, &sb) == 0 ? &sb : NULL, &w);
 
-	for (;;) {
-		if (lstat(p, &sb) != 0) {
-			r = cv_err_errno(err, CV_ESTORE, "cannot inspect '%s'",
-					 p);
-			break;
-		}
-		if (sb.st_uid != 0 || (sb.st_mode & 022) != 0) {
-			r = cv_err_set(
-				err, CV_ESTORE,
-				"'%s' can be changed by a user other than root, so the loader cannot trust the store '%s'; use a root-owned store (e.g. /opt/cudnn)",
-				p, path);
-			break;
-		}
-		char *slash = strrchr(p, '/');
-		if (slash == NULL || slash == p)
-			break;
-		*slash = '\0';
-	}
-	free(p);
-	if (r == 0 && lstat("/", &sb) == 0 &&
-	    (sb.st_uid != 0 || (sb.st_mode & 022) != 0))
-		r = cv_err_set(err, CV_ESTORE,
-			       "'/' can be changed by a user other than root");
-	return r;
+	return r < 0 ? r : cv_fs_walk_up(path, 1, root_one, &w);
 }
 
 int
