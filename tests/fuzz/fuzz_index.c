@@ -99,7 +99,8 @@ check(const char *page, const char *d, size_t size, int cuda,
 				   strcmp(x->filename + fl - 4, ".whl") == 0 &&
 				   strchr(x->filename, '/') == NULL,
 			   "file name '%s'", x->filename);
-		FUZZ_CHECK(fuzz_lower_hex64(x->sha256), "sha256 '%s'", x->sha256);
+		FUZZ_CHECK(fuzz_lower_hex64(x->sha256), "sha256 '%s'",
+			   x->sha256);
 		FUZZ_CHECK(!plain || found(d, size, x->filename, 0),
 			   "'%s' is not in the page", x->filename);
 		FUZZ_CHECK(!plain || found(d, size, x->sha256, 1),
