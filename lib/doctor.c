@@ -572,11 +572,11 @@ check_sysmode(struct findings *fs, const char *root, const char *active_id)
 		    "system mode names %s, not this store's %s", named, want);
 		free(fix);
 	} else
-		add(fs, CV_LEVEL_OK,
-		    "nothing; to turn it off: sudo cudnnvm global --system "
-		    "--unset",
+		/* nothing to fix: a fix line is a command to run */
+		add(fs, CV_LEVEL_OK, NULL,
 		    "programs find the global version by soname, with no "
-		    "LD_LIBRARY_PATH",
+		    "LD_LIBRARY_PATH ('sudo cudnnvm global --system --unset' "
+		    "turns it off)",
 		    "system mode is on: %s names %s", cv_sysmode_conf_path(),
 		    named);
 	memset(&sf, 0, sizeof sf);
@@ -1003,13 +1003,21 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		    "no cuDNN version is active");
 		free(fix);
 	}
-	if (cv_machine_get(CV_MACHINE_DRIVER)->driver_version[0] == '\0')
-		add(&fs, CV_LEVEL_OK,
-		    "nothing on a machine without a GPU; elsewhere install "
-		    "the NVIDIA driver (your distribution's nvidia-driver "
-		    "package)",
-		    "validation skips its GPU steps on this machine",
+	if (cv_machine_get(CV_MACHINE_DRIVER)->driver_version[0] == '\0') {
+		/* what can be checked here is checked by this, once a
+		 * version is active */
+		char *pick = ctx->active_id == NULL
+				     ? cv_hint_pick_global(ctx->store)
+				     : NULL;
+		char *fix = xasprintf("%s%scudnnvm validate --no-gpu",
+				      pick ? pick : "", pick ? " && " : "");
+		add(&fs, CV_LEVEL_OK, fix,
+		    "validation skips its GPU steps on this machine (a "
+		    "machine with a GPU needs the NVIDIA driver)",
 		    "no NVIDIA driver is loaded");
+		free(fix);
+		free(pick);
+	}
 	for (size_t i = 0; i < fs.nseen; i++)
 		free(fs.seen[i]);
 	free(fs.seen);
