@@ -714,6 +714,9 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 	memset(&spec, 0, sizeof spec);
 	memset(&passed, 0, sizeof passed);
 	passed.any_gpu = req->any_gpu;
+	if (cv_machine_get(CV_MACHINE_GPU)->bad[0])
+		return cv_err_set(err, CV_EUSAGE, "%s",
+				  cv_machine_get(CV_MACHINE_GPU)->bad);
 	if (req->spec != NULL) {
 		spec = *req->spec;
 		spec.cuda = 0;

@@ -131,6 +131,10 @@ pypi_config() {
 	run cudnnvm install 9.13 --cuda 12 --force
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	# a malformed override is a usage error, never ignored
+	CUDNNVM_OVERRIDE_GPU_ARCH=volta run cudnnvm install 9.1 --cuda 12 --force
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"CUDNNVM_OVERRIDE_GPU_ARCH='volta'"* ]]
 }
 
 @test "pypi: list-remote --source pypi lists the wheels of the index" {
