@@ -275,6 +275,7 @@ install_remote(const struct install_args *a)
 	req.spec = &spec;
 	req.cuda = cuda ? cuda : cfg->cuda;
 	req.platform = a->platform ? a->platform : cfg->platform;
+	req.any_gpu = a->force;
 	if ((r = resolve(a, &req, source, &rem, &ix, &res, &err)) == 0) {
 		cv_version_format_id(&res.art.version, id, sizeof id);
 		if (cmd_g.verbose)

@@ -18,7 +18,7 @@ static int
 show(void *arg, const struct cv_build *b)
 {
 	struct listing *l = arg;
-	char size[32];
+	char size[32], gpu[32] = "";
 
 	json_t *fits =
 		json_pack("{s:o,s:s}", "ok",
@@ -52,10 +52,15 @@ show(void *arg, const struct cv_build *b)
 		else
 			snprintf(size, sizeof size, "-");
 		/* "fits": the CUDA major this machine's toolkit or driver
-		 * asks for (list-remote --json says why, row by row) */
-		printf("%-20s %-10s %10s%s%s\n", b->id,
+		 * asks for, on a GPU the release has code for; "needs cc":
+		 * the GPU's compute capability is older than the release's
+		 * (list-remote --json says why, row by row) */
+		if (b->needs_arch)
+			snprintf(gpu, sizeof gpu, "  needs cc %d.%d",
+				 b->needs_arch / 10, b->needs_arch % 10);
+		printf("%-20s %-10s %10s%s%s%s\n", b->id,
 		       b->release ? b->release : "pypi", size,
-		       b->fits == 1 ? "  fits" : "",
+		       b->fits == 1 ? "  fits" : "", gpu,
 		       b->installed ? "  installed" : "");
 	}
 	return 0;

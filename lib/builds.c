@@ -21,6 +21,17 @@ lists(const struct cv_index *ix, const struct cv_version *spec)
 	return 0;
 }
 
+/* The compute capability release v needs when this GPU lacks it, else 0. */
+static int
+needs_arch(const struct cv_version *v)
+{
+	char why[256];
+
+	return cv_machine_arch_fits(v, why, sizeof why) == 0
+		       ? cv_machine_cudnn_min_arch(v)
+		       : 0;
+}
+
 int
 cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 	       const struct cv_builds_req *req, struct cv_err *err)
@@ -51,8 +62,9 @@ cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 		b.sha256 = w[i].sha256;
 		b.url = w[i].url;
 		b.installed = cv_store_has(st, b.id);
-		b.fits = cv_machine_fits(b.cuda, b.fit_reason,
+		b.fits = cv_machine_fits(&w[i].version, b.cuda, b.fit_reason,
 					 sizeof b.fit_reason);
+		b.needs_arch = needs_arch(&w[i].version);
 		shown++;
 		if (req->build(req->arg, &b))
 			break;
@@ -95,8 +107,9 @@ release_builds(const struct cv_remote *rem, const struct cv_store *st,
 		b.sha256 = f->sha256;
 		b.url = url;
 		b.installed = cv_store_has(st, b.id);
-		b.fits = cv_machine_fits(b.cuda, b.fit_reason,
+		b.fits = cv_machine_fits(&m->version, b.cuda, b.fit_reason,
 					 sizeof b.fit_reason);
+		b.needs_arch = needs_arch(&m->version);
 		shown++;
 		stop = req->build(req->arg, &b);
 		free(url);

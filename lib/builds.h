@@ -21,7 +21,8 @@ struct cv_build {
 	const char *sha256, *url;
 	int installed; /* in st */
 	int fits;      /* cv_machine_fits: 1, 0, or -1 when nothing is known */
-	char fit_reason[256];
+	char fit_reason[512];
+	int needs_arch; /* the compute capability (75: 7.5) the GPU lacks, 0 */
 };
 
 struct cv_builds_req {

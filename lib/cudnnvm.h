@@ -545,10 +545,26 @@ int cv_machine_driver_cuda(const char *version, int *major, int *minor);
 /* The oldest driver version that runs any CUDA `cuda`.x ("525.60.13"),
  * NULL for a major older than 11 or newer than known. */
 const char *cv_machine_min_driver(int cuda);
-/* Whether a build for CUDA major `cuda` is the one for this machine: 1 (the
- * major install would take), 0 (another major, or newer than the driver
- * runs), -1 (nothing known here: no toolkit, no driver); why says so. */
-int cv_machine_fits(int cuda, char *why, size_t n);
+/* Whether the build of release v for CUDA major `cuda` is the one for this
+ * machine: 1 (the major install would take), 0 (another major, newer than
+ * the driver runs, or a release without code for the GPU's compute
+ * capability), -1 (nothing known here: no toolkit, no driver); why says
+ * so, and says when no GPU is known. */
+int cv_machine_fits(const struct cv_version *v, int cuda, char *why, size_t n);
+/* The lowest compute capability (major * 10 + minor: 75 for 7.5) NVIDIA's
+ * support matrices list for cuDNN release v; 0 when not recorded. The one
+ * table of it. */
+int cv_machine_cudnn_min_arch(const struct cv_version *v);
+/* The newest cuDNN release line (9.10) that supports compute capability
+ * `arch` (major * 10 + minor); 0 when every recorded line does or none is
+ * known to. */
+int cv_machine_cudnn_last_for_arch(int arch, int *major, int *minor);
+/* Whether release v has code for the lowest compute capability of this
+ * machine's GPUs (only CUDNNVM_OVERRIDE_GPU_ARCH says it outside the probe
+ * child, which alone starts the driver): 1, 0 (why names what it needs,
+ * the GPU's and the last release for it), -1 (no GPU known, or the
+ * release's capabilities not recorded: nothing ruled out). */
+int cv_machine_arch_fits(const struct cv_version *v, char *why, size_t n);
 /* Every fact with its source, for doctor --json and current --json. */
 struct json_t *cv_machine_json(void);
 
@@ -614,6 +630,7 @@ struct cv_resolve_req {
 	const struct cv_version *spec; /* NULL: newest */
 	int cuda;                      /* --cuda / config; 0 = auto */
 	const char *platform;          /* --platform / config; NULL = auto */
+	int any_gpu; /* --force: take a release the GPU has no code for */
 };
 struct cv_resolved {
 	struct cv_artifact art; /* version, platform, sha256, size, ... */

@@ -209,6 +209,23 @@ int cv_remote_size(struct cv_remote *r, const char *url, uint64_t *size,
 char *cv_url_resolve(const char *base, const char *ref);
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
+/* resolve.c: the releases a resolver passes over because the GPU has no
+ * code in them (cv_machine_arch_fits), for the mirror's and the index's
+ * resolvers alike: the newest and oldest of them, and why the oldest. */
+struct cv_passed_over {
+	int any_gpu; /* --force: nothing is passed over */
+	char newest[48], oldest[48], why[256];
+};
+/* 1 when release v (named label, NULL: v written out) is passed over and
+ * noted in p, 0 when it may be taken. */
+int cv_passed_over(struct cv_passed_over *p, const struct cv_version *v,
+		   const char *label);
+/* One warning line, once `taken` was chosen, naming those passed over. */
+void cv_passed_over_warn(const struct cv_passed_over *p, const char *taken);
+/* The refusal when every release the spec matches was passed over:
+ * CV_ERROR (exit 1), before any download; the caller adds the hint. */
+int cv_passed_over_refuse(const struct cv_passed_over *p, struct cv_err *err);
+
 /* index.c: the client an index reads with. */
 struct cv_index;
 struct cv_remote *cv_index_remote(const struct cv_index *ix);

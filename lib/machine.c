@@ -615,13 +615,20 @@ cv_machine_want_cuda(int spec_cuda, int flag_cuda, char *how, size_t n,
 }
 
 int
-cv_machine_fits(int cuda, char *why, size_t n)
+cv_machine_fits(const struct cv_version *v, int cuda, char *why, size_t n)
 {
 	const struct cv_machine *m =
 		cv_machine_get(CV_MACHINE_TOOLKIT | CV_MACHINE_DRIVER);
-	char how[PATH_MAX + 64];
+	char how[PATH_MAX + 64], gpu[256] = "";
 	int want = cv_machine_cuda(how, sizeof how, NULL);
 
+	if (cv_machine_arch_fits(v, why, n) == 0)
+		return 0;
+	if (cv_machine_get(CV_MACHINE_GPU)->gpu_arch.major <= 0)
+		/* said where it matters: nothing was ruled out for it */
+		snprintf(gpu, sizeof gpu,
+			 "; no GPU compute capability known "
+			 "here: no release ruled out for it");
 	if (m->driver.major > 0 && cuda > m->driver.major) {
 		snprintf(why, n,
 			 "needs a driver for CUDA %d; this one runs CUDA %d.%d",
@@ -631,14 +638,106 @@ cv_machine_fits(int cuda, char *why, size_t n)
 	if (want <= 0) {
 		snprintf(why, n,
 			 "no CUDA toolkit or driver seen here: "
-			 "nothing ruled out");
+			 "nothing ruled out%s",
+			 gpu);
 		return -1;
 	}
 	if (cuda == want) {
-		snprintf(why, n, "CUDA %d, from %s", want, how);
+		snprintf(why, n, "CUDA %d, from %s%s", want, how, gpu);
 		return 1;
 	}
-	snprintf(why, n, "this machine's CUDA is %d, from %s%s", want, how,
-		 cuda < want ? "; an older variant its driver runs too" : "");
+	snprintf(why, n, "this machine's CUDA is %d, from %s%s%s", want, how,
+		 cuda < want ? "; an older variant its driver runs too" : "",
+		 gpu);
+	return 0;
+}
+
+/* The lowest compute capability (major * 10 + minor) NVIDIA's cuDNN
+ * support matrices list for each line of releases, newest line first:
+ * an entry holds from its release up to the next newer entry's. The
+ * 9.10.2 matrix still lists 5.0, 6.0, 6.1 and 7.0 (with a footnote); the
+ * 9.17.0 matrix starts at 7.5 for CUDA 12 and 13 alike, and 9.11.0 is the
+ * first release without Maxwell, Pascal and Volta. 8.0 to 8.3 start at
+ * 3.5 for CUDA 11 and 3.0 for CUDA 10.2: the line takes the lower, so
+ * that no build that runs is ruled out. 0: the matrices were not read,
+ * nothing is ruled out. doc/cudnn-facts.md keeps the sources. */
+static const struct {
+	unsigned long major, minor;
+	int arch;
+} cudnn_min_arch[] = {
+	{ 9, 11, 75 }, /* Turing and newer */
+	{ 8, 9, 50 },  /* Maxwell and newer */
+	{ 8, 4, 0 },   /* not recorded */
+	{ 7, 6, 30 },  /* Kepler and newer */
+};
+
+int
+cv_machine_cudnn_min_arch(const struct cv_version *v)
+{
+	for (size_t i = 0; i < sizeof cudnn_min_arch / sizeof *cudnn_min_arch;
+	     i++)
+		if (v->part[0] > cudnn_min_arch[i].major ||
+		    (v->part[0] == cudnn_min_arch[i].major &&
+		     v->part[1] >= cudnn_min_arch[i].minor))
+			return cudnn_min_arch[i].arch;
+	return 0;
+}
+
+int
+cv_machine_cudnn_last_for_arch(int arch, int *major, int *minor)
+{
+	for (size_t i = 0; i < sizeof cudnn_min_arch / sizeof *cudnn_min_arch;
+	     i++) {
+		if (cudnn_min_arch[i].arch <= 0 ||
+		    cudnn_min_arch[i].arch > arch)
+			continue;
+		if (i == 0 || cudnn_min_arch[i - 1].minor == 0)
+			return 0; /* the newest line runs it: no last one */
+		/* the release line before the next newer entry's */
+		*major = (int)cudnn_min_arch[i - 1].major;
+		*minor = (int)cudnn_min_arch[i - 1].minor - 1;
+		return 1;
+	}
+	return 0;
+}
+
+int
+cv_machine_arch_fits(const struct cv_version *v, char *why, size_t n)
+{
+	const struct cv_machine *m = cv_machine_get(CV_MACHINE_GPU);
+	int need = cv_machine_cudnn_min_arch(v), have, major, minor;
+	char last[48] = "";
+
+	if (m->gpu_arch.major <= 0) {
+		snprintf(why, n,
+			 "no GPU compute capability known here "
+			 "(CUDNNVM_OVERRIDE_GPU_ARCH sets one): no release "
+			 "ruled out for it");
+		return -1;
+	}
+	have = m->gpu_arch.major * 10 + m->gpu_arch.minor;
+	if (need == 0) {
+		snprintf(why, n,
+			 "the compute capabilities this release supports are "
+			 "not recorded: not ruled out for this GPU's %d.%d",
+			 m->gpu_arch.major, m->gpu_arch.minor);
+		return -1;
+	}
+	if (have >= need) {
+		snprintf(why, n,
+			 "compute capability %d.%d (from %s) is %d.%d or newer",
+			 m->gpu_arch.major, m->gpu_arch.minor,
+			 m->gpu_arch.detail, need / 10, need % 10);
+		return 1;
+	}
+	if (cv_machine_cudnn_last_for_arch(have, &major, &minor))
+		snprintf(last, sizeof last,
+			 ", and %d.%d is the last release for it", major,
+			 minor);
+	snprintf(why, n,
+		 "needs compute capability %d.%d or newer; this GPU is %d.%d "
+		 "(from %s)%s",
+		 need / 10, need % 10, m->gpu_arch.major, m->gpu_arch.minor,
+		 m->gpu_arch.detail, last);
 	return 0;
 }

@@ -659,16 +659,43 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	return 0;
 }
 
-/* The first (newest) wheel spec matches, n when none does. */
+/* The first (newest) wheel spec matches that has code for this GPU, n
+ * when none does; p notes the wheels passed over for the GPU. */
 static size_t
-first_match(const struct cv_wheel *w, size_t n, const struct cv_version *spec)
+first_match(const struct cv_wheel *w, size_t n, const struct cv_version *spec,
+	    struct cv_passed_over *p)
 {
 	size_t i = 0;
 
-	while (i < n && spec != NULL &&
-	       !cv_version_matches(spec, &w[i].version))
+	while (i < n &&
+	       ((spec != NULL && !cv_version_matches(spec, &w[i].version)) ||
+		cv_passed_over(p, &w[i].version, NULL)))
 		i++;
 	return i;
+}
+
+/* Every wheel matching the spec lacks code for this GPU: the refusal, with
+ * the newest wheel of the list that has it as the command to run. */
+static int
+refuse_for_gpu(const struct cv_wheel *w, size_t n,
+	       const struct cv_passed_over *p, int cuda, struct cv_err *err)
+{
+	char why[256], s[64], cu[16] = "";
+
+	cv_passed_over_refuse(p, err);
+	if (cuda > 0)
+		snprintf(cu, sizeof cu, " --cuda %d", cuda);
+	for (size_t i = 0; i < n; i++) {
+		struct cv_version v = w[i].version;
+
+		if (cv_machine_arch_fits(&v, why, sizeof why) != 1)
+			continue;
+		v.cuda = 0;
+		cv_version_format(&v, s, sizeof s);
+		return cv_err_hint(err, "cudnnvm install %s --source pypi%s", s,
+				   cu);
+	}
+	return err->code;
 }
 
 int
@@ -681,9 +708,15 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 	char platform[32], how[512] = "";
 	size_t n = 0, i;
 	int cuda = 0, rc;
+	struct cv_passed_over passed;
 
 	memset(out, 0, sizeof *out);
 	memset(&spec, 0, sizeof spec);
+	memset(&passed, 0, sizeof passed);
+	passed.any_gpu = req->any_gpu;
+	if (cv_machine_get(CV_MACHINE_GPU)->bad[0])
+		return cv_err_set(err, CV_EUSAGE, "%s",
+				  cv_machine_get(CV_MACHINE_GPU)->bad);
 	if (req->spec != NULL) {
 		spec = *req->spec;
 		spec.cuda = 0;
@@ -698,7 +731,7 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		return rc;
 	if ((rc = cv_pypi_list(r, index, cuda, platform, &w, &n, err)) < 0)
 		return rc;
-	i = first_match(w, n, req->spec != NULL ? &spec : NULL);
+	i = first_match(w, n, req->spec != NULL ? &spec : NULL, &passed);
 	/* as the mirror's resolver does: the machine's major (not one the
 	 * user named) falls back to the newest older one with a wheel, since
 	 * a cuda12 build runs on a CUDA 13 driver, never the reverse */
@@ -712,7 +745,8 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 					 NULL) < 0)
 				continue;
 			oi = first_match(ow, on,
-					 req->spec != NULL ? &spec : NULL);
+					 req->spec != NULL ? &spec : NULL,
+					 &passed);
 			if (oi == on) {
 				cv_wheels_free(ow, on);
 				continue;
@@ -728,7 +762,14 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 			i = oi;
 		}
 	}
-	if (i == n) {
+	if (i == n && passed.oldest[0] != '\0') {
+		rc = refuse_for_gpu(w, n, &passed, cuda, err);
+		cv_wheels_free(w, n);
+		return rc;
+	}
+	/* (w is NULL only for an empty list: said for the analyzer, which
+	 * does not follow first_match) */
+	if (i == n || w == NULL) {
 		char s[64] = "any version", cu[16] = "";
 		if (req->spec != NULL)
 			cv_version_format(&spec, s, sizeof s);
@@ -749,6 +790,7 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 	out->art.wheel = 1;
 	out->url = xstrdup(w[i].url);
 	cv_version_format(&w[i].version, out->label, sizeof out->label);
+	cv_passed_over_warn(&passed, out->label);
 	cv_wheels_free(w, n);
 	if (rc < 0)
 		cv_resolved_release(out);

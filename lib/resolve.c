@@ -42,9 +42,80 @@ fill(struct cv_resolved *out, const struct cv_manifest *m,
 }
 
 int
+cv_passed_over(struct cv_passed_over *p, const struct cv_version *v,
+	       const char *label)
+{
+	char why[sizeof p->why];
+	struct cv_version release = *v;
+
+	if (p->any_gpu || cv_machine_arch_fits(v, why, sizeof why) != 0)
+		return 0;
+	release.cuda = 0;
+	if (label != NULL)
+		snprintf(p->oldest, sizeof p->oldest, "%s", label);
+	else
+		cv_version_format(&release, p->oldest, sizeof p->oldest);
+	if (p->newest[0] == '\0')
+		memcpy(p->newest, p->oldest, sizeof p->newest);
+	snprintf(p->why, sizeof p->why, "%s", why);
+	return 1;
+}
+
+void
+cv_passed_over_warn(const struct cv_passed_over *p, const char *taken)
+{
+	if (p->oldest[0] == '\0')
+		return;
+	if (strcmp(p->newest, p->oldest) == 0)
+		cv_warn("took cuDNN %s, not %s: it %s; --force takes it", taken,
+			p->oldest, p->why);
+	else
+		cv_warn("took cuDNN %s, not %s to %s: %s %s; --force takes "
+			"them",
+			taken, p->newest, p->oldest, p->oldest, p->why);
+}
+
+int
+cv_passed_over_refuse(const struct cv_passed_over *p, struct cv_err *err)
+{
+	return cv_err_set(err, CV_ERROR,
+			  "cuDNN %s %s; --force installs it anyway", p->oldest,
+			  p->why);
+}
+
+/* The refusal when every release matching the spec lacks code for this
+ * GPU: before any download, with the newest listed release that has it
+ * as the command to run instead. */
+static int
+refuse_for_gpu(struct cv_index *ix, const struct cv_resolve_req *req,
+	       const struct cv_passed_over *p, struct cv_err *err)
+{
+	char why[256], opts[96] = "";
+
+	cv_passed_over_refuse(p, err);
+	if (req->cuda > 0)
+		snprintf(opts, sizeof opts, " --cuda %d", req->cuda);
+	if (req->platform != NULL && *req->platform &&
+	    cv_platform_valid(req->platform))
+		snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
+			 " --platform %s", req->platform);
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		const struct cv_version *v = cv_index_version(ix, i);
+		char s[64];
+
+		if (cv_machine_arch_fits(v, why, sizeof why) != 1)
+			continue;
+		cv_version_format(v, s, sizeof s);
+		return cv_err_hint(err, "cudnnvm install %s%s", s, opts);
+	}
+	return err->code;
+}
+
+int
 cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	   struct cv_resolved *out, struct cv_err *err)
 {
+	struct cv_passed_over passed;
 	struct cv_version spec;
 	char platform[32], how[PATH_MAX + 64] = "", first[32] = "",
 					  variants[128] = "";
@@ -54,10 +125,15 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 
 	memset(out, 0, sizeof *out);
 	memset(&spec, 0, sizeof spec);
+	memset(&passed, 0, sizeof passed);
+	passed.any_gpu = req->any_gpu;
 	if (req->spec != NULL) {
 		spec = *req->spec;
 		spec.cuda = 0;
 	}
+	if (cv_machine_get(CV_MACHINE_GPU)->bad[0])
+		return cv_err_set(err, CV_EUSAGE, "%s",
+				  cv_machine_get(CV_MACHINE_GPU)->bad);
 	cuda = cv_machine_want_cuda(req->spec != NULL ? req->spec->cuda : 0,
 				    req->cuda, how, sizeof how, err);
 	if (cuda < 0)
@@ -91,8 +167,9 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 			continue;
 		if ((rc = cv_index_manifest(ix, i, &m, err)) < 0)
 			return rc;
-		if (req->spec != NULL &&
-		    !cv_version_matches(&spec, &m.version)) {
+		if ((req->spec != NULL &&
+		     !cv_version_matches(&spec, &m.version)) ||
+		    cv_passed_over(&passed, &m.version, m.label)) {
 			cv_manifest_release(&m);
 			continue;
 		}
@@ -109,6 +186,7 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 		}
 		if (f != NULL) {
 			fill(out, &m, f, mirror);
+			cv_passed_over_warn(&passed, m.label);
 			cv_manifest_release(&m);
 			return 0;
 		}
@@ -143,6 +221,7 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 					  m.name);
 		}
 		fill(out, &m, f, mirror);
+		cv_passed_over_warn(&passed, m.label);
 		cv_warn("cuDNN %s has no build for cuda%d (this machine's "
 			"CUDA comes from %s); took its cuda%d build, which a "
 			"CUDA %d driver runs too; --cuda N chooses another",
@@ -150,6 +229,8 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 		cv_manifest_release(&m);
 		return 0;
 	}
+	if (first[0] == '\0' && passed.oldest[0] != '\0')
+		return refuse_for_gpu(ix, req, &passed, err);
 	if (first[0] == '\0') {
 		char s[64] = "";
 		if (req->spec != NULL)

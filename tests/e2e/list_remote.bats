@@ -154,3 +154,31 @@ assert [e["cuda"] for e in a] == [13, 12]
 	[ "$(grep -c 'GET .*redistrib_' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
 	grep -q 'redistrib_9.13.0.json' "$MIRROR_DIR/root/requests.log"
 }
+
+@test "a V100 (compute capability 7.0): rows of 9.11 and newer say what they need; --json says why" {
+	export CUDNNVM_OVERRIDE_GPU_ARCH=7.0 CUDNNVM_OVERRIDE_CUDA=12.4
+	run --separate-stderr cudnnvm list-remote --platform linux-x86_64
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == "9.20.0.48-cuda12 "*"  needs cc 7.5" ]]
+	[[ "${lines[1]}" != *fits* ]]
+	[[ "$output" == *"9.8.0.87-cuda12 "*"  fits"* ]]
+	[[ "$output" != *"9.8.0.87-cuda12 "*"needs cc"* ]]
+	run --separate-stderr cudnnvm list-remote --platform linux-x86_64 --json
+	python3 -c '
+import json, sys
+rows = {r["id"]: r["fits"] for r in json.loads(sys.argv[1])}
+f = rows["9.13.0.50-cuda12"]
+assert f["ok"] is False and "needs compute capability 7.5" in f["reason"] and "9.10 is the last release" in f["reason"], f
+f = rows["9.8.0.87-cuda12"]
+assert f["ok"] is True and "GPU" not in f["reason"], f
+' "$output"
+	# no GPU known: nothing ruled out for it, and the reason says so
+	unset CUDNNVM_OVERRIDE_GPU_ARCH
+	run --separate-stderr cudnnvm list-remote 9.13 --platform linux-x86_64 --json
+	python3 -c '
+import json, sys
+rows = {r["id"]: r["fits"] for r in json.loads(sys.argv[1])}
+f = rows["9.13.0.50-cuda12"]
+assert f["ok"] is True and "no GPU compute capability known" in f["reason"], f
+' "$output"
+}

@@ -116,6 +116,27 @@ pypi_config() {
 	[[ "$stderr" == "cudnnvm: no wheel of cuDNN 9.13 for linux-x86_64 cuda13 on the index"* ]]
 }
 
+@test "pypi: a V100 (compute capability 7.0) passes over wheels of 9.11 and newer; a spec of only those is refused with a hint that works" {
+	export CUDNNVM_OVERRIDE_GPU_ARCH=7.0
+	run --separate-stderr cudnnvm install 9 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.1.0.70-cuda12"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "${stderr_lines[0]}" == *"took cuDNN 9.1.0.70, not 9.13.0.50: it needs compute capability 7.5 or newer; this GPU is 7.0"* ]]
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[[ "${stderr_lines[0]}" == "cudnnvm: cuDNN 9.13.0.50 needs compute capability 7.5 or newer"*"--force installs it anyway" ]]
+	[ "${stderr_lines[1]}" = "hint: cudnnvm install 9.1.0.70 --source pypi --cuda 12" ]
+	run cudnnvm install 9.13 --cuda 12 --force
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
+	# a malformed override is a usage error, never ignored
+	CUDNNVM_OVERRIDE_GPU_ARCH=volta run cudnnvm install 9.1 --cuda 12 --force
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"CUDNNVM_OVERRIDE_GPU_ARCH='volta'"* ]]
+}
+
 @test "pypi: list-remote --source pypi lists the wheels of the index" {
 	pypi_config ok
 	sed -i '/^source = /d' "$XDG_CONFIG_HOME/cudnnvm/config.ini"

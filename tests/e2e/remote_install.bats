@@ -241,3 +241,47 @@ PY
 	[[ $stderr != *$'\r'* ]]
 	[[ $stderr != *"ETA"* ]]
 }
+
+@test "a V100 (compute capability 7.0): install 9 passes over 9.11 and newer with one warning line" {
+	export CUDNNVM_OVERRIDE_GPU_ARCH=7.0
+	run --separate-stderr cudnnvm install 9 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.8.0.87-cuda12"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "${stderr_lines[0]}" == *"took cuDNN 9.8.0, not 9.20.0 to 9.13.0: 9.13.0 needs compute capability 7.5 or newer; this GPU is 7.0 (from CUDNNVM_OVERRIDE_GPU_ARCH), and 9.10 is the last release for it; --force takes them" ]]
+	# a Hopper (9.0) takes the newest
+	CUDNNVM_OVERRIDE_GPU_ARCH=9.0 run --separate-stderr cudnnvm install 9 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installed cuDNN 9.20.0.48-cuda12"* ]]
+	[ -z "$stderr" ]
+}
+
+@test "a V100: install 9.13 is refused before any download, the hint installs what runs, --force overrides" {
+	seed_store
+	export CUDNNVM_OVERRIDE_GPU_ARCH=7.0
+	before=$(store_snapshot)
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[0]}" = "cudnnvm: cuDNN 9.13.0 needs compute capability 7.5 or newer; this GPU is 7.0 (from CUDNNVM_OVERRIDE_GPU_ARCH), and 9.10 is the last release for it; --force installs it anyway" ]
+	[ "${stderr_lines[1]}" = "hint: cudnnvm install 9.8.0 --cuda 12" ]
+	[ "$(store_snapshot)" = "$before" ]
+	[ "$(archive_gets)" -eq 0 ]
+	run bash -c "${stderr_lines[1]#hint: }"
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.8.0.87-cuda12/lib" ]
+	run --separate-stderr cudnnvm install 9.13 --cuda 12 --force
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12/lib" ]
+	# a malformed override is a usage error, never ignored
+	CUDNNVM_OVERRIDE_GPU_ARCH=volta run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 64 ]
+	[[ "$output" == *"CUDNNVM_OVERRIDE_GPU_ARCH='volta'"* ]]
+}
+
+@test "no GPU known (no override): nothing is passed over for it" {
+	unset CUDNNVM_OVERRIDE_GPU_ARCH
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}

@@ -229,6 +229,55 @@ main(void)
 	unsetenv("CUDNNVM_OVERRIDE_CUDA");
 	unsetenv("CUDNNVM_OVERRIDE_DRIVER_CUDA");
 	unsetenv("CUDNNVM_OVERRIDE_GPU_ARCH");
+
+	/* the support matrices' lowest compute capability, release by
+	 * release: 9.10.2 still runs on Maxwell, 9.11 starts at Turing */
+	{
+		static const struct {
+			const char *release;
+			int arch;
+		} rows[] = {
+			{ "9.20.0.48", 75 }, { "9.17", 75 },
+			{ "9.11.0", 75 },    { "9.10.2.21", 50 },
+			{ "9.0", 50 },       { "8.9.7.29", 50 },
+			{ "8.6", 0 },        { "8.3.2", 30 },
+			{ "7.6.5", 30 },     { "7.5", 0 },
+			{ "10", 75 },
+		};
+		struct cv_version v;
+		char why[512];
+
+		for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+			CHECK(cv_version_parse(&v, rows[i].release, &err) == 0);
+			CHECK(cv_machine_cudnn_min_arch(&v) == rows[i].arch);
+		}
+		CHECK(cv_machine_cudnn_last_for_arch(70, &major, &minor) &&
+		      major == 9 && minor == 10);
+		CHECK(cv_machine_cudnn_last_for_arch(35, &major, &minor) &&
+		      major == 8 && minor == 3);
+		CHECK(!cv_machine_cudnn_last_for_arch(75, &major, &minor));
+		CHECK(!cv_machine_cudnn_last_for_arch(20, &major, &minor));
+
+		/* no GPU known: nothing ruled out, and why says so */
+		cv_version_parse(&v, "9.13", &err);
+		cv_machine_forget();
+		CHECK(cv_machine_arch_fits(&v, why, sizeof why) == -1);
+		CHECK(strstr(why, "no GPU compute capability known") != NULL);
+		setenv("CUDNNVM_OVERRIDE_GPU_ARCH", "7.0", 1);
+		cv_machine_forget();
+		CHECK(cv_machine_arch_fits(&v, why, sizeof why) == 0);
+		CHECK(strstr(why, "7.5 or newer") != NULL &&
+		      strstr(why, "9.10 is the last release") != NULL);
+		CHECK(cv_machine_fits(&v, 12, why, sizeof why) == 0);
+		cv_version_parse(&v, "9.10.2", &err);
+		CHECK(cv_machine_arch_fits(&v, why, sizeof why) == 1);
+		setenv("CUDNNVM_OVERRIDE_GPU_ARCH", "7.5", 1);
+		cv_version_parse(&v, "9.13", &err);
+		cv_machine_forget();
+		CHECK(cv_machine_arch_fits(&v, why, sizeof why) == 1);
+		unsetenv("CUDNNVM_OVERRIDE_GPU_ARCH");
+		cv_machine_forget();
+	}
 	setenv("PATH", "/usr/bin:/bin", 1);
 	{
 		char *cmd = NULL;

@@ -45,7 +45,7 @@ static int
 res(const char *spec, int cuda, const char *platform, char *out, size_t n)
 {
 	struct cv_version v;
-	struct cv_resolve_req req = { NULL, cuda, platform };
+	struct cv_resolve_req req = { NULL, cuda, platform, 0 };
 	struct cv_resolved r;
 	char id[64];
 	int rc;
@@ -232,7 +232,7 @@ main(void)
 	/* resolution uses the manifest's own file for the URL */
 	{
 		struct cv_version v;
-		struct cv_resolve_req req = { &v, 12, "linux-x86_64" };
+		struct cv_resolve_req req = { &v, 12, "linux-x86_64", 0 };
 		struct cv_resolved rr;
 		cv_version_parse(&v, "9.13", NULL);
 		CHECK(cv_resolve(ix, &req, &rr, &err) == 0);
