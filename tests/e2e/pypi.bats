@@ -78,6 +78,21 @@ pypi_config() {
 	} >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 }
 
+# hostile_refused MODE PATTERN: the hostile wheel MODE of the test index,
+# installed from its file with its true hash, is refused as unsafe (65)
+# with a message matching PATTERN (a glob).
+hostile_refused() {
+	local whl sha
+	rm -rf "$T/h"
+	whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
+	sha=$(sha256sum "$whl" | cut -d' ' -f1)
+	run cudnnvm install --archive "$whl" --sha256 "$sha"
+	echo "$1: $output"
+	[ "$status" -eq 65 ]
+	# shellcheck disable=SC2053
+	[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe wheel: "$2* ]]
+}
+
 @test "pypi: resolution across cu11/12/13 and platforms, newest first" {
 	run cudnnvm install 9 --cuda 12
 	[ "$status" -eq 0 ]
@@ -293,14 +308,7 @@ pypi_config() {
 	for c in "cd-name another name" "cd-outside another name" \
 		"cd-size another size" "cd-dir another name"; do
 		set -- $c
-		rm -rf "$T/h"
-		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
-		sha=$(sha256sum "$whl" | cut -d' ' -f1)
-		run cudnnvm install --archive "$whl" --sha256 "$sha"
-		echo "$c: $output"
-		[ "$status" -eq 65 ]
-		shift
-		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe wheel: entry '"*"' of the central directory has $* in its local header"* ]]
+		hostile_refused "$1" "entry '*' of the central directory has ${*:2} in its local header"
 		[ "$(store_snapshot)" = "$before" ]
 	done
 }
@@ -314,14 +322,7 @@ pypi_config() {
 		"di-tag its WHEEL file has the tag 'py3-none-manylinux2014_aarch64'" \
 		"di-none '"; do
 		set -- $c
-		rm -rf "$T/h"
-		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
-		sha=$(sha256sum "$whl" | cut -d' ' -f1)
-		run cudnnvm install --archive "$whl" --sha256 "$sha"
-		echo "$c: $output"
-		[ "$status" -eq 65 ]
-		shift
-		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: unsafe wheel: $*"* ]]
+		hostile_refused "$1" "${*:2}"
 		[ "$(store_snapshot)" = "$before" ]
 	done
 	# the file name's dotted platform is every tag the WHEEL file lists
