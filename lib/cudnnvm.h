@@ -283,6 +283,14 @@ int cv_store_list(const struct cv_store *st, struct cv_installed **out,
 /* Look up one install id; CV_ENOTFOUND when absent. */
 int cv_store_get(const struct cv_store *st, const char *id,
 		 struct cv_installed *out, struct cv_err *err);
+/* A filter of installed builds by version (cv_store_pick, hints). */
+typedef int (*cv_accept_fn)(void *payload, const struct cv_version *v);
+/* Of the installed builds accept() takes, the one cv_store_find's rule
+ * picks (the newest of this machine's CUDA major, else the newest),
+ * silently: 1 and id set, else 0. Folder names only; the machine is read
+ * only when builds of several majors are taken. */
+int cv_store_pick(const struct cv_store *st, cv_accept_fn accept, void *payload,
+		  char id[64]);
 /* The id of the newest installed version that a spec matches; CV_ENOTFOUND
  * with a hint to install when none does. Reads folder names and the chosen
  * version's marker only, never each version's metadata, so its cost does
@@ -772,8 +780,7 @@ char *cv_hint_quote(const char *s);
 char *cv_hint_pick_global(const struct cv_store *st);
 /* The newest installed build accept() takes, this machine's CUDA major
  * first: 1 and id set, else 0. st may be NULL (then 0). */
-int cv_hint_installed(const struct cv_store *st,
-		      int (*accept)(void *payload, const struct cv_version *v),
+int cv_hint_installed(const struct cv_store *st, cv_accept_fn accept,
 		      void *payload, char id[64]);
 /* The command line that makes a build matching spec active here: switch to
  * an installed one, else install (with --cuda N where needed) and switch.

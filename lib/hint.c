@@ -172,42 +172,10 @@ cv_hint_switch(const char *id)
 }
 
 int
-cv_hint_installed(const struct cv_store *st,
-		  int (*accept)(void *payload, const struct cv_version *v),
-		  void *payload, char id[64])
+cv_hint_installed(const struct cv_store *st, cv_accept_fn accept, void *payload,
+		  char id[64])
 {
-	struct cv_installed *all = NULL;
-	size_t n = 0, any = SIZE_MAX;
-	int want;
-
-	if (st == NULL || cv_store_list(st, &all, &n, NULL) < 0)
-		return 0;
-	/* the machine is asked only when its answer could change the pick:
-	 * the accepted builds are of several CUDA majors */
-	want = 0;
-	for (size_t i = 0, first = SIZE_MAX; i < n && want == 0; i++) {
-		if (!accept(payload, &all[i].version))
-			continue;
-		if (first == SIZE_MAX)
-			first = i;
-		else if (all[i].version.cuda != all[first].version.cuda)
-			want = cv_machine_cuda(NULL, 0, NULL);
-	}
-	/* newest first: this machine's CUDA major, else any */
-	for (size_t i = 0; i < n; i++) {
-		if (!accept(payload, &all[i].version))
-			continue;
-		if (any == SIZE_MAX)
-			any = i;
-		if (want <= 0 || all[i].version.cuda == want) {
-			any = i;
-			break;
-		}
-	}
-	if (any != SIZE_MAX)
-		snprintf(id, 64, "%s", all[any].id);
-	free(all);
-	return any != SIZE_MAX;
+	return st != NULL && cv_store_pick(st, accept, payload, id);
 }
 
 static int

@@ -1216,9 +1216,9 @@ cmp_candidate(const void *a, const void *b)
 	return c != 0 ? c : y->v.cuda - x->v.cuda;
 }
 
-/* Append the folders of one store whose names are ids `spec` matches. */
+/* Append the folders of one store whose names are ids accept() takes. */
 static void
-candidates(const struct cv_store *st, const struct cv_version *spec,
+candidates(const struct cv_store *st, cv_accept_fn accept, void *payload,
 	   struct candidate **cand, size_t *n, size_t *cap)
 {
 	DIR *d = NULL;
@@ -1234,7 +1234,7 @@ candidates(const struct cv_store *st, const struct cv_version *spec,
 		struct cv_version v;
 		if (is_private(de->d_name) || strlen(de->d_name) >= 64 ||
 		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
-		    !cv_version_matches(spec, &v))
+		    !accept(payload, &v))
 			continue;
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 8;
@@ -1248,6 +1248,56 @@ candidates(const struct cv_store *st, const struct cv_version *spec,
 		closedir(d);
 }
 
+/* Both views' candidates (the user's store and the system one), newest
+ * first. */
+static void
+all_candidates(const struct cv_store *st, cv_accept_fn accept, void *payload,
+	       struct candidate **cand, size_t *n)
+{
+	size_t cap = 0;
+
+	candidates(st, accept, payload, cand, n, &cap);
+	if (st->system != NULL)
+		candidates(st->system, accept, payload, cand, n, &cap);
+	if (*n > 1)
+		qsort(*cand, *n, sizeof **cand, cmp_candidate);
+}
+
+static int
+matches_spec(void *spec, const struct cv_version *v)
+{
+	return cv_version_matches(spec, v);
+}
+
+int
+cv_store_pick(const struct cv_store *st, cv_accept_fn accept, void *payload,
+	      char id[64])
+{
+	struct candidate *cand = NULL;
+	size_t n = 0, pick = SIZE_MAX;
+	int want = 0;
+
+	all_candidates(st, accept, payload, &cand, &n);
+	/* the machine is asked only when its answer could change the pick */
+	for (size_t i = 1; i < n && want == 0; i++)
+		if (cand[i].v.cuda != cand[0].v.cuda)
+			want = cv_machine_cuda(NULL, 0, NULL);
+	for (size_t i = 0; i < n; i++) {
+		if (!cv_store_has(st, cand[i].id))
+			continue;
+		if (pick == SIZE_MAX)
+			pick = i;
+		if (want <= 0 || cand[i].v.cuda == want) {
+			pick = i;
+			break;
+		}
+	}
+	if (pick != SIZE_MAX)
+		snprintf(id, 64, "%s", cand[pick].id);
+	free(cand);
+	return pick != SIZE_MAX;
+}
+
 /* The installed build a spec means on this machine. A spec without
  * -cudaN takes the newest release that has a build of the CUDA major
  * cv_machine_want_cuda gives (the toolkit's, else the newest the driver
@@ -1259,7 +1309,7 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	      char id[64], struct cv_err *err)
 {
 	struct candidate *cand = NULL;
-	size_t n = 0, cap = 0, pick = SIZE_MAX, any = SIZE_MAX;
+	size_t n = 0, pick = SIZE_MAX, any = SIZE_MAX;
 	char s[64], how[PATH_MAX + 64] = "";
 	int want = 0;
 
@@ -1271,11 +1321,7 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 		memcpy(id, s, strlen(s) + 1);
 		return cv_store_check_trusted(st, id, err);
 	}
-	candidates(st, spec, &cand, &n, &cap);
-	if (st->system != NULL)
-		candidates(st->system, spec, &cand, &n, &cap);
-	if (n > 1)
-		qsort(cand, n, sizeof *cand, cmp_candidate);
+	all_candidates(st, matches_spec, (void *)spec, &cand, &n);
 	/* The machine is asked only when it can change the answer (builds of
 	 * several variants match) or a warning can be shown: a prompt that
 	 * resolves a pin of one variant reads no toolkit file. */
