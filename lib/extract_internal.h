@@ -91,6 +91,17 @@ void extract_ctx_init(struct ectx *x, struct peek *raw,
 		      const struct cv_extract_limits *limits,
 		      struct cv_err *err);
 void extract_ctx_release(struct ectx *x);
+/* Where the engines write: the working folder becomes dest (entry names
+ * are relative to it) and the umask 022, the way back kept in *back. */
+struct extract_place {
+	int oldcwd;
+	mode_t oldmask;
+};
+int extract_enter(const char *dest, struct extract_place *back,
+		  struct cv_err *err);
+/* Back to where extract_enter was called; r, or the error of the way
+ * back when r is 0. */
+int extract_leave(struct extract_place *back, int r, struct cv_err *err);
 /* 0: write the entry (its pathname rewritten), 1: skip it, <0: refuse the
  * archive with x->err set. */
 int extract_policy(struct ectx *x, struct archive_entry *e);

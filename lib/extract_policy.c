@@ -690,6 +690,36 @@ extract_check_tree(const char *dest, struct cv_err *err)
 	return r;
 }
 
+int
+extract_enter(const char *dest, struct extract_place *back, struct cv_err *err)
+{
+	int r;
+
+	back->oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (back->oldcwd < 0)
+		return cv_err_errno(err, CV_EIO,
+				    "cannot open the current folder");
+	if (chdir(dest) != 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot enter '%s'", dest);
+		close(back->oldcwd);
+		return r;
+	}
+	back->oldmask = umask(022);
+	return 0;
+}
+
+int
+extract_leave(struct extract_place *back, int r, struct cv_err *err)
+{
+	umask(back->oldmask);
+	if (fchdir(back->oldcwd) != 0 && r == 0)
+		r = cv_err_errno(err, CV_EIO,
+				 "cannot return to the current folder");
+	close(back->oldcwd);
+	return r;
+}
+
 void
 extract_ctx_init(struct ectx *x, struct peek *raw,
 		 const struct cv_extract_limits *limits, struct cv_err *err)

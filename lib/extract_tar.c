@@ -331,8 +331,8 @@ cv_extract(struct cv_source *src, const char *dest,
 	struct cv_source psrc = { peek_read, &pk };
 	struct cv_source tsrc = { cv_pipe_read, NULL };
 	struct decoder dec;
-	int oldcwd, r, rc;
-	mode_t oldmask;
+	struct extract_place back;
+	int r, rc;
 
 	if (err == NULL)
 		err = &dummy;
@@ -361,18 +361,8 @@ cv_extract(struct cv_source *src, const char *dest,
 		x.in.src = &tsrc;
 		x.pipeline = 1;
 	}
-	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (oldcwd < 0) {
-		r = cv_err_errno(err, CV_EIO, "cannot open the current folder");
+	if ((r = extract_enter(dest, &back, err)) < 0)
 		goto stop;
-	}
-	if (chdir(dest) != 0) {
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot enter '%s'", dest);
-		close(oldcwd);
-		goto stop;
-	}
-	oldmask = umask(022);
 	x.ar = archive_read_new();
 	x.aw = archive_write_disk_new();
 	archive_read_support_format_tar(x.ar);
@@ -394,11 +384,7 @@ cv_extract(struct cv_source *src, const char *dest,
 		r = write_error(&x, "(folder fix-up)");
 	archive_read_free(x.ar);
 	archive_write_free(x.aw);
-	umask(oldmask);
-	if (fchdir(oldcwd) != 0 && r == 0)
-		r = cv_err_errno(err, CV_EIO,
-				 "cannot return to the current folder");
-	close(oldcwd);
+	r = extract_leave(&back, r, err);
 stop:
 	extract_ctx_release(&x);
 	if (x.pipeline) {

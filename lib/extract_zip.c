@@ -770,8 +770,8 @@ extract_zip_unpack(const char *path, const char *dest,
 	struct zip_worker *w = NULL;
 	atomic_int stop = 0;
 	size_t njobs = 0;
-	int oldcwd, r;
-	mode_t oldmask;
+	struct extract_place back;
+	int r;
 
 	if (err == NULL)
 		err = &dummy;
@@ -779,17 +779,8 @@ extract_zip_unpack(const char *path, const char *dest,
 		threads = 1;
 	extract_ctx_init(&x, NULL, limits, err);
 	x.zip = 1;
-	oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (oldcwd < 0)
-		return cv_err_errno(err, CV_EIO,
-				    "cannot open the current folder");
-	if (chdir(dest) != 0) {
-		r = cv_err_errno(err, cv_code_from_errno(errno),
-				 "cannot enter '%s'", dest);
-		close(oldcwd);
+	if ((r = extract_enter(dest, &back, err)) < 0)
 		return r;
-	}
-	oldmask = umask(022);
 	r = zip_plan(&x, path, &jobs, &njobs, threads);
 	if (r == 0 && streamed != NULL && whole &&
 	    plan_matches(jobs, njobs, streamed, nstreamed)) {
@@ -840,11 +831,7 @@ extract_zip_unpack(const char *path, const char *dest,
 		free(w);
 		cv_checkpoint("mid-extract");
 	}
-	umask(oldmask);
-	if (fchdir(oldcwd) != 0 && r == 0)
-		r = cv_err_errno(err, CV_EIO,
-				 "cannot return to the current folder");
-	close(oldcwd);
+	r = extract_leave(&back, r, err);
 	extract_jobs_free(jobs, njobs);
 	extract_ctx_release(&x);
 	if (r == 0)
