@@ -23,6 +23,7 @@ struct install_args {
 	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, refresh;
+	int deps;      /* --deps: enum cv_deps_mode; -1: [install] deps */
 	unsigned jobs; /* --jobs N; 0: [install] threads */
 	struct cmd_ctx *ctx;
 };
@@ -180,11 +181,96 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	return cv_resolve_fresh(ix, req, res, err);
 }
 
+static void
+dep_fetching(void *payload, const struct cv_dep *dep,
+	     const struct cv_artifact *art)
+{
+	(void)payload;
+	if (!cmd_g.quiet)
+		ui_note("installing %s %s (CUDA %d), which cuDNN loads, from %s "
+			"(%llu bytes)",
+			dep->name, dep->version, dep->cuda, art->filename,
+			(unsigned long long)art->size);
+}
+
+/* What build `v` loads beside itself, found or installed (cv_deps_ensure);
+ * the use locks in *held stay until the version is published. */
+static int
+ensure_deps(const struct install_args *a, const struct cv_version *v,
+	    const char *platform, struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
+	    struct cv_deps_held *held, struct cv_err *err)
+{
+	const struct cv_config *cfg = &a->ctx->cfg;
+	struct cv_deps_req req;
+	int r;
+
+	memset(&req, 0, sizeof req);
+	req.st = a->ctx->st;
+	req.cfg = cfg;
+	req.cudnn_mirror = a->source == NULL || strcmp(a->source, "pypi") != 0
+				   ? a->mirror
+				   : NULL;
+	req.version = v;
+	req.platform = platform;
+	req.mode = a->deps >= 0 ? a->deps : cfg->deps;
+	req.refresh = a->refresh;
+	req.keep_archives = cfg->keep_archives;
+	req.opts.nowait = cmd_g.nowait;
+	req.opts.waiting = ui_waiting;
+	req.opts.threads = a->jobs ? a->jobs : cfg->threads;
+	req.fetching = dep_fetching;
+	r = cv_deps_ensure(&req, deps, ndeps, held, err);
+	if (r < 0 && r != CV_EINTR && req.mode == CV_DEPS_AUTO) {
+		/* the cuDNN is still worth having (a toolkit may come later);
+		 * validation names what it lacks */
+		char id[64];
+		cv_version_format_id(v, id, sizeof id);
+		ui_warn("%s; cuDNN %s will not run until it is found", err->msg,
+			id);
+		cv_err_hint(err, "cudnnvm install %s --deps always", id);
+		ui_hints(err);
+		*err = (struct cv_err)CV_ERR_INIT;
+		*ndeps = 0;
+		r = 0;
+	}
+	return r;
+}
+
+/* An installed version whose dependencies were never recorded (installed
+ * with --deps never, or before cudnnvm kept them): asked for with --deps
+ * auto|always, get them and record them. */
+static int
+deps_for_installed(const struct install_args *a, const char *id)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_installed inst;
+	struct cv_dep deps[CV_MAX_DEPS];
+	struct cv_deps_held held;
+	int n = 0, r;
+
+	if (a->deps < 0 || a->deps == CV_DEPS_NEVER ||
+	    !cv_store_has_own(a->ctx->st, id) ||
+	    cv_store_get(a->ctx->st, id, &inst, &err) < 0)
+		return 0;
+	if ((r = ensure_deps(a, &inst.version, inst.platform, deps, &n, &held,
+			     &err)) == 0)
+		r = cv_store_set_deps(a->ctx->st, id, deps, n, &err);
+	cv_deps_release(&held);
+	if (r < 0)
+		return cmd_fail(&err);
+	for (int i = 0; i < n; i++)
+		if (!cmd_g.quiet)
+			printf("cuDNN %s loads %s from %s\n", id, deps[i].name,
+			       deps[i].dir);
+	return 0;
+}
+
 /* Download, verify and install res in one pass. A damaged cached
  * download is dropped and fetched once more. */
 static int
 fetch_install(const struct install_args *a, struct cv_remote *rem,
-	      const struct cv_resolved *res, const char *id, int *already,
+	      const struct cv_resolved *res, const char *id,
+	      const struct cv_dep *deps, int ndeps, int *already,
 	      struct cv_err *err)
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
@@ -198,6 +284,8 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 	opts.nowait = cmd_g.nowait;
 	opts.waiting = ui_waiting;
 	opts.threads = a->jobs ? a->jobs : cfg->threads;
+	opts.deps = deps;
+	opts.ndeps = ndeps;
 	for (int attempt = 0;; attempt++) {
 		if ((r = cv_download_new(&dl, rem, &res->art, res->url,
 					 cv_store_cache_dir(a->ctx->st),
@@ -247,8 +335,10 @@ install_remote(const struct install_args *a)
 	struct cv_resolve_req req;
 	struct cv_version spec;
 	struct sigaction sa, old;
+	struct cv_dep deps[CV_MAX_DEPS];
+	struct cv_deps_held held = { { 0 }, 0 };
 	char id[64];
-	int r, already = 0, cuda = 0, source = -1;
+	int r, already = 0, cuda = 0, source = -1, ndeps = 0;
 
 	memset(&res, 0, sizeof res);
 	if ((r = remote_args(a, &spec, &cuda, &source)) != 0 ||
@@ -264,7 +354,7 @@ install_remote(const struct install_args *a)
 		cv_version_format_id(&full, id, sizeof id);
 		if (cv_store_has(a->ctx->st, id)) {
 			note_already(a->ctx->st, id);
-			return 0;
+			return deps_for_installed(a, id);
 		}
 	}
 	memset(&sa, 0, sizeof sa);
@@ -284,9 +374,19 @@ install_remote(const struct install_args *a)
 				a->spec, id, res.art.platform, res.url,
 				(unsigned long long)res.art.size,
 				res.art.sha256);
-		r = fetch_install(a, rem, &res, id, &already, &err);
+		if (cv_store_has(a->ctx->st, id) && !a->force)
+			already = 1;
+		else if ((r = ensure_deps(a, &res.art.version, res.art.platform,
+					  deps, &ndeps, &held, &err)) == 0)
+			r = fetch_install(a, rem, &res, id, deps, ndeps,
+					  &already, &err);
+		cv_deps_release(&held);
+		if (r < 0)
+			cv_store_deps_collect(a->ctx->st);
 	}
 	r = r < 0 ? cmd_fail(&err) : installed(cfg, a->ctx->st, id, already, a);
+	if (r == 0 && already)
+		r = deps_for_installed(a, id);
 	cv_resolved_release(&res);
 	cv_index_free(ix);
 	cv_remote_free(rem);
@@ -360,8 +460,10 @@ install_archive(const struct install_args *a)
 	struct progress prog;
 	struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_store *st = NULL;
+	struct cv_dep deps[CV_MAX_DEPS];
+	struct cv_deps_held held = { { 0 }, 0 };
 	char id[64];
-	int r, already = 0, cuda = 0;
+	int r, already = 0, cuda = 0, ndeps = 0;
 
 	if (a->sha256 == NULL)
 		return cmd_usage_error(
@@ -385,6 +487,17 @@ install_archive(const struct install_args *a)
 	opts.nowait = cmd_g.nowait;
 	opts.waiting = ui_waiting;
 	opts.threads = a->jobs ? a->jobs : cfg->threads;
+	if (!a->force && cv_store_has(st, id)) {
+		note_already(st, id);
+		return deps_for_installed(a, id);
+	}
+	if ((r = ensure_deps(a, &art.version, art.platform, deps, &ndeps, &held,
+			     &err)) < 0) {
+		cv_store_deps_collect(st);
+		return cmd_fail(&err);
+	}
+	opts.deps = deps;
+	opts.ndeps = ndeps;
 	cv_fetcher_file(&fetch, a->archive);
 	prog.inner = fetch;
 	prog.done = 0;
@@ -395,6 +508,9 @@ install_archive(const struct install_args *a)
 	r = cv_store_install(st, &art, ui_is_tty() ? &wrapped : &fetch, &opts,
 			     &already, &err);
 	cv_fetcher_file_free(&fetch);
+	cv_deps_release(&held);
+	if (r < 0)
+		cv_store_deps_collect(st);
 	r = r < 0 ? cmd_fail(&err) : installed(cfg, st, id, already, a);
 	return r;
 }
@@ -498,6 +614,12 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 		case 'r':
 			a->refresh = 1;
 			break;
+		case 'D':
+			if (cv_deps_mode_parse(o.arg, &a->deps) < 0)
+				return cmd_usage_error(
+					"install",
+					"--deps takes auto, always or never");
+			break;
 		case 'j':
 			if ((a->jobs = parse_jobs(o.arg)) == 0)
 				return cmd_usage_error(
@@ -520,6 +642,7 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 
 	memset(&a, 0, sizeof a);
 	a.ctx = ctx;
+	a.deps = -1;
 	if ((r = parse(argc, argv, &a, &ind)) != 0)
 		return r;
 	if (a.archive != NULL) {

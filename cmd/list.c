@@ -44,6 +44,7 @@ print_json(const struct cv_store *st, const struct cv_installed *all, size_t n,
 		json_object_set_new(o, "installed_at",
 				    json_string(all[i].installed_at));
 		json_object_set_new(o, "origin", json_string(all[i].origin));
+		json_object_set_new(o, "deps", cv_store_deps_json(&all[i]));
 		json_array_append_new(arr, o);
 	}
 	text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -81,6 +81,10 @@ static const struct cmd_opt install_opts[] = {
 	VALUE('j', "jobs", "N",
 	      "threads that decompress the archive (default: [install] "
 	      "threads, else the usable cores)"),
+	KIND('D', "deps", "MODE", CMD_K_WORDS, "auto always never",
+	     "cuBLAS and nvrtc beside cuDNN: auto (install what this machine "
+	     "cannot find), always (into the store), never (default: [install] "
+	     "deps)"),
 	END,
 };
 static const struct cmd_opt uninstall_opts[] = {

@@ -35,20 +35,23 @@ enum key {
 	K_THREADS,
 	K_SOURCE,
 	K_INDEX,
+	K_DEPS,
+	K_CUDA_MIRROR,
 	K_NKEYS
 };
 
 static const struct {
 	const char *section, *name;
 } keys[K_NKEYS] = {
-	{ "store", "path" },       { "store", "cache" },
-	{ "remote", "mirror" },    { "remote", "ca_file" },
-	{ "remote", "proxy" },     { "remote", "timeout" },
-	{ "remote", "retries" },   { "remote", "verify_pins" },
-	{ "install", "cuda" },     { "install", "platform" },
-	{ "install", "validate" }, { "install", "keep_archives" },
-	{ "install", "threads" },  { "remote", "source" },
-	{ "remote", "index" },
+	{ "store", "path" },         { "store", "cache" },
+	{ "remote", "mirror" },      { "remote", "ca_file" },
+	{ "remote", "proxy" },       { "remote", "timeout" },
+	{ "remote", "retries" },     { "remote", "verify_pins" },
+	{ "install", "cuda" },       { "install", "platform" },
+	{ "install", "validate" },   { "install", "keep_archives" },
+	{ "install", "threads" },    { "remote", "source" },
+	{ "remote", "index" },       { "install", "deps" },
+	{ "remote", "cuda_mirror" },
 };
 
 struct parse {
@@ -86,6 +89,7 @@ cv_config_release(struct cv_config *cfg)
 	free(cfg->proxy);
 	free(cfg->platform);
 	free(cfg->pypi_index);
+	free(cfg->cuda_mirror);
 	memset(cfg, 0, sizeof *cfg);
 }
 
@@ -228,6 +232,21 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return 0;
 		}
 		set_str(&c->mirror, value);
+		break;
+	case K_CUDA_MIRROR:
+		if ((why = cv_url_mirror_problem(value)) != NULL) {
+			char *shown = cv_url_redact(value);
+			fail(p, "cuda_mirror '%s' %s", shown, why);
+			free(shown);
+			return 0;
+		}
+		set_str(&c->cuda_mirror, value);
+		break;
+	case K_DEPS:
+		if (cv_deps_mode_parse(value, &c->deps) < 0)
+			return fail(p,
+				    "deps '%s' must be auto, always or never",
+				    value);
 		break;
 	case K_PROXY:
 		set_str(&c->proxy, value);

@@ -141,6 +141,10 @@ struct cv_config {
 	unsigned threads; /* archive decoding threads; 0 = usable cores */
 	int source;       /* [remote] source: enum cv_source_kind */
 	char *pypi_index; /* [remote] index: a PEP 503/691 simple index */
+	/* [remote] cuda_mirror: NVIDIA's CUDA redist tree, for cuDNN's own
+	 * dependencies; NULL: derived from mirror (cv_deps_cuda_mirror) */
+	char *cuda_mirror;
+	int deps; /* [install] deps: enum cv_deps_mode */
 };
 /* The most threads [install] threads and install --jobs take. */
 #define CV_MAX_THREADS 1024
@@ -199,6 +203,52 @@ enum cv_store_kind { CV_STORE_EXPLICIT, CV_STORE_USER, CV_STORE_SYSTEM };
 /* "store", "user", "system" */
 const char *cv_store_kind_name(int kind);
 
+/* What cuDNN itself loads at run time, beside it: cuBLAS/cuBLASLt and nvrtc
+ * of its CUDA major (see deps.c). */
+enum cv_deps_mode {
+	CV_DEPS_AUTO = 0, /* install what this machine cannot find */
+	CV_DEPS_ALWAYS,   /* install into the store even when found */
+	CV_DEPS_NEVER     /* record nothing, install nothing */
+};
+/* "auto" / "always" / "never"; -1 otherwise. */
+int cv_deps_mode_parse(const char *s, int *out);
+#define CV_MAX_DEPS 2
+/* One dependency of an installed version, as its cudnnvm.json records it. */
+struct cv_dep {
+	char name[32];    /* NVIDIA's component: libcublas, cuda_nvrtc */
+	char version[32]; /* the component's own version: 13.0.2.14 */
+	int cuda;         /* its CUDA major */
+	/* in_store: "deps/libcublas-13.0.2.14", relative to the root of the
+	 * store that holds the version (one copy shared by every version
+	 * that needs it); else the folder where it was found (a toolkit) */
+	char dir[1024];
+	int in_store;
+	char sha256[65]; /* of the archive it came from; "" when found */
+	uint64_t size;
+};
+
+/* One library package a build needs (deps.c). */
+struct cv_dep_need {
+	const char *component;  /* NVIDIA's component: libcublas, cuda_nvrtc */
+	const char *lib_prefix; /* what its lib/ keeps: libcublas*.so* */
+	char soname[32];        /* what cuDNN asks the loader for */
+	char soname2[32];       /* a second one from the same package, or "" */
+};
+/* What build v (its CUDA major set) loads beside itself: 0 to
+ * CV_MAX_DEPS entries. */
+int cv_deps_needed(const struct cv_version *v,
+		   struct cv_dep_need need[CV_MAX_DEPS]);
+/* Where this machine's loader search (as validation looks: the library
+ * path, CUDA_HOME, the toolkits, the system folders, ld.so.cache) finds
+ * what `need` names, or NULL (xmalloc'd). */
+char *cv_deps_find_on_machine(const struct cv_dep_need *need);
+/* NVIDIA's CUDA redist tree for the dependencies: [remote] cuda_mirror, else
+ * the cuDNN mirror (`cudnn_mirror`, NULL: the configured one) with its
+ * /cudnn/redist turned into /cuda/redist. NULL and CV_ECONFIG with a hint
+ * when neither says (xmalloc'd). */
+char *cv_deps_cuda_mirror(const struct cv_config *cfg, const char *cudnn_mirror,
+			  struct cv_err *err);
+
 /* Metadata of one installed version (its cudnnvm.json). */
 struct cv_installed {
 	int store;                 /* enum cv_store_kind: where it was found */
@@ -212,6 +262,9 @@ struct cv_installed {
 	/* "nvidia" (an NVIDIA archive) or "pypi" (a wheel): the same id
 	 * from either is the same version */
 	char origin[16];
+	/* the libraries cuDNN itself loads, as decided at install */
+	struct cv_dep deps[CV_MAX_DEPS];
+	int ndeps;
 };
 
 /* Open the store: `flag_store` (--store) or CUDNNVM_STORE alone, each
@@ -314,8 +367,30 @@ int cv_store_global_set(struct cv_store *st, const char *id,
  * what removing (replacing: replacing) the version would do to them. */
 int cv_store_check_unused(const struct cv_store *st, const char *id,
 			  int replacing, struct cv_err *err);
-/* Remove an installed version under its lock. */
+/* Remove an installed version under its lock, then the dependency folders
+ * no installed version needs any more (cv_store_deps_collect). */
 int cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err);
+/* The library folders of the dependencies install `id` keeps in a store
+ * (<root>/deps/<name>/lib, ':'-joined, in its cudnnvm.json's order), for
+ * every activation to put right after the version's own lib/: *out NULL
+ * when it has none. CV_ESTORE when one is missing or could be changed by
+ * another user, with the command that installs it again. */
+int cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
+		      struct cv_err *err);
+/* The "deps" array cudnnvm.json and list --json give: name, version, cuda,
+ * then dir (in the store: sha256, size) or found (outside it). */
+struct json_t *cv_store_deps_json(const struct cv_installed *inst);
+/* Record `deps` in the cudnnvm.json of the writable store's `id` (written
+ * atomically under the version's lock). */
+int cv_store_set_deps(struct cv_store *st, const char *id,
+		      const struct cv_dep *deps, int n, struct cv_err *err);
+/* The lib folder of dependency `dep` of the version in `version_dir`
+ * (<root>/<id>), when it is in that store: <root>/<dep->dir>/lib, else
+ * NULL (xmalloc'd). Names it only: cv_store_dep_path checks it. */
+char *cv_store_dep_libdir(const char *version_dir, const struct cv_dep *dep);
+/* Remove the writable store's dependency folders that no version's
+ * cudnnvm.json names and no install in flight holds; how many. */
+int cv_store_deps_collect(struct cv_store *st);
 
 /* A pull source of archive bytes (a file, or a download in flight).
  * read() sets *buf and returns its length, 0 at the end, <0 on error. */
@@ -359,10 +434,13 @@ struct cv_install_opts {
 	void *payload;
 	/* Threads that decode the archive; 0: the usable cores. */
 	unsigned threads;
+	/* what the version's cudnnvm.json records as its dependencies */
+	const struct cv_dep *deps;
+	int ndeps;
 };
-#define CV_INSTALL_OPTS_INIT           \
-	{                              \
-		0, 0, 0, NULL, NULL, 0 \
+#define CV_INSTALL_OPTS_INIT                    \
+	{                                       \
+		0, 0, 0, NULL, NULL, 0, NULL, 0 \
 	}
 
 /* Install `art` into the store in one pass: bytes from the fetcher are
@@ -373,6 +451,17 @@ int cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		     const struct cv_fetcher *fetch,
 		     const struct cv_install_opts *opts, int *already,
 		     struct cv_err *err);
+
+/* Install a dependency archive (`art`: NVIDIA's <component>-<platform>-
+ * <version>-archive.tar.xz, sha256 and size from its manifest) as
+ * <store>/<dep->dir> in one verified pass like a version's, keeping only
+ * lib/<lib_prefix>*.so* and LICENSE, then fill dep's sha256 and size. When
+ * that release is in the store already, nothing is fetched. */
+int cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
+			 struct cv_dep *dep, const char *lib_prefix,
+			 const struct cv_fetcher *fetch,
+			 const struct cv_install_opts *opts,
+			 struct cv_err *err);
 
 /* Make an artifact whose invariants hold: `version` has 4 parts and a CUDA
  * major, `platform` is a safe name, `sha256` is 64 hex digits (stored
@@ -433,6 +522,10 @@ struct cv_extract_limits {
 	 * refuses the wheel. NULL: not checked. */
 	int (*check_dist_info)(void *payload, const char *dist_info,
 			       const char *wheel_text, struct cv_err *err);
+	/* Not NULL: a dependency's archive (cuBLAS, nvrtc), of which only
+	 * lib/<dep_lib_prefix>*.so* and the top LICENSE are written; its
+	 * static libraries, headers and stubs are skipped. */
+	const char *dep_lib_prefix;
 };
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
@@ -487,6 +580,14 @@ const struct cv_release_file *cv_manifest_find(const struct cv_manifest *m,
 /* "cuda12, cuda13": the variants the release has for `platform`. */
 void cv_manifest_variants(const struct cv_manifest *m, const char *platform,
 			  char *buf, size_t n);
+/* From the CUDA redistrib manifest `name` (redistrib_13.0.2.json: one
+ * object per component, no cuda_variant level), `component`'s file for
+ * `platform` (cuda: the release's CUDA major) and its version. CV_ENOTFOUND
+ * when the release has none, CV_EDATA for bad JSON or a bad field. */
+int cv_manifest_component(const char *name, const char *data, size_t len,
+			  const char *component, const char *platform, int cuda,
+			  struct cv_release_file *out, char version[32],
+			  struct cv_err *err);
 /* Check a relative_path: no scheme, host, "..", '%', '\\', '?', '#',
  * control bytes or leading '/'. */
 int cv_manifest_check_path(const char *rel, struct cv_err *err);
@@ -632,6 +733,13 @@ int cv_index_prefetch(struct cv_index *ix, const struct cv_version *spec,
 /* Fetch (or read from the cache) and parse release i, pins checked. */
 int cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		      struct cv_err *err);
+/* The same with another parser (a CUDA redistrib manifest's): the bytes
+ * are cached only once parse() took them. */
+typedef int (*cv_manifest_parse_fn)(void *arg, const char *name,
+				    const char *data, size_t len,
+				    struct cv_err *err);
+int cv_index_read(struct cv_index *ix, size_t i, cv_manifest_parse_fn parse,
+		  void *arg, struct cv_err *err);
 
 /* resolve.c: a spec -> one archive of one release. */
 struct cv_resolve_req {
@@ -652,6 +760,37 @@ int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 int cv_resolve_fresh(struct cv_index **ix, const struct cv_resolve_req *req,
 		     struct cv_resolved *out, struct cv_err *err);
 void cv_resolved_release(struct cv_resolved *res);
+
+/* ---- deps_install.c: cuDNN's own dependencies into the store ----------- */
+
+struct cv_deps_req {
+	struct cv_store *st; /* writable */
+	const struct cv_config *cfg;
+	const char *cudnn_mirror;         /* --mirror, or NULL */
+	const struct cv_version *version; /* the cuDNN build, cuda set */
+	const char *platform;             /* linux-x86_64, ... */
+	int mode;                         /* enum cv_deps_mode */
+	int refresh; /* re-read the CUDA mirror's listing */
+	int keep_archives;
+	struct cv_install_opts opts; /* threads, locks */
+	/* called before a dependency is downloaded */
+	void (*fetching)(void *payload, const struct cv_dep *dep,
+			 const struct cv_artifact *art);
+	void *payload;
+};
+/* Use locks held from cv_deps_ensure until the version is published. */
+struct cv_deps_held {
+	int fds[CV_MAX_DEPS];
+	int n;
+};
+/* Decide, per dependency of req->version: a copy in the store; else (auto)
+ * one this machine's loader finds (recorded where); else the newest release
+ * of its CUDA major that the driver runs, installed into <store>/deps/.
+ * out gets what the version's cudnnvm.json records. */
+int cv_deps_ensure(const struct cv_deps_req *req,
+		   struct cv_dep out[CV_MAX_DEPS], int *n,
+		   struct cv_deps_held *held, struct cv_err *err);
+void cv_deps_release(struct cv_deps_held *held);
 
 /* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
 
@@ -1186,6 +1325,11 @@ int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
 int cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err);
 /* 1 when our conf file names <store_root>/current/lib. */
 int cv_sysmode_names(const char *store_root);
+/* Write the ld.so.conf.d file for `id` as current (when it differs): the
+ * store's current/lib and the folders of the dependencies `id` keeps in the
+ * store, which follow it. */
+int cv_sysmode_write_conf(const struct cv_store *st, const char *id,
+			  struct cv_err *err);
 /* CV_ESTORE unless every ELF file of `libdir` is a libcudnn by the SONAME
  * the loader cache would file it under (and no glibc-hwcaps/ is there). */
 int cv_sysmode_check_libdir(const char *libdir, struct cv_err *err);

@@ -125,7 +125,7 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 	const char *unset0 = lookup(get, ctx, SAVED_UNSET);
 	struct cv_version v;
 	char *home = NULL, *prevroot = NULL;
-	char *libdir = NULL, *incdir = NULL, *bindir = NULL;
+	char *libdir = NULL, *incdir = NULL, *bindir = NULL, *ldpath = NULL;
 	struct cv_buf unset = CV_BUF_INIT;
 	struct stat sb;
 	int windows = 0;
@@ -149,6 +149,20 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		}
 		incdir = cv_path_join(home, "include");
 		bindir = cv_path_join(home, "bin");
+		/* what cuDNN loads beside itself comes right after it */
+		if (!windows) {
+			char *deps = NULL;
+			if (cv_store_dep_path(st, id, &deps, err) < 0) {
+				free(home);
+				free(libdir);
+				free(incdir);
+				free(bindir);
+				return CV_ESTORE;
+			}
+			ldpath = deps ? xasprintf("%s:%s", libdir, deps)
+				      : xstrdup(libdir);
+			free(deps);
+		}
 	}
 	if (prev != NULL)
 		prevroot = cv_store_dir(st, prev);
@@ -164,7 +178,7 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 
 		if (id != NULL) {
 			if (strcmp(name, "LD_LIBRARY_PATH") == 0 && !windows)
-				want = libdir;
+				want = ldpath;
 			else if (strcmp(name, "PATH") == 0 && windows)
 				want = bindir;
 			else if (strcmp(name, "CPATH") == 0)
@@ -180,9 +194,15 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		/* the entry recorded when it was added (it may lie in another
 		 * store), and the store's own folders of both versions */
 		if (was != NULL && was[0] == '/') {
-			char *n = cv_env_path_remove(val, was);
-			free(val);
-			val = n;
+			/* each entry it added (a version and its deps) */
+			char *copy = xstrdup(was), *save = NULL;
+			for (char *e = strtok_r(copy, ":", &save); e;
+			     e = strtok_r(NULL, ":", &save)) {
+				char *n = cv_env_path_remove(val, e);
+				free(val);
+				val = n;
+			}
+			free(copy);
 		}
 		if (prevroot != NULL)
 			val = strip_home(val, prevroot);
@@ -260,6 +280,7 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 	free(home);
 	free(prevroot);
 	free(libdir);
+	free(ldpath);
 	free(incdir);
 	free(bindir);
 	return 0;

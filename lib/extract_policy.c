@@ -264,6 +264,20 @@ wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
 	return 0;
 }
 
+/* A dependency's archive: its shared libraries in lib/ (the names the
+ * loader looks for, and their links) and the license beside them. The
+ * static libraries are most of an archive's bytes (cuBLAS: some 80 %),
+ * so they are never written at all. */
+static int
+kept_dep(char **c, int n, const char *prefix)
+{
+	if (n == 2)
+		return strcmp(c[1], "lib") == 0 || strcmp(c[1], "LICENSE") == 0;
+	return n == 3 && strcmp(c[1], "lib") == 0 &&
+	       strncmp(c[2], prefix, strlen(prefix)) == 0 &&
+	       strstr(c[2], ".so") != NULL;
+}
+
 /* Whether lib/<c[2]>... is cuDNN's own: NVIDIA's archives and wheels hold
  * only libcudnn*.so* and libcudnn*_static*.a there (Windows zips: x64/
  * with cudnn*.lib). Anything else is left out, because lib/ is what the
@@ -419,7 +433,9 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 	}
 	/* last, so that a hostile entry is refused for what it is even
 	 * where its name alone would leave it out */
-	if (!kept_in_lib(c, n)) {
+	if (x->lim.dep_lib_prefix != NULL
+		    ? !kept_dep(c, n, x->lim.dep_lib_prefix)
+		    : !kept_in_lib(c, n)) {
 		free(rel);
 		r = 1;
 		goto out;
@@ -748,6 +764,7 @@ extract_ctx_init(struct ectx *x, struct peek *raw,
 	x->lim.threads = limits->threads;
 	x->lim.wheel = limits->wheel;
 	x->lim.check_dist_info = limits->check_dist_info;
+	x->lim.dep_lib_prefix = limits->dep_lib_prefix;
 }
 
 void

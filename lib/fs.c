@@ -248,6 +248,25 @@ cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
 }
 
 int
+cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown, int *fd,
+		     struct cv_err *err)
+{
+	int r;
+
+	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
+		return r;
+	while (flock(*fd, LOCK_SH) != 0) {
+		if (errno == EINTR)
+			continue;
+		r = lock_error(shown, err);
+		close(*fd);
+		*fd = -1;
+		return r;
+	}
+	return 0;
+}
+
+int
 cv_fs_lock(const char *path, int nowait,
 	   void (*waiting)(void *payload, const char *what), void *payload,
 	   const char *what, int *fd, struct cv_err *err)

@@ -282,9 +282,23 @@ cv_index_version(const struct cv_index *ix, size_t i)
 	return i < ix->n ? &ix->vers[i] : NULL;
 }
 
+static int
+parse_cudnn(void *m, const char *name, const char *data, size_t len,
+	    struct cv_err *err)
+{
+	return cv_manifest_parse(m, name, data, len, err);
+}
+
 int
 cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		  struct cv_err *err)
+{
+	return cv_index_read(ix, i, parse_cudnn, m, err);
+}
+
+int
+cv_index_read(struct cv_index *ix, size_t i, cv_manifest_parse_fn parse,
+	      void *arg, struct cv_err *err)
 {
 	struct cv_buf buf = CV_BUF_INIT;
 	char *name, *cached, *url;
@@ -320,7 +334,7 @@ cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 	if (cv_remote_verify_pins(ix->r))
 		rc = cv_pins_check(name, buf.buf, buf.len, err);
 	if (rc == 0)
-		rc = cv_manifest_parse(m, name, buf.buf, buf.len, err);
+		rc = parse(arg, name, buf.buf, buf.len, err);
 	if (rc < 0) {
 		if (from_cache)
 			unlink(cached); /* fetch it again next time */

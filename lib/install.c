@@ -509,7 +509,8 @@ thread_budget(unsigned asked)
  * they overlap with decompression and writing. */
 static int
 extract_verified(const struct cv_artifact *art, const char *id,
-		 const char *stage, struct cv_source *raw, unsigned threads,
+		 const char *stage, struct cv_source *raw,
+		 const struct cv_extract_limits *base,
 		 struct cv_installed *inst, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
@@ -517,12 +518,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_pipe *pipe = cv_pipe_new(8, 1 << 20);
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
-	/* a wheel has no top folder to check: its layout is fixed */
-	struct cv_extract_limits lim = { .check_top =
-						 art->wheel ? NULL : top_agrees,
-					 .payload = (void *)art,
-					 .threads = threads,
-					 .wheel = art->wheel };
+	struct cv_extract_limits lim = *base;
+	unsigned threads = base->threads;
 	struct cv_err xerr = CV_ERR_INIT;
 	char got[65];
 	int r, rx;
@@ -592,6 +589,8 @@ extract_verified(const struct cv_artifact *art, const char *id,
 		return rx;
 	}
 done:
+	if (inst == NULL)
+		return 0;
 	memset(inst, 0, sizeof *inst);
 	snprintf(inst->id, sizeof inst->id, "%s", id);
 	inst->version = art->version;
@@ -671,10 +670,20 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		sized.size = fetch->size(fetch->arg);
 		art = &sized;
 	}
-	if ((r = extract_verified(art, id, stagepath, &raw,
-				  thread_budget(opts->threads), &inst, err)) <
-	    0)
-		goto out;
+	{
+		/* a wheel has no top folder to check: its layout is fixed */
+		struct cv_extract_limits lim = {
+			.check_top = art->wheel ? NULL : top_agrees,
+			.payload = (void *)art,
+			.threads = thread_budget(opts->threads),
+			.wheel = art->wheel
+		};
+		if ((r = extract_verified(art, id, stagepath, &raw, &lim, &inst,
+					  err)) < 0)
+			goto out;
+	}
+	for (int i = 0; i < opts->ndeps && i < CV_MAX_DEPS; i++)
+		inst.deps[inst.ndeps++] = opts->deps[i];
 	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0)
 		goto out;
 	cv_checkpoint("before-publish");
@@ -687,6 +696,87 @@ out:
 		cv_store_staging_drop(st, name, lfd);
 	if (r < 0 && err)
 		cv_err_prefix(err, "install %s: ", id);
+	free(name);
+	free(stagepath);
+	cv_fs_unlock(vfd);
+	return r;
+}
+
+/* ---- a dependency (cuBLAS, nvrtc) ---------------------------------------- */
+
+/* NVIDIA names a component's archive like its one top folder:
+ * <component>-<platform>-<version>-archive.tar.xz holds
+ * <component>-<platform>-<version>-archive/. */
+static int
+dep_top_agrees(void *arg, const char *top, struct cv_err *err)
+{
+	const struct cv_artifact *art = arg;
+	size_t n = strlen(top);
+
+	if (strncmp(art->filename, top, n) == 0 &&
+	    (strcmp(art->filename + n, ".tar.xz") == 0 ||
+	     strcmp(art->filename + n, ".tar.gz") == 0))
+		return 0;
+	return cv_err_set(
+		err, CV_EDATA,
+		"the archive's top folder '%s' is not named like the archive '%s'; it was not installed",
+		top, art->filename);
+}
+
+int
+cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
+		     struct cv_dep *dep, const char *lib_prefix,
+		     const struct cv_fetcher *fetch,
+		     const struct cv_install_opts *opts, struct cv_err *err)
+{
+	struct cv_extract_limits lim = { .check_top = dep_top_agrees,
+					 .payload = (void *)art,
+					 .threads =
+						 thread_budget(opts->threads),
+					 .dep_lib_prefix = lib_prefix };
+	struct cv_source raw = { NULL, NULL };
+	char *name = NULL, *stagepath = NULL, lockname[96];
+	int lfd = -1, vfd = -1, r, opened = 0;
+
+	/* one installer of this dependency at a time; the second finds the
+	 * first one's copy */
+	cv_store_dep_lockname(dep->name, dep->cuda, lockname, sizeof lockname);
+	strcat(lockname, "-install");
+	if ((r = cv_store_lock(st, lockname, opts->nowait, opts->waiting,
+			       opts->payload, &vfd, err)) < 0)
+		return r;
+	{
+		struct cv_dep have;
+		if (cv_store_dep_find(st, dep->name, dep->cuda, &have) &&
+		    strcmp(have.version, dep->version) == 0) {
+			*dep = have;
+			cv_fs_unlock(vfd);
+			return 0;
+		}
+	}
+	if ((r = cv_store_deps_mkdir(st, err)) < 0 ||
+	    (r = cv_store_staging_new(st, dep->name, &name, &lfd, err)) < 0)
+		goto out;
+	stagepath = cv_store_staging_path(st, name);
+	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
+		goto out;
+	opened = 1;
+	if ((r = extract_verified(art, dep->dir, stagepath, &raw, &lim, NULL,
+				  err)) < 0)
+		goto out;
+	snprintf(dep->sha256, sizeof dep->sha256, "%s", art->sha256);
+	dep->size = art->size;
+	dep->in_store = 1;
+	if ((r = cv_store_dep_write_meta(stagepath, dep, err)) < 0)
+		goto out;
+	r = cv_store_publish(st, name, dep->dir, 0, err);
+out:
+	if (opened)
+		fetch->close(fetch->arg, r == 0);
+	if (name != NULL)
+		cv_store_staging_drop(st, name, lfd);
+	if (r < 0 && err)
+		cv_err_prefix(err, "install %s %s: ", dep->name, dep->version);
 	free(name);
 	free(stagepath);
 	cv_fs_unlock(vfd);

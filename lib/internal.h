@@ -93,6 +93,10 @@ int cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
 		  void *payload, const char *what, int *fd, struct cv_err *err);
 int cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
 		     struct cv_err *err);
+/* A shared flock (blocking): many holders at once, none while someone holds
+ * it exclusively (a use that a collector's trylock must not break). */
+int cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown,
+			 int *fd, struct cv_err *err);
 /* The pid holding a flock on the file open at fd, 0 when unknown. */
 long cv_fs_lock_holder(int fd);
 /* Who besides this user and root could change what `sb` describes: 0
@@ -185,6 +189,24 @@ int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 /* Read and check <dir>/cudnnvm.json. */
 int cv_store_read_meta(const char *dir, struct cv_installed *out,
 		       struct cv_err *err);
+/* Make <root>/deps (0755) for a dependency's publish. */
+int cv_store_deps_mkdir(struct cv_store *st, struct cv_err *err);
+/* The newest dependency folder deps/<component>-<M.*> of CUDA major M in
+ * the writable store: 1 and *dep filled from its cudnnvm-dep.json, else 0. */
+int cv_store_dep_find(const struct cv_store *st, const char *component,
+		      int cuda, struct cv_dep *dep);
+/* Write <dir>/cudnnvm-dep.json for a dependency folder about to be
+ * published (its record, read back by cv_store_dep_find). */
+int cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
+			    struct cv_err *err);
+/* The lock a use of dependency (component, cuda) holds shared from the
+ * moment it is chosen until the version that needs it is published, so
+ * that cv_store_deps_collect (which takes it exclusively, never waiting)
+ * cannot remove it in between. */
+void cv_store_dep_lockname(const char *component, int cuda, char *out,
+			   size_t n);
+int cv_store_dep_lock_shared(const struct cv_store *st, const char *component,
+			     int cuda, int *fd, struct cv_err *err);
 
 /* remote.c: GET a small document (listing, manifest) into `out`, at most
  * `max` bytes, with the client's retries. */

@@ -199,6 +199,8 @@ sync:
 		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
 				 root);
 	/* still under the lock: the cache ends up naming the last switch */
+	if (r == 0 && sys && id != NULL)
+		r = cv_sysmode_write_conf(st, id, err);
 	if (r == 0 && sys)
 		r = cv_sysmode_reload(err);
 out:

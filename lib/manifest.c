@@ -383,3 +383,61 @@ cv_manifest_variants(const struct cv_manifest *m, const char *platform,
 		len += (size_t)w;
 	}
 }
+
+/* ---- a CUDA redistrib manifest: one component ---------------------------- */
+
+int
+cv_manifest_component(const char *name, const char *data, size_t len,
+		      const char *component, const char *platform, int cuda,
+		      struct cv_release_file *out, char version[32],
+		      struct cv_err *err)
+{
+	json_error_t je;
+	json_t *root, *comp, *ver, *file;
+	char path[96];
+	int r = 0;
+
+	memset(out, 0, sizeof *out);
+	if (len == 0 || len > CV_MANIFEST_MAX_BYTES)
+		return cv_err_set(err, CV_EDATA, "manifest %s is %s", name,
+				  len ? "too large" : "empty");
+	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL)
+		return cv_err_set(err, CV_EDATA,
+				  "manifest %s: invalid JSON at byte %d "
+				  "(line %d): %s",
+				  name, je.position, je.line, je.text);
+	comp = json_object_get(root, component);
+	ver = json_object_get(comp, "version");
+	file = json_object_get(comp, platform);
+	if (!json_is_object(comp) || !json_is_string(ver) ||
+	    !json_is_object(file)) {
+		r = cv_err_set(err, CV_ENOTFOUND,
+			       "manifest %s has no %s for %s", name, component,
+			       platform);
+		goto out;
+	}
+	/* the component's own version, which names its store folder: the
+	 * spec grammar's characters and nothing else */
+	if (strlen(json_string_value(ver)) >= 32 ||
+	    cv_version_parse(&(struct cv_version){ 0 }, json_string_value(ver),
+			     NULL) < 0 ||
+	    strspn(json_string_value(ver), "0123456789.") !=
+		    strlen(json_string_value(ver))) {
+		r = cv_err_set(err, CV_EDATA,
+			       "manifest %s: %s.version: expected a version "
+			       "like 13.0.2.14",
+			       name, component);
+		goto out;
+	}
+	snprintf(version, 32, "%s", json_string_value(ver));
+	snprintf(out->platform, sizeof out->platform, "%s", platform);
+	snprintf(path, sizeof path, "%s.%s", component, platform);
+	parse_file(out, file, path, cuda);
+	if (out->bad[0] != '\0')
+		r = cv_err_set(err, CV_EDATA, "manifest %s: %s", name,
+			       out->bad);
+out:
+	json_decref(root);
+	return r;
+}

@@ -969,16 +969,11 @@ cv_store_publish(struct cv_store *st, const char *name, const char *id,
 	return r;
 }
 
-int
-cv_store_write_meta(const char *dir, const struct cv_installed *inst,
-		    struct cv_err *err)
+static char *
+meta_text(const struct cv_installed *inst)
 {
-	char ver[64];
+	char ver[64], *text;
 	json_t *o = json_object();
-	char *path = cv_path_join(dir, "cudnnvm.json");
-	char *text;
-	size_t len, off = 0;
-	int fd, r = 0;
 
 	cv_version_format(&inst->version, ver, sizeof ver);
 	json_object_set_new(o, "id", json_string(inst->id));
@@ -993,8 +988,22 @@ cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 		o, "origin",
 		json_string(inst->origin[0] ? inst->origin : "nvidia"));
 	json_object_set_new(o, "installed_at", json_string(inst->installed_at));
+	if (inst->ndeps > 0)
+		json_object_set_new(o, "deps", cv_store_deps_json(inst));
 	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
+	return text;
+}
+
+int
+cv_store_write_meta(const char *dir, const struct cv_installed *inst,
+		    struct cv_err *err)
+{
+	char *path = cv_path_join(dir, "cudnnvm.json");
+	char *text = meta_text(inst);
+	size_t len, off = 0;
+	int fd, r = 0;
+
 	if (text == NULL) {
 		free(path);
 		return cv_err_set(err, CV_ERROR, "cannot encode the metadata");
@@ -1028,6 +1037,103 @@ out:
 	free(text);
 	free(path);
 	return r;
+}
+
+/* A dependency folder's name under the store: deps/<component>-<version>,
+ * one component of [A-Za-z0-9._+-] after deps/, so a hand-edited
+ * cudnnvm.json cannot point the loader anywhere else. */
+static int
+dep_dir_ok(const char *dir)
+{
+	const char *p = dir + 5;
+
+	if (strncmp(dir, "deps/", 5) != 0 || *p == '\0' || *p == '.' ||
+	    strlen(p) > 128)
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+		      *p == '+' || *p == '-'))
+			return 0;
+	return 1;
+}
+
+json_t *
+cv_store_deps_json(const struct cv_installed *inst)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < inst->ndeps; i++) {
+		const struct cv_dep *d = &inst->deps[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(d->name));
+		json_object_set_new(o, "version", json_string(d->version));
+		json_object_set_new(o, "cuda", json_integer(d->cuda));
+		json_object_set_new(o, d->in_store ? "dir" : "found",
+				    json_string(d->dir));
+		if (d->in_store) {
+			json_object_set_new(o, "sha256",
+					    json_string(d->sha256));
+			json_object_set_new(o, "size",
+					    json_integer((json_int_t)d->size));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* The "deps" array of a cudnnvm.json (absent: none). */
+static int
+read_deps(json_t *a, struct cv_installed *out)
+{
+	size_t i;
+	json_t *o;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > CV_MAX_DEPS)
+		return -1;
+	json_array_foreach(a, i, o)
+	{
+		struct cv_dep *d = &out->deps[out->ndeps];
+		const char *name =
+			json_string_value(json_object_get(o, "name"));
+		const char *ver =
+			json_string_value(json_object_get(o, "version"));
+		const char *dir = json_string_value(json_object_get(o, "dir"));
+		const char *found =
+			json_string_value(json_object_get(o, "found"));
+		const char *sha =
+			json_string_value(json_object_get(o, "sha256"));
+		json_t *cuda = json_object_get(o, "cuda");
+		json_t *size = json_object_get(o, "size");
+
+		if (name == NULL || ver == NULL || !json_is_integer(cuda) ||
+		    strlen(name) >= sizeof d->name ||
+		    strlen(ver) >= sizeof d->version ||
+		    (dir == NULL) == (found == NULL))
+			return -1;
+		if (dir != NULL &&
+		    (!dep_dir_ok(dir) || sha == NULL || strlen(sha) != 64 ||
+		     strspn(sha, "0123456789abcdef") != 64 ||
+		     !json_is_integer(size) || json_integer_value(size) < 0))
+			return -1;
+		if (found != NULL &&
+		    (found[0] != '/' || strlen(found) >= sizeof d->dir))
+			return -1;
+		memset(d, 0, sizeof *d);
+		strcpy(d->name, name);
+		strcpy(d->version, ver);
+		d->cuda = (int)json_integer_value(cuda);
+		d->in_store = dir != NULL;
+		strcpy(d->dir, dir != NULL ? dir : found);
+		if (dir != NULL) {
+			strcpy(d->sha256, sha);
+			d->size = (uint64_t)json_integer_value(size);
+		}
+		out->ndeps++;
+	}
+	return 0;
 }
 
 static int
@@ -1084,6 +1190,8 @@ cv_store_read_meta(const char *dir, struct cv_installed *out,
 	s = json_string_value(json_object_get(o, "origin"));
 	snprintf(out->origin, sizeof out->origin, "%s",
 		 s != NULL && strcmp(s, "pypi") == 0 ? "pypi" : "nvidia");
+	if (read_deps(json_object_get(o, "deps"), out) < 0)
+		r = bad_meta(path, "bad 'deps'", err);
 done:
 	json_decref(o);
 out:
@@ -1368,6 +1476,315 @@ cv_store_find(const struct cv_store *st, const struct cv_version *spec,
 	return cv_err_hint(err, "cudnnvm install %s", s);
 }
 
+/* ---- dependency folders (deps/<component>-<version>) -------------------- */
+
+int
+cv_store_set_deps(struct cv_store *st, const char *id,
+		  const struct cv_dep *deps, int n, struct cv_err *err)
+{
+	struct cv_installed inst;
+	char *dir, *path, *text;
+	int vfd = -1, r;
+
+	if ((r = cv_store_lock(st, id, 0, NULL, NULL, &vfd, err)) < 0)
+		return r;
+	dir = cv_store_dir(st, id);
+	path = cv_path_join(dir, "cudnnvm.json");
+	if ((r = check_folder_at(st, id, "remove it and reinstall that version",
+				 err)) == 0 &&
+	    (r = cv_store_read_meta(dir, &inst, err)) == 0) {
+		inst.ndeps = 0;
+		for (int i = 0; i < n && i < CV_MAX_DEPS; i++)
+			inst.deps[inst.ndeps++] = deps[i];
+		char *body = meta_text(&inst);
+		text = body ? xasprintf("%s\n", body) : NULL;
+		r = text == NULL ? cv_err_set(err, CV_ERROR,
+					      "cannot encode the metadata")
+				 : cv_fs_write_atomic(path, text, strlen(text),
+						      0644, err);
+		free(body);
+		free(text);
+	}
+	free(path);
+	free(dir);
+	cv_fs_unlock(vfd);
+	return r;
+}
+
+int
+cv_store_deps_mkdir(struct cv_store *st, struct cv_err *err)
+{
+	int fd, r;
+
+	if ((r = check_folder_at(st, "deps", "move it away", err)) < 0 ||
+	    (r = mkdir_at(st, "deps", &fd, err)) < 0)
+		return r;
+	close(fd);
+	return 0;
+}
+
+void
+cv_store_dep_lockname(const char *component, int cuda, char *out, size_t n)
+{
+	snprintf(out, n, "deps-%s-%d", component, cuda);
+}
+
+int
+cv_store_dep_lock_shared(const struct cv_store *st, const char *component,
+			 int cuda, int *fd, struct cv_err *err)
+{
+	char name[96], file[112], *shown;
+	int r;
+
+	cv_store_dep_lockname(component, cuda, name, sizeof name);
+	snprintf(file, sizeof file, "%s.lock", name);
+	shown = xasprintf("%s/.locks/%s", st->root, file);
+	r = st->locksfd < 0
+		    ? cv_err_set(err, CV_ESTORE, "cannot lock '%s'", shown)
+		    : cv_fs_lock_shared_at(st->locksfd, file, shown, fd, err);
+	free(shown);
+	return r;
+}
+
+int
+cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
+			struct cv_err *err)
+{
+	struct cv_installed one;
+	json_t *a;
+	char *path = cv_path_join(dir, "cudnnvm-dep.json"), *text;
+	int r;
+
+	memset(&one, 0, sizeof one);
+	one.deps[0] = *dep;
+	one.ndeps = 1;
+	a = cv_store_deps_json(&one);
+	text = json_dumps(json_array_get(a, 0),
+			  JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(a);
+	r = text == NULL
+		    ? cv_err_set(err, CV_ERROR, "cannot encode the metadata")
+		    : cv_fs_write_atomic(path, text, strlen(text), 0644, err);
+	free(text);
+	free(path);
+	return r;
+}
+
+/* The record of dependency folder deps/<name>, from its cudnnvm-dep.json. */
+static int
+dep_read_meta(const struct cv_store *st, const char *name, struct cv_dep *dep)
+{
+	struct cv_installed one;
+	char *file = xasprintf("deps/%s/cudnnvm-dep.json", name), buf[4096];
+	json_t *o, *a;
+	ssize_t n = cv_fs_read_head(st->dirfd, file, 1, buf, sizeof buf);
+	int r = -1;
+
+	free(file);
+	if (n <= 0)
+		return -1;
+	memset(&one, 0, sizeof one);
+	o = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, NULL);
+	a = json_array();
+	if (o != NULL && json_array_append(a, o) == 0 &&
+	    read_deps(a, &one) == 0 && one.ndeps == 1 && one.deps[0].in_store &&
+	    strcmp(one.deps[0].dir + 5, name) == 0) {
+		*dep = one.deps[0];
+		r = 0;
+	}
+	json_decref(o);
+	json_decref(a);
+	return r;
+}
+
+int
+cv_store_dep_find(const struct cv_store *st, const char *component, int cuda,
+		  struct cv_dep *dep)
+{
+	char prefix[64];
+	struct cv_version best, v;
+	int fd, found = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (st->dirfd < 0 || check_folder_at(st, "deps", "", NULL) < 0 ||
+	    (fd = openat(st->dirfd, "deps",
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	snprintf(prefix, sizeof prefix, "%s-%d.", component, cuda);
+	while ((de = readdir(d)) != NULL) {
+		struct cv_dep one;
+		char *sub;
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+		    cv_version_parse(&v, de->d_name + strlen(component) + 1,
+				     NULL) < 0 ||
+		    (found && cv_version_cmp(&v, &best) <= 0))
+			continue;
+		sub = xasprintf("deps/%s", de->d_name);
+		if (check_folder_at(st, sub, "", NULL) == 0 &&
+		    dep_read_meta(st, de->d_name, &one) == 0 &&
+		    strcmp(one.name, component) == 0 && one.cuda == cuda) {
+			*dep = one;
+			best = v;
+			found = 1;
+		}
+		free(sub);
+	}
+	closedir(d);
+	return found;
+}
+
+char *
+cv_store_dep_libdir(const char *version_dir, const struct cv_dep *dep)
+{
+	const char *slash = strrchr(version_dir, '/');
+
+	if (!dep->in_store || slash == NULL)
+		return NULL;
+	return xasprintf("%.*s/%s/lib", (int)(slash - version_dir), version_dir,
+			 dep->dir);
+}
+
+int
+cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
+		  struct cv_err *err)
+{
+	struct cv_installed inst;
+	struct cv_buf b = CV_BUF_INIT;
+	char *home, *root;
+	int r = 0;
+
+	*out = NULL;
+	if (st->system != NULL && cv_store_in_system(st, id))
+		return cv_store_dep_path(st->system, id, out, err);
+	home = cv_store_dir(st, id);
+	/* a version without metadata is judged by whoever reads it */
+	if (cv_store_read_meta(home, &inst, NULL) < 0 || inst.ndeps == 0) {
+		free(home);
+		return 0;
+	}
+	root = st->root;
+	for (int i = 0; i < inst.ndeps && r == 0; i++) {
+		const struct cv_dep *d = &inst.deps[i];
+		char *lib;
+		if (!d->in_store)
+			continue;
+		lib = xasprintf("%s/lib", d->dir);
+		if ((r = check_folder_at(st, "deps", "move it away", err)) ==
+			    0 &&
+		    (r = check_folder_at(st, d->dir, "remove it", err)) == 0 &&
+		    (r = check_folder_at(st, lib, "remove it", err)) == 0 &&
+		    faccessat(st->dirfd, lib, X_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+			cv_err_set(
+				err, CV_ESTORE,
+				"%s %s, which cuDNN %s loads, is missing from %s/%s",
+				d->name, d->version, id, root, d->dir);
+			r = cv_err_hint(err, "cudnnvm install %s --deps always",
+					id);
+		} else if (r < 0)
+			cv_err_hint(err, "cudnnvm install %s --deps always",
+				    id);
+		if (r == 0) {
+			if (b.len)
+				cv_buf_add(&b, ":", 1);
+			cv_buf_addf(&b, "%s/%s", root, lib);
+		}
+		free(lib);
+	}
+	free(home);
+	if (r == 0 && b.len)
+		*out = cv_buf_detach(&b);
+	cv_buf_release(&b);
+	return r;
+}
+
+/* Whether dependency folder deps/<name> is named by a version's metadata. */
+static int
+dep_needed(const struct cv_installed *all, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < all[i].ndeps; k++)
+			if (all[i].deps[k].in_store &&
+			    strcmp(all[i].deps[k].dir + 5, name) == 0)
+				return 1;
+	return 0;
+}
+
+int
+cv_store_deps_collect(struct cv_store *st)
+{
+	struct cv_installed *all = NULL;
+	size_t n = 0;
+	int fd, removed = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (!st->writable || st->dirfd < 0 ||
+	    check_folder_at(st, "deps", "", NULL) < 0 ||
+	    (fd = openat(st->dirfd, "deps",
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	/* only this store's versions: the system store keeps its own */
+	{
+		struct cv_store *sys = st->system;
+		st->system = NULL;
+		if (cv_store_list(st, &all, &n, NULL) < 0) {
+			all = NULL;
+			n = 0;
+		}
+		st->system = sys;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct cv_dep dep;
+		char lock[112], *shown, *sub;
+		int lfd = -1;
+		if (de->d_name[0] == '.' || dep_needed(all, n, de->d_name))
+			continue;
+		/* a folder without its record is a dependency too (a crash
+		 * between extract and record cannot happen: it is written
+		 * before the publish), so only a readable one is judged */
+		if (dep_read_meta(st, de->d_name, &dep) < 0)
+			continue;
+		cv_store_dep_lockname(dep.name, dep.cuda, lock, sizeof lock);
+		strcat(lock, ".lock");
+		shown = cv_path_join(st->root, lock);
+		if (cv_fs_trylock_at(st->locksfd, lock, shown, &lfd, NULL) ==
+		    1) {
+			char *name = NULL;
+			int slfd = -1;
+			/* into staging first: it vanishes in one step, and a
+			 * killed run leaves only sweepable staging */
+			sub = xasprintf("deps/%s", de->d_name);
+			if (cv_store_staging_new(st, "rm", &name, &slfd,
+						 NULL) == 0) {
+				char *to = xasprintf("%s/old", name);
+				if (renameat(st->dirfd, sub, st->stagingfd,
+					     to) == 0)
+					removed++;
+				free(to);
+				cv_store_staging_drop(st, name, slfd);
+				free(name);
+			}
+			free(sub);
+			cv_fs_unlock(lfd);
+		}
+		free(shown);
+	}
+	if (removed > 0)
+		fsync(dirfd(d));
+	closedir(d);
+	free(all);
+	return removed;
+}
+
 int
 cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 {
@@ -1405,5 +1822,7 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 	cv_store_staging_drop(st, name, lfd);
 	free(name);
 	cv_fs_unlock(vfd);
+	if (r == 0)
+		cv_store_deps_collect(st);
 	return r;
 }

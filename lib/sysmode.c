@@ -238,6 +238,49 @@ refuse_foreign(struct cv_err *err)
 		cv_sysmode_conf_path());
 }
 
+/* The conf file for `id` as current: <store>/current/lib, which follows
+ * each switch, then the folders of what that version loads beside itself
+ * (its cuBLASLt, nvrtc in <store>/deps/), which differ per version. */
+static char *
+conf_text(const struct cv_store *st, const char *id, struct cv_err *err)
+{
+	char *deps = NULL, *text;
+
+	if (cv_store_dep_path(st, id, &deps, err) < 0)
+		return NULL;
+	if (deps != NULL)
+		for (char *p = deps; *p; p++)
+			if (*p == ':')
+				*p = '\n';
+	text = xasprintf(MARK "\n%s/current/lib\n%s%s", cv_store_root(st),
+			 deps ? deps : "", deps ? "\n" : "");
+	free(deps);
+	return text;
+}
+
+int
+cv_sysmode_write_conf(const struct cv_store *st, const char *id,
+		      struct cv_err *err)
+{
+	char *text = conf_text(st, id, err), old[8192];
+	ssize_t n;
+	int r;
+
+	if (text == NULL)
+		return err ? err->code : CV_ESTORE;
+	n = cv_fs_read_head(AT_FDCWD, cv_sysmode_conf_path(), 1, old,
+			    sizeof old);
+	if (n >= 0 && strcmp(old, text) == 0) {
+		free(text);
+		return 0;
+	}
+	if ((r = cv_fs_mkdirs("/etc/ld.so.conf.d", 0755, err)) == 0)
+		r = cv_fs_write_atomic(cv_sysmode_conf_path(), text,
+				       strlen(text), 0644, err);
+	free(text);
+	return r;
+}
+
 int
 cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err)
 {
@@ -271,15 +314,14 @@ cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err)
 	free(dir);
 	if (r < 0)
 		return r;
-	/* on already: the switch itself reloads the cache */
+	/* on already: the switch itself rewrites the file and reloads the
+	 * cache */
 	already = cv_sysmode_names(store_root);
 	if ((r = cv_store_global_set(st, id, err)) < 0 || already)
 		return r;
-	if (cv_fs_mkdirs("/etc/ld.so.conf.d", 0755, err) < 0)
-		return err ? err->code : CV_EIO;
-	text = xasprintf(MARK "\n%s/current/lib\n", store_root);
-	r = cv_fs_write_atomic(conf, text, strlen(text), 0644, err);
-	free(text);
+	(void)conf;
+	(void)text;
+	r = cv_sysmode_write_conf(st, id, err);
 	return r < 0 ? r : cv_sysmode_reload(err);
 }
 

@@ -333,7 +333,7 @@ last_line(const struct cv_buf *b, char *out, size_t n)
 }
 
 static char **
-child_env(const char *libdir, const char *cublaslt)
+child_env(const char *libdir, const char *deps, const char *cublaslt)
 {
 	char **envp = xcalloc(8, sizeof *envp);
 	struct cv_buf ld = CV_BUF_INIT;
@@ -341,7 +341,10 @@ child_env(const char *libdir, const char *cublaslt)
 	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
 	int n = 0;
 
+	/* as every activation gives it: the version, then what it loads */
 	cv_buf_addf(&ld, "LD_LIBRARY_PATH=%s", libdir);
+	if (deps != NULL)
+		cv_buf_addf(&ld, ":%s", deps);
 	if (cublaslt != NULL) {
 		const char *slash = strrchr(cublaslt, '/');
 		if (slash != NULL)
@@ -485,9 +488,9 @@ cv_validate_opts_default(struct cv_validate_opts *o, const struct cv_store *st,
 /* Run the probe child over the libraries of `libdir` as the install
  * `inst` (its version and CUDA variant are what the child checks). */
 static int
-run_probe(char *libdir, const struct cv_installed *inst, char *cublaslt,
-	  const struct cv_validate_opts *opts, struct cv_validation *out,
-	  struct cv_err *err)
+run_probe(char *libdir, const char *deps, const struct cv_installed *inst,
+	  char *cublaslt, const struct cv_validate_opts *opts,
+	  struct cv_validation *out, struct cv_err *err)
 {
 	char major[16], expect[32], cuda[32], self[PATH_MAX];
 	char **envp, **argv;
@@ -526,7 +529,7 @@ run_probe(char *libdir, const struct cv_installed *inst, char *cublaslt,
 	for (int i = 0; i < nextra; i++)
 		argv[argc++] = opts->extra_args[i];
 	argv[argc] = NULL;
-	envp = child_env(libdir, cublaslt);
+	envp = child_env(libdir, deps, cublaslt);
 	r = run_child(exe, argv, envp, opts->timeout_s ? opts->timeout_s : 120,
 		      opts, out, err);
 	free(argv);
@@ -556,7 +559,7 @@ cv_validate_identity(const char *libdir, int major, const char *self_exe,
 	opts.no_gpu = 1;
 	opts.timeout_s = 60;
 	memset(&out, 0, sizeof out);
-	r = run_probe(dir, &inst, NULL, &opts, &out, err);
+	r = run_probe(dir, NULL, &inst, NULL, &opts, &out, err);
 	free(dir);
 	if (r < 0)
 		return r;
@@ -569,13 +572,41 @@ cv_validate_identity(const char *libdir, int major, const char *self_exe,
 	return 0;
 }
 
+/* The lib folders of the dependencies the version keeps in its store
+ * (':'-joined, or NULL), and in *cublaslt the store's libcublasLt.so.N
+ * when it keeps one (else NULL: found the machine's way). */
+static char *
+dep_dirs(const char *dir, const struct cv_installed *inst, const char *so,
+	 char **cublaslt)
+{
+	struct cv_buf b = CV_BUF_INIT;
+
+	*cublaslt = NULL;
+	for (int i = 0; i < inst->ndeps; i++) {
+		char *lib = cv_store_dep_libdir(dir, &inst->deps[i]);
+		if (lib == NULL)
+			continue;
+		cv_buf_addf(&b, "%s%s", b.len ? ":" : "", lib);
+		if (*cublaslt == NULL &&
+		    strcmp(inst->deps[i].name, "libcublas") == 0) {
+			char *p = cv_path_join(lib, so);
+			if (access(p, R_OK) == 0)
+				*cublaslt = p;
+			else
+				free(p);
+		}
+		free(lib);
+	}
+	return b.len ? cv_buf_detach(&b) : (cv_buf_release(&b), NULL);
+}
+
 int
 cv_validate(const char *dir, const struct cv_installed *inst,
 	    const struct cv_validate_opts *opts, struct cv_validation *out,
 	    struct cv_err *err)
 {
 	struct cv_validate_opts def = CV_VALIDATE_OPTS_INIT;
-	char *libdir, *cublaslt, *key = NULL, cuda[32];
+	char *libdir, *cublaslt, *key = NULL, cuda[32], *deps;
 	int r, transient, nextra = 0;
 
 	if (opts == NULL)
@@ -588,7 +619,9 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 				  "(7 or newer, with a CUDA variant)",
 				  inst->id, inst->version.part[0]);
 	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
-	cublaslt = cv_validate_find_lib(cuda);
+	deps = dep_dirs(dir, inst, cuda, &cublaslt);
+	if (cublaslt == NULL)
+		cublaslt = cv_validate_find_lib(cuda);
 	while (opts->extra_args != NULL && opts->extra_args[nextra] != NULL)
 		nextra++;
 	if (opts->cache_dir != NULL && nextra == 0) {
@@ -597,15 +630,17 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 		if (cv_validate_cache_get(opts->cache_dir, key, out) == 0) {
 			free(key);
 			free(cublaslt);
+			free(deps);
 			return 0;
 		}
 		memset(out, 0, sizeof *out);
 		copy_str(out->id, sizeof out->id, inst->id);
 	}
 	libdir = cv_path_join(dir, "lib");
-	r = run_probe(libdir, inst, cublaslt, opts, out, err);
+	r = run_probe(libdir, deps, inst, cublaslt, opts, out, err);
 	free(libdir);
 	free(cublaslt);
+	free(deps);
 	if (r < 0) {
 		free(key);
 		return r;

@@ -1,0 +1,104 @@
+/* deps.c: what a cuDNN build loads beside itself at run time, and whether
+ * this machine already has it. cuDNN 9 dlopens libcublasLt.so.<CUDA major>
+ * at its first use (and aborts when it is missing) and libnvrtc for its
+ * runtime-compiled engines; cuDNN 8 links cuBLAS and cuBLASLt, and its
+ * CUDA 12 builds nvrtc too (doc/cudnn-facts.md, "Runtime dependencies").
+ * Installing them is deps_install.c's, in the helper. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+cv_deps_mode_parse(const char *s, int *out)
+{
+	static const char *const names[] = { "auto", "always", "never" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	return -1;
+}
+
+/* CUDA 11's nvrtc keeps one soname for the whole major: libnvrtc.so.11.2. */
+static void
+nvrtc_soname(int cuda, char *out, size_t n)
+{
+	if (cuda == 11)
+		snprintf(out, n, "libnvrtc.so.11.2");
+	else
+		snprintf(out, n, "libnvrtc.so.%d", cuda);
+}
+
+int
+cv_deps_needed(const struct cv_version *v, struct cv_dep_need need[CV_MAX_DEPS])
+{
+	int n = 0, cuda = v->cuda;
+
+	if (cuda < 11)
+		return 0; /* older builds than NVIDIA's redist tree serves */
+	memset(need, 0, CV_MAX_DEPS * sizeof *need);
+	need[n].component = "libcublas";
+	need[n].lib_prefix = "libcublas";
+	snprintf(need[n].soname, sizeof need[n].soname, "libcublasLt.so.%d",
+		 cuda);
+	/* 8.x links libcublas itself too; 9.x only cuBLASLt */
+	if (v->part[0] < 9)
+		snprintf(need[n].soname2, sizeof need[n].soname2,
+			 "libcublas.so.%d", cuda);
+	n++;
+	if (v->part[0] >= 9 || cuda >= 12) {
+		need[n].component = "cuda_nvrtc";
+		need[n].lib_prefix = "libnvrtc";
+		nvrtc_soname(cuda, need[n].soname, sizeof need[n].soname);
+		n++;
+	}
+	return n;
+}
+
+char *
+cv_deps_find_on_machine(const struct cv_dep_need *need)
+{
+	char *p = cv_validate_find_lib(need->soname), *q;
+
+	if (p == NULL || need->soname2[0] == '\0')
+		return p;
+	/* both of cuDNN 8's libraries, from one place */
+	q = cv_validate_find_lib(need->soname2);
+	if (q == NULL) {
+		free(p);
+		return NULL;
+	}
+	free(q);
+	return p;
+}
+
+char *
+cv_deps_cuda_mirror(const struct cv_config *cfg, const char *cudnn_mirror,
+		    struct cv_err *err)
+{
+	const char *m = cudnn_mirror != NULL ? cudnn_mirror : cfg->mirror;
+	const char *at = NULL, *p;
+	char *out;
+
+	if (cfg->cuda_mirror != NULL && cfg->cuda_mirror[0] != '\0')
+		return xstrdup(cfg->cuda_mirror);
+	/* NVIDIA's trees sit side by side: …/compute/cudnn/redist/ and
+	 * …/compute/cuda/redist/ (a site mirror copying both keeps that) */
+	for (p = m; (p = strstr(p, "/cudnn/redist")) != NULL; p++)
+		at = p;
+	if (at == NULL) {
+		cv_err_set(err, CV_ECONFIG,
+			   "cannot tell where the CUDA redist tree (cuBLAS, "
+			   "nvrtc) is from the mirror %s: set [remote] "
+			   "cuda_mirror to the folder holding its "
+			   "redistrib_<cuda version>.json",
+			   m);
+		return NULL;
+	}
+	out = xasprintf("%.*s/cuda/redist%s", (int)(at - m), m, at + 13);
+	return out;
+}

@@ -1,0 +1,212 @@
+/* deps_install.c: getting what a cuDNN build loads beside itself (deps.c
+ * says what) into the store: found on this machine, or already in the
+ * store, or the newest release of its CUDA major that the driver runs,
+ * from NVIDIA's CUDA redist tree, verified and published like a version. */
+#include "internal.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct component_pick {
+	const char *component, *platform;
+	int cuda;
+	struct cv_release_file file;
+	char version[32];
+};
+
+static int
+parse_component(void *arg, const char *name, const char *data, size_t len,
+		struct cv_err *err)
+{
+	struct component_pick *p = arg;
+
+	return cv_manifest_component(name, data, len, p->component, p->platform,
+				     p->cuda, &p->file, p->version, err);
+}
+
+/* Whether CUDA release v (12.8.1) may run here: its major is `cuda`, and
+ * a driver that states an older minor of that major would not run what
+ * nvrtc of a newer one generates. */
+static int
+release_fits(const struct cv_version *v, int cuda)
+{
+	const struct cv_machine *m = cv_machine_get(CV_MACHINE_DRIVER);
+
+	if ((int)v->part[0] != cuda)
+		return 0;
+	if (m->driver.major == cuda && v->nparts > 1 &&
+	    (int)v->part[1] > m->driver.minor)
+		return 0;
+	return 1;
+}
+
+/* The newest release of `need` for CUDA major `cuda` on the CUDA mirror
+ * that the driver runs: p filled, *url xmalloc'd. */
+static int
+pick_release(struct cv_index *ix, struct component_pick *p, char **url,
+	     struct cv_err *err)
+{
+	int r = CV_ENOTFOUND;
+
+	for (size_t i = 0; i < cv_index_count(ix); i++) {
+		if (!release_fits(cv_index_version(ix, i), p->cuda))
+			continue;
+		r = cv_index_read(ix, i, parse_component, p, err);
+		if (r == CV_ENOTFOUND)
+			continue; /* a release without it for this platform */
+		if (r < 0)
+			return r;
+		*url = cv_manifest_url(cv_remote_mirror(cv_index_remote(ix)),
+				       p->file.relative_path);
+		return 0;
+	}
+	cv_err_set(err, CV_ENOTFOUND,
+		   "the CUDA mirror %s has no %s for CUDA %d on %s%s",
+		   cv_remote_mirror(cv_index_remote(ix)), p->component, p->cuda,
+		   p->platform,
+		   cv_machine_get(CV_MACHINE_DRIVER)->driver.major == p->cuda
+			   ? " that this driver runs"
+			   : "");
+	return r;
+}
+
+static int
+fetch_one(const struct cv_deps_req *req, struct cv_index *ix,
+	  const struct cv_dep_need *need, struct cv_dep *dep,
+	  struct cv_err *err)
+{
+	struct component_pick p;
+	struct cv_artifact art;
+	struct cv_download *dl = NULL;
+	struct cv_fetcher fetch;
+	struct cv_version v;
+	char *url = NULL, *base;
+	int r;
+
+	memset(&p, 0, sizeof p);
+	p.component = need->component;
+	p.platform = req->platform;
+	p.cuda = req->version->cuda;
+	if ((r = pick_release(ix, &p, &url, err)) < 0)
+		return r;
+	memset(&art, 0, sizeof art);
+	base = strrchr(p.file.relative_path, '/');
+	base = base ? base + 1 : p.file.relative_path;
+	if (cv_version_parse(&v, p.version, NULL) < 0 ||
+	    strlen(base) >= sizeof art.filename || strlen(url) >= 1024) {
+		r = cv_err_set(err, CV_EDATA, "bad %s entry in %s",
+			       need->component, url);
+		free(url);
+		return r;
+	}
+	art.version = v;
+	art.size = p.file.size;
+	snprintf(art.platform, sizeof art.platform, "%s", req->platform);
+	memcpy(art.sha256, p.file.sha256, sizeof art.sha256);
+	snprintf(art.filename, sizeof art.filename, "%s", base);
+	snprintf(art.source, sizeof art.source, "%s", url);
+	memset(dep, 0, sizeof *dep);
+	snprintf(dep->name, sizeof dep->name, "%s", need->component);
+	snprintf(dep->version, sizeof dep->version, "%s", p.version);
+	dep->cuda = req->version->cuda;
+	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", need->component,
+		 p.version);
+	if (req->fetching != NULL)
+		req->fetching(req->payload, dep, &art);
+	r = cv_download_new(&dl, cv_index_remote(ix), &art, url,
+			    cv_store_cache_dir(req->st), req->keep_archives,
+			    err);
+	if (r == 0) {
+		cv_download_fetcher(dl, &fetch);
+		r = cv_store_install_dep(req->st, &art, dep, need->lib_prefix,
+					 &fetch, &req->opts, err);
+		if (r == CV_EDATA && cv_download_used_cache(dl))
+			cv_download_discard(dl);
+	}
+	if (r == CV_EDATA && strstr(err->msg, url) == NULL) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, " (from %s)", url);
+	}
+	cv_download_free(dl);
+	free(url);
+	return r;
+}
+
+void
+cv_deps_release(struct cv_deps_held *held)
+{
+	for (int i = 0; i < held->n; i++)
+		cv_fs_unlock(held->fds[i]);
+	held->n = 0;
+}
+
+int
+cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
+	       int *nout, struct cv_deps_held *held, struct cv_err *err)
+{
+	struct cv_dep_need need[CV_MAX_DEPS];
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	int n = cv_deps_needed(req->version, need), r = 0;
+
+	*nout = 0;
+	held->n = 0;
+	if (req->mode == CV_DEPS_NEVER)
+		return 0;
+	for (int i = 0; i < n && r == 0; i++) {
+		struct cv_dep *dep = &out[*nout];
+		char *found;
+		int fd;
+
+		memset(dep, 0, sizeof *dep);
+		/* held until the version that needs it is published */
+		if ((r = cv_store_dep_lock_shared(req->st, need[i].component,
+						  req->version->cuda, &fd,
+						  err)) < 0)
+			break;
+		held->fds[held->n++] = fd;
+		/* a copy in the store is this store's answer, whatever the
+		 * machine has: every version of that major shares it */
+		if (cv_store_dep_find(req->st, need[i].component,
+				      req->version->cuda, dep)) {
+			(*nout)++;
+			continue;
+		}
+		if (req->mode == CV_DEPS_AUTO &&
+		    (found = cv_deps_find_on_machine(&need[i])) != NULL) {
+			snprintf(dep->name, sizeof dep->name, "%s",
+				 need[i].component);
+			dep->cuda = req->version->cuda;
+			snprintf(dep->dir, sizeof dep->dir, "%s",
+				 dirname(found));
+			free(found);
+			(*nout)++;
+			continue;
+		}
+		if (ix == NULL) {
+			char *mirror = cv_deps_cuda_mirror(
+				req->cfg, req->cudnn_mirror, err);
+			if (mirror == NULL) {
+				r = CV_ECONFIG;
+				break;
+			}
+			r = cv_remote_new(&rem, req->cfg, mirror, err);
+			free(mirror);
+			if (r == 0)
+				r = cv_index_open(&ix, rem,
+						  cv_store_cache_dir(req->st),
+						  req->refresh, err);
+			if (r < 0)
+				break;
+		}
+		if ((r = fetch_one(req, ix, &need[i], dep, err)) == 0)
+			(*nout)++;
+	}
+	cv_index_free(ix);
+	cv_remote_free(rem);
+	if (r < 0)
+		cv_deps_release(held);
+	return r;
+}

@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# What cuDNN loads beside itself (cuBLASLt, nvrtc): installed once per
+# release into <store>/deps/ from an NVIDIA-shaped CUDA redist tree on the
+# loopback mirror, shared, put on every activation path right after the
+# cuDNN folder, and removed with its last user.
+load remote
+
+setup_file() {
+	mirror_start
+	# NVIDIA's layout: .../compute/cudnn/redist/ beside .../compute/cuda/
+	# redist/; the cuDNN tree is the mirror's root
+	CUDA_TREE="$MIRROR_DIR/root/compute/cuda/redist"
+	mkdir -p "$MIRROR_DIR/root/compute/cudnn"
+	ln -s ../.. "$MIRROR_DIR/root/compute/cudnn/redist"
+	python3 "$FIXTURES/mkcuda.py" build "$CUDA_TREE" 12.4.1 --pad-mb 2 \
+		>"$MIRROR_DIR/cuda-12.4.1.json"
+	python3 "$FIXTURES/mkcuda.py" build "$CUDA_TREE" 12.8.1 --pad-mb 2 \
+		>"$MIRROR_DIR/cuda-12.8.1.json"
+	export CUDA_TREE
+}
+
+setup() {
+	REMOTE_DEPS=auto remote_setup
+	# a machine where no cuBLASLt or nvrtc is findable
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$T/nolibs"
+	mkdir -p "$T/nolibs"
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8
+	sed -i "s|^mirror = .*|mirror = https://127.0.0.1:$MIRROR_PORT/compute/cudnn/redist/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+}
+
+field() { # field RELEASE COMPONENT KEY
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]][sys.argv[3]])' \
+		"$MIRROR_DIR/cuda-$1.json" "$2" "$3"
+}
+
+dep_gets() { grep -c 'compute/cuda/redist/.*archive.tar.xz' "$MIRROR_DIR/root/requests.log" || true; }
+
+@test "install puts cuBLAS and nvrtc once into the store beside cuDNN, from the CUDA tree next to the cuDNN one" {
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"installing libcublas 12.8.4.1 (CUDA 12)"* ]]
+	[ -f "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12.8.4.1" ]
+	[ -L "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12" ]
+	[ -L "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
+	# only the shared libraries and the license are kept
+	[ -z "$(find "$CUDNNVM_STORE/deps" -name '*_static.a' -o -name include -o -name stubs)" ]
+	[ -f "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/LICENSE" ]
+	run du -sk "$CUDNNVM_STORE/deps/libcublas-12.8.4.1"
+	[ "${output%%[[:space:]]*}" -lt 200 ]
+	# the version records them, with the manifest's sha256
+	python3 - "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json" "$(field 12.8.1 libcublas sha256)" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+d = {x["name"]: x for x in m["deps"]}
+assert d["libcublas"]["dir"] == "deps/libcublas-12.8.4.1", d
+assert d["libcublas"]["sha256"] == sys.argv[2], d
+assert d["cuda_nvrtc"]["version"] == "12.8.61", d
+PY
+	[ "$(dep_gets)" -eq 2 ]
+	# list --json shows them
+	run cudnnvm list --json
+	[[ "$output" == *'"deps/libcublas-12.8.4.1"'* ]]
+}
+
+@test "a second cuDNN of the same CUDA major reuses the store's copy" {
+	cudnnvm install 9.13 --cuda 12
+	log_mark
+	run cudnnvm install 9.20 --cuda 12
+	[ "$status" -eq 0 ]
+	[ "$(dep_gets)" -eq 0 ]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.20.0.48-cuda12/cudnnvm.json"
+	[ "$(ls "$CUDNNVM_STORE/deps" | wc -l)" -eq 2 ]
+}
+
+@test "exec and env make libcublasLt.so.12 load from the store's copy, right after the cuDNN folder" {
+	cudnnvm install 9.13 --cuda 12
+	run cudnnvm exec 9.13.0.50-cuda12 -- python3 -c '
+import ctypes, os
+ctypes.CDLL("libcublasLt.so.12")
+ctypes.CDLL("libnvrtc.so.12")
+print([l.split()[-1] for l in open("/proc/self/maps") if "libcublasLt" in l][0])
+print(os.environ["LD_LIBRARY_PATH"])'
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12.8.4.1" ]]
+	[[ "${lines[1]}" == "$CUDNNVM_STORE/9.13.0.50-cuda12/lib:$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib:$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib"* ]]
+	# env in each shell, and switching away removes all three entries
+	eval "$(cudnnvm env 9.13.0.50-cuda12 --shell bash)"
+	[[ "$LD_LIBRARY_PATH" == "$CUDNNVM_STORE/9.13.0.50-cuda12/lib:$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib:"* ]]
+	# switching to a version without dependencies drops all three
+	cudnnvm install 9.20 --cuda 12 --deps never
+	eval "$(cudnnvm env 9.20.0.48-cuda12 --shell bash)"
+	[[ "$LD_LIBRARY_PATH" == "$CUDNNVM_STORE/9.20.0.48-cuda12/lib" ]]
+	run fish -c "cudnnvm env 9.13.0.50-cuda12 --shell fish | source; echo \$LD_LIBRARY_PATH"
+	[[ "$output" == *"$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib"* ]]
+}
+
+@test "uninstalling the last cuDNN that needs a dependency removes it" {
+	cudnnvm install 9.13 --cuda 12
+	cudnnvm install 9.20 --cuda 12
+	cudnnvm uninstall 9.13.0.50-cuda12
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+	cudnnvm uninstall 9.20.0.48-cuda12
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+	[ ! -e "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61" ]
+}
+
+@test "the driver decides the release: CUDA 12.4's driver gets 12.4's cuBLAS" {
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.4
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.4.4.1" ]
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+}
+
+@test "a tampered dependency archive is exit 65 with nothing published" {
+	local a="$CUDA_TREE/$(field 12.8.1 libcublas relative_path)"
+	cp "$a" "$T/good"
+	printf 'x' | dd of="$a" bs=1 seek=5000 conv=notrunc 2>/dev/null
+	before=$(store_snapshot)
+	run --separate-stderr cudnnvm install 9.13 --cuda 12 --deps always
+	cp "$T/good" "$a"
+	[ "$status" -eq 65 ]
+	[[ "$stderr" == *"sha256 mismatch"* ]]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+}
+
+@test "found on the machine: auto records where and installs nothing; always installs anyway" {
+	mkdir -p "$T/tk"
+	cc -shared -fPIC -o "$T/tk/libcublasLt.so.12" -Wl,-soname,libcublasLt.so.12 -x c /dev/null
+	cc -shared -fPIC -o "$T/tk/libnvrtc.so.12" -Wl,-soname,libnvrtc.so.12 -x c /dev/null
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$T/tk"
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ ! -e "$CUDNNVM_STORE/deps" ] || [ -z "$(ls -A "$CUDNNVM_STORE/deps")" ]
+	grep -q "\"found\": \"$T/tk\"" "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	[ "$(dep_gets)" -eq 0 ]
+	# the fix doctor and validation print: record store copies instead
+	run cudnnvm install 9.13.0.50-cuda12 --deps always
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"already installed"* ]]
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib" ]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+}
+
+@test "--deps never records nothing; a mirror without the CUDA tree warns and still installs (auto)" {
+	run cudnnvm install 9.13 --cuda 12 --deps never
+	[ "$status" -eq 0 ]
+	! grep -q '"deps"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	sed -i "s|^mirror = .*|mirror = https://127.0.0.1:$MIRROR_PORT/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run --separate-stderr cudnnvm install 9.20 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning: cannot tell where the CUDA redist tree"* ]]
+	[[ "$stderr" == *"hint: cudnnvm install 9.20.0.48-cuda12 --deps always"* ]]
+	# [remote] cuda_mirror names it, and the fix works as printed
+	sed -i "s|^\[remote\]$|[remote]\ncuda_mirror = https://127.0.0.1:$MIRROR_PORT/compute/cuda/redist/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm install 9.20.0.48-cuda12 --deps always
+	[ "$status" -eq 0 ]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.20.0.48-cuda12/cudnnvm.json"
+}
+
+@test "a recorded dependency that is gone is one error with the fix, for env and exec" {
+	cudnnvm install 9.13 --cuda 12
+	mv "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" "$T/moved"
+	run --separate-stderr cudnnvm env 9.13.0.50-cuda12 --shell bash
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == "cudnnvm: libcublas 12.8.4.1, which cuDNN 9.13.0.50-cuda12 loads, is missing from"* ]]
+	[[ "$stderr" == *"hint: cudnnvm install 9.13.0.50-cuda12 --deps always"* ]]
+	run cudnnvm install 9.13.0.50-cuda12 --deps always
+	[ "$status" -eq 0 ]
+	run cudnnvm env 9.13.0.50-cuda12 --shell bash
+	[ "$status" -eq 0 ]
+}
