@@ -214,6 +214,7 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.platform = platform;
 	req.mode = a->deps >= 0 ? a->deps : cfg->deps;
 	req.refresh = a->refresh;
+	req.offline = a->archive != NULL;
 	req.keep_archives = cfg->keep_archives;
 	req.opts.nowait = cmd_g.nowait;
 	req.opts.waiting = ui_waiting;

@@ -63,6 +63,7 @@ _cudnnvm() {
 	"install --sha256") return ;;
 	"install --version") return ;;
 	"install --jobs") return ;;
+	"install --deps") _cudnnvm_offer words 'auto always never'; return ;;
 	"list-remote --cuda") return ;;
 	"list-remote --platform") return ;;
 	"list-remote --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
@@ -97,7 +98,7 @@ _cudnnvm() {
 	if [[ $cur == -* ]]; then
 		w=
 		case $cmd in
-		install) w="--cuda --platform --source --mirror --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --no-wait" ;;
+		install) w="--cuda --platform --source --mirror --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
 		list-remote) w="--cuda --platform --source --json --refresh" ;;

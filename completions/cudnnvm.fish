@@ -63,6 +63,7 @@ complete -c cudnnvm -n '__cudnnvm_is install' -l even-if-in-use -d 'with --force
 complete -c cudnnvm -n '__cudnnvm_is install' -l no-validate -d 'do not validate after installing'
 complete -c cudnnvm -n '__cudnnvm_is install' -l refresh -d 're-read the mirror\'s index now'
 complete -c cudnnvm -n '__cudnnvm_is install' -l jobs -x -d 'threads that decompress the archive (default: [install] threads, else the usable cores)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l deps -x -a 'auto always never' -d 'cuBLAS and nvrtc beside cuDNN: auto (install what this machine cannot find), always (into the store), never (default: [install] deps)'
 complete -c cudnnvm -n '__cudnnvm_is install' -l no-wait -d 'exit 75 instead of waiting for a busy lock'
 complete -c cudnnvm -n '__cudnnvm_is install; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands --remote-versions 2>/dev/null)'
 complete -c cudnnvm -n '__cudnnvm_is uninstall rm' -l force -d 'also remove the active (global) version'

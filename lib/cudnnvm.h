@@ -771,6 +771,9 @@ struct cv_deps_req {
 	const char *platform;             /* linux-x86_64, ... */
 	int mode;                         /* enum cv_deps_mode */
 	int refresh; /* re-read the CUDA mirror's listing */
+	/* auto from an offline install (--archive): what the store and the
+	 * machine have, nothing downloaded (always still downloads) */
+	int offline;
 	int keep_archives;
 	struct cv_install_opts opts; /* threads, locks */
 	/* called before a dependency is downloaded */

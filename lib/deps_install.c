@@ -185,6 +185,8 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 			(*nout)++;
 			continue;
 		}
+		if (req->offline && req->mode == CV_DEPS_AUTO)
+			continue;
 		if (ix == NULL) {
 			char *mirror = cv_deps_cuda_mirror(
 				req->cfg, req->cudnn_mirror, err);
