@@ -665,15 +665,30 @@ cublaslt_fix(const struct cv_doctor_ctx *ctx)
 			return activate_variant(ctx, cuda);
 		}
 	}
-	return xasprintf(
-		"python3 -m pip install nvidia-cublas%s%.0d && export "
-		"LD_LIBRARY_PATH=\"$(python3 -c 'import glob,nvidia; "
-		"print(next(p for d in nvidia.__path__ for p in "
-		"glob.glob(d+\"/**/libcublasLt.so.%d\",recursive=True))"
-		".rsplit(\"/\",1)[0])')${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"",
-		ctx->active_cuda >= 13 ? "" : "-cu",
-		ctx->active_cuda >= 13 ? 0 : ctx->active_cuda,
-		ctx->active_cuda);
+	/* cudnnvm installs it beside the version (NVIDIA's CUDA redist
+	 * tree), which every activation then puts on the library path */
+	return xasprintf("cudnnvm install %s --deps always", ctx->active_id);
+}
+
+/* Whether the active version keeps its cuBLASLt in the store (deps/),
+ * which its activation puts on the library path. */
+static int
+cublaslt_in_store(const struct cv_doctor_ctx *ctx, const char *so)
+{
+	struct cv_installed inst;
+	int ok = 0;
+
+	if (ctx->active_dir == NULL ||
+	    cv_store_read_meta(ctx->active_dir, &inst, NULL) < 0)
+		return 0;
+	for (int i = 0; i < inst.ndeps && !ok; i++) {
+		char *lib = cv_store_dep_libdir(ctx->active_dir, &inst.deps[i]),
+		     *p = lib ? cv_path_join(lib, so) : NULL;
+		ok = p != NULL && access(p, R_OK) == 0;
+		free(p);
+		free(lib);
+	}
+	return ok;
 }
 
 static void
@@ -728,7 +743,8 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	}
 	if (ctx->active_major >= 8) {
 		snprintf(so, sizeof so, "libcublasLt.so.%d", ctx->active_cuda);
-		lt = cv_validate_find_lib(so);
+		lt = cublaslt_in_store(ctx, so) ? xstrdup(so)
+						: cv_validate_find_lib(so);
 		if (lt == NULL) {
 			char *why = xasprintf(
 				"cuDNN %d loads %s at run time; without it the "

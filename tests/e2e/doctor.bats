@@ -167,7 +167,7 @@ for f in j["findings"]:
 	[[ "$output" != *"libcublasLt.so.13 is not found"* ]]
 }
 
-@test "missing cuBLASLt: the fix is a variant whose cuBLASLt is here, else NVIDIA's wheel on the library path" {
+@test "missing cuBLASLt: the fix is a variant whose cuBLASLt is here, else cudnnvm installing it beside the version" {
 	mkdir -p "$T/cuda12only"
 	cp -a "$STUBS/cuda/." "$T/cuda12only/"
 	rm "$T/cuda12only/libcublasLt.so.13"
@@ -175,16 +175,24 @@ for f in j["findings"]:
 	[[ "$output" == *"error: libcublasLt.so.13 is not found"* ]]
 	fix=$(grep -A3 'libcublasLt.so.13 is not found' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
 	[ "$fix" = "cudnnvm install ${ID%-cuda13}-cuda12 && eval \"\$(cudnnvm env ${ID%-cuda13}-cuda12)\"" ]
-	# none anywhere: the wheel, and the folder pip put it in joins the
-	# library path (run against a stand-in for what pip unpacks)
+	# none anywhere: cudnnvm installs it beside the version (deps.bats
+	# runs that command against the mirror)
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm doctor
 	fix=$(grep -A3 'libcublasLt.so.13 is not found' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
-	[[ "$fix" == "python3 -m pip install nvidia-cublas && export LD_LIBRARY_PATH="* ]]
-	mkdir -p "$T/site/nvidia/cu13/lib"
-	: >"$T/site/nvidia/cu13/lib/libcublasLt.so.13"
-	run env PYTHONPATH="$T/site" LD_LIBRARY_PATH= bash -c "${fix#*&& }"' && echo "$LD_LIBRARY_PATH"'
-	[ "$status" -eq 0 ]
-	[ "$output" = "$T/site/nvidia/cu13/lib" ]
+	[ "$fix" = "cudnnvm install $ID --deps always" ]
+	# a version that keeps it in the store has no such finding
+	mkdir -p "$CUDNNVM_STORE/deps/libcublas-13.0.2.14/lib"
+	: >"$CUDNNVM_STORE/deps/libcublas-13.0.2.14/lib/libcublasLt.so.13"
+	python3 - "$CUDNNVM_STORE/$ID/cudnnvm.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["deps"] = [{"name": "libcublas", "version": "13.0.2.14", "cuda": 13,
+              "dir": "deps/libcublas-13.0.2.14", "sha256": "0" * 64,
+              "size": 1}]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm doctor
+	[[ "$output" != *"libcublasLt.so.13 is not found"* ]]
 }
 
 @test "a Python environment that bundles its own cuDNN" {
