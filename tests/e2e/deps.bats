@@ -16,7 +16,18 @@ setup_file() {
 		>"$MIRROR_DIR/cuda-12.4.1.json"
 	python3 "$FIXTURES/mkcuda.py" build "$CUDA_TREE" 12.8.1 --pad-mb 2 \
 		>"$MIRROR_DIR/cuda-12.8.1.json"
+	python3 "$FIXTURES/mkcuda.py" build "$CUDA_TREE" 13.0.2 --pad-mb 1 \
+		>"$MIRROR_DIR/cuda-13.0.2.json"
 	export CUDA_TREE
+	# a stub cuDNN 9 whose libraries are real ELF objects (system mode
+	# reads their SONAMEs)
+	stub_archives <<-EOF
+		v9 9.19.0.56 13
+	EOF
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch2" \
+		--version 9.19.0.57 --cuda 13 --libdir "$STUBS/v9/lib" --preset 0 |
+		python3 -c 'import json,sys; j=json.load(sys.stdin)
+print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/v9b.arch"
 }
 
 setup() {
@@ -173,4 +184,38 @@ print(os.environ["LD_LIBRARY_PATH"])'
 	[ "$status" -eq 0 ]
 	run cudnnvm env 9.13.0.50-cuda12 --shell bash
 	[ "$status" -eq 0 ]
+}
+
+@test "module files put the dependency folders right after the version's lib/" {
+	cudnnvm install 9.13 --cuda 12
+	run cudnnvm modulefiles --format lua
+	[ "$status" -eq 0 ]
+	f="$CUDNNVM_STORE/modulefiles/cudnn/9.13.0.50-cuda12.lua"
+	grep -q "$CUDNNVM_STORE/9.13.0.50-cuda12/lib:$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib:$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib" "$f"
+}
+
+@test "system mode names the dependency folders after current/lib, and a switch rewrites them" {
+	needs_namespace
+	read -r path sha id <"$STUBS/v9.arch"
+	read -r path2 sha2 _ <"$STUBS/v9b.arch"
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=13.0
+	in_namespace "
+		cudnnvm install --archive '$path' --sha256 $sha --deps always >/dev/null 2>&1
+		cudnnvm install --archive '$path2' --sha256 $sha2 --deps never >/dev/null 2>&1
+		cudnnvm global --system $id
+		cat /etc/ld.so.conf.d/cudnnvm.conf
+		ldconfig -p | grep -c 'libcublasLt.so.13 .*/mnt/store/deps/libcublas-13.0.4.1/lib/libcublasLt.so.13'
+		echo ==
+		cudnnvm global --system 9.19.0.57-cuda13
+		cat /etc/ld.so.conf.d/cudnnvm.conf
+		ldconfig -p | grep -c 'libcublasLt.so.13 .*/mnt/store/deps/' || true
+	"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "/mnt/store/current/lib" ]
+	[ "${lines[3]}" = "/mnt/store/deps/libcublas-13.0.4.1/lib" ]
+	[ "${lines[4]}" = "/mnt/store/deps/cuda_nvrtc-13.0.61/lib" ]
+	[ "${lines[5]}" = "1" ]
+	[ "${lines[6]}" = "==" ]
+	[ "${lines[9]}" = "/mnt/store/current/lib" ]
+	[ "${lines[10]}" = "0" ]
 }

@@ -25,35 +25,6 @@ print("%s %s %s" % (j["path"], j["sha256"], j["id"]))' >"$STUBS/evil.arch"
 
 setup() { common_setup; }
 
-needs_namespace() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root (a private mount namespace)"
-	command -v unshare >/dev/null || skip "unshare is not installed (util-linux)"
-	unshare -m true 2>/dev/null || skip "cannot create a mount namespace here"
-}
-
-# in_namespace SCRIPT: run SCRIPT (bash) as root with a private copy of /etc
-# (ldconfig renames its new cache over /etc/ld.so.cache, which a bind mount
-# of the file alone would refuse), a tmpfs over /etc/ld.so.conf.d holding
-# the machine's own entries, and a root-owned tmpfs at /mnt for the store.
-in_namespace() {
-	cat >"$T/ns.sh" <<-NS
-		set -e
-		mount --make-rprivate /
-		mkdir -p "$T/etc-copy"
-		cp -a /etc/. "$T/etc-copy/"
-		mount --bind "$T/etc-copy" /etc
-		mount -t tmpfs -o mode=0755 tmpfs /etc/ld.so.conf.d
-		cp -a "$T/etc-copy/ld.so.conf.d/." /etc/ld.so.conf.d/ 2>/dev/null || true
-		mount -t tmpfs -o mode=0755 tmpfs /mnt
-		export CUDNNVM_STORE=/mnt/store
-		unset LD_LIBRARY_PATH
-		ldconfig
-		set +e
-	NS
-	printf '%s\n' "$1" >>"$T/ns.sh"
-	run unshare -m bash "$T/ns.sh"
-}
-
 # the probe: opens libcudnn.so.9 by name and says which file answered
 PROBE='import ctypes
 l = ctypes.CDLL("libcudnn.so.9")
