@@ -197,7 +197,8 @@ dep_fetching(void *payload, const struct cv_dep *dep,
  * the use locks in *held stay until the version is published. */
 static int
 ensure_deps(const struct install_args *a, const struct cv_version *v,
-	    const char *platform, struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
+	    const char *platform, const char *pypi_index,
+	    struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
 	    struct cv_deps_held *held, struct cv_err *err)
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
@@ -211,6 +212,7 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 				   ? a->mirror
 				   : NULL;
 	req.version = v;
+	req.pypi_index = pypi_index;
 	req.platform = platform;
 	req.mode = a->deps >= 0 ? a->deps : cfg->deps;
 	req.refresh = a->refresh;
@@ -247,14 +249,19 @@ deps_for_installed(const struct install_args *a, const char *id)
 	struct cv_installed inst;
 	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_deps_held held;
+	const char *index;
 	int n = 0, r;
 
 	if (a->deps < 0 || a->deps == CV_DEPS_NEVER ||
 	    !cv_store_has_own(a->ctx->st, id) ||
 	    cv_store_get(a->ctx->st, id, &inst, &err) < 0)
 		return 0;
-	if ((r = ensure_deps(a, &inst.version, inst.platform, deps, &n, &held,
-			     &err)) == 0)
+	/* a wheel's dependencies from the same index, when one is set */
+	if (strcmp(inst.origin, "pypi") != 0 ||
+	    cv_pypi_index(&a->ctx->cfg, a->mirror, &index, NULL) < 0)
+		index = NULL;
+	if ((r = ensure_deps(a, &inst.version, inst.platform, index, deps, &n,
+			     &held, &err)) == 0)
 		r = cv_store_set_deps(a->ctx->st, id, deps, n, &err);
 	cv_deps_release(&held);
 	if (r < 0)
@@ -378,6 +385,9 @@ install_remote(const struct install_args *a)
 		if (cv_store_has(a->ctx->st, id) && !a->force)
 			already = 1;
 		else if ((r = ensure_deps(a, &res.art.version, res.art.platform,
+					  source == CV_SOURCE_PYPI
+						  ? cv_remote_mirror(rem)
+						  : NULL,
 					  deps, &ndeps, &held, &err)) == 0)
 			r = fetch_install(a, rem, &res, id, deps, ndeps,
 					  &already, &err);
@@ -492,8 +502,8 @@ install_archive(const struct install_args *a)
 		note_already(st, id);
 		return deps_for_installed(a, id);
 	}
-	if ((r = ensure_deps(a, &art.version, art.platform, deps, &ndeps, &held,
-			     &err)) < 0) {
+	if ((r = ensure_deps(a, &art.version, art.platform, NULL, deps, &ndeps,
+			     &held, &err)) < 0) {
 		cv_store_deps_collect(st);
 		return cmd_fail(&err);
 	}

@@ -766,7 +766,10 @@ void cv_resolved_release(struct cv_resolved *res);
 struct cv_deps_req {
 	struct cv_store *st; /* writable */
 	const struct cv_config *cfg;
-	const char *cudnn_mirror;         /* --mirror, or NULL */
+	const char *cudnn_mirror; /* --mirror, or NULL */
+	/* not NULL: the cuDNN came from this index (source = pypi), and so
+	 * do its dependencies (nvidia-cublas-cu12, nvidia-cuda-nvrtc, ...) */
+	const char *pypi_index;
 	const struct cv_version *version; /* the cuDNN build, cuda set */
 	const char *platform;             /* linux-x86_64, ... */
 	int mode;                         /* enum cv_deps_mode */
@@ -814,6 +817,12 @@ int cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 		 const char *platform, struct cv_wheel **out, size_t *n,
 		 struct cv_err *err);
 void cv_wheels_free(struct cv_wheel *w, size_t n);
+/* The wheels of one project (PEP 503 normal form: nvidia-cublas-cu12,
+ * nvidia-cuda-nvrtc) for `platform`, newest first, versions as published
+ * (2 to 4 parts) with cuda set to `cuda`: a CUDA library cuDNN loads. */
+int cv_pypi_list_project(struct cv_remote *r, const char *index,
+			 const char *project, int cuda, const char *platform,
+			 struct cv_wheel **out, size_t *n, struct cv_err *err);
 /* A spec -> the newest matching wheel, as an artifact to install (its size
  * asked of the server when the index does not give it). */
 int cv_pypi_resolve(struct cv_remote *r, const char *index,

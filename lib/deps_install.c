@@ -134,6 +134,82 @@ fetch_one(const struct cv_deps_req *req, struct cv_index *ix,
 	return r;
 }
 
+/* NVIDIA's project of `component` for CUDA major `cuda`: the CUDA 13
+ * wheels dropped the -cuN suffix (and install into nvidia/cu13/). */
+static void
+pypi_project(const char *component, int cuda, char *out, size_t n)
+{
+	const char *base = strcmp(component, "libcublas") == 0
+				   ? "nvidia-cublas"
+				   : "nvidia-cuda-nvrtc";
+
+	if (cuda >= 13)
+		snprintf(out, n, "%s", base);
+	else
+		snprintf(out, n, "%s-cu%d", base, cuda);
+}
+
+/* The same from NVIDIA's wheels on the index: the newest release of the
+ * project for this CUDA major that the driver runs. */
+static int
+fetch_one_pypi(const struct cv_deps_req *req, struct cv_remote *rem,
+	       const struct cv_dep_need *need, struct cv_dep *dep,
+	       struct cv_err *err)
+{
+	struct cv_wheel *w = NULL, *pick = NULL;
+	struct cv_artifact art;
+	struct cv_download *dl = NULL;
+	struct cv_fetcher fetch;
+	char project[64];
+	size_t n = 0;
+	int r, cuda = req->version->cuda;
+
+	pypi_project(need->component, cuda, project, sizeof project);
+	if ((r = cv_pypi_list_project(rem, req->pypi_index, project, cuda,
+				      req->platform, &w, &n, err)) < 0)
+		return r;
+	for (size_t i = 0; i < n && pick == NULL; i++)
+		if (release_fits(&w[i].version, cuda))
+			pick = &w[i];
+	if (pick == NULL) {
+		cv_wheels_free(w, n);
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "the index has no %s wheel for CUDA %d on "
+				  "%s%s",
+				  project, cuda, req->platform,
+				  n ? " that this driver runs" : "");
+	}
+	memset(&art, 0, sizeof art);
+	art.version = pick->version;
+	art.size = pick->size;
+	art.wheel = 1;
+	snprintf(art.platform, sizeof art.platform, "%s", pick->platform);
+	memcpy(art.sha256, pick->sha256, sizeof art.sha256);
+	snprintf(art.filename, sizeof art.filename, "%s", pick->filename);
+	snprintf(art.source, sizeof art.source, "%s", pick->url);
+	memset(dep, 0, sizeof *dep);
+	snprintf(dep->name, sizeof dep->name, "%s", need->component);
+	cv_version_format(&pick->version, dep->version, sizeof dep->version);
+	dep->cuda = cuda;
+	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", need->component,
+		 dep->version);
+	if (req->fetching != NULL)
+		req->fetching(req->payload, dep, &art);
+	r = cv_download_new(&dl, rem, &art, pick->url,
+			    cv_store_cache_dir(req->st), req->keep_archives,
+			    err);
+	if (r == 0) {
+		cv_download_fetcher(dl, &fetch);
+		r = cv_store_install_dep(req->st, &art, dep, need->lib_prefix,
+					 &fetch, &req->opts, err);
+		if (r == CV_EDATA && cv_download_used_cache(dl))
+			cv_download_discard(dl);
+	}
+	cv_download_free(dl);
+	cv_wheels_free(w, n);
+	return r;
+}
+
 void
 cv_deps_release(struct cv_deps_held *held)
 {
@@ -187,6 +263,16 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 		}
 		if (req->offline && req->mode == CV_DEPS_AUTO)
 			continue;
+		if (req->pypi_index != NULL) {
+			if (rem == NULL &&
+			    (r = cv_remote_new(&rem, req->cfg, req->pypi_index,
+					       err)) < 0)
+				break;
+			if ((r = fetch_one_pypi(req, rem, &need[i], dep,
+						err)) == 0)
+				(*nout)++;
+			continue;
+		}
 		if (ix == NULL) {
 			char *mirror = cv_deps_cuda_mirror(
 				req->cfg, req->cudnn_mirror, err);

@@ -236,6 +236,22 @@ wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
 			return extract_reject(x, name, "replaces a folder");
 		return 1; /* METADATA, RECORD, WHEEL: pip's, not cuDNN */
 	}
+	if (x->lim.dep_lib_prefix != NULL) {
+		/* a CUDA library's wheel: nvidia/<name>/lib/X (nvidia/cublas/,
+		 * nvidia/cuda_nvrtc/, or CUDA 13's shared nvidia/cu13/) ->
+		 * lib/X; kept_dep then keeps only the library's own files */
+		if (strcmp(c[0], "nvidia") != 0)
+			return extract_reject(x, name,
+					      "is outside nvidia/ (a CUDA "
+					      "library's wheel holds nothing "
+					      "else)");
+		if (*n != 4 || strcmp(c[2], "lib") != 0)
+			return 1;
+		c[1] = (char *)"lib";
+		c[2] = c[3];
+		*n = 3;
+		return 0;
+	}
 	if (strcmp(c[0], "nvidia") != 0 ||
 	    (*n >= 2 && strcmp(c[1], "cudnn") != 0 &&
 	     !(*n == 2 && strcmp(c[1], "__init__.py") == 0)))

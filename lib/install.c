@@ -405,13 +405,14 @@ dist_info_agrees(void *payload, const char *dist_info, const char *wheel_text,
 
 static int
 wheel_verified(const struct cv_artifact *art, const char *stage,
-	       struct cv_source *raw, unsigned threads, char got[65],
-	       uint64_t *nbytes, struct cv_err *err)
+	       struct cv_source *raw, unsigned threads, const char *dep_prefix,
+	       char got[65], uint64_t *nbytes, struct cv_err *err)
 {
 	struct hsrc hs = { raw, cv_sha256_new(), 0, art->size };
 	struct cv_extract_limits lim = { .wheel = 1,
 					 .check_dist_info = dist_info_agrees,
-					 .payload = (void *)art };
+					 .payload = (void *)art,
+					 .dep_lib_prefix = dep_prefix };
 	struct cv_zip_stream *zs = NULL;
 	char *spool = cv_path_join(stage, WHEEL_SPOOL);
 	int fd = open(spool,
@@ -527,9 +528,11 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	if (art->wheel) {
 		cv_pipe_free(pipe);
 		cv_sha256_free(hs.h);
-		if ((r = wheel_verified(art, stage, raw, threads, got, &hs.n,
+		if ((r = wheel_verified(art, stage, raw, threads,
+					base->dep_lib_prefix, got, &hs.n,
 					err)) < 0 ||
-		    (r = cv_wheel_links(stage, &art->version, err)) < 0)
+		    (base->dep_lib_prefix == NULL &&
+		     (r = cv_wheel_links(stage, &art->version, err)) < 0))
 			return r;
 		goto done;
 	}
@@ -729,11 +732,13 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		     const struct cv_fetcher *fetch,
 		     const struct cv_install_opts *opts, struct cv_err *err)
 {
-	struct cv_extract_limits lim = { .check_top = dep_top_agrees,
-					 .payload = (void *)art,
-					 .threads =
-						 thread_budget(opts->threads),
-					 .dep_lib_prefix = lib_prefix };
+	struct cv_extract_limits lim = {
+		.check_top = art->wheel ? NULL : dep_top_agrees,
+		.payload = (void *)art,
+		.threads = thread_budget(opts->threads),
+		.wheel = art->wheel,
+		.dep_lib_prefix = lib_prefix
+	};
 	struct cv_source raw = { NULL, NULL };
 	char *name = NULL, *stagepath = NULL, lockname[96];
 	int lfd = -1, vfd = -1, r, opened = 0;

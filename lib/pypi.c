@@ -29,6 +29,10 @@
 struct list {
 	struct cv_wheel *v;
 	size_t n, alloc;
+	/* NULL: NVIDIA's cuDNN projects; else the one project (PEP 503
+	 * normal form) whose wheels are listed, for CUDA major `cuda` */
+	const char *project;
+	int cuda;
 };
 
 void
@@ -101,8 +105,10 @@ tag_platform(const char *tag, size_t len)
 /* name-version(-build)?-python-abi-platform.whl (PEP 427) of one of
  * NVIDIA's cuDNN projects: 1 with w's version, cuda and platform set, 0
  * for any other file. */
+static void normal_name(const char *s, size_t len, char *out, size_t outlen);
+
 static int
-parse_filename(const char *fn, struct cv_wheel *w)
+parse_filename(const char *fn, struct cv_wheel *w, const struct list *only)
 {
 	const char *part[7];
 	size_t plen[7], len = strlen(fn);
@@ -125,14 +131,26 @@ parse_filename(const char *fn, struct cv_wheel *w)
 	if (n != 5 && n != 6)
 		return 0;
 	w->version.cuda = 0;
-	if (project_cuda(part[0], plen[0]) == 0 || plen[1] >= sizeof ver)
+	if (plen[1] >= sizeof ver)
 		return 0;
 	memcpy(ver, part[1], plen[1]);
 	ver[plen[1]] = '\0';
-	if (cv_version_parse(&w->version, ver, NULL) < 0 ||
-	    w->version.nparts != 4 || w->version.cuda != 0)
-		return 0;
-	w->version.cuda = project_cuda(part[0], plen[0]);
+	if (only != NULL && only->project != NULL) {
+		/* a CUDA library's wheel: its own version (12.8.61 too) */
+		char name[128];
+		normal_name(part[0], plen[0], name, sizeof name);
+		if (strcmp(name, only->project) != 0 ||
+		    cv_version_parse(&w->version, ver, NULL) < 0 ||
+		    w->version.cuda != 0 || w->version.nparts < 2)
+			return 0;
+		w->version.cuda = only->cuda;
+	} else {
+		if (project_cuda(part[0], plen[0]) == 0 ||
+		    cv_version_parse(&w->version, ver, NULL) < 0 ||
+		    w->version.nparts != 4 || w->version.cuda != 0)
+			return 0;
+		w->version.cuda = project_cuda(part[0], plen[0]);
+	}
 	plat = tag_platform(part[n - 1], plen[n - 1]);
 	if (plat == NULL)
 		return 0;
@@ -149,7 +167,7 @@ cv_wheel_from_filename(struct cv_artifact *art, const char *filename)
 	struct cv_wheel w;
 
 	memset(&w, 0, sizeof w);
-	if (!parse_filename(base ? base + 1 : filename, &w))
+	if (!parse_filename(base ? base + 1 : filename, &w, NULL))
 		return -1;
 	art->version = w.version;
 	snprintf(art->platform, sizeof art->platform, "%s", w.platform);
@@ -327,7 +345,7 @@ add_file(struct list *l, const char *page_url, const char *filename,
 	char *url, *hash;
 
 	memset(&w, 0, sizeof w);
-	if (yanked || !parse_filename(filename, &w))
+	if (yanked || !parse_filename(filename, &w, l))
 		return 0;
 	if ((cuda && w.version.cuda != cuda) ||
 	    (platform != NULL && strcmp(platform, w.platform) != 0))
@@ -547,7 +565,7 @@ cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
 	      const char *platform, struct cv_wheel **out, size_t *n,
 	      struct cv_err *err)
 {
-	struct list l = { NULL, 0, 0 };
+	struct list l = { NULL, 0, 0, NULL, 0 };
 	size_t i = 0;
 	int rc;
 
@@ -622,7 +640,7 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	     struct cv_err *err)
 {
 	static const int all[] = { 13, 12, 11 };
-	struct list l = { NULL, 0, 0 };
+	struct list l = { NULL, 0, 0, NULL, 0 };
 	int rc = 0, missing, found = 0;
 
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -892,4 +910,40 @@ cv_pypi_index(const struct cv_config *cfg, const char *flag, const char **out,
 	return cv_err_set(
 		err, CV_ECONFIG,
 		"source = pypi needs a package index: set 'index = URL' in [remote] of config.ini (a PEP 503/691 simple index: your PyPI mirror or proxy, or the public index's /simple/ URL), or pass --mirror URL");
+}
+
+int
+cv_pypi_list_project(struct cv_remote *r, const char *index,
+		     const char *project, int cuda, const char *platform,
+		     struct cv_wheel **out, size_t *n, struct cv_err *err)
+{
+	struct cv_buf page = CV_BUF_INIT;
+	struct list l = { NULL, 0, 0, project, cuda };
+	char *url =
+		xasprintf("%s%s%s/", index,
+			  index[strlen(index) - 1] == '/' ? "" : "/", project);
+	size_t i = 0;
+	int rc = cv_remote_get_accept(r, url, ACCEPT, PAGE_MAX, &page, err);
+
+	while (rc == 0 && i < page.len &&
+	       (page.buf[i] == ' ' || page.buf[i] == '\n' ||
+		page.buf[i] == '\r' || page.buf[i] == '\t'))
+		i++;
+	if (rc == 0 && i < page.len && page.buf[i] == '{')
+		rc = parse_json(&l, url, page.buf, page.len, cuda, platform,
+				err);
+	else if (rc == 0)
+		rc = parse_html(&l, url, page.buf, page.len, cuda, platform,
+				err);
+	cv_buf_release(&page);
+	free(url);
+	if (rc < 0) {
+		cv_wheels_free(l.v, l.n);
+		return rc;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof *l.v, newest_first);
+	*out = l.v;
+	*n = l.n;
+	return 0;
 }

@@ -21,6 +21,13 @@ setup_file() {
 	python3 "$FIXTURES/pypi_index.py" wheel --out "$d/root/files" \
 		--tag manylinux_2_28_aarch64 \
 		--from "$d/arch/cudnn-linux-sbsa-9.20.0.48_cuda13-archive.tar.xz" >/dev/null
+	# the CUDA libraries cuDNN loads, as NVIDIA's wheels: two cuBLAS
+	# releases (the driver picks) and one nvrtc for CUDA 12
+	for a in "libcublas 12.8.4.1" "libcublas 12.9.1.4" "cuda_nvrtc 12.8.93"; do
+		set -- $a
+		python3 "$FIXTURES/pypi_index.py" depwheel --component "$1" \
+			--cuda 12 --version "$2" --out "$d/root/files" >/dev/null
+	done
 	index_start "$d/root" "$d/port"
 	export PYPI_DIR="$d"
 }
@@ -75,6 +82,7 @@ pypi_config() {
 		echo "[install]"
 		echo "validate = no"
 		echo "platform = linux-x86_64"
+		echo "deps = ${PYPI_DEPS:-never}"
 	} >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 }
 
@@ -600,4 +608,33 @@ wheel_threads_parked() {
 	[ -z "$(ls "$CUDNNVM_STORE" 2>/dev/null)" ]
 	run --separate-stderr cudnnvm list-remote --source pypi
 	[ "$status" -eq 78 ]
+}
+
+@test "source pypi: cuBLAS and nvrtc come as NVIDIA's wheels from the same index, for the driver's CUDA minor" {
+	PYPI_DEPS=auto pypi_config ok
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$T/nolibs" CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8
+	mkdir -p "$T/nolibs"
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"installing libcublas 12.8.4.1 (CUDA 12)"* ]]
+	[ -f "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12" ]
+	[ -f "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.93/lib/libnvrtc.so.12" ]
+	[ -f "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/LICENSE" ]
+	# nothing but the libraries and the license from the wheel
+	[ -z "$(find "$CUDNNVM_STORE/deps" -name '*.py' -o -name '*.h' -o -name include)" ]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	run cudnnvm exec 9.13.0.50-cuda12 -- python3 -c '
+import ctypes
+ctypes.CDLL("libcublasLt.so.12")
+print([l.split()[-1] for l in open("/proc/self/maps") if "libcublasLt" in l][0])'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12" ]
+	# a tampered wheel of it is refused with nothing published
+	cudnnvm uninstall 9.13.0.50-cuda12
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+	PYPI_DEPS=always pypi_config wronghash
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 65 ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	[ -z "$(ls -A "$CUDNNVM_STORE/deps" 2>/dev/null)" ]
 }
