@@ -42,7 +42,9 @@ choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
 		g.frameworks = 1;
 		g.prefix = dir;
 		g.probe_exe = cmd_g.probe_exe;
-		g.beside = n == 2 ? ids[1 - i] : NULL;
+		/* the pins written now replace the hook's: never its old ones
+		 */
+		g.beside = n == 2 ? ids[1 - i] : "";
 		r = cv_gate_check(&ctx->cfg, ctx->st, ids[i], &g, &v, &err);
 		if ((r = ui_verdict(r, &err, &v)) != 0)
 			return r;

@@ -104,13 +104,21 @@ gate_frameworks(const struct cv_store *st, const char *id, const char *beside,
 		const char *prefix, int *uses_cudnn, char *msg, size_t n)
 {
 	struct cv_fw_env fe;
-	int bad;
+	char pins[CV_VENV_MAXPINS][64];
+	int bad, npins = 0;
 
 	if (uses_cudnn != NULL)
 		*uses_cudnn = 0;
 	/* no Python environment to read is nothing to refuse */
 	if (cv_frameworks_find(&fe, prefix, NULL) < 0)
 		return 0;
+	/* whatever becomes active, the environment's .pth hook still loads
+	 * its pin of another major for the frameworks that need that one */
+	if (beside == NULL && fe.prefix[0])
+		npins = cv_preload_pins(fe.prefix, pins, CV_VENV_MAXPINS);
+	for (int i = 0; i < npins; i++)
+		if (strtol(pins[i], NULL, 10) != strtol(id, NULL, 10))
+			beside = pins[i];
 	bad = misfit_message(st, &fe, id, beside, msg, n);
 	if (uses_cudnn != NULL) {
 		*uses_cudnn = fe.bundled_dir[0] != '\0';

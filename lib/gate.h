@@ -35,7 +35,9 @@ struct cv_gate_opts {
 	const char *prefix; /* the Python environment (NULL: in play) */
 	/* another install pinned beside this one, of another cuDNN major
 	 * (cudnnvm venv 9.19 8.9): a framework that needs its major is
-	 * checked against it instead (NULL: none) */
+	 * checked against it instead. NULL: the environment's .pth hook's
+	 * pin of another major, if it has one (it loads that whatever is
+	 * active); "": none (venv, which rewrites the hook) */
 	const char *beside;
 	const char *probe_exe; /* validation's child (NULL: this binary) */
 };
@@ -52,7 +54,9 @@ const struct cv_version *cv_gate_version_for(const struct cv_framework *f,
 					     const struct cv_version *beside);
 
 /* 1 with the reason in msg when a framework of the Python environment
- * `prefix` (NULL: the one in play) cannot load install `id`; else 0.
+ * `prefix` (NULL: the one in play) cannot load install `id` (or, where
+ * the environment's .pth hook pins a version of another major, that one);
+ * else 0.
  * *uses_cudnn (may be NULL): a framework there loads cuDNN. */
 int cv_gate_frameworks(const struct cv_store *st, const char *id,
 		       const char *prefix, int *uses_cudnn, char *msg,

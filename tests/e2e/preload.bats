@@ -128,6 +128,23 @@ d = json.loads(sys.argv[1])
 assert d["pinned"] == ["9.19.0.56-cuda13", sys.argv[2]], d["pinned"]
 got = {f["name"]: (f["pinned"]["id"], f["pinned"]["fits"]) for f in d["frameworks"]}
 assert got == {"torch": ("9.19.0.56-cuda13", True), "tensorflow": (sys.argv[2], True)}, got' "$output" "$C"
+	# whatever is activated, the hook still loads the pin of the other
+	# major: the gates of exec and the prompt hook count it
+	VIRTUAL_ENV="$T/ve" run --separate-stderr cudnnvm exec 9.19 -- true
+	[ "$status" -eq 0 ]
+	VIRTUAL_ENV="$T/ve" CUDNNVM_VERSION=9.19 run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	VIRTUAL_ENV="$T/ve" CUDNNVM_VERSION=9.19 run cudnnvm doctor
+	[[ $output != *"cannot load"* ]]
+	[[ $output == *"active: 9.19.0.56-cuda13"* ]]
+	VIRTUAL_ENV="$T/ve" run --separate-stderr cudnnvm exec 9.1 -- true
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"not activating 9.1.0.70-cuda12: torch 2.11.0"* ]]
+	# venv itself replaces the pins: one version is checked alone
+	run --separate-stderr cudnnvm venv 9.19 --path "$T/ve"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"tensorflow 2.15.0"* ]]
 	# one pin again: one line, no pinned lines
 	cudnnvm -q venv 9.19 --path "$T/ve" --force
 	run cudnnvm frameworks --path "$T/ve"
