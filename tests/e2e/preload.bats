@@ -79,8 +79,8 @@ print(len(torch.MAPPED), torch.MAPPED[0])'
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$output" = "4 $L9/libcudnn.so.9" ]
-	# two threads, two frameworks, released at once: each sees every
-	# library loaded when its own code runs, and cuDNN loads once
+	# eight threads, two frameworks, released at once: each framework's
+	# code runs with every library loaded, whichever thread fired
 	run --separate-stderr "$T/ve/bin/python" -c '
 import sys, threading
 go = threading.Barrier(8)
