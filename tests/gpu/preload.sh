@@ -12,7 +12,7 @@
 #      thread: torch reports the pinned version, every libcudnn* of the
 #      store is mapped, no sub-library of torch's own copy is, and where
 #      torch maps its own front library by path, LD_DEBUG=bindings shows
-#      no symbol bound to it.
+#      no symbol of another object bound to it.
 # `cudnnvm venv --remove` takes the hook out at the end. Prints a skip line
 # and exits 0 without a GPU.
 #   usage: tests/gpu/preload.sh        (CUDNNVM_BIN overrides build/cudnnvm)
@@ -129,7 +129,17 @@ for how in main thread; do
 	n=$(grep -c "^map $CUDNNVM_STORE/$id/lib/libcudnn" <<<"$out")
 	own_subs=$(grep -c "^map \($pip_real\|$pip_dir\)/libcudnn_" <<<"$out")
 	own_front=$(grep -c "^map \($pip_real\|$pip_dir\)/libcudnn.so" <<<"$out")
-	bound=$(cat "$W/bind.$how".* 2>/dev/null | grep -c "to \($pip_real\|$pip_dir\)/libcudnn")
+	# a binding from another object to torch's own copy (its own copy's
+	# references to itself are no mix)
+	bound=$(cat "$W/bind.$how".* 2>/dev/null | awk -v a="$pip_real/" -v b="$pip_dir/" '
+		$0 ~ /binding file/ {
+			from = $0; sub(/.*binding file /, "", from); sub(/ .*/, "", from)
+			to = $0; sub(/.* to /, "", to); sub(/ .*/, "", to)
+			own = index(to, a) == 1 || index(to, b) == 1
+			self = index(from, a) == 1 || index(from, b) == 1
+			if (own && !self && to ~ /libcudnn/) n++
+		}
+		END { print n + 0 }')
 	if [ $rc -eq 0 ] && [[ $out == *"version $want"* ]] && [ $missing -eq 0 ] && [ "$own_subs" -eq 0 ] && [ "$bound" -eq 0 ]; then
 		ok "(b, $how) torch reports $want; all $n store libcudnn* mapped, none of its own sub-libraries; $own_front own front mapping, no symbol bound to it"
 	else
