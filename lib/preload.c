@@ -15,7 +15,7 @@
  *    _cudnnvm_preload.py. The .pth line only puts a finder at the head of
  *    sys.meta_path: an interpreter that never imports a framework reads no
  *    store file and loads nothing. The first import of a framework's
- *    top-level package (FRAMEWORK_MODULES) imports the module, which loads
+ *    top-level package (framework_modules) imports the module, which loads
  *    the pinned libcudnn.so.N and every libcudnn_*.so.N with RTLD_GLOBAL;
  *    then the finder takes itself out of sys.meta_path and the framework's
  *    import goes on. The import system runs the module once, and a thread
