@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# bench_frameworks.sh: what the framework check and the .pth hook cost, in
-# one run.
+# bench_frameworks.sh: what the framework check costs, in one run (what the
+# .pth hook costs an interpreter is bench_preload.sh).
 #  - exec in a virtualenv of 150+ installed distributions (torch among
 #    them, with its nvidia-cudnn wheel) against exec outside any Python
 #    environment; target <= 1.3x. Also the worst case: a cuDNN wheel no
 #    known framework asked for, which makes the check read every METADATA.
-#  - a venv interpreter's start (python -c pass) with the .pth preload
-#    hook (stub cuDNN libraries) against the same venv without it; target
-#    <= 5 ms added.
 # Versions are made by hand in a private store; environments are laid out
 # by tests/fixtures/mkpyenv.py from the real METADATA fixtures.
 set -eu
@@ -56,17 +53,3 @@ print("ratio venv/none:  %.2f wall, %.2f cpu (target <= 1.3)" % (r[1]["mean"] / 
 print("ratio worst/none: %.2f wall, %.2f cpu" % (r[2]["mean"] / r[0]["mean"], cpu[2] / cpu[0]))
 PY
 
-echo "-- interpreter start with the .pth preload hook (stub libraries)"
-python3 -m venv --without-pip "$W/hooked" && python3 -m venv --without-pip "$W/bare"
-"$BIN" -q venv "$id" --path "$W/hooked" --force
-hyperfine -N --warmup 10 --min-runs 100 --export-json "$W/p.json" \
-	"$W/bare/bin/python -c pass" "$W/hooked/bin/python -c pass" >"$W/p.log" 2>&1 ||
-	{ cat "$W/p.log"; exit 1; }
-python3 - "$W/p.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-cpu = [x["user"] + x["system"] for x in r]
-print("%-44s %7.3f ms wall  %7.3f ms cpu" % ("python -c pass, venv without the hook", r[0]["mean"] * 1e3, cpu[0] * 1e3))
-print("%-44s %7.3f ms wall  %7.3f ms cpu" % ("python -c pass, venv with cudnnvm.pth", r[1]["mean"] * 1e3, cpu[1] * 1e3))
-print("added by the hook: %.2f ms wall, %.2f ms cpu (target <= 5 ms)" % ((r[1]["mean"] - r[0]["mean"]) * 1e3, (cpu[1] - cpu[0]) * 1e3))
-PY

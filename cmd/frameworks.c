@@ -12,6 +12,41 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The versions the environment's .pth hook pins (cudnnvm venv), one per
+ * cuDNN major: each framework gets the one of the major it needs. */
+struct pins {
+	char ids[CV_VENV_MAXPINS][64];
+	struct cv_version v[CV_VENV_MAXPINS];
+	int n;
+};
+
+static void
+pins_read(struct pins *p, const char *prefix)
+{
+	int n = prefix[0] ? cv_preload_pins(prefix, p->ids, CV_VENV_MAXPINS)
+			  : 0;
+
+	p->n = 0;
+	for (int i = 0; i < n; i++)
+		if (cv_install_id_parse(&p->v[p->n], p->ids[i], NULL) == 0) {
+			if (p->n != i)
+				memcpy(p->ids[p->n], p->ids[i], 64);
+			p->n++;
+		}
+}
+
+/* The pin f gets (index into p), or -1 when there is none. */
+static int
+pin_for(const struct pins *p, const struct cv_framework *f)
+{
+	const struct cv_version *v;
+
+	if (p->n == 0)
+		return -1;
+	v = cv_gate_version_for(f, &p->v[0], p->n > 1 ? &p->v[1] : NULL);
+	return v == &p->v[0] ? 0 : 1;
+}
+
 static json_t *
 version_json(const struct cv_version *v)
 {
@@ -23,13 +58,28 @@ version_json(const struct cv_version *v)
 	return json_string(buf);
 }
 
+/* {"id": the pin f gets, "fits": whether it can load it}, or null */
+static json_t *
+pin_json(const struct pins *pins, const struct cv_framework *f)
+{
+	int k = pin_for(pins, f);
+
+	if (k < 0)
+		return json_null();
+	return json_pack("{s:s,s:b}", "id", pins->ids[k], "fits",
+			 cv_framework_fits(f, &pins->v[k]));
+}
+
 static void
 print_json(const struct cv_fw_env *fe, const char *active,
-	   const struct cv_version *av)
+	   const struct cv_version *av, const struct pins *pins)
 {
-	json_t *o = json_object(), *arr = json_array();
+	json_t *o = json_object(), *arr = json_array(), *pa = json_array();
 	char *s;
 
+	for (int i = 0; i < pins->n; i++)
+		json_array_append_new(pa, json_string(pins->ids[i]));
+	json_object_set_new(o, "pinned", pa);
 	json_object_set_new(o, "environment",
 			    fe->prefix[0] ? json_string(fe->prefix)
 					  : json_null());
@@ -80,6 +130,7 @@ print_json(const struct cv_fw_env *fe, const char *active,
 			x, "active_fits",
 			active ? json_boolean(cv_framework_fits(f, av))
 			       : json_null());
+		json_object_set_new(x, "pinned", pin_json(pins, f));
 		json_array_append_new(arr, x);
 	}
 	json_object_set_new(o, "frameworks", arr);
@@ -94,7 +145,7 @@ print_json(const struct cv_fw_env *fe, const char *active,
  * files: every line goes out escaped. */
 static void
 print_text(const struct cv_fw_env *fe, const char *active,
-	   const struct cv_version *av)
+	   const struct cv_version *av, const struct pins *pins)
 {
 	if (fe->prefix[0] == '\0') {
 		printf("no Python environment found ($VIRTUAL_ENV, "
@@ -103,6 +154,11 @@ print_text(const struct cv_fw_env *fe, const char *active,
 	}
 	ui_print(stdout, "environment: %s (%s)", fe->prefix, fe->how);
 	ui_print(stdout, "active cuDNN: %s", active ? active : "none");
+	if (pins->n > 1)
+		ui_print(stdout,
+			 "pinned cuDNN: %s, %s (cudnnvm venv; each framework "
+			 "loads the one of its major)",
+			 pins->ids[0], pins->ids[1]);
 	if (fe->bundled_dir[0])
 		ui_print(stdout, "bundled cuDNN: %s (%s)", fe->bundled_dir,
 			 fe->bundled_version);
@@ -116,6 +172,7 @@ print_text(const struct cv_fw_env *fe, const char *active,
 	for (size_t i = 0; i < fe->n; i++) {
 		const struct cv_framework *f = &fe->fw[i];
 		char text[512];
+		int k;
 
 		cv_framework_need_text(f, text, sizeof text);
 		ui_print(stdout, "%s %s", f->name, f->version);
@@ -133,6 +190,11 @@ print_text(const struct cv_fw_env *fe, const char *active,
 			ui_print(stdout, "  active %s: %s", active,
 				 cv_framework_fits(f, av) ? "fits"
 							  : "CANNOT LOAD IT");
+		if (pins->n > 1 && (k = pin_for(pins, f)) >= 0)
+			ui_print(stdout, "  pinned %s: %s", pins->ids[k],
+				 cv_framework_fits(f, &pins->v[k])
+					 ? "fits"
+					 : "CANNOT LOAD IT");
 	}
 }
 
@@ -144,6 +206,7 @@ cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_store *st = ctx->st;
 	struct cv_fw_env fe;
 	struct cv_version av, spec;
+	struct pins pins;
 	const char *path = NULL;
 	char id[64];
 	int c, json = 0, r, have_active;
@@ -168,10 +231,11 @@ cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 	have_active = r == 0 && cv_install_id_parse(&av, id, NULL) == 0;
 	if (cv_frameworks_find(&fe, path, &err) < 0)
 		return cmd_fail(&err);
+	pins_read(&pins, fe.prefix);
 	if (json)
-		print_json(&fe, have_active ? id : NULL, &av);
+		print_json(&fe, have_active ? id : NULL, &av, &pins);
 	else
-		print_text(&fe, have_active ? id : NULL, &av);
+		print_text(&fe, have_active ? id : NULL, &av, &pins);
 	cv_fw_env_release(&fe);
 	return 0;
 }

@@ -1,5 +1,6 @@
-/* venv.c: `cudnnvm venv [<spec>] [--path DIR] [--remove] [--force]`: pin
- * a version to a Python virtualenv or a conda environment. What is
+/* venv.c: `cudnnvm venv [<spec> [<spec>]] [--path DIR] [--remove]
+ * [--force]`: pin a version (one per cuDNN major) to a Python virtualenv
+ * or a conda environment. What is
  * written, and why, is lib/venv.c and lib/preload.c. */
 #include "cmd.h"
 #include "ui.h"
@@ -7,13 +8,15 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-/* The install id the environment `dir` is pinned to: spec (NULL: the
- * active version), once it passed the gate. 0, or the exit status. */
+/* The install ids the environment `dir` is pinned to: specs[0..n) (none:
+ * the active version), one per cuDNN major, each once it passed the gate
+ * with the other beside it. 0, or the exit status. */
 static int
-choose(struct cmd_ctx *ctx, const char *dir, const char *spec_s, int force,
-       char id[64])
+choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
+       char ids[][64])
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
@@ -21,18 +24,32 @@ choose(struct cmd_ctx *ctx, const char *dir, const char *spec_s, int force,
 	struct cv_version spec;
 	int r;
 
-	if (spec_s != NULL && cv_spec_parse(&spec, spec_s, &err) < 0)
-		return cmd_fail(&err);
 	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 		return r;
-	g.force = force;
-	g.frameworks = 1;
-	g.prefix = dir;
-	g.probe_exe = cmd_g.probe_exe;
-	r = cv_active_id(ctx->st, spec_s != NULL ? &spec : NULL, id, &err);
-	if (r == 0)
-		r = cv_gate_check(&ctx->cfg, ctx->st, id, &g, &v, &err);
-	return ui_verdict(r, &err, &v);
+	for (int i = 0; i < (n ? n : 1); i++) {
+		if (n && cv_spec_parse(&spec, specs[i], &err) < 0)
+			return cmd_fail(&err);
+		if (cv_active_id(ctx->st, n ? &spec : NULL, ids[i], &err) < 0)
+			return cmd_fail(&err);
+	}
+	if (n == 2 && strtol(ids[0], NULL, 10) == strtol(ids[1], NULL, 10))
+		return cmd_usage_error(
+			"venv",
+			"%s and %s are both cuDNN %ld; pin one version per major",
+			ids[0], ids[1], strtol(ids[0], NULL, 10));
+	for (int i = 0; i < (n ? n : 1); i++) {
+		g.force = force;
+		g.frameworks = 1;
+		g.prefix = dir;
+		g.probe_exe = cmd_g.probe_exe;
+		/* the pins written now replace the hook's: never its old ones
+		 */
+		g.beside = n == 2 ? ids[1 - i] : "";
+		r = cv_gate_check(&ctx->cfg, ctx->st, ids[i], &g, &v, &err);
+		if ((r = ui_verdict(r, &err, &v)) != 0)
+			return r;
+	}
+	return 0;
 }
 
 int
@@ -41,8 +58,9 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_err err = CV_ERR_INIT;
 	struct cmd_opts o;
 	const char *dir = NULL;
-	char exe[PATH_MAX], id[64] = "";
-	int c, remove = 0, force = 0, r = 0;
+	char exe[PATH_MAX], ids[CV_VENV_MAXPINS][64] = { "" };
+	const char *pinned[CV_VENV_MAXPINS] = { ids[0], ids[1] };
+	int c, remove = 0, force = 0, r = 0, nspecs;
 
 	cmd_opts_init(&o, argc, argv);
 	while ((c = cmd_opts_next(&o)) > 0) {
@@ -55,7 +73,8 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (c < 0)
 		return o.status;
-	if (argc - o.ind > (remove ? 0 : 1))
+	nspecs = argc - o.ind;
+	if (nspecs > (remove ? 0 : CV_VENV_MAXPINS))
 		return cmd_usage_error("venv", "too many arguments");
 	if (dir == NULL)
 		dir = getenv("VIRTUAL_ENV");
@@ -70,16 +89,19 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	if (cv_child_self(exe, &err) < 0)
 		return cmd_fail(&err);
 	if (!remove &&
-	    (r = choose(ctx, dir, argc - o.ind == 1 ? argv[o.ind] : NULL, force,
-			id)) != 0)
+	    (r = choose(ctx, dir, argv + o.ind, nspecs, force, ids)) != 0)
 		return r;
-	r = cv_venv_write(dir, ctx->st, id, exe, remove, &err);
+	r = cv_venv_write(dir, ctx->st, pinned, nspecs ? (size_t)nspecs : 1,
+			  exe, remove, &err);
 	if (r < 0)
 		return cmd_fail(&err);
 	if (remove)
 		ui_note("removed the cudnnvm hooks from %s", dir);
-	else
+	else if (nspecs < 2)
 		ui_note("%s now uses cuDNN %s when activated (re-activate it to apply)",
-			dir, id);
+			dir, ids[0]);
+	else
+		ui_note("%s now uses cuDNN %s when activated (re-activate it to apply), and %s beside it for the frameworks that need cuDNN %ld",
+			dir, ids[0], ids[1], strtol(ids[1], NULL, 10));
 	return 0;
 }

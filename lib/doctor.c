@@ -885,6 +885,25 @@ validated_here(const struct cv_store *st, const struct cv_installed *inst)
 	return ok;
 }
 
+/* The version of a major other than v's that the .pth hook of `prefix`
+ * pins (cudnnvm venv 9.19 8.9), loaded whatever is active, into *out and
+ * id: 1, or 0 when it pins none. */
+static int
+hook_pin_beside(const char *prefix, const struct cv_version *v,
+		struct cv_version *out, char id[64])
+{
+	char pins[CV_VENV_MAXPINS][64];
+	int n = prefix[0] ? cv_preload_pins(prefix, pins, CV_VENV_MAXPINS) : 0;
+
+	for (int i = 0; i < n; i++)
+		if (cv_install_id_parse(out, pins[i], NULL) == 0 &&
+		    out->part[0] != v->part[0]) {
+			snprintf(id, 64, "%s", pins[i]);
+			return 1;
+		}
+	return 0;
+}
+
 /* The frameworks of the Python environment in play (files only): an
  * active version one of them cannot load, and the mixed load that a
  * bundled copy plus LD_LIBRARY_PATH naming another cuDNN folder gives. */
@@ -900,9 +919,15 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	struct cv_installed *all = NULL;
 	size_t nall = 0;
 	const char *fits = NULL;
+	struct cv_version other;
+	const struct cv_version *beside = NULL;
+	char other_id[64];
 
 	if (cv_frameworks_find(&fe, NULL, NULL) < 0)
 		return;
+	/* a framework of the hook's other major gets that pin, not this */
+	if (have && hook_pin_beside(fe.prefix, &v, &other, other_id))
+		beside = &other;
 	/* the newest installed version every framework here can load: the
 	 * fix is to switch to it, not to install what is already there.
 	 * One that passed validation here (a clean result is cached; a
@@ -914,7 +939,11 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		for (size_t k = 0; k < nall && fits == NULL; k++) {
 			size_t j = 0;
 			while (j < fe.n &&
-			       cv_framework_fits(&fe.fw[j], &all[k].version))
+			       cv_framework_fits(
+				       &fe.fw[j],
+				       cv_gate_version_for(&fe.fw[j],
+							   &all[k].version,
+							   beside)))
 				j++;
 			if (j < fe.n)
 				continue;
@@ -931,7 +960,7 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		char need[512], spec[64];
 		char *fix, *why;
 
-		if (cv_framework_fits(f, &v))
+		if (cv_framework_fits(f, cv_gate_version_for(f, &v, beside)))
 			continue;
 		cv_framework_need_text(f, need, sizeof need);
 		cv_framework_install_spec(f, spec, sizeof spec);
@@ -946,8 +975,13 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 			fe.bundled_dir,
 			fe.bundled_dir[0] ? ") by deactivating" : "");
 		add(fs, CV_LEVEL_ERROR, fix, why,
-		    "%s %s (%s) cannot load the active cuDNN %s: it needs %s",
-		    f->name, f->version, fe.prefix, ctx->active_id, need);
+		    "%s %s (%s) cannot load the %s cuDNN %s: it needs %s",
+		    f->name, f->version, fe.prefix,
+		    cv_gate_version_for(f, &v, beside) == &v ? "active"
+							     : "pinned",
+		    cv_gate_version_for(f, &v, beside) == &v ? ctx->active_id
+							     : other_id,
+		    need);
 		free(fix);
 		free(why);
 	}

@@ -25,20 +25,35 @@ say(struct cv_verdict *v, int what, const char *fmt, ...)
 		v->refused = 1;
 }
 
-/* The first framework of `fe` that cannot load `v`, or NULL. */
+const struct cv_version *
+cv_gate_version_for(const struct cv_framework *f, const struct cv_version *v,
+		    const struct cv_version *beside)
+{
+	if (beside != NULL && f->need.have && f->need.min.nparts >= 1 &&
+	    f->need.min.part[0] == beside->part[0] &&
+	    v->part[0] != beside->part[0])
+		return beside;
+	return v;
+}
+
+/* The first framework of `fe` that cannot load `v`, or NULL. With
+ * `beside`, the frameworks cv_gate_version_for gives it are left to the
+ * check of that version. */
 static const struct cv_framework *
-first_misfit(const struct cv_fw_env *fe, const struct cv_version *v)
+first_misfit(const struct cv_fw_env *fe, const struct cv_version *v,
+	     const struct cv_version *beside)
 {
 	for (size_t i = 0; i < fe->n; i++)
-		if (!cv_framework_fits(&fe->fw[i], v))
+		if (cv_gate_version_for(&fe->fw[i], v, beside) == v &&
+		    !cv_framework_fits(&fe->fw[i], v))
 			return &fe->fw[i];
 	return NULL;
 }
 
 /* ", "-separated installed ids that every framework of fe can load. */
 static void
-fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe, char *buf,
-	    size_t n)
+fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe,
+	    const struct cv_version *beside, char *buf, size_t n)
 {
 	struct cv_installed *all = NULL;
 	size_t count = 0, len = 0;
@@ -47,7 +62,7 @@ fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe, char *buf,
 	if (cv_store_list(st, &all, &count, NULL) < 0)
 		return;
 	for (size_t i = 0; i < count; i++) {
-		if (first_misfit(fe, &all[i].version) != NULL)
+		if (first_misfit(fe, &all[i].version, beside) != NULL)
 			continue;
 		if (len < n)
 			len += (size_t)snprintf(buf + len, n - len, "%s%s",
@@ -59,19 +74,22 @@ fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe, char *buf,
 /* The refusal's text for id in msg; 1 when a framework cannot load it. */
 static int
 misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
-	       const char *id, char *msg, size_t n)
+	       const char *id, const char *beside_id, char *msg, size_t n)
 {
-	struct cv_version v;
+	struct cv_version v, bv;
+	const struct cv_version *beside = NULL;
 	const struct cv_framework *f;
 	char need[512], fits[1024], hint[64];
 
 	if (cv_install_id_parse(&v, id, NULL) < 0)
 		return 0;
-	f = first_misfit(fe, &v);
+	if (beside_id != NULL && cv_install_id_parse(&bv, beside_id, NULL) == 0)
+		beside = &bv;
+	f = first_misfit(fe, &v, beside);
 	if (f == NULL)
 		return 0;
 	cv_framework_need_text(f, need, sizeof need);
-	fitting_ids(st, fe, fits, sizeof fits);
+	fitting_ids(st, fe, beside, fits, sizeof fits);
 	cv_framework_install_hint(f, hint, sizeof hint);
 	snprintf(msg, n,
 		 "%s %s (%s) needs %s; installed versions that fit: %s (or: "
@@ -81,19 +99,27 @@ misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
 	return 1;
 }
 
-int
-cv_gate_frameworks(const struct cv_store *st, const char *id,
-		   const char *prefix, int *uses_cudnn, char *msg, size_t n)
+static int
+gate_frameworks(const struct cv_store *st, const char *id, const char *beside,
+		const char *prefix, int *uses_cudnn, char *msg, size_t n)
 {
 	struct cv_fw_env fe;
-	int bad;
+	char pins[CV_VENV_MAXPINS][64];
+	int bad, npins = 0;
 
 	if (uses_cudnn != NULL)
 		*uses_cudnn = 0;
 	/* no Python environment to read is nothing to refuse */
 	if (cv_frameworks_find(&fe, prefix, NULL) < 0)
 		return 0;
-	bad = misfit_message(st, &fe, id, msg, n);
+	/* whatever becomes active, the environment's .pth hook still loads
+	 * its pin of another major for the frameworks that need that one */
+	if (beside == NULL && fe.prefix[0])
+		npins = cv_preload_pins(fe.prefix, pins, CV_VENV_MAXPINS);
+	for (int i = 0; i < npins; i++)
+		if (strtol(pins[i], NULL, 10) != strtol(id, NULL, 10))
+			beside = pins[i];
+	bad = misfit_message(st, &fe, id, beside, msg, n);
 	if (uses_cudnn != NULL) {
 		*uses_cudnn = fe.bundled_dir[0] != '\0';
 		for (size_t i = 0; i < fe.n; i++)
@@ -101,6 +127,13 @@ cv_gate_frameworks(const struct cv_store *st, const char *id,
 	}
 	cv_fw_env_release(&fe);
 	return bad;
+}
+
+int
+cv_gate_frameworks(const struct cv_store *st, const char *id,
+		   const char *prefix, int *uses_cudnn, char *msg, size_t n)
+{
+	return gate_frameworks(st, id, NULL, prefix, uses_cudnn, msg, n);
 }
 
 /* What a passed validation proved, said once (a cached result is silent:
@@ -191,9 +224,8 @@ cv_gate_check(const struct cv_config *cfg, struct cv_store *st, const char *id,
 	char msg[CV_VERDICT_TEXT - 128];
 
 	memset(v, 0, sizeof *v);
-	if (o->frameworks &&
-	    cv_gate_frameworks(st, id, o->prefix, &v->uses_cudnn, msg,
-			       sizeof msg)) {
+	if (o->frameworks && gate_frameworks(st, id, o->beside, o->prefix,
+					     &v->uses_cudnn, msg, sizeof msg)) {
 		if (!o->force) {
 			say(v, CV_SAY_ERROR,
 			    "not activating %s: %s; --force overrides", id,

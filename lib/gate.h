@@ -32,7 +32,13 @@ struct cv_gate_opts {
 	/* install or import just put it in the store: a failed validation
 	 * says the version stays installed, not "not activating" */
 	int installed;
-	const char *prefix;    /* the Python environment (NULL: in play) */
+	const char *prefix; /* the Python environment (NULL: in play) */
+	/* another install pinned beside this one, of another cuDNN major
+	 * (cudnnvm venv 9.19 8.9): a framework that needs its major is
+	 * checked against it instead. NULL: the environment's .pth hook's
+	 * pin of another major, if it has one (it loads that whatever is
+	 * active); "": none (venv, which rewrites the hook) */
+	const char *beside;
 	const char *probe_exe; /* validation's child (NULL: this binary) */
 };
 #define CV_GATE_OPTS_INIT \
@@ -40,8 +46,17 @@ struct cv_gate_opts {
 		0         \
 	}
 
+struct cv_framework;
+/* The version f is checked against of v and `beside` (NULL, or a version
+ * of another major pinned beside v): beside when f needs its major. */
+const struct cv_version *cv_gate_version_for(const struct cv_framework *f,
+					     const struct cv_version *v,
+					     const struct cv_version *beside);
+
 /* 1 with the reason in msg when a framework of the Python environment
- * `prefix` (NULL: the one in play) cannot load install `id`; else 0.
+ * `prefix` (NULL: the one in play) cannot load install `id` (or, where
+ * the environment's .pth hook pins a version of another major, that one);
+ * else 0.
  * *uses_cudnn (may be NULL): a framework there loads cuDNN. */
 int cv_gate_frameworks(const struct cv_store *st, const char *id,
 		       const char *prefix, int *uses_cudnn, char *msg,

@@ -12,13 +12,24 @@
  * global scope that defines it. So:
  *
  *  - `cudnnvm venv` writes <site-packages>/cudnnvm.pth and
- *    _cudnnvm_preload.py: at interpreter start, before anything can
- *    import a framework, it loads the version's libcudnn.so.N and every
- *    libcudnn_*.so.N with RTLD_GLOBAL. It works for interpreters started
- *    without `activate` (IDEs, systemd units, Jupyter kernels); an
- *    activation in force (CUDNNVM_ACTIVE and CUDNN_LIB_DIR, from exec, env
- *    or the hooks) or CUDNNVM_VERSION wins over the pin; a version that is
- *    gone gives one warning line, never a failed start.
+ *    _cudnnvm_preload.py. The .pth line only puts a finder at the head of
+ *    sys.meta_path: an interpreter that never imports a framework reads no
+ *    store file and loads nothing. The first import of a framework's
+ *    top-level package (framework_modules) imports the module, which loads
+ *    the pinned libcudnn.so.N and every libcudnn_*.so.N with RTLD_GLOBAL;
+ *    then the finder takes itself out of sys.meta_path and the framework's
+ *    import goes on. The import system runs the module once, and a thread
+ *    importing a framework meanwhile waits for it to finish. It works for
+ *    interpreters started without `activate` (IDEs, systemd units, Jupyter
+ *    kernels); an activation in force (CUDNNVM_ACTIVE and CUDNN_LIB_DIR,
+ *    from exec, env or the hooks) or CUDNNVM_VERSION wins over the pin of
+ *    its major; a version that is gone gives one warning line, never a
+ *    failed import.
+ *  - A venv may pin one version per cuDNN major (`cudnnvm venv 9.19 8.9`):
+ *    torch needs 9 where CTranslate2 4.4 needs 8. The sonames differ and
+ *    cuDNN's symbols carry the version node of their soname
+ *    (cudnnCreate@@libcudnn.so.8), so both load side by side and each
+ *    framework's references bind to the major it was linked against.
  *  - `cudnnvm exec` in an environment holding a framework puts the
  *    version's libcudnn.so.N first in LD_PRELOAD, so the front library is
  *    the store's and the sub-libraries it dlopens come through
@@ -27,6 +38,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,13 +49,17 @@
 #define PTH_FILE    "cudnnvm.pth"
 #define MODULE_FILE "_cudnnvm_preload.py"
 
-/* The module; @STORE@ and @ID@ become Python string literals. */
+/* The module; @PINS@ becomes a tuple of (store, id) string pairs, the
+ * primary pin first, @IDS@ the ids alone for cv_preload_pins. */
 static const char module_py[] =
 	"# Written by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out.\n"
-	"# Loads the pinned cuDNN with RTLD_GLOBAL before any framework is\n"
-	"# imported, so the framework binds to it and not to its own copy.\n"
-	"STORE = @STORE@\n"
-	"PINNED = @ID@\n"
+	"# Imported by the finder of cudnnvm.pth when a framework is first\n"
+	"# imported: loads the pinned cuDNN (one build per major) with\n"
+	"# RTLD_GLOBAL before the framework loads, so the framework binds to it\n"
+	"# and not to its own copy.\n"
+	"# Pinned: @IDS@\n"
+	"PINS = @PINS@\n"
+	"STORE, PINNED = PINS[0]\n"
 	"\n"
 	"\n"
 	"# The grammar of lib/version.c, to the letter (the table of\n"
@@ -158,16 +174,8 @@ static const char module_py[] =
 	"    return None\n"
 	"\n"
 	"\n"
-	"def _preload():\n"
-	"    import os\n"
-	"    env = os.environ\n"
-	"    ident = env.get('CUDNNVM_ACTIVE') or ''\n"
-	"    libdir = env.get('CUDNN_LIB_DIR') or ''\n"
-	"    if not (ident and libdir):\n"
-	"        spec = env.get('CUDNNVM_VERSION') or ''\n"
-	"        ident = _resolve(os, spec) if spec else PINNED\n"
-	"        libdir = os.path.join(STORE, ident, 'lib')\n"
-	"    major = ident.split('.')[0]\n"
+	"# The front library and the sub-libraries of libdir, of one major.\n"
+	"def _names(os, libdir, major):\n"
 	"    front = 'libcudnn.so.' + major\n"
 	"    names = os.listdir(libdir)\n"
 	"    if front not in names:\n"
@@ -175,22 +183,90 @@ static const char module_py[] =
 	"    subs = sorted(n for n in names if n.startswith('libcudnn_')\n"
 	"                  and n.endswith('.so.' + major))\n"
 	"    subs.sort(key=lambda n: n != 'libcudnn_graph.so.' + major)\n"
-	"    return _load(os, _trusted(os, libdir, [front] + subs))\n"
+	"    return [front] + subs\n"
 	"\n"
 	"\n"
-	"try:\n"
-	"    _partly = _preload()\n"
-	"    if _partly:\n"
-	"        import sys\n"
-	"        sys.stderr.write('cudnnvm: warning: %s; a framework may mix '\n"
-	"                         'them with its own copy\\n' % _partly)\n"
-	"except Exception as e:  # never fail the interpreter's start\n"
+	"# (id, lib folder) of each major to load, the primary pin's first: an\n"
+	"# activation in force, else CUDNNVM_VERSION, else the pin, and the pin\n"
+	"# of every other major.\n"
+	"def _chosen(os):\n"
+	"    env = os.environ\n"
+	"    ident = env.get('CUDNNVM_ACTIVE') or ''\n"
+	"    libdir = env.get('CUDNN_LIB_DIR') or ''\n"
+	"    if not (ident and libdir):\n"
+	"        spec = env.get('CUDNNVM_VERSION') or ''\n"
+	"        ident = _resolve(os, spec) if spec else PINNED\n"
+	"        libdir = os.path.join(STORE, ident, 'lib')\n"
+	"    chosen = [(ident, libdir)]\n"
+	"    for store, pin in PINS:\n"
+	"        if all(pin.split('.')[0] != i.split('.')[0] for i, _ in chosen):\n"
+	"            chosen.append((pin, os.path.join(store, pin, 'lib')))\n"
+	"    return chosen\n"
+	"\n"
+	"\n"
+	"def _preload(os, ident, libdir):\n"
+	"    major = ident.split('.')[0]\n"
+	"    return _load(os, _trusted(os, libdir, _names(os, libdir, major)))\n"
+	"\n"
+	"\n"
+	"def _warn(text):\n"
 	"    import sys\n"
-	"    sys.stderr.write('cudnnvm: warning: cuDNN not preloaded (%s); '\n"
-	"                     'frameworks load their own copy; run '\n"
-	"                     \"'cudnnvm venv' to pin an installed version\\n\" % e)\n";
+	"    sys.stderr.write('cudnnvm: warning: %s\\n' % text)\n"
+	"\n"
+	"\n"
+	"_NOT = (\"cuDNN not preloaded (%s); frameworks load their own copy; \"\n"
+	"        \"run 'cudnnvm venv' to pin an installed version\")\n"
+	"\n"
+	"\n"
+	"# Never fail the framework's import: each major loads, or says why not.\n"
+	"def _run():\n"
+	"    import os\n"
+	"    try:\n"
+	"        chosen = _chosen(os)\n"
+	"    except Exception as e:\n"
+	"        _warn(_NOT % e)\n"
+	"        return\n"
+	"    for ident, libdir in chosen:\n"
+	"        try:\n"
+	"            partly = _preload(os, ident, libdir)\n"
+	"        except Exception as e:\n"
+	"            _warn(_NOT % e)\n"
+	"            continue\n"
+	"        if partly:\n"
+	"            _warn('%s; a framework may mix them with its own copy' % partly)\n"
+	"\n"
+	"\n"
+	"_run()\n";
 
-static const char pth_line[] = "import _cudnnvm_preload\n";
+/* The top-level packages whose first import loads the pinned cuDNN: the
+ * frameworks lib/frameworks.c reads the needs of, by the name they are
+ * imported as, and NVIDIA's own users of cuDNN. A package that imports
+ * one of these (torchvision, keras, flax, faster_whisper) fires through
+ * it. */
+static const char *const framework_modules[] = {
+	"torch",    "tensorflow", "jax",           "jaxlib",      "onnxruntime",
+	"paddle",   "cupy",       "cupy_backends", "ctranslate2", "cudnn",
+	"tensorrt", "mxnet",      "mindspore",     "caffe2",      NULL,
+};
+
+/* The finder the .pth line puts first in sys.meta_path, run by exec with
+ * sys as its only global; @NAMES@ becomes a tuple of the names above. It
+ * finds nothing itself: on a framework's first import it imports the
+ * module, which loads cuDNN (once; other threads wait for it), then takes
+ * itself out. sys.meta_path is replaced, not changed in place: the import
+ * system is iterating the old list right then. */
+static const char finder_py[] =
+	"class CudnnvmFinder:\n"
+	"    names = frozenset(@NAMES@)\n"
+	"    def find_spec(self, name, path=None, target=None):\n"
+	"        if name in self.names:\n"
+	"            try:\n"
+	"                import _cudnnvm_preload\n"
+	"            except ImportError as e:\n"
+	"                sys.stderr.write('cudnnvm: warning: cuDNN not preloaded (%s)\\n' % e)\n"
+	"            sys.meta_path = [f for f in sys.meta_path if f is not self]\n"
+	"        return None\n"
+	"sys.meta_path.insert(0, CudnnvmFinder())\n";
 
 /* Append s as a single-quoted Python literal. */
 static void
@@ -253,8 +329,13 @@ each_site_packages(const char *prefix, int writing,
 	return r;
 }
 
+struct pins_args {
+	char (*ids)[64];
+	size_t max, n;
+};
+
 struct pth_args {
-	const char *module;
+	const char *module, *pth;
 };
 
 static int
@@ -268,8 +349,7 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 	r = cv_fs_write_atomic(path, a->module, strlen(a->module), 0644, err);
 	snprintf(path, sizeof path, "%s/" PTH_FILE, sp);
 	if (r == 0)
-		r = cv_fs_write_atomic(path, pth_line, strlen(pth_line), 0644,
-				       err);
+		r = cv_fs_write_atomic(path, a->pth, strlen(a->pth), 0644, err);
 	return r;
 }
 
@@ -289,35 +369,126 @@ remove_one(const char *sp, void *arg, struct cv_err *err)
 	return 0;
 }
 
-int
-cv_preload_hook(const char *prefix, const char *store, const char *id,
-		int remove, struct cv_err *err)
+/* The module's text: module_py with the pins in. */
+static char *
+module_text(const struct cv_preload_pin *pins, size_t n)
 {
-	struct cv_buf *mod;
-	struct pth_args a;
-	int r;
+	struct cv_buf *mod = cv_text_new();
+	char *s;
 
-	if (remove)
-		return each_site_packages(prefix, 0, remove_one, NULL, err);
-	mod = cv_text_new();
 	for (const char *p = module_py; *p;) {
-		if (strncmp(p, "@STORE@", 7) == 0) {
-			py_quote(mod, store);
-			p += 7;
-		} else if (strncmp(p, "@ID@", 4) == 0) {
-			py_quote(mod, id);
-			p += 4;
+		if (strncmp(p, "@IDS@", 5) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				if (i)
+					cv_text_add(mod, " ", 1);
+				cv_text_add(mod, pins[i].id,
+					    strlen(pins[i].id));
+			}
+			p += 5;
+		} else if (strncmp(p, "@PINS@", 6) == 0) {
+			cv_text_add(mod, "(", 1);
+			for (size_t i = 0; i < n; i++) {
+				cv_text_add(mod, "(", 1);
+				py_quote(mod, pins[i].store);
+				cv_text_add(mod, ", ", 2);
+				py_quote(mod, pins[i].id);
+				cv_text_add(mod, "), ", 3);
+			}
+			cv_text_add(mod, ")", 1);
+			p += 6;
 		} else {
 			cv_text_add(mod, p, 1);
 			p++;
 		}
 	}
-	a.module = cv_text_str(mod);
-	r = each_site_packages(prefix, 1, install_one, &a, err);
+	s = xstrdup(cv_text_str(mod));
 	cv_text_free(mod);
+	return s;
+}
+
+/* The .pth line: site.py executes a line that starts with "import", so
+ * the finder's class goes in as one quoted string for exec. */
+static char *
+pth_text(void)
+{
+	struct cv_buf *src = cv_text_new(), *line = cv_text_new();
+	char *s;
+
+	for (const char *p = finder_py; *p;) {
+		if (strncmp(p, "@NAMES@", 7) == 0) {
+			cv_text_add(src, "(", 1);
+			for (size_t i = 0; framework_modules[i]; i++) {
+				py_quote(src, framework_modules[i]);
+				cv_text_add(src, ", ", 2);
+			}
+			cv_text_add(src, ")", 1);
+			p += 7;
+		} else {
+			cv_text_add(src, p, 1);
+			p++;
+		}
+	}
+	cv_text_add(line, "import sys; exec(", 17);
+	py_quote(line, cv_text_str(src));
+	cv_text_add(line, ", {'sys': sys, '__name__': 'cudnnvm'})\n", 39);
+	s = xstrdup(cv_text_str(line));
+	cv_text_free(src);
+	cv_text_free(line);
+	return s;
+}
+
+int
+cv_preload_hook(const char *prefix, const struct cv_preload_pin *pins, size_t n,
+		int remove, struct cv_err *err)
+{
+	struct pth_args a;
+	int r;
+
+	if (remove || n == 0)
+		return each_site_packages(prefix, 0, remove_one, NULL, err);
+	a.module = module_text(pins, n);
+	a.pth = pth_text();
+	r = each_site_packages(prefix, 1, install_one, &a, err);
+	free((char *)a.module);
+	free((char *)a.pth);
 	/* an environment without Python (a bare conda prefix) has no
 	 * interpreter to hook: the activate scripts are all it needs */
 	return r;
+}
+
+/* The ids of the "# Pinned:" line of a module we wrote (ids hold no
+ * blank: the grammar of lib/version.c). */
+static int
+pins_one(const char *sp, void *arg, struct cv_err *err)
+{
+	static const char tag[] = "\n# Pinned: ";
+	struct pins_args *a = arg;
+	char path[PATH_MAX * 2 + 32], head[2048], *line, *tok, *save;
+
+	(void)err;
+	if (a->n > 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
+	if (cv_fs_read_head(AT_FDCWD, path, 1, head, sizeof head) < 0 ||
+	    (line = strstr(head, tag)) == NULL)
+		return 0;
+	line += strlen(tag);
+	line[strcspn(line, "\n")] = '\0';
+	for (tok = strtok_r(line, " ", &save); tok != NULL && a->n < a->max;
+	     tok = strtok_r(NULL, " ", &save))
+		if (strlen(tok) < 64)
+			snprintf(a->ids[a->n++], 64, "%s", tok);
+	return 0;
+}
+
+int
+cv_preload_pins(const char *prefix, char (*ids)[64], size_t max)
+{
+	struct pins_args a = { ids, max, 0 };
+	struct cv_err err = CV_ERR_INIT;
+
+	each_site_packages(prefix, 0, pins_one, &a, &err);
+	return (int)a.n;
 }
 
 int

@@ -3,13 +3,26 @@
 #ifndef CUDNNVM_PRELOAD_H
 #define CUDNNVM_PRELOAD_H
 
+#include <stddef.h>
+
 struct cv_err;
 
-/* Write (remove) the .pth preload hook into every site-packages of the
- * environment `prefix`: it loads install `id` of the store folder `store`
- * at interpreter start. An environment without Python is no error. */
-int cv_preload_hook(const char *prefix, const char *store, const char *id,
-		    int remove, struct cv_err *err);
+/* One version the hook loads: install `id` of the store folder `store`. */
+struct cv_preload_pin {
+	const char *store;
+	const char *id;
+};
+
+/* Write (remove; n 0 removes too) the .pth preload hook into every
+ * site-packages of the environment `prefix`: on the first import of a
+ * framework it loads pins[0..n), one per cuDNN major, pins[0] the one
+ * CUDNNVM_VERSION or an activation may replace. An environment without
+ * Python is no error. */
+int cv_preload_hook(const char *prefix, const struct cv_preload_pin *pins,
+		    size_t n, int remove, struct cv_err *err);
+/* The ids the hook of `prefix` loads, at most max, into ids: how many
+ * (0: no hook). */
+int cv_preload_pins(const char *prefix, char (*ids)[64], size_t max);
 /* Whether cv_preload_hook can write into every site-packages of `prefix`
  * (none may lead outside it): 0, or CV_EDATA before anything is written. */
 int cv_preload_hook_check(const char *prefix, struct cv_err *err);

@@ -341,29 +341,40 @@ write_conda(const char *dir, const char *id, const char *exe, int remove,
 }
 
 int
-cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
-	      const char *exe, int remove, struct cv_err *err)
+cv_venv_write(const char *dir, const struct cv_store *st,
+	      const char *const *ids, size_t n, const char *exe, int remove,
+	      struct cv_err *err)
 {
-	char store[PATH_MAX] = "";
+	char store[CV_VENV_MAXPINS][PATH_MAX];
+	struct cv_preload_pin pins[CV_VENV_MAXPINS];
 	int kind = cv_venv_kind(dir, err), r;
 
 	if (kind < 0)
 		return kind;
+	if (remove)
+		n = 0;
+	if (n > CV_VENV_MAXPINS)
+		return cv_err_set(err, CV_EUSAGE,
+				  "at most %d versions, one per cuDNN major",
+				  CV_VENV_MAXPINS);
 	if (!remove && (r = cv_preload_hook_check(dir, err)) < 0)
 		return r;
-	if (!remove) {
+	for (size_t i = 0; i < n; i++) {
 		/* the store that holds it: with a system and a user store,
 		 * the version's own folder's parent */
-		char *vdir = cv_store_dir(st, id), *slash;
-		snprintf(store, sizeof store, "%s", vdir);
-		slash = strrchr(store, '/');
-		if (slash != NULL && slash != store)
+		char *vdir = cv_store_dir(st, ids[i]), *slash;
+		snprintf(store[i], sizeof store[i], "%s", vdir);
+		slash = strrchr(store[i], '/');
+		if (slash != NULL && slash != store[i])
 			*slash = '\0';
 		free(vdir);
+		pins[i].store = store[i];
+		pins[i].id = ids[i];
 	}
-	r = kind == CV_VENV_CONDA ? write_conda(dir, id, exe, remove, err)
-				  : write_python(dir, id, exe, remove, err);
+	r = kind == CV_VENV_CONDA
+		    ? write_conda(dir, n ? ids[0] : "", exe, remove, err)
+		    : write_python(dir, n ? ids[0] : "", exe, remove, err);
 	if (r == 0)
-		r = cv_preload_hook(dir, store, remove ? "" : id, remove, err);
+		r = cv_preload_hook(dir, pins, n, remove, err);
 	return r;
 }

@@ -10,15 +10,19 @@ struct cv_err;
 struct cv_store;
 
 enum cv_venv_kind { CV_VENV_PYTHON = 1, CV_VENV_CONDA = 2 };
+/* versions one environment may pin: one per cuDNN major in use (8, 9) */
+#define CV_VENV_MAXPINS 2
 
 /* What the environment `dir` is (enum cv_venv_kind), or CV_EUSAGE when it
  * is neither a Python venv (bin/activate) nor a conda env (conda-meta/). */
 int cv_venv_kind(const char *dir, struct cv_err *err);
-/* Pin install `id` of st to the environment `dir` (remove: take every
- * hook out again; st and id unused); exe is the cudnnvm binary its
+/* Pin install ids[0] of st to the environment `dir`, and ids[1..n) (one
+ * per other cuDNN major) to its .pth preload hook (remove: take every
+ * hook out again; st and ids unused); exe is the cudnnvm binary its
  * scripts run. */
-int cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
-		  const char *exe, int remove, struct cv_err *err);
+int cv_venv_write(const char *dir, const struct cv_store *st,
+		  const char *const *ids, size_t n, const char *exe, int remove,
+		  struct cv_err *err);
 /* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose block
  * set CUDNNVM_VERSION to `spec`: 1 and its folder in dir, else 0. */
 int cv_venv_pinned_by(const char *spec, char *dir, size_t n);

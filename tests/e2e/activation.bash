@@ -56,6 +56,22 @@ hints() {
 	sed -n 's/^hint: //p' <<<"$stderr"
 }
 
+# fake_framework ENV NAME...: a package NAME in the site-packages of the
+# venv ENV whose import records, in NAME.MAPPED, the libcudnn* files the
+# interpreter maps at that moment (the .pth hook loads cuDNN on a
+# framework's first import, before the framework's own code runs)
+fake_framework() {
+	local sp n
+	sp=$(echo "$1"/lib/python3*/site-packages)
+	for n in "${@:2}"; do
+		mkdir -p "$sp/$n"
+		echo 'MAPPED = sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l))' \
+			>"$sp/$n/__init__.py"
+	done
+}
+# py -c text printing each MAPPED file of fake_framework's NAME, one a line
+mapped() { echo "import $1, sys; sys.stdout.write(''.join(m + '\n' for m in $1.MAPPED))"; }
+
 # mklib FILE SONAME [LDFLAGS...]: a real library whose constructor appends
 # FILE's name to $T/ran, so a test sees which libraries an interpreter ran
 mklib() {

@@ -265,7 +265,13 @@ tree_sum() {
 	sp=$(echo "$T"/rv/lib/python3*/site-packages)
 	[ -f "$sp/cudnnvm.pth" ] && [ -f "$sp/_cudnnvm_preload.py" ]
 	maps='import sys; sys.stdout.write("".join(sorted(set(l.split()[-1] + "\n" for l in open("/proc/self/maps") if "libcudnn" in l))))'
+	fake_framework "$T/rv" torch
+	# a start that imports no framework loads nothing
 	run --separate-stderr env -u CUDNNVM_VERSION "$T/rv/bin/python" -c "$maps"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ -z "$output" ]
+	run --separate-stderr env -u CUDNNVM_VERSION "$T/rv/bin/python" -c "$(mapped torch)"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn.so.9"* ]]
@@ -273,12 +279,17 @@ tree_sum() {
 	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_cnn.so.9"* ]]
 	[[ $output != *"9.14"* ]]
 	# CUDNNVM_VERSION still wins
-	CUDNNVM_VERSION=9.14 run --separate-stderr "$T/rv/bin/python" -c "$maps"
+	CUDNNVM_VERSION=9.14 run --separate-stderr "$T/rv/bin/python" -c "$(mapped torch)"
 	[[ $output == *"$CUDNNVM_STORE/9.14.0.64-cuda13/lib/libcudnn.so.9"* ]]
 	[[ $output != *"9.19.0.56"* ]]
-	# a pinned version that was uninstalled: one warning, the interpreter starts
+	# a pinned version that was uninstalled: a start that imports no
+	# framework says nothing; the framework's import, one warning
 	mv "$CUDNNVM_STORE/9.19.0.56-cuda13" "$T/gone"
 	run --separate-stderr "$T/rv/bin/python" -c 'print("started")'
+	[ "$status" -eq 0 ]
+	[ "$output" = "started" ]
+	[ -z "$stderr" ]
+	run --separate-stderr "$T/rv/bin/python" -c 'import torch; print("started")'
 	[ "$status" -eq 0 ]
 	[ "$output" = "started" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
@@ -288,7 +299,7 @@ tree_sum() {
 	run cudnnvm venv --remove --path "$T/rv"
 	[ "$status" -eq 0 ]
 	[ ! -e "$sp/cudnnvm.pth" ] && [ ! -e "$sp/_cudnnvm_preload.py" ]
-	run "$T/rv/bin/python" -c "$maps"
+	run "$T/rv/bin/python" -c "$(mapped torch)"
 	[ -z "$output" ]
 }
 

@@ -148,11 +148,12 @@ echo "twice: $CUDNNVM_VERSION $LD_LIBRARY_PATH"')
 	[[ $out == *"$A (set by the environment $P, pinned with 'cudnnvm venv')"* ]]
 }
 
-# pyrun: start the venv's interpreter; $output: the libcudnn files it maps
+# pyrun: start the venv's interpreter and import a framework; $output:
+# the libcudnn files it maps then
 pyrun() {
 	: >"$T/ran"
-	RAN="$T/ran" run --separate-stderr env -u CUDNNVM_VERSION "$T/ve/bin/python" -c \
-		'import sys; sys.stdout.write("".join(sorted(set(l.split()[-1] + "\n" for l in open("/proc/self/maps") if "libcudnn" in l))))'
+	fake_framework "$T/ve" torch
+	RAN="$T/ran" run --separate-stderr env -u CUDNNVM_VERSION "$T/ve/bin/python" -c "$(mapped torch)"
 }
 
 @test "the .pth hook loads nothing from a store folder or file another user could change" {

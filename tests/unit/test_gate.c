@@ -251,6 +251,62 @@ choose_tests(struct cv_store *st, const char *torch)
 	CHECK(v.n == 0 && v.refused == 0);
 }
 
+/* tensorflow 2.15.0 as published: built with cuDNN 8.9 for CUDA 12 */
+static const char tf_meta[] =
+	"Metadata-Version: 2.1\nName: tensorflow\nVersion: 2.15.0\n"
+	"Requires-Dist: nvidia-cudnn-cu12 (==8.9.4.25) ; extra == "
+	"'and-cuda'\n\n";
+
+/* Two pins of different majors (cudnnvm venv 9.19 8.9): each framework is
+ * checked against the pin of the major it needs, and a refusal names the
+ * pin that does not fit and the builds of its major that do. */
+static void
+beside_tests(struct cv_store *st)
+{
+	static const char *const v8 = "8.9.7.29-cuda12",
+				 *const v85 = "8.5.0.96-cuda11";
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_gate_opts o = CV_GATE_OPTS_INIT;
+	struct cv_verdict v;
+	const char *both;
+
+	mkver(v8);
+	mkver(v85);
+	both = mkenv("bothenv", "torch-2.11.0", torch_meta);
+	put("bothenv/lib/python3.11/site-packages/tensorflow-2.15.0.dist-info/"
+	    "METADATA",
+	    tf_meta);
+	o.frameworks = 1;
+	o.no_validate = 1;
+	o.prefix = both;
+	/* one version alone cannot serve both */
+	CHECK(cv_gate_check(NULL, st, fit, &o, &v, &err) == 0);
+	CHECK(v.refused == 1 &&
+	      strstr(v.line[0].text, "tensorflow 2.15.0") != NULL);
+	CHECK(cv_gate_check(NULL, st, v8, &o, &v, &err) == 0);
+	CHECK(v.refused == 1 && strstr(v.line[0].text, "torch 2.11.0") != NULL);
+	/* with the other major beside it, each passes */
+	o.beside = v8;
+	CHECK(cv_gate_check(NULL, st, fit, &o, &v, &err) == 0);
+	CHECK(v.refused == 0 && v.n == 0);
+	o.beside = fit;
+	CHECK(cv_gate_check(NULL, st, v8, &o, &v, &err) == 0);
+	CHECK(v.refused == 0 && v.n == 0);
+	/* a cuDNN 8 that tensorflow cannot load: its own check refuses it,
+	 * naming the 8.x that fits; 9.19's check leaves tensorflow to it */
+	o.beside = fit;
+	CHECK(cv_gate_check(NULL, st, v85, &o, &v, &err) == 0);
+	CHECK(v.refused == 1);
+	CHECK(strncmp(v.line[0].text,
+		      "not activating 8.5.0.96-cuda11: tensorflow 2.15.0",
+		      49) == 0);
+	CHECK(strstr(v.line[0].text,
+		     "installed versions that fit: 8.9.7.29-cuda12 ") != NULL);
+	o.beside = v85;
+	CHECK(cv_gate_check(NULL, st, fit, &o, &v, &err) == 0);
+	CHECK(v.refused == 0);
+}
+
 int
 main(void)
 {
@@ -287,6 +343,7 @@ main(void)
 	off_tests(st, torch);
 	validation_tests(st);
 	choose_tests(st, torch);
+	beside_tests(st);
 	cv_store_free(st);
 	cv_config_release(&cfg);
 	{
