@@ -219,3 +219,23 @@ print(os.environ["LD_LIBRARY_PATH"])'
 	[ "${lines[9]}" = "/mnt/store/current/lib" ]
 	[ "${lines[10]}" = "0" ]
 }
+
+@test "the venv .pth hook loads the store's cuBLASLt before cuDNN on a framework's first import" {
+	python3 -m venv --without-pip "$T/ve" 2>/dev/null || skip "python3 -m venv does not work here"
+	read -r path sha id <"$STUBS/v9.arch"
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=13.0
+	cudnnvm install --archive "$path" --sha256 "$sha" --deps always
+	cudnnvm -q venv "$id" --path "$T/ve" --force
+	mkdir -p "$T/site/torch"
+	echo 'import sys' >"$T/site/torch/__init__.py"
+	run --separate-stderr env PYTHONPATH="$T/site" "$T/ve/bin/python" -c '
+import torch
+print("".join(sorted(set(l.split()[-1] + "\n" for l in open("/proc/self/maps") if "libcublasLt" in l or "libnvrtc.so" in l))), end="")'
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$output" = "$CUDNNVM_STORE/deps/cuda_nvrtc-13.0.61/lib/libnvrtc.so.13.0.61
+$CUDNNVM_STORE/deps/libcublas-13.0.4.1/lib/libcublasLt.so.13.0.4.1" ]
+	# nothing at a start that imports none
+	run env PYTHONPATH="$T/site" "$T/ve/bin/python" -c 'print(sum("libcublasLt" in l for l in open("/proc/self/maps")))'
+	[ "$output" = "0" ]
+}
