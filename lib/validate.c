@@ -186,7 +186,10 @@ ldfind_cb(void *payload, const char *soname, const char *path)
 {
 	struct ldfind *lf = payload;
 
-	if (lf->path == NULL && strcmp(soname, lf->so) == 0)
+	/* a stale cache names files that are gone (a removed or hidden
+	 * toolkit): the loader passes over those, and so does this */
+	if (lf->path == NULL && strcmp(soname, lf->so) == 0 &&
+	    access(path, R_OK) == 0)
 		lf->path = xstrdup(path);
 }
 
