@@ -473,6 +473,7 @@ struct cv_manifest {
 	struct cv_version version; /* cudnn.version, 4 parts */
 	struct cv_release_file *files;
 	size_t nfiles;
+	char sha256[65]; /* of the bytes read (set by cv_index_manifest) */
 };
 
 /* Parse manifest bytes (both NVIDIA shapes). CV_EDATA with the byte offset
@@ -644,6 +645,12 @@ struct cv_resolved {
 	struct cv_artifact art; /* version, platform, sha256, size, ... */
 	char *url;              /* xmalloc'd */
 	char label[32];         /* release label, e.g. 9.13.0 */
+	/* where it came from: the archive's path on the mirror, the
+	 * manifest's name and the sha256 of the manifest's bytes (NVIDIA
+	 * only; empty for a wheel) */
+	char relative_path[512];
+	char manifest[64];
+	char manifest_sha256[65];
 };
 int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
@@ -1300,6 +1307,7 @@ void cv_checkpoint(const char *name);
 #include "gate.h"
 #include "hook.h"
 #include "local_archive.h"
+#include "lock.h"
 #include "preload.h"
 #include "shim.h"
 #include "uninstall.h"

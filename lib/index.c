@@ -321,6 +321,13 @@ cv_index_manifest(struct cv_index *ix, size_t i, struct cv_manifest *m,
 		rc = cv_pins_check(name, buf.buf, buf.len, err);
 	if (rc == 0)
 		rc = cv_manifest_parse(m, name, buf.buf, buf.len, err);
+	if (rc == 0) {
+		/* the bytes a lock file pins the manifest by */
+		struct cv_sha256 *h = cv_sha256_new();
+		cv_sha256_update(h, buf.buf, buf.len);
+		cv_sha256_final(h, m->sha256);
+		cv_sha256_free(h);
+	}
 	if (rc < 0) {
 		if (from_cache)
 			unlink(cached); /* fetch it again next time */
