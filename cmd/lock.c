@@ -89,8 +89,9 @@ check(const struct project *p, const struct lock_args *a)
 	if (r < 0)
 		return cmd_fail(&err);
 	if (!cv_lock_matches(&lk, &p->pin_v)) {
-		cv_err_set(&err, CV_ERROR, "%s is stale: it locks %s, %s pins %s",
-			   p->lock, lk.spec, p->pin, p->spec);
+		cv_err_set(&err, CV_ERROR,
+			   "%s is stale: it locks %s, %s pins %s", p->lock,
+			   lk.spec, p->pin, p->spec);
 		cv_err_hint(&err, "cudnnvm lock");
 		return cmd_fail(&err);
 	}
@@ -124,9 +125,9 @@ platforms(const struct lock_args *a, const struct cv_lock *old,
 /* Resolve the new lock from the manifests. keep: the old lock's build,
  * checked against what the mirror serves now. */
 static int
-resolve(struct cmd_ctx *ctx, const struct project *p,
-	const struct lock_args *a, const struct cv_lock *old, int keep,
-	struct cv_lock *lk, struct cv_err *err)
+resolve(struct cmd_ctx *ctx, const struct project *p, const struct lock_args *a,
+	const struct cv_lock *old, int keep, struct cv_lock *lk,
+	struct cv_err *err)
 {
 	const char *plats[2 * CV_LOCK_MAX_PLATFORMS];
 	struct cv_remote *rem = NULL;

@@ -719,13 +719,15 @@ enum cv_origin {
 	CV_ORIGIN_FILE,   /* a .cudnn-version or .tool-versions */
 	CV_ORIGIN_GLOBAL, /* <store>/current */
 	CV_ORIGIN_SYSTEM, /* the system store's current, seen by a user */
+	CV_ORIGIN_LOCK,   /* a pin file's cudnnvm.lock, which locks that pin */
 };
 
 struct cv_active {
 	int origin;                /* enum cv_origin */
 	char spec[64];             /* the spec as written (the id for global) */
 	struct cv_version version; /* spec, parsed once where it was read */
-	char file[4096];           /* the pin file, for CV_ORIGIN_FILE */
+	char file[4096];           /* the pin file, for CV_ORIGIN_FILE/LOCK */
+	char lock[4096];           /* its cudnnvm.lock, for CV_ORIGIN_LOCK */
 	char id[64];               /* the install id it resolves to */
 };
 
@@ -1235,6 +1237,13 @@ struct cv_mirror_opts {
 int cv_mirror_specs(struct cv_index *ix, const char *dir,
 		    const struct cv_version *specs, size_t nspecs,
 		    const struct cv_mirror_opts *o, struct cv_err *err);
+struct cv_lock;
+/* Copy exactly what a lock names into `dir`: its manifest (held to the
+ * lock's sha256) and each platform's archive (held to the lock's sha256
+ * and size, which must be the manifest's). */
+int cv_mirror_lock(struct cv_remote *r, const char *dir,
+		   const struct cv_lock *lk, const struct cv_mirror_opts *o,
+		   struct cv_err *err);
 /* Re-hash every archive the manifests in `dir` name; *bad counts those
  * whose size or sha256 differ. */
 int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,

@@ -210,10 +210,10 @@ parse_names(struct cv_lock *lk, json_t *root, const char *name,
 
 	if ((r = get_string(root, "spec", lk->spec, sizeof lk->spec, name, "",
 			    err)) < 0 ||
-	    (r = get_string(root, "id", lk->id, sizeof lk->id, name, "",
-			    err)) < 0 ||
-	    (r = get_string(root, "source", lk->source, sizeof lk->source,
-			    name, "", err)) < 0)
+	    (r = get_string(root, "id", lk->id, sizeof lk->id, name, "", err)) <
+		    0 ||
+	    (r = get_string(root, "source", lk->source, sizeof lk->source, name,
+			    "", err)) < 0)
 		return r;
 	if (cv_version_parse(&lk->spec_v, lk->spec, NULL) < 0)
 		return bad(err, name, "spec", "not a version spec");
@@ -231,7 +231,7 @@ int
 cv_lock_parse(struct cv_lock *lk, const char *name, const char *data,
 	      size_t len, struct cv_err *err)
 {
-	static const char *const keys[] = { "format", "id",	"manifest",
+	static const char *const keys[] = { "format",    "id",     "manifest",
 					    "platforms", "source", "spec",
 					    NULL };
 	json_error_t je;
@@ -263,7 +263,8 @@ cv_lock_parse(struct cv_lock *lk, const char *name, const char *data,
 	}
 	if ((r = keys_exactly(root, keys, name, "", err)) < 0)
 		goto out;
-	if (!json_is_integer(fmt) || json_integer_value(fmt) != CV_LOCK_FORMAT) {
+	if (!json_is_integer(fmt) ||
+	    json_integer_value(fmt) != CV_LOCK_FORMAT) {
 		r = bad(err, name, "format", "expected 1");
 		goto out;
 	}
@@ -298,9 +299,9 @@ cv_lock_read(const char *path, struct cv_lock *lk, struct cv_err *err)
 		if (e == EINVAL || e == ELOOP)
 			return cv_err_set(err, CV_EDATA,
 					  "%s: not a regular file", path);
-		return cv_err_errno(err,
-				    e == EACCES ? CV_EPERM : cv_code_from_errno(e),
-				    "cannot read %s", path);
+		return cv_err_errno(
+			err, e == EACCES ? CV_EPERM : cv_code_from_errno(e),
+			"cannot read %s", path);
 	}
 	r = cv_lock_parse(lk, path, buf, (size_t)n, err);
 	free(buf);

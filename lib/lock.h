@@ -21,12 +21,12 @@ struct cv_lock_entry {
 };
 
 struct cv_lock {
-	char spec[64];           /* the pin it locks, as cv_version_format_id */
+	char spec[64]; /* the pin it locks, as cv_version_format_id */
 	struct cv_version spec_v;
-	char id[64];             /* the install id the pin resolved to */
+	char id[64]; /* the install id the pin resolved to */
 	struct cv_version id_v;
-	char source[16];         /* "nvidia": NVIDIA's redist manifests */
-	char manifest_url[128];  /* redistrib_<version>.json, on the mirror */
+	char source[16];        /* "nvidia": NVIDIA's redist manifests */
+	char manifest_url[128]; /* redistrib_<version>.json, on the mirror */
 	char manifest_sha256[65];
 	size_t n;
 	struct cv_lock_entry entries[CV_LOCK_MAX_PLATFORMS];

@@ -129,8 +129,8 @@ cv_lock_artifact(const struct cv_lock *lk, const char *platform,
 }
 
 int
-cv_lock_same_build(const struct cv_lock *a, const struct cv_lock *b,
-		   char *why, size_t n)
+cv_lock_same_build(const struct cv_lock *a, const struct cv_lock *b, char *why,
+		   size_t n)
 {
 	if (strcmp(a->id, b->id) != 0) {
 		snprintf(why, n, "%s, not %s", b->id, a->id);
@@ -147,8 +147,7 @@ cv_lock_same_build(const struct cv_lock *a, const struct cv_lock *b,
 		if (y != NULL &&
 		    (strcmp(x->url, y->url) != 0 ||
 		     strcmp(x->sha256, y->sha256) != 0 || x->size != y->size)) {
-			snprintf(why, n, "its %s archive changed",
-				 x->platform);
+			snprintf(why, n, "its %s archive changed", x->platform);
 			return 0;
 		}
 	}
