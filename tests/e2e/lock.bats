@@ -276,3 +276,24 @@ open('cudnnvm.lock', 'w').write(json.dumps(l))"
 	[[ $stderr == "cudnnvm: "*"redistrib_9.12.0.json: sha256 "*", the lock says 0000"* ]]
 	run -64 cudnnvm mirror --from-lock cudnnvm.lock "$T/copy3" 9.12
 }
+
+@test "the lock written for x86_64, sbsa and windows is valid under doc/cudnnvm.lock.schema.json" {
+	python3 -c "import jsonschema" 2>/dev/null ||
+		skip "python3-jsonschema is not installed (make deps installs it)"
+	cudnnvm lock --platform linux-sbsa --platform windows-x86_64
+	python3 - "$BATS_TEST_DIRNAME/../../doc/cudnnvm.lock.schema.json" <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+lock = json.load(open("cudnnvm.lock"))
+jsonschema.validate(lock, schema)
+# the schema refuses what the reader refuses
+for bad in ({**lock, "extra": 1}, {**lock, "format": 2},
+            {**lock, "platforms": {}}):
+    try:
+        jsonschema.validate(bad, schema)
+    except jsonschema.ValidationError:
+        continue
+    sys.exit("schema accepted %r" % bad)
+PY
+}
