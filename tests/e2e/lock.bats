@@ -297,3 +297,23 @@ for bad in ({**lock, "extra": 1}, {**lock, "format": 2},
     sys.exit("schema accepted %r" % bad)
 PY
 }
+
+@test "bash: the prompt hook follows the lock, also when it is rewritten in place" {
+	cudnnvm lock
+	cudnnvm install
+	publish_947
+	cudnnvm install 9.12.0.47
+	cp cudnnvm.lock "$T/lock46"
+	cudnnvm lock --upgrade
+	mv cudnnvm.lock "$T/lock47"
+	cp "$T/lock46" cudnnvm.lock
+	sleep 0.05
+	run bash --norc --noprofile -i <<SH
+eval "\$($CUDNNVM_BIN init bash)"
+echo "a: \$CUDNNVM_ACTIVE"
+cat "$T/lock47" >cudnnvm.lock
+echo "b: \$CUDNNVM_ACTIVE"
+SH
+	[[ $output == *"a: 9.12.0.46-cuda12"* ]]
+	[[ $output == *"b: 9.12.0.47-cuda12"* ]]
+}
