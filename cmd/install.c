@@ -623,6 +623,11 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 	if ((r = parse(argc, argv, &a, &ind)) != 0)
 		return r;
 	if (a.archive != NULL) {
+		if (a.locked || a.frozen)
+			return cmd_usage_error(
+				"install",
+				"--locked and --frozen go with no spec, not "
+				"--archive");
 		if (a.source != NULL)
 			return cmd_usage_error(
 				"install",

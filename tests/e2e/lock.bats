@@ -246,6 +246,7 @@ hint: cudnnvm lock" ]
 	run -1 cudnnvm install --frozen
 	run -1 cudnnvm lock --check
 	run -64 cudnnvm install 9.12 --locked
+	run -64 cudnnvm install --frozen --archive x.tar.xz --sha256 "$(x86_sha)"
 	# a stale lock is not used by activation: the pin wins
 	cudnnvm install 9.13
 	cudnnvm lock
