@@ -387,12 +387,21 @@ cv_lock_add(struct cv_lock *lk, const struct cv_lock_entry *e)
 	struct cv_lock_entry *have =
 		(struct cv_lock_entry *)cv_lock_entry(lk, e->platform);
 
-	if (have == NULL) {
-		if (lk->n >= CV_LOCK_MAX_PLATFORMS)
-			return -1;
-		have = &lk->entries[lk->n++];
+	size_t at;
+
+	if (have != NULL) {
+		*have = *e;
+		return 0;
 	}
-	*have = *e;
+	if (lk->n >= CV_LOCK_MAX_PLATFORMS)
+		return -1;
+	/* in the file's order (sorted keys), so every listing agrees */
+	for (at = lk->n;
+	     at > 0 && strcmp(lk->entries[at - 1].platform, e->platform) > 0;
+	     at--)
+		lk->entries[at] = lk->entries[at - 1];
+	lk->entries[at] = *e;
+	lk->n++;
 	return 0;
 }
 
