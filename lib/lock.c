@@ -386,7 +386,6 @@ cv_lock_add(struct cv_lock *lk, const struct cv_lock_entry *e)
 {
 	struct cv_lock_entry *have =
 		(struct cv_lock_entry *)cv_lock_entry(lk, e->platform);
-
 	size_t at;
 
 	if (have != NULL) {
