@@ -200,6 +200,7 @@ int cmd_install(int, char **, struct cmd_ctx *);
 int cmd_list(int, char **, struct cmd_ctx *);
 int cmd_list_remote(int, char **, struct cmd_ctx *);
 int cmd_mirror(int, char **, struct cmd_ctx *);
+int cmd_lock(int, char **, struct cmd_ctx *);
 int cmd_modulefiles(int, char **, struct cmd_ctx *);
 int cmd_shell(int, char **, struct cmd_ctx *);
 int cmd_shim(int, char **, struct cmd_ctx *);

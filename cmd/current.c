@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const origin_names[] = { "none", "env", "file", "global",
-					    "system" };
+static const char *const origin_names[] = { "none",   "env",    "file",
+					    "global", "system", "lock" };
 
 int
 cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
@@ -38,8 +38,10 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 		json_t *o = json_pack("{s:s, s:s, s:s}", "id", a.id, "spec",
 				      a.spec, "origin", origin_names[a.origin]);
 		char *s;
-		if (a.origin == CV_ORIGIN_FILE)
+		if (a.origin == CV_ORIGIN_FILE || a.origin == CV_ORIGIN_LOCK)
 			json_object_set_new(o, "file", json_string(a.file));
+		if (a.origin == CV_ORIGIN_LOCK)
+			json_object_set_new(o, "lock", json_string(a.lock));
 		if (venv)
 			json_object_set_new(o, "venv", json_string(venv_dir));
 		json_object_set_new(o, "machine", cv_machine_json());
@@ -65,6 +67,14 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 		printf("%s (set by ", a.id);
 		ui_put_escaped(stdout, a.file);
 		puts(")");
+		break;
+	case CV_ORIGIN_LOCK:
+		/* the lock, then the pin it locks */
+		printf("%s (set by ", a.id);
+		ui_put_escaped(stdout, a.lock);
+		fputs(", which locks ", stdout);
+		ui_put_escaped(stdout, a.file);
+		printf(" = %s)\n", a.spec);
 		break;
 	case CV_ORIGIN_SYSTEM:
 		printf("%s (the system store's default)\n", a.id);

@@ -23,8 +23,9 @@ struct install_args {
 	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, refresh;
-	int deps;      /* --deps: enum cv_deps_mode; -1: [install] deps */
-	unsigned jobs; /* --jobs N; 0: [install] threads */
+	int deps; /* --deps: enum cv_deps_mode; -1: [install] deps */
+	int locked, frozen; /* --locked, --frozen */
+	unsigned jobs;      /* --jobs N; 0: [install] threads */
 	struct cmd_ctx *ctx;
 };
 
@@ -526,6 +527,99 @@ install_archive(const struct install_args *a)
 	return r;
 }
 
+/* The build a lock names for this machine (or --platform), downloaded
+ * from the mirror and held to the lock's sha256 and size: no manifest is
+ * read, so a newer build on the mirror changes nothing. */
+static int
+install_lock_build(struct install_args *a, const struct cv_lock *lk,
+		   const char *path)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_config *cfg = &a->ctx->cfg;
+	struct cv_remote *rem = NULL;
+	struct cv_resolved res;
+	struct sigaction sa, old;
+	struct cv_dep deps[CV_MAX_DEPS];
+	struct cv_deps_held held = { { 0 }, 0 };
+	char platform[32];
+	int r, already = 0, ndeps = 0;
+
+	memset(&res, 0, sizeof res);
+	if (!a->force && cv_store_has(a->ctx->st, lk->id)) {
+		note_already(a->ctx->st, lk->id);
+		return 0;
+	}
+	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
+		return r;
+	if (a->platform != NULL || (cfg->platform && *cfg->platform))
+		snprintf(platform, sizeof platform, "%s",
+			 a->platform ? a->platform : cfg->platform);
+	else if (cv_platform_detect(platform, &err) < 0)
+		return cmd_fail(&err);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	if ((r = cv_remote_new(&rem, cfg, a->mirror, &err)) == 0 &&
+	    (r = cv_lock_artifact(lk, platform, cv_remote_mirror(rem), &res,
+				  &err)) == 0) {
+		if (!cmd_g.quiet)
+			ui_note("installing %s, which %s locks", lk->id, path);
+		if ((r = ensure_deps(a, &res.art.version, res.art.platform,
+				     NULL, deps, &ndeps, &held, &err)) == 0)
+			r = fetch_install(a, rem, &res, lk->id, deps, ndeps,
+					  &already, &err);
+		cv_deps_release(&held);
+		if (r < 0)
+			cv_store_deps_collect(a->ctx->st);
+	}
+	r = r < 0 ? cmd_fail(&err)
+		  : installed(cfg, a->ctx->st, lk->id, already, a);
+	cv_resolved_release(&res);
+	cv_remote_free(rem);
+	return r;
+}
+
+/* --locked and --frozen: only the build the pin's lock names. --locked
+ * also needs the lock to lock the pin as it reads now. */
+static int
+install_from_lock(struct install_args *a, const struct cv_active *act, int r,
+		  struct cv_err *err)
+{
+	struct cv_lock lk;
+	char path[4096];
+
+	if (act->origin != CV_ORIGIN_FILE && act->origin != CV_ORIGIN_LOCK)
+		return cmd_usage_error(
+			"install",
+			"--%s installs the build cudnnvm.lock names, and there "
+			"is no pin file here (.cudnn-version or .tool-versions "
+			"cudnn line) to find it by",
+			a->locked ? "locked" : "frozen");
+	if (r < 0 && r != CV_ENOTFOUND)
+		return cmd_fail(err);
+	cv_lock_path(act->file, path);
+	*err = (struct cv_err)CV_ERR_INIT;
+	r = cv_lock_read(path, &lk, err);
+	if (r == CV_ENOTFOUND) {
+		cv_err_set(err, CV_ERROR, "no %s beside %s", CV_LOCK_FILE,
+			   act->file);
+		cv_err_hint(err, "cudnnvm lock");
+		return cmd_fail(err);
+	}
+	if (r < 0)
+		return cmd_fail(err);
+	if (a->locked && !cv_lock_matches(&lk, &act->version)) {
+		cv_err_set(err, CV_ERROR,
+			   "%s is stale: it locks %s, %s pins %s", path,
+			   lk.spec, act->file, act->spec);
+		cv_err_hint(err, "cudnnvm lock");
+		return cmd_fail(err);
+	}
+	return install_lock_build(a, &lk, path);
+}
+
 /* `install` with no spec, as pyenv, nvm and mise do: the version chosen
  * for this folder (CUDNNVM_VERSION or the nearest pin file). */
 static int
@@ -540,9 +634,17 @@ install_pinned(struct install_args *a, char spec[64])
 		return r;
 	st = a->ctx->st;
 	r = cv_active_resolve(st, NULL, &act, NULL, NULL, &err);
+	if (a->locked || a->frozen)
+		return install_from_lock(a, &act, r, &err);
 	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !a->force) {
 		note_already(st, act.id);
 		return 0;
+	}
+	if (act.origin == CV_ORIGIN_LOCK) {
+		struct cv_lock lk;
+		if (cv_lock_read(act.lock, &lk, &err) < 0)
+			return cmd_fail(&err);
+		return install_lock_build(a, &lk, act.lock);
 	}
 	if (act.origin != CV_ORIGIN_ENV && act.origin != CV_ORIGIN_FILE) {
 		if (r < 0 && act.origin == CV_ORIGIN_NONE &&
@@ -631,6 +733,12 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 					"install",
 					"--deps takes auto, always or never");
 			break;
+		case 'L':
+			a->locked = 1;
+			break;
+		case 'F':
+			a->frozen = 1;
+			break;
 		case 'j':
 			if ((a->jobs = parse_jobs(o.arg)) == 0)
 				return cmd_usage_error(
@@ -657,6 +765,11 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 	if ((r = parse(argc, argv, &a, &ind)) != 0)
 		return r;
 	if (a.archive != NULL) {
+		if (a.locked || a.frozen)
+			return cmd_usage_error(
+				"install",
+				"--locked and --frozen go with no spec, not "
+				"--archive");
 		if (a.source != NULL)
 			return cmd_usage_error(
 				"install",
@@ -669,6 +782,14 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	if (ind + 1 < argc)
 		return cmd_usage_error("install", "give one spec");
+	if ((a.locked || a.frozen) && (ind != argc || a.source != NULL))
+		return cmd_usage_error("install",
+				       "--locked and --frozen install the "
+				       "build the pin's cudnnvm.lock names: "
+				       "give no spec or --source");
+	if (a.locked && a.frozen)
+		return cmd_usage_error("install",
+				       "give --locked or --frozen, not both");
 	if (a.sha256 != NULL || a.version != NULL)
 		return cmd_usage_error(
 			"install",

@@ -36,6 +36,28 @@ copy(struct cmd_ctx *ctx, const char *dir, const struct cv_version *specs,
 	return r;
 }
 
+/* --from-lock FILE: what the lock names, nothing else. */
+static int
+from_lock(struct cmd_ctx *ctx, const char *file, const char *dir,
+	  const char *mirror, const struct cv_mirror_opts *mo)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_remote *rem = NULL;
+	struct cv_lock lk;
+	int r = 0;
+
+	if (cv_lock_read(file, &lk, &err) < 0 ||
+	    cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
+	    cv_mirror_lock(rem, dir, &lk, mo, &err) < 0)
+		r = cmd_fail(&err);
+	cv_remote_free(rem);
+	if (r == 0 && !cmd_g.quiet)
+		printf("mirror ready with %s: use it with 'mirror = file://%s' "
+		       "or serve the folder over HTTPS\n",
+		       lk.id, dir);
+	return r;
+}
+
 /* --verify: every archive of dir against its manifest. */
 static int
 verify_dir(const char *dir, const struct cv_mirror_opts *mo)
@@ -62,7 +84,7 @@ cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cmd_opts o;
 	struct cv_mirror_opts mo = { 0, NULL, report, NULL };
 	struct cv_version *specs = NULL;
-	const char *mirror = NULL, *dir;
+	const char *mirror = NULL, *dir, *lock = NULL;
 	size_t nspecs = 0;
 	int c, r = 0, verify = 0, refresh = 0;
 
@@ -92,10 +114,22 @@ cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 		case 'r':
 			refresh = 1;
 			break;
+		case 'l':
+			lock = o.arg;
+			break;
 		}
 	}
 	if (c < 0)
 		return o.status;
+	if (lock != NULL && (argc - o.ind != 1 || verify || refresh ||
+			     mo.cuda || mo.platform != NULL))
+		return cmd_usage_error(
+			"mirror",
+			"--from-lock FILE takes one folder, and the lock "
+			"chooses the builds (no spec, --cuda, --platform, "
+			"--verify or --refresh)");
+	if (lock != NULL)
+		return from_lock(ctx, lock, argv[o.ind], mirror, &mo);
 	if (argc - o.ind < 1 || (argc - o.ind < 2 && !verify))
 		return cmd_usage_error(
 			"mirror",

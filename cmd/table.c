@@ -85,6 +85,11 @@ static const struct cmd_opt install_opts[] = {
 	     "cuBLAS and nvrtc beside cuDNN: auto (install what this machine "
 	     "cannot find), always (into the store), never (default: [install] "
 	     "deps)"),
+	FLAG('L', "locked",
+	     "with no spec: fail (exit 1) unless cudnnvm.lock locks the pin"),
+	FLAG('F', "frozen",
+	     "with no spec: install what cudnnvm.lock names, reading no "
+	     "manifest and not checking it against the pin"),
 	END,
 };
 static const struct cmd_opt uninstall_opts[] = {
@@ -211,6 +216,20 @@ static const struct cmd_opt mirror_opts[] = {
 	VALUE('m', "mirror", "URL", "the mirror to copy from"),
 	FLAG('v', "verify", "re-hash every archive in the folder"),
 	FLAG('r', "refresh", "re-read the mirror's index now"),
+	KIND('l', "from-lock", "FILE", CMD_K_FILE, NULL,
+	     "copy exactly the manifest and archives a cudnnvm.lock names"),
+	END,
+};
+static const struct cmd_opt lock_opts[] = {
+	VALUE('p', "platform", "P",
+	      "also lock this platform's archive (repeatable; linux-x86_64, "
+	      "linux-sbsa, linux-aarch64, windows-x86_64)"),
+	FLAG('u', "upgrade",
+	     "re-resolve the pin to the newest build the mirror lists"),
+	FLAG('k', "check",
+	     "exit 1 unless the lock locks the pin for these platforms "
+	     "(reads files only)"),
+	VALUE('m', "mirror", "URL", "the redist mirror to read manifests from"),
 	END,
 };
 static const struct cmd_opt modulefiles_opts[] = {
@@ -249,6 +268,7 @@ const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
 	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
+	  "       cudnnvm install [--locked | --frozen] [--platform P] [--mirror URL] [--force] [--no-validate]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
 	  "  <spec>            default: the version pinned for this folder\n",
 	  install_opts, CMD_K_REMOTE, NULL, 0 },
@@ -316,8 +336,13 @@ const struct cmd_spec cmd_table[] = {
 	  import_opts, CMD_K_DIR, NULL, CMD_STORE_RW },
 	{ "mirror", HELPER_CMD(cmd_mirror),
 	  "copy releases into an offline mirror folder",
-	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]",
+	  "mirror <dir> <spec>... [--cuda N] [--platform P] [--mirror URL] [--verify] [--refresh]\n"
+	  "       cudnnvm mirror --from-lock FILE <dir> [--mirror URL]",
 	  NULL, mirror_opts, CMD_K_DIR, NULL, CMD_STORE },
+	{ "lock", HELPER_CMD(cmd_lock),
+	  "lock the project's pin to one build (cudnnvm.lock)",
+	  "lock [--platform P]... [--upgrade] [--check] [--mirror URL]", NULL,
+	  lock_opts, CMD_K_NONE, NULL, CMD_STORE },
 	{ "modulefiles", cmd_modulefiles,
 	  "write Lmod / Environment Modules files for installed versions",
 	  "modulefiles [--format lua|tcl] [--out DIR]", NULL, modulefiles_opts,

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* `cudnnvm install <spec>` as a child, with this run's global flags, its
- * output the user's. Returns its exit status (130 after a Ctrl-C). */
+/* `cudnnvm <cmd> [arg] [flag]` as a child, with this run's global flags,
+ * its output the user's. Returns its exit status (130 after a Ctrl-C). */
 static int
-run_install(const char *spec, int no_validate)
+run_self(const char *cmd, const char *arg, const char *flag)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_child child = CV_CHILD_INIT;
@@ -22,21 +22,36 @@ run_install(const char *spec, int no_validate)
 	int r;
 
 	if (cv_child_self(self, &err) < 0) {
-		ui_error("cannot find the cudnnvm binary to install %s", spec);
+		ui_error("cannot find the cudnnvm binary to run '%s'", cmd);
 		return 1;
 	}
 	args[n++] = self;
 	n += cmd_globals_argv(args + n);
-	args[n++] = "install";
-	args[n++] = spec;
-	if (no_validate)
-		args[n++] = "--no-validate";
+	args[n++] = cmd;
+	if (arg != NULL)
+		args[n++] = arg;
+	if (flag != NULL)
+		args[n++] = flag;
 	args[n] = NULL;
 	fflush(stdout);
 	fflush(stderr);
 	child.argv = args;
 	r = cv_child_run(&child, &err);
 	return r < 0 ? cmd_fail(&err) : r;
+}
+
+/* A project that has a lock keeps it locking the pin just written. */
+static int
+relock(const char *pin_file)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_lock lk;
+	char path[4096];
+
+	cv_lock_path(pin_file, path);
+	if (cv_lock_read(path, &lk, &err) == CV_ENOTFOUND)
+		return 0;
+	return run_self("lock", NULL, NULL);
 }
 
 int
@@ -69,8 +84,10 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 			text, text);
 		/* with --force the gate below validates and overrides; the
 		 * install must not refuse first */
-		if ((r = run_install(text,
-				     a.gate.no_validate || a.gate.force)) != 0)
+		if ((r = run_self("install", text,
+				  a.gate.no_validate || a.gate.force
+					  ? "--no-validate"
+					  : NULL)) != 0)
 			goto out;
 		/* the install may have made the store: open it again */
 		if ((r = cmd_need(ctx, CMD_STORE | CMD_REOPEN)) != 0)
@@ -87,9 +104,11 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cmd_fail(&err);
 	else if (cv_pin_set(".", &v, file, &err) < 0)
 		r = cmd_fail(&err);
-	else
+	else {
 		ui_note("pinned %s (%s) in ./%s", text, id,
 			strrchr(file, '/') + 1);
+		r = relock(file);
+	}
 out:
 	return r;
 }

@@ -84,6 +84,9 @@ _cudnnvm() {
 	"mirror --cuda") return ;;
 	"mirror --platform") return ;;
 	"mirror --mirror") return ;;
+	"mirror --from-lock") _cudnnvm_offer file; return ;;
+	"lock --platform") return ;;
+	"lock --mirror") return ;;
 	"modulefiles --format") _cudnnvm_offer words 'lua tcl'; return ;;
 	"modulefiles --out") _cudnnvm_offer dir; return ;;
 	esac
@@ -98,7 +101,7 @@ _cudnnvm() {
 	if [[ $cur == -* ]]; then
 		w=
 		case $cmd in
-		install) w="--cuda --platform --source --mirror --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --no-wait" ;;
+		install) w="--cuda --platform --source --mirror --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
 		list-remote) w="--cuda --platform --source --json --refresh" ;;
@@ -114,7 +117,8 @@ _cudnnvm() {
 		doctor) w="--json --explain" ;;
 		venv) w="--path --remove --force" ;;
 		import) w="--version --cuda --no-validate" ;;
-		mirror) w="--cuda --platform --mirror --verify --refresh" ;;
+		mirror) w="--cuda --platform --mirror --verify --refresh --from-lock" ;;
+		lock) w="--platform --upgrade --check --mirror" ;;
 		modulefiles) w="--format --out" ;;
 		esac
 		COMPREPLY=($(compgen -W "$w" -- "$cur"))

@@ -419,6 +419,44 @@ cv_active_id(const struct cv_store *st, const struct cv_version *spec,
 	return r;
 }
 
+/* A pin with a cudnnvm.lock beside it that locks it means the locked
+ * build: 1 with out->id set (origin LOCK), 0 when there is no lock or it
+ * locks another pin (stale: the pin wins until `cudnnvm lock`), <0 for a
+ * lock that cannot be read or whose build is not installed. */
+static int
+locked(const struct cv_store *st, struct cv_active *out, cv_seen_fn seen,
+       void *payload, struct cv_err *err)
+{
+	struct cv_lock lk;
+	int r;
+
+	cv_lock_path(out->file, out->lock);
+	r = cv_lock_read(out->lock, &lk, err);
+	if (r == CV_ENOTFOUND) {
+		out->lock[0] = '\0';
+		if (err != NULL)
+			*err = (struct cv_err)CV_ERR_INIT;
+		return 0;
+	}
+	if (seen != NULL)
+		seen(payload, out->lock);
+	if (r < 0)
+		return cv_err_hint(err, "cudnnvm lock");
+	if (!cv_lock_matches(&lk, &out->version)) {
+		out->lock[0] = '\0';
+		return 0;
+	}
+	out->origin = CV_ORIGIN_LOCK;
+	snprintf(out->id, sizeof out->id, "%s", lk.id);
+	if (!cv_store_has(st, out->id)) {
+		cv_err_set(err, CV_ENOTFOUND,
+			   "%s: cuDNN %s, which it locks, is not installed",
+			   out->lock, out->id);
+		return cv_err_hint(err, "cudnnvm install");
+	}
+	return 1;
+}
+
 int
 cv_active_resolve(const struct cv_store *st, const char *cwd,
 		  struct cv_active *out, cv_seen_fn seen, void *payload,
@@ -451,6 +489,8 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			return r;
 		if (r == 1) {
 			out->origin = CV_ORIGIN_FILE;
+			if ((r = locked(st, out, seen, payload, err)) != 0)
+				return r < 0 ? r : 0;
 			r = cv_active_find(st, &out->version, out->id, err);
 			if (r < 0)
 				cv_err_prefix(err, "%s: ", out->file);

@@ -566,6 +566,7 @@ struct cv_manifest {
 	struct cv_version version; /* cudnn.version, 4 parts */
 	struct cv_release_file *files;
 	size_t nfiles;
+	char sha256[65]; /* of the bytes read (set by cv_index_manifest) */
 };
 
 /* Parse manifest bytes (both NVIDIA shapes). CV_EDATA with the byte offset
@@ -752,6 +753,12 @@ struct cv_resolved {
 	struct cv_artifact art; /* version, platform, sha256, size, ... */
 	char *url;              /* xmalloc'd */
 	char label[32];         /* release label, e.g. 9.13.0 */
+	/* where it came from: the archive's path on the mirror, the
+	 * manifest's name and the sha256 of the manifest's bytes (NVIDIA
+	 * only; empty for a wheel) */
+	char relative_path[512];
+	char manifest[64];
+	char manifest_sha256[65];
 };
 int cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	       struct cv_resolved *out, struct cv_err *err);
@@ -863,13 +870,15 @@ enum cv_origin {
 	CV_ORIGIN_FILE,   /* a .cudnn-version or .tool-versions */
 	CV_ORIGIN_GLOBAL, /* <store>/current */
 	CV_ORIGIN_SYSTEM, /* the system store's current, seen by a user */
+	CV_ORIGIN_LOCK,   /* a pin file's cudnnvm.lock, which locks that pin */
 };
 
 struct cv_active {
 	int origin;                /* enum cv_origin */
 	char spec[64];             /* the spec as written (the id for global) */
 	struct cv_version version; /* spec, parsed once where it was read */
-	char file[4096];           /* the pin file, for CV_ORIGIN_FILE */
+	char file[4096];           /* the pin file, for CV_ORIGIN_FILE/LOCK */
+	char lock[4096];           /* its cudnnvm.lock, for CV_ORIGIN_LOCK */
 	char id[64];               /* the install id it resolves to */
 };
 
@@ -1384,6 +1393,13 @@ struct cv_mirror_opts {
 int cv_mirror_specs(struct cv_index *ix, const char *dir,
 		    const struct cv_version *specs, size_t nspecs,
 		    const struct cv_mirror_opts *o, struct cv_err *err);
+struct cv_lock;
+/* Copy exactly what a lock names into `dir`: its manifest (held to the
+ * lock's sha256) and each platform's archive (held to the lock's sha256
+ * and size, which must be the manifest's). */
+int cv_mirror_lock(struct cv_remote *r, const char *dir,
+		   const struct cv_lock *lk, const struct cv_mirror_opts *o,
+		   struct cv_err *err);
 /* Re-hash every archive the manifests in `dir` name; *bad counts those
  * whose size or sha256 differ. */
 int cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o,
@@ -1456,6 +1472,7 @@ void cv_checkpoint(const char *name);
 #include "gate.h"
 #include "hook.h"
 #include "local_archive.h"
+#include "lock.h"
 #include "preload.h"
 #include "shim.h"
 #include "uninstall.h"

@@ -283,10 +283,21 @@ cv_index_version(const struct cv_index *ix, size_t i)
 }
 
 static int
-parse_cudnn(void *m, const char *name, const char *data, size_t len,
+parse_cudnn(void *arg, const char *name, const char *data, size_t len,
 	    struct cv_err *err)
 {
-	return cv_manifest_parse(m, name, data, len, err);
+	struct cv_manifest *m = arg;
+	struct cv_sha256 *h;
+	int rc = cv_manifest_parse(m, name, data, len, err);
+
+	if (rc < 0)
+		return rc;
+	/* the bytes a lock file pins the manifest by */
+	h = cv_sha256_new();
+	cv_sha256_update(h, data, len);
+	cv_sha256_final(h, m->sha256);
+	cv_sha256_free(h);
+	return 0;
 }
 
 int

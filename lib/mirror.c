@@ -252,6 +252,20 @@ find_release(struct cv_index *ix, const struct cv_version *spec,
 		want);
 }
 
+/* An empty download cache is no part of the tree. */
+static void
+drop_empty_cache(const char *dir)
+{
+	char *c = cv_path_join(dir, PARTIAL_DIR "/downloads");
+
+	if (rmdir(c) == 0) {
+		free(c);
+		c = cv_path_join(dir, PARTIAL_DIR);
+		rmdir(c);
+	}
+	free(c);
+}
+
 int
 cv_mirror_specs(struct cv_index *ix, const char *dir,
 		const struct cv_version *specs, size_t nspecs,
@@ -335,16 +349,87 @@ cv_mirror_specs(struct cv_index *ix, const char *dir,
 		}
 		cv_manifest_release(&m);
 	}
-	{
-		/* an empty download cache is no part of the tree */
-		char *c = cv_path_join(dir, PARTIAL_DIR "/downloads");
-		if (rmdir(c) == 0) {
-			free(c);
-			c = cv_path_join(dir, PARTIAL_DIR);
-			rmdir(c);
-		}
-		free(c);
+	drop_empty_cache(dir);
+	return rc;
+}
+
+/* The manifest a lock names, fetched and held to the lock's sha256, then
+ * written into dir byte for byte. */
+static int
+lock_manifest(struct cv_remote *r, const char *dir, const struct cv_lock *lk,
+	      struct cv_manifest *m, struct cv_err *err)
+{
+	struct cv_buf raw = CV_BUF_INIT;
+	struct cv_sha256 *h;
+	char *url = cv_manifest_url(cv_remote_mirror(r), lk->manifest_url);
+	char *path = cv_path_join(dir, lk->manifest_url), hex[65];
+	int rc = cv_remote_get(r, url, CV_MANIFEST_MAX_BYTES, &raw, err);
+
+	if (rc == 0) {
+		h = cv_sha256_new();
+		cv_sha256_update(h, raw.buf, raw.len);
+		cv_sha256_final(h, hex);
+		cv_sha256_free(h);
+		if (strcmp(hex, lk->manifest_sha256) != 0)
+			rc = cv_err_set(err, CV_EDATA,
+					"%s: sha256 %s, the lock says %s", url,
+					hex, lk->manifest_sha256);
 	}
+	if (rc == 0 && cv_remote_verify_pins(r))
+		rc = cv_pins_check(lk->manifest_url, raw.buf, raw.len, err);
+	if (rc == 0)
+		rc = cv_manifest_parse(m, lk->manifest_url, raw.buf, raw.len,
+				       err);
+	if (rc == 0 &&
+	    (rc = cv_fs_write_atomic(path, raw.buf, raw.len, 0644, err)) < 0)
+		cv_manifest_release(m);
+	free(url);
+	free(path);
+	cv_buf_release(&raw);
+	return rc;
+}
+
+int
+cv_mirror_lock(struct cv_remote *r, const char *dir, const struct cv_lock *lk,
+	       const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	struct cv_manifest m;
+	int rc;
+
+	if ((rc = cv_fs_mkdirs(dir, 0755, err)) < 0 ||
+	    (rc = lock_manifest(r, dir, lk, &m, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < lk->n && rc == 0; i++) {
+		const struct cv_lock_entry *e = &lk->entries[i];
+		const struct cv_release_file *f = NULL;
+		const char *why;
+		char *dest;
+
+		/* the lock's entry must be the manifest's, byte for byte */
+		for (size_t k = 0; k < m.nfiles && f == NULL; k++)
+			if (strcmp(m.files[k].platform, e->platform) == 0 &&
+			    strcmp(m.files[k].relative_path, e->url) == 0)
+				f = &m.files[k];
+		if (f == NULL || strcmp(f->sha256, e->sha256) != 0 ||
+		    f->size != e->size) {
+			rc = cv_err_set(err, CV_EDATA,
+					"%s: the %s archive %s is not the "
+					"lock's",
+					m.name, e->platform, e->url);
+			break;
+		}
+		if ((why = entry_refused(&m, f)) != NULL) {
+			rc = cv_err_set(err, CV_EDATA, "%s: %s", m.name, why);
+			break;
+		}
+		dest = cv_path_join(dir, f->relative_path);
+		rc = keep_or_fetch(r, dir, &m, f, dest, o, err);
+		if (rc > 0)
+			rc = 0;
+		free(dest);
+	}
+	cv_manifest_release(&m);
+	drop_empty_cache(dir);
 	return rc;
 }
 

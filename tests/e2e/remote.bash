@@ -15,12 +15,13 @@ remote_setup() {
 	log_mark
 }
 
+# mirror_start [MANIFEST...]: the fixture manifests and these.
 mirror_start() {
 	MIRROR_DIR="$BATS_FILE_TMPDIR/mirror"
 	mkdir -p "$MIRROR_DIR"
 	python3 "$FIXTURES/mirror.py" certs "$MIRROR_DIR/certs"
 	python3 "$FIXTURES/mirror.py" build "$MIRROR_DIR/root" \
-		"$FIXTURES"/manifests/*.json
+		"$FIXTURES"/manifests/*.json "$@"
 	python3 "$FIXTURES/mirror.py" serve "$MIRROR_DIR/root" \
 		--cert "$MIRROR_DIR/certs/server.pem" \
 		--key "$MIRROR_DIR/certs/server.key" \

@@ -1,0 +1,421 @@
+/* lock.c: cudnnvm.lock, the file beside a pin that names the exact build
+ * the pin resolved to and, per platform, the archive's path on the mirror,
+ * sha256 and size (doc/SPEC.md "The lock file"). JSON through jansson,
+ * written with sorted keys, two-space indent and a final newline so that
+ * a refresh changes only the lines whose facts changed. The reader is
+ * strict: a hand-edited lock that is not exactly this format is one
+ * CV_EDATA line naming the field, never half-read. This module reads and
+ * writes files only; lock_resolve.c fills a lock from the manifests. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A lock of this size holds every platform many times over; a bigger file
+ * is not one cudnnvm wrote. */
+#define LOCK_MAX_BYTES (64u << 10)
+
+static int
+bad(struct cv_err *err, const char *name, const char *field, const char *what)
+{
+	return cv_err_set(err, CV_EDATA, "%s: %s%s%s", name, field,
+			  *field ? ": " : "", what);
+}
+
+/* Only the keys of the format, each of them. */
+static int
+keys_exactly(json_t *obj, const char *const *keys, const char *name,
+	     const char *where, struct cv_err *err)
+{
+	const char *key;
+	json_t *v;
+	char field[160];
+
+	json_object_foreach(obj, key, v)
+	{
+		size_t i;
+		for (i = 0; keys[i] != NULL; i++)
+			if (strcmp(keys[i], key) == 0)
+				break;
+		if (keys[i] == NULL) {
+			snprintf(field, sizeof field, "%s%s%.40s", where,
+				 *where ? "." : "", key);
+			return bad(err, name, field,
+				   "not a key of the lock format");
+		}
+	}
+	for (size_t i = 0; keys[i] != NULL; i++)
+		if (json_object_get(obj, keys[i]) == NULL) {
+			snprintf(field, sizeof field, "%s%s%s", where,
+				 *where ? "." : "", keys[i]);
+			return bad(err, name, field, "missing");
+		}
+	return 0;
+}
+
+static int
+get_string(json_t *obj, const char *key, char *out, size_t n, const char *name,
+	   const char *where, struct cv_err *err)
+{
+	json_t *v = json_object_get(obj, key);
+	char field[160];
+
+	snprintf(field, sizeof field, "%s%s%s", where, *where ? "." : "", key);
+	if (!json_is_string(v))
+		return bad(err, name, field, "expected a string");
+	if (json_string_length(v) >= n ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return bad(err, name, field, "too long");
+	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
+static int
+sha256_ok(const char *s)
+{
+	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
+}
+
+/* A path on the mirror: the manifest reader's own rule. */
+static int
+path_ok(const char *s, const char *name, const char *field, struct cv_err *err)
+{
+	struct cv_err why = CV_ERR_INIT;
+
+	if (cv_manifest_check_path(s, &why) < 0)
+		return bad(err, name, field, why.msg);
+	return 0;
+}
+
+static int
+parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v,
+	    const char *name, struct cv_err *err)
+{
+	static const char *const keys[] = { "deps", "sha256", "size", "url",
+					    NULL };
+	char where[64], field[96];
+	json_t *size;
+	int r;
+
+	snprintf(where, sizeof where, "platforms.%s", platform);
+	if (!json_is_object(v))
+		return bad(err, name, where, "expected an object");
+	if ((r = keys_exactly(v, keys, name, where, err)) < 0)
+		return r;
+	memset(e, 0, sizeof *e);
+	snprintf(e->platform, sizeof e->platform, "%s", platform);
+	if ((r = get_string(v, "url", e->url, sizeof e->url, name, where,
+			    err)) < 0 ||
+	    (r = get_string(v, "sha256", e->sha256, sizeof e->sha256, name,
+			    where, err)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.url", where);
+	if ((r = path_ok(e->url, name, field, err)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.sha256", where);
+	if (!sha256_ok(e->sha256))
+		return bad(err, name, field,
+			   "expected 64 lower-case hex digits");
+	size = json_object_get(v, "size");
+	snprintf(field, sizeof field, "%s.size", where);
+	if (!json_is_integer(size) || json_integer_value(size) <= 0 ||
+	    (unsigned long long)json_integer_value(size) > CV_ARCHIVE_MAX_BYTES)
+		return bad(err, name, field, "expected a byte count");
+	e->size = (uint64_t)json_integer_value(size);
+	snprintf(field, sizeof field, "%s.deps", where);
+	if (!json_is_array(json_object_get(v, "deps")))
+		return bad(err, name, field, "expected an array");
+	/* the dependencies are not locked by this format version yet: a
+	 * lock that names some was written by a newer cudnnvm */
+	if (json_array_size(json_object_get(v, "deps")) != 0)
+		return bad(err, name, field,
+			   "this cudnnvm locks no dependencies; upgrade "
+			   "cudnnvm");
+	return 0;
+}
+
+static int
+parse_platforms(struct cv_lock *lk, json_t *pv, const char *name,
+		struct cv_err *err)
+{
+	const char *key;
+	json_t *v;
+	int r;
+
+	if (!json_is_object(pv) || json_object_size(pv) == 0)
+		return bad(err, name, "platforms",
+			   "expected an object with at least one platform");
+	json_object_foreach(pv, key, v)
+	{
+		char field[96];
+
+		snprintf(field, sizeof field, "platforms.%.40s", key);
+		if (!cv_platform_valid(key))
+			return bad(err, name, field,
+				   "not a platform (linux-x86_64, linux-sbsa, "
+				   "linux-aarch64, windows-x86_64)");
+		if (lk->n >= CV_LOCK_MAX_PLATFORMS)
+			return bad(err, name, "platforms", "too many");
+		if ((r = parse_entry(&lk->entries[lk->n], key, v, name, err)) <
+		    0)
+			return r;
+		lk->n++;
+	}
+	return 0;
+}
+
+static int
+parse_manifest(struct cv_lock *lk, json_t *mv, const char *name,
+	       struct cv_err *err)
+{
+	static const char *const keys[] = { "sha256", "url", NULL };
+	size_t n;
+	int r;
+
+	if (!json_is_object(mv))
+		return bad(err, name, "manifest", "expected an object");
+	if ((r = keys_exactly(mv, keys, name, "manifest", err)) < 0 ||
+	    (r = get_string(mv, "url", lk->manifest_url,
+			    sizeof lk->manifest_url, name, "manifest", err)) <
+		    0 ||
+	    (r = get_string(mv, "sha256", lk->manifest_sha256,
+			    sizeof lk->manifest_sha256, name, "manifest",
+			    err)) < 0)
+		return r;
+	n = strlen(lk->manifest_url);
+	if ((r = path_ok(lk->manifest_url, name, "manifest.url", err)) < 0)
+		return r;
+	/* a manifest sits at the top of the tree, as NVIDIA's do */
+	if (strchr(lk->manifest_url, '/') != NULL ||
+	    strncmp(lk->manifest_url, "redistrib_", 10) != 0 || n < 16 ||
+	    strcmp(lk->manifest_url + n - 5, ".json") != 0)
+		return bad(err, name, "manifest.url",
+			   "expected redistrib_<version>.json");
+	if (!sha256_ok(lk->manifest_sha256))
+		return bad(err, name, "manifest.sha256",
+			   "expected 64 lower-case hex digits");
+	return 0;
+}
+
+/* spec, id and source, and that the id is a build of the spec. */
+static int
+parse_names(struct cv_lock *lk, json_t *root, const char *name,
+	    struct cv_err *err)
+{
+	int r;
+
+	if ((r = get_string(root, "spec", lk->spec, sizeof lk->spec, name, "",
+			    err)) < 0 ||
+	    (r = get_string(root, "id", lk->id, sizeof lk->id, name, "", err)) <
+		    0 ||
+	    (r = get_string(root, "source", lk->source, sizeof lk->source, name,
+			    "", err)) < 0)
+		return r;
+	if (cv_version_parse(&lk->spec_v, lk->spec, NULL) < 0)
+		return bad(err, name, "spec", "not a version spec");
+	if (cv_install_id_parse(&lk->id_v, lk->id, NULL) < 0)
+		return bad(err, name, "id",
+			   "expected an install id like 9.13.0.50-cuda12");
+	if (!cv_version_matches(&lk->spec_v, &lk->id_v))
+		return bad(err, name, "id", "not a build of the locked spec");
+	if (strcmp(lk->source, "nvidia") != 0)
+		return bad(err, name, "source", "expected \"nvidia\"");
+	return 0;
+}
+
+int
+cv_lock_parse(struct cv_lock *lk, const char *name, const char *data,
+	      size_t len, struct cv_err *err)
+{
+	static const char *const keys[] = { "format",    "id",     "manifest",
+					    "platforms", "source", "spec",
+					    NULL };
+	json_error_t je;
+	json_t *root, *fmt;
+	int r;
+
+	memset(lk, 0, sizeof *lk);
+	if (len > LOCK_MAX_BYTES)
+		return cv_err_set(err, CV_EDATA,
+				  "%s: larger than %u bytes; not a lock file",
+				  name, LOCK_MAX_BYTES);
+	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL)
+		return cv_err_set(err, CV_EDATA,
+				  "%s: invalid JSON at line %d: %s", name,
+				  je.line, je.text);
+	if (!json_is_object(root)) {
+		r = bad(err, name, "", "expected an object at the top");
+		goto out;
+	}
+	fmt = json_object_get(root, "format");
+	if (json_is_integer(fmt) && json_integer_value(fmt) > CV_LOCK_FORMAT) {
+		r = cv_err_set(err, CV_EDATA,
+			       "%s: format %lld is newer than this cudnnvm "
+			       "reads (%d); upgrade cudnnvm",
+			       name, (long long)json_integer_value(fmt),
+			       CV_LOCK_FORMAT);
+		goto out;
+	}
+	if ((r = keys_exactly(root, keys, name, "", err)) < 0)
+		goto out;
+	if (!json_is_integer(fmt) ||
+	    json_integer_value(fmt) != CV_LOCK_FORMAT) {
+		r = bad(err, name, "format", "expected 1");
+		goto out;
+	}
+	if ((r = parse_names(lk, root, name, err)) < 0 ||
+	    (r = parse_manifest(lk, json_object_get(root, "manifest"), name,
+				err)) < 0 ||
+	    (r = parse_platforms(lk, json_object_get(root, "platforms"), name,
+				 err)) < 0)
+		goto out;
+	r = 0;
+out:
+	json_decref(root);
+	if (r < 0)
+		memset(lk, 0, sizeof *lk);
+	return r;
+}
+
+int
+cv_lock_read(const char *path, struct cv_lock *lk, struct cv_err *err)
+{
+	char *buf = xmalloc(LOCK_MAX_BYTES + 2);
+	ssize_t n = cv_fs_read_head(AT_FDCWD, path, 1, buf, LOCK_MAX_BYTES + 2);
+	int r;
+
+	memset(lk, 0, sizeof *lk);
+	if (n < 0) {
+		int e = errno;
+		free(buf);
+		if (e == ENOENT)
+			return cv_err_set(err, CV_ENOTFOUND, "no %s", path);
+		errno = e;
+		if (e == EINVAL || e == ELOOP)
+			return cv_err_set(err, CV_EDATA,
+					  "%s: not a regular file", path);
+		return cv_err_errno(
+			err, e == EACCES ? CV_EPERM : cv_code_from_errno(e),
+			"cannot read %s", path);
+	}
+	r = cv_lock_parse(lk, path, buf, (size_t)n, err);
+	free(buf);
+	return r;
+}
+
+static json_t *
+entry_json(const struct cv_lock_entry *e)
+{
+	return json_pack("{s:[], s:s, s:I, s:s}", "deps", "sha256", e->sha256,
+			 "size", (json_int_t)e->size, "url", e->url);
+}
+
+char *
+cv_lock_text(const struct cv_lock *lk)
+{
+	json_t *plats = json_object(), *root;
+	char *s, *out;
+
+	for (size_t i = 0; i < lk->n; i++)
+		json_object_set_new(plats, lk->entries[i].platform,
+				    entry_json(&lk->entries[i]));
+	root = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:s, s:s}", "format",
+			 CV_LOCK_FORMAT, "id", lk->id, "manifest", "sha256",
+			 lk->manifest_sha256, "url", lk->manifest_url,
+			 "platforms", plats, "source", lk->source, "spec",
+			 lk->spec);
+	if (root == NULL)
+		abort(); /* only out of memory: the fields are strings */
+	s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(root);
+	if (s == NULL)
+		abort();
+	out = xasprintf("%s\n", s);
+	free(s);
+	return out;
+}
+
+int
+cv_lock_write(const char *path, const struct cv_lock *lk, struct cv_err *err)
+{
+	char *text = cv_lock_text(lk);
+	int r = cv_fs_write_atomic(path, text, strlen(text), 0644, err);
+
+	free(text);
+	return r;
+}
+
+void
+cv_lock_path(const char *pin_file, char out[4096])
+{
+	const char *slash = strrchr(pin_file, '/');
+
+	if (slash == NULL)
+		snprintf(out, 4096, "%s", CV_LOCK_FILE);
+	else
+		snprintf(out, 4096, "%.*s/%s", (int)(slash - pin_file),
+			 pin_file, CV_LOCK_FILE);
+}
+
+int
+cv_lock_matches(const struct cv_lock *lk, const struct cv_version *pin)
+{
+	char want[64];
+
+	cv_version_format_id(pin, want, sizeof want);
+	return strcmp(want, lk->spec) == 0 &&
+	       cv_version_matches(pin, &lk->id_v);
+}
+
+const struct cv_lock_entry *
+cv_lock_entry(const struct cv_lock *lk, const char *platform)
+{
+	for (size_t i = 0; i < lk->n; i++)
+		if (strcmp(lk->entries[i].platform, platform) == 0)
+			return &lk->entries[i];
+	return NULL;
+}
+
+int
+cv_lock_add(struct cv_lock *lk, const struct cv_lock_entry *e)
+{
+	struct cv_lock_entry *have =
+		(struct cv_lock_entry *)cv_lock_entry(lk, e->platform);
+	size_t at;
+
+	if (have != NULL) {
+		*have = *e;
+		return 0;
+	}
+	if (lk->n >= CV_LOCK_MAX_PLATFORMS)
+		return -1;
+	/* in the file's order (sorted keys), so every listing agrees */
+	for (at = lk->n;
+	     at > 0 && strcmp(lk->entries[at - 1].platform, e->platform) > 0;
+	     at--)
+		lk->entries[at] = lk->entries[at - 1];
+	lk->entries[at] = *e;
+	lk->n++;
+	return 0;
+}
+
+void
+cv_lock_platforms(const struct cv_lock *lk, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	if (n)
+		buf[0] = '\0';
+	for (size_t i = 0; i < lk->n && len < n; i++) {
+		int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "",
+				 lk->entries[i].platform);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}

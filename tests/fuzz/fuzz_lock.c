@@ -1,0 +1,190 @@
+/* fuzz_lock.c: cudnnvm.lock (cv_lock_parse) on any bytes.
+ *
+ * Oracles: errors are one line with code CV_EDATA; the reader accepts
+ * exactly what a second reading of the format, written here from
+ * doc/SPEC.md and doc/cudnnvm.lock.schema.json with jansson alone, accepts;
+ * and what it accepts is written back (cv_lock_text) to a text that parses
+ * to the same lock and is written the same way again. */
+#include "fuzz.h"
+
+#include <jansson.h>
+
+static const char *const top_keys[] = { "format",    "id",     "manifest",
+					"platforms", "source", "spec" };
+static const char *const entry_keys[] = { "deps", "sha256", "size", "url" };
+static const char *const platform_names[] = { "linux-x86_64", "linux-sbsa",
+					      "linux-aarch64",
+					      "windows-x86_64" };
+
+/* Exactly these keys. */
+static int
+has_keys(json_t *o, const char *const *keys, size_t n)
+{
+	if (!json_is_object(o) || json_object_size(o) != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (json_object_get(o, keys[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* A string without NUL shorter than cap, or NULL. */
+static const char *
+str(json_t *o, const char *key, size_t cap)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v) || json_string_length(v) >= cap ||
+	    memchr(json_string_value(v), '\0', json_string_length(v)) != NULL)
+		return NULL;
+	return json_string_value(v);
+}
+
+/* The path rule of the schema: relative, printable ASCII without
+ * %\?#:@, no empty, "." or ".." segment. */
+static int
+rel_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= 512 || s[0] == '/' || s[n - 1] == '/')
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || strchr("%\\?#:@", *p) != NULL)
+			return 0;
+	for (const char *seg = s; seg != NULL;) {
+		const char *end = strchr(seg, '/');
+		size_t len = end ? (size_t)(end - seg) : strlen(seg);
+		if (len == 0 || (len == 1 && seg[0] == '.') ||
+		    (len == 2 && seg[0] == '.' && seg[1] == '.'))
+			return 0;
+		seg = end ? end + 1 : NULL;
+	}
+	return 1;
+}
+
+static int
+entry_ok(json_t *e)
+{
+	const char *url = str(e, "url", 512), *sha = str(e, "sha256", 65);
+	json_t *size = json_object_get(e, "size"),
+	       *deps = json_object_get(e, "deps");
+
+	return has_keys(e, entry_keys, 4) && url != NULL && rel_path(url) &&
+	       sha != NULL && fuzz_lower_hex64(sha) && json_is_integer(size) &&
+	       json_integer_value(size) >= 1 &&
+	       json_integer_value(size) <= (json_int_t)(64LL << 30) &&
+	       json_is_array(deps) && json_array_size(deps) == 0;
+}
+
+static int
+platforms_ok(json_t *p)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(p) || json_object_size(p) == 0)
+		return 0;
+	json_object_foreach(p, key, v)
+	{
+		int known = 0;
+		for (size_t i = 0; i < 4; i++)
+			known |= strcmp(key, platform_names[i]) == 0;
+		if (!known || !entry_ok(v))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+manifest_ok(json_t *m)
+{
+	const char *url = str(m, "url", 128), *sha = str(m, "sha256", 65);
+	size_t n = url ? strlen(url) : 0;
+
+	return has_keys(m, (const char *const[]){ "sha256", "url" }, 2) &&
+	       url != NULL && sha != NULL && fuzz_lower_hex64(sha) &&
+	       rel_path(url) && strchr(url, '/') == NULL && n >= 16 &&
+	       strncmp(url, "redistrib_", 10) == 0 &&
+	       strcmp(url + n - 5, ".json") == 0;
+}
+
+static int
+oracle(const uint8_t *data, size_t size)
+{
+	json_t *root = json_loadb((const char *)data, size,
+				  JSON_REJECT_DUPLICATES, NULL);
+	struct cv_version spec, id;
+	const char *s, *i, *src;
+	int ok;
+
+	if (root == NULL)
+		return 0;
+	s = str(root, "spec", 64);
+	i = str(root, "id", 64);
+	src = str(root, "source", 16);
+	ok = size <= (64u << 10) && has_keys(root, top_keys, 6) &&
+	     json_is_integer(json_object_get(root, "format")) &&
+	     json_integer_value(json_object_get(root, "format")) == 1 &&
+	     s != NULL && i != NULL && src != NULL &&
+	     strcmp(src, "nvidia") == 0 &&
+	     cv_version_parse(&spec, s, NULL) == 0 &&
+	     cv_install_id_parse(&id, i, NULL) == 0 &&
+	     cv_version_matches(&spec, &id) &&
+	     manifest_ok(json_object_get(root, "manifest")) &&
+	     platforms_ok(json_object_get(root, "platforms"));
+	json_decref(root);
+	return ok;
+}
+
+static void
+same_lock(const struct cv_lock *a, const struct cv_lock *b)
+{
+	FUZZ_CHECK(strcmp(a->spec, b->spec) == 0 && strcmp(a->id, b->id) == 0 &&
+			   strcmp(a->source, b->source) == 0 &&
+			   strcmp(a->manifest_url, b->manifest_url) == 0 &&
+			   strcmp(a->manifest_sha256, b->manifest_sha256) ==
+				   0 &&
+			   a->n == b->n,
+		   "round trip changed %s / %s", a->id, b->id);
+	for (size_t k = 0; k < a->n; k++) {
+		const struct cv_lock_entry *x = &a->entries[k],
+					   *y = cv_lock_entry(b, x->platform);
+		FUZZ_CHECK(y != NULL && strcmp(x->url, y->url) == 0 &&
+				   strcmp(x->sha256, y->sha256) == 0 &&
+				   x->size == y->size,
+			   "round trip changed %s", x->platform);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_lock lk, again;
+	char *text, *text2;
+	int rc = cv_lock_parse(&lk, "cudnnvm.lock", (const char *)data, size,
+			       &err);
+	int want = oracle(data, size);
+
+	fuzz_check_err(rc, &err);
+	FUZZ_CHECK(rc == 0 || rc == CV_EDATA, "returned %d (%s)", rc, err.msg);
+	FUZZ_CHECK((rc == 0) == want, "reader %s, the format %s (%s)",
+		   rc == 0 ? "accepts" : "refuses",
+		   want ? "allows it" : "does not", err.msg);
+	if (rc != 0)
+		return 0;
+	text = cv_lock_text(&lk);
+	FUZZ_CHECK(cv_lock_parse(&again, "again", text, strlen(text), &err) ==
+			   0,
+		   "its own text is refused: %s", err.msg);
+	same_lock(&lk, &again);
+	text2 = cv_lock_text(&again);
+	FUZZ_CHECK(strcmp(text, text2) == 0, "written differently twice");
+	FUZZ_CHECK(text[strlen(text) - 1] == '\n' &&
+			   strncmp(text, "{\n  \"format\": 1,\n", 17) == 0,
+		   "not sorted, indented and newline-terminated: %s", text);
+	free(text);
+	free(text2);
+	return 0;
+}
