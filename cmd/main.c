@@ -166,8 +166,6 @@ dispatch(int argc, char **argv, char **given)
 	struct cmd_ctx ctx;
 	int want_help = 0, want_version = 0, r;
 
-	if (getenv("NO_COLOR") != NULL)
-		cmd_g.color = 0;
 	r = take_globals(&argc, argv, &want_help, &want_version);
 	if (r)
 		return r;

@@ -1,4 +1,4 @@
-/* ui.c: error lines, notes and the progress bar. */
+/* ui.c: error lines, notes, colour and the progress bar. */
 #include "ui.h"
 #include "cmd.h"
 
@@ -59,6 +59,74 @@ ui_put_escaped(FILE *f, const char *text)
 	}
 }
 
+#define RED    "\033[31m"
+#define YELLOW "\033[33m"
+#define GREEN  "\033[32m"
+#define CYAN   "\033[36m"
+#define BOLD   "\033[1m"
+#define RESET  "\033[0m"
+
+static int
+env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0';
+}
+
+int
+ui_color(FILE *f)
+{
+	const char *term = getenv("TERM"), *force = getenv("CLICOLOR_FORCE");
+
+	/* no-color.org: a user's NO_COLOR outranks a program's
+	 * CLICOLOR_FORCE */
+	if (!cmd_g.color || env_set("NO_COLOR"))
+		return 0;
+	if (env_set("CLICOLOR_FORCE") && strcmp(force, "0") != 0)
+		return 1;
+	return isatty(fileno(f)) &&
+	       !(term != NULL && strcmp(term, "dumb") == 0);
+}
+
+/* text between esc and RESET when f is coloured, in one of a few
+ * buffers that each thread reuses in turn */
+static const char *
+paint_as(FILE *f, const char *text, const char *esc)
+{
+	static _Thread_local char ring[8][64];
+	static _Thread_local unsigned next;
+	char *out;
+
+	if (esc == NULL || !ui_color(f) ||
+	    strlen(text) + strlen(esc) + sizeof RESET > sizeof ring[0])
+		return text;
+	out = ring[next++ % 8];
+	snprintf(out, sizeof ring[0], "%s%s%s", esc, text, RESET);
+	return out;
+}
+
+const char *
+ui_paint(FILE *f, const char *word)
+{
+	static const struct {
+		const char *word, *esc;
+	} paints[] = {
+		{ "error", BOLD RED }, { "fail", RED },   { "warning", YELLOW },
+		{ "skip", YELLOW },    { "pass", GREEN }, { "ok", GREEN },
+		{ "info", CYAN },      { "hint", CYAN },  { "*", BOLD GREEN },
+		{ ">", BOLD GREEN },
+	};
+	size_t len = strcspn(word, ":");
+
+	/* "warning:" is painted as "warning" */
+	for (size_t i = 0; i < sizeof paints / sizeof *paints; i++)
+		if (strncmp(word, paints[i].word, len) == 0 &&
+		    paints[i].word[len] == '\0')
+			return paint_as(f, word, paints[i].esc);
+	return word;
+}
+
 static void
 vline_to(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
@@ -92,9 +160,12 @@ void
 ui_error(const char *fmt, ...)
 {
 	va_list ap;
+	char prefix[64];
 
+	snprintf(prefix, sizeof prefix, "%s ",
+		 paint_as(stderr, "cudnnvm:", BOLD RED));
 	va_start(ap, fmt);
-	vline("cudnnvm: ", fmt, ap);
+	vline(prefix, fmt, ap);
 	va_end(ap);
 }
 
@@ -110,7 +181,8 @@ ui_hints(const struct cv_err *err)
 		char line[CV_ERR_HINTSIZE];
 
 		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		fputs("hint: ", stderr);
+		fputs(ui_paint(stderr, "hint:"), stderr);
+		fputc(' ', stderr);
 		ui_put_escaped(stderr, line);
 		fputc('\n', stderr);
 		p += len + (nl != NULL);
@@ -181,9 +253,12 @@ void
 ui_warn(const char *fmt, ...)
 {
 	va_list ap;
+	char prefix[96];
 
+	snprintf(prefix, sizeof prefix, "cudnnvm: %s ",
+		 ui_paint(stderr, "warning:"));
 	va_start(ap, fmt);
-	vnote("cudnnvm: warning: ", fmt, ap);
+	vnote(prefix, fmt, ap);
 	va_end(ap);
 }
 

@@ -7,6 +7,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Colour: whether output to f is coloured, the one place that decides.
+ * Never with --no-color or a non-empty NO_COLOR; else always with a
+ * non-empty CLICOLOR_FORCE other than "0"; else when f is a terminal whose
+ * TERM is not "dumb". */
+int ui_color(FILE *f);
+/* `word` as it is written to f: painted by what it says when f is
+ * coloured ("error", "fail" red; "warning", "skip" yellow; "pass", "ok"
+ * green; "info", "hint" cyan; the list marks "*" and ">" bold green),
+ * else as it is. The text stays valid until the 8th next call. */
+const char *ui_paint(FILE *f, const char *word);
 /* Write text with control characters and non-UTF-8 bytes as \xNN. */
 void ui_put_escaped(FILE *f, const char *text);
 /* Print one line on f, formatted and escaped (a newline in the text is
