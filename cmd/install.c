@@ -180,6 +180,55 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	return cv_resolve_fresh(ix, req, res, err);
 }
 
+/* The download's fetcher, wrapped so that a terminal sees what is fetched
+ * only once the install opens it: a version already here (in this store
+ * or the system's) and a verified archive in the cache fetch nothing and
+ * show nothing. */
+struct shown_fetch {
+	struct cv_fetcher inner;
+	struct cv_download *dl;
+	const struct cv_resolved *res;
+};
+
+static int
+shown_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct shown_fetch *w = arg;
+	const char *file = w->res->art.filename, *slash;
+	char *host;
+	int r = w->inner.open(w->inner.arg, src, err);
+
+	if (r < 0 || cmd_g.quiet || !ui_is_tty() ||
+	    !cv_download_fetching(w->dl))
+		return r;
+	slash = strrchr(w->res->url, '/');
+	if (!*file && slash != NULL)
+		file = slash + 1;
+	ui_download_begin(file, w->res->art.size);
+	host = cv_url_host(w->res->url);
+	cv_download_progress(w->dl, ui_progress, NULL);
+	ui_progress_watch(cv_download_received, w->dl, w->res->art.size, host);
+	free(host);
+	return r;
+}
+
+static void
+shown_close(void *arg, int ok)
+{
+	struct shown_fetch *w = arg;
+
+	w->inner.close(w->inner.arg, ok);
+	ui_progress_done();
+}
+
+static uint64_t
+shown_size(void *arg)
+{
+	struct shown_fetch *w = arg;
+
+	return w->inner.size ? w->inner.size(w->inner.arg) : 0;
+}
+
 /* Download, verify and install res in one pass. A damaged cached
  * download is dropped and fetched once more. */
 static int
@@ -190,6 +239,7 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 	const struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
 	struct cv_download *dl = NULL;
+	struct shown_fetch shown;
 	struct cv_fetcher fetch;
 	int r;
 
@@ -203,12 +253,13 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 					 cv_store_cache_dir(a->ctx->st),
 					 cfg->keep_archives, err)) < 0)
 			return r;
-		if (!cmd_g.quiet && ui_is_tty()) {
-			cv_download_progress(dl, ui_progress, NULL);
-			ui_progress_watch(cv_download_received, dl,
-					  res->art.size);
-		}
-		cv_download_fetcher(dl, &fetch);
+		cv_download_fetcher(dl, &shown.inner);
+		shown.dl = dl;
+		shown.res = res;
+		fetch.open = shown_open;
+		fetch.close = shown_close;
+		fetch.arg = &shown;
+		fetch.size = shown.inner.size ? shown_size : NULL;
 		r = cv_store_install(a->ctx->st, &res->art, &fetch, &opts,
 				     already, err);
 		ui_progress_done();
@@ -247,7 +298,8 @@ install_remote(const struct install_args *a)
 	struct cv_resolve_req req;
 	struct cv_version spec;
 	struct sigaction sa, old;
-	char id[64];
+	const char *from;
+	char id[64], *host;
 	int r, already = 0, cuda = 0, source = -1;
 
 	memset(&res, 0, sizeof res);
@@ -276,7 +328,16 @@ install_remote(const struct install_args *a)
 	req.cuda = cuda ? cuda : cfg->cuda;
 	req.platform = a->platform ? a->platform : cfg->platform;
 	req.any_gpu = a->force;
-	if ((r = resolve(a, &req, source, &rem, &ix, &res, &err)) == 0) {
+	if (source != CV_SOURCE_PYPI ||
+	    cv_pypi_index(cfg, a->mirror, &from, &err) < 0)
+		from = a->mirror ? a->mirror : cfg->mirror;
+	err = (struct cv_err)CV_ERR_INIT;
+	host = cv_url_host(from);
+	ui_wait_begin("%s to answer (the release listing and manifest)", host);
+	free(host);
+	r = resolve(a, &req, source, &rem, &ix, &res, &err);
+	ui_wait_end();
+	if (r == 0) {
 		cv_version_format_id(&res.art.version, id, sizeof id);
 		if (cmd_g.verbose)
 			ui_note("%s resolves to cuDNN %s for %s: %s (%llu "

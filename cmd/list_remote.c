@@ -20,6 +20,9 @@ show(void *arg, const struct cv_build *b)
 	struct listing *l = arg;
 	char size[32], gpu[32] = "";
 
+	/* the first row ends the wait for the network */
+	ui_wait_end();
+
 	json_t *fits =
 		json_pack("{s:o,s:s}", "ok",
 			  b->fits < 0 ? json_null() : json_boolean(b->fits),
@@ -196,7 +199,8 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_builds_req req;
 	struct listing l = { NULL, 0 };
 	struct args a;
-	char platform[32];
+	const char *from;
+	char platform[32], *host;
 	int r, bad = 0, shown;
 
 	memset(&a, 0, sizeof a);
@@ -218,8 +222,15 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	req.build = show;
 	req.skipped = skipped;
 	req.arg = &l;
+	if (!l.pypi || cv_pypi_index(&ctx->cfg, NULL, &from, &err) < 0)
+		from = ctx->cfg.mirror;
+	err = (struct cv_err)CV_ERR_INIT;
+	host = cv_url_host(from);
+	ui_wait_begin("%s to answer (its release listing)", host);
+	free(host);
 	shown = l.pypi ? cv_builds_pypi(&ctx->cfg, ctx->st, &req, &err)
 		       : cv_builds_nvidia(&ctx->cfg, ctx->st, &req, &bad, &err);
+	ui_wait_end();
 	r = shown < 0 ? cmd_fail(&err) : finish(&a, &l, platform, shown, bad);
 	json_decref(l.arr);
 	return r;

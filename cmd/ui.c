@@ -341,6 +341,9 @@ static struct {
 	atomic_int stop;
 	uint64_t (*count)(void *);
 	void *arg;
+	/* whom it waits for while no byte has come (see draw) */
+	char from[128];
+	uint64_t first;
 } pg = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void
@@ -385,6 +388,15 @@ draw(double t)
 	double rate = sample_rate(t, pg.done);
 	char d[32], tot[32], r[32], eta[16];
 
+	/* a host that accepted and sends nothing would leave a still 0 %
+	 * bar until the timeout: after a second, say whom it waits for */
+	if (pg.from[0] && pg.done == pg.first && t - pg.start >= 1.0) {
+		fprintf(stderr, "\rwaiting for %s to answer (%d s) \033[K",
+			pg.from, (int)(t - pg.start));
+		pg.drawn = 1;
+		pg.last = t;
+		return;
+	}
 	human(d, sizeof d, (double)pg.done);
 	if (rate >= 0) {
 		human(r, sizeof r, rate);
@@ -451,7 +463,8 @@ watch_thread(void *unused)
 }
 
 void
-ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total)
+ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total,
+		  const char *from)
 {
 	if (cmd_g.quiet || !ui_is_tty() || pg.watching)
 		return;
@@ -459,6 +472,8 @@ ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total)
 	pg.arg = arg;
 	pg.total = total;
 	pg.start = now_seconds();
+	pg.first = pg.done = count(arg);
+	snprintf(pg.from, sizeof pg.from, "%s", from ? from : "");
 	atomic_store(&pg.stop, 0);
 	if (pthread_create(&pg.th, NULL, watch_thread, NULL) == 0)
 		pg.watching = 1;
@@ -485,7 +500,76 @@ ui_progress_done(void)
 		fputs("\n", stderr);
 	pg.drawn = 0;
 	pg.start = pg.last = 0;
-	pg.done = pg.total = 0;
+	pg.done = pg.total = pg.first = 0;
 	pg.head = pg.n = 0;
+	pg.from[0] = '\0';
 	pthread_mutex_unlock(&pg.mu);
+}
+
+void
+ui_download_begin(const char *file, uint64_t size)
+{
+	char text[32];
+
+	if (cmd_g.quiet || !ui_is_tty())
+		return;
+	if (size == 0) {
+		ui_note("downloading %s", file);
+		return;
+	}
+	human(text, sizeof text, (double)size);
+	ui_note("downloading %s (%s)", file, text);
+}
+
+/* ---- a wait with nothing to show -------------------------------------- */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t th;
+	int running, ended;
+	char what[256];
+} wt = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void *
+wait_thread(void *unused)
+{
+	struct timespec until;
+
+	(void)unused;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&wt.mu);
+	while (!wt.ended && pthread_cond_timedwait(&wt.cv, &wt.mu, &until) == 0)
+		;
+	if (!wt.ended)
+		ui_note("cudnnvm: waiting for %s", wt.what);
+	pthread_mutex_unlock(&wt.mu);
+	return NULL;
+}
+
+void
+ui_wait_begin(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_g.quiet || !ui_is_tty() || wt.running)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(wt.what, sizeof wt.what, fmt, ap);
+	va_end(ap);
+	wt.ended = 0;
+	wt.running = pthread_create(&wt.th, NULL, wait_thread, NULL) == 0;
+}
+
+void
+ui_wait_end(void)
+{
+	if (!wt.running)
+		return;
+	pthread_mutex_lock(&wt.mu);
+	wt.ended = 1;
+	pthread_cond_signal(&wt.cv);
+	pthread_mutex_unlock(&wt.mu);
+	pthread_join(wt.th, NULL);
+	wt.running = 0;
 }

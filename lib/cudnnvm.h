@@ -600,6 +600,12 @@ void cv_download_fetcher(struct cv_download *d, struct cv_fetcher *f);
 void cv_download_progress(struct cv_download *d,
 			  void (*fn)(void *, uint64_t, uint64_t),
 			  void *payload);
+/* Once open: 1 when bytes are fetched over the network (0 when the cache
+ * holds them all). */
+int cv_download_fetching(const struct cv_download *d);
+/* "host:port" of url, without its credentials (a file:// URL: its path),
+ * for saying whom a command waits for; malloc'd. */
+char *cv_url_host(const char *url);
 /* 1 when the bytes came (partly) from a cached partial or archive. */
 int cv_download_used_cache(const struct cv_download *d);
 /* Bytes of the archive received so far (from any thread; `d` is a struct
