@@ -257,7 +257,7 @@ const struct cmd_spec cmd_table[] = {
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
-	  NULL, list_remote_opts, CMD_K_NONE, NULL, CMD_STORE },
+	  NULL, list_remote_opts, CMD_K_REMOTE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",
 	  NULL, use_opts, CMD_K_INSTALLED, NULL, 0 },

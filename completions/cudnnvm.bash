@@ -122,6 +122,7 @@ _cudnnvm() {
 	case $cmd in
 	install) _cudnnvm_offer remote ;;
 	uninstall) _cudnnvm_offer installed ;;
+	list-remote) _cudnnvm_offer remote ;;
 	use) _cudnnvm_offer installed ;;
 	global) _cudnnvm_offer installed ;;
 	shell) _cudnnvm_offer installed ;;

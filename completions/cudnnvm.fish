@@ -74,6 +74,7 @@ complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l platform -x -d 'o
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l source -x -a 'nvidia pypi' -d 'nvidia (the redist mirror) or pypi (wheels)'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l json -d 'machine-readable output'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l refresh -d 're-read the mirror\'s index now'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands --remote-versions 2>/dev/null)'
 complete -c cudnnvm -n '__cudnnvm_is use' -l cuda -x -d 'the build for CUDA major N (as <spec>-cudaN)'
 complete -c cudnnvm -n '__cudnnvm_is use' -l force -d 'pin even when validation or a framework says no'
 complete -c cudnnvm -n '__cudnnvm_is use' -l no-validate -d 'do not validate before pinning'
