@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const struct cmd_opt *
@@ -85,6 +86,17 @@ take(struct cmd_opts *o, char *a)
 				break;
 		if (d != NULL && d->name == NULL)
 			d = NULL;
+	}
+	if (d == NULL && !ambiguous && a[1] == '-') {
+		/* the command's own, else a global one misspelt after it */
+		char name[64], near[64], after[96] = "";
+		snprintf(name, sizeof name, "%.*s", len - 2, a + 2);
+		if (cmd_suggest_option(opts, name, near, sizeof near) ||
+		    cmd_suggest_option(cmd_global_opts, name, near,
+				       sizeof near))
+			snprintf(after, sizeof after, " (did you mean '%s'?)",
+				 near);
+		return option_error(o, "unknown option ", a, len, after);
 	}
 	if (d == NULL)
 		return option_error(

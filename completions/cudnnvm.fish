@@ -44,7 +44,7 @@ complete -c cudnnvm -n 'not __cudnnvm_cmd' -a '(command cudnnvm commands --descr
 complete -c cudnnvm -n '__cudnnvm_exec_command' -a '(__fish_complete_command)'
 complete -c cudnnvm -n '__cudnnvm_after_dashdash; and not __cudnnvm_exec_command' -F
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -s h -l help -d 'usage; after a command, its usage and options'
-complete -c cudnnvm -n 'not __cudnnvm_cmd' -l version -d 'the version of cudnnvm'
+complete -c cudnnvm -n 'not __cudnnvm_cmd' -s V -l version -d 'the version of cudnnvm, its commit and libraries (as \'version\')'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -s q -l quiet -d 'print nothing but errors and requested output'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -s v -l verbose -d 'say more about what is done'
 complete -c cudnnvm -n 'not __cudnnvm_cmd' -l store -x -a '(__fish_complete_directories)' -d 'use the store in DIR'

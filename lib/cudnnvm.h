@@ -11,6 +11,29 @@
 #include <time.h>
 
 #define CV_VERSION_STRING "0.1.0"
+/* buildinfo.c: the commit the binaries were built from ("unknown" outside
+ * a git checkout, unless make was given COMMIT=), and "inih 55, jansson
+ * 2.14, libcurl ..., libarchive ..., OpenSSL ..., liblzma ..., libdeflate
+ * ...": the libraries' versions it was built against. */
+const char *cv_build_commit(void);
+const char *cv_build_libraries(void);
+
+/* suggest.c: "did you mean": the known name closest to a mistyped one,
+ * when it is close enough to be what was meant.
+ *
+ *	struct cv_suggest s = CV_SUGGEST_INIT("mirrror");
+ *	cv_suggest_consider(&s, "mirror"); ...
+ *	near = cv_suggest_result(&s);   (NULL: none is close) */
+struct cv_suggest {
+	const char *typed, *best;
+	size_t dist;
+};
+#define CV_SUGGEST_INIT(typed)            \
+	{                                 \
+		(typed), NULL, (size_t)-1 \
+	}
+void cv_suggest_consider(struct cv_suggest *s, const char *name);
+const char *cv_suggest_result(const struct cv_suggest *s);
 
 /* ---- err.c: errors as values ------------------------------------------ */
 
