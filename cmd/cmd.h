@@ -129,6 +129,12 @@ int cmd_opts_next(struct cmd_opts *o);
  * status of the usage error an option is. */
 int cmd_opts_none(int *argc, char ***argv);
 
+/* The source install and list-remote read from: --source (source_s),
+ * else pypi when --index names an index, else the configuration's; 0, or
+ * the exit status of a usage error (--index with nvidia, --mirror with
+ * pypi: each names the other option). */
+int cmd_source_of(const char *cmd, const char *source_s, const char *mirror,
+		  const char *index, int configured, int *source);
 /* 1 when help and the completions list the global option d among c's: its
  * usage line names it (install's --no-wait) and c has no option of that
  * name (install's --version V). */

@@ -20,7 +20,8 @@ struct install_args {
 	const char *version;  /* --version V */
 	const char *cuda;     /* --cuda N */
 	const char *platform; /* --platform P */
-	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
+	const char *mirror;   /* --mirror URL: NVIDIA's redist mirror */
+	const char *index;    /* --index URL: the simple index of pypi */
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, refresh;
 	unsigned jobs; /* --jobs N; 0: [install] threads */
@@ -128,17 +129,14 @@ on_sigint(int sig)
 	errno = saved;
 }
 
-/* The remote form's arguments: the spec, --source, --cuda, --platform. */
+/* The remote form's arguments: the spec, --cuda, --platform. */
 static int
-remote_args(const struct install_args *a, struct cv_version *spec, int *cuda,
-	    int *source)
+remote_args(const struct install_args *a, struct cv_version *spec, int *cuda)
 {
 	struct cv_err err = CV_ERR_INIT;
 
 	if (cv_spec_parse(spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
-	if (a->source != NULL && cv_source_parse(a->source, source, &err) < 0)
-		return cmd_usage_error("install", "%s", err.msg);
 	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
@@ -167,8 +165,8 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
 		 * the hash in the stream and the publish are the archive's */
-		if ((r = cv_pypi_index(cfg, a->mirror, &index, err)) < 0 ||
-		    (r = cv_remote_new(rem, cfg, index, err)) < 0)
+		if ((r = cv_pypi_index(cfg, a->index, &index, err)) < 0 ||
+		    (r = cv_remote_new_index(rem, cfg, index, err)) < 0)
 			return r;
 		return cv_pypi_resolve(*rem, cv_remote_mirror(*rem), req, res,
 				       err);
@@ -303,11 +301,11 @@ install_remote(const struct install_args *a)
 	int r, already = 0, cuda = 0, source = -1;
 
 	memset(&res, 0, sizeof res);
-	if ((r = remote_args(a, &spec, &cuda, &source)) != 0 ||
-	    (r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
+	if ((r = remote_args(a, &spec, &cuda)) != 0 ||
+	    (r = cmd_need(a->ctx, CMD_STORE_RW)) != 0 ||
+	    (r = cmd_source_of("install", a->source, a->mirror, a->index,
+			       cfg->source, &source)) != 0)
 		return r;
-	if (source < 0)
-		source = cfg->source;
 	/* A full install id already here (its CUDA major in the spec or
 	 * from --cuda) needs no network at all. */
 	if (!a->force && spec.nparts == 4 && (spec.cuda || cuda)) {
@@ -329,7 +327,7 @@ install_remote(const struct install_args *a)
 	req.platform = a->platform ? a->platform : cfg->platform;
 	req.any_gpu = a->force;
 	if (source != CV_SOURCE_PYPI ||
-	    cv_pypi_index(cfg, a->mirror, &from, &err) < 0)
+	    cv_pypi_index(cfg, a->index, &from, &err) < 0)
 		from = a->mirror ? a->mirror : cfg->mirror;
 	err = (struct cv_err)CV_ERR_INIT;
 	host = cv_url_host(from);
@@ -543,6 +541,9 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			break;
 		case 'm':
 			a->mirror = o.arg;
+			break;
+		case 'I':
+			a->index = o.arg;
 			break;
 		case 'S':
 			a->source = o.arg;

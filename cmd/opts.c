@@ -156,6 +156,31 @@ cmd_opts_none(int *argc, char ***argv)
 }
 
 int
+cmd_source_of(const char *cmd, const char *source_s, const char *mirror,
+	      const char *index, int configured, int *source)
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	*source = -1;
+	if (source_s != NULL && cv_source_parse(source_s, source, &err) < 0)
+		return cmd_usage_error(cmd, "%s", err.msg);
+	/* as pip's --index-url: naming an index asks for its wheels */
+	if (*source < 0)
+		*source = index != NULL ? CV_SOURCE_PYPI : configured;
+	if (index != NULL && *source != CV_SOURCE_PYPI)
+		return cmd_usage_error(cmd,
+				       "--index names the package index of "
+				       "--source pypi; NVIDIA's redist mirror "
+				       "is --mirror URL");
+	if (mirror != NULL && *source == CV_SOURCE_PYPI)
+		return cmd_usage_error(cmd,
+				       "--mirror names NVIDIA's redist mirror; "
+				       "the package index of --source pypi is "
+				       "--index URL");
+	return 0;
+}
+
+int
 cmd_activation_opts(int argc, char **argv, struct cmd_activation *a)
 {
 	struct cmd_opts o;

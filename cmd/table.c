@@ -66,8 +66,11 @@ static const struct cmd_opt install_opts[] = {
 	     "nvidia (the redist mirror) or pypi (NVIDIA's nvidia-cudnn-cuN "
 	     "wheels on [remote] index)"),
 	VALUE('m', "mirror", "URL",
-	      "redist mirror (https:// or file://); with --source pypi, the "
-	      "simple index"),
+	      "NVIDIA's redist mirror (https:// or file://) instead of "
+	      "[remote] mirror"),
+	VALUE('I', "index", "URL",
+	      "the PyPI simple index (.../simple/) instead of [remote] index, "
+	      "as pip's --index-url; implies --source pypi"),
 	KIND('a', "archive", "FILE", CMD_K_FILE, NULL,
 	     "install a local NVIDIA archive or wheel (.whl; needs --sha256)"),
 	VALUE('x', "sha256", "HEX", "expected sha256 of --archive"),
@@ -100,6 +103,11 @@ static const struct cmd_opt list_remote_opts[] = {
 	VALUE('p', "platform", "P", "only builds for this platform"),
 	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
 	     "nvidia (the redist mirror) or pypi (wheels)"),
+	VALUE('m', "mirror", "URL",
+	      "NVIDIA's redist mirror instead of [remote] mirror"),
+	VALUE('I', "index", "URL",
+	      "the PyPI simple index instead of [remote] index; implies "
+	      "--source pypi"),
 	FLAG('j', "json", "machine-readable output"),
 	FLAG('r', "refresh", "re-read the mirror's index now"),
 	END,
@@ -245,7 +253,7 @@ static const struct cmd_opt probe_opts[] = {
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
 	  "  <spec>            default: the version pinned for this folder\n",
 	  install_opts, CMD_K_REMOTE, NULL, 0 },
@@ -257,7 +265,7 @@ const struct cmd_spec cmd_table[] = {
 	  CMD_STORE | CMD_READS_STATE },
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
-	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
+	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--json] [--refresh]",
 	  NULL, list_remote_opts, CMD_K_REMOTE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",

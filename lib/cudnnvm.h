@@ -605,6 +605,11 @@ struct cv_remote; /* opaque */
  * timeout and retries. Only https:// mirrors, or file:// ones. */
 int cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 		  const char *mirror, struct cv_err *err);
+/* The same for the simple index of source = pypi (`index`, never NULL):
+ * its messages call it the index. One [remote] ca_file, proxy, timeout
+ * and retries serve both: a site's private CA signs both its hosts. */
+int cv_remote_new_index(struct cv_remote **out, const struct cv_config *cfg,
+			const char *index, struct cv_err *err);
 void cv_remote_free(struct cv_remote *r);
 const char *cv_remote_mirror(const struct cv_remote *r);
 /* Async-signal-safe: abort transfers in flight with CV_EINTR. */
