@@ -253,7 +253,7 @@ static const struct cmd_opt probe_opts[] = {
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
 	  "  <spec>            default: the version pinned for this folder\n",
 	  install_opts, CMD_K_REMOTE, NULL, 0 },
@@ -275,7 +275,7 @@ const struct cmd_spec cmd_table[] = {
 	  "[--no-validate]",
 	  NULL, global_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
-	  "shell <spec> [--cuda N] | --unset", NULL, shell_opts,
+	  "shell <spec> [--cuda N] [--force] [--no-validate] | --unset", NULL, shell_opts,
 	  CMD_K_INSTALLED, NULL, 0 },
 	{ "current", cmd_current, "show the active version and why",
 	  "current [--json]", NULL, json_opts, CMD_K_NONE, NULL,
