@@ -83,7 +83,7 @@ ui_color(FILE *f)
 	 * CLICOLOR_FORCE */
 	if (!cmd_g.color || env_set("NO_COLOR"))
 		return 0;
-	if (env_set("CLICOLOR_FORCE") && strcmp(force, "0") != 0)
+	if (force != NULL && *force != '\0' && strcmp(force, "0") != 0)
 		return 1;
 	return isatty(fileno(f)) &&
 	       !(term != NULL && strcmp(term, "dumb") == 0);
