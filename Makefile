@@ -80,6 +80,20 @@ $(BUILD)/%.o: %.c
 $(BUILD)/cmd/table-front.o: cmd/table.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DCUDNNVM_FRONT -c -o $@ $<
+# `cudnnvm version`: the commit (make COMMIT=... where there is no git
+# checkout, as in a release tarball) and inih's version (its header has
+# none). build/commit changes only when the commit does, so that a build
+# of the same tree relinks nothing.
+COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
+	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo -dirty)
+$(BUILD)/commit: FORCE
+	@mkdir -p $(@D)
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' >$@
+$(BUILD)/lib/buildinfo.o: $(BUILD)/commit
+$(BUILD)/lib/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"' \
+	-DCV_INIH_VERSION='"$(shell pkg-config --modversion inih 2>/dev/null)"'
+.PHONY: FORCE
+FORCE:
 # where an installed front binary looks for the helper when it is not at
 # ../libexec/cudnnvm/ beside it
 $(BUILD)/cmd/handoff.o: ALL_CFLAGS += -DCV_LIBEXECDIR='"$(LIBEXECDIR)"'

@@ -129,6 +129,12 @@ int cmd_opts_next(struct cmd_opts *o);
  * status of the usage error an option is. */
 int cmd_opts_none(int *argc, char ***argv);
 
+/* The source install and list-remote read from: --source (source_s),
+ * else pypi when --index names an index, else the configuration's; 0, or
+ * the exit status of a usage error (--index with nvidia, --mirror with
+ * pypi: each names the other option). */
+int cmd_source_of(const char *cmd, const char *source_s, const char *mirror,
+		  const char *index, int configured, int *source);
 /* 1 when help and the completions list the global option d among c's: its
  * usage line names it (install's --no-wait) and c has no option of that
  * name (install's --version V). */
@@ -138,6 +144,9 @@ int cmd_lists_global(const struct cmd_spec *c, const struct cmd_opt *d);
 void cmd_print_help(FILE *out, const struct cmd_spec *c);
 /* `cudnnvm --help` and `cudnnvm help`: the global options and commands. */
 void cmd_print_main_help(FILE *out);
+/* `cudnnvm version`, `--version` and `-V`: "cudnnvm <version>", then
+ * "commit: <commit>" and "libraries: inih N, jansson N, ...". */
+void cmd_print_version(FILE *out);
 
 extern const struct cmd_spec cmd_table[];
 /* 1 in cudnnvm-helper, 0 in the front binary (see cmd/table.c) */
@@ -153,9 +162,14 @@ extern const struct cmd_alias cmd_aliases[];
 /* The alias of `command`, or NULL. */
 const char *cmd_alias_of(const char *command);
 /* The command name or alias closest to a mistyped `typed`, when it is
- * close enough to be what was meant; else NULL. */
-#define CMD_NAME_MAX 32
+ * close enough to be what was meant (or the command another tool's word
+ * means: remove -> uninstall); else NULL. */
 const char *cmd_suggest(const char *typed);
+/* The option of opts a mistyped long option `typed` (without "--") was
+ * meant to be, written to out as it should be typed ("--cuda 12" for
+ * --cuda12, "--refresh" for --refesh): 1, or 0 when none is close. */
+int cmd_suggest_option(const struct cmd_opt *opts, const char *typed, char *out,
+		       size_t n);
 /* The help's command list, each alias beside its command. */
 void cmd_list_commands(FILE *out);
 
@@ -209,6 +223,7 @@ int cmd_use(int, char **, struct cmd_ctx *);
 int cmd_validate(int, char **, struct cmd_ctx *);
 int cmd_validate_probe(int, char **, struct cmd_ctx *);
 int cmd_venv(int, char **, struct cmd_ctx *);
+int cmd_version(int, char **, struct cmd_ctx *);
 int cmd_which(int, char **, struct cmd_ctx *);
 
 #endif

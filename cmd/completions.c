@@ -104,6 +104,40 @@ put_flags(const char *open, const char *close)
 	printf("\t\tesac\n");
 }
 
+/* 'OPT:HELP' for zsh's _describe: a single-quoted word, ' as '\'' */
+static void
+put_zsh_described(const struct cmd_opt *d)
+{
+	printf(" '--%s:", d->name);
+	for (const char *p = d->help ? d->help : ""; *p; p++)
+		if (*p == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*p);
+	putchar('\'');
+}
+
+/* zsh: the options of each visible command with their help, for
+ * _describe */
+static void
+put_zsh_flags(void)
+{
+	printf("\t\tcase $cmd in\n");
+	for (const struct cmd_spec *c = cmd_table; c->name; c++) {
+		if (c->flags & CMD_HIDDEN || c->opts == NULL)
+			continue;
+		printf("\t\t%s) flags=(", c->name);
+		for (const struct cmd_opt *d = c->opts; d->name; d++)
+			if (!(d->flags & CMD_OPT_HIDDEN))
+				put_zsh_described(d);
+		for (const struct cmd_opt *d = cmd_global_opts; d->name; d++)
+			if (cmd_lists_global(c, d))
+				put_zsh_described(d);
+		printf(" ) ;;\n");
+	}
+	printf("\t\tesac\n");
+}
+
 /* the global options, each after `sep` */
 static void
 put_global_flags(const char *first, const char *sep)
@@ -260,9 +294,12 @@ put_zsh(void)
 	put_values("${words[CURRENT-1]}");
 	printf("\tif [[ -z $cmd ]]; then\n"
 	       "\t\tif [[ ${words[CURRENT]} == -* ]]; then\n"
-	       "\t\t\tcompadd --");
-	put_global_flags(" ", " ");
-	printf("\n\t\telse\n"
+	       "\t\t\tflags=(");
+	for (const struct cmd_opt *d = cmd_global_opts; d->name; d++)
+		put_zsh_described(d);
+	printf(" )\n"
+	       "\t\t\t_describe -t options 'cudnnvm option' flags\n"
+	       "\t\telse\n"
 	       "\t\t\tcmds=(${(f)\"$(command cudnnvm commands --describe 2>/dev/null)\"})\n"
 	       "\t\t\tcmds=(${cmds//$'\\t'/:})\n"
 	       "\t\t\t_describe -t commands 'cudnnvm command' cmds\n"
@@ -270,8 +307,8 @@ put_zsh(void)
 	       "\t\treturn\n"
 	       "\tfi\n"
 	       "\tif [[ ${words[CURRENT]} == -* ]]; then\n");
-	put_flags("flags=(", ")");
-	printf("\t\tcompadd -a flags\n"
+	put_zsh_flags();
+	printf("\t\t_describe -t options 'option' flags\n"
 	       "\t\treturn\n"
 	       "\tfi\n");
 	put_operands();

@@ -84,7 +84,8 @@ print_text(const char *root, const char *active, const struct cv_finding *f,
 	ui_print(stdout, "active: %s", active ? active : "(none)");
 	for (size_t i = 0; i < n; i++) {
 		putchar('\n');
-		ui_print(stdout, "%s: %s", level_name(f[i].level), f[i].what);
+		fputs(ui_paint(stdout, level_name(f[i].level)), stdout);
+		ui_print(stdout, ": %s", f[i].what);
 		if (*f[i].why)
 			ui_print(stdout, "  why: %s", f[i].why);
 		if (*f[i].fix)

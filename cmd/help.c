@@ -113,6 +113,27 @@ cmd_help(int argc, char **argv, struct cmd_ctx *ctx)
 	return 0;
 }
 
+void
+cmd_print_version(FILE *out)
+{
+	fprintf(out, "cudnnvm %s\ncommit: %s\nlibraries: %s\n",
+		CV_VERSION_STRING, cv_build_commit(), cv_build_libraries());
+}
+
+int
+cmd_version(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	int r = cmd_opts_none(&argc, &argv);
+
+	(void)ctx;
+	if (r != 0)
+		return r;
+	if (argc > 1)
+		return cmd_usage_error("version", "unexpected '%s'", argv[1]);
+	cmd_print_version(stdout);
+	return 0;
+}
+
 /* `commands --options`: "<command> --<option>" a line, global ones as
  * "cudnnvm --<option>" (short forms too), " hidden" after those help
  * leaves out: what tests/e2e/docs.bats holds the man page to. */

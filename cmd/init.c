@@ -23,14 +23,22 @@ cmd_init(int argc, char **argv, struct cmd_ctx *ctx)
 	/* the hook names this binary by its absolute path */
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	if (argc != 2)
-		r = cmd_usage_error("init", "expected a shell name");
+	/* no name: the shell running cudnnvm, as env guesses it (the one
+	 * of `eval "$(cudnnvm init)"` is the parent) */
+	sh = argc == 2 ? -1 : cv_shell_guess();
+	if (argc > 2)
+		r = cmd_usage_error("init", "expected one shell name");
+	else if (sh == CV_SHELL_SH)
+		r = cmd_usage_error("init",
+				    "cannot tell which shell runs cudnnvm; "
+				    "name it (bash, zsh, fish, tcsh or "
+				    "powershell)");
 	else if (n <= 0) {
 		cv_err_set(
 			&err, CV_EIO,
 			"cannot find the cudnnvm binary (/proc/self/exe); mount /proc and retry");
 		r = cmd_fail(&err);
-	} else if (cv_shell_parse(argv[1], &sh, &err) < 0 ||
+	} else if ((argc == 2 && cv_shell_parse(argv[1], &sh, &err) < 0) ||
 		   cv_shell_init_script(out, sh, exe, &err) < 0)
 		r = cmd_fail(&err); /* both fail with CV_EUSAGE: 64 */
 	else

@@ -20,10 +20,11 @@ struct install_args {
 	const char *version;  /* --version V */
 	const char *cuda;     /* --cuda N */
 	const char *platform; /* --platform P */
-	const char *mirror;   /* --mirror URL (with --source pypi: the index) */
+	const char *mirror;   /* --mirror URL: NVIDIA's redist mirror */
+	const char *index;    /* --index URL: the simple index of pypi */
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, refresh;
-	int deps; /* --deps: enum cv_deps_mode; -1: [install] deps */
+	int deps;           /* --deps: enum cv_deps_mode; -1: [install] deps */
 	int locked, frozen; /* --locked, --frozen */
 	unsigned jobs;      /* --jobs N; 0: [install] threads */
 	struct cmd_ctx *ctx;
@@ -130,17 +131,14 @@ on_sigint(int sig)
 	errno = saved;
 }
 
-/* The remote form's arguments: the spec, --source, --cuda, --platform. */
+/* The remote form's arguments: the spec, --cuda, --platform. */
 static int
-remote_args(const struct install_args *a, struct cv_version *spec, int *cuda,
-	    int *source)
+remote_args(const struct install_args *a, struct cv_version *spec, int *cuda)
 {
 	struct cv_err err = CV_ERR_INIT;
 
 	if (cv_spec_parse(spec, a->spec, &err) < 0)
 		return cmd_fail(&err);
-	if (a->source != NULL && cv_source_parse(a->source, source, &err) < 0)
-		return cmd_usage_error("install", "%s", err.msg);
 	if (a->cuda != NULL && cv_cuda_major_parse(a->cuda, cuda) < 0)
 		return cmd_usage_error("install",
 				       "--cuda needs a CUDA major such as 12");
@@ -169,8 +167,8 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
 		 * the hash in the stream and the publish are the archive's */
-		if ((r = cv_pypi_index(cfg, a->mirror, &index, err)) < 0 ||
-		    (r = cv_remote_new(rem, cfg, index, err)) < 0)
+		if ((r = cv_pypi_index(cfg, a->index, &index, err)) < 0 ||
+		    (r = cv_remote_new_index(rem, cfg, index, err)) < 0)
 			return r;
 		return cv_pypi_resolve(*rem, cv_remote_mirror(*rem), req, res,
 				       err);
@@ -209,9 +207,8 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	memset(&req, 0, sizeof req);
 	req.st = a->ctx->st;
 	req.cfg = cfg;
-	req.cudnn_mirror = a->source == NULL || strcmp(a->source, "pypi") != 0
-				   ? a->mirror
-				   : NULL;
+	/* --mirror names NVIDIA's redist mirror only (--index the index) */
+	req.cudnn_mirror = a->mirror;
 	req.version = v;
 	req.pypi_index = pypi_index;
 	req.platform = platform;
@@ -259,7 +256,7 @@ deps_for_installed(const struct install_args *a, const char *id)
 		return 0;
 	/* a wheel's dependencies from the same index, when one is set */
 	if (strcmp(inst.origin, "pypi") != 0 ||
-	    cv_pypi_index(&a->ctx->cfg, a->mirror, &index, NULL) < 0)
+	    cv_pypi_index(&a->ctx->cfg, a->index, &index, NULL) < 0)
 		index = NULL;
 	if ((r = ensure_deps(a, &inst.version, inst.platform, index, deps, &n,
 			     &held, &err)) == 0)
@@ -274,6 +271,55 @@ deps_for_installed(const struct install_args *a, const char *id)
 	return 0;
 }
 
+/* The download's fetcher, wrapped so that a terminal sees what is fetched
+ * only once the install opens it: a version already here (in this store
+ * or the system's) and a verified archive in the cache fetch nothing and
+ * show nothing. */
+struct shown_fetch {
+	struct cv_fetcher inner;
+	struct cv_download *dl;
+	const struct cv_resolved *res;
+};
+
+static int
+shown_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct shown_fetch *w = arg;
+	const char *file = w->res->art.filename, *slash;
+	char *host;
+	int r = w->inner.open(w->inner.arg, src, err);
+
+	if (r < 0 || cmd_g.quiet || !ui_is_tty() ||
+	    !cv_download_fetching(w->dl))
+		return r;
+	slash = strrchr(w->res->url, '/');
+	if (!*file && slash != NULL)
+		file = slash + 1;
+	ui_download_begin(file, w->res->art.size);
+	host = cv_url_host(w->res->url);
+	cv_download_progress(w->dl, ui_progress, NULL);
+	ui_progress_watch(cv_download_received, w->dl, w->res->art.size, host);
+	free(host);
+	return r;
+}
+
+static void
+shown_close(void *arg, int ok)
+{
+	struct shown_fetch *w = arg;
+
+	w->inner.close(w->inner.arg, ok);
+	ui_progress_done();
+}
+
+static uint64_t
+shown_size(void *arg)
+{
+	struct shown_fetch *w = arg;
+
+	return w->inner.size ? w->inner.size(w->inner.arg) : 0;
+}
+
 /* Download, verify and install res in one pass. A damaged cached
  * download is dropped and fetched once more. */
 static int
@@ -285,6 +331,7 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 	const struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
 	struct cv_download *dl = NULL;
+	struct shown_fetch shown;
 	struct cv_fetcher fetch;
 	int r;
 
@@ -300,12 +347,13 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 					 cv_store_cache_dir(a->ctx->st),
 					 cfg->keep_archives, err)) < 0)
 			return r;
-		if (!cmd_g.quiet && ui_is_tty()) {
-			cv_download_progress(dl, ui_progress, NULL);
-			ui_progress_watch(cv_download_received, dl,
-					  res->art.size);
-		}
-		cv_download_fetcher(dl, &fetch);
+		cv_download_fetcher(dl, &shown.inner);
+		shown.dl = dl;
+		shown.res = res;
+		fetch.open = shown_open;
+		fetch.close = shown_close;
+		fetch.arg = &shown;
+		fetch.size = shown.inner.size ? shown_size : NULL;
 		r = cv_store_install(a->ctx->st, &res->art, &fetch, &opts,
 				     already, err);
 		ui_progress_done();
@@ -346,15 +394,16 @@ install_remote(const struct install_args *a)
 	struct sigaction sa, old;
 	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_deps_held held = { { 0 }, 0 };
-	char id[64];
+	const char *from;
+	char id[64], *host;
 	int r, already = 0, cuda = 0, source = -1, ndeps = 0;
 
 	memset(&res, 0, sizeof res);
-	if ((r = remote_args(a, &spec, &cuda, &source)) != 0 ||
-	    (r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
+	if ((r = remote_args(a, &spec, &cuda)) != 0 ||
+	    (r = cmd_need(a->ctx, CMD_STORE_RW)) != 0 ||
+	    (r = cmd_source_of("install", a->source, a->mirror, a->index,
+			       cfg->source, &source)) != 0)
 		return r;
-	if (source < 0)
-		source = cfg->source;
 	/* A full install id already here (its CUDA major in the spec or
 	 * from --cuda) needs no network at all. */
 	if (!a->force && spec.nparts == 4 && (spec.cuda || cuda)) {
@@ -375,7 +424,16 @@ install_remote(const struct install_args *a)
 	req.cuda = cuda ? cuda : cfg->cuda;
 	req.platform = a->platform ? a->platform : cfg->platform;
 	req.any_gpu = a->force;
-	if ((r = resolve(a, &req, source, &rem, &ix, &res, &err)) == 0) {
+	if (source != CV_SOURCE_PYPI ||
+	    cv_pypi_index(cfg, a->index, &from, &err) < 0)
+		from = a->mirror ? a->mirror : cfg->mirror;
+	err = (struct cv_err)CV_ERR_INIT;
+	host = cv_url_host(from);
+	ui_wait_begin("%s to answer (the release listing and manifest)", host);
+	free(host);
+	r = resolve(a, &req, source, &rem, &ix, &res, &err);
+	ui_wait_end();
+	if (r == 0) {
 		cv_version_format_id(&res.art.version, id, sizeof id);
 		if (cmd_g.verbose)
 			ui_note("%s resolves to cuDNN %s for %s: %s (%llu "
@@ -711,6 +769,9 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			break;
 		case 'm':
 			a->mirror = o.arg;
+			break;
+		case 'I':
+			a->index = o.arg;
 			break;
 		case 'S':
 			a->source = o.arg;

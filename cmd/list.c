@@ -62,10 +62,12 @@ print_text(const struct cv_store *st, const struct cv_installed *all, size_t n,
 
 	for (size_t i = 0; i < n; i++) {
 		char *dir = cv_store_dir(st, all[i].id);
-		printf("%c%c %-20s %-15s ",
-		       strcmp(active, all[i].id) == 0 ? '>' : ' ',
-		       strcmp(global, all[i].id) == 0 ? '*' : ' ', all[i].id,
-		       all[i].platform);
+		printf("%s%s %-20s %-15s ",
+		       ui_paint(stdout,
+				strcmp(active, all[i].id) == 0 ? ">" : " "),
+		       ui_paint(stdout,
+				strcmp(global, all[i].id) == 0 ? "*" : " "),
+		       all[i].id, all[i].platform);
 		if (two)
 			printf("%-7s", cv_store_kind_name(all[i].store));
 		/* an archive is the usual case; a wheel says so */

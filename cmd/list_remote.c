@@ -20,6 +20,9 @@ show(void *arg, const struct cv_build *b)
 	struct listing *l = arg;
 	char size[32], gpu[32] = "";
 
+	/* the first row ends the wait for the network */
+	ui_wait_end();
+
 	json_t *fits =
 		json_pack("{s:o,s:s}", "ok",
 			  b->fits < 0 ? json_null() : json_boolean(b->fits),
@@ -74,7 +77,8 @@ skipped(void *arg, const struct cv_err *why)
 }
 
 struct args {
-	const char *platform, *spec_s;
+	const char *platform, *spec_s, *source_s;
+	const char *mirror, *index; /* --mirror, --index */
 	struct cv_version spec;
 	int cuda, json, refresh, source;
 };
@@ -82,9 +86,7 @@ struct args {
 static int
 parse(int argc, char **argv, struct args *a)
 {
-	struct cv_err err = CV_ERR_INIT;
 	struct cmd_opts o;
-	const char *source_s = NULL;
 	int c;
 
 	cmd_opts_init(&o, argc, argv);
@@ -101,12 +103,14 @@ parse(int argc, char **argv, struct args *a)
 		else if (c == 'r')
 			a->refresh = 1;
 		else if (c == 'S')
-			source_s = o.arg;
+			a->source_s = o.arg;
+		else if (c == 'm')
+			a->mirror = o.arg;
+		else if (c == 'I')
+			a->index = o.arg;
 	}
 	if (c < 0)
 		return o.status;
-	if (source_s != NULL && cv_source_parse(source_s, &a->source, &err) < 0)
-		return cmd_usage_error("list-remote", "%s", err.msg);
 	if (argc - o.ind > 1)
 		return cmd_usage_error("list-remote", "give at most one spec");
 	a->spec_s = o.ind < argc ? argv[o.ind] : NULL;
@@ -196,7 +200,8 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_builds_req req;
 	struct listing l = { NULL, 0 };
 	struct args a;
-	char platform[32];
+	const char *from;
+	char platform[32], *host;
 	int r, bad = 0, shown;
 
 	memset(&a, 0, sizeof a);
@@ -206,20 +211,30 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	if (a.spec_s != NULL && (r = take_spec(&a)) != 0)
 		return r;
 	if ((r = cmd_need(ctx, CMD_STORE)) != 0 ||
+	    (r = cmd_source_of("list-remote", a.source_s, a.mirror, a.index,
+			       ctx->cfg.source, &a.source)) != 0 ||
 	    (r = choose_platform(&ctx->cfg, a.platform, platform)) != 0)
 		return r;
-	l.pypi = (a.source < 0 ? ctx->cfg.source : a.source) == CV_SOURCE_PYPI;
+	l.pypi = a.source == CV_SOURCE_PYPI;
 	l.arr = a.json ? json_array() : NULL;
 	memset(&req, 0, sizeof req);
 	req.spec = a.spec_s != NULL ? &a.spec : NULL;
 	req.cuda = a.cuda;
 	req.platform = platform;
 	req.refresh = a.refresh;
+	req.from = l.pypi ? a.index : a.mirror;
 	req.build = show;
 	req.skipped = skipped;
 	req.arg = &l;
+	if (!l.pypi || cv_pypi_index(&ctx->cfg, a.index, &from, &err) < 0)
+		from = a.mirror ? a.mirror : ctx->cfg.mirror;
+	err = (struct cv_err)CV_ERR_INIT;
+	host = cv_url_host(from);
+	ui_wait_begin("%s to answer (its release listing)", host);
+	free(host);
 	shown = l.pypi ? cv_builds_pypi(&ctx->cfg, ctx->st, &req, &err)
 		       : cv_builds_nvidia(&ctx->cfg, ctx->st, &req, &bad, &err);
+	ui_wait_end();
 	r = shown < 0 ? cmd_fail(&err) : finish(&a, &l, platform, shown, bad);
 	json_decref(l.arr);
 	return r;

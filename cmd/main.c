@@ -158,6 +158,23 @@ finish(int status)
 	return status;
 }
 
+/* An option before the command that no global option is. */
+static int
+unknown_global(const char *a)
+{
+	char name[64], near[64];
+
+	if (a[1] != '-')
+		return cmd_usage_error(NULL, "unknown option '%s'", a);
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(a + 2, "="), a + 2);
+	if (cmd_suggest_option(cmd_global_opts, name, near, sizeof near))
+		return cmd_usage_error(NULL,
+				       "unknown option '%s' (did you mean "
+				       "'%s'?)",
+				       a, near);
+	return cmd_usage_error(NULL, "unknown option '%s'", a);
+}
+
 /* given: argv as main received it, for the helper. */
 static int
 dispatch(int argc, char **argv, char **given)
@@ -166,13 +183,11 @@ dispatch(int argc, char **argv, char **given)
 	struct cmd_ctx ctx;
 	int want_help = 0, want_version = 0, r;
 
-	if (getenv("NO_COLOR") != NULL)
-		cmd_g.color = 0;
 	r = take_globals(&argc, argv, &want_help, &want_version);
 	if (r)
 		return r;
 	if (want_version && argc == 1) {
-		printf("cudnnvm %s\n", CV_VERSION_STRING);
+		cmd_print_version(stdout);
 		return finish(0);
 	}
 	if (argc < 2) {
@@ -180,6 +195,8 @@ dispatch(int argc, char **argv, char **given)
 		return want_help ? finish(0) : 64;
 	}
 	cmd = cmd_find(argv[1]);
+	if (cmd == NULL && argv[1][0] == '-')
+		return unknown_global(argv[1]);
 	if (cmd == NULL) {
 		const char *near = cmd_suggest(argv[1]);
 		if (near != NULL)

@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const struct cmd_opt *
@@ -86,6 +87,17 @@ take(struct cmd_opts *o, char *a)
 		if (d != NULL && d->name == NULL)
 			d = NULL;
 	}
+	if (d == NULL && !ambiguous && a[1] == '-') {
+		/* the command's own, else a global one misspelt after it */
+		char name[64], near[64], after[96] = "";
+		snprintf(name, sizeof name, "%.*s", len - 2, a + 2);
+		if (cmd_suggest_option(opts, name, near, sizeof near) ||
+		    cmd_suggest_option(cmd_global_opts, name, near,
+				       sizeof near))
+			snprintf(after, sizeof after, " (did you mean '%s'?)",
+				 near);
+		return option_error(o, "unknown option ", a, len, after);
+	}
 	if (d == NULL)
 		return option_error(
 			o, ambiguous ? "ambiguous option " : "unknown option ",
@@ -140,6 +152,31 @@ cmd_opts_none(int *argc, char ***argv)
 		return o.status;
 	*argc -= o.ind - 1;
 	*argv += o.ind - 1;
+	return 0;
+}
+
+int
+cmd_source_of(const char *cmd, const char *source_s, const char *mirror,
+	      const char *index, int configured, int *source)
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	*source = -1;
+	if (source_s != NULL && cv_source_parse(source_s, source, &err) < 0)
+		return cmd_usage_error(cmd, "%s", err.msg);
+	/* as pip's --index-url: naming an index asks for its wheels */
+	if (*source < 0)
+		*source = index != NULL ? CV_SOURCE_PYPI : configured;
+	if (index != NULL && *source != CV_SOURCE_PYPI)
+		return cmd_usage_error(cmd,
+				       "--index names the package index of "
+				       "--source pypi; NVIDIA's redist mirror "
+				       "is --mirror URL");
+	if (mirror != NULL && *source == CV_SOURCE_PYPI)
+		return cmd_usage_error(cmd,
+				       "--mirror names NVIDIA's redist mirror; "
+				       "the package index of --source pypi is "
+				       "--index URL");
 	return 0;
 }
 

@@ -3,7 +3,6 @@
  * completions and the man page check all read this table. */
 #include "cmd.h"
 
-#include <stdint.h>
 #include <string.h>
 
 /* A command that downloads, hashes or unpacks needs libcurl, libarchive or
@@ -43,7 +42,9 @@ const int cmd_is_helper = 1;
 const struct cmd_opt cmd_global_opts[] = {
 	{ 'h', "help", 'h', NULL, CMD_K_NONE, NULL,
 	  "usage; after a command, its usage and options", 0 },
-	FLAG('V', "version", "the version of cudnnvm"),
+	{ 'V', "version", 'V', NULL, CMD_K_NONE, NULL,
+	  "the version of cudnnvm, its commit and libraries (as 'version')",
+	  0 },
 	{ 'q', "quiet", 'q', NULL, CMD_K_NONE, NULL,
 	  "print nothing but errors and requested output", 0 },
 	{ 'v', "verbose", 'v', NULL, CMD_K_NONE, NULL,
@@ -65,8 +66,11 @@ static const struct cmd_opt install_opts[] = {
 	     "nvidia (the redist mirror) or pypi (NVIDIA's nvidia-cudnn-cuN "
 	     "wheels on [remote] index)"),
 	VALUE('m', "mirror", "URL",
-	      "redist mirror (https:// or file://); with --source pypi, the "
-	      "simple index"),
+	      "NVIDIA's redist mirror (https:// or file://) instead of "
+	      "[remote] mirror"),
+	VALUE('I', "index", "URL",
+	      "the PyPI simple index (.../simple/) instead of [remote] index, "
+	      "as pip's --index-url; implies --source pypi"),
 	KIND('a', "archive", "FILE", CMD_K_FILE, NULL,
 	     "install a local NVIDIA archive or wheel (.whl; needs --sha256)"),
 	VALUE('x', "sha256", "HEX", "expected sha256 of --archive"),
@@ -108,6 +112,11 @@ static const struct cmd_opt list_remote_opts[] = {
 	VALUE('p', "platform", "P", "only builds for this platform"),
 	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
 	     "nvidia (the redist mirror) or pypi (wheels)"),
+	VALUE('m', "mirror", "URL",
+	      "NVIDIA's redist mirror instead of [remote] mirror"),
+	VALUE('I', "index", "URL",
+	      "the PyPI simple index instead of [remote] index; implies "
+	      "--source pypi"),
 	FLAG('j', "json", "machine-readable output"),
 	FLAG('r', "refresh", "re-read the mirror's index now"),
 	END,
@@ -267,9 +276,9 @@ static const struct cmd_opt probe_opts[] = {
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL] [--force] [--no-validate] [--no-wait] [--refresh] [--jobs N]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N] [--deps auto|always|never]\n"
 	  "       cudnnvm install [--locked | --frozen] [--platform P] [--mirror URL] [--force] [--no-validate]\n"
-	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N]",
+	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N] [--deps auto|always|never]",
 	  "  <spec>            default: the version pinned for this folder\n",
 	  install_opts, CMD_K_REMOTE, NULL, 0 },
 	{ "uninstall", cmd_uninstall, "remove an installed version",
@@ -280,8 +289,8 @@ const struct cmd_spec cmd_table[] = {
 	  CMD_STORE | CMD_READS_STATE },
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
-	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
-	  NULL, list_remote_opts, CMD_K_NONE, NULL, CMD_STORE },
+	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--json] [--refresh]",
+	  NULL, list_remote_opts, CMD_K_REMOTE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",
 	  NULL, use_opts, CMD_K_INSTALLED, NULL, 0 },
@@ -290,8 +299,8 @@ const struct cmd_spec cmd_table[] = {
 	  "[--no-validate]",
 	  NULL, global_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
-	  "shell <spec> [--cuda N] | --unset", NULL, shell_opts,
-	  CMD_K_INSTALLED, NULL, 0 },
+	  "shell <spec> [--cuda N] [--force] [--no-validate] | --unset", NULL,
+	  shell_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "current", cmd_current, "show the active version and why",
 	  "current [--json]", NULL, json_opts, CMD_K_NONE, NULL,
 	  CMD_STORE | CMD_READS_STATE },
@@ -319,7 +328,7 @@ const struct cmd_spec cmd_table[] = {
 	  "doctor [--json] [--explain MESSAGE]", NULL, doctor_opts, CMD_K_NONE,
 	  NULL, 0 },
 	{ "init", cmd_init, "print the shell integration to eval",
-	  "init <bash|zsh|fish|tcsh|powershell>", NULL, NULL, CMD_K_WORDS,
+	  "init [bash|zsh|fish|tcsh|powershell]", NULL, NULL, CMD_K_WORDS,
 	  SHELL_NAMES, 0 },
 	{ "hook-env", cmd_hook_env, "called by the shell integration",
 	  "hook-env --shell <shell>", NULL, hook_env_opts, CMD_K_NONE, NULL,
@@ -352,6 +361,9 @@ const struct cmd_spec cmd_table[] = {
 	  "bash zsh fish", CMD_READS_STATE },
 	{ "help", cmd_help, "show help for a command", "help [<command>]", NULL,
 	  NULL, CMD_K_COMMAND, NULL, 0 },
+	{ "version", cmd_version,
+	  "the version, commit and library versions (for bug reports)",
+	  "version", NULL, NULL, CMD_K_NONE, NULL, 0 },
 	{ "commands", cmd_commands, "list command names (for the completions)",
 	  "commands [--describe | --remote-versions | --all | --options]", NULL,
 	  commands_opts, CMD_K_NONE, NULL, CMD_HIDDEN | CMD_READS_STATE },
@@ -396,64 +408,55 @@ cmd_find(const char *name)
 	return NULL;
 }
 
-/* Optimal string alignment distance: edits, with a swap of two
- * neighbouring letters counting as one (the commonest typo). */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t d[CMD_NAME_MAX + 1][CMD_NAME_MAX + 1];
-
-	if (la > CMD_NAME_MAX || lb > CMD_NAME_MAX)
-		return SIZE_MAX;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t best = d[i - 1][j - 1] + cost;
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
-}
-
-static void
-consider(const char *typed, const char *name, const char **best, size_t *best_d)
-{
-	size_t dist = edit_distance(typed, name);
-
-	if (dist < *best_d) {
-		*best = name;
-		*best_d = dist;
-	}
-}
+/* What users of other tools type for a command (mise's `remove`): never
+ * run as the command, only suggested. */
+static const struct cmd_alias synonyms[] = {
+	{ "remove", "uninstall" },
+	{ "delete", "uninstall" },
+	{ "local", "use" },
+	{ NULL, NULL },
+};
 
 const char *
 cmd_suggest(const char *typed)
 {
-	const char *best = NULL;
-	size_t best_d = SIZE_MAX, len = strlen(typed), limit;
+	struct cv_suggest s = CV_SUGGEST_INIT(typed);
 
+	for (const struct cmd_alias *a = synonyms; a->alias; a++)
+		if (strcmp(a->alias, typed) == 0)
+			return a->command;
 	for (const struct cmd_spec *c = cmd_table; c->name; c++)
 		if (!(c->flags & CMD_HIDDEN))
-			consider(typed, c->name, &best, &best_d);
+			cv_suggest_consider(&s, c->name);
 	for (const struct cmd_alias *a = cmd_aliases; a->alias; a++)
-		consider(typed, a->alias, &best, &best_d);
-	/* close only: one edit for short words, two from five letters on,
-	 * and never most of the word (so 'x' suggests nothing) */
-	limit = len >= 5 ? 2 : 1;
-	if (best == NULL || best_d > limit || best_d * 2 > len)
-		return NULL;
-	return best;
+		cv_suggest_consider(&s, a->alias);
+	return cv_suggest_result(&s);
+}
+
+int
+cmd_suggest_option(const struct cmd_opt *opts, const char *typed, char *out,
+		   size_t n)
+{
+	struct cv_suggest s = CV_SUGGEST_INIT(typed);
+	const char *near;
+
+	/* --cuda12: the value run into an option that takes one */
+	for (const struct cmd_opt *d = opts; d != NULL && d->name; d++) {
+		size_t len = strlen(d->name);
+		if (d->arg != NULL && !(d->flags & CMD_OPT_HIDDEN) &&
+		    strncmp(typed, d->name, len) == 0 && typed[len] != '\0' &&
+		    typed[len] != '=') {
+			snprintf(out, n, "--%s %s", d->name, typed + len);
+			return 1;
+		}
+	}
+	for (const struct cmd_opt *d = opts; d != NULL && d->name; d++)
+		if (!(d->flags & CMD_OPT_HIDDEN))
+			cv_suggest_consider(&s, d->name);
+	if ((near = cv_suggest_result(&s)) == NULL)
+		return 0;
+	snprintf(out, n, "--%s", near);
+	return 1;
 }
 
 void

@@ -1,4 +1,4 @@
-/* ui.c: error lines, notes and the progress bar. */
+/* ui.c: error lines, notes, colour and the progress bar. */
 #include "ui.h"
 #include "cmd.h"
 
@@ -59,6 +59,74 @@ ui_put_escaped(FILE *f, const char *text)
 	}
 }
 
+#define RED    "\033[31m"
+#define YELLOW "\033[33m"
+#define GREEN  "\033[32m"
+#define CYAN   "\033[36m"
+#define BOLD   "\033[1m"
+#define RESET  "\033[0m"
+
+static int
+env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0';
+}
+
+int
+ui_color(FILE *f)
+{
+	const char *term = getenv("TERM"), *force = getenv("CLICOLOR_FORCE");
+
+	/* no-color.org: a user's NO_COLOR outranks a program's
+	 * CLICOLOR_FORCE */
+	if (!cmd_g.color || env_set("NO_COLOR"))
+		return 0;
+	if (force != NULL && *force != '\0' && strcmp(force, "0") != 0)
+		return 1;
+	return isatty(fileno(f)) &&
+	       !(term != NULL && strcmp(term, "dumb") == 0);
+}
+
+/* text between esc and RESET when f is coloured, in one of a few
+ * buffers that each thread reuses in turn */
+static const char *
+paint_as(FILE *f, const char *text, const char *esc)
+{
+	static _Thread_local char ring[8][64];
+	static _Thread_local unsigned next;
+	char *out;
+
+	if (esc == NULL || !ui_color(f) ||
+	    strlen(text) + strlen(esc) + sizeof RESET > sizeof ring[0])
+		return text;
+	out = ring[next++ % 8];
+	snprintf(out, sizeof ring[0], "%s%s%s", esc, text, RESET);
+	return out;
+}
+
+const char *
+ui_paint(FILE *f, const char *word)
+{
+	static const struct {
+		const char *word, *esc;
+	} paints[] = {
+		{ "error", BOLD RED }, { "fail", RED },   { "warning", YELLOW },
+		{ "skip", YELLOW },    { "pass", GREEN }, { "ok", GREEN },
+		{ "info", CYAN },      { "hint", CYAN },  { "*", BOLD GREEN },
+		{ ">", BOLD GREEN },
+	};
+	size_t len = strcspn(word, ":");
+
+	/* "warning:" is painted as "warning" */
+	for (size_t i = 0; i < sizeof paints / sizeof *paints; i++)
+		if (strncmp(word, paints[i].word, len) == 0 &&
+		    paints[i].word[len] == '\0')
+			return paint_as(f, word, paints[i].esc);
+	return word;
+}
+
 static void
 vline_to(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
@@ -92,9 +160,12 @@ void
 ui_error(const char *fmt, ...)
 {
 	va_list ap;
+	char prefix[64];
 
+	snprintf(prefix, sizeof prefix, "%s ",
+		 paint_as(stderr, "cudnnvm:", BOLD RED));
 	va_start(ap, fmt);
-	vline("cudnnvm: ", fmt, ap);
+	vline(prefix, fmt, ap);
 	va_end(ap);
 }
 
@@ -110,7 +181,8 @@ ui_hints(const struct cv_err *err)
 		char line[CV_ERR_HINTSIZE];
 
 		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		fputs("hint: ", stderr);
+		fputs(ui_paint(stderr, "hint:"), stderr);
+		fputc(' ', stderr);
 		ui_put_escaped(stderr, line);
 		fputc('\n', stderr);
 		p += len + (nl != NULL);
@@ -181,9 +253,12 @@ void
 ui_warn(const char *fmt, ...)
 {
 	va_list ap;
+	char prefix[96];
 
+	snprintf(prefix, sizeof prefix, "cudnnvm: %s ",
+		 ui_paint(stderr, "warning:"));
 	va_start(ap, fmt);
-	vnote("cudnnvm: warning: ", fmt, ap);
+	vnote(prefix, fmt, ap);
 	va_end(ap);
 }
 
@@ -266,6 +341,9 @@ static struct {
 	atomic_int stop;
 	uint64_t (*count)(void *);
 	void *arg;
+	/* whom it waits for while no byte has come (see draw) */
+	char from[128];
+	uint64_t first;
 } pg = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static void
@@ -310,6 +388,15 @@ draw(double t)
 	double rate = sample_rate(t, pg.done);
 	char d[32], tot[32], r[32], eta[16];
 
+	/* a host that accepted and sends nothing would leave a still 0 %
+	 * bar until the timeout: after a second, say whom it waits for */
+	if (pg.from[0] && pg.done == pg.first && t - pg.start >= 1.0) {
+		fprintf(stderr, "\rwaiting for %s to answer (%d s) \033[K",
+			pg.from, (int)(t - pg.start));
+		pg.drawn = 1;
+		pg.last = t;
+		return;
+	}
 	human(d, sizeof d, (double)pg.done);
 	if (rate >= 0) {
 		human(r, sizeof r, rate);
@@ -376,7 +463,8 @@ watch_thread(void *unused)
 }
 
 void
-ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total)
+ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total,
+		  const char *from)
 {
 	if (cmd_g.quiet || !ui_is_tty() || pg.watching)
 		return;
@@ -384,6 +472,8 @@ ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total)
 	pg.arg = arg;
 	pg.total = total;
 	pg.start = now_seconds();
+	pg.first = pg.done = count(arg);
+	snprintf(pg.from, sizeof pg.from, "%s", from ? from : "");
 	atomic_store(&pg.stop, 0);
 	if (pthread_create(&pg.th, NULL, watch_thread, NULL) == 0)
 		pg.watching = 1;
@@ -410,7 +500,76 @@ ui_progress_done(void)
 		fputs("\n", stderr);
 	pg.drawn = 0;
 	pg.start = pg.last = 0;
-	pg.done = pg.total = 0;
+	pg.done = pg.total = pg.first = 0;
 	pg.head = pg.n = 0;
+	pg.from[0] = '\0';
 	pthread_mutex_unlock(&pg.mu);
+}
+
+void
+ui_download_begin(const char *file, uint64_t size)
+{
+	char text[32];
+
+	if (cmd_g.quiet || !ui_is_tty())
+		return;
+	if (size == 0) {
+		ui_note("downloading %s", file);
+		return;
+	}
+	human(text, sizeof text, (double)size);
+	ui_note("downloading %s (%s)", file, text);
+}
+
+/* ---- a wait with nothing to show -------------------------------------- */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t th;
+	int running, ended;
+	char what[256];
+} wt = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static void *
+wait_thread(void *unused)
+{
+	struct timespec until;
+
+	(void)unused;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&wt.mu);
+	while (!wt.ended && pthread_cond_timedwait(&wt.cv, &wt.mu, &until) == 0)
+		;
+	if (!wt.ended)
+		ui_note("cudnnvm: waiting for %s", wt.what);
+	pthread_mutex_unlock(&wt.mu);
+	return NULL;
+}
+
+void
+ui_wait_begin(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cmd_g.quiet || !ui_is_tty() || wt.running)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(wt.what, sizeof wt.what, fmt, ap);
+	va_end(ap);
+	wt.ended = 0;
+	wt.running = pthread_create(&wt.th, NULL, wait_thread, NULL) == 0;
+}
+
+void
+ui_wait_end(void)
+{
+	if (!wt.running)
+		return;
+	pthread_mutex_lock(&wt.mu);
+	wt.ended = 1;
+	pthread_cond_signal(&wt.cv);
+	pthread_mutex_unlock(&wt.mu);
+	pthread_join(wt.th, NULL);
+	wt.running = 0;
 }

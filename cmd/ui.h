@@ -7,6 +7,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Colour: whether output to f is coloured, the one place that decides.
+ * Never with --no-color or a non-empty NO_COLOR; else always with a
+ * non-empty CLICOLOR_FORCE other than "0"; else when f is a terminal whose
+ * TERM is not "dumb". */
+int ui_color(FILE *f);
+/* `word` as it is written to f: painted by what it says when f is
+ * coloured ("error", "fail" red; "warning", "skip" yellow; "pass", "ok"
+ * green; "info", "hint" cyan; the list marks "*" and ">" bold green),
+ * else as it is. The text stays valid until the 8th next call. */
+const char *ui_paint(FILE *f, const char *word);
 /* Write text with control characters and non-UTF-8 bytes as \xNN. */
 void ui_put_escaped(FILE *f, const char *text);
 /* Print one line on f, formatted and escaped (a newline in the text is
@@ -44,9 +54,20 @@ int ui_is_tty(void);
  * ETA. total may be 0. Nothing when stderr is not a terminal or -q. */
 void ui_progress(void *payload, uint64_t done, uint64_t total);
 /* Redraw it 5 times a second until ui_progress_done, polling count(arg)
- * for the bytes so far (a slow download delivers them in big buffers). */
-void ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total);
+ * for the bytes so far (a slow download delivers them in big buffers).
+ * While none has come after a second, the line says it waits for `from`
+ * (a host; NULL: nothing to name). */
+void ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total,
+		       const char *from);
 void ui_progress_done(void);
+/* "downloading <file> (<size>)" on a terminal, above the bar; size 0:
+ * unknown. */
+void ui_download_begin(const char *file, uint64_t size);
+/* Around a step that shows nothing while it waits on the network (reading
+ * the index): when it has not ended after a second, on a terminal,
+ * "cudnnvm: waiting for <formatted>" once. */
+void ui_wait_begin(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ui_wait_end(void);
 
 /* What use, global and shell are asked: the options each declares in
  * cmd/table.c (keys 'u' --unset, 'e' --eval, 'f' --force, 'n'

@@ -32,13 +32,15 @@ print_verdict(const struct cv_fw_verdict *v, const char *libdir)
 	if (v->unreadable)
 		return;
 	/* the reason quotes the framework's own error and mapped paths */
+	fputs("  framework ", stdout);
+	ui_put_escaped(stdout, v->fw);
+	printf("%*s%s", (int)(strlen(v->fw) < 10 ? 11 - strlen(v->fw) : 1), "",
+	       ui_paint(stdout, v->pass ? "pass" : "fail"));
 	if (v->pass)
-		ui_print(stdout,
-			 "  framework %-10s pass (cuDNN %ld, %d sub-libraries "
-			 "from %s)",
-			 v->fw, v->version, v->subs, libdir);
+		ui_print(stdout, " (cuDNN %ld, %d sub-libraries from %s)",
+			 v->version, v->subs, libdir);
 	else
-		ui_print(stdout, "  framework %-10s fail: %s", v->fw, v->why);
+		ui_print(stdout, ": %s", v->why);
 }
 
 /* --frameworks: each framework's own convolution in a child under
@@ -61,8 +63,9 @@ check_frameworks(const struct cv_store *st, const char *id)
 	if (cv_fw_probe_run(st, id, self, &p, &err) < 0)
 		return cmd_fail(&err);
 	if (p.nfw == 0) {
-		printf("  frameworks   skip: no torch, TensorFlow or JAX in the "
-		       "Python environment in play\n");
+		printf("  frameworks   %s: no torch, TensorFlow or JAX in the "
+		       "Python environment in play\n",
+		       ui_paint(stdout, "skip"));
 		return 0;
 	}
 	for (size_t i = 0; i < p.n; i++) {
@@ -70,9 +73,10 @@ check_frameworks(const struct cv_store *st, const char *id)
 		failed += !p.v[i].pass;
 	}
 	if (p.n < p.nfw) {
-		printf("  frameworks   fail: the probe under %s ended early (%s "
+		printf("  frameworks   %s: the probe under %s ended early (%s "
 		       "%d)\n",
-		       id, p.status > 128 ? "signal" : "status",
+		       ui_paint(stdout, "fail"), id,
+		       p.status > 128 ? "signal" : "status",
 		       p.status > 128 ? p.status - 128 : p.status);
 		failed++;
 	}
@@ -92,12 +96,13 @@ print_steps(const struct cv_validation *v)
 	for (int i = 0; i < CV_NSTEPS; i++) {
 		const struct cv_step_result *s = &v->step[i];
 		if (s->status == CV_CHECK_PASS)
-			printf("  %d %-11s pass%s%s%s\n", i + 1,
-			       cv_step_name(i), *s->reason ? " (" : "",
+			printf("  %d %-11s %s%s%s%s\n", i + 1, cv_step_name(i),
+			       ui_paint(stdout, "pass"), *s->reason ? " (" : "",
 			       s->reason, *s->reason ? ")" : "");
 		else
 			printf("  %d %-11s %s: %s\n", i + 1, cv_step_name(i),
-			       cv_check_name(s->status), s->reason);
+			       ui_paint(stdout, cv_check_name(s->status)),
+			       s->reason);
 	}
 }
 

@@ -59,6 +59,7 @@ _cudnnvm() {
 	"install --platform") return ;;
 	"install --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
 	"install --mirror") return ;;
+	"install --index") return ;;
 	"install --archive") _cudnnvm_offer file; return ;;
 	"install --sha256") return ;;
 	"install --version") return ;;
@@ -67,6 +68,8 @@ _cudnnvm() {
 	"list-remote --cuda") return ;;
 	"list-remote --platform") return ;;
 	"list-remote --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
+	"list-remote --mirror") return ;;
+	"list-remote --index") return ;;
 	"use --cuda") return ;;
 	"global --cuda") return ;;
 	"shell --cuda") return ;;
@@ -101,10 +104,10 @@ _cudnnvm() {
 	if [[ $cur == -* ]]; then
 		w=
 		case $cmd in
-		install) w="--cuda --platform --source --mirror --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --no-wait" ;;
+		install) w="--cuda --platform --source --mirror --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
-		list-remote) w="--cuda --platform --source --json --refresh" ;;
+		list-remote) w="--cuda --platform --source --mirror --index --json --refresh" ;;
 		use) w="--cuda --force --no-validate --no-install" ;;
 		global) w="--cuda --unset --system --force --no-validate" ;;
 		shell) w="--cuda --unset --force --no-validate" ;;
@@ -127,6 +130,7 @@ _cudnnvm() {
 	case $cmd in
 	install) _cudnnvm_offer remote ;;
 	uninstall) _cudnnvm_offer installed ;;
+	list-remote) _cudnnvm_offer remote ;;
 	use) _cudnnvm_offer installed ;;
 	global) _cudnnvm_offer installed ;;
 	shell) _cudnnvm_offer installed ;;

@@ -42,8 +42,8 @@ cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 	int shown = 0, r = 0;
 	const char *index;
 
-	if ((r = cv_pypi_index(cfg, NULL, &index, err)) < 0 ||
-	    (r = cv_remote_new(&rem, cfg, index, err)) < 0 ||
+	if ((r = cv_pypi_index(cfg, req->from, &index, err)) < 0 ||
+	    (r = cv_remote_new_index(&rem, cfg, index, err)) < 0 ||
 	    (r = cv_pypi_list(rem, cv_remote_mirror(rem), req->cuda,
 			      req->platform, &w, &n, err)) < 0)
 		goto out;
@@ -147,7 +147,7 @@ cv_builds_nvidia(const struct cv_config *cfg, const struct cv_store *st,
 	int r, shown = 0;
 
 	*bad = 0;
-	if ((r = cv_remote_new(&rem, cfg, NULL, err)) < 0 ||
+	if ((r = cv_remote_new(&rem, cfg, req->from, err)) < 0 ||
 	    (r = open_listing(&ix, rem, st, req, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < cv_index_count(ix); i++) {

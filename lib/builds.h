@@ -30,6 +30,9 @@ struct cv_builds_req {
 	int cuda;                      /* 0: every CUDA major */
 	const char *platform;
 	int refresh; /* re-read the mirror's listing now */
+	/* --mirror (cv_builds_nvidia) or --index (cv_builds_pypi); NULL:
+	 * the configuration's */
+	const char *from;
 	/* each build, valid during the call; nonzero ends the walk */
 	int (*build)(void *arg, const struct cv_build *b);
 	/* a release whose manifest cannot be read (the walk goes on) */

@@ -190,14 +190,21 @@ handler(void *user, const char *section, const char *name, const char *value)
 		    strcmp(keys[k].name, name) == 0)
 			break;
 	if (k == K_NKEYS) {
+		struct cv_suggest near = CV_SUGGEST_INIT(name);
 		int known = 0;
 		for (int i = 0; i < K_NKEYS; i++)
-			known |= strcmp(keys[i].section, section) == 0;
+			if (strcmp(keys[i].section, section) == 0) {
+				known = 1;
+				cv_suggest_consider(&near, keys[i].name);
+			}
 		if (!known)
 			return fail(
 				p,
 				"unknown section '[%s]' (known: [store], [remote], [install])",
 				section);
+		if (cv_suggest_result(&near) != NULL)
+			return fail(p, "unknown key '%s' (did you mean '%s'?)",
+				    name, cv_suggest_result(&near));
 		return fail(p, "unknown key '%s'", name);
 	}
 	if (p->seen[k])

@@ -11,6 +11,29 @@
 #include <time.h>
 
 #define CV_VERSION_STRING "0.1.0"
+/* buildinfo.c: the commit the binaries were built from ("unknown" outside
+ * a git checkout, unless make was given COMMIT=), and "inih 55, jansson
+ * 2.14, libcurl ..., libarchive ..., OpenSSL ..., liblzma ..., libdeflate
+ * ...": the libraries' versions it was built against. */
+const char *cv_build_commit(void);
+const char *cv_build_libraries(void);
+
+/* suggest.c: "did you mean": the known name closest to a mistyped one,
+ * when it is close enough to be what was meant.
+ *
+ *	struct cv_suggest s = CV_SUGGEST_INIT("mirrror");
+ *	cv_suggest_consider(&s, "mirror"); ...
+ *	near = cv_suggest_result(&s);   (NULL: none is close) */
+struct cv_suggest {
+	const char *typed, *best;
+	size_t dist;
+};
+#define CV_SUGGEST_INIT(typed)            \
+	{                                 \
+		(typed), NULL, (size_t)-1 \
+	}
+void cv_suggest_consider(struct cv_suggest *s, const char *name);
+const char *cv_suggest_result(const struct cv_suggest *s);
 
 /* ---- err.c: errors as values ------------------------------------------ */
 
@@ -684,6 +707,11 @@ struct cv_remote; /* opaque */
  * timeout and retries. Only https:// mirrors, or file:// ones. */
 int cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 		  const char *mirror, struct cv_err *err);
+/* The same for the simple index of source = pypi (`index`, never NULL):
+ * its messages call it the index. One [remote] ca_file, proxy, timeout
+ * and retries serve both: a site's private CA signs both its hosts. */
+int cv_remote_new_index(struct cv_remote **out, const struct cv_config *cfg,
+			const char *index, struct cv_err *err);
 void cv_remote_free(struct cv_remote *r);
 const char *cv_remote_mirror(const struct cv_remote *r);
 /* Async-signal-safe: abort transfers in flight with CV_EINTR. */
@@ -702,6 +730,12 @@ void cv_download_fetcher(struct cv_download *d, struct cv_fetcher *f);
 void cv_download_progress(struct cv_download *d,
 			  void (*fn)(void *, uint64_t, uint64_t),
 			  void *payload);
+/* Once open: 1 when bytes are fetched over the network (0 when the cache
+ * holds them all). */
+int cv_download_fetching(const struct cv_download *d);
+/* "host:port" of url, without its credentials (a file:// URL: its path),
+ * for saying whom a command waits for; malloc'd. */
+char *cv_url_host(const char *url);
 /* 1 when the bytes came (partly) from a cached partial or archive. */
 int cv_download_used_cache(const struct cv_download *d);
 /* Bytes of the archive received so far (from any thread; `d` is a struct

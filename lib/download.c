@@ -120,6 +120,12 @@ cv_download_received(void *d)
 }
 
 int
+cv_download_fetching(const struct cv_download *d)
+{
+	return d->th_started;
+}
+
+int
 cv_download_used_cache(const struct cv_download *d)
 {
 	return d->used_cache;

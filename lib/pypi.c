@@ -634,6 +634,17 @@ fetch_project(struct cv_remote *r, const char *index, int cuda,
 	return rc;
 }
 
+/* A simple index's URL ends in /simple/ (PEP 503's own examples, every
+ * proxy's): one that does not, with nothing found, was likely given the
+ * site's root. The words to add to the error, "" when it does. */
+static const char *
+simple_missing(const char *index)
+{
+	return strstr(index, "/simple") != NULL
+		       ? ""
+		       : "; a simple index's URL usually ends in /simple/";
+}
+
 int
 cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	     const char *platform, struct cv_wheel **out, size_t *n,
@@ -654,16 +665,25 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	}
 	if (rc == 0 && !found) {
 		char *shown = cv_url_redact(index);
+		const char *more = simple_missing(shown);
+		size_t len = strlen(shown);
 		if (cuda)
-			rc = cv_err_set(err, CV_ENOTFOUND,
-					"the index %s has no nvidia-cudnn-cu%d",
-					shown, cuda);
+			rc = cv_err_set(
+				err, CV_ENOTFOUND,
+				"the index %s has no nvidia-cudnn-cu%d%s",
+				shown, cuda, more);
 		else
 			rc = cv_err_set(
 				err, CV_ENOTFOUND,
 				"the index %s has no nvidia-cudnn-cu11, "
-				"-cu12 or -cu13",
-				shown);
+				"-cu12 or -cu13%s",
+				shown, more);
+		if (*more)
+			cv_err_hint(err,
+				    "cudnnvm list-remote --source pypi --index "
+				    "%s%ssimple/",
+				    shown,
+				    len && shown[len - 1] == '/' ? "" : "/");
 		free(shown);
 	}
 	if (rc < 0) {
@@ -909,7 +929,7 @@ cv_pypi_index(const struct cv_config *cfg, const char *flag, const char **out,
 		return 0;
 	return cv_err_set(
 		err, CV_ECONFIG,
-		"source = pypi needs a package index: set 'index = URL' in [remote] of config.ini (a PEP 503/691 simple index: your PyPI mirror or proxy, or the public index's /simple/ URL), or pass --mirror URL");
+		"source = pypi needs a package index: set 'index = URL' in [remote] of config.ini (a PEP 503/691 simple index: your PyPI mirror or proxy, or the public index's /simple/ URL), or pass --index URL");
 }
 
 int

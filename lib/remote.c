@@ -39,24 +39,44 @@ struct cv_remote {
 	int retries;
 	int allow_file;
 	int verify_pins;
+	/* what the messages call it: "mirror", or "index" for the simple
+	 * index of source = pypi */
+	const char *noun;
 	CURL *get;          /* reused for small documents: keeps connections */
 	const char *accept; /* Accept header of cv_remote_get, or NULL */
 };
 
+static int remote_new(struct cv_remote **out, const struct cv_config *cfg,
+		      const char *mirror, const char *noun, struct cv_err *err);
+
 int
 cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 	      const char *mirror, struct cv_err *err)
+{
+	if (mirror == NULL)
+		mirror = cfg->mirror ? cfg->mirror : CV_DEFAULT_MIRROR;
+	return remote_new(out, cfg, mirror, "mirror", err);
+}
+
+int
+cv_remote_new_index(struct cv_remote **out, const struct cv_config *cfg,
+		    const char *index, struct cv_err *err)
+{
+	return remote_new(out, cfg, index, "index", err);
+}
+
+static int
+remote_new(struct cv_remote **out, const struct cv_config *cfg,
+	   const char *mirror, const char *noun, struct cv_err *err)
 {
 	struct cv_remote *r;
 	static int inited;
 	const char *why;
 	int rc;
 
-	if (mirror == NULL)
-		mirror = cfg->mirror ? cfg->mirror : CV_DEFAULT_MIRROR;
 	if ((why = cv_url_mirror_problem(mirror)) != NULL) {
 		char *shown = cv_url_redact(mirror);
-		rc = cv_err_set(err, CV_ECONFIG, "mirror '%.200s' %s", shown,
+		rc = cv_err_set(err, CV_ECONFIG, "%s '%.200s' %s", noun, shown,
 				why);
 		free(shown);
 		return rc;
@@ -71,6 +91,7 @@ cv_remote_new(struct cv_remote **out, const struct cv_config *cfg,
 	r->mirror = cv_url_redact(mirror);
 	r->userinfo = cv_url_userinfo(mirror);
 	r->allow_file = strncmp(mirror, "file://", 7) == 0;
+	r->noun = noun;
 	r->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
 	r->proxy = cfg->proxy ? xstrdup(cfg->proxy) : NULL;
 	r->verify_pins = cfg->verify_pins;
@@ -236,7 +257,9 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 	char proxy[256];
 	const char *why = errbuf[0] ? errbuf : curl_easy_strerror(res);
 	const char *what = "cannot download";
-	const char *hint = "; check the network and the mirror";
+	const char *hint = strcmp(r->noun, "index") == 0
+				   ? "; check the network and the index"
+				   : "; check the network and the mirror";
 
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	switch (res) {
@@ -249,8 +272,8 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 	case CURLE_HTTP_RETURNED_ERROR:
 		return cv_err_set(err, CV_ENETWORK,
 				  "HTTP %ld for %s; check the version and the "
-				  "mirror",
-				  code, url);
+				  "%s",
+				  code, url, r->noun);
 	case CURLE_UNSUPPORTED_PROTOCOL:
 		return cv_err_set(err, CV_ENETWORK,
 				  "refused an insecure redirect from %s (only "

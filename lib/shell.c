@@ -335,6 +335,15 @@ static const char hook_bash[] =
 	"if [[ \"${PROMPT_COMMAND[*]-}\" != *_cudnnvm_hook* ]]; then\n"
 	"\tPROMPT_COMMAND=\"_cudnnvm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
 	"fi\n"
+	"# the completion, also where bash-completion does not look (a PREFIX\n"
+	"# of its own): written by this binary at the first Tab\n"
+	"if ! complete -p cudnnvm >/dev/null 2>&1; then\n"
+	"\t_cudnnvm_complete_load() {\n"
+	"\t\tcomplete -r cudnnvm\n"
+	"\t\teval \"$(@EXE@ completions bash)\" && _cudnnvm \"$@\"\n"
+	"\t}\n"
+	"\tcomplete -F _cudnnvm_complete_load cudnnvm\n"
+	"fi\n"
 	"_cudnnvm_hook\n";
 
 /* zsh also switches at `cd`, so `cd proj && python train.py` runs under

@@ -50,6 +50,21 @@ cv_url_userinfo(const char *url)
 	return len > 1 ? xstrndup(start, len - 1) : NULL;
 }
 
+char *
+cv_url_host(const char *url)
+{
+	const char *scheme_end = strstr(url, "://"), *auth, *start = NULL;
+	size_t skip;
+
+	if (scheme_end == NULL)
+		return xstrdup(url);
+	skip = userinfo_span(url, &start);
+	auth = scheme_end + 3 + skip;
+	if (strncmp(url, "file://", 7) == 0)
+		return xstrdup(auth);
+	return xstrndup(auth, strcspn(auth, "/?#"));
+}
+
 const char *
 cv_url_mirror_problem(const char *url)
 {

@@ -30,4 +30,13 @@ cudnnvm() {
 if [[ "${PROMPT_COMMAND[*]-}" != *_cudnnvm_hook* ]]; then
 	PROMPT_COMMAND="_cudnnvm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
 fi
+# the completion, also where bash-completion does not look (a PREFIX
+# of its own): written by this binary at the first Tab
+if ! complete -p cudnnvm >/dev/null 2>&1; then
+	_cudnnvm_complete_load() {
+		complete -r cudnnvm
+		eval "$(@EXE@ completions bash)" && _cudnnvm "$@"
+	}
+	complete -F _cudnnvm_complete_load cudnnvm
+fi
 _cudnnvm_hook

@@ -21,8 +21,21 @@ cleanup() {
 trap cleanup EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# each command is echoed as it could be pasted: a word with anything but
+# plain characters in single quotes
+quoted() {
+	local a sep=
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./:=@%+,-]+$ ]]; then
+			printf '%s%s' "$sep" "$a"
+		else
+			printf "%s'%s'" "$sep" "${a//\'/\'\\\'\'}"
+		fi
+		sep=' '
+	done
+}
 run() {
-	printf '$ %s\n' "$*"
+	printf '$ %s\n' "$(quoted "$@")"
 	"$@"
 }
 

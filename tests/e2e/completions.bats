@@ -162,3 +162,51 @@ complete -p cudnnvm' _ "$T/d$prefix/share"
 		[ "$output" = "complete -F _cudnnvm cudnnvm" ]
 	done
 }
+
+@test "zsh shows each option with its help, from the declaration" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh_tab "cudnnvm global --"
+	[[ $output == *"--unset"*"-- remove the global version"* ]]
+	[[ $output == *"--no-validate"*"-- do not validate first"* ]]
+	# nothing scraped from prose: no word ends in ':' or ')'
+	[[ $output != *"--force:"* && $output != *"--sha256)"* ]]
+	run zsh_tab "cudnnvm --no-"
+	[[ $output == *"--no-color"*"-- no colour in output"* ]]
+	# and fish has them too
+	run fish --no-config -c 'cudnnvm completions fish | source; complete -C "cudnnvm global --un"'
+	[ "$output" = "$(printf -- '--unset\tremove the global version')" ]
+}
+
+@test "list-remote <Tab> offers the cached listing's versions" {
+	CUDNNVM_MIRROR="file://$FIXTURES/manifests" cudnnvm list-remote >/dev/null
+	export CUDNNVM_MIRROR=https://127.0.0.1:9/
+	run complete_bash cudnnvm list-remote 9.
+	[ "$(echo "$output" | tr '\n' ' ')" = "9.20.0 9.13.0 9.8.0 " ]
+	run complete_bash cudnnvm ls-remote 8
+	[ "$output" = "8.9.7.29" ]
+	run fish --no-config -c 'cudnnvm completions fish | source; complete -C "cudnnvm list-remote 9.2"'
+	[ "$output" = "9.20.0" ]
+}
+
+@test "bash: init loads the completion where bash-completion does not look (PREFIX of its own)" {
+	# installed under a prefix bash-completion does not search: the init
+	# script still completes, from the binary itself, at the first Tab
+	make -s -C "$REPO_ROOT" install PREFIX=/opt/cudnnvm DESTDIR="$T/d" >/dev/null
+	run bash --norc --noprofile -c '
+eval "$("$1" init bash)"
+COMP_WORDS=(cudnnvm lis); COMP_CWORD=1
+spec=$(complete -p cudnnvm)
+_cudnnvm_complete_load cudnnvm lis cudnnvm
+printf "%s\n" "${COMPREPLY[@]}"
+complete -p cudnnvm' _ "$T/d/opt/cudnnvm/bin/cudnnvm"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "list" ]
+	[ "${lines[1]}" = "list-remote" ]
+	[ "${lines[2]}" = "complete -F _cudnnvm cudnnvm" ]
+	# a completion already registered (bash-completion's) is left alone
+	run bash --norc --noprofile -c '
+complete -F _mine cudnnvm
+eval "$(cudnnvm init bash)"
+complete -p cudnnvm'
+	[ "$output" = "complete -F _mine cudnnvm" ]
+}

@@ -242,3 +242,40 @@ man_options() {
 			cmp - "$T/ce/etc/conda/${pair%%:*}"
 	done
 }
+
+@test "cudnnvm(1) says one thing about SHELL: it is not consulted" {
+	text=$(mandoc -Tascii "$REPO_ROOT/man/cudnnvm.1" | col -b | tr -s ' \n' '  ')
+	[[ $text == *"SHELL is not consulted"* ]]
+	[[ $text == *"SHELL not consulted"* ]]
+	[[ $text != *"SHELL the default of"* ]]
+	# and it is not: a fish parent wins over SHELL=/bin/zsh
+	command -v fish >/dev/null || skip "fish is not installed"
+	SHELL=/bin/zsh run fish --no-config -c 'cudnnvm init'
+	[ "$output" = "$(cudnnvm init fish)" ]
+}
+
+@test "every command's usage line names each option its help describes, and the other way round" {
+	for c in $(cudnnvm commands); do
+		h=$(cudnnvm "$c" --help)
+		usage=$(sed -n '/^usage/,/^$/p' <<<"$h")
+		described=$(sed -n '/^$/,$p' <<<"$h" | grep -oE '^  --[a-z0-9-]+' | tr -d ' ')
+		for o in $described; do
+			[[ $usage =~ $o([^a-z0-9-]|$) ]] || { echo "$c: usage lacks $o"; false; }
+		done
+		for o in $(grep -oE -- '--[a-z][a-z0-9-]+' <<<"$usage"); do
+			grep -qE -- "^  $o( |$)" <<<"$h" || { echo "$c: help does not describe $o"; false; }
+		done
+	done
+}
+
+@test "make demo echoes each command so that pasting it runs it" {
+	command -v cc >/dev/null || skip "no C compiler"
+	run "$REPO_ROOT/tests/demo.sh"
+	[ "$status" -eq 0 ]
+	line=$(grep -m1 '^\$ cudnnvm exec -- sh -c ' <<<"$output")
+	eval "set -- ${line#\$ }"
+	[ "$#" -eq 6 ]
+	[ "$6" = 'echo "in exec: CUDNNVM_ACTIVE=$CUDNNVM_ACTIVE"' ]
+	# the command it hands exec prints the line, not an empty one
+	[ "$(CUDNNVM_ACTIVE=x sh -c "$6")" = "in exec: CUDNNVM_ACTIVE=x" ]
+}

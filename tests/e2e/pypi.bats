@@ -637,4 +637,57 @@ print([l.split()[-1] for l in open("/proc/self/maps") if "libcublasLt" in l][0])
 	[ "$status" -eq 65 ]
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 	[ -z "$(ls -A "$CUDNNVM_STORE/deps" 2>/dev/null)" ]
+# the configuration without a source or an index: what --index overrides
+no_index_config() {
+	sed -i -e '/^source = /d' -e '/^index = /d' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	INDEX="https://127.0.0.1:$(cat "$PYPI_DIR/port")/simple/"
+}
+
+@test "pypi: --index names the index on install and list-remote, as pip's --index-url, and implies --source pypi" {
+	no_index_config
+	run --separate-stderr cudnnvm list-remote 9 --cuda 12 --index "$INDEX"
+	[ "$status" -eq 0 ]
+	[[ $output == *"9.1.0.70-cuda12"*pypi* ]]
+	run cudnnvm install 9.1.0.70 --cuda 12 --index "$INDEX"
+	[ "$status" -eq 0 ]
+	grep -q '"origin": *"pypi"' "$CUDNNVM_STORE/9.1.0.70-cuda12/cudnnvm.json"
+	# no index anywhere: the error names --index
+	run -78 --separate-stderr cudnnvm list-remote --source pypi
+	[[ $stderr == *"or pass --index URL"* ]]
+}
+
+@test "pypi: --mirror is only the redist mirror and --index only the index; each misuse names the other" {
+	no_index_config
+	run -64 --separate-stderr cudnnvm install 9 --source nvidia --index "$INDEX"
+	[[ $stderr == *"--index names the package index of --source pypi; NVIDIA's redist mirror is --mirror URL"* ]]
+	run -64 --separate-stderr cudnnvm install 9 --source pypi --mirror "$INDEX"
+	[[ $stderr == *"the package index of --source pypi is --index URL"* ]]
+	run -64 --separate-stderr cudnnvm list-remote --source pypi --mirror "$INDEX"
+	[[ $stderr == *"--index URL"* ]]
+	[ -z "$(ls -A "$CUDNNVM_STORE" 2>/dev/null | grep -v '^\.')" ]
+}
+
+@test "pypi: an index URL without /simple/ is told so, with a hint that works as printed" {
+	no_index_config
+	root="https://127.0.0.1:$(cat "$PYPI_DIR/port")/"
+	run --separate-stderr cudnnvm list-remote --index "$root"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"the index $root has no nvidia-cudnn-cu11, -cu12 or -cu13; a simple index's URL usually ends in /simple/"* ]]
+	[ "${stderr_lines[1]}" = "hint: cudnnvm list-remote --source pypi --index ${root}simple/" ]
+	run --separate-stderr ${stderr_lines[1]#hint: }
+	[ "$status" -eq 0 ]
+	[[ $output == *"-cuda12 "*pypi* ]]
+	# with /simple/ there is nothing to hint
+	run --separate-stderr cudnnvm list-remote --index "${root}fault/404/simple/"
+	[[ $stderr != *"usually ends in /simple/"* ]]
+}
+
+@test "pypi: messages about the index call it the index" {
+	no_index_config
+	run -78 --separate-stderr cudnnvm list-remote --index http://127.0.0.1:1/simple/
+	[[ $stderr == "cudnnvm: index 'http://127.0.0.1:1/simple/' "* ]]
+	run --separate-stderr cudnnvm list-remote --index https://127.0.0.1:1/simple/
+	[ "$status" -ne 0 ]
+	[[ $stderr == *"check the network and the index"* ]]
+	[[ $stderr != *"mirror"* ]]
 }

@@ -285,3 +285,42 @@ PY
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 }
+
+@test "a terminal is told what is downloaded, and sees no bar when nothing is fetched" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	file=$(basename "$(archive_field 9.13.0 linux-x86_64 12 relative_path)")
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"downloading $file ("[0-9]*"iB)"*"100%"* ]]
+	# installed: neither the line nor an empty bar
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	[[ "$output" == *"already installed"* ]]
+	[[ "$output" != *"downloading"* ]]
+	[[ "$output" != *"%"* && "$output" != *"ETA"* ]]
+	# a verified archive in the cache: nothing is fetched, nothing shown
+	run script -qec "cudnnvm install 9.13 --cuda 12 --force" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"downloading"* ]]
+	[[ "$output" != *"%"* && "$output" != *"ETA"* ]]
+}
+
+@test "a host that accepts and never answers: after a second the terminal is told whom it waits for" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	# the archive request
+	remote_config silent
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"waiting for 127.0.0.1:$MIRROR_PORT to answer ("[1-9]" s)"* ]]
+	# the listing, before anything can be drawn
+	remote_config mute
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cudnnvm: waiting for 127.0.0.1:$MIRROR_PORT to answer (the release listing and manifest)"* ]]
+	run script -qec "cudnnvm list-remote 9" /dev/null
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"cudnnvm: waiting for 127.0.0.1:$MIRROR_PORT to answer (its release listing)"* ]]
+	# not a terminal: only the error
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -ne 0 ]
+	[[ "$stderr" != *"waiting"* ]]
+}

@@ -58,6 +58,17 @@ id_of() { cut -d' ' -f3 "$STUBS/$1.arch"; }
 	[[ "$output" == *"3 provenance  pass (cuDNN libraries loaded: 4, all from $(realpath "$CUDNNVM_STORE")/9.19.0.56-cuda13/lib)"* ]]
 }
 
+@test "with colour, pass is green and skip yellow; without, the words alone" {
+	inst v9
+	CLICOLOR_FORCE=1 run cudnnvm validate "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"2 version     "$'\033'"[32mpass"$'\033'"[0m (cuDNN 9.19.0"* ]]
+	[[ "$output" == *"4 driver      "$'\033'"[33mskip"$'\033'"[0m: no NVIDIA GPU"* ]]
+	run cudnnvm validate "$ID"
+	[[ "$output" == *"4 driver      skip: no NVIDIA GPU"* ]]
+	[[ "$output" != *$'\033'* ]]
+}
+
 @test "--json gives every step with its status and reason" {
 	inst v9
 	run --separate-stderr cudnnvm validate "$ID" --json
