@@ -637,6 +637,8 @@ print([l.split()[-1] for l in open("/proc/self/maps") if "libcublasLt" in l][0])
 	[ "$status" -eq 65 ]
 	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 	[ -z "$(ls -A "$CUDNNVM_STORE/deps" 2>/dev/null)" ]
+}
+
 # the configuration without a source or an index: what --index overrides
 no_index_config() {
 	sed -i -e '/^source = /d' -e '/^index = /d' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
