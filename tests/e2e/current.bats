@@ -67,14 +67,23 @@ meta_reads() {
 	for i in $(seq 1 40); do mkver "9.$((i % 13)).$i.$((100 + i))-cuda$((11 + i % 2))"; done
 	mkdir p && echo 9.13 >p/.cudnn-version && cd p
 	# the hot path looks at folder names, then at the chosen version's
-	# marker only: one stat, the same with 3 versions or 43
+	# marker only: one stat, the same with 3 versions or 43; what puts the
+	# version on a path (env, the hook, exec) also reads that one
+	# version's cudnnvm.json once, for the dependency folders it names
 	for cmd in "current" "which lib" "env --shell bash" "hook-env --shell bash" \
 		"exec -- /bin/true"; do
 		# shellcheck disable=SC2086
 		n=$(meta_reads "$CUDNNVM_BIN" $cmd)
 		echo "$cmd: $n" >&2
-		[ "$n" -le 1 ]
+		case $cmd in
+		current | which*) [ "$n" -le 1 ] ;;
+		*) [ "$n" -le 2 ] ;;
+		esac
 	done
+	# and only the chosen version's
+	n=$(strace -f -qq -e trace=%file,read -o "$T/trace" "$CUDNNVM_BIN" env --shell bash >/dev/null 2>&1
+		grep 'cudnnvm\.json' "$T/trace" | grep -vc "$B/cudnnvm.json" || true)
+	[ "$n" -eq 0 ]
 	run cudnnvm current
 	[ "$output" = "$B (set by $T/p/.cudnn-version)" ]
 }
