@@ -23,12 +23,15 @@ seen(void *payload, const char *path)
 static void
 warn_misfit(const struct cv_store *st, const char *id)
 {
+	static const struct cv_gate_fix fix = { "cudnnvm use", "" };
 	const char *prev = getenv("CUDNNVM_ACTIVE");
-	char msg[2048];
+	struct cv_err why = CV_ERR_INIT;
 
 	if ((prev == NULL || strcmp(prev, id) != 0) &&
-	    cv_gate_frameworks(st, id, NULL, NULL, msg, sizeof msg))
-		ui_warn("%s is active but %s", id, msg);
+	    cv_gate_frameworks(st, id, NULL, &fix, NULL, &why)) {
+		ui_warn("%s is active but %s", id, why.msg);
+		ui_hints(&why);
+	}
 }
 
 /* What the shell function keeps between prompts: the folder and the

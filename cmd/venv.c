@@ -19,6 +19,7 @@ choose(struct cmd_ctx *ctx, const char *dir, const char *spec_s, int force,
 	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
 	struct cv_verdict v;
 	struct cv_version spec;
+	char *quoted, *tail;
 	int r;
 
 	if (spec_s != NULL && cv_spec_parse(&spec, spec_s, &err) < 0)
@@ -29,10 +30,18 @@ choose(struct cmd_ctx *ctx, const char *dir, const char *spec_s, int force,
 	g.frameworks = 1;
 	g.prefix = dir;
 	g.probe_exe = cmd_g.probe_exe;
+	quoted = cv_hint_quote(dir);
+	if (asprintf(&tail, " --path %s", quoted) < 0)
+		tail = NULL;
+	g.fix.head = "cudnnvm venv";
+	g.fix.tail = tail ? tail : "";
 	r = cv_active_id(ctx->st, spec_s != NULL ? &spec : NULL, id, &err);
 	if (r == 0)
 		r = cv_gate_check(&ctx->cfg, ctx->st, id, &g, &v, &err);
-	return ui_verdict(r, &err, &v);
+	r = ui_verdict(r, &err, &v);
+	free(quoted);
+	free(tail);
+	return r;
 }
 
 int

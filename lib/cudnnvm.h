@@ -1273,6 +1273,12 @@ struct cv_fw_env {
 int cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 		       struct cv_err *err);
 void cv_fw_env_release(struct cv_fw_env *e);
+/* 1 when a framework of e states a cuDNN need or e holds its own copy. */
+int cv_fw_env_uses_cudnn(const struct cv_fw_env *e);
+/* 1 when the program execvp would run for cmd is a python of e's bin/
+ * folder, or a script whose "#!" line names one (directly or through
+ * env): a start that can import e's frameworks. */
+int cv_fw_env_runs(const struct cv_fw_env *e, const char *cmd);
 /* 1 when version v (4 parts and cuda) can be loaded by f. */
 int cv_framework_fits(const struct cv_framework *f, const struct cv_version *v);
 /* "cuDNN 9.x \u2265 9.19 built for CUDA 13" */

@@ -894,12 +894,98 @@ cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 	return 0;
 }
 
+/* The program execvp would run for `cmd` (PATH searched when it has no
+ * '/'), in out; 0 when there is none. */
+static int
+find_program(const char *cmd, char *out, size_t n)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(out, n, "%s", cmd);
+		return is_file(out);
+	}
+	for (const char *p = path ? path : ""; *p;) {
+		size_t len = strcspn(p, ":");
+		snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", cmd);
+		if (access(out, X_OK) == 0 && is_file(out))
+			return 1;
+		p += len + (p[len] == ':');
+	}
+	return 0;
+}
+
+/* Whether program path is a python* of <prefix>/bin (the folder compared
+ * resolved; the file not: a venv's python links to the system's). */
+static int
+is_env_python(const struct cv_fw_env *e, const char *path)
+{
+	char dir[PATH_MAX], rdir[PATH_MAX], bin[PATH_MAX + 8], rbin[PATH_MAX];
+	const char *base = strrchr(path, '/');
+
+	if (base == NULL || strncmp(base + 1, "python", 6) != 0)
+		return 0;
+	snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
+	snprintf(bin, sizeof bin, "%s/bin", e->prefix);
+	return realpath(dir[0] ? dir : "/", rdir) != NULL &&
+	       realpath(bin, rbin) != NULL && strcmp(rdir, rbin) == 0;
+}
+
+int
+cv_fw_env_runs(const struct cv_fw_env *e, const char *cmd)
+{
+	char path[PATH_MAX], head[512], word[PATH_MAX];
+	const char *p;
+	ssize_t got;
+
+	if (e->prefix[0] == '\0' || !find_program(cmd, path, sizeof path))
+		return 0;
+	if (is_env_python(e, path))
+		return 1;
+	/* a script: its "#!" line names the interpreter, directly or
+	 * through env (`#!/usr/bin/env python3`, found on PATH) */
+	got = cv_fs_read_head(AT_FDCWD, path, 0, head, sizeof head - 1);
+	if (got < 2 || head[0] != '#' || head[1] != '!')
+		return 0;
+	head[got] = '\0';
+	head[strcspn(head, "\r\n")] = '\0';
+	for (p = head + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(p, " \t"), p);
+	p += strcspn(p, " \t");
+	if (strcmp(word, "/usr/bin/env") == 0 || strcmp(word, "/bin/env") == 0) {
+		/* its options (-S) are passed by */
+		for (;;) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p != '-')
+				break;
+			p += strcspn(p, " \t");
+		}
+		snprintf(word, sizeof word, "%.*s", (int)strcspn(p, " \t"), p);
+		if (word[0] == '\0' || !find_program(word, path, sizeof path))
+			return 0;
+		return is_env_python(e, path);
+	}
+	return word[0] == '/' && is_env_python(e, word);
+}
+
 void
 cv_fw_env_release(struct cv_fw_env *e)
 {
 	free(e->fw);
 	e->fw = NULL;
 	e->n = 0;
+}
+
+int
+cv_fw_env_uses_cudnn(const struct cv_fw_env *e)
+{
+	int uses = e->bundled_dir[0] != '\0';
+
+	for (size_t i = 0; i < e->n; i++)
+		uses |= e->fw[i].need.have;
+	return uses;
 }
 
 void

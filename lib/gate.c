@@ -35,35 +35,64 @@ first_misfit(const struct cv_fw_env *fe, const struct cv_version *v)
 	return NULL;
 }
 
-/* ", "-separated installed ids that every framework of fe can load. */
-static void
-fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe, char *buf,
-	    size_t n)
+static int
+accept_fit(void *payload, const struct cv_version *v)
 {
-	struct cv_installed *all = NULL;
-	size_t count = 0, len = 0;
-
-	buf[0] = '\0';
-	if (cv_store_list(st, &all, &count, NULL) < 0)
-		return;
-	for (size_t i = 0; i < count; i++) {
-		if (first_misfit(fe, &all[i].version) != NULL)
-			continue;
-		if (len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s",
-						len ? ", " : "", all[i].id);
-	}
-	free(all);
+	return first_misfit(payload, v) == NULL;
 }
 
-/* The refusal's text for id in msg; 1 when a framework cannot load it. */
-static int
-misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
-	       const char *id, char *msg, size_t n)
+/* What a printed command names for install id: the version's major.minor
+ * when the resolver picks id for it here, else the id itself. */
+static void
+short_spec(const struct cv_store *st, const char *id, char *out, size_t n)
 {
+	struct cv_version v, s;
+	char got[64];
+
+	snprintf(out, n, "%s", id);
+	if (cv_install_id_parse(&v, id, NULL) < 0)
+		return;
+	memset(&s, 0, sizeof s);
+	s.nparts = 2;
+	s.part[0] = v.part[0];
+	s.part[1] = v.part[1];
+	if (cv_active_find(st, &s, got, NULL) == 0 && strcmp(got, id) == 0)
+		cv_version_format_id(&s, out, n);
+}
+
+/* The fix as a hint: the installed build every framework of fe loads,
+ * else an install of what the misfit needs and the same command on it. */
+static void
+fit_hint(const struct cv_store *st, const struct cv_fw_env *fe,
+	 const struct cv_framework *f, const struct cv_gate_fix *fix,
+	 struct cv_err *why)
+{
+	char id[64], spec[64], install[64];
+
+	if (cv_hint_installed(st, accept_fit, (void *)fe, id)) {
+		short_spec(st, id, spec, sizeof spec);
+		cv_err_hint(why, "%s %s%s", fix->head, spec, fix->tail);
+		return;
+	}
+	cv_framework_install_spec(f, spec, sizeof spec);
+	cv_framework_install_hint(f, install, sizeof install);
+	if (f->need.cuda)
+		cv_err_hint(why, "cudnnvm install %s && %s %s-cuda%d%s",
+			    install, fix->head, spec, f->need.cuda, fix->tail);
+	else
+		cv_err_hint(why, "cudnnvm install %s && %s %s%s", install,
+			    fix->head, spec, fix->tail);
+}
+
+int
+cv_gate_misfit(const struct cv_store *st, const struct cv_fw_env *fe,
+	       const char *id, const struct cv_gate_fix *fix,
+	       struct cv_err *why)
+{
+	static const struct cv_gate_fix use = { "cudnnvm use", "" };
 	struct cv_version v;
 	const struct cv_framework *f;
-	char need[512], fits[1024], hint[64];
+	char need[512];
 
 	if (cv_install_id_parse(&v, id, NULL) < 0)
 		return 0;
@@ -71,19 +100,16 @@ misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
 	if (f == NULL)
 		return 0;
 	cv_framework_need_text(f, need, sizeof need);
-	fitting_ids(st, fe, fits, sizeof fits);
-	cv_framework_install_hint(f, hint, sizeof hint);
-	snprintf(msg, n,
-		 "%s %s (%s) needs %s; installed versions that fit: %s (or: "
-		 "cudnnvm install %s)",
-		 f->name, f->version, fe->prefix, need, fits[0] ? fits : "none",
-		 hint);
+	cv_err_set(why, CV_ERROR, "%s %s (%s) needs %s", f->name, f->version,
+		   fe->prefix, need);
+	fit_hint(st, fe, f, fix != NULL ? fix : &use, why);
 	return 1;
 }
 
 int
 cv_gate_frameworks(const struct cv_store *st, const char *id,
-		   const char *prefix, int *uses_cudnn, char *msg, size_t n)
+		   const char *prefix, const struct cv_gate_fix *fix,
+		   int *uses_cudnn, struct cv_err *why)
 {
 	struct cv_fw_env fe;
 	int bad;
@@ -93,12 +119,9 @@ cv_gate_frameworks(const struct cv_store *st, const char *id,
 	/* no Python environment to read is nothing to refuse */
 	if (cv_frameworks_find(&fe, prefix, NULL) < 0)
 		return 0;
-	bad = misfit_message(st, &fe, id, msg, n);
-	if (uses_cudnn != NULL) {
-		*uses_cudnn = fe.bundled_dir[0] != '\0';
-		for (size_t i = 0; i < fe.n; i++)
-			*uses_cudnn |= fe.fw[i].need.have;
-	}
+	bad = cv_gate_misfit(st, &fe, id, fix, why);
+	if (uses_cudnn != NULL)
+		*uses_cudnn = cv_fw_env_uses_cudnn(&fe);
 	cv_fw_env_release(&fe);
 	return bad;
 }
@@ -183,26 +206,67 @@ gate_validation(const struct cv_config *cfg, struct cv_store *st,
 	return 0;
 }
 
+/* The refusal's hint lines, then the same command with --force. */
+static void
+say_hints(struct cv_verdict *v, const struct cv_err *why,
+	  const struct cv_gate_fix *fix, const char *spec)
+{
+	const char *p = why->hint;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		say(v, CV_SAY_HINT, "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	say(v, CV_SAY_HINT, "%s --force %s%s", fix->head, spec, fix->tail);
+}
+
+/* The frameworks' check of cv_gate_check. */
+static void
+gate_frameworks(const struct cv_store *st, const char *id,
+		const struct cv_gate_opts *o, struct cv_verdict *v)
+{
+	static const struct cv_gate_fix use = { "cudnnvm use", "" };
+	const struct cv_gate_fix *fix = o->fix.head ? &o->fix : &use;
+	struct cv_err why = CV_ERR_INIT;
+	struct cv_fw_env fe;
+	char spec[64];
+
+	if (cv_frameworks_find(&fe, o->prefix, NULL) < 0)
+		return;
+	v->uses_cudnn = cv_fw_env_uses_cudnn(&fe);
+	if (!cv_gate_misfit(st, &fe, id, fix, &why)) {
+		cv_fw_env_release(&fe);
+		return;
+	}
+	if (o->command != NULL && !cv_fw_env_runs(&fe, o->command))
+		/* a program that is not the environment's interpreter
+		 * imports none of its frameworks */
+		say(v, CV_SAY_WARN,
+		    "%s; running '%s' under %s anyway: it is not %s's "
+		    "interpreter",
+		    why.msg, o->command, id, fe.prefix);
+	else if (o->force)
+		say(v, CV_SAY_WARN, "activating %s anyway (--force): %s", id,
+		    why.msg);
+	else {
+		say(v, CV_SAY_ERROR, "not activating %s: %s", id, why.msg);
+		short_spec(st, id, spec, sizeof spec);
+		say_hints(v, &why, fix, spec);
+	}
+	cv_fw_env_release(&fe);
+}
+
 int
 cv_gate_check(const struct cv_config *cfg, struct cv_store *st, const char *id,
 	      const struct cv_gate_opts *o, struct cv_verdict *v,
 	      struct cv_err *err)
 {
-	char msg[CV_VERDICT_TEXT - 128];
-
 	memset(v, 0, sizeof *v);
-	if (o->frameworks &&
-	    cv_gate_frameworks(st, id, o->prefix, &v->uses_cudnn, msg,
-			       sizeof msg)) {
-		if (!o->force) {
-			say(v, CV_SAY_ERROR,
-			    "not activating %s: %s; --force overrides", id,
-			    msg);
-			return 0;
-		}
-		say(v, CV_SAY_WARN, "activating %s anyway (--force): %s", id,
-		    msg);
-	}
+	if (o->frameworks)
+		gate_frameworks(st, id, o, v);
+	if (v->refused)
+		return 0;
 	return gate_validation(cfg, st, id, o, v, err);
 }
 

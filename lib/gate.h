@@ -11,9 +11,16 @@ struct cv_err;
 struct cv_config;
 struct cv_store;
 struct cv_version;
+struct cv_fw_env;
 
-enum cv_say { CV_SAY_NOTE, CV_SAY_WARN, CV_SAY_ERROR };
-#define CV_VERDICT_LINES 4
+/* How a fix names a version in the command that failed: head, the
+ * spec, tail ("cudnnvm use" ""; "eval \"$(cudnnvm env" ")\""). */
+struct cv_gate_fix {
+	const char *head, *tail;
+};
+
+enum cv_say { CV_SAY_NOTE, CV_SAY_WARN, CV_SAY_ERROR, CV_SAY_HINT };
+#define CV_VERDICT_LINES 8
 #define CV_VERDICT_TEXT  3072
 struct cv_verdict {
 	int refused;    /* 1: the version must not become active */
@@ -34,18 +41,28 @@ struct cv_gate_opts {
 	int installed;
 	const char *prefix;    /* the Python environment (NULL: in play) */
 	const char *probe_exe; /* validation's child (NULL: this binary) */
+	struct cv_gate_fix fix; /* the hints' command (head NULL: use) */
+	/* exec's program: a misfit refuses only when it is the environment's
+	 * interpreter (cv_fw_env_runs), else it is a warning */
+	const char *command;
 };
 #define CV_GATE_OPTS_INIT \
 	{                 \
 		0         \
 	}
 
-/* 1 with the reason in msg when a framework of the Python environment
- * `prefix` (NULL: the one in play) cannot load install `id`; else 0.
- * *uses_cudnn (may be NULL): a framework there loads cuDNN. */
+/* 1 when a framework of the environment fe cannot load install `id`:
+ * the reason in why->msg (one line), and as its hint the fix in the words
+ * of `fix` (NULL: use): the installed build every framework there loads,
+ * else the install of what the misfit needs. 0 when all can load it. */
+int cv_gate_misfit(const struct cv_store *st, const struct cv_fw_env *fe,
+		   const char *id, const struct cv_gate_fix *fix,
+		   struct cv_err *why);
+/* cv_gate_misfit for the Python environment `prefix` (NULL: the one in
+ * play). *uses_cudnn (may be NULL): a framework there loads cuDNN. */
 int cv_gate_frameworks(const struct cv_store *st, const char *id,
-		       const char *prefix, int *uses_cudnn, char *msg,
-		       size_t n);
+		       const char *prefix, const struct cv_gate_fix *fix,
+		       int *uses_cudnn, struct cv_err *why);
 
 /* Both checks on install `id`, as o asks. Returns 0 with the verdict in
  * *v (refused or not), or <0 with err when validation could not run
