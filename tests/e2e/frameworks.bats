@@ -202,6 +202,45 @@ hint: cudnnvm use --force 9.19" ]
 	[ "$status" -eq 1 ]
 }
 
+@test "exec gates only the environment's interpreter and the scripts it runs; any other program runs after a warning" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	mkdir -p "$T/ve/bin"
+	ln -s "$(command -v python3)" "$T/ve/bin/python3"
+	export VIRTUAL_ENV="$T/ve" PATH="$T/ve/bin:$PATH"
+	echo 9.14 >.cudnn-version
+	# no spec: the active 9.14, which torch cannot load
+	run --separate-stderr cudnnvm exec -- true
+	[ "$status" -eq 0 ]
+	# (the loader's complaint about the stub library preloaded follows)
+	[ "${stderr_lines[0]}" = "cudnnvm: warning: torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13; running 'true' under 9.14.0.64-cuda13 anyway: it is not $T/ve's interpreter" ]
+	[ "$(grep -c cudnnvm <<<"$stderr")" -eq 1 ]
+	run --separate-stderr cudnnvm exec -- sh -c 'echo ran'
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# the interpreter, by name on PATH or by path, is refused
+	run --separate-stderr cudnnvm exec -- python3 -c 'print(1)'
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ ${stderr_lines[0]} == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0 ($T/ve) needs"* ]]
+	run --separate-stderr cudnnvm exec -- "$T/ve/bin/python3" -c 'print(1)'
+	[ "$status" -eq 1 ]
+	# a script whose #! names it, directly or through env, is refused
+	printf '#!%s\nprint(1)\n' "$T/ve/bin/python3" >"$T/direct"
+	printf '#!/usr/bin/env -S python3 -u\nprint(1)\n' >"$T/viaenv"
+	printf '#!/bin/sh\necho ran\n' >"$T/shell"
+	chmod +x "$T/direct" "$T/viaenv" "$T/shell"
+	run --separate-stderr cudnnvm exec -- "$T/direct"
+	[ "$status" -eq 1 ]
+	run --separate-stderr cudnnvm exec -- "$T/viaenv"
+	[ "$status" -eq 1 ]
+	run --separate-stderr cudnnvm exec -- "$T/shell"
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# another interpreter than the environment's is no start of torch
+	run --separate-stderr cudnnvm exec -- "$(readlink -f "$(command -v python3)")" -c 'print(1)'
+	[ "$status" -eq 0 ]
+}
+
 @test "the prompt hook never blocks: it activates and warns once" {
 	mkenv "$T/ve" torch-2.11.0 >/dev/null
 	export VIRTUAL_ENV="$T/ve"
