@@ -1,6 +1,7 @@
 /* frameworks.c: `cudnnvm frameworks`: the frameworks of the Python
  * environment in play, the cuDNN each needs and why, the environment's own
- * copy, and whether the active version fits. The gate that use, global,
+ * copy, and whether the active version fits (exit 1 when one cannot
+ * load it). The gate that use, global,
  * shell, venv and exec pass is lib/gate.c. */
 #include "cmd.h"
 #include "ui.h"
@@ -136,6 +137,21 @@ print_text(const struct cv_fw_env *fe, const char *active,
 	}
 }
 
+/* 1, said with the fix, when a framework found cannot load the active
+ * version id; else 0. */
+static int
+misfit(const struct cv_store *st, const struct cv_fw_env *fe, const char *id)
+{
+	struct cv_err why = CV_ERR_INIT;
+
+	if (!cv_gate_misfit(st, fe, id, NULL, &why))
+		return 0;
+	fflush(stdout);
+	ui_error("%s is active but %s", id, why.msg);
+	ui_hints(&why);
+	return 1;
+}
+
 int
 cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -172,6 +188,7 @@ cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 		print_json(&fe, have_active ? id : NULL, &av);
 	else
 		print_text(&fe, have_active ? id : NULL, &av);
+	r = have_active ? misfit(st, &fe, id) : 0;
 	cv_fw_env_release(&fe);
-	return 0;
+	return r;
 }

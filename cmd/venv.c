@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The install id the environment `dir` is pinned to: spec (NULL: the
@@ -50,7 +51,7 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_err err = CV_ERR_INIT;
 	struct cmd_opts o;
 	const char *dir = NULL;
-	char exe[PATH_MAX], id[64] = "";
+	char exe[PATH_MAX], id[64] = "", found[PATH_MAX], how[32];
 	int c, remove = 0, force = 0, r = 0;
 
 	cmd_opts_init(&o, argc, argv);
@@ -66,10 +67,12 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 		return o.status;
 	if (argc - o.ind > (remove ? 0 : 1))
 		return cmd_usage_error("venv", "too many arguments");
-	if (dir == NULL)
-		dir = getenv("VIRTUAL_ENV");
-	if (dir == NULL || *dir == '\0')
-		dir = getenv("CONDA_PREFIX");
+	/* $VIRTUAL_ENV, $CONDA_PREFIX, else a .venv above, not activated
+	 * (the first python3 on PATH only when it is a venv's) */
+	if (dir == NULL && cv_fw_env_in_play(found, sizeof found, how) &&
+	    (strcmp(how, "python3 on PATH") != 0 ||
+	     cv_venv_kind(found, NULL) > 0))
+		dir = found;
 	if (dir == NULL || *dir == '\0')
 		return cmd_usage_error(
 			"venv",

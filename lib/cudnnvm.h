@@ -720,6 +720,13 @@ struct cv_active {
 	struct cv_version version; /* spec, parsed once where it was read */
 	char file[4096];           /* the pin file, for CV_ORIGIN_FILE */
 	char id[64];               /* the install id it resolves to */
+	/* set when the Python environment in play has a pin of `cudnnvm
+	 * venv` its frameworks load and they cannot load what the pin file
+	 * or global default named (lib/gate.c): id is the venv's pin,
+	 * passed_over what origin named, why the framework's need */
+	char venv[4096];
+	char passed_over[64];
+	char why[1024];
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -986,6 +993,19 @@ int cv_validate_cache_get(const char *cache_dir, const char *key,
 			  struct cv_validation *out);
 void cv_validate_cache_put(const char *cache_dir, const char *key,
 			   const struct cv_validation *v);
+/* Another kind of result kept beside a version's validation (kind "":
+ * the validation itself; ".frameworks": validate --frameworks), under the
+ * same rule: used only when its key is byte-identical. NULL when none. */
+struct json_t;
+struct json_t *cv_validate_cache_get_json(const char *cache_dir,
+					  const char *key, const char *kind);
+void cv_validate_cache_put_json(const char *cache_dir, const char *key,
+				const char *kind, struct json_t *result);
+/* One "label=path:dev:inode:size:mtime:mode" line of a key (none when the
+ * path cannot be stat'ed). */
+struct cv_buf;
+void cv_validate_key_identity(struct cv_buf *b, const char *label,
+			      const char *path);
 /* Parse the JSON of cv_validation_json back. 0 or -1. */
 int cv_validation_from_json(const char *text, struct cv_validation *out);
 
@@ -1268,8 +1288,13 @@ struct cv_fw_env {
 	size_t read_bytes;        /* the scan's own accounting */
 	struct timespec deadline; /* CLOCK_MONOTONIC */
 };
-/* Find the frameworks of `prefix` (NULL: $VIRTUAL_ENV, $CONDA_PREFIX,
- * else the environment of the first python3 on PATH). Reads files only. */
+/* The Python environment in play: $VIRTUAL_ENV, $CONDA_PREFIX, a .venv
+ * of the working folder or a parent (not activated, as uv finds it),
+ * else the environment of the first python3 on PATH. 1 with its folder
+ * in out and how it was found in how, 0 when there is no Python. */
+int cv_fw_env_in_play(char *out, size_t n, char how[32]);
+/* Find the frameworks of `prefix` (NULL: cv_fw_env_in_play). Reads files
+ * only. */
 int cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 		       struct cv_err *err);
 void cv_fw_env_release(struct cv_fw_env *e);

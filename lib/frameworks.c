@@ -855,11 +855,56 @@ python_prefix(char *out, size_t n)
 	return 0;
 }
 
+/* <dir>/.venv of the working folder or the nearest parent that has one
+ * (a venv: its pyvenv.cfg), as uv and Poetry find the project's
+ * environment that nobody activated. */
+static int
+dot_venv(char *out, size_t n)
+{
+	char dir[PATH_MAX], cfg[PATH_MAX + 32];
+
+	if (getcwd(dir, sizeof dir) == NULL)
+		return 0;
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		snprintf(cfg, sizeof cfg, "%s/.venv/pyvenv.cfg",
+			 strcmp(dir, "/") == 0 ? "" : dir);
+		if (is_file(cfg)) {
+			snprintf(out, n, "%s/.venv",
+				 strcmp(dir, "/") == 0 ? "" : dir);
+			return 1;
+		}
+		if (slash == NULL || strcmp(dir, "/") == 0)
+			return 0;
+		slash[slash == dir] = '\0';
+	}
+}
+
+int
+cv_fw_env_in_play(char *out, size_t n, char how[32])
+{
+	const char *v;
+
+	if ((v = getenv("VIRTUAL_ENV")) != NULL && *v == '/') {
+		snprintf(out, n, "%s", v);
+		snprintf(how, 32, "$VIRTUAL_ENV");
+	} else if ((v = getenv("CONDA_PREFIX")) != NULL && *v == '/') {
+		snprintf(out, n, "%s", v);
+		snprintf(how, 32, "$CONDA_PREFIX");
+	} else if (dot_venv(out, n)) {
+		snprintf(how, 32, ".venv, not activated");
+	} else if (python_prefix(out, n)) {
+		snprintf(how, 32, "python3 on PATH");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int
 cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 		   struct cv_err *err)
 {
-	const char *v;
 	char home[PATH_MAX], base[PATH_MAX];
 	int system_site;
 
@@ -869,15 +914,8 @@ cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 	if (prefix != NULL && *prefix) {
 		snprintf(out->prefix, sizeof out->prefix, "%s", prefix);
 		snprintf(out->how, sizeof out->how, "given");
-	} else if ((v = getenv("VIRTUAL_ENV")) != NULL && *v == '/') {
-		snprintf(out->prefix, sizeof out->prefix, "%s", v);
-		snprintf(out->how, sizeof out->how, "$VIRTUAL_ENV");
-	} else if ((v = getenv("CONDA_PREFIX")) != NULL && *v == '/') {
-		snprintf(out->prefix, sizeof out->prefix, "%s", v);
-		snprintf(out->how, sizeof out->how, "$CONDA_PREFIX");
-	} else if (python_prefix(out->prefix, sizeof out->prefix)) {
-		snprintf(out->how, sizeof out->how, "python3 on PATH");
-	} else {
+	} else if (!cv_fw_env_in_play(out->prefix, sizeof out->prefix,
+				      out->how)) {
 		return 0; /* no Python: nothing to find */
 	}
 	scan_prefix(out, out->prefix);
@@ -953,7 +991,8 @@ cv_fw_env_runs(const struct cv_fw_env *e, const char *cmd)
 		;
 	snprintf(word, sizeof word, "%.*s", (int)strcspn(p, " \t"), p);
 	p += strcspn(p, " \t");
-	if (strcmp(word, "/usr/bin/env") == 0 || strcmp(word, "/bin/env") == 0) {
+	if (strcmp(word, "/usr/bin/env") == 0 ||
+	    strcmp(word, "/bin/env") == 0) {
 		/* its options (-S) are passed by */
 		for (;;) {
 			while (*p == ' ' || *p == '\t')

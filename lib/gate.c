@@ -3,7 +3,11 @@
  * The verdict carries the lines to say; cmd/ prints them. */
 #include "gate.h"
 #include "internal.h"
+#include "preload.h"
+#include "venv.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,7 +222,9 @@ say_hints(struct cv_verdict *v, const struct cv_err *why,
 		say(v, CV_SAY_HINT, "%.*s", (int)len, p);
 		p += len + (p[len] == '\n');
 	}
-	say(v, CV_SAY_HINT, "%s --force %s%s", fix->head, spec, fix->tail);
+	if (fix != NULL)
+		say(v, CV_SAY_HINT, "%s --force %s%s", fix->head, spec,
+		    fix->tail);
 }
 
 /* The frameworks' check of cv_gate_check. */
@@ -281,4 +287,132 @@ cv_gate_choose(const struct cv_config *cfg, struct cv_store *st,
 	if ((r = cv_active_find(st, spec, id, err)) < 0)
 		return r;
 	return cv_gate_check(cfg, st, id, o, v, err);
+}
+
+int
+cv_gate_venv_pin(const struct cv_store *st, struct cv_active *a)
+{
+	char prefix[PATH_MAX], how[32], pin[64];
+	struct cv_err why = CV_ERR_INIT;
+	struct cv_version pv;
+	struct cv_fw_env fe;
+	int won = 0;
+
+	a->venv[0] = a->passed_over[0] = a->why[0] = '\0';
+	if (a->origin != CV_ORIGIN_FILE && a->origin != CV_ORIGIN_GLOBAL &&
+	    a->origin != CV_ORIGIN_SYSTEM)
+		return 0;
+	if (!cv_fw_env_in_play(prefix, sizeof prefix, how) ||
+	    !cv_venv_pin_of(prefix, pin) || strcmp(pin, a->id) == 0 ||
+	    cv_install_id_parse(&pv, pin, NULL) < 0 || !cv_store_has(st, pin))
+		return 0;
+	if (cv_frameworks_find(&fe, prefix, NULL) < 0)
+		return 0;
+	/* a pin its frameworks load (a --force pin they cannot is no
+	 * better), over a choice one of them cannot */
+	if (first_misfit(&fe, &pv) == NULL &&
+	    cv_gate_misfit(st, &fe, a->id, NULL, &why)) {
+		snprintf(a->why, sizeof a->why, "%s", why.msg);
+		snprintf(a->venv, sizeof a->venv, "%s", prefix);
+		snprintf(a->passed_over, sizeof a->passed_over, "%s", a->id);
+		snprintf(a->id, sizeof a->id, "%s", pin);
+		a->version = pv;
+		won = 1;
+	}
+	cv_fw_env_release(&fe);
+	return won;
+}
+
+void
+cv_gate_venv_said(const struct cv_active *a, char *buf, size_t n)
+{
+	if (a->origin == CV_ORIGIN_FILE)
+		snprintf(buf, n,
+			 "%s (set by %s) is passed over: %s; using %s, pinned "
+			 "to that environment with 'cudnnvm venv'",
+			 a->passed_over, a->file, a->why, a->id);
+	else
+		snprintf(buf, n,
+			 "%s (the global default) is passed over: %s; using "
+			 "%s, pinned to that environment with 'cudnnvm venv'",
+			 a->passed_over, a->why, a->id);
+}
+
+/* Whether a site-packages of prefix (or the one holding the bundled
+ * nvidia/cudnn/lib) has the .pth hook of `cudnnvm venv`. */
+static int
+has_pth(const char *prefix, const char *bundled)
+{
+	char lib[PATH_MAX], path[PATH_MAX * 2];
+	const char *tail = "/nvidia/cudnn/lib";
+	size_t bl = strlen(bundled), tl = strlen(tail);
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	if (bl > tl && strcmp(bundled + bl - tl, tail) == 0) {
+		snprintf(path, sizeof path, "%.*s/%s", (int)(bl - tl), bundled,
+			 CV_PRELOAD_PTH);
+		if (access(path, F_OK) == 0)
+			return 1;
+	}
+	snprintf(lib, sizeof lib, "%s/lib", prefix);
+	if ((d = opendir(lib)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "python3", 7) != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s/site-packages/%s", lib,
+			 de->d_name, CV_PRELOAD_PTH);
+		found = access(path, F_OK) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The first framework of fe that states a cuDNN need, or NULL. */
+static const struct cv_framework *
+first_user(const struct cv_fw_env *fe)
+{
+	for (size_t i = 0; i < fe->n; i++)
+		if (fe->fw[i].need.have)
+			return &fe->fw[i];
+	return NULL;
+}
+
+void
+cv_gate_notes(const struct cv_store *st, const char *id,
+	      const struct cv_gate_fix *fix, int misfit, const char *said,
+	      struct cv_verdict *v, char *noted, size_t n)
+{
+	struct cv_err why = CV_ERR_INIT;
+	const struct cv_framework *f;
+	struct cv_fw_env fe;
+	char *quoted, spec[64];
+
+	memset(v, 0, sizeof *v);
+	noted[0] = '\0';
+	if (cv_frameworks_find(&fe, NULL, NULL) < 0 || fe.prefix[0] == '\0')
+		return;
+	if (misfit && cv_gate_misfit(st, &fe, id, fix, &why)) {
+		say(v, CV_SAY_WARN, "%s is active but %s", id, why.msg);
+		say_hints(v, &why, NULL, NULL);
+	} else if ((f = first_user(&fe)) != NULL && fe.bundled_dir[0] &&
+		   (said == NULL || strcmp(said, fe.prefix) != 0) &&
+		   !has_pth(fe.prefix, fe.bundled_dir)) {
+		/* lib/preload.c says why: its RPATH and its own dlopen by
+		 * path beat LD_LIBRARY_PATH for the front library */
+		say(v, CV_SAY_WARN,
+		    "%s %s (%s) loads its own cuDNN front library from %s "
+		    "before %s's, and mixes the two: an activation by env or "
+		    "the shell hook alone cannot change that; 'cudnnvm venv' "
+		    "makes the environment bind the version it pins",
+		    f->name, f->version, fe.prefix, fe.bundled_dir, id);
+		quoted = cv_hint_quote(fe.prefix);
+		short_spec(st, id, spec, sizeof spec);
+		say(v, CV_SAY_HINT, "cudnnvm venv %s --path %s", spec, quoted);
+		free(quoted);
+		snprintf(noted, n, "%s", fe.prefix);
+	}
+	cv_fw_env_release(&fe);
 }

@@ -39,8 +39,8 @@ struct cv_gate_opts {
 	/* install or import just put it in the store: a failed validation
 	 * says the version stays installed, not "not activating" */
 	int installed;
-	const char *prefix;    /* the Python environment (NULL: in play) */
-	const char *probe_exe; /* validation's child (NULL: this binary) */
+	const char *prefix;     /* the Python environment (NULL: in play) */
+	const char *probe_exe;  /* validation's child (NULL: this binary) */
 	struct cv_gate_fix fix; /* the hints' command (head NULL: use) */
 	/* exec's program: a misfit refuses only when it is the environment's
 	 * interpreter (cv_fw_env_runs), else it is a warning */
@@ -63,6 +63,30 @@ int cv_gate_misfit(const struct cv_store *st, const struct cv_fw_env *fe,
 int cv_gate_frameworks(const struct cv_store *st, const char *id,
 		       const char *prefix, const struct cv_gate_fix *fix,
 		       int *uses_cudnn, struct cv_err *why);
+
+/* A pin file or the global default named a->id; when the Python
+ * environment in play was pinned with `cudnnvm venv` to an installed
+ * version that every framework there loads, and one of them cannot load
+ * a->id, that pin wins (unless CUDNNVM_VERSION or a spec chose: those are
+ * never passed over): a->id becomes it, and a->venv, a->passed_over and
+ * a->why say so. 1 when it won. Cheap when the environment has no pin
+ * (two failed opens); the frameworks are read only when it has one. */
+struct cv_active;
+int cv_gate_venv_pin(const struct cv_store *st, struct cv_active *a);
+/* The warning that says cv_gate_venv_pin's pin won, and over what. */
+void cv_gate_venv_said(const struct cv_active *a, char *buf, size_t n);
+
+/* What env and the prompt hook say when they make install `id` active
+ * (never a refusal): with `misfit`, a framework of the environment in play
+ * that cannot load it, as a warning with the fix in the words of `fix`;
+ * when one loads cuDNN from the environment's own copy and the environment
+ * has no .pth hook of `cudnnvm venv`, that the framework's front library
+ * will be that copy (said once per environment: `said` is what the caller
+ * remembers, the environment's folder; noted gets the folder to remember
+ * when it was said now, else ""). Lines in *v. */
+void cv_gate_notes(const struct cv_store *st, const char *id,
+		   const struct cv_gate_fix *fix, int misfit, const char *said,
+		   struct cv_verdict *v, char *noted, size_t n);
 
 /* Both checks on install `id`, as o asks. Returns 0 with the verdict in
  * *v (refused or not), or <0 with err when validation could not run

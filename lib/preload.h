@@ -5,6 +5,10 @@
 
 struct cv_err;
 
+/* The .pth file `cudnnvm venv` writes into each site-packages: where it
+ * is, an interpreter of the environment binds the activated cuDNN. */
+#define CV_PRELOAD_PTH "cudnnvm.pth"
+
 /* Write (remove) the .pth preload hook into every site-packages of the
  * environment `prefix`: it loads install `id` of the store folder `store`
  * at interpreter start. An environment without Python is no error. */

@@ -241,6 +241,29 @@ hint: cudnnvm use --force 9.19" ]
 	[ "$status" -eq 0 ]
 }
 
+@test "frameworks exits 1 when a framework found cannot load the active version, with the fix" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	mkenv "$T/plain" >/dev/null
+	export VIRTUAL_ENV="$T/ve"
+	CUDNNVM_VERSION=9.14 run --separate-stderr cudnnvm frameworks
+	[ "$status" -eq 1 ]
+	[[ $output == *"active 9.14.0.64-cuda13: CANNOT LOAD IT"* ]]
+	[ "$stderr" = "cudnnvm: 9.14.0.64-cuda13 is active but torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13
+hint: cudnnvm use 9.19" ]
+	# the same for a version named, and in --json (the JSON is whole)
+	run --separate-stderr cudnnvm frameworks 9.14 --json
+	[ "$status" -eq 1 ]
+	python3 -c 'import json,sys; json.loads(sys.argv[1])' "$output"
+	CUDNNVM_VERSION=9.19 run cudnnvm frameworks
+	[ "$status" -eq 0 ]
+	# no framework, or nothing active: 0
+	CUDNNVM_VERSION=9.14 run cudnnvm frameworks --path "$T/plain"
+	[ "$status" -eq 0 ]
+	rm -f "$CUDNNVM_STORE/current"
+	run cudnnvm frameworks
+	[ "$status" -eq 0 ]
+}
+
 @test "the prompt hook never blocks: it activates and warns once" {
 	mkenv "$T/ve" torch-2.11.0 >/dev/null
 	export VIRTUAL_ENV="$T/ve"
@@ -400,6 +423,23 @@ PY
 	[ "$status" -eq 1 ]
 	[[ $output == *"framework torch      fail: the convolution did not run: RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"* ]]
 	[[ $stderr == "cudnnvm: 9.14.0.64-cuda13 failed the framework check;"* ]]
+	# --json: the validation's object with the verdicts; a pass is
+	# cached like the other steps, a failure is probed again
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks --json
+	[ "$status" -eq 0 ]
+	[ "$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); f=d["frameworks"]; print(d["id"], f["ok"], f["cached"], f["frameworks"][0]["fw"], f["frameworks"][0]["pass"], f["frameworks"][0]["cudnn_version"])' "$output")" = "9.19.0.56-cuda13 True True torch True 91900" ]
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks
+	[ "$status" -eq 0 ]
+	[[ $output == *"frameworks   (cached result)"* ]]
+	run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks --json
+	[ "$status" -eq 1 ]
+	[ "$(python3 -c 'import json,sys; f=json.loads(sys.argv[1])["frameworks"]; print(f["ok"], f["cached"], f["frameworks"][0]["pass"])' "$output")" = "False False False" ]
+	[[ $stderr == "cudnnvm: 9.14.0.64-cuda13 failed the framework check;"* ]]
+	# a changed framework record is probed again
+	touch "$sp/torch-2.11.0.dist-info/METADATA"
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks --json
+	[ "$status" -eq 0 ]
+	[[ $output == *'"cached": false'* ]]
 	# the bare LD_LIBRARY_PATH mix, seen from inside: exec not used
 	run env LD_LIBRARY_PATH="$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$T/rv/bin/python" -c '
 import torch; torch.nn.functional.conv2d(None, None)
@@ -460,6 +500,8 @@ PY
 		echo "$cmd: $status"
 		[ "$status" -ne 124 ]
 	done
+	# a version pytorch loads is active: frameworks' status says so
+	export CUDNNVM_VERSION=9.3
 	run cudnnvm frameworks --path "$T/ce" --json
 	[ "$status" -eq 0 ]
 	[[ $output == *'"complete": false'* ]]

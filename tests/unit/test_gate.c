@@ -95,8 +95,8 @@ frameworks_tests(struct cv_store *st, const char *torch, const char *plain)
 	CHECK(cv_gate_frameworks(st, low, torch, NULL, &uses, &why) == 1);
 	CHECK(uses == 1);
 	CHECK(strstr(why.msg, "torch 2.11.0") != NULL);
-	CHECK(strstr(why.msg, "needs cuDNN 9.x \u2265 9.19 built for CUDA 13") !=
-	      NULL);
+	CHECK(strstr(why.msg,
+		     "needs cuDNN 9.x \u2265 9.19 built for CUDA 13") != NULL);
 	CHECK(strchr(why.msg, '\n') == NULL);
 	CHECK(strcmp(why.hint, "cudnnvm use 9.19\n") == 0);
 	/* the one it was built with fits */
