@@ -40,9 +40,10 @@ print_json(const struct cv_fw_env *fe, const char *active,
 			    active ? json_string(active) : json_null());
 	json_object_set_new(o, "bundled",
 			    fe->bundled_dir[0]
-				    ? json_pack("{s:s,s:s}", "dir",
+				    ? json_pack("{s:s,s:s,s:s}", "dir",
 						fe->bundled_dir, "version",
-						fe->bundled_version)
+						fe->bundled_version,
+						"found_via", fe->bundled_via)
 				    : json_null());
 	for (size_t i = 0; i < fe->n; i++) {
 		const struct cv_framework *f = &fe->fw[i];
@@ -76,6 +77,8 @@ print_json(const struct cv_fw_env *fe, const char *active,
 				    json_string(f->need.text));
 		json_object_set_new(need, "source",
 				    json_string(f->need.source));
+		json_object_set_new(need, "found_via",
+				    json_string(f->need.via));
 		json_object_set_new(x, "needs", need);
 		json_object_set_new(
 			x, "active_fits",
@@ -105,8 +108,8 @@ print_text(const struct cv_fw_env *fe, const char *active,
 	ui_print(stdout, "environment: %s (%s)", fe->prefix, fe->how);
 	ui_print(stdout, "active cuDNN: %s", active ? active : "none");
 	if (fe->bundled_dir[0])
-		ui_print(stdout, "bundled cuDNN: %s (%s)", fe->bundled_dir,
-			 fe->bundled_version);
+		ui_print(stdout, "bundled cuDNN: %s (%s, %s)", fe->bundled_dir,
+			 fe->bundled_version, fe->bundled_via);
 	if (fe->incomplete)
 		printf("the scan stopped early: a framework's record is not a "
 		       "regular file, is over its size cap, or the metadata "
@@ -123,8 +126,11 @@ print_text(const struct cv_fw_env *fe, const char *active,
 		ui_print(stdout, "  at: %s", f->location);
 		if (f->need.have) {
 			ui_print(stdout, "  needs: %s", text);
-			ui_print(stdout, "  because: %s says '%s'",
-				 f->need.source, f->need.text);
+			ui_print(stdout, "  because: %s says '%s' (%s)",
+				 f->need.source, f->need.text, f->need.via);
+		} else if (f->need.via[0]) {
+			ui_print(stdout, "  needs: no cuDNN (%s: %s)",
+				 f->need.via, f->need.text);
 		} else {
 			ui_print(stdout,
 				 "  needs: nothing stated (%s); not checked",

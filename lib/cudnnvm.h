@@ -1266,6 +1266,11 @@ struct cv_fw_need {
 	int cuda;          /* CUDA major of the build, 0 unknown */
 	char source[4096]; /* the file that said so */
 	char text[256];    /* the requirement as written */
+	/* how it was found: "Requires-Dist" (METADATA), "build file",
+	 * "conda depends", "DT_NEEDED" (the package's own shared libraries,
+	 * when its metadata is silent), "DT_NEEDED: none" (they name no
+	 * cuDNN: it needs none), "" (nothing stated, nothing read) */
+	char via[32];
 };
 struct cv_framework {
 	char name[128]; /* distribution or conda package name */
@@ -1281,6 +1286,8 @@ struct cv_fw_env {
 	size_t n;
 	char bundled_dir[4096]; /* the environment's own cuDNN folder, or "" */
 	char bundled_version[64];
+	/* "nvidia-cudnn wheel" or "conda cudnn package" */
+	char bundled_via[32];
 	/* the scan stopped at its time or size budget, or met a record it
 	 * could not read (a FIFO, an oversized file): frameworks may be
 	 * missing from fw */

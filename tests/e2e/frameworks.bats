@@ -76,6 +76,41 @@ tree_sum() {
 	[[ $output == *"torch-2.11.0.dist-info/METADATA says 'nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"'"* ]]
 }
 
+@test "where the metadata is silent, the DT_NEEDED entries of the package's own shared objects give the major" {
+	command -v cc >/dev/null || skip "no C compiler"
+	sp=$(mkenv "$T/ct" ctranslate2-4.4.0 nvidia_cudnn_frontend-1.32.0 cupy_cuda12x-14.2.0 tensorrt_cu12-11.4.0.106)
+	mkenv "$T/ct48" ctranslate2-4.8.5 >/dev/null
+	sp48=$(echo "$T"/ct48/lib/python3*/site-packages)
+	echo 'int f(void) { return 0; }' >"$T/e.c"
+	mkdir -p "$sp/ctranslate2.libs" "$sp48/ctranslate2"
+	# CTranslate2 4.4's wheel: auditwheel's renamed cuDNN 8 front library,
+	# needed by libctranslate2 beside cuBLAS 12
+	cc -shared -fPIC -o "$sp/ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7" -Wl,-soname,libcudnn-463fd6d5.so.8.9.7 "$T/e.c"
+	cc -shared -fPIC -o "$T/libcublas.so.12" -Wl,-soname,libcublas.so.12 "$T/e.c"
+	cc -shared -fPIC -o "$sp/ctranslate2.libs/libctranslate2-d3638643.so.4.4.0" "$T/e.c" \
+		-Wl,--no-as-needed "$sp/ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7" "$T/libcublas.so.12"
+	printf '%s\n' 'ctranslate2/__init__.py,sha256=x,1' 'ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7,,' \
+		'ctranslate2.libs/libctranslate2-d3638643.so.4.4.0,,' '../../../bin/ct2-x.so,,' >"$sp/ctranslate2-4.4.0.dist-info/RECORD"
+	# 4.8's library names no cuDNN: it needs none
+	cc -shared -fPIC -o "$sp48/ctranslate2/_ext.so" "$T/e.c" -Wl,--no-as-needed "$T/libcublas.so.12"
+	printf '%s\n' 'ctranslate2/_ext.so,,' >"$sp48/ctranslate2-4.8.5.dist-info/RECORD"
+	[ "$(need "$T/ct" ctranslate2)" = "8 None 12 True" ]
+	run cudnnvm frameworks --path "$T/ct" --json
+	[ "$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(sorted((f["name"], f["needs"]["found_via"], f["needs"]["stated"]) for f in d["frameworks"]))' "$output")" = "[('ctranslate2', 'DT_NEEDED', True), ('cupy_cuda12x', '', False), ('nvidia_cudnn_frontend', '', False), ('tensorrt_cu12', '', False)]" ]
+	run cudnnvm frameworks --path "$T/ct"
+	[[ $output == *"  because: $sp/ctranslate2.libs/libctranslate2-d3638643.so.4.4.0 says 'DT_NEEDED libcudnn-463fd6d5.so.8.9.7' (DT_NEEDED)"* ]]
+	VIRTUAL_ENV="$T/ct" run --separate-stderr cudnnvm use 9.19 --no-validate
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cudnnvm: not activating 9.19.0.56-cuda13: ctranslate2 4.4.0 ($T/ct) needs cuDNN 8.x built for CUDA 12
+hint: cudnnvm use 8.9
+hint: cudnnvm use --force 9.19" ]
+	[ "$(need "$T/ct48" ctranslate2)" = "None None None False" ]
+	run cudnnvm frameworks --path "$T/ct48"
+	[[ $output == *"  needs: no cuDNN (DT_NEEDED: none: its 1 shared objects name no cuDNN)"* ]]
+	VIRTUAL_ENV="$T/ct48" run cudnnvm use 9.19 --no-validate
+	[ "$status" -eq 0 ]
+}
+
 @test "build files: TensorFlow's build_info.py and ONNX Runtime's build_and_package_info.py" {
 	mkenv "$T/ort" onnxruntime_gpu-1.20.0 \
 		--file "onnxruntime/capi/build_and_package_info.py=package_name = 'onnxruntime-gpu'\n__version__ = '1.20.0'\ncuda_version = '12.2'\n" >/dev/null
@@ -96,6 +131,8 @@ tree_sum() {
 	[ "$status" -eq 0 ]
 	[[ $output == *'"dir": "'"$T/ce/lib"'"'* ]]
 	[[ $output == *'"version": "9.3.0.75"'* ]]
+	[[ $output == *'"found_via": "conda cudnn package"'* ]]
+	[[ $output == *'"found_via": "conda depends"'* ]]
 	[ "$(need "$T/ce" pytorch)" = "9.3.0.75 10.0 12 True" ]
 	CONDA_PREFIX="$T/ce" run --separate-stderr cudnnvm use 9.19 --no-validate
 	[ "$status" -eq 1 ]
