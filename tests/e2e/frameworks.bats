@@ -89,8 +89,12 @@ tree_sum() {
 	cc -shared -fPIC -o "$T/libcublas.so.12" -Wl,-soname,libcublas.so.12 "$T/e.c"
 	cc -shared -fPIC -o "$sp/ctranslate2.libs/libctranslate2-d3638643.so.4.4.0" "$T/e.c" \
 		-Wl,--no-as-needed "$sp/ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7" "$T/libcublas.so.12"
-	printf '%s\n' 'ctranslate2/__init__.py,sha256=x,1' 'ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7,,' \
-		'ctranslate2.libs/libctranslate2-d3638643.so.4.4.0,,' '../../../bin/ct2-x.so,,' >"$sp/ctranslate2-4.4.0.dist-info/RECORD"
+	# a RECORD entry outside site-packages is never read (it would say 9)
+	cc -shared -fPIC -o "$T/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 "$T/e.c"
+	mkdir -p "$T/ct/bin"
+	cc -shared -fPIC -o "$T/ct/bin/ct2-x.so" "$T/e.c" -Wl,--no-as-needed "$T/libcudnn.so.9"
+	printf '%s\n' '../../../bin/ct2-x.so,,' 'ctranslate2/__init__.py,sha256=x,1' 'ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7,,' \
+		'ctranslate2.libs/libctranslate2-d3638643.so.4.4.0,,' >"$sp/ctranslate2-4.4.0.dist-info/RECORD"
 	# 4.8's library names no cuDNN: it needs none
 	cc -shared -fPIC -o "$sp48/ctranslate2/_ext.so" "$T/e.c" -Wl,--no-as-needed "$T/libcublas.so.12"
 	printf '%s\n' 'ctranslate2/_ext.so,,' >"$sp48/ctranslate2-4.8.5.dist-info/RECORD"

@@ -169,4 +169,10 @@ hint: cudnnvm venv 9.19 --path '$T/ve'"
 	echo 9.14 >.cudnn-version
 	run cudnnvm current
 	[ "$output" = "9.14.0.64-cuda13 (set by $T/proj/.cudnn-version)" ]
+	# a FIFO in place of the activate script is passed over, never waited on
+	rm "$T/proj/.venv/bin/activate"
+	mkfifo "$T/proj/.venv/bin/activate"
+	run timeout 10 cudnnvm current
+	[ "$status" -eq 0 ]
+	[ "$output" = "9.14.0.64-cuda13 (set by $T/proj/.cudnn-version)" ]
 }
