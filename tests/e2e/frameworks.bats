@@ -113,6 +113,14 @@ hint: cudnnvm use --force 9.19" ]
 	[[ $output == *"  needs: no cuDNN (DT_NEEDED: none: its 1 shared objects name no cuDNN)"* ]]
 	VIRTUAL_ENV="$T/ct48" run cudnnvm use 9.19 --no-validate
 	[ "$status" -eq 0 ]
+	# ONNX Runtime 1.18's METADATA is silent too: its CUDA provider says 8
+	sp=$(mkenv "$T/ort" onnxruntime_gpu-1.18.1)
+	mkdir -p "$sp/onnxruntime/capi"
+	cc -shared -fPIC -o "$T/libcudnn.so.8" -Wl,-soname,libcudnn.so.8 "$T/e.c"
+	cc -shared -fPIC -o "$sp/onnxruntime/capi/libonnxruntime_providers_cuda.so" "$T/e.c" \
+		-Wl,--no-as-needed "$T/libcublas.so.12" "$T/libcudnn.so.8"
+	printf '%s\n' 'onnxruntime/capi/libonnxruntime_providers_cuda.so,,' >"$sp/onnxruntime_gpu-1.18.1.dist-info/RECORD"
+	[ "$(need "$T/ort" onnxruntime_gpu)" = "8 None 12 True" ]
 }
 
 @test "build files: TensorFlow's build_info.py and ONNX Runtime's build_and_package_info.py" {
