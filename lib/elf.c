@@ -248,9 +248,8 @@ int
 cv_elf_needed(int fd, cv_elf_name_fn fn, void *payload)
 {
 	struct elf_file f = { fd, 0, 0, 0, 0, 0 };
+	/* bias unused: the segment holding DT_STRTAB maps it instead */
 	uint64_t dyn = 0, bias = 0, strtab = 0, needed[CV_ELF_MAX_NEEDED];
-
-	(void)bias; /* the segment holding DT_STRTAB maps it instead */
 	size_t nneeded = 0;
 	int have_strtab = 0, r;
 	char name[CV_ELF_NAME_MAX];
