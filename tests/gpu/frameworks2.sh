@@ -73,7 +73,8 @@ show "$BIN" global --force --no-validate "$sys_id"
 unset VIRTUAL_ENV
 mkdir -p "$W/p3" && cd "$W/p3"
 show "$BIN" current
-[ $rc -eq 0 ] && [[ $out == "$pip_id (pinned to $VENV with 'cudnnvm venv'; the global default $sys_id is passed over: torch $torch_v ($VENV) needs cuDNN 9.x ≥ $need_mm"* ]] &&
+# (the folder as found through python3 on PATH: pyvenv.cfg's, resolved)
+[ $rc -eq 0 ] && [[ $out == "$pip_id (pinned to "*" with 'cudnnvm venv'; the global default $sys_id is passed over: torch $torch_v ("*") needs cuDNN 9.x ≥ $need_mm"* ]] &&
 	ok "(3) current names the venv's pin over the global $sys_id" || bad "(3) current (global)"
 echo "\$ eval \"\$(cudnnvm env)\"; python3 -c PROBE"
 out=$(bash -c "eval \"\$('$BIN' env --shell bash)\" && echo \"active=\$CUDNNVM_ACTIVE\" && python3 -c '$PROBE'" 2>&1)
@@ -88,7 +89,7 @@ subs_other=$(grep "map " <<<"$out" | grep -vc "$store_lib/")
 	bad "(3) torch under the global $sys_id (store: $subs_store, elsewhere: $subs_other, exit $rc)"
 echo "$sys_id" >.cudnn-version
 show "$BIN" current
-[[ $out == "$pip_id (pinned to $VENV with 'cudnnvm venv'; $sys_id of $W/p3/.cudnn-version is passed over: "* ]] &&
+[[ $out == "$pip_id (pinned to "*" with 'cudnnvm venv'; $sys_id of $W/p3/.cudnn-version is passed over: "* ]] &&
 	ok "(3) a folder's pin of $sys_id is passed over too" || bad "(3) current (pin file)"
 out=$(bash -c "eval \"\$('$BIN' env --shell bash)\" && python3 -c '$PROBE'" 2>&1)
 rc=$?
