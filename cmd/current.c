@@ -44,11 +44,31 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 			json_object_set_new(o, "lock", json_string(a.lock));
 		if (venv)
 			json_object_set_new(o, "venv", json_string(venv_dir));
+		if (a.venv[0]) {
+			json_object_set_new(o, "venv", json_string(a.venv));
+			json_object_set_new(o, "passed_over",
+					    json_string(a.passed_over));
+			json_object_set_new(o, "why", json_string(a.why));
+		}
 		json_object_set_new(o, "machine", cv_machine_json());
 		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		printf("%s\n", s);
 		free(s);
 		json_decref(o);
+		return 0;
+	}
+	if (a.venv[0]) {
+		/* what the environment's interpreter loads: its pin */
+		if (a.origin == CV_ORIGIN_FILE)
+			ui_print(stdout,
+				 "%s (pinned to %s with 'cudnnvm venv'; %s of "
+				 "%s is passed over: %s)",
+				 a.id, a.venv, a.passed_over, a.file, a.why);
+		else
+			ui_print(stdout,
+				 "%s (pinned to %s with 'cudnnvm venv'; the "
+				 "global default %s is passed over: %s)",
+				 a.id, a.venv, a.passed_over, a.why);
 		return 0;
 	}
 	switch (a.origin) {

@@ -2,8 +2,52 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The version: spec, else the active one (a venv pin that won over the
+ * pin file or global default says so). */
+static int
+choose(const struct cv_store *st, const struct cv_version *spec, char id[64],
+       struct cv_err *err)
+{
+	struct cv_active a;
+	int r;
+
+	if (spec != NULL)
+		return cv_active_find(st, spec, id, err);
+	r = cv_active_resolve(st, NULL, &a, NULL, NULL, err);
+	if (r == 0) {
+		memcpy(id, a.id, sizeof a.id);
+		if (a.venv[0]) {
+			char said[2048];
+			cv_gate_venv_said(&a, said, sizeof said);
+			ui_warn("%s", said);
+		}
+	}
+	return r;
+}
+
+/* A framework of the environment in play that cannot load id, or binds
+ * its own front library, said on stderr; the script remembers the
+ * environment told (_CUDNNVM_FW_SAID), as the prompt hook does. */
+static int
+notes(const struct cv_store *st, const char *id, int sh, struct cv_buf *out,
+      struct cv_err *err)
+{
+	static const struct cv_gate_fix fix = { "eval \"$(cudnnvm env", ")\"" };
+	struct cv_verdict v;
+	char noted[PATH_MAX];
+
+	cv_gate_notes(st, id, &fix, 1, getenv("_CUDNNVM_FW_SAID"), &v, noted,
+		      sizeof noted);
+	ui_verdict(0, NULL, &v);
+	return noted[0] ? cv_shell_set(out, sh, "_CUDNNVM_FW_SAID", noted, 1,
+				       err)
+			: 0;
+}
 
 int
 cmd_env(int argc, char **argv, struct cmd_ctx *ctx)
@@ -29,11 +73,13 @@ cmd_env(int argc, char **argv, struct cmd_ctx *ctx)
 	if (argc - o.ind == 1 && cv_spec_parse(&spec, argv[o.ind], &err) < 0)
 		return cmd_fail(&err);
 	out = cv_text_new();
-	r = cv_active_id(st, argc - o.ind == 1 ? &spec : NULL, id, &err);
+	r = choose(st, argc - o.ind == 1 ? &spec : NULL, id, &err);
 	if (r == 0)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err);
+	if (r == 0)
+		r = notes(st, id, sh, out, &err);
 	if (r < 0)
 		r = cmd_fail(&err);
 	else

@@ -49,6 +49,34 @@ shim_active_id(const struct cv_store *st, char id[64], struct cv_err *err)
 	return r;
 }
 
+/* The frameworks' check only (exec never validates), on the program
+ * argv runs: -1 when refused (said), else whether a framework of the
+ * environment loads cuDNN. */
+static int
+gate(struct cv_store *st, const char *id, int force, char **argv)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
+	struct cv_verdict v;
+	struct cv_buf *tail = cv_text_new();
+	int r;
+
+	cv_text_add(tail, " --", 3);
+	for (char **a = argv; *a != NULL; a++) {
+		cv_text_add(tail, " ", 1);
+		cv_shell_quote(tail, CV_SHELL_SH, *a, NULL);
+	}
+	g.force = force;
+	g.frameworks = g.no_validate = 1;
+	g.command = argv[0];
+	g.fix.head = "cudnnvm exec";
+	g.fix.tail = cv_text_str(tail);
+	r = cv_gate_check(NULL, st, id, &g, &v, &err);
+	r = ui_verdict(r, &err, &v) != 0 ? -1 : v.uses_cudnn;
+	cv_text_free(tail);
+	return r;
+}
+
 int
 cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -92,18 +120,8 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 			 r == ENOENT ? "; check the name and your PATH" : "");
 		return r == ENOENT ? 127 : 126;
 	}
-	if (r == 0) {
-		/* the frameworks' check only: exec never validates */
-		struct cv_gate_opts g = CV_GATE_OPTS_INIT;
-		struct cv_verdict v;
-		g.force = force;
-		g.frameworks = g.no_validate = 1;
-		r = cv_gate_check(NULL, st, id, &g, &v, &err);
-		if (r == 0 && ui_verdict(r, &err, &v) != 0) {
-			return 1;
-		}
-		framework = v.uses_cudnn;
-	}
+	if (r == 0 && (framework = gate(st, id, force, argv + i)) < 0)
+		return 1;
 	if (r == 0)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
 	if (r == 0)

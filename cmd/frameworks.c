@@ -1,6 +1,7 @@
 /* frameworks.c: `cudnnvm frameworks`: the frameworks of the Python
  * environment in play, the cuDNN each needs and why, the environment's own
- * copy, and whether the active version fits. The gate that use, global,
+ * copy, and whether the active version fits (exit 1 when one cannot
+ * load it). The gate that use, global,
  * shell, venv and exec pass is lib/gate.c. */
 #include "cmd.h"
 #include "ui.h"
@@ -89,9 +90,10 @@ print_json(const struct cv_fw_env *fe, const char *active,
 			    active ? json_string(active) : json_null());
 	json_object_set_new(o, "bundled",
 			    fe->bundled_dir[0]
-				    ? json_pack("{s:s,s:s}", "dir",
+				    ? json_pack("{s:s,s:s,s:s}", "dir",
 						fe->bundled_dir, "version",
-						fe->bundled_version)
+						fe->bundled_version,
+						"found_via", fe->bundled_via)
 				    : json_null());
 	for (size_t i = 0; i < fe->n; i++) {
 		const struct cv_framework *f = &fe->fw[i];
@@ -125,6 +127,8 @@ print_json(const struct cv_fw_env *fe, const char *active,
 				    json_string(f->need.text));
 		json_object_set_new(need, "source",
 				    json_string(f->need.source));
+		json_object_set_new(need, "found_via",
+				    json_string(f->need.via));
 		json_object_set_new(x, "needs", need);
 		json_object_set_new(
 			x, "active_fits",
@@ -160,8 +164,8 @@ print_text(const struct cv_fw_env *fe, const char *active,
 			 "loads the one of its major)",
 			 pins->ids[0], pins->ids[1]);
 	if (fe->bundled_dir[0])
-		ui_print(stdout, "bundled cuDNN: %s (%s)", fe->bundled_dir,
-			 fe->bundled_version);
+		ui_print(stdout, "bundled cuDNN: %s (%s, %s)", fe->bundled_dir,
+			 fe->bundled_version, fe->bundled_via);
 	if (fe->incomplete)
 		printf("the scan stopped early: a framework's record is not a "
 		       "regular file, is over its size cap, or the metadata "
@@ -179,8 +183,11 @@ print_text(const struct cv_fw_env *fe, const char *active,
 		ui_print(stdout, "  at: %s", f->location);
 		if (f->need.have) {
 			ui_print(stdout, "  needs: %s", text);
-			ui_print(stdout, "  because: %s says '%s'",
-				 f->need.source, f->need.text);
+			ui_print(stdout, "  because: %s says '%s' (%s)",
+				 f->need.source, f->need.text, f->need.via);
+		} else if (f->need.via[0]) {
+			ui_print(stdout, "  needs: no cuDNN (%s: %s)",
+				 f->need.via, f->need.text);
 		} else {
 			ui_print(stdout,
 				 "  needs: nothing stated (%s); not checked",
@@ -196,6 +203,21 @@ print_text(const struct cv_fw_env *fe, const char *active,
 					 ? "fits"
 					 : "CANNOT LOAD IT");
 	}
+}
+
+/* 1, said with the fix, when a framework found cannot load the active
+ * version id; else 0. */
+static int
+misfit(const struct cv_store *st, const struct cv_fw_env *fe, const char *id)
+{
+	struct cv_err why = CV_ERR_INIT;
+
+	if (!cv_gate_misfit(st, fe, id, NULL, &why))
+		return 0;
+	fflush(stdout);
+	ui_error("%s is active but %s", id, why.msg);
+	ui_hints(&why);
+	return 1;
 }
 
 int
@@ -236,6 +258,7 @@ cmd_frameworks(int argc, char **argv, struct cmd_ctx *ctx)
 		print_json(&fe, have_active ? id : NULL, &av, &pins);
 	else
 		print_text(&fe, have_active ? id : NULL, &av, &pins);
+	r = have_active ? misfit(st, &fe, id) : 0;
 	cv_fw_env_release(&fe);
-	return 0;
+	return r;
 }

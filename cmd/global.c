@@ -105,6 +105,8 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 		goto out;
 	}
+	a.gate.fix.head = "cudnnvm global";
+	a.gate.fix.tail = a.system ? " --system" : "";
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
 					   &verdict, &err),
 			    &err, &verdict)) != 0)

@@ -18,17 +18,29 @@ seen(void *payload, const char *path)
 	cv_strv_push(payload, path);
 }
 
-/* A prompt is never blocked: a version a framework here cannot load is
- * activated with one warning, on the switch. */
+/* A prompt is never blocked: on a switch, a version a framework here
+ * cannot load is activated with one warning, a venv pin that won over the
+ * pin file or global default says so, and the environment whose framework
+ * binds its own front library is told once (noted: remember it). */
 static void
-warn_misfit(const struct cv_store *st, const char *id)
+notes(const struct cv_store *st, const struct cv_active *a, char *noted,
+      size_t n)
 {
+	static const struct cv_gate_fix fix = { "cudnnvm use", "" };
 	const char *prev = getenv("CUDNNVM_ACTIVE");
-	char msg[2048];
+	struct cv_verdict v;
 
-	if ((prev == NULL || strcmp(prev, id) != 0) &&
-	    cv_gate_frameworks(st, id, NULL, NULL, msg, sizeof msg))
-		ui_warn("%s is active but %s", id, msg);
+	noted[0] = '\0';
+	if (prev != NULL && strcmp(prev, a->id) == 0)
+		return;
+	if (a->venv[0]) {
+		char said[2048];
+		cv_gate_venv_said(a, said, sizeof said);
+		ui_warn("%s", said);
+	}
+	cv_gate_notes(st, a->id, &fix, 1, getenv("_CUDNNVM_FW_SAID"), &v, noted,
+		      n);
+	ui_verdict(0, NULL, &v);
 }
 
 /* What the shell function keeps between prompts: the folder and the
@@ -66,7 +78,7 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 	const char *given = NULL;
 	int c, sh = -1, leave = 0, r, status = 0, state;
 	struct cv_hook_stamp stamp;
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], noted[PATH_MAX];
 
 	cmd_opts_init(&o, argc, argv);
 	while ((c = cmd_opts_next(&o)) > 0) {
@@ -104,11 +116,14 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 		}
 	}
 	cv_hook_watch_store(st, &w);
+	noted[0] = '\0';
 	if (a.id[0] && !leave)
-		warn_misfit(st, a.id);
+		notes(st, &a, noted, sizeof noted);
 	r = cv_env_build(&env, st, a.id[0] ? a.id : NULL, NULL, NULL, &err2);
 	if (r == 0)
 		r = cv_shell_emit(out, sh, &env, &err2);
+	if (r == 0 && noted[0])
+		r = cv_shell_set(out, sh, "_CUDNNVM_FW_SAID", noted, 1, &err2);
 	if (r == 0 && state)
 		r = emit_state(out, sh, cwd, &stamp, &w, &err2);
 	if (r == 0 && stamp.path[0])

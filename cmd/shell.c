@@ -56,6 +56,8 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 		return r;
 	}
 	st = ctx->st;
+	a.gate.fix.head = "cudnnvm shell";
+	a.gate.fix.tail = "";
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
 					   &verdict, &err),
 			    &err, &verdict)) != 0)

@@ -181,12 +181,18 @@ ui_hints(const struct cv_err *err)
 		char line[CV_ERR_HINTSIZE];
 
 		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		fputs(ui_paint(stderr, "hint:"), stderr);
-		fputc(' ', stderr);
-		ui_put_escaped(stderr, line);
-		fputc('\n', stderr);
+		ui_hint_line(line);
 		p += len + (nl != NULL);
 	}
+}
+
+void
+ui_hint_line(const char *text)
+{
+	fputs(ui_paint(stderr, "hint:"), stderr);
+	fputc(' ', stderr);
+	ui_put_escaped(stderr, text);
+	fputc('\n', stderr);
 }
 
 int
@@ -243,6 +249,8 @@ ui_verdict(int r, const struct cv_err *err, const struct cv_verdict *v)
 			ui_note("%s", text);
 		else if (v->line[i].say == CV_SAY_WARN)
 			ui_warn("%s", text);
+		else if (v->line[i].say == CV_SAY_HINT)
+			ui_hint_line(text);
 		else
 			ui_error("%s", text);
 	}

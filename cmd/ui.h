@@ -30,6 +30,8 @@ void ui_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_fail(const struct cv_err *err);
 /* Just the "hint: " lines of err. */
 void ui_hints(const struct cv_err *err);
+/* One "hint: " line (escaped). */
+void ui_hint_line(const char *text);
 /* Print "cudnnvm: <cmd>: <what>; usage: ..." and return 64. */
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -94,6 +94,8 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 			return r;
 		st = ctx->st;
 	}
+	a.gate.fix.head = "cudnnvm use";
+	a.gate.fix.tail = "";
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &v, &a.gate, id,
 					   &verdict, &err),
 			    &err, &verdict)) != 0)

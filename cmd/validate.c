@@ -3,6 +3,7 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,16 +44,48 @@ print_verdict(const struct cv_fw_verdict *v, const char *libdir)
 		ui_print(stdout, ": %s", v->why);
 }
 
-/* --frameworks: each framework's own convolution in a child under
- * `exec <id>`; 0 pass, else says why and returns 1. */
+/* The probe's verdicts in words; 0 pass, else says why and returns 1. */
 static int
-check_frameworks(const struct cv_store *st, const char *id)
+say_frameworks(const struct cv_fw_probe *p, const char *id)
+{
+	size_t failed = 0;
+
+	if (p->nfw == 0) {
+		printf("  frameworks   %s: no torch, TensorFlow or JAX in the "
+		       "Python environment in play\n",
+		       ui_paint(stdout, "skip"));
+		return 0;
+	}
+	if (p->cached)
+		printf("  frameworks   (cached result)\n");
+	for (size_t i = 0; i < p->n; i++) {
+		print_verdict(&p->v[i], p->libdir);
+		failed += !p->v[i].pass;
+	}
+	if (p->n < p->nfw) {
+		printf("  frameworks   %s: the probe under %s ended early (%s "
+		       "%d)\n",
+		       ui_paint(stdout, "fail"), id,
+		       p->status > 128 ? "signal" : "status",
+		       p->status > 128 ? p->status - 128 : p->status);
+		failed++;
+	}
+	return failed != 0;
+}
+
+/* --frameworks: each framework's own convolution in a child under
+ * `exec <id>` (or its cached pass); 0 pass, else 1 (said), or the exit
+ * status of an error. With json, the validation's object `val` (may be
+ * NULL) is printed with the verdicts as its "frameworks" member. */
+static int
+check_frameworks(const struct cv_store *st, const char *id, json_t *val)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_fw_probe p;
 	const char *self[CMD_GLOBALS_MAX + 2];
 	char exe[PATH_MAX];
-	size_t k = 0, failed = 0;
+	size_t k = 0;
+	int failed;
 
 	if (cv_child_self(exe, &err) < 0)
 		return cmd_fail(&err);
@@ -62,25 +95,18 @@ check_frameworks(const struct cv_store *st, const char *id)
 	fflush(stdout);
 	if (cv_fw_probe_run(st, id, self, &p, &err) < 0)
 		return cmd_fail(&err);
-	if (p.nfw == 0) {
-		printf("  frameworks   %s: no torch, TensorFlow or JAX in the "
-		       "Python environment in play\n",
-		       ui_paint(stdout, "skip"));
-		return 0;
-	}
-	for (size_t i = 0; i < p.n; i++) {
-		print_verdict(&p.v[i], p.libdir);
-		failed += !p.v[i].pass;
-	}
-	if (p.n < p.nfw) {
-		printf("  frameworks   %s: the probe under %s ended early (%s "
-		       "%d)\n",
-		       ui_paint(stdout, "fail"), id,
-		       p.status > 128 ? "signal" : "status",
-		       p.status > 128 ? p.status - 128 : p.status);
-		failed++;
-	}
-	if (failed == 0)
+	if (val != NULL) {
+		json_t *fw = cv_fw_probe_json(&p);
+		char *text;
+		failed = !json_is_true(json_object_get(fw, "ok")) &&
+			 !json_is_true(json_object_get(fw, "skipped"));
+		json_object_set_new(val, "frameworks", fw);
+		text = json_dumps(val, JSON_INDENT(2));
+		printf("%s\n", text ? text : "{}");
+		free(text);
+	} else
+		failed = say_frameworks(&p, id);
+	if (!failed)
 		return 0;
 	fflush(stdout);
 	ui_error("%s failed the framework check; run 'cudnnvm frameworks' and "
@@ -104,6 +130,34 @@ print_steps(const struct cv_validation *v)
 			       ui_paint(stdout, cv_check_name(s->status)),
 			       s->reason);
 	}
+}
+
+/* The steps, as text or JSON, then --frameworks' verdicts (frameworks:
+ * the steps passed and they were asked for); with --json one object. */
+static int
+report(const struct cv_store *st, const struct cv_validation *v, int json,
+       int frameworks)
+{
+	char *text = json ? cv_validation_json(v) : NULL;
+	json_t *o;
+	int r;
+
+	if (!json) {
+		print_steps(v);
+		return frameworks ? check_frameworks(st, v->id, NULL) : 0;
+	}
+	if (!frameworks) {
+		printf("%s\n", text);
+		free(text);
+		return 0;
+	}
+	o = json_loads(text, 0, NULL);
+	free(text);
+	if (o == NULL)
+		o = json_object();
+	r = check_frameworks(st, v->id, o);
+	json_decref(o);
+	return r;
 }
 
 int
@@ -135,9 +189,6 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 		spec = argv[o.ind];
 	if (spec != NULL && cv_spec_parse(&parsed, spec, &err) < 0)
 		return cmd_fail(&err);
-	if (json && frameworks)
-		return cmd_usage_error("validate",
-				       "--frameworks has no --json form");
 	if (spec != NULL)
 		r = cv_active_find(st, &parsed, id, &err);
 	else {
@@ -158,23 +209,15 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cmd_fail(&err);
 		goto out;
 	}
-	if (json) {
-		char *s = cv_validation_json(&v);
-		printf("%s\n", s);
-		free(s);
-	} else
-		print_steps(&v);
 	failed = cv_validation_failed(&v);
+	r = report(st, &v, json, frameworks && failed < 0);
 	if (failed >= 0) {
 		fflush(stdout);
 		ui_error("%s failed validation (step %d, %s): %s", id,
 			 failed + 1, cv_step_name(failed),
 			 v.step[failed].reason);
 		r = 1;
-	} else
-		r = 0;
-	if (r == 0 && frameworks)
-		r = check_frameworks(st, id);
+	}
 out:
 	return r;
 }

@@ -22,7 +22,8 @@ choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
 	struct cv_gate_opts g = CV_GATE_OPTS_INIT;
 	struct cv_verdict v;
 	struct cv_version spec;
-	int r;
+	char *quoted, *tail;
+	int r = 0;
 
 	if ((r = cmd_need(ctx, CMD_STORE)) != 0)
 		return r;
@@ -37,19 +38,25 @@ choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
 			"venv",
 			"%s and %s are both cuDNN %ld; pin one version per major",
 			ids[0], ids[1], strtol(ids[0], NULL, 10));
-	for (int i = 0; i < (n ? n : 1); i++) {
+	quoted = cv_hint_quote(dir);
+	if (asprintf(&tail, " --path %s", quoted) < 0)
+		tail = NULL;
+	for (int i = 0; r == 0 && i < (n ? n : 1); i++) {
 		g.force = force;
 		g.frameworks = 1;
 		g.prefix = dir;
 		g.probe_exe = cmd_g.probe_exe;
+		g.fix.head = "cudnnvm venv";
+		g.fix.tail = tail ? tail : "";
 		/* the pins written now replace the hook's: never its old ones
 		 */
 		g.beside = n == 2 ? ids[1 - i] : "";
 		r = cv_gate_check(&ctx->cfg, ctx->st, ids[i], &g, &v, &err);
-		if ((r = ui_verdict(r, &err, &v)) != 0)
-			return r;
+		r = ui_verdict(r, &err, &v);
 	}
-	return 0;
+	free(quoted);
+	free(tail);
+	return r;
 }
 
 int
@@ -59,6 +66,7 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cmd_opts o;
 	const char *dir = NULL;
 	char exe[PATH_MAX], ids[CV_VENV_MAXPINS][64] = { "" };
+	char found[PATH_MAX], how[32];
 	const char *pinned[CV_VENV_MAXPINS] = { ids[0], ids[1] };
 	int c, remove = 0, force = 0, r = 0, nspecs;
 
@@ -76,10 +84,12 @@ cmd_venv(int argc, char **argv, struct cmd_ctx *ctx)
 	nspecs = argc - o.ind;
 	if (nspecs > (remove ? 0 : CV_VENV_MAXPINS))
 		return cmd_usage_error("venv", "too many arguments");
-	if (dir == NULL)
-		dir = getenv("VIRTUAL_ENV");
-	if (dir == NULL || *dir == '\0')
-		dir = getenv("CONDA_PREFIX");
+	/* $VIRTUAL_ENV, $CONDA_PREFIX, else a .venv above, not activated
+	 * (the first python3 on PATH only when it is a venv's) */
+	if (dir == NULL && cv_fw_env_in_play(found, sizeof found, how) &&
+	    (strcmp(how, "python3 on PATH") != 0 ||
+	     cv_venv_kind(found, NULL) > 0))
+		dir = found;
 	if (dir == NULL || *dir == '\0')
 		return cmd_usage_error(
 			"venv",

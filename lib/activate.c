@@ -3,6 +3,7 @@
  * from the working folder up to /, then the global link. Pin files are
  * opened without following links or blocking, must be small regular files,
  * and must name a version (never a path or URL). No network, ever. */
+#include "gate.h"
 #include "internal.h"
 
 #include <ctype.h>
@@ -494,6 +495,8 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			r = cv_active_find(st, &out->version, out->id, err);
 			if (r < 0)
 				cv_err_prefix(err, "%s: ", out->file);
+			else
+				cv_gate_venv_pin(st, out);
 			return r;
 		}
 		out->file[0] = '\0';
@@ -524,5 +527,6 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			   out->id);
 		return cv_err_hint(err, "cudnnvm install %s", out->id);
 	}
+	cv_gate_venv_pin(st, out);
 	return 0;
 }

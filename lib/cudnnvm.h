@@ -914,6 +914,13 @@ struct cv_active {
 	char file[4096];           /* the pin file, for CV_ORIGIN_FILE/LOCK */
 	char lock[4096];           /* its cudnnvm.lock, for CV_ORIGIN_LOCK */
 	char id[64];               /* the install id it resolves to */
+	/* set when the Python environment in play has a pin of `cudnnvm
+	 * venv` its frameworks load and they cannot load what the pin file
+	 * or global default named (lib/gate.c): id is the venv's pin,
+	 * passed_over what origin named, why the framework's need */
+	char venv[4096];
+	char passed_over[64];
+	char why[1024];
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -1180,6 +1187,19 @@ int cv_validate_cache_get(const char *cache_dir, const char *key,
 			  struct cv_validation *out);
 void cv_validate_cache_put(const char *cache_dir, const char *key,
 			   const struct cv_validation *v);
+/* Another kind of result kept beside a version's validation (kind "":
+ * the validation itself; ".frameworks": validate --frameworks), under the
+ * same rule: used only when its key is byte-identical. NULL when none. */
+struct json_t;
+struct json_t *cv_validate_cache_get_json(const char *cache_dir,
+					  const char *key, const char *kind);
+void cv_validate_cache_put_json(const char *cache_dir, const char *key,
+				const char *kind, struct json_t *result);
+/* One "label=path:dev:inode:size:mtime:mode" line of a key (none when the
+ * path cannot be stat'ed). */
+struct cv_buf;
+void cv_validate_key_identity(struct cv_buf *b, const char *label,
+			      const char *path);
 /* Parse the JSON of cv_validation_json back. 0 or -1. */
 int cv_validation_from_json(const char *text, struct cv_validation *out);
 
@@ -1452,6 +1472,11 @@ struct cv_fw_need {
 	int cuda;          /* CUDA major of the build, 0 unknown */
 	char source[4096]; /* the file that said so */
 	char text[256];    /* the requirement as written */
+	/* how it was found: "Requires-Dist" (METADATA), "build file",
+	 * "conda depends", "DT_NEEDED" (the package's own shared libraries,
+	 * when its metadata is silent), "DT_NEEDED: none" (they name no
+	 * cuDNN: it needs none), "" (nothing stated, nothing read) */
+	char via[32];
 };
 struct cv_framework {
 	char name[128]; /* distribution or conda package name */
@@ -1467,6 +1492,8 @@ struct cv_fw_env {
 	size_t n;
 	char bundled_dir[4096]; /* the environment's own cuDNN folder, or "" */
 	char bundled_version[64];
+	/* "nvidia-cudnn wheel" or "conda cudnn package" */
+	char bundled_via[32];
 	/* the scan stopped at its time or size budget, or met a record it
 	 * could not read (a FIFO, an oversized file): frameworks may be
 	 * missing from fw */
@@ -1474,11 +1501,22 @@ struct cv_fw_env {
 	size_t read_bytes;        /* the scan's own accounting */
 	struct timespec deadline; /* CLOCK_MONOTONIC */
 };
-/* Find the frameworks of `prefix` (NULL: $VIRTUAL_ENV, $CONDA_PREFIX,
- * else the environment of the first python3 on PATH). Reads files only. */
+/* The Python environment in play: $VIRTUAL_ENV, $CONDA_PREFIX, a .venv
+ * of the working folder or a parent (not activated, as uv finds it),
+ * else the environment of the first python3 on PATH. 1 with its folder
+ * in out and how it was found in how, 0 when there is no Python. */
+int cv_fw_env_in_play(char *out, size_t n, char how[32]);
+/* Find the frameworks of `prefix` (NULL: cv_fw_env_in_play). Reads files
+ * only. */
 int cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 		       struct cv_err *err);
 void cv_fw_env_release(struct cv_fw_env *e);
+/* 1 when a framework of e states a cuDNN need or e holds its own copy. */
+int cv_fw_env_uses_cudnn(const struct cv_fw_env *e);
+/* 1 when the program execvp would run for cmd is a python of e's bin/
+ * folder, or a script whose "#!" line names one (directly or through
+ * env): a start that can import e's frameworks. */
+int cv_fw_env_runs(const struct cv_fw_env *e, const char *cmd);
 /* 1 when version v (4 parts and cuda) can be loaded by f. */
 int cv_framework_fits(const struct cv_framework *f, const struct cv_version *v);
 /* "cuDNN 9.x \u2265 9.19 built for CUDA 13" */

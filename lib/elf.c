@@ -4,9 +4,11 @@
  *
  * ldconfig takes the file offset of the dynamic section from PT_DYNAMIC,
  * the load bias from the first PT_LOAD (p_vaddr - p_offset), the first
- * DT_STRTAB and the first DT_SONAME. Every read here is bounded and checked
- * against the file's size; a file this reader cannot follow is reported as
- * unreadable rather than guessed at, since ldconfig might follow it. */
+ * DT_STRTAB and the first DT_SONAME. The DT_NEEDED entries (the libraries a
+ * framework's own shared objects link, when its metadata names no cuDNN)
+ * are read from the same dynamic section. Every read here is bounded and
+ * checked against the file's size; a file this reader cannot follow is reported
+ * as unreadable rather than guessed at, since ldconfig might follow it. */
 #include "internal.h"
 
 #include <elf.h>
@@ -23,6 +25,8 @@ struct elf_file {
 	int fd;
 	uint64_t size;
 	int is64;
+	uint64_t phoff; /* the program headers */
+	unsigned phnum, phentsize;
 };
 
 static int
@@ -116,48 +120,106 @@ find_dynamic(const struct elf_file *f, uint64_t phoff, unsigned phnum,
 	return ndyn == 0 ? 1 : have_load ? 0 : -1;
 }
 
-int
-cv_elf_soname(int fd, char *out, size_t n)
+/* The dynamic section of the ELF file open on fd: f filled, its file
+ * offset in *dyn and the load bias in *bias. CV_ELF_SONAME (0) when found,
+ * CV_ELF_NO_SONAME when the file has no dynamic section, else
+ * CV_ELF_NOT_ELF or CV_ELF_BAD. */
+static int
+open_dynamic(int fd, struct elf_file *f, uint64_t *dyn, uint64_t *bias)
 {
 	unsigned char ident[EI_NIDENT];
-	struct elf_file f = { fd, 0, 0 };
-	uint64_t phoff, dyn = 0, bias = 0, strtab = 0, soname = 0;
+	uint64_t phoff;
 	unsigned phnum, phentsize;
-	int have_strtab = 0, have_soname = 0, r;
 	struct stat sb;
+	int r;
 
-	if (n == 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+	f->fd = fd;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
 		return CV_ELF_BAD;
-	f.size = (uint64_t)sb.st_size;
-	if (f.size < EI_NIDENT || read_at(&f, 0, ident, sizeof ident) < 0 ||
+	f->size = (uint64_t)sb.st_size;
+	if (f->size < EI_NIDENT || read_at(f, 0, ident, sizeof ident) < 0 ||
 	    memcmp(ident, ELFMAG, SELFMAG) != 0)
 		return CV_ELF_NOT_ELF;
 	if ((ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) ||
 	    ident[EI_DATA] != (__BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB
 							       : ELFDATA2MSB))
 		return CV_ELF_BAD;
-	f.is64 = ident[EI_CLASS] == ELFCLASS64;
-	if (f.is64) {
+	f->is64 = ident[EI_CLASS] == ELFCLASS64;
+	if (f->is64) {
 		Elf64_Ehdr h;
-		if (read_at(&f, 0, &h, sizeof h) < 0)
+		if (read_at(f, 0, &h, sizeof h) < 0)
 			return CV_ELF_BAD;
 		phoff = h.e_phoff;
 		phnum = h.e_phnum;
 		phentsize = h.e_phentsize;
 	} else {
 		Elf32_Ehdr h;
-		if (read_at(&f, 0, &h, sizeof h) < 0)
+		if (read_at(f, 0, &h, sizeof h) < 0)
 			return CV_ELF_BAD;
 		phoff = h.e_phoff;
 		phnum = h.e_phnum;
 		phentsize = h.e_phentsize;
 	}
 	if (phnum > MAX_PHDRS ||
-	    phentsize != (f.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+	    phentsize != (f->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
 		return CV_ELF_BAD;
-	r = find_dynamic(&f, phoff, phnum, phentsize, &dyn, &bias);
+	f->phoff = phoff;
+	f->phnum = phnum;
+	f->phentsize = phentsize;
+	r = find_dynamic(f, phoff, phnum, phentsize, dyn, bias);
 	if (r != 0)
 		return r > 0 ? CV_ELF_NO_SONAME : CV_ELF_BAD;
+	return CV_ELF_SONAME;
+}
+
+/* The file offset of address vaddr, through the PT_LOAD segment holding
+ * it, as the loader maps it: patchelf (auditwheel's repair of a wheel)
+ * moves .dynstr into a segment of its own, where the first segment's bias
+ * that ldconfig uses is wrong. 0, or -1 when no segment holds it. */
+static int
+vaddr_offset(const struct elf_file *f, uint64_t vaddr, uint64_t *off)
+{
+	for (unsigned i = 0; i < f->phnum; i++) {
+		struct phdr p;
+		if (read_phdr(f, f->phoff + (uint64_t)i * f->phentsize, &p) < 0)
+			return -1;
+		if (p.type == PT_LOAD && vaddr >= p.vaddr &&
+		    vaddr - p.vaddr < p.filesz) {
+			*off = vaddr - p.vaddr + p.offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* String `off` of the string table at `strtab` into out (n bytes): 0, or
+ * -1 when it is empty, not ended within n bytes or outside the file. */
+static int
+read_string(const struct elf_file *f, uint64_t strtab, uint64_t off, char *out,
+	    size_t n)
+{
+	if (strtab > f->size || off > f->size - strtab)
+		return -1;
+	/* the name, NUL included, must fit in out and in the file */
+	if (f->size - strtab - off < n)
+		n = (size_t)(f->size - strtab - off);
+	if (n == 0 || read_at(f, strtab + off, out, n) < 0 ||
+	    memchr(out, '\0', n) == NULL || out[0] == '\0')
+		return -1;
+	return 0;
+}
+
+int
+cv_elf_soname(int fd, char *out, size_t n)
+{
+	struct elf_file f = { fd, 0, 0, 0, 0, 0 };
+	uint64_t dyn = 0, bias = 0, strtab = 0, soname = 0;
+	int have_strtab = 0, have_soname = 0, r;
+
+	if (n == 0)
+		return CV_ELF_BAD;
+	if ((r = open_dynamic(fd, &f, &dyn, &bias)) != CV_ELF_SONAME)
+		return r;
 	for (uint64_t i = 0;; i++) {
 		int64_t tag;
 		uint64_t val;
@@ -177,13 +239,51 @@ cv_elf_soname(int fd, char *out, size_t n)
 	}
 	if (!have_soname)
 		return CV_ELF_NO_SONAME;
-	if (!have_strtab || strtab > f.size || soname > f.size - strtab)
-		return CV_ELF_BAD;
-	/* the name, NUL included, must fit in out and in the file */
-	if (f.size - strtab - soname < n)
-		n = (size_t)(f.size - strtab - soname);
-	if (n == 0 || read_at(&f, strtab + soname, out, n) < 0 ||
-	    memchr(out, '\0', n) == NULL || out[0] == '\0')
+	if (!have_strtab || read_string(&f, strtab, soname, out, n) < 0)
 		return CV_ELF_BAD;
 	return CV_ELF_SONAME;
+}
+
+int
+cv_elf_needed(int fd, cv_elf_name_fn fn, void *payload)
+{
+	struct elf_file f = { fd, 0, 0, 0, 0, 0 };
+	/* bias unused: the segment holding DT_STRTAB maps it instead */
+	uint64_t dyn = 0, bias = 0, strtab = 0, needed[CV_ELF_MAX_NEEDED];
+	size_t nneeded = 0;
+	int have_strtab = 0, r;
+	char name[CV_ELF_NAME_MAX];
+
+	if ((r = open_dynamic(fd, &f, &dyn, &bias)) != CV_ELF_SONAME)
+		return r == CV_ELF_NO_SONAME ? 0 : -r;
+	for (uint64_t i = 0;; i++) {
+		int64_t tag;
+		uint64_t val;
+		if (i * (f.is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn)) >=
+			    MAX_DYNAMIC ||
+		    read_dyn(&f, dyn, i, &tag, &val) < 0)
+			return -CV_ELF_BAD;
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_STRTAB && !have_strtab) {
+			if (vaddr_offset(&f, val, &strtab) < 0)
+				return -CV_ELF_BAD;
+			have_strtab = 1;
+		} else if (tag == DT_NEEDED) {
+			if (nneeded == CV_ELF_MAX_NEEDED)
+				return -CV_ELF_BAD;
+			needed[nneeded++] = val;
+		}
+	}
+	if (nneeded > 0 && !have_strtab)
+		return -CV_ELF_BAD;
+	/* all read before any is reported: a bad one makes the file bad */
+	for (size_t i = 0; i < nneeded; i++)
+		if (read_string(&f, strtab, needed[i], name, sizeof name) < 0)
+			return -CV_ELF_BAD;
+	for (size_t i = 0; i < nneeded; i++) {
+		read_string(&f, strtab, needed[i], name, sizeof name);
+		fn(payload, name);
+	}
+	return (int)nneeded;
 }

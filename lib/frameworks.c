@@ -36,18 +36,42 @@
 /* Distribution names (normalised: lower case, '-' and '.' as '_') whose
  * METADATA is always read. */
 static const char *const known_pip[] = {
-	"torch",        "tensorflow",      "tensorflow_gpu",
-	"tf_nightly",   "jax_cuda",        "jaxlib",
-	"jax",          "onnxruntime_gpu", "onnxruntime",
-	"paddlepaddle", "mxnet",           "cupy_cuda",
-	"tensorrt",     "nvidia_cudnn",    "nvidia_dali",
-	"torchvision",  "torchaudio",      NULL,
+	"torch",
+	"tensorflow",
+	"tensorflow_gpu",
+	"tf_nightly",
+	"jax_cuda",
+	"jaxlib",
+	"jax",
+	"onnxruntime_gpu",
+	"onnxruntime",
+	"paddlepaddle",
+	"mxnet",
+	"cupy_cuda",
+	"tensorrt",
+	"nvidia_cudnn",
+	"nvidia_dali",
+	"torchvision",
+	"torchaudio",
+	"ctranslate2",
+	"cupy",
+	NULL,
 };
 /* conda package names whose record is read. */
 static const char *const known_conda[] = {
-	"pytorch",       "libtorch", "tensorflow",  "tensorflow-base",
-	"libtensorflow", "jaxlib",   "onnxruntime", "paddlepaddle",
-	"cupy",          "cudnn",    NULL,
+	"pytorch",
+	"libtorch",
+	"tensorflow",
+	"tensorflow-base",
+	"libtensorflow",
+	"jaxlib",
+	"onnxruntime",
+	"paddlepaddle",
+	"cupy",
+	"cudnn",
+	"ctranslate2",
+	"tensorrt",
+	NULL,
 };
 
 static int
@@ -321,6 +345,7 @@ cv_fw_requires_dist(struct cv_fw_need *n, const char *value, const char *path)
 	if (!n->have)
 		set_source(n, path, value);
 	n->have = 1;
+	snprintf(n->via, sizeof n->via, "Requires-Dist");
 	return 1;
 }
 
@@ -447,6 +472,7 @@ scan_build_file(struct cv_fw_env *e, struct cv_framework *f, const char *path)
 			p = strchr(p, '_') + 1;
 		if (parse_loose(p, &v)) {
 			f->need.have = 1;
+			snprintf(f->need.via, sizeof f->need.via, "build file");
 			need_min(&f->need, &v);
 			snprintf(f->need.source, sizeof f->need.source, "%s",
 				 path);
@@ -468,6 +494,8 @@ scan_build_file(struct cv_fw_env *e, struct cv_framework *f, const char *path)
 			f->need.cuda = (int)v.part[0];
 			if (!f->need.have) {
 				f->need.have = 1;
+				snprintf(f->need.via, sizeof f->need.via,
+					 "build file");
 				snprintf(f->need.source, sizeof f->need.source,
 					 "%s", path);
 				snprintf(f->need.text, sizeof f->need.text,
@@ -477,6 +505,114 @@ scan_build_file(struct cv_fw_env *e, struct cv_framework *f, const char *path)
 		}
 	}
 	free(buf);
+}
+
+/* What one DT_NEEDED name says: libcudnn.so.N and libcudnn_*.so.N give
+ * the cuDNN major, libcudart.so.N or libcublas.so.N the CUDA major;
+ * auditwheel's renamed
+ * copies (libcudnn-463fd6d5.so.8.9.7 in CTranslate2 4.4's wheel, whose
+ * front library then loads its sub-libraries by name) count too. */
+struct elf_needs {
+	int cudnn, cuda;
+	char name[64];
+};
+
+static void
+elf_name(void *payload, const char *name)
+{
+	struct elf_needs *x = payload;
+	const char *so = strstr(name, ".so.");
+	long major;
+	char *end;
+
+	if (so == NULL)
+		return;
+	major = strtol(so + 4, &end, 10);
+	if (major <= 0 || major > 99 || (*end != '\0' && *end != '.'))
+		return;
+	if (x->cudnn == 0 && strncmp(name, "libcudnn", 8) == 0 &&
+	    strchr("._-", name[8]) != NULL) {
+		x->cudnn = (int)major;
+		snprintf(x->name, sizeof x->name, "%s", name);
+	} else if (x->cuda == 0 && ((strncmp(name, "libcudart", 9) == 0 &&
+				     strchr(".-", name[9]) != NULL) ||
+				    (strncmp(name, "libcublas", 9) == 0 &&
+				     strchr(".-", name[9]) != NULL)))
+		x->cuda = (int)major;
+}
+
+/* A shared object of RECORD's line `line` (its path, relative to sp): 1
+ * with its path in out. */
+static int
+record_so(const char *sp, const char *line, char *out, size_t n)
+{
+	size_t len = strcspn(line, ",");
+	const char *so;
+
+	if (len == 0 || len >= PATH_MAX || line[0] == '/' ||
+	    memmem(line, len, "..", 2) != NULL)
+		return 0;
+	so = memmem(line, len, ".so", 3);
+	if (so == NULL || (so + 3 != line + len && so[3] != '.'))
+		return 0;
+	snprintf(out, n, "%s/%.*s", sp, (int)len, line);
+	return 1;
+}
+
+#define ELF_FILES_MAX 64
+
+/* A framework whose metadata names no cuDNN: the DT_NEEDED entries of the
+ * shared objects its RECORD lists (read without loading them) give the
+ * major, or show that it needs none. */
+static void
+scan_elf(struct cv_fw_env *e, struct cv_framework *f, const char *sp,
+	 const char *dname)
+{
+	char path[PATH_MAX + 64], so[PATH_MAX * 2];
+	struct elf_needs x = { 0, 0, "" };
+	char *buf, *line, *next;
+	size_t len;
+	int files = 0;
+
+	snprintf(path, sizeof path, "%s/%s/RECORD", sp, dname);
+	buf = read_file(e, path, 4u << 20, 0, 1, &len);
+	if (buf == NULL)
+		return;
+	buf[len] = '\0';
+	for (line = buf; *line && files < ELF_FILES_MAX && !x.cudnn;
+	     line = next) {
+		char *nl = strchr(line, '\n');
+		int fd;
+		next = nl ? nl + 1 : line + strlen(line);
+		if (!record_so(sp, line, so, sizeof so) || scan_spent(e))
+			continue;
+		/* never blocks (a FIFO), never follows a link out */
+		fd = open(so, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		files++;
+		if (cv_elf_needed(fd, elf_name, &x) >= 0 && x.cudnn)
+			snprintf(f->need.source, sizeof f->need.source, "%s",
+				 so);
+		close(fd);
+	}
+	free(buf);
+	if (files == 0)
+		return;
+	if (x.cudnn) {
+		f->need.have = 1;
+		f->need.min.nparts = 1;
+		f->need.min.part[0] = (unsigned long)x.cudnn;
+		if (x.cuda)
+			f->need.cuda = x.cuda;
+		snprintf(f->need.text, sizeof f->need.text, "DT_NEEDED %s",
+			 x.name);
+		snprintf(f->need.via, sizeof f->need.via, "DT_NEEDED");
+	} else if (!f->need.have) {
+		snprintf(f->need.text, sizeof f->need.text,
+			 "its %d shared objects name no cuDNN", files);
+		snprintf(f->need.via, sizeof f->need.via, "DT_NEEDED: none");
+	}
 }
 
 static void
@@ -490,6 +626,7 @@ note_bundled_pip(struct cv_fw_env *e, const char *sp, const char *name,
 	if (!is_dir(dir))
 		return;
 	snprintf(e->bundled_dir, sizeof e->bundled_dir, "%s", dir);
+	snprintf(e->bundled_via, sizeof e->bundled_via, "nvidia-cudnn wheel");
 	snprintf(e->bundled_version, sizeof e->bundled_version, "%s%s%d", ver,
 		 cuda ? "-cuda" : "", cuda);
 	if (!cuda)
@@ -544,6 +681,9 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 					sp);
 				scan_build_file(e, &e->fw[e->n - 1], file);
 			}
+			/* a build file may name the CUDA major alone */
+			if (e->fw[e->n - 1].need.min.nparts == 0)
+				scan_elf(e, &e->fw[e->n - 1], sp, de->d_name);
 			continue;
 		}
 		others = xrealloc(others, (nothers + 1) * sizeof *others);
@@ -590,6 +730,7 @@ cv_fw_conda_depend(struct cv_fw_need *n, const char *s, const char *path)
 		parse_specifiers(n, s + 5);
 		if (!n->have)
 			set_source(n, path, s);
+		snprintf(n->via, sizeof n->via, "conda depends");
 		return 1;
 	}
 	if (strncmp(s, "cuda-version ", 13) == 0 ||
@@ -672,6 +813,8 @@ scan_conda_record(struct cv_fw_env *e, const char *prefix, const char *path,
 	if (strcmp(name, "cudnn") == 0) {
 		snprintf(e->bundled_dir, sizeof e->bundled_dir, "%s/lib",
 			 prefix);
+		snprintf(e->bundled_via, sizeof e->bundled_via,
+			 "conda cudnn package");
 		snprintf(e->bundled_version, sizeof e->bundled_version, "%s",
 			 ver);
 	} else {
@@ -855,11 +998,56 @@ python_prefix(char *out, size_t n)
 	return 0;
 }
 
+/* <dir>/.venv of the working folder or the nearest parent that has one
+ * (a venv: its pyvenv.cfg), as uv and Poetry find the project's
+ * environment that nobody activated. */
+static int
+dot_venv(char *out, size_t n)
+{
+	char dir[PATH_MAX], cfg[PATH_MAX + 32];
+
+	if (getcwd(dir, sizeof dir) == NULL)
+		return 0;
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		snprintf(cfg, sizeof cfg, "%s/.venv/pyvenv.cfg",
+			 strcmp(dir, "/") == 0 ? "" : dir);
+		if (is_file(cfg)) {
+			snprintf(out, n, "%s/.venv",
+				 strcmp(dir, "/") == 0 ? "" : dir);
+			return 1;
+		}
+		if (slash == NULL || strcmp(dir, "/") == 0)
+			return 0;
+		slash[slash == dir] = '\0';
+	}
+}
+
+int
+cv_fw_env_in_play(char *out, size_t n, char how[32])
+{
+	const char *v;
+
+	if ((v = getenv("VIRTUAL_ENV")) != NULL && *v == '/') {
+		snprintf(out, n, "%s", v);
+		snprintf(how, 32, "$VIRTUAL_ENV");
+	} else if ((v = getenv("CONDA_PREFIX")) != NULL && *v == '/') {
+		snprintf(out, n, "%s", v);
+		snprintf(how, 32, "$CONDA_PREFIX");
+	} else if (dot_venv(out, n)) {
+		snprintf(how, 32, ".venv, not activated");
+	} else if (python_prefix(out, n)) {
+		snprintf(how, 32, "python3 on PATH");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int
 cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 		   struct cv_err *err)
 {
-	const char *v;
 	char home[PATH_MAX], base[PATH_MAX];
 	int system_site;
 
@@ -869,15 +1057,8 @@ cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 	if (prefix != NULL && *prefix) {
 		snprintf(out->prefix, sizeof out->prefix, "%s", prefix);
 		snprintf(out->how, sizeof out->how, "given");
-	} else if ((v = getenv("VIRTUAL_ENV")) != NULL && *v == '/') {
-		snprintf(out->prefix, sizeof out->prefix, "%s", v);
-		snprintf(out->how, sizeof out->how, "$VIRTUAL_ENV");
-	} else if ((v = getenv("CONDA_PREFIX")) != NULL && *v == '/') {
-		snprintf(out->prefix, sizeof out->prefix, "%s", v);
-		snprintf(out->how, sizeof out->how, "$CONDA_PREFIX");
-	} else if (python_prefix(out->prefix, sizeof out->prefix)) {
-		snprintf(out->how, sizeof out->how, "python3 on PATH");
-	} else {
+	} else if (!cv_fw_env_in_play(out->prefix, sizeof out->prefix,
+				      out->how)) {
 		return 0; /* no Python: nothing to find */
 	}
 	scan_prefix(out, out->prefix);
@@ -894,12 +1075,99 @@ cv_frameworks_find(struct cv_fw_env *out, const char *prefix,
 	return 0;
 }
 
+/* The program execvp would run for `cmd` (PATH searched when it has no
+ * '/'), in out; 0 when there is none. */
+static int
+find_program(const char *cmd, char *out, size_t n)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/') != NULL) {
+		snprintf(out, n, "%s", cmd);
+		return is_file(out);
+	}
+	for (const char *p = path ? path : ""; *p;) {
+		size_t len = strcspn(p, ":");
+		snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", cmd);
+		if (access(out, X_OK) == 0 && is_file(out))
+			return 1;
+		p += len + (p[len] == ':');
+	}
+	return 0;
+}
+
+/* Whether program path is a python* of <prefix>/bin (the folder compared
+ * resolved; the file not: a venv's python links to the system's). */
+static int
+is_env_python(const struct cv_fw_env *e, const char *path)
+{
+	char dir[PATH_MAX], rdir[PATH_MAX], bin[PATH_MAX + 8], rbin[PATH_MAX];
+	const char *base = strrchr(path, '/');
+
+	if (base == NULL || strncmp(base + 1, "python", 6) != 0)
+		return 0;
+	snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
+	snprintf(bin, sizeof bin, "%s/bin", e->prefix);
+	return realpath(dir[0] ? dir : "/", rdir) != NULL &&
+	       realpath(bin, rbin) != NULL && strcmp(rdir, rbin) == 0;
+}
+
+int
+cv_fw_env_runs(const struct cv_fw_env *e, const char *cmd)
+{
+	char path[PATH_MAX], head[512], word[PATH_MAX];
+	const char *p;
+	ssize_t got;
+
+	if (e->prefix[0] == '\0' || !find_program(cmd, path, sizeof path))
+		return 0;
+	if (is_env_python(e, path))
+		return 1;
+	/* a script: its "#!" line names the interpreter, directly or
+	 * through env (`#!/usr/bin/env python3`, found on PATH) */
+	got = cv_fs_read_head(AT_FDCWD, path, 0, head, sizeof head - 1);
+	if (got < 2 || head[0] != '#' || head[1] != '!')
+		return 0;
+	head[got] = '\0';
+	head[strcspn(head, "\r\n")] = '\0';
+	for (p = head + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(p, " \t"), p);
+	p += strcspn(p, " \t");
+	if (strcmp(word, "/usr/bin/env") == 0 ||
+	    strcmp(word, "/bin/env") == 0) {
+		/* its options (-S) are passed by */
+		for (;;) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p != '-')
+				break;
+			p += strcspn(p, " \t");
+		}
+		snprintf(word, sizeof word, "%.*s", (int)strcspn(p, " \t"), p);
+		if (word[0] == '\0' || !find_program(word, path, sizeof path))
+			return 0;
+		return is_env_python(e, path);
+	}
+	return word[0] == '/' && is_env_python(e, word);
+}
+
 void
 cv_fw_env_release(struct cv_fw_env *e)
 {
 	free(e->fw);
 	e->fw = NULL;
 	e->n = 0;
+}
+
+int
+cv_fw_env_uses_cudnn(const struct cv_fw_env *e)
+{
+	int uses = e->bundled_dir[0] != '\0';
+
+	for (size_t i = 0; i < e->n; i++)
+		uses |= e->fw[i].need.have;
+	return uses;
 }
 
 void

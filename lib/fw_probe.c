@@ -186,9 +186,12 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 }
 
 /* The probes for the frameworks of the Python environment in play, and
- * its interpreter. */
+ * its interpreter; what the result depends on, beside the version's own
+ * files, goes into key: the interpreter, each framework's record and
+ * folder, the environment's own copy and the .pth hook. */
 static size_t
-pick(const char *fws[8], char *python, size_t n, struct cv_err *err)
+pick(const char *fws[8], char *python, size_t n, struct cv_buf *key,
+     struct cv_err *err)
 {
 	struct cv_fw_env fe;
 	struct stat sb;
@@ -198,42 +201,85 @@ pick(const char *fws[8], char *python, size_t n, struct cv_err *err)
 		return (size_t)-1;
 	for (size_t i = 0; i < fe.n; i++) {
 		const char *p = probe_of(fe.fw[i].name);
+		char sp[PATH_MAX + 16];
 		int dup = 0;
 		for (size_t k = 0; p && k < nfw; k++)
 			dup |= strcmp(fws[k], p) == 0;
 		if (p != NULL && !dup && nfw < 8)
 			fws[nfw++] = p;
+		cv_validate_key_identity(key, "framework", fe.fw[i].location);
+		cv_validate_key_identity(key, "record", fe.fw[i].need.source);
+		snprintf(sp, sizeof sp, "%s", fe.fw[i].location);
+		dir_of(sp);
+		strcat(sp, "/cudnnvm.pth");
+		cv_validate_key_identity(key, "pth", sp);
 	}
 	snprintf(python, n, "%s/bin/python3", fe.prefix);
 	if (stat(python, &sb) < 0)
 		snprintf(python, n, "%s/bin/python", fe.prefix);
+	cv_validate_key_identity(key, "python", python);
+	cv_validate_key_identity(key, "bundled", fe.bundled_dir);
 	cv_fw_env_release(&fe);
 	return nfw;
 }
 
-int
-cv_fw_probe_run(const struct cv_store *st, const char *id,
-		const char *const *self, struct cv_fw_probe *out,
-		struct cv_err *err)
+json_t *
+cv_fw_probe_json(const struct cv_fw_probe *p)
+{
+	json_t *arr = json_array();
+	int pass = p->n == p->nfw;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct cv_fw_verdict *v = &p->v[i];
+		pass &= v->pass;
+		json_array_append_new(
+			arr, json_pack("{s:s,s:b,s:I,s:i,s:s}", "fw", v->fw,
+				       "pass", v->pass, "cudnn_version",
+				       (json_int_t)v->version, "sub_libraries",
+				       v->subs, "reason", v->why));
+	}
+	return json_pack("{s:b,s:b,s:b,s:s,s:i,s:o}", "ok", pass, "skipped",
+			 p->nfw == 0, "cached", p->cached, "libdir", p->libdir,
+			 "status", p->status, "frameworks", arr);
+}
+
+/* A cached result back into *out; 0, or -1 when it does not read. */
+static int
+from_json(json_t *o, struct cv_fw_probe *out)
+{
+	json_t *arr = json_object_get(o, "frameworks");
+
+	if (!json_is_array(arr) || json_array_size(arr) > CV_FW_PROBE_MAX ||
+	    json_array_size(arr) == 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *x = json_array_get(arr, i);
+		struct cv_fw_verdict *v = &out->v[i];
+		const char *fw = json_string_value(json_object_get(x, "fw"));
+		if (fw == NULL || !json_is_true(json_object_get(x, "pass")))
+			return -1;
+		memset(v, 0, sizeof *v);
+		copy_fw(v->fw, sizeof v->fw, fw);
+		v->pass = 1;
+		v->version = (long)json_integer_value(
+			json_object_get(x, "cudnn_version"));
+		v->subs = (int)json_integer_value(
+			json_object_get(x, "sub_libraries"));
+	}
+	out->n = out->nfw = json_array_size(arr);
+	out->cached = 1;
+	return 0;
+}
+
+/* Run the probe and read its verdicts into *out. */
+static int
+probe(const char *const *self, const char *id, const struct cv_version *v,
+      const char *python, const char *const *fws, struct cv_fw_probe *out,
+      struct cv_err *err)
 {
 	struct cv_buf buf = CV_BUF_INIT;
-	struct cv_version v;
-	const char *fws[8] = { NULL };
-	char python[PATH_MAX + 32], *vdir, *libdir, *line, *next;
+	char *line, *next;
 
-	memset(out, 0, sizeof *out);
-	if (cv_install_id_parse(&v, id, err) < 0)
-		return err->code;
-	if ((out->nfw = pick(fws, python, sizeof python, err)) == (size_t)-1)
-		return err->code;
-	if (out->nfw == 0)
-		return 0;
-	vdir = cv_store_dir(st, id);
-	libdir = cv_path_join(vdir, "lib");
-	if (realpath(libdir, out->libdir) == NULL)
-		snprintf(out->libdir, sizeof out->libdir, "%s", libdir);
-	free(libdir);
-	free(vdir);
 	out->status = run_probe(self, id, python, fws, out->nfw, &buf, err);
 	if (out->status < 0) {
 		cv_buf_release(&buf);
@@ -245,9 +291,67 @@ cv_fw_probe_run(const struct cv_store *st, const char *id,
 		if (nl)
 			*nl = '\0';
 		if (*line == '{')
-			judge(line, out->libdir, cv_version_cudnn_number(&v),
-			      id, &out->v[out->n++]);
+			judge(line, out->libdir, cv_version_cudnn_number(v), id,
+			      &out->v[out->n++]);
 	}
 	cv_buf_release(&buf);
 	return 0;
+}
+
+int
+cv_fw_probe_run(const struct cv_store *st, const char *id,
+		const char *const *self, struct cv_fw_probe *out,
+		struct cv_err *err)
+{
+	struct cv_buf key = CV_BUF_INIT;
+	const char *cache = cv_store_cache_dir(st);
+	struct cv_version v;
+	const char *fws[8] = { NULL };
+	char python[PATH_MAX + 32], *vdir, *libdir, *base;
+	json_t *res;
+	int r, pass;
+
+	memset(out, 0, sizeof *out);
+	if (cv_install_id_parse(&v, id, err) < 0)
+		return err->code;
+	vdir = cv_store_dir(st, id);
+	/* the version's files, the driver and the GPUs, as validation's */
+	base = cv_validate_cache_key(vdir, id, 0, NULL);
+	cv_buf_addf(&key, "%sframeworks\n", base);
+	free(base);
+	if ((out->nfw = pick(fws, python, sizeof python, &key, err)) ==
+	    (size_t)-1) {
+		free(vdir);
+		cv_buf_release(&key);
+		return err->code;
+	}
+	libdir = cv_path_join(vdir, "lib");
+	if (realpath(libdir, out->libdir) == NULL)
+		snprintf(out->libdir, sizeof out->libdir, "%s", libdir);
+	free(libdir);
+	free(vdir);
+	if (out->nfw == 0) {
+		cv_buf_release(&key);
+		return 0;
+	}
+	res = cache ? cv_validate_cache_get_json(cache, key.buf, ".frameworks")
+		    : NULL;
+	if (res != NULL && from_json(res, out) == 0) {
+		json_decref(res);
+		cv_buf_release(&key);
+		return 0;
+	}
+	json_decref(res);
+	r = probe(self, id, &v, python, fws, out, err);
+	/* only a pass is kept: a failure is probed again next time */
+	pass = r == 0 && out->n == out->nfw && out->status == 0;
+	for (size_t i = 0; pass && i < out->n; i++)
+		pass = out->v[i].pass;
+	if (pass && cache != NULL) {
+		res = cv_fw_probe_json(out);
+		cv_validate_cache_put_json(cache, key.buf, ".frameworks", res);
+		json_decref(res);
+	}
+	cv_buf_release(&key);
+	return r;
 }

@@ -25,6 +25,7 @@ struct cv_fw_probe {
 	struct cv_fw_verdict v[CV_FW_PROBE_MAX];
 	char libdir[PATH_MAX]; /* the version's lib folder, resolved */
 	int status;            /* the probe's exit status (128+N: signal) */
+	int cached;            /* read from the validation cache */
 };
 
 /* Probe install `id` of st, started as self (the cudnnvm binary and this
@@ -33,5 +34,11 @@ struct cv_fw_probe {
 int cv_fw_probe_run(const struct cv_store *st, const char *id,
 		    const char *const *self, struct cv_fw_probe *out,
 		    struct cv_err *err);
+
+/* The verdicts as a JSON object (`validate --frameworks --json`, the
+ * cache): ok, skipped, cached, libdir, status and one object per
+ * framework. */
+struct json_t;
+struct json_t *cv_fw_probe_json(const struct cv_fw_probe *p);
 
 #endif

@@ -3,7 +3,11 @@
  * The verdict carries the lines to say; cmd/ prints them. */
 #include "gate.h"
 #include "internal.h"
+#include "preload.h"
+#include "venv.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,90 +54,141 @@ first_misfit(const struct cv_fw_env *fe, const struct cv_version *v,
 	return NULL;
 }
 
-/* ", "-separated installed ids that every framework of fe can load. */
-static void
-fitting_ids(const struct cv_store *st, const struct cv_fw_env *fe,
-	    const struct cv_version *beside, char *buf, size_t n)
-{
-	struct cv_installed *all = NULL;
-	size_t count = 0, len = 0;
+/* A framework's check: the environment, and the version pinned beside
+ * the one checked (NULL: none), for the frameworks of its major. */
+struct fit_ctx {
+	const struct cv_fw_env *fe;
+	const struct cv_version *beside;
+};
 
-	buf[0] = '\0';
-	if (cv_store_list(st, &all, &count, NULL) < 0)
-		return;
-	for (size_t i = 0; i < count; i++) {
-		if (first_misfit(fe, &all[i].version, beside) != NULL)
-			continue;
-		if (len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s",
-						len ? ", " : "", all[i].id);
-	}
-	free(all);
+static int
+accept_fit(void *payload, const struct cv_version *v)
+{
+	const struct fit_ctx *c = payload;
+
+	return first_misfit(c->fe, v, c->beside) == NULL;
 }
 
-/* The refusal's text for id in msg; 1 when a framework cannot load it. */
-static int
-misfit_message(const struct cv_store *st, const struct cv_fw_env *fe,
-	       const char *id, const char *beside_id, char *msg, size_t n)
+/* What a printed command names for install id: the version's major.minor
+ * when the resolver picks id for it here, else the id itself. */
+static void
+short_spec(const struct cv_store *st, const char *id, char *out, size_t n)
 {
+	struct cv_version v, s;
+	char got[64];
+
+	snprintf(out, n, "%s", id);
+	if (cv_install_id_parse(&v, id, NULL) < 0)
+		return;
+	memset(&s, 0, sizeof s);
+	s.nparts = 2;
+	s.part[0] = v.part[0];
+	s.part[1] = v.part[1];
+	if (cv_active_find(st, &s, got, NULL) == 0 && strcmp(got, id) == 0)
+		cv_version_format_id(&s, out, n);
+}
+
+/* The fix as a hint: the installed build every framework of fe loads,
+ * else an install of what the misfit needs and the same command on it. */
+static void
+fit_hint(const struct cv_store *st, struct fit_ctx *c,
+	 const struct cv_framework *f, const struct cv_gate_fix *fix,
+	 struct cv_err *why)
+{
+	char id[64], spec[64], install[64];
+
+	if (cv_hint_installed(st, accept_fit, c, id)) {
+		short_spec(st, id, spec, sizeof spec);
+		cv_err_hint(why, "%s %s%s", fix->head, spec, fix->tail);
+		return;
+	}
+	cv_framework_install_spec(f, spec, sizeof spec);
+	cv_framework_install_hint(f, install, sizeof install);
+	if (f->need.cuda)
+		cv_err_hint(why, "cudnnvm install %s && %s %s-cuda%d%s",
+			    install, fix->head, spec, f->need.cuda, fix->tail);
+	else
+		cv_err_hint(why, "cudnnvm install %s && %s %s%s", install,
+			    fix->head, spec, fix->tail);
+}
+
+/* The version pinned beside id of another major: `beside` as given ("":
+ * none), or with NULL the environment's .pth hook's pin of another major
+ * (it loads that one whatever becomes active); NULL when none. */
+static const char *
+beside_of(const struct cv_fw_env *fe, const char *id, const char *beside,
+	  char buf[64])
+{
+	char pins[CV_VENV_MAXPINS][64];
+	int npins;
+
+	if (beside != NULL)
+		return *beside ? beside : NULL;
+	if (!fe->prefix[0])
+		return NULL;
+	npins = cv_preload_pins(fe->prefix, pins, CV_VENV_MAXPINS);
+	for (int i = 0; i < npins; i++)
+		if (strtol(pins[i], NULL, 10) != strtol(id, NULL, 10)) {
+			snprintf(buf, 64, "%s", pins[i]);
+			return buf;
+		}
+	return NULL;
+}
+
+static int
+misfit_beside(const struct cv_store *st, const struct cv_fw_env *fe,
+	      const char *id, const char *beside_id,
+	      const struct cv_gate_fix *fix, struct cv_err *why)
+{
+	static const struct cv_gate_fix use = { "cudnnvm use", "" };
 	struct cv_version v, bv;
-	const struct cv_version *beside = NULL;
+	struct fit_ctx c = { fe, NULL };
 	const struct cv_framework *f;
-	char need[512], fits[1024], hint[64];
+	char need[512];
 
 	if (cv_install_id_parse(&v, id, NULL) < 0)
 		return 0;
 	if (beside_id != NULL && cv_install_id_parse(&bv, beside_id, NULL) == 0)
-		beside = &bv;
-	f = first_misfit(fe, &v, beside);
+		c.beside = &bv;
+	f = first_misfit(fe, &v, c.beside);
 	if (f == NULL)
 		return 0;
 	cv_framework_need_text(f, need, sizeof need);
-	fitting_ids(st, fe, beside, fits, sizeof fits);
-	cv_framework_install_hint(f, hint, sizeof hint);
-	snprintf(msg, n,
-		 "%s %s (%s) needs %s; installed versions that fit: %s (or: "
-		 "cudnnvm install %s)",
-		 f->name, f->version, fe->prefix, need, fits[0] ? fits : "none",
-		 hint);
+	cv_err_set(why, CV_ERROR, "%s %s (%s) needs %s", f->name, f->version,
+		   fe->prefix, need);
+	fit_hint(st, &c, f, fix != NULL ? fix : &use, why);
 	return 1;
 }
 
-static int
-gate_frameworks(const struct cv_store *st, const char *id, const char *beside,
-		const char *prefix, int *uses_cudnn, char *msg, size_t n)
+int
+cv_gate_misfit(const struct cv_store *st, const struct cv_fw_env *fe,
+	       const char *id, const struct cv_gate_fix *fix,
+	       struct cv_err *why)
+{
+	char buf[64];
+
+	return misfit_beside(st, fe, id, beside_of(fe, id, NULL, buf), fix,
+			     why);
+}
+
+int
+cv_gate_frameworks(const struct cv_store *st, const char *id,
+		   const char *prefix, const struct cv_gate_fix *fix,
+		   int *uses_cudnn, struct cv_err *why)
 {
 	struct cv_fw_env fe;
-	char pins[CV_VENV_MAXPINS][64];
-	int bad, npins = 0;
+	int bad;
 
 	if (uses_cudnn != NULL)
 		*uses_cudnn = 0;
 	/* no Python environment to read is nothing to refuse */
 	if (cv_frameworks_find(&fe, prefix, NULL) < 0)
 		return 0;
-	/* whatever becomes active, the environment's .pth hook still loads
-	 * its pin of another major for the frameworks that need that one */
-	if (beside == NULL && fe.prefix[0])
-		npins = cv_preload_pins(fe.prefix, pins, CV_VENV_MAXPINS);
-	for (int i = 0; i < npins; i++)
-		if (strtol(pins[i], NULL, 10) != strtol(id, NULL, 10))
-			beside = pins[i];
-	bad = misfit_message(st, &fe, id, beside, msg, n);
-	if (uses_cudnn != NULL) {
-		*uses_cudnn = fe.bundled_dir[0] != '\0';
-		for (size_t i = 0; i < fe.n; i++)
-			*uses_cudnn |= fe.fw[i].need.have;
-	}
+	bad = cv_gate_misfit(st, &fe, id, fix, why);
+	if (uses_cudnn != NULL)
+		*uses_cudnn = cv_fw_env_uses_cudnn(&fe);
 	cv_fw_env_release(&fe);
 	return bad;
-}
-
-int
-cv_gate_frameworks(const struct cv_store *st, const char *id,
-		   const char *prefix, int *uses_cudnn, char *msg, size_t n)
-{
-	return gate_frameworks(st, id, NULL, prefix, uses_cudnn, msg, n);
 }
 
 /* What a passed validation proved, said once (a cached result is silent:
@@ -216,25 +271,70 @@ gate_validation(const struct cv_config *cfg, struct cv_store *st,
 	return 0;
 }
 
+/* The refusal's hint lines, then the same command with --force. */
+static void
+say_hints(struct cv_verdict *v, const struct cv_err *why,
+	  const struct cv_gate_fix *fix, const char *spec)
+{
+	const char *p = why->hint;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		say(v, CV_SAY_HINT, "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+	if (fix != NULL)
+		say(v, CV_SAY_HINT, "%s --force %s%s", fix->head, spec,
+		    fix->tail);
+}
+
+/* The frameworks' check of cv_gate_check. */
+static void
+gate_frameworks(const struct cv_store *st, const char *id,
+		const struct cv_gate_opts *o, struct cv_verdict *v)
+{
+	static const struct cv_gate_fix use = { "cudnnvm use", "" };
+	const struct cv_gate_fix *fix = o->fix.head ? &o->fix : &use;
+	struct cv_err why = CV_ERR_INIT;
+	struct cv_fw_env fe;
+	char spec[64], bbuf[64];
+
+	if (cv_frameworks_find(&fe, o->prefix, NULL) < 0)
+		return;
+	v->uses_cudnn = cv_fw_env_uses_cudnn(&fe);
+	if (!misfit_beside(st, &fe, id, beside_of(&fe, id, o->beside, bbuf),
+			   fix, &why)) {
+		cv_fw_env_release(&fe);
+		return;
+	}
+	if (o->command != NULL && !cv_fw_env_runs(&fe, o->command))
+		/* a program that is not the environment's interpreter
+		 * imports none of its frameworks */
+		say(v, CV_SAY_WARN,
+		    "%s; running '%s' under %s anyway: it is not %s's "
+		    "interpreter",
+		    why.msg, o->command, id, fe.prefix);
+	else if (o->force)
+		say(v, CV_SAY_WARN, "activating %s anyway (--force): %s", id,
+		    why.msg);
+	else {
+		say(v, CV_SAY_ERROR, "not activating %s: %s", id, why.msg);
+		short_spec(st, id, spec, sizeof spec);
+		say_hints(v, &why, fix, spec);
+	}
+	cv_fw_env_release(&fe);
+}
+
 int
 cv_gate_check(const struct cv_config *cfg, struct cv_store *st, const char *id,
 	      const struct cv_gate_opts *o, struct cv_verdict *v,
 	      struct cv_err *err)
 {
-	char msg[CV_VERDICT_TEXT - 128];
-
 	memset(v, 0, sizeof *v);
-	if (o->frameworks && gate_frameworks(st, id, o->beside, o->prefix,
-					     &v->uses_cudnn, msg, sizeof msg)) {
-		if (!o->force) {
-			say(v, CV_SAY_ERROR,
-			    "not activating %s: %s; --force overrides", id,
-			    msg);
-			return 0;
-		}
-		say(v, CV_SAY_WARN, "activating %s anyway (--force): %s", id,
-		    msg);
-	}
+	if (o->frameworks)
+		gate_frameworks(st, id, o, v);
+	if (v->refused)
+		return 0;
 	return gate_validation(cfg, st, id, o, v, err);
 }
 
@@ -249,4 +349,133 @@ cv_gate_choose(const struct cv_config *cfg, struct cv_store *st,
 	if ((r = cv_active_find(st, spec, id, err)) < 0)
 		return r;
 	return cv_gate_check(cfg, st, id, o, v, err);
+}
+
+int
+cv_gate_venv_pin(const struct cv_store *st, struct cv_active *a)
+{
+	char prefix[PATH_MAX], how[32], pin[64], bbuf[64];
+	struct cv_err why = CV_ERR_INIT, ignored = CV_ERR_INIT;
+	struct cv_version pv;
+	struct cv_fw_env fe;
+	int won = 0;
+
+	a->venv[0] = a->passed_over[0] = a->why[0] = '\0';
+	if (a->origin != CV_ORIGIN_FILE && a->origin != CV_ORIGIN_GLOBAL &&
+	    a->origin != CV_ORIGIN_SYSTEM)
+		return 0;
+	if (!cv_fw_env_in_play(prefix, sizeof prefix, how) ||
+	    !cv_venv_pin_of(prefix, pin) || strcmp(pin, a->id) == 0 ||
+	    cv_install_id_parse(&pv, pin, NULL) < 0 || !cv_store_has(st, pin))
+		return 0;
+	if (cv_frameworks_find(&fe, prefix, NULL) < 0)
+		return 0;
+	/* a pin its frameworks load (a --force pin they cannot is no
+	 * better), over a choice one of them cannot */
+	if (!misfit_beside(st, &fe, pin, beside_of(&fe, pin, NULL, bbuf),
+			   NULL, &ignored) &&
+	    cv_gate_misfit(st, &fe, a->id, NULL, &why)) {
+		snprintf(a->why, sizeof a->why, "%s", why.msg);
+		snprintf(a->venv, sizeof a->venv, "%s", prefix);
+		snprintf(a->passed_over, sizeof a->passed_over, "%s", a->id);
+		snprintf(a->id, sizeof a->id, "%s", pin);
+		a->version = pv;
+		won = 1;
+	}
+	cv_fw_env_release(&fe);
+	return won;
+}
+
+void
+cv_gate_venv_said(const struct cv_active *a, char *buf, size_t n)
+{
+	if (a->origin == CV_ORIGIN_FILE)
+		snprintf(buf, n,
+			 "%s (set by %s) is passed over: %s; using %s, pinned "
+			 "to that environment with 'cudnnvm venv'",
+			 a->passed_over, a->file, a->why, a->id);
+	else
+		snprintf(buf, n,
+			 "%s (the global default) is passed over: %s; using "
+			 "%s, pinned to that environment with 'cudnnvm venv'",
+			 a->passed_over, a->why, a->id);
+}
+
+/* Whether a site-packages of prefix (or the one holding the bundled
+ * nvidia/cudnn/lib) has the .pth hook of `cudnnvm venv`. */
+static int
+has_pth(const char *prefix, const char *bundled)
+{
+	char lib[PATH_MAX], path[PATH_MAX * 2];
+	const char *tail = "/nvidia/cudnn/lib";
+	size_t bl = strlen(bundled), tl = strlen(tail);
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	if (bl > tl && strcmp(bundled + bl - tl, tail) == 0) {
+		snprintf(path, sizeof path, "%.*s/%s", (int)(bl - tl), bundled,
+			 CV_PRELOAD_PTH);
+		if (access(path, F_OK) == 0)
+			return 1;
+	}
+	snprintf(lib, sizeof lib, "%s/lib", prefix);
+	if ((d = opendir(lib)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "python3", 7) != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s/site-packages/%s", lib,
+			 de->d_name, CV_PRELOAD_PTH);
+		found = access(path, F_OK) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The first framework of fe that states a cuDNN need, or NULL. */
+static const struct cv_framework *
+first_user(const struct cv_fw_env *fe)
+{
+	for (size_t i = 0; i < fe->n; i++)
+		if (fe->fw[i].need.have)
+			return &fe->fw[i];
+	return NULL;
+}
+
+void
+cv_gate_notes(const struct cv_store *st, const char *id,
+	      const struct cv_gate_fix *fix, int misfit, const char *said,
+	      struct cv_verdict *v, char *noted, size_t n)
+{
+	struct cv_err why = CV_ERR_INIT;
+	const struct cv_framework *f;
+	struct cv_fw_env fe;
+	char *quoted, spec[64];
+
+	memset(v, 0, sizeof *v);
+	noted[0] = '\0';
+	if (cv_frameworks_find(&fe, NULL, NULL) < 0 || fe.prefix[0] == '\0')
+		return;
+	if (misfit && cv_gate_misfit(st, &fe, id, fix, &why)) {
+		say(v, CV_SAY_WARN, "%s is active but %s", id, why.msg);
+		say_hints(v, &why, NULL, NULL);
+	} else if ((f = first_user(&fe)) != NULL && fe.bundled_dir[0] &&
+		   (said == NULL || strcmp(said, fe.prefix) != 0) &&
+		   !has_pth(fe.prefix, fe.bundled_dir)) {
+		/* lib/preload.c says why: its RPATH and its own dlopen by
+		 * path beat LD_LIBRARY_PATH for the front library */
+		say(v, CV_SAY_WARN,
+		    "%s %s (%s) loads its own cuDNN front library from %s "
+		    "before %s's, and mixes the two: an activation by env or "
+		    "the shell hook alone cannot change that; 'cudnnvm venv' "
+		    "makes the environment bind the version it pins",
+		    f->name, f->version, fe.prefix, fe.bundled_dir, id);
+		quoted = cv_hint_quote(fe.prefix);
+		short_spec(st, id, spec, sizeof spec);
+		say(v, CV_SAY_HINT, "cudnnvm venv %s --path %s", spec, quoted);
+		free(quoted);
+		snprintf(noted, n, "%s", fe.prefix);
+	}
+	cv_fw_env_release(&fe);
 }

@@ -53,6 +53,15 @@ void cv_ldcache_each(cv_ldcache_fn fn, void *payload);
  * follow (another byte order, a name longer than n, a bad offset). */
 enum { CV_ELF_SONAME, CV_ELF_NO_SONAME, CV_ELF_NOT_ELF, CV_ELF_BAD };
 int cv_elf_soname(int fd, char *out, size_t n);
+/* Call fn once for each DT_NEEDED name of the ELF file open on fd, in the
+ * file's order, after every one of them was read: the number of names
+ * (0 also for a file without a dynamic section), or -CV_ELF_NOT_ELF or
+ * -CV_ELF_BAD (then fn was never called: more than CV_ELF_MAX_NEEDED, a
+ * name of CV_ELF_NAME_MAX bytes or more, an empty one, a bad offset). */
+#define CV_ELF_MAX_NEEDED 256
+#define CV_ELF_NAME_MAX   256
+typedef void (*cv_elf_name_fn)(void *payload, const char *name);
+int cv_elf_needed(int fd, cv_elf_name_fn fn, void *payload);
 
 /* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
  * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a

@@ -46,7 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PTH_FILE    "cudnnvm.pth"
+
 #define MODULE_FILE "_cudnnvm_preload.py"
 
 /* The module; @PINS@ becomes a tuple of (store, id) string pairs, the
@@ -381,7 +381,7 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 
 	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
 	r = cv_fs_write_atomic(path, a->module, strlen(a->module), 0644, err);
-	snprintf(path, sizeof path, "%s/" PTH_FILE, sp);
+	snprintf(path, sizeof path, "%s/" CV_PRELOAD_PTH, sp);
 	if (r == 0)
 		r = cv_fs_write_atomic(path, a->pth, strlen(a->pth), 0644, err);
 	return r;
@@ -390,7 +390,7 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 static int
 remove_one(const char *sp, void *arg, struct cv_err *err)
 {
-	static const char *const names[] = { PTH_FILE, MODULE_FILE, NULL };
+	static const char *const names[] = { CV_PRELOAD_PTH, MODULE_FILE, NULL };
 	char path[PATH_MAX * 2 + 32];
 
 	(void)arg;

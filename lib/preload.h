@@ -7,6 +7,10 @@
 
 struct cv_err;
 
+/* The .pth file `cudnnvm venv` writes into each site-packages: where it
+ * is, an interpreter of the environment binds the activated cuDNN. */
+#define CV_PRELOAD_PTH "cudnnvm.pth"
+
 /* One version the hook loads: install `id` of the store folder `store`. */
 struct cv_preload_pin {
 	const char *store;

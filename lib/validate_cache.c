@@ -21,8 +21,8 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void
-add_identity(struct cv_buf *b, const char *label, const char *path)
+void
+cv_validate_key_identity(struct cv_buf *b, const char *label, const char *path)
 {
 	struct stat st;
 
@@ -73,14 +73,14 @@ cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
 		globfree(&g);
 	}
 	cv_buf_addf(&b, "visible=%s\n", vis ? vis : "(unset)");
-	add_identity(&b, "cublaslt", cublaslt);
+	cv_validate_key_identity(&b, "cublaslt", cublaslt);
 	if (test != NULL) {
 		char *libcuda = xasprintf("%s/libcuda.so.1", test);
 		cv_buf_addf(&b, "testdirs=%s\n", test);
-		add_identity(&b, "libcuda", libcuda);
+		cv_validate_key_identity(&b, "libcuda", libcuda);
 		free(libcuda);
 	}
-	add_identity(&b, "libdir", libdir);
+	cv_validate_key_identity(&b, "libdir", libdir);
 	d = opendir(libdir);
 	while (d != NULL && (e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "libcudnn", 8) != 0)
@@ -105,7 +105,7 @@ cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
 			target[len > 0 ? len : 0] = '\0';
 			cv_buf_addf(&b, "link=%s->%s\n", names[i], target);
 		} else
-			add_identity(&b, "lib", names[i]);
+			cv_validate_key_identity(&b, "lib", names[i]);
 		free(names[i]);
 	}
 	free(names);
@@ -114,7 +114,7 @@ cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
 }
 
 static char *
-cache_file(const char *cache_dir, const char *key)
+cache_file(const char *cache_dir, const char *key, const char *kind)
 {
 	const char *id = strstr(key, "id=");
 	size_t len = id ? strcspn(id + 3, "\n") : 0;
@@ -123,42 +123,36 @@ cache_file(const char *cache_dir, const char *key)
 	if (id == NULL || len == 0 || memchr(id + 3, '/', len) != NULL ||
 	    id[3] == '.')
 		return NULL;
-	return xasprintf("%s/validate/%.*s.json", cache_dir, (int)len, id + 3);
+	return xasprintf("%s/validate/%.*s%s.json", cache_dir, (int)len, id + 3,
+			 kind);
 }
 
-int
-cv_validate_cache_get(const char *cache_dir, const char *key,
-		      struct cv_validation *out)
+json_t *
+cv_validate_cache_get_json(const char *cache_dir, const char *key,
+			   const char *kind)
 {
-	char *path = cache_file(cache_dir, key), *text;
-	json_t *o;
+	char *path = cache_file(cache_dir, key, kind);
+	json_t *o, *res = NULL;
 	const char *k;
-	int r = -1;
 
 	if (path == NULL)
-		return -1;
+		return NULL;
 	o = json_load_file(path, 0, NULL);
 	free(path);
 	k = json_string_value(json_object_get(o, "key"));
 	if (k != NULL && strcmp(k, key) == 0 &&
-	    json_is_object(json_object_get(o, "result"))) {
-		text = json_dumps(json_object_get(o, "result"), JSON_COMPACT);
-		if (text != NULL && cv_validation_from_json(text, out) == 0) {
-			out->cached = 1;
-			r = 0;
-		}
-		free(text);
-	}
+	    json_is_object(json_object_get(o, "result")))
+		res = json_incref(json_object_get(o, "result"));
 	json_decref(o);
-	return r;
+	return res;
 }
 
 void
-cv_validate_cache_put(const char *cache_dir, const char *key,
-		      const struct cv_validation *v)
+cv_validate_cache_put_json(const char *cache_dir, const char *key,
+			   const char *kind, json_t *result)
 {
-	char *path = cache_file(cache_dir, key), *dir, *text, *dump;
-	json_t *o, *res;
+	char *path = cache_file(cache_dir, key, kind), *dir, *dump;
+	json_t *o;
 
 	if (path == NULL)
 		return;
@@ -167,10 +161,7 @@ cv_validate_cache_put(const char *cache_dir, const char *key,
 	 * cache folder, nor even ~/.cache, yet */
 	if (cv_fs_mkdirs(dir, 0755, NULL) < 0)
 		goto out;
-	text = cv_validation_json(v);
-	res = json_loads(text, 0, NULL);
-	free(text);
-	o = json_pack("{s:s,s:o}", "key", key, "result", res);
+	o = json_pack("{s:s,s:O}", "key", key, "result", result);
 	/* A cache that cannot be written only costs time: ignore errors. */
 	dump = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
 	if (dump != NULL)
@@ -180,4 +171,34 @@ cv_validate_cache_put(const char *cache_dir, const char *key,
 out:
 	free(dir);
 	free(path);
+}
+
+int
+cv_validate_cache_get(const char *cache_dir, const char *key,
+		      struct cv_validation *out)
+{
+	json_t *res = cv_validate_cache_get_json(cache_dir, key, "");
+	char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+	int r = -1;
+
+	if (text != NULL && cv_validation_from_json(text, out) == 0) {
+		out->cached = 1;
+		r = 0;
+	}
+	free(text);
+	json_decref(res);
+	return r;
+}
+
+void
+cv_validate_cache_put(const char *cache_dir, const char *key,
+		      const struct cv_validation *v)
+{
+	char *text = cv_validation_json(v);
+	json_t *res = json_loads(text, 0, NULL);
+
+	free(text);
+	if (res != NULL)
+		cv_validate_cache_put_json(cache_dir, key, "", res);
+	json_decref(res);
 }

@@ -278,6 +278,49 @@ cv_venv_pinned_by(const char *spec, char *dir, size_t n)
 }
 
 int
+cv_venv_pin_of(const char *prefix, char id[64])
+{
+	static const char *const scripts[] = {
+		"bin/activate", "etc/conda/activate.d/cudnnvm.sh"
+	};
+	struct cv_version v;
+
+	for (size_t j = 0; j < sizeof scripts / sizeof scripts[0]; j++) {
+		char path[PATH_MAX], *buf, *begin, *end, *p;
+		size_t len = 0;
+		ssize_t got;
+
+		snprintf(path, sizeof path, "%s/%s", prefix, scripts[j]);
+		/* read without blocking (a FIFO in its place cannot hang the
+		 * prompt hook that asks), our block near the end of 64 KiB */
+		buf = xmalloc(64 * 1024 + 1);
+		got = cv_fs_read_head(AT_FDCWD, path, 1, buf, 64 * 1024);
+		if (got <= 0) {
+			free(buf);
+			continue;
+		}
+		buf[got] = '\0';
+		begin = strstr(buf, BEGIN);
+		end = begin != NULL ? strstr(begin, END) : NULL;
+		p = end != NULL ? strstr(begin, "CUDNNVM_VERSION=") : NULL;
+		if (p != NULL && p < end) {
+			p += strlen("CUDNNVM_VERSION=");
+			p += strspn(p, "'\"");
+			len = strspn(p, "0123456789.-cuda");
+		}
+		if (len > 0 && len < 64) {
+			memcpy(id, p, len);
+			id[len] = '\0';
+		}
+		free(buf);
+		if (len > 0 && len < 64 &&
+		    cv_install_id_parse(&v, id, NULL) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
 cv_venv_kind(const char *dir, struct cv_err *err)
 {
 	char path[PATH_MAX + 32];

@@ -27,4 +27,8 @@ int cv_venv_write(const char *dir, const struct cv_store *st,
  * set CUDNNVM_VERSION to `spec`: 1 and its folder in dir, else 0. */
 int cv_venv_pinned_by(const char *spec, char *dir, size_t n);
 
+/* The install id `cudnnvm venv` pinned the environment `prefix` to (its
+ * block in bin/activate or conda's activate.d): 1 and id set, else 0. */
+int cv_venv_pin_of(const char *prefix, char id[64]);
+
 #endif

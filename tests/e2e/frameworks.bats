@@ -76,6 +76,53 @@ tree_sum() {
 	[[ $output == *"torch-2.11.0.dist-info/METADATA says 'nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\"'"* ]]
 }
 
+@test "where the metadata is silent, the DT_NEEDED entries of the package's own shared objects give the major" {
+	command -v cc >/dev/null || skip "no C compiler"
+	sp=$(mkenv "$T/ct" ctranslate2-4.4.0 nvidia_cudnn_frontend-1.32.0 cupy_cuda12x-14.2.0 tensorrt_cu12-11.4.0.106)
+	mkenv "$T/ct48" ctranslate2-4.8.5 >/dev/null
+	sp48=$(echo "$T"/ct48/lib/python3*/site-packages)
+	echo 'int f(void) { return 0; }' >"$T/e.c"
+	mkdir -p "$sp/ctranslate2.libs" "$sp48/ctranslate2"
+	# CTranslate2 4.4's wheel: auditwheel's renamed cuDNN 8 front library,
+	# needed by libctranslate2 beside cuBLAS 12
+	cc -shared -fPIC -o "$sp/ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7" -Wl,-soname,libcudnn-463fd6d5.so.8.9.7 "$T/e.c"
+	cc -shared -fPIC -o "$T/libcublas.so.12" -Wl,-soname,libcublas.so.12 "$T/e.c"
+	cc -shared -fPIC -o "$sp/ctranslate2.libs/libctranslate2-d3638643.so.4.4.0" "$T/e.c" \
+		-Wl,--no-as-needed "$sp/ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7" "$T/libcublas.so.12"
+	# a RECORD entry outside site-packages is never read (it would say 9)
+	cc -shared -fPIC -o "$T/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 "$T/e.c"
+	mkdir -p "$T/ct/bin"
+	cc -shared -fPIC -o "$T/ct/bin/ct2-x.so" "$T/e.c" -Wl,--no-as-needed "$T/libcudnn.so.9"
+	printf '%s\n' '../../../bin/ct2-x.so,,' 'ctranslate2/__init__.py,sha256=x,1' 'ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7,,' \
+		'ctranslate2.libs/libctranslate2-d3638643.so.4.4.0,,' >"$sp/ctranslate2-4.4.0.dist-info/RECORD"
+	# 4.8's library names no cuDNN: it needs none
+	cc -shared -fPIC -o "$sp48/ctranslate2/_ext.so" "$T/e.c" -Wl,--no-as-needed "$T/libcublas.so.12"
+	printf '%s\n' 'ctranslate2/_ext.so,,' >"$sp48/ctranslate2-4.8.5.dist-info/RECORD"
+	[ "$(need "$T/ct" ctranslate2)" = "8 None 12 True" ]
+	run cudnnvm frameworks --path "$T/ct" --json
+	[ "$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(sorted((f["name"], f["needs"]["found_via"], f["needs"]["stated"]) for f in d["frameworks"]))' "$output")" = "[('ctranslate2', 'DT_NEEDED', True), ('cupy_cuda12x', '', False), ('nvidia_cudnn_frontend', '', False), ('tensorrt_cu12', '', False)]" ]
+	run cudnnvm frameworks --path "$T/ct"
+	[[ $output == *"  because: $sp/ctranslate2.libs/libctranslate2-d3638643.so.4.4.0 says 'DT_NEEDED libcudnn-463fd6d5.so.8.9.7' (DT_NEEDED)"* ]]
+	VIRTUAL_ENV="$T/ct" run --separate-stderr cudnnvm use 9.19 --no-validate
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cudnnvm: not activating 9.19.0.56-cuda13: ctranslate2 4.4.0 ($T/ct) needs cuDNN 8.x built for CUDA 12
+hint: cudnnvm use 8.9
+hint: cudnnvm use --force 9.19" ]
+	[ "$(need "$T/ct48" ctranslate2)" = "None None None False" ]
+	run cudnnvm frameworks --path "$T/ct48"
+	[[ $output == *"  needs: no cuDNN (DT_NEEDED: none: its 1 shared objects name no cuDNN)"* ]]
+	VIRTUAL_ENV="$T/ct48" run cudnnvm use 9.19 --no-validate
+	[ "$status" -eq 0 ]
+	# ONNX Runtime 1.18's METADATA is silent too: its CUDA provider says 8
+	sp=$(mkenv "$T/ort" onnxruntime_gpu-1.18.1)
+	mkdir -p "$sp/onnxruntime/capi"
+	cc -shared -fPIC -o "$T/libcudnn.so.8" -Wl,-soname,libcudnn.so.8 "$T/e.c"
+	cc -shared -fPIC -o "$sp/onnxruntime/capi/libonnxruntime_providers_cuda.so" "$T/e.c" \
+		-Wl,--no-as-needed "$T/libcublas.so.12" "$T/libcudnn.so.8"
+	printf '%s\n' 'onnxruntime/capi/libonnxruntime_providers_cuda.so,,' >"$sp/onnxruntime_gpu-1.18.1.dist-info/RECORD"
+	[ "$(need "$T/ort" onnxruntime_gpu)" = "8 None 12 True" ]
+}
+
 @test "build files: TensorFlow's build_info.py and ONNX Runtime's build_and_package_info.py" {
 	mkenv "$T/ort" onnxruntime_gpu-1.20.0 \
 		--file "onnxruntime/capi/build_and_package_info.py=package_name = 'onnxruntime-gpu'\n__version__ = '1.20.0'\ncuda_version = '12.2'\n" >/dev/null
@@ -96,10 +143,14 @@ tree_sum() {
 	[ "$status" -eq 0 ]
 	[[ $output == *'"dir": "'"$T/ce/lib"'"'* ]]
 	[[ $output == *'"version": "9.3.0.75"'* ]]
+	[[ $output == *'"found_via": "conda cudnn package"'* ]]
+	[[ $output == *'"found_via": "conda depends"'* ]]
 	[ "$(need "$T/ce" pytorch)" = "9.3.0.75 10.0 12 True" ]
 	CONDA_PREFIX="$T/ce" run --separate-stderr cudnnvm use 9.19 --no-validate
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"pytorch 2.4.1 ($T/ce) needs cuDNN 9.x ≥ 9.3, < 10.0 built for CUDA 12; installed versions that fit: 9.13.0.50-cuda12, 9.3.0.75-cuda12 (or: cudnnvm install 9.3 --cuda 12); --force overrides" ]]
+	[ "$stderr" = "cudnnvm: not activating 9.19.0.56-cuda13: pytorch 2.4.1 ($T/ce) needs cuDNN 9.x ≥ 9.3, < 10.0 built for CUDA 12
+hint: cudnnvm use 9.13
+hint: cudnnvm use --force 9.19" ]
 	[[ $stderr == *"pytorch 2.4.1"* ]]
 	CONDA_PREFIX="$T/ce" run cudnnvm use 9.3 --no-validate
 	[ "$status" -eq 0 ]
@@ -112,29 +163,42 @@ tree_sum() {
 	run --separate-stderr cudnnvm use 9.14
 	[ "$status" -eq 1 ]
 	one_error_line
-	[ "$stderr" = "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13; installed versions that fit: 9.19.0.56-cuda13 (or: cudnnvm install 9.19 --cuda 13); --force overrides" ]
+	[ "$stderr" = "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13
+hint: cudnnvm use 9.19
+hint: cudnnvm use --force 9.14" ]
 	[ ! -e "$T/.cudnn-version" ]
 	[ "$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")" = "$before" ]
 	# the same for global, shell, exec and venv
 	run --separate-stderr cudnnvm global 9.14
 	[ "$status" -eq 1 ]
-	[[ $stderr == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0"* ]]
+	[[ $stderr == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0"*"
+hint: cudnnvm global 9.19
+hint: cudnnvm global --force 9.14" ]]
 	run --separate-stderr cudnnvm shell --eval bash 9.14
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
-	run --separate-stderr cudnnvm exec 9.14 -- echo ran
+	run --separate-stderr cudnnvm exec 9.14 -- "$T/ve/bin/python3" -c 'print("ran")'
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
+	[[ $stderr == *"
+hint: cudnnvm exec 9.19 -- '$T/ve/bin/python3' '-c' 'print(\"ran\")'
+hint: cudnnvm exec --force 9.14 -- '$T/ve/bin/python3' '-c' 'print(\"ran\")'" ]]
 	run --separate-stderr cudnnvm venv 9.14 --path "$T/ve"
 	[ "$status" -eq 1 ]
-	[[ $stderr == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0"* ]]
+	[[ $stderr == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0"*"
+hint: cudnnvm venv 9.19 --path '$T/ve'
+hint: cudnnvm venv --force 9.14 --path '$T/ve'" ]]
 	[ "$(tree_sum "$CUDNNVM_STORE" "$T/ve" "$HOME")" = "$before" ]
 	# a version for another CUDA major is refused as well
 	run --separate-stderr cudnnvm use 9.3
 	[ "$status" -eq 1 ]
-	# what fits is allowed
+	# what fits is allowed; each hint works as printed
 	run cudnnvm use 9.19
 	[ "$status" -eq 0 ]
+	[ "$(cat .cudnn-version)" = "9.19" ]
+	run cudnnvm use --force 9.14
+	[ "$status" -eq 0 ]
+	[ "$(cat .cudnn-version)" = "9.14" ]
 }
 
 @test "--force activates anyway with the reason as a warning" {
@@ -156,7 +220,9 @@ tree_sum() {
 	rm -rf "$CUDNNVM_STORE/8.9.7.29-cuda12"
 	VIRTUAL_ENV="$T/ve" run --separate-stderr cudnnvm use 9.19
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"torch 2.1.0 ($T/ve) needs cuDNN 8.x ≥ 8.9 built for CUDA 12; installed versions that fit: none (or: cudnnvm install 8.9 --cuda 12)"* ]]
+	[ "$stderr" = "cudnnvm: not activating 9.19.0.56-cuda13: torch 2.1.0 ($T/ve) needs cuDNN 8.x ≥ 8.9 built for CUDA 12
+hint: cudnnvm install 8.9 --cuda 12 && cudnnvm use 8.9-cuda12
+hint: cudnnvm use --force 9.19" ]
 }
 
 @test "upper bounds and exclusions; an unknown framework is found through the cuDNN wheel it pulled in" {
@@ -181,8 +247,70 @@ tree_sum() {
 	PATH="$T/ve/bin:$PATH" run cudnnvm frameworks
 	[ "$status" -eq 0 ]
 	[[ $output == *"environment: $T/ve (python3 on PATH)"* ]]
-	PATH="$T/ve/bin:$PATH" run cudnnvm exec 9.14 -- true
+	PATH="$T/ve/bin:$PATH" run cudnnvm exec 9.14 -- python3 -c pass
 	[ "$status" -eq 1 ]
+}
+
+@test "exec gates only the environment's interpreter and the scripts it runs; any other program runs after a warning" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	mkdir -p "$T/ve/bin"
+	ln -s "$(command -v python3)" "$T/ve/bin/python3"
+	export VIRTUAL_ENV="$T/ve" PATH="$T/ve/bin:$PATH"
+	echo 9.14 >.cudnn-version
+	# no spec: the active 9.14, which torch cannot load
+	run --separate-stderr cudnnvm exec -- true
+	[ "$status" -eq 0 ]
+	# (the loader's complaint about the stub library preloaded follows)
+	[ "${stderr_lines[0]}" = "cudnnvm: warning: torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13; running 'true' under 9.14.0.64-cuda13 anyway: it is not $T/ve's interpreter" ]
+	[ "$(grep -c cudnnvm <<<"$stderr")" -eq 1 ]
+	run --separate-stderr cudnnvm exec -- sh -c 'echo ran'
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# the interpreter, by name on PATH or by path, is refused
+	run --separate-stderr cudnnvm exec -- python3 -c 'print(1)'
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ ${stderr_lines[0]} == "cudnnvm: not activating 9.14.0.64-cuda13: torch 2.11.0 ($T/ve) needs"* ]]
+	run --separate-stderr cudnnvm exec -- "$T/ve/bin/python3" -c 'print(1)'
+	[ "$status" -eq 1 ]
+	# a script whose #! names it, directly or through env, is refused
+	printf '#!%s\nprint(1)\n' "$T/ve/bin/python3" >"$T/direct"
+	printf '#!/usr/bin/env -S python3 -u\nprint(1)\n' >"$T/viaenv"
+	printf '#!/bin/sh\necho ran\n' >"$T/shell"
+	chmod +x "$T/direct" "$T/viaenv" "$T/shell"
+	run --separate-stderr cudnnvm exec -- "$T/direct"
+	[ "$status" -eq 1 ]
+	run --separate-stderr cudnnvm exec -- "$T/viaenv"
+	[ "$status" -eq 1 ]
+	run --separate-stderr cudnnvm exec -- "$T/shell"
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# another interpreter than the environment's is no start of torch
+	run --separate-stderr cudnnvm exec -- "$(readlink -f "$(command -v python3)")" -c 'print(1)'
+	[ "$status" -eq 0 ]
+}
+
+@test "frameworks exits 1 when a framework found cannot load the active version, with the fix" {
+	mkenv "$T/ve" torch-2.11.0 >/dev/null
+	mkenv "$T/plain" >/dev/null
+	export VIRTUAL_ENV="$T/ve"
+	CUDNNVM_VERSION=9.14 run --separate-stderr cudnnvm frameworks
+	[ "$status" -eq 1 ]
+	[[ $output == *"active 9.14.0.64-cuda13: CANNOT LOAD IT"* ]]
+	[ "$stderr" = "cudnnvm: 9.14.0.64-cuda13 is active but torch 2.11.0 ($T/ve) needs cuDNN 9.x ≥ 9.19 built for CUDA 13
+hint: cudnnvm use 9.19" ]
+	# the same for a version named, and in --json (the JSON is whole)
+	run --separate-stderr cudnnvm frameworks 9.14 --json
+	[ "$status" -eq 1 ]
+	python3 -c 'import json,sys; json.loads(sys.argv[1])' "$output"
+	CUDNNVM_VERSION=9.19 run cudnnvm frameworks
+	[ "$status" -eq 0 ]
+	# no framework, or nothing active: 0
+	CUDNNVM_VERSION=9.14 run cudnnvm frameworks --path "$T/plain"
+	[ "$status" -eq 0 ]
+	rm -f "$CUDNNVM_STORE/current"
+	run cudnnvm frameworks
+	[ "$status" -eq 0 ]
 }
 
 @test "the prompt hook never blocks: it activates and warns once" {
@@ -355,6 +483,23 @@ PY
 	[ "$status" -eq 1 ]
 	[[ $output == *"framework torch      fail: the convolution did not run: RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (9, 19, 0) but found runtime version (9, 14, 0)"* ]]
 	[[ $stderr == "cudnnvm: 9.14.0.64-cuda13 failed the framework check;"* ]]
+	# --json: the validation's object with the verdicts; a pass is
+	# cached like the other steps, a failure is probed again
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks --json
+	[ "$status" -eq 0 ]
+	[ "$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); f=d["frameworks"]; print(d["id"], f["ok"], f["cached"], f["frameworks"][0]["fw"], f["frameworks"][0]["pass"], f["frameworks"][0]["cudnn_version"])' "$output")" = "9.19.0.56-cuda13 True True torch True 91900" ]
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks
+	[ "$status" -eq 0 ]
+	[[ $output == *"frameworks   (cached result)"* ]]
+	run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks --json
+	[ "$status" -eq 1 ]
+	[ "$(python3 -c 'import json,sys; f=json.loads(sys.argv[1])["frameworks"]; print(f["ok"], f["cached"], f["frameworks"][0]["pass"])' "$output")" = "False False False" ]
+	[[ $stderr == "cudnnvm: 9.14.0.64-cuda13 failed the framework check;"* ]]
+	# a changed framework record is probed again
+	touch "$sp/torch-2.11.0.dist-info/METADATA"
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks --json
+	[ "$status" -eq 0 ]
+	[[ $output == *'"cached": false'* ]]
 	# the bare LD_LIBRARY_PATH mix, seen from inside: exec not used
 	run env LD_LIBRARY_PATH="$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$T/rv/bin/python" -c '
 import torch; torch.nn.functional.conv2d(None, None)
@@ -415,6 +560,8 @@ PY
 		echo "$cmd: $status"
 		[ "$status" -ne 124 ]
 	done
+	# a version pytorch loads is active: frameworks' status says so
+	export CUDNNVM_VERSION=9.3
 	run cudnnvm frameworks --path "$T/ce" --json
 	[ "$status" -eq 0 ]
 	[[ $output == *'"complete": false'* ]]
@@ -454,7 +601,8 @@ PY
 	for cmd in "use 9.14 --no-validate" "exec 9.14 -- true"; do
 		run cudnnvm $cmd
 		echo "$cmd: $status $output"
-		[ "$status" -eq 1 ]
+		# exec runs what is not the environment's interpreter: a warning
+		[ "$status" -eq $([ "$cmd" = "use 9.14 --no-validate" ] && echo 1 || echo 0) ]
 		[[ $output != *[$'\e\a']* ]]
 		[[ $output == *'torch 2.11.0\x1b[31mx'* ]]
 	done

@@ -87,28 +87,28 @@ static const char *const low = "9.14.0.64-cuda13", *const fit =
 static void
 frameworks_tests(struct cv_store *st, const char *torch, const char *plain)
 {
-	char msg[1024];
+	struct cv_err why = CV_ERR_INIT;
 	int uses = -1;
 
-	/* a version below the one torch was built with is refused, with
-	 * the need, the installed versions that fit and the install */
-	CHECK(cv_gate_frameworks(st, low, torch, &uses, msg, sizeof msg) == 1);
+	/* a version below the one torch was built with is refused: the need
+	 * on one line, the installed build that fits as the hint */
+	CHECK(cv_gate_frameworks(st, low, torch, NULL, &uses, &why) == 1);
 	CHECK(uses == 1);
-	CHECK(strstr(msg, "torch 2.11.0") != NULL);
-	CHECK(strstr(msg, "9.19") != NULL);
-	CHECK(strstr(msg, "installed versions that fit: "
-			  "9.19.0.56-cuda13") != NULL);
-	CHECK(strstr(msg, "cudnnvm install 9.19 --cuda 13") != NULL);
+	CHECK(strstr(why.msg, "torch 2.11.0") != NULL);
+	CHECK(strstr(why.msg,
+		     "needs cuDNN 9.x \u2265 9.19 built for CUDA 13") != NULL);
+	CHECK(strchr(why.msg, '\n') == NULL);
+	CHECK(strcmp(why.hint, "cudnnvm use 9.19\n") == 0);
 	/* the one it was built with fits */
 	uses = -1;
-	CHECK(cv_gate_frameworks(st, fit, torch, &uses, msg, sizeof msg) == 0);
+	CHECK(cv_gate_frameworks(st, fit, torch, NULL, &uses, &why) == 0);
 	CHECK(uses == 1);
 	/* another CUDA major does not */
-	CHECK(cv_gate_frameworks(st, "9.19.0.56-cuda12", torch, NULL, msg,
-				 sizeof msg) == 1);
+	CHECK(cv_gate_frameworks(st, "9.19.0.56-cuda12", torch, NULL, NULL,
+				 &why) == 1);
 	/* a distribution that is no framework passes and loads no cuDNN */
 	uses = -1;
-	CHECK(cv_gate_frameworks(st, low, plain, &uses, msg, sizeof msg) == 0);
+	CHECK(cv_gate_frameworks(st, low, plain, NULL, &uses, &why) == 0);
 	CHECK(uses == 0);
 }
 
@@ -136,11 +136,15 @@ verdict_tests(struct cv_store *st, const char *torch, const char *plain)
 	struct cv_verdict v;
 
 	v = check(st, low, torch, 0);
-	CHECK(v.refused == 1 && v.n == 1);
+	CHECK(v.refused == 1 && v.n == 3);
 	CHECK(v.line[0].say == CV_SAY_ERROR);
 	CHECK(strncmp(v.line[0].text, "not activating 9.14.0.64-cuda13: torch",
 		      38) == 0);
-	CHECK(strstr(v.line[0].text, "; --force overrides") != NULL);
+	/* the fit first, then the same command with --force */
+	CHECK(v.line[1].say == CV_SAY_HINT);
+	CHECK(strcmp(v.line[1].text, "cudnnvm use 9.19") == 0);
+	CHECK(v.line[2].say == CV_SAY_HINT);
+	CHECK(strcmp(v.line[2].text, "cudnnvm use --force 9.14") == 0);
 	CHECK(v.uses_cudnn == 1);
 	/* --force: the refusal becomes a warning and the version passes */
 	v = check(st, low, torch, 1);
@@ -300,8 +304,9 @@ beside_tests(struct cv_store *st)
 	CHECK(strncmp(v.line[0].text,
 		      "not activating 8.5.0.96-cuda11: tensorflow 2.15.0",
 		      49) == 0);
-	CHECK(strstr(v.line[0].text,
-		     "installed versions that fit: 8.9.7.29-cuda12 ") != NULL);
+	/* the hint names the installed 8.x that fits, beside 9.19 */
+	CHECK(v.n >= 2 && v.line[1].say == CV_SAY_HINT &&
+	      strncmp(v.line[1].text, "cudnnvm use 8.9", 15) == 0);
 	o.beside = v85;
 	CHECK(cv_gate_check(NULL, st, fit, &o, &v, &err) == 0);
 	CHECK(v.refused == 0);
