@@ -479,6 +479,21 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 	strcpy(out->spec, out->id);
 	cv_install_id_parse(&out->version, out->id, NULL);
 	if (!cv_store_has(st, out->id)) {
+		if (!from_system && cv_store_global_in_system(st)) {
+			char *pick;
+
+			/* not the user's doing: another global, or the
+			 * admin's default again */
+			cv_err_set(err, CV_ENOTFOUND,
+				   "the global version %s is no longer in the "
+				   "system store %s (its administrator removed "
+				   "it)",
+				   out->id, cv_store_system_root(st));
+			pick = cv_hint_pick_global(st);
+			cv_err_hint(err, "%s", pick);
+			free(pick);
+			return cv_err_hint(err, "cudnnvm global --unset");
+		}
 		cv_err_set(err, CV_ENOTFOUND,
 			   "the global version %s is no longer installed",
 			   out->id);

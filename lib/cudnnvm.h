@@ -305,6 +305,14 @@ int cv_store_global_get(const struct cv_store *st, char id[64],
  * store's (*from_system set to 1). CV_ENOTFOUND when neither is set. */
 int cv_store_default_get(const struct cv_store *st, char id[64],
 			 int *from_system, struct cv_err *err);
+/* The id in `target`, a link's text, when it is <system root>/<id>: the
+ * way a user's current names a version of the system store. NULL for
+ * anything else (the view has no system store, another folder). */
+const char *cv_store_system_link_id(const struct cv_store *st,
+				    const char *target);
+/* 1 when the writable store's current names a version of the system
+ * store (which its administrator may since have removed). */
+int cv_store_global_in_system(const struct cv_store *st);
 /* Atomically re-point the writable store's current (id NULL: remove it);
  * a version of the system store is linked by its absolute path. */
 int cv_store_global_set(struct cv_store *st, const char *id,

@@ -128,7 +128,23 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	}
 	n = readlink(cur, target, sizeof target - 1);
 	target[n > 0 ? n : 0] = '\0';
-	if (strchr(target, '/') != NULL || target[0] == '.' || n <= 0) {
+	if (n > 0 && cv_store_system_link_id(ctx->store, target) != NULL) {
+		/* a user's global in the system store: the link global
+		 * makes; dangling once the admin removed that version */
+		if (stat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			char *pick = cv_hint_pick_global(ctx->store);
+
+			add(fs, CV_LEVEL_WARN, pick,
+			    "its administrator removed that version; nothing "
+			    "is active until another is chosen ('cudnnvm "
+			    "global --unset' goes back to the system's "
+			    "default)",
+			    "the global version %s is no longer in the system "
+			    "store",
+			    cv_store_system_link_id(ctx->store, target));
+			free(pick);
+		}
+	} else if (strchr(target, '/') != NULL || target[0] == '.' || n <= 0) {
 		add(fs, CV_LEVEL_ERROR, "cudnnvm global --unset",
 		    "cudnnvm only makes links to a folder of the store; "
 		    "someone else changed it",

@@ -93,6 +93,33 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 	return 0;
 }
 
+const char *
+cv_store_system_link_id(const struct cv_store *st, const char *target)
+{
+	const char *sys = cv_store_system_root(st);
+	size_t len = sys ? strlen(sys) : 0;
+	const char *id = target + len + 1;
+
+	if (sys == NULL || strncmp(target, sys, len) != 0 ||
+	    target[len] != '/' || *id == '\0' || strchr(id, '/') != NULL)
+		return NULL;
+	return id;
+}
+
+int
+cv_store_global_in_system(const struct cv_store *st)
+{
+	char buf[PATH_MAX];
+	int dfd = cv_store_dirfd(st);
+	ssize_t n =
+		dfd < 0 ? -1 : readlinkat(dfd, CURRENT, buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return cv_store_system_link_id(st, buf) != NULL;
+}
+
 /* Remove stray .current.* links that a killed switch left behind. Only
  * called under current.lock, so no live switch owns them. */
 static void

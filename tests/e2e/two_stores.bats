@@ -182,6 +182,39 @@ admin_install() { # admin_install v9|v8
 	[ "$(tree_state "$SYS")" = "$before" ]
 }
 
+@test "doctor: a user's global in the system store is normal; removed by the admin, said once per shell" {
+	admin_install v9
+	admin_install v8
+	cd "$NR/proj"
+	as_user cudnnvm global 9.19 --no-validate >/dev/null
+	run as_user cudnnvm doctor
+	[[ $output != *"foreign current link"* ]]
+	[[ $output != *"current"* ]]
+	as_admin cudnnvm uninstall --force "$V9" >/dev/null
+	run as_user cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ $output != *"foreign"* ]]
+	[[ $output == *"warning: the global version $V9 is no longer in the system store"* ]]
+	[[ $output == *"administrator removed"* ]]
+	[[ $output == *"fix: cudnnvm global $V8"* ]]
+	run --separate-stderr as_user cudnnvm current
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"administrator removed it"* ]]
+	[[ $stderr == *"hint: cudnnvm global --unset"* ]]
+	# the prompt hook says it once, not at every cd
+	mkdir -p "$NR/proj/a" "$NR/proj/b"
+	chown 65534:65534 "$NR/proj/a" "$NR/proj/b"
+	bin=$(readlink -f "$CUDNNVM_BIN")
+	as_user bash --norc --noprofile -i >/dev/null 2>"$NR/err" <<SH
+eval "\$("$bin" init bash)"
+cd a
+cd ../b
+cd ..
+:
+SH
+	[ "$(grep -c 'no longer in the system store' "$NR/err")" -eq 1 ]
+}
+
 @test "per-user state never goes into the system store" {
 	admin_install v9
 	before=$(tree_state "$SYS")
