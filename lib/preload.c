@@ -186,9 +186,15 @@ static const char module_py[] =
 	"                         'them with its own copy\\n' % _partly)\n"
 	"except Exception as e:  # never fail the interpreter's start\n"
 	"    import sys\n"
+	"    # the fix names this environment, so it works outside it too\n"
+	"    _env = sys.prefix\n"
+	"    if _env.strip('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'\n"
+	"                  '0123456789/._-+'):\n"
+	"        _env = \"'%s'\" % _env.replace(\"'\", \"'\\\\''\")\n"
 	"    sys.stderr.write('cudnnvm: warning: cuDNN not preloaded (%s); '\n"
-	"                     'frameworks load their own copy; run '\n"
-	"                     \"'cudnnvm venv' to pin an installed version\\n\" % e)\n";
+	"                     'frameworks load their own copy; pin an installed '\n"
+	"                     \"version: cudnnvm venv <version> --path %s\\n\"\n"
+	"                     % (e, _env))\n";
 
 static const char pth_line[] = "import _cudnnvm_preload\n";
 

@@ -249,32 +249,60 @@ block_sets(const char *path, const char *spec)
 	return found;
 }
 
-int
-cv_venv_pinned_by(const char *spec, char *dir, size_t n)
+/* Whether the environment at `prefix` has our block setting `spec`. */
+static int
+env_sets(const char *prefix, const char *spec)
 {
-	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
 	static const char *const scripts[] = {
 		"bin/activate", "bin/activate.fish", "bin/activate.csh",
 		"etc/conda/activate.d/cudnnvm.sh",
 		"etc/conda/activate.d/cudnnvm.fish"
 	};
 
+	for (size_t j = 0; j < sizeof scripts / sizeof scripts[0]; j++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", prefix, scripts[j]);
+		if (block_sets(path, spec))
+			return 1;
+	}
+	return 0;
+}
+
+int
+cv_venv_pinned_by(const char *spec, char *dir, size_t n)
+{
+	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
 		const char *prefix = getenv(envs[i]);
 		if (prefix == NULL || *prefix != '/')
 			continue;
-		for (size_t j = 0; j < sizeof scripts / sizeof scripts[0];
-		     j++) {
-			char path[PATH_MAX];
-			snprintf(path, sizeof path, "%s/%s", prefix,
-				 scripts[j]);
-			if (block_sets(path, spec)) {
-				snprintf(dir, n, "%s", prefix);
-				return 1;
-			}
+		if (env_sets(prefix, spec)) {
+			snprintf(dir, n, "%s", prefix);
+			return 1;
 		}
 	}
 	return 0;
+}
+
+void
+cv_venv_pinning(const char *id, struct cv_strv *dirs)
+{
+	const char *cands[] = { getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX"),
+				".venv" };
+
+	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+		char real[PATH_MAX];
+		int seen = 0;
+
+		if (cands[i] == NULL || *cands[i] == '\0' ||
+		    realpath(cands[i], real) == NULL || !env_sets(real, id))
+			continue;
+		for (size_t j = 0; j < dirs->n; j++)
+			seen |= strcmp(dirs->v[j], real) == 0;
+		if (!seen)
+			cv_strv_push(dirs, real);
+	}
 }
 
 int

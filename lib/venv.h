@@ -8,6 +8,7 @@
 
 struct cv_err;
 struct cv_store;
+struct cv_strv;
 
 enum cv_venv_kind { CV_VENV_PYTHON = 1, CV_VENV_CONDA = 2 };
 
@@ -22,5 +23,9 @@ int cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
 /* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose block
  * set CUDNNVM_VERSION to `spec`: 1 and its folder in dir, else 0. */
 int cv_venv_pinned_by(const char *spec, char *dir, size_t n);
+/* The environments pinned to install `id` that this process can know of:
+ * the active virtualenv and conda env, and ./.venv; their real paths are
+ * appended to dirs. */
+void cv_venv_pinning(const char *id, struct cv_strv *dirs);
 
 #endif
