@@ -414,3 +414,9 @@ ui_progress_done(void)
 	pg.head = pg.n = 0;
 	pthread_mutex_unlock(&pg.mu);
 }
+
+void
+ui_size(char *out, size_t n, uint64_t bytes)
+{
+	human(out, n, (double)bytes);
+}

@@ -47,6 +47,8 @@ void ui_progress(void *payload, uint64_t done, uint64_t total);
  * for the bytes so far (a slow download delivers them in big buffers). */
 void ui_progress_watch(uint64_t (*count)(void *), void *arg, uint64_t total);
 void ui_progress_done(void);
+/* A size as people read it: "812.4 MiB". */
+void ui_size(char *out, size_t n, uint64_t bytes);
 
 /* What use, global and shell are asked: the options each declares in
  * cmd/table.c (keys 'u' --unset, 'e' --eval, 'f' --force, 'n'

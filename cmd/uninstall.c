@@ -74,14 +74,53 @@ say_dependents(const struct cv_store *st, const char *id, const char *global)
 	cv_strv_release(&envs);
 }
 
+/* The archive `id` was installed from, read before it goes: 1 and its
+ * sha256 in sha, else 0. */
+static int
+source_archive(const struct cv_store *st, const char *spec_text, char sha[65])
+{
+	struct cv_installed *all = NULL;
+	struct cv_version spec;
+	size_t n = 0, hits = 0;
+
+	sha[0] = '\0';
+	if (cv_version_parse(&spec, spec_text, NULL) < 0 ||
+	    cv_store_list(st, &all, &n, NULL) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (cv_version_matches(&spec, &all[i].version) && hits++ == 0)
+			memcpy(sha, all[i].sha256, 65);
+	free(all);
+	return hits == 1 && sha[0] != '\0';
+}
+
+/* The kept archive of the removed version is only weight now, unless
+ * keep_archives = always. */
+static void
+prune_archive(struct cmd_ctx *ctx, const char *sha)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_cache_usage freed;
+	char size[32];
+
+	if (ctx->cfg.keep_archives == CV_KEEP_ALWAYS)
+		return;
+	if (cv_cache_prune(ctx->st, sha, &freed, &err) < 0)
+		ui_warn("%s", err.msg);
+	else if (freed.files) {
+		ui_size(size, sizeof size, freed.bytes);
+		ui_note("removed its archive from the cache (%s)", size);
+	}
+}
+
 int
 cmd_uninstall(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_version spec;
-	char id[64], global[64];
+	char id[64], global[64], sha[65];
 	struct cmd_opts o;
-	int force = 0, in_use_ok = 0, c;
+	int force = 0, in_use_ok = 0, has_sha, c;
 
 	cmd_opts_init(&o, argc, argv);
 	while ((c = cmd_opts_next(&o)) > 0) {
@@ -99,12 +138,15 @@ cmd_uninstall(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_fail(&err);
 	if (cv_store_global_get(ctx->st, global, NULL) < 0)
 		global[0] = '\0';
+	has_sha = source_archive(ctx->st, argv[o.ind], sha);
 	if (cv_uninstall(ctx->st, &spec, argv[o.ind], force, in_use_ok, id,
 			 &err) < 0)
 		return cmd_fail(&err);
 	if (!cmd_g.quiet)
 		printf("uninstalled cuDNN %s\n", id);
 	say_dependents(ctx->st, id, global);
+	if (has_sha)
+		prune_archive(ctx, sha);
 	if (cv_modulefiles_refresh(ctx->st, &err) < 0)
 		ui_warn("module files not updated: %s; run 'cudnnvm modulefiles'",
 			err.msg);

@@ -133,6 +133,7 @@ _cudnnvm() {
 	bench) _cudnnvm_offer installed ;;
 	init) _cudnnvm_offer words 'bash zsh fish tcsh powershell' ;;
 	shim) _cudnnvm_offer words 'add remove list' ;;
+	cache) _cudnnvm_offer words 'dir prune clean' ;;
 	venv) _cudnnvm_offer installed ;;
 	import) _cudnnvm_offer dir ;;
 	mirror) _cudnnvm_offer dir ;;

@@ -136,12 +136,15 @@ struct cv_config {
 	int cuda;       /* 0 = auto */
 	char *platform; /* NULL = auto */
 	int validate;   /* 1/0 */
+	/* enum cv_keep: a verified archive is kept in the cache while
+	 * its version is installed (yes), never (no) or also after (always) */
 	int keep_archives;
 	int verify_pins;
 	unsigned threads; /* archive decoding threads; 0 = usable cores */
 	int source;       /* [remote] source: enum cv_source_kind */
 	char *pypi_index; /* [remote] index: a PEP 503/691 simple index */
 };
+enum cv_keep { CV_KEEP_NO = 0, CV_KEEP_YES = 1, CV_KEEP_ALWAYS = 2 };
 /* The most threads [install] threads and install --jobs take. */
 #define CV_MAX_THREADS 1024
 
@@ -324,6 +327,28 @@ int cv_store_check_unused(const struct cv_store *st, const char *id,
 			  int replacing, struct cv_err *err);
 /* Remove an installed version under its lock. */
 int cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err);
+
+/* ---- cache.c: the download cache ------------------------------------ */
+
+/* Files and bytes; `stale`: the archives no installed version came from. */
+struct cv_cache_usage {
+	size_t files;
+	uint64_t bytes;
+	size_t stale;
+	uint64_t stale_bytes;
+};
+/* What the cache folder (cv_store_cache_dir) holds. */
+int cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
+		   struct cv_err *err);
+/* Remove the kept archives (<cache>/downloads/<sha256>.archive) that no
+ * installed version of the view came from; only the one of `sha256` when
+ * not NULL (uninstall's own). *freed gets what went. */
+int cv_cache_prune(const struct cv_store *st, const char *sha256,
+		   struct cv_cache_usage *freed, struct cv_err *err);
+/* Remove the folders cudnnvm writes in the cache: downloads (partials
+ * too), the mirror's cached listings and manifests, validation results. */
+int cv_cache_clean(const struct cv_store *st, struct cv_cache_usage *freed,
+		   struct cv_err *err);
 
 /* A pull source of archive bytes (a file, or a download in flight).
  * read() sets *buf and returns its length, 0 at the end, <0 on error. */

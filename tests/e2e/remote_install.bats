@@ -52,6 +52,46 @@ setup() { remote_setup; }
 	[ -z "$(ls -A "$T/cache/downloads")" ]
 }
 
+@test "cache: dir, what it holds, prune and clean; uninstall removes its own archive unless keep_archives = always" {
+	run cudnnvm cache dir
+	[ "$status" -eq 0 ]
+	[ "$output" = "$T/cache" ]
+	cudnnvm -q install 9.13 --cuda 12
+	cudnnvm -q install 9.20 --cuda 13
+	a13=$(ls "$T/cache/downloads/"*.archive | grep -F "$(big_sha)")
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 2 ]
+	# uninstall takes its own archive along, and no other
+	run --separate-stderr cudnnvm uninstall 9.13.0.50-cuda12
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"removed its archive from the cache"* ]]
+	[ ! -e "$a13" ]
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 1 ]
+	# keep_archives = always keeps it; prune removes it later
+	cudnnvm -q install 9.13 --cuda 12
+	sed -i 's/^\[install\]$/[install]\nkeep_archives = always/' \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run --separate-stderr cudnnvm uninstall 9.13.0.50-cuda12
+	[ "$status" -eq 0 ]
+	[[ $stderr != *"archive"* ]]
+	[ -f "$a13" ]
+	run cudnnvm cache
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$T/cache" ]
+	[[ $output == *"1 archive of versions no longer installed"* ]]
+	run cudnnvm cache prune
+	[ "$status" -eq 0 ]
+	[[ $output == "removed 1 file, "* ]]
+	[ ! -e "$a13" ]
+	# the installed version's archive stays
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 1 ]
+	run cudnnvm cache clean
+	[ "$status" -eq 0 ]
+	[ ! -e "$T/cache/downloads" ] && [ ! -e "$T/cache/manifests" ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
+	run cudnnvm cache frob
+	[ "$status" -eq 64 ]
+}
+
 @test "8.x manifests (platform -> file) install too" {
 	run cudnnvm install 8 --cuda 12
 	[ "$status" -eq 0 ]
