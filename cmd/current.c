@@ -12,6 +12,29 @@
 static const char *const origin_names[] = { "none", "env", "file", "global",
 					    "system" };
 
+/* A pin or the global that says "system": no version here, on purpose. */
+static int
+say_system(const struct cv_active *a, int json)
+{
+	if (json) {
+		json_t *o = json_pack("{s:n, s:s, s:s}", "id", "spec", a->spec,
+				      "origin", origin_names[a->origin]);
+		char *s;
+		if (a->origin == CV_ORIGIN_FILE)
+			json_object_set_new(o, "file", json_string(a->file));
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		printf("%s\n", s);
+		free(s);
+		json_decref(o);
+	} else if (a->origin == CV_ORIGIN_FILE) {
+		fputs("system (set by ", stdout);
+		ui_put_escaped(stdout, a->file);
+		puts("): no cudnnvm version here");
+	} else
+		puts("system (global default): no cudnnvm version");
+	return 0;
+}
+
 int
 cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -30,6 +53,8 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	if (argc != opts.ind)
 		return cmd_usage_error("current", "too many arguments");
 	r = cv_active_resolve(st, NULL, &a, NULL, NULL, &err);
+	if (r < 0 && a.system)
+		return say_system(&a, json);
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&

@@ -122,7 +122,8 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 	if (!leave) {
 		r = cv_active_resolve(st, NULL, &a, seen, &w, &err);
 		/* nothing active (no origin, not found) is normal */
-		if (r < 0 && (a.origin != CV_ORIGIN_NONE || r != CV_ENOTFOUND))
+		if (r < 0 && !a.system &&
+		    (a.origin != CV_ORIGIN_NONE || r != CV_ENOTFOUND))
 			status = say_once(out, sh, &err);
 		else
 			say_once(out, sh, NULL);

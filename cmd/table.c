@@ -110,6 +110,7 @@ static const struct cmd_opt list_remote_opts[] = {
 #define ACT_NO_VALIDATE FLAG('n', "no-validate", "do not validate first")
 static const struct cmd_opt use_opts[] = {
 	ACT_CUDA,
+	FLAG('u', "unset", "remove this folder's pin"),
 	ACT_FORCE("pin even when validation or a framework says no"),
 	FLAG('n', "no-validate", "do not validate before pinning"),
 	FLAG('i', "no-install", "fail instead of installing a missing version"),
@@ -259,10 +260,11 @@ const struct cmd_spec cmd_table[] = {
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--json] [--refresh]",
 	  NULL, list_remote_opts, CMD_K_NONE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
-	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",
+	  "use <spec|system> [--cuda N] [--force] [--no-validate] [--no-install]\n"
+	  "       cudnnvm use --unset",
 	  NULL, use_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "global", cmd_global, "show or set the default version",
-	  "global [<spec> [--cuda N] | --unset] [--system] [--force] "
+	  "global [<spec> [--cuda N] | system | --unset] [--system] [--force] "
 	  "[--no-validate]",
 	  NULL, global_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",

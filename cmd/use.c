@@ -39,6 +39,30 @@ run_install(const char *spec, int no_validate)
 	return r < 0 ? cmd_fail(&err) : r;
 }
 
+/* `use --unset` (remove this folder's pin) and `use system` (pin "no
+ * cudnnvm version here", over the global). */
+static int
+pin_no_version(int operands, int unset)
+{
+	struct cv_err err = CV_ERR_INIT;
+	char file[4096];
+
+	if (operands != !unset)
+		return cmd_usage_error("use",
+				       unset ? "--unset takes no version"
+					     : "expected one version spec");
+	if ((unset ? cv_pin_unset(".", file, &err)
+		   : cv_pin_set(".", NULL, file, &err)) < 0)
+		return cmd_fail(&err);
+	if (unset)
+		ui_note("removed the pin of this folder (%s)", file);
+	else
+		ui_note("pinned 'system' in %s: no cudnnvm version here, "
+			"even with a global set",
+			file);
+	return 0;
+}
+
 int
 cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -52,6 +76,9 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 
 	if ((r = cmd_activation_opts(argc, argv, &a)) != 0)
 		return r;
+	if (a.unset ||
+	    (argc - a.ind == 1 && strcmp(argv[a.ind], CV_SYSTEM) == 0))
+		return pin_no_version(argc - a.ind, a.unset);
 	if (argc - a.ind != 1)
 		return cmd_usage_error("use", "expected one version spec");
 	if ((r = cmd_activation_spec(&a, argv[a.ind], &v)) != 0)

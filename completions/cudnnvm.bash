@@ -101,7 +101,7 @@ _cudnnvm() {
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
 		list-remote) w="--cuda --platform --source --json --refresh" ;;
-		use) w="--cuda --force --no-validate --no-install" ;;
+		use) w="--cuda --unset --force --no-validate --no-install" ;;
 		global) w="--cuda --unset --system --force --no-validate" ;;
 		shell) w="--cuda --unset --force --no-validate" ;;
 		current) w="--json" ;;

@@ -75,6 +75,7 @@ complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l source -x -a 'nvi
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l json -d 'machine-readable output'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l refresh -d 're-read the mirror\'s index now'
 complete -c cudnnvm -n '__cudnnvm_is use' -l cuda -x -d 'the build for CUDA major N (as <spec>-cudaN)'
+complete -c cudnnvm -n '__cudnnvm_is use' -l unset -d 'remove this folder\'s pin'
 complete -c cudnnvm -n '__cudnnvm_is use' -l force -d 'pin even when validation or a framework says no'
 complete -c cudnnvm -n '__cudnnvm_is use' -l no-validate -d 'do not validate before pinning'
 complete -c cudnnvm -n '__cudnnvm_is use' -l no-install -d 'fail instead of installing a missing version'

@@ -316,7 +316,9 @@ const char *cv_store_system_link_id(const struct cv_store *st,
 /* 1 when the writable store's current names a version of the system
  * store (which its administrator may since have removed). */
 int cv_store_global_in_system(const struct cv_store *st);
-/* Atomically re-point the writable store's current (id NULL: remove it);
+/* Atomically re-point the writable store's current (id NULL: remove it;
+ * CV_SYSTEM: a link to "system", a default of no version, which the
+ * system store's default does not replace);
  * a version of the system store is linked by its absolute path. */
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
@@ -753,6 +755,9 @@ struct cv_active {
 	struct cv_version version; /* spec, parsed once where it was read */
 	char file[4096];           /* the pin file, for CV_ORIGIN_FILE */
 	char id[64];               /* the install id it resolves to */
+	/* the pin or the global says CV_SYSTEM: no version, on purpose
+	 * (CV_ENOTFOUND, origin FILE or GLOBAL) */
+	int system;
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -778,6 +783,14 @@ int cv_pin_write(const char *dir, const struct cv_version *spec,
  * <dir>/.cudnn-version. `file` gets the path written. */
 int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 	       struct cv_err *err);
+/* What a pin or the global holds for "no cudnnvm version here": the
+ * framework's own cuDNN or the system's (pyenv's and nvm's word). A
+ * cv_pin_set of spec NULL pins it. */
+#define CV_SYSTEM "system"
+/* Remove the pin of folder `dir`: its .cudnn-version, else the cudnn
+ * line of its .tool-versions (`file` gets which); CV_ENOTFOUND when it
+ * has neither. */
+int cv_pin_unset(const char *dir, char file[4096], struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * (NULL: the working folder, however deep: one whose path does not fit in
  * PATH_MAX is walked by descriptors and its pins named relative to it)

@@ -128,7 +128,10 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	}
 	n = readlink(cur, target, sizeof target - 1);
 	target[n > 0 ? n : 0] = '\0';
-	if (n > 0 && cv_store_system_link_id(ctx->store, target) != NULL) {
+	if (strcmp(target, CV_SYSTEM) == 0) {
+		/* `global system`: no version by default, on purpose */
+	} else if (n > 0 &&
+		   cv_store_system_link_id(ctx->store, target) != NULL) {
 		/* a user's global in the system store: the link global
 		 * makes; dangling once the admin removed that version */
 		if (stat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {

@@ -82,7 +82,8 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 		n -= base - buf;
 		memmove(buf, base, (size_t)n + 1);
 	}
-	if ((size_t)n >= 64 || cv_install_id_parse(&v, buf, NULL) < 0)
+	if ((size_t)n >= 64 || (strcmp(buf, CV_SYSTEM) != 0 &&
+				cv_install_id_parse(&v, buf, NULL) < 0))
 		return moved_away_hint(
 			err, root,
 			cv_err_set(err, CV_ESTORE,
@@ -156,7 +157,8 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	struct timespec ts;
 	char *target;
 
-	if (id != NULL && cv_install_id_parse(&v, id, err) < 0)
+	if (id != NULL && strcmp(id, CV_SYSTEM) != 0 &&
+	    cv_install_id_parse(&v, id, err) < 0)
 		return CV_EUSAGE;
 	/* the store's own descriptor: the version checked below and the
 	 * link replaced are in the same folder, whatever happens to the path */
@@ -183,6 +185,8 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 		}
 		goto sync;
 	}
+	if (strcmp(id, CV_SYSTEM) == 0)
+		goto link;
 	if (!cv_store_has(st, id)) {
 		cv_err_set(err, CV_ENOTFOUND, "%s is not installed", id);
 		r = cv_err_hint(err, "cudnnvm install %s", id);
@@ -199,6 +203,7 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 		if (r < 0)
 			goto out;
 	}
+link:
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &

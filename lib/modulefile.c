@@ -473,7 +473,8 @@ cv_modulefiles_write_store(const struct cv_store *st, const char *outdir,
 
 	if ((r = cv_store_list(st, &all, n, err)) < 0)
 		return r;
-	if (cv_store_global_get(st, global, NULL) < 0)
+	if (cv_store_global_get(st, global, NULL) < 0 ||
+	    strcmp(global, CV_SYSTEM) == 0)
 		global[0] = '\0';
 	if (outdir == NULL)
 		outdir = own = cv_path_join(cv_store_root(st), "modulefiles");
