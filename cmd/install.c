@@ -162,7 +162,9 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
 	const char *index;
-	int r;
+	/* `latest` asks what is newest now: a day-old listing would say
+	 * a release already here is the newest */
+	int latest = req->spec == NULL || req->spec->nparts == 0, r;
 
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
@@ -175,7 +177,7 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	}
 	if ((r = cv_remote_new(rem, cfg, a->mirror, err)) < 0 ||
 	    (r = cv_index_open(ix, *rem, cv_store_cache_dir(a->ctx->st),
-			       a->refresh, err)) < 0)
+			       a->refresh || latest, err)) < 0)
 		return r;
 	return cv_resolve_fresh(ix, req, res, err);
 }

@@ -220,6 +220,16 @@ setup() { remote_setup; }
 	[ "$(grep -c 'redistrib_9.13.0.json' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
 }
 
+@test "install latest re-reads a fresh listing: a release published since is found" {
+	cudnnvm list-remote >/dev/null
+	# the cached listing is from before 9.20 was published
+	sed -i '/redistrib_9.20.0/d' "$T"/cache/manifests/*/listing
+	run cudnnvm install latest --cuda 12
+	[ "$status" -eq 0 ]
+	[[ $output == *"installed cuDNN 9.20.0.48-cuda12"* ]]
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
+}
+
 @test "pins: a pinned manifest with other bytes is refused (65)" {
 	# the test mirror's manifests carry the test archives' hashes, so with
 	# pins on (the default) every pinned name is refused
