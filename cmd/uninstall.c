@@ -144,6 +144,10 @@ cmd_uninstall(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_fail(&err);
 	if (!cmd_g.quiet)
 		printf("uninstalled cuDNN %s\n", id);
+	if (cv_store_in_system(ctx->st, id))
+		ui_note("that was your own copy, hidden by the system store's; "
+			"%s/%s stays and is the one used",
+			cv_store_system_root(ctx->st), id);
 	say_dependents(ctx->st, id, global);
 	if (has_sha)
 		prune_archive(ctx, sha);

@@ -269,6 +269,9 @@ int cv_store_in_system(const struct cv_store *st, const char *id);
  * system store when that holds it, else in the writable one. The one
  * place that knows where a version lives. */
 char *cv_store_dir(const struct cv_store *st, const char *id);
+/* The user's own copy of `id` that the system store's copy hides (the
+ * view resolves to the system's): its folder (xmalloc'd), else NULL. */
+char *cv_store_hidden_dir(const struct cv_store *st, const char *id);
 /* 1 when `id` is installed in either store of the view: <root>/<id> is a
  * real folder (not a link) holding its cudnnvm.json, the marker a publish
  * makes true in one rename. The only test of "installed" (lookup,

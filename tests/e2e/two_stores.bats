@@ -137,13 +137,18 @@ admin_install() { # admin_install v9|v8
 	[[ "$output" == *"LD_LIBRARY_PATH='$SYS/$V9/lib'"* ]]
 	run as_user cudnnvm exec -- sh -c 'echo "$CUDNN_HOME"'
 	[ "$output" = "$SYS/$V9" ]
+	# their own copy is listed, as hidden
 	run as_user cudnnvm list
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"system $SYS/$V9" ]]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"system $SYS/$V9" ]]
+	[[ "${lines[1]}" == *"user   $USR/$V9  (hidden: the system store's copy is used)" ]]
+	run as_user cudnnvm list --json
+	[[ "$output" == *"\"hidden_user_copy\": \"$USR/$V9\""* ]]
 	# their own hidden copy is theirs to remove; the system copy stays
 	before=$(tree_state "$SYS")
-	run as_user cudnnvm uninstall "$V9"
+	run --separate-stderr as_user cudnnvm uninstall "$V9"
 	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"that was your own copy, hidden by the system store's; $SYS/$V9 stays"* ]]
 	[ ! -e "$USR/$V9" ]
 	[ "$(tree_state "$SYS")" = "$before" ]
 	run as_user cudnnvm which root

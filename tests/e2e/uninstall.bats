@@ -38,9 +38,10 @@ teardown() {
 }
 
 @test "an ambiguous spec is refused (exit 64)" {
-	run cudnnvm uninstall 9
+	run --separate-stderr cudnnvm uninstall 9
 	[ "$status" -eq 64 ]
-	[[ "$output" == *"matches 2 installed versions"* ]]
+	[[ "$stderr" == *"matches 2 installed versions: 9.2.0.82-cuda12, 9.1.0.70-cuda12"* ]]
+	[[ "$stderr" == *"hint: cudnnvm uninstall 9.2.0.82-cuda12"*"hint: cudnnvm uninstall 9.1.0.70-cuda12"* ]]
 	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
 	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
 }
