@@ -230,6 +230,25 @@ setup() { remote_setup; }
 	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
 }
 
+@test "install --archive without --sha256 takes the checksum from a cached manifest" {
+	cp "$(big_archive)" "$T/"
+	file=$T/$(basename "$(big_archive)")
+	run --separate-stderr cudnnvm install --archive "$file"
+	[ "$status" -eq 64 ]
+	[[ $stderr == *"no cached manifest lists this file name"* ]]
+	cudnnvm list-remote 9.13 >/dev/null
+	run --separate-stderr cudnnvm install --archive "$file"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"sha256 $(big_sha), from the cached manifest "*"redistrib_9.13.0.json"* ]]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	# other bytes under that name are refused, as with --sha256
+	cudnnvm -q uninstall 9.13.0.50-cuda12
+	head -c 100000 "$(big_archive)" >"$file"
+	run cudnnvm install --archive "$file"
+	[ "$status" -eq 65 ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
 @test "pins: a pinned manifest with other bytes is refused (65)" {
 	# the test mirror's manifests carry the test archives' hashes, so with
 	# pins on (the default) every pinned name is refused
