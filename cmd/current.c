@@ -44,6 +44,8 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cmd_opts opts;
 	int c, json = 0, r, venv;
 	char venv_dir[PATH_MAX];
+	/* a module file of cudnnvm's sets it beside CUDNNVM_VERSION */
+	const char *module = getenv("CUDNNVM_MODULE");
 
 	cmd_opts_init(&opts, argc, argv);
 	while ((c = cmd_opts_next(&opts)) > 0)
@@ -67,6 +69,8 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 			json_object_set_new(o, "file", json_string(a.file));
 		if (venv)
 			json_object_set_new(o, "venv", json_string(venv_dir));
+		if (a.origin == CV_ORIGIN_ENV && module != NULL)
+			json_object_set_new(o, "module", json_string(module));
 		json_object_set_new(o, "machine", cv_machine_json());
 		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		printf("%s\n", s);
@@ -76,7 +80,12 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	switch (a.origin) {
 	case CV_ORIGIN_ENV:
-		if (venv) {
+		if (module != NULL && strncmp(module, "cudnn/", 6) == 0 &&
+		    strcmp(module + 6, a.spec) == 0) {
+			printf("%s (set by the module ", a.id);
+			ui_put_escaped(stdout, module);
+			puts(")");
+		} else if (venv) {
 			/* a folder name can hold terminal escapes */
 			printf("%s (set by the environment ", a.id);
 			ui_put_escaped(stdout, venv_dir);

@@ -220,6 +220,21 @@ SH
 	[ "$(grep -c 'no longer in the system store' "$NR/err")" -eq 1 ]
 }
 
+@test "a user's module tree holds only their own store; the admin's tree the system's" {
+	admin_install v9
+	as_admin cudnnvm modulefiles --format lua >/dev/null
+	[ -f "$SYS/modulefiles/cudnn/$V9.lua" ]
+	cd "$NR/proj"
+	as_user cudnnvm install --no-validate --archive "$v8_ARCH" --sha256 "$v8_SHA" >/dev/null
+	as_user cudnnvm global 9.19 --no-validate >/dev/null
+	run as_user cudnnvm modulefiles --format lua
+	[ "$status" -eq 0 ]
+	[ -f "$USR/modulefiles/cudnn/$V8.lua" ]
+	[ ! -e "$USR/modulefiles/cudnn/$V9.lua" ]
+	# the default it names is the admin's tree's to set
+	[ ! -e "$USR/modulefiles/cudnn/.version" ]
+}
+
 @test "per-user state never goes into the system store" {
 	admin_install v9
 	before=$(tree_state "$SYS")
