@@ -894,6 +894,9 @@ void cv_text_free(struct cv_buf *b);
 int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
 /* The shell running this process (its parent; sh when not a known shell). */
 int cv_shell_guess(void);
+/* The line of `shell`'s startup file that loads the integration, e.g.
+ * eval "$(cudnnvm init bash)" (bash for sh and unknown shells). */
+const char *cv_shell_init_line(int shell);
 /* Append `s` quoted for the shell. CV_EDATA when the shell cannot carry it
  * (cmd: newline or "). */
 int cv_shell_quote(struct cv_buf *b, int shell, const char *s,

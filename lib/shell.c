@@ -95,6 +95,24 @@ cv_shell_guess(void)
 	return sh;
 }
 
+const char *
+cv_shell_init_line(int shell)
+{
+	switch (shell) {
+	case CV_SHELL_ZSH:
+		return "eval \"$(cudnnvm init zsh)\"";
+	case CV_SHELL_FISH:
+		return "cudnnvm init fish | source";
+	case CV_SHELL_CSH:
+		return "eval \"`cudnnvm init tcsh`\"";
+	case CV_SHELL_PWSH:
+		return "cudnnvm init powershell | Out-String | "
+		       "Invoke-Expression";
+	default:
+		return "eval \"$(cudnnvm init bash)\"";
+	}
+}
+
 int
 cv_shell_quote(struct cv_buf *b, int shell, const char *s, struct cv_err *err)
 {
@@ -405,10 +423,15 @@ static const char hook_pwsh[] =
  * commands joined by ';' with no comment. precmd runs at every prompt
  * (one hook-env process: tcsh has no builtin mtime test to skip it) and
  * cwdcmd at every `cd`. @HOOK@ is the hook command quoted once more for
- * the alias. */
-static const char hook_tcsh[] = "alias precmd @HOOK@;\n"
-				"alias cwdcmd @HOOK@;\n"
-				"eval `@EXE@ hook-env --shell tcsh`;\n";
+ * the alias. tcsh has one precmd and one cwdcmd alias: the user's own
+ * (`alias precmd` prints it) runs after ours, and a second init chains
+ * nothing more. */
+static const char hook_tcsh[] =
+	"alias _cudnnvm_hook @HOOK@;\n"
+	"if ( ! $?_cudnnvm_hooked ) alias precmd \"_cudnnvm_hook;`alias precmd`\";\n"
+	"if ( ! $?_cudnnvm_hooked ) alias cwdcmd \"_cudnnvm_hook;`alias cwdcmd`\";\n"
+	"set _cudnnvm_hooked;\n"
+	"eval `@EXE@ hook-env --shell tcsh`;\n";
 
 /* Append `tpl` with @EXE@ (and @HOOK@, @SH@, @POSIX@) replaced. */
 static int

@@ -346,6 +346,23 @@ SH
 	[[ $output == *"out: $C"* ]]
 }
 
+@test "tcsh: init keeps the user's own precmd and cwdcmd aliases, once" {
+	command -v tcsh >/dev/null || skip "tcsh is not installed"
+	run tcsh -f -i <<'SH'
+alias precmd 'echo user-precmd'
+alias cwdcmd 'echo user-cwdcmd'
+eval "`cudnnvm init tcsh`"
+eval "`cudnnvm init tcsh`"
+cd proj
+echo "in: $CUDNNVM_ACTIVE"
+alias precmd
+SH
+	[[ $output == *"user-cwdcmd"* ]]
+	[[ $output == *"in: $A"* ]]
+	[[ $output == *"_cudnnvm_hook;echo user-precmd"* ]]
+	[[ $output != *"_cudnnvm_hook;_cudnnvm_hook"* ]]
+}
+
 @test "tcsh: env --shell tcsh round-trips a store path with spaces, quotes, \$ and !" {
 	command -v tcsh >/dev/null || skip "tcsh is not installed"
 	S="$T/my st'ore \$x !y"
