@@ -39,6 +39,31 @@ run_install(const char *spec, int no_validate)
 	return r < 0 ? cmd_fail(&err) : r;
 }
 
+/* CUDNNVM_VERSION (an activated venv's, or `cudnnvm shell`'s) beats any
+ * pin: say that the pin just written is not what is active here, and
+ * how to make it so. */
+static void
+say_what_wins(const struct cv_store *st, const char *pinned)
+{
+	struct cv_active a;
+	char venv[PATH_MAX];
+
+	if (cv_active_resolve(st, NULL, &a, NULL, NULL, NULL) < 0 ||
+	    a.origin != CV_ORIGIN_ENV || strcmp(a.id, pinned) == 0)
+		return;
+	if (cv_venv_pinned_by(a.spec, venv, sizeof venv))
+		ui_warn("the activated environment %s sets "
+			"CUDNNVM_VERSION=%s, which wins over the pin while it "
+			"is active: %s stays active here (deactivate it, or "
+			"'cudnnvm venv %s' to change the environment's)",
+			venv, a.spec, a.id, pinned);
+	else
+		ui_warn("CUDNNVM_VERSION=%s wins over the pin in this shell: %s "
+			"stays active here ('cudnnvm shell --unset' or 'unset "
+			"CUDNNVM_VERSION' lets the pin apply)",
+			a.spec, a.id);
+}
+
 /* `use --unset` (remove this folder's pin) and `use system` (pin "no
  * cudnnvm version here", over the global). */
 static int
@@ -114,9 +139,11 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cmd_fail(&err);
 	else if (cv_pin_set(".", &v, file, &err) < 0)
 		r = cmd_fail(&err);
-	else
+	else {
 		ui_note("pinned %s (%s) in ./%s", text, id,
 			strrchr(file, '/') + 1);
+		say_what_wins(st, id);
+	}
 out:
 	return r;
 }
