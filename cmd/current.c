@@ -78,6 +78,7 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 		json_decref(o);
 		return 0;
 	}
+	cmd_hook_note(a.id);
 	switch (a.origin) {
 	case CV_ORIGIN_ENV:
 		if (module != NULL && strncmp(module, "cudnn/", 6) == 0 &&

@@ -71,4 +71,9 @@ int cmd_activation_opts(int argc, char **argv, struct cmd_activation *a);
 int cmd_activation_spec(const struct cmd_activation *a, const char *text,
 			struct cv_version *spec);
 
+/* Once per shell, on a terminal: the shell that ran us has not loaded
+ * the integration, so the version `id` it reports or pins is not applied
+ * there; says how to load it. Defined in cmd/opts.c. */
+void cmd_hook_note(const char *id);
+
 #endif

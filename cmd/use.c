@@ -143,6 +143,7 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 		ui_note("pinned %s (%s) in ./%s", text, id,
 			strrchr(file, '/') + 1);
 		say_what_wins(st, id);
+		cmd_hook_note(id);
 	}
 out:
 	return r;

@@ -991,6 +991,22 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	cv_fw_env_release(&fe);
 }
 
+/* Pins and the global reach a shell only through the hook `init` loads
+ * (pyenv: "shell integration not enabled"); said, not counted as a
+ * problem, since scripts run without it on purpose. */
+static void
+check_hook(struct findings *fs)
+{
+	if (cv_hook_loaded())
+		return;
+	add(fs, CV_LEVEL_OK, cv_shell_init_line(cv_shell_guess()),
+	    "pins and the global version are applied to a shell by its "
+	    "hook; without it nothing loads the active version here (one "
+	    "command can still run under it with 'cudnnvm exec -- CMD'); "
+	    "add the fix to the shell's startup file",
+	    "the shell hook is not loaded in this shell");
+}
+
 void
 cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	      size_t *n)
@@ -1014,6 +1030,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	check_cuda(&fs, ctx);
 	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
+	check_hook(&fs);
 	if (ctx->active_id == NULL) {
 		char *fix = cv_hint_pick_global(ctx->store);
 

@@ -316,6 +316,7 @@ cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
  * as @EXE@, so the hook works when cudnnvm is not on PATH (as direnv's and
  * mise's do). */
 static const char hook_posix[] =
+	"CUDNNVM_HOOK=$$; export CUDNNVM_HOOK\n"
 	"_cudnnvm_hook() {\n"
 	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
 	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
@@ -372,6 +373,7 @@ static const char hook_zsh[] =
 /* fish runs --on-variable PWD handlers as soon as `cd` changes PWD. */
 static const char hook_fish[] =
 	"# cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source\n"
+	"set -gx CUDNNVM_HOOK $fish_pid\n"
 	"function __cudnnvm_hook --on-event fish_prompt --on-variable PWD\n"
 	"    set -l run 1\n"
 	"    if set -q _CUDNNVM_STAMP; and test \"$PWD\" = \"$_CUDNNVM_PWD\"; and test \"$CUDNNVM_VERSION\" = \"$_CUDNNVM_VER\"\n"
@@ -404,6 +406,7 @@ static const char hook_fish[] =
 
 static const char hook_pwsh[] =
 	"# cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression\n"
+	"$env:CUDNNVM_HOOK = \"$PID\"\n"
 	"function global:__cudnnvm_hook {\n"
 	"    $out = & @EXE@ hook-env --shell powershell\n"
 	"    if ($out) { Invoke-Expression ($out -join \"`n\") }\n"
@@ -427,6 +430,7 @@ static const char hook_pwsh[] =
  * (`alias precmd` prints it) runs after ours, and a second init chains
  * nothing more. */
 static const char hook_tcsh[] =
+	"setenv CUDNNVM_HOOK $$;\n"
 	"alias _cudnnvm_hook @HOOK@;\n"
 	"if ( ! $?_cudnnvm_hooked ) alias precmd \"_cudnnvm_hook;`alias precmd`\";\n"
 	"if ( ! $?_cudnnvm_hooked ) alias cwdcmd \"_cudnnvm_hook;`alias cwdcmd`\";\n"
