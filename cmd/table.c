@@ -136,6 +136,11 @@ static const struct cmd_opt shell_opts[] = {
 	{ 'e', "eval", 0, "SHELL", CMD_K_WORDS, SHELLS, NULL, CMD_OPT_HIDDEN },
 	END,
 };
+static const struct cmd_opt implode_opts[] = {
+	FLAG('n', "dry-run", "say what would be removed, remove nothing"),
+	FLAG('y', "yes", "do not ask (needed when not on a terminal)"),
+	END,
+};
 static const struct cmd_opt env_opts[] = {
 	KIND('s', "shell", "SH", CMD_K_WORDS, SHELLS,
 	     "the shell's syntax (default: the shell running cudnnvm)"),
@@ -307,6 +312,11 @@ const struct cmd_spec cmd_table[] = {
 	  CMD_K_WORDS, "add remove list", CMD_READS_STATE },
 	{ "cache", cmd_cache, "where downloads are kept; prune or clean them",
 	  "cache [dir|prune|clean]", NULL, NULL, CMD_K_WORDS, "dir prune clean",
+	  CMD_STORE },
+	{ "implode", cmd_implode,
+	  "remove everything cudnnvm wrote for you (store, cache, config, "
+	  "shims, venv hooks)",
+	  "implode [--dry-run] [--yes]", NULL, implode_opts, CMD_K_NONE, NULL,
 	  CMD_STORE },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
 	  "venv [<spec>] [--path DIR] [--remove] [--force]", NULL, venv_opts,

@@ -111,6 +111,7 @@ _cudnnvm() {
 		frameworks) w="--path --json" ;;
 		bench) w="--shapes --dtype --layout --runs --warmup --json" ;;
 		doctor) w="--json --explain" ;;
+		implode) w="--dry-run --yes" ;;
 		venv) w="--path --remove --force" ;;
 		import) w="--version --cuda --no-validate" ;;
 		mirror) w="--cuda --platform --mirror --verify --refresh" ;;

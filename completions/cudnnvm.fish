@@ -116,6 +116,8 @@ complete -c cudnnvm -n '__cudnnvm_is doctor' -l explain -x -d 'the cause and fix
 complete -c cudnnvm -n '__cudnnvm_is init; and not __cudnnvm_after_dashdash' -a 'bash zsh fish tcsh powershell'
 complete -c cudnnvm -n '__cudnnvm_is shim; and not __cudnnvm_after_dashdash' -a 'add remove list'
 complete -c cudnnvm -n '__cudnnvm_is cache; and not __cudnnvm_after_dashdash' -a 'dir prune clean'
+complete -c cudnnvm -n '__cudnnvm_is implode' -l dry-run -d 'say what would be removed, remove nothing'
+complete -c cudnnvm -n '__cudnnvm_is implode' -l yes -d 'do not ask (needed when not on a terminal)'
 complete -c cudnnvm -n '__cudnnvm_is venv' -l path -x -a '(__fish_complete_directories)' -d 'the virtualenv or conda env (default: the active one)'
 complete -c cudnnvm -n '__cudnnvm_is venv' -l remove -d 'take the hooks out again'
 complete -c cudnnvm -n '__cudnnvm_is venv' -l force -d 'pin even when a framework cannot load the version'

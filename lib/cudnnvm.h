@@ -919,6 +919,24 @@ struct cv_strv {
 	}
 void cv_strv_push(struct cv_strv *l, const char *s);
 void cv_strv_release(struct cv_strv *l);
+
+/* ---- implode.c: remove everything cudnnvm wrote for this user -------- */
+
+struct cv_implode {
+	struct cv_strv paths;   /* folders to remove, each this user's */
+	struct cv_strv venvs;   /* environments whose blocks come out */
+	struct cv_strv startup; /* "file:line: text" lines that load it */
+	int sysmode;            /* root: system mode names this store */
+};
+/* What implode would remove: the writable store when this user owns it,
+ * the cache, $XDG_DATA_HOME/cudnnvm (shims, the venv list),
+ * $XDG_CONFIG_HOME/cudnnvm, the hook's stamps, the venv blocks, system
+ * mode's loader file (root); and the startup-file lines to edit. */
+void cv_implode_plan(const struct cv_store *st, struct cv_implode *p);
+/* Do it; each failure's message is appended to failed (CV_ERROR). */
+int cv_implode(const struct cv_implode *p, struct cv_strv *failed);
+void cv_implode_release(struct cv_implode *p);
+
 /* Append template `tpl` to b, each placeholder of `vars` (pairs of "@NAME@"
  * and its value, ended by NULL) replaced by the value quoted for `shell`.
  * The shim and venv scripts are made with it. */

@@ -30,6 +30,12 @@ stamp_dir(char *out, size_t n)
 			 home ? home : "/tmp");
 }
 
+void
+cv_hook_dir(char *out, size_t n)
+{
+	stamp_dir(out, n);
+}
+
 int
 cv_hook_loaded(void)
 {

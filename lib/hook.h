@@ -28,6 +28,8 @@ void cv_hook_stamp_settle(const struct cv_hook_stamp *s, char *const *watched,
  * `cudnnvm init` exports CUDNNVM_HOOK as that shell's pid, so a shell
  * started from it without init (or a script) does not count. */
 int cv_hook_loaded(void);
+/* The folder of the hook's stamps and notes. */
+void cv_hook_dir(char *out, size_t n);
 /* 1 the first time it is asked for the shell that started this process
  * (a file in the stamp folder, swept with the stamps), then 0: a note
  * about that shell is said once. */

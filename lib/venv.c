@@ -368,6 +368,75 @@ write_conda(const char *dir, const char *id, const char *exe, int remove,
 	return r;
 }
 
+/* The environments `cudnnvm venv` pinned, one real path a line, so that
+ * `implode` can take its blocks out again:
+ * $XDG_DATA_HOME/cudnnvm/venvs. */
+void
+cv_venv_registry_path(char *out, size_t n)
+{
+	const char *d = getenv("XDG_DATA_HOME");
+	const char *h = getenv("HOME");
+
+	if (d != NULL && *d == '/')
+		snprintf(out, n, "%s/cudnnvm/venvs", d);
+	else
+		snprintf(out, n, "%s/.local/share/cudnnvm/venvs", h ? h : "/");
+}
+
+void
+cv_venv_registered(struct cv_strv *dirs)
+{
+	char path[PATH_MAX];
+	struct cv_err err = CV_ERR_INIT;
+	struct stat sb;
+	char *buf, *line, *save = NULL;
+
+	cv_venv_registry_path(path, sizeof path);
+	if ((buf = slurp(path, &sb, &err)) == NULL)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (*line == '/')
+			cv_strv_push(dirs, line);
+	free(buf);
+}
+
+/* Add or drop `dir` in the registry; a failure only costs implode its
+ * knowledge of that environment. */
+static void
+registry_update(const char *dir, int add)
+{
+	struct cv_strv all = CV_STRV_INIT;
+	struct cv_buf out = CV_BUF_INIT;
+	char path[PATH_MAX], real[PATH_MAX], *parent;
+	int found = 0;
+
+	if (realpath(dir, real) == NULL)
+		return;
+	cv_venv_registered(&all);
+	for (size_t i = 0; i < all.n; i++) {
+		if (strcmp(all.v[i], real) == 0) {
+			found = 1;
+			if (!add)
+				continue;
+		}
+		cv_buf_addf(&out, "%s\n", all.v[i]);
+	}
+	if (add && !found)
+		cv_buf_addf(&out, "%s\n", real);
+	if (add != found) {
+		cv_venv_registry_path(path, sizeof path);
+		parent = xstrdup(path);
+		*strrchr(parent, '/') = '\0';
+		if (cv_fs_mkdirs(parent, 0755, NULL) == 0)
+			cv_fs_write_atomic(path, out.buf ? out.buf : "",
+					   out.len, 0644, NULL);
+		free(parent);
+	}
+	cv_buf_release(&out);
+	cv_strv_release(&all);
+}
+
 int
 cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
 	      const char *exe, int remove, struct cv_err *err)
@@ -393,5 +462,7 @@ cv_venv_write(const char *dir, const struct cv_store *st, const char *id,
 				  : write_python(dir, id, exe, remove, err);
 	if (r == 0)
 		r = cv_preload_hook(dir, store, remove ? "" : id, remove, err);
+	if (r == 0)
+		registry_update(dir, !remove);
 	return r;
 }

@@ -27,5 +27,9 @@ int cv_venv_pinned_by(const char *spec, char *dir, size_t n);
  * the active virtualenv and conda env, and ./.venv; their real paths are
  * appended to dirs. */
 void cv_venv_pinning(const char *id, struct cv_strv *dirs);
+/* The registry of the environments cv_venv_write pinned (and has not
+ * unpinned since): its path, and its entries appended to dirs. */
+void cv_venv_registry_path(char *out, size_t n);
+void cv_venv_registered(struct cv_strv *dirs);
 
 #endif
