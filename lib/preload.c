@@ -164,6 +164,8 @@ static const char module_py[] =
 	"    ident = env.get('CUDNNVM_ACTIVE') or ''\n"
 	"    libdir = env.get('CUDNN_LIB_DIR') or ''\n"
 	"    if not (ident and libdir):\n"
+	"        if not os.path.isdir(STORE):\n"
+	"            return None  # cudnnvm was removed: nothing to load\n"
 	"        spec = env.get('CUDNNVM_VERSION') or ''\n"
 	"        ident = _resolve(os, spec) if spec else PINNED\n"
 	"        libdir = os.path.join(STORE, ident, 'lib')\n"

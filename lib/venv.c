@@ -1,6 +1,7 @@
 /* venv.c: pin a version to a Python virtualenv or a conda environment.
  * A venv gets a block at the end of bin/activate (and activate.fish,
- * activate.csh) that applies the version, and one line inside its
+ * activate.csh) that applies the version (nothing once the binary is
+ * gone, so an environment outlives cudnnvm), and one line inside its
  * deactivate function (csh: at the head of its deactivate alias) that
  * undoes it; a conda prefix gets etc/conda/activate.d and deactivate.d
  * scripts. The version is carried by CUDNNVM_VERSION while the environment
@@ -25,10 +26,10 @@ static const char act_sh[] = BEGIN
 	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
 	"_CUDNNVM_VENV_PREV=\"${CUDNNVM_VERSION-}\"\n"
 	"CUDNNVM_VERSION=@ID@; export CUDNNVM_VERSION\n"
-	"eval \"$(@EXE@ hook-env --shell sh)\"\n"
+	"if [ -x @EXE@ ]; then eval \"$(@EXE@ hook-env --shell sh)\"; fi\n"
 	"_CUDNNVM_VENV=1\n" END "\n";
 static const char deact_sh[] =
-	"    if [ -n \"${_CUDNNVM_VENV-}\" ]; then eval \"$(@EXE@ hook-env --shell sh --leave)\"; "
+	"    if [ -n \"${_CUDNNVM_VENV-}\" ]; then if [ -x @EXE@ ]; then eval \"$(@EXE@ hook-env --shell sh --leave)\"; fi; "
 	"if [ -n \"${_CUDNNVM_VENV_PREV-}\" ]; then CUDNNVM_VERSION=\"$_CUDNNVM_VENV_PREV\"; export CUDNNVM_VERSION; "
 	"else unset CUDNNVM_VERSION; fi; unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_PWD; fi " DEACT_TAG
 	"\n";
@@ -36,10 +37,10 @@ static const char act_fish[] = BEGIN
 	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
 	"set -g _CUDNNVM_VENV_PREV \"$CUDNNVM_VERSION\"\n"
 	"set -gx CUDNNVM_VERSION @ID@\n"
-	"@EXE@ hook-env --shell fish | source\n"
+	"test -x @EXE@; and @EXE@ hook-env --shell fish | source\n"
 	"set -g _CUDNNVM_VENV 1\n" END "\n";
 static const char deact_fish[] =
-	"    if set -q _CUDNNVM_VENV; @EXE@ hook-env --shell fish --leave | source; "
+	"    if set -q _CUDNNVM_VENV; test -x @EXE@; and @EXE@ hook-env --shell fish --leave | source; "
 	"if test -n \"$_CUDNNVM_VENV_PREV\"; set -gx CUDNNVM_VERSION $_CUDNNVM_VENV_PREV; else; set -e CUDNNVM_VERSION; end; "
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
@@ -58,7 +59,9 @@ static const char act_csh[] = BEGIN
 	"endif\n"
 	"set _CUDNNVM_EXE=@EXE@\n"
 	"setenv CUDNNVM_VERSION @ID@\n"
+	"if ( -x @EXE@ ) then\n"
 	"eval `@EXE@ hook-env --shell tcsh`\n"
+	"endif\n"
 	"set _CUDNNVM_VENV=1\n" END "\n";
 #define CSH_ALIAS     "alias deactivate '"
 #define CSH_DEACT_END "unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_EXE; "

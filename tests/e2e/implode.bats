@@ -58,3 +58,18 @@ setup() {
 	make -s -C "$REPO_ROOT" DESTDIR="$stage" uninstall
 	[ -z "$(find "$stage" -mindepth 1)" ]
 }
+
+@test "an environment pinned by a cudnnvm since removed activates, starts python and deactivates without a word" {
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
+	mkdir -p "$T/bin"
+	cp "$(readlink -f "$CUDNNVM_BIN")" "$T/bin/cudnnvm"
+	"$T/bin/cudnnvm" -q venv 9.1 --path "$T/ve"
+	grep -q "$T/bin/cudnnvm" "$T/ve/bin/activate"
+	# removed by hand, not by implode: the blocks stay
+	rm -rf "$T/bin" "$CUDNNVM_STORE"
+	run --separate-stderr bash -c ". '$T/ve/bin/activate'; python -c 'print(1)'; deactivate; echo done"
+	[ "$status" -eq 0 ]
+	[ "$output" = "1
+done" ]
+	[ -z "$stderr" ]
+}
