@@ -21,14 +21,6 @@
 #define MARK        "cudnnvm-generated modulefile; 'cudnnvm modulefiles' rewrites it"
 #define MARKER_FILE ".cudnnvm"
 #define MODULE_NAME "cudnn"
-/* the module's help text; %s is the install id */
-#define HELP                                                                \
-	"NVIDIA cuDNN %s from the cudnnvm store: sets LD_LIBRARY_PATH, "    \
-	"CPATH, LIBRARY_PATH and CUDNN_HOME (CUDNN_PATH, CUDNN_LIB_DIR) "   \
-	"for it, and CUDNNVM_VERSION, so cudnnvm's commands and its shell " \
-	"hook agree. 'cudnnvm list' shows what is installed, 'cudnnvm "     \
-	"validate' proves it loads.\n"
-
 int
 cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err)
 {
@@ -125,7 +117,7 @@ cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
 			out,
 			"-- " MARK "\n"
 			"whatis(\"cuDNN %s (CUDA %d, %s) from the cudnnvm store\")\n"
-			"help([[\n" HELP "]])\n"
+			"help([[\n" CV_MODULE_HELP "]])\n"
 			"family(\"" MODULE_NAME "\")\n"
 			"conflict(\"" MODULE_NAME "\")\n",
 			id, cuda, platform, id);
@@ -136,7 +128,7 @@ cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
 			"# " MARK "\n"
 			"module-whatis {cuDNN %s (CUDA %d, %s) from the cudnnvm store}\n"
 			"proc ModulesHelp {} {\n"
-			"    puts stderr {" HELP "}\n"
+			"    puts stderr {" CV_MODULE_HELP "}\n"
 			"}\n"
 			"conflict " MODULE_NAME "\n"
 			"# Lmod's Tcl reader records the value pushenv sets as the one\n"
