@@ -227,6 +227,15 @@ uninstall:
 	  $(DESTDIR)$(BASHCOMPDIR)/cudnnvm $(DESTDIR)$(ZSHCOMPDIR)/_cudnnvm \
 	  $(DESTDIR)$(FISHCOMPDIR)/cudnnvm.fish
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)/cudnnvm
+	# the folders install made, and those above them up to DESTDIR (or
+	# PREFIX), once they are empty
+	top=$(patsubst %/,%,$(or $(DESTDIR),$(PREFIX))); \
+	for d in $(BINDIR) $(LIBEXECDIR) $(MANDIR)/man1 $(MANDIR)/man5 \
+	  $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR); do \
+	  d="$(DESTDIR)$$d"; \
+	  while [ "$$d" != "$$top" ] && [ "$${d#$$top/}" != "$$d" ] && \
+	    rmdir "$$d" 2>/dev/null; do d=$${d%/*}; done; \
+	done; true
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -218,6 +218,8 @@ int cmd_lock(int, char **, struct cmd_ctx *);
 int cmd_modulefiles(int, char **, struct cmd_ctx *);
 int cmd_shell(int, char **, struct cmd_ctx *);
 int cmd_shim(int, char **, struct cmd_ctx *);
+int cmd_cache(int, char **, struct cmd_ctx *);
+int cmd_implode(int, char **, struct cmd_ctx *);
 int cmd_uninstall(int, char **, struct cmd_ctx *);
 int cmd_use(int, char **, struct cmd_ctx *);
 int cmd_validate(int, char **, struct cmd_ctx *);

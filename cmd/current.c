@@ -12,6 +12,29 @@
 static const char *const origin_names[] = { "none",   "env",    "file",
 					    "global", "system", "lock" };
 
+/* A pin or the global that says "system": no version here, on purpose. */
+static int
+say_system(const struct cv_active *a, int json)
+{
+	if (json) {
+		json_t *o = json_pack("{s:n, s:s, s:s}", "id", "spec", a->spec,
+				      "origin", origin_names[a->origin]);
+		char *s;
+		if (a->origin == CV_ORIGIN_FILE)
+			json_object_set_new(o, "file", json_string(a->file));
+		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		printf("%s\n", s);
+		free(s);
+		json_decref(o);
+	} else if (a->origin == CV_ORIGIN_FILE) {
+		fputs("system (set by ", stdout);
+		ui_put_escaped(stdout, a->file);
+		puts("): no cudnnvm version here");
+	} else
+		puts("system (global default): no cudnnvm version");
+	return 0;
+}
+
 int
 cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -21,6 +44,8 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cmd_opts opts;
 	int c, json = 0, r, venv;
 	char venv_dir[PATH_MAX];
+	/* a module file of cudnnvm's sets it beside CUDNNVM_VERSION */
+	const char *module = getenv("CUDNNVM_MODULE");
 
 	cmd_opts_init(&opts, argc, argv);
 	while ((c = cmd_opts_next(&opts)) > 0)
@@ -30,6 +55,8 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	if (argc != opts.ind)
 		return cmd_usage_error("current", "too many arguments");
 	r = cv_active_resolve(st, NULL, &a, NULL, NULL, &err);
+	if (r < 0 && a.system)
+		return say_system(&a, json);
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&
@@ -50,6 +77,8 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 					    json_string(a.passed_over));
 			json_object_set_new(o, "why", json_string(a.why));
 		}
+		if (a.origin == CV_ORIGIN_ENV && module != NULL)
+			json_object_set_new(o, "module", json_string(module));
 		json_object_set_new(o, "machine", cv_machine_json());
 		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		printf("%s\n", s);
@@ -57,6 +86,7 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 		json_decref(o);
 		return 0;
 	}
+	cmd_hook_note(a.id);
 	if (a.venv[0]) {
 		/* what the environment's interpreter loads: its pin */
 		if (a.origin == CV_ORIGIN_FILE)
@@ -73,7 +103,12 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 	}
 	switch (a.origin) {
 	case CV_ORIGIN_ENV:
-		if (venv) {
+		if (module != NULL && strncmp(module, "cudnn/", 6) == 0 &&
+		    strcmp(module + 6, a.spec) == 0) {
+			printf("%s (set by the module ", a.id);
+			ui_put_escaped(stdout, module);
+			puts(")");
+		} else if (venv) {
 			/* a folder name can hold terminal escapes */
 			printf("%s (set by the environment ", a.id);
 			ui_put_escaped(stdout, venv_dir);

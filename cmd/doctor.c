@@ -135,7 +135,8 @@ cmd_doctor(int argc, char **argv, struct cmd_ctx *run)
 		ctx.active_dir = dir;
 		ctx.active_cuda = inst.version.cuda;
 		ctx.active_major = (int)inst.version.part[0];
-	} else if (err.code != CV_OK && act.origin != CV_ORIGIN_NONE) {
+	} else if (err.code != CV_OK && act.origin != CV_ORIGIN_NONE &&
+		   !act.system) {
 		/* a pin or CUDNNVM_VERSION names a version not installed */
 		ui_warn("%s", err.msg);
 		problems++;

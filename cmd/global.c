@@ -24,6 +24,9 @@ show(struct cmd_ctx *ctx)
 		return r;
 	st = ctx->st;
 	r = cv_store_default_get(st, id, &from_system, &err);
+	if (r == 0 && strcmp(id, CV_SYSTEM) == 0)
+		ui_note("no cudnnvm version by default ('cudnnvm global "
+			"--unset' removes that)");
 	if (r == 0 && from_system)
 		ui_note("%s is the system store's default (%s/current); 'cudnnvm global <spec>' sets your own",
 			id, cv_store_system_root(st));
@@ -50,6 +53,24 @@ modules_follow(const struct cv_store *st)
 			err.msg);
 }
 
+/* `global system`: a default of no cudnnvm version, which the system
+ * store's default does not replace either. */
+static int
+set_system(struct cmd_ctx *ctx)
+{
+	struct cv_err err = CV_ERR_INIT;
+	int r;
+
+	if ((r = cmd_need(ctx, CMD_STORE_RW)) != 0)
+		return r;
+	if (cv_store_global_set(ctx->st, CV_SYSTEM, &err) < 0)
+		return cmd_fail(&err);
+	modules_follow(ctx->st);
+	ui_note("global version: system (no cudnnvm version where no pin "
+		"names one)");
+	return 0;
+}
+
 int
 cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -70,6 +91,8 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 				       "--system needs a version or --unset");
 	if (argc - a.ind == 0 && !a.unset)
 		return show(ctx);
+	if (!a.unset && !a.system && strcmp(argv[a.ind], CV_SYSTEM) == 0)
+		return set_system(ctx);
 	if (!a.unset && (r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0)
 		return r;
 	/* checked before anything is opened, so a user learns at once */

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "ui.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,32 @@ notes(const struct cv_store *st, const struct cv_active *a, char *noted,
 	cv_gate_notes(st, a->id, &fix, 1, getenv("_CUDNNVM_FW_SAID"), &v, noted,
 		      n);
 	ui_verdict(0, NULL, &v);
+}
+
+/* A failure is said once per shell, not at every prompt or `cd` that
+ * reaches the same answer (a global the admin removed, a bad pin): the
+ * shell keeps a digest of the last message said, exported so that the
+ * next run sees it. */
+static int
+say_once(struct cv_buf *out, int sh, const struct cv_err *err)
+{
+	const char *said = getenv("_CUDNNVM_SAID");
+	uint32_t h = 2166136261u;
+	char key[16];
+
+	if (err == NULL) {
+		return said == NULL ? 0
+				    : cv_shell_set(out, sh, "_CUDNNVM_SAID",
+						   NULL, 1, NULL);
+	}
+	for (const char *p = err->msg; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(key, sizeof key, "%08" PRIx32, h);
+	if (said != NULL && strcmp(said, key) == 0)
+		return cv_exit_status(err->code) ? cv_exit_status(err->code)
+						 : 1;
+	cv_shell_set(out, sh, "_CUDNNVM_SAID", key, 1, NULL);
+	return cmd_fail(err);
 }
 
 /* What the shell function keeps between prompts: the folder and the
@@ -106,14 +133,14 @@ cmd_hook_env(int argc, char **argv, struct cmd_ctx *ctx)
 	memset(&a, 0, sizeof a);
 	if (!leave) {
 		r = cv_active_resolve(st, NULL, &a, seen, &w, &err);
-		if (r < 0) {
-			/* nothing active (no origin, not found) is normal;
-			 * anything else is said once (the state below stops
-			 * repeats) */
-			if (a.origin != CV_ORIGIN_NONE || r != CV_ENOTFOUND)
-				status = cmd_fail(&err);
+		/* nothing active (no origin, not found) is normal */
+		if (r < 0 && !a.system &&
+		    (a.origin != CV_ORIGIN_NONE || r != CV_ENOTFOUND))
+			status = say_once(out, sh, &err);
+		else
+			say_once(out, sh, NULL);
+		if (r < 0)
 			a.id[0] = '\0';
-		}
 	}
 	cv_hook_watch_store(st, &w);
 	noted[0] = '\0';

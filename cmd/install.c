@@ -162,7 +162,9 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
 	const char *index;
-	int r;
+	/* `latest` asks what is newest now: a day-old listing would say
+	 * a release already here is the newest */
+	int latest = req->spec == NULL || req->spec->nparts == 0, r;
 
 	if (source == CV_SOURCE_PYPI) {
 		/* the same id from a wheel is the same version: the download,
@@ -175,7 +177,7 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	}
 	if ((r = cv_remote_new(rem, cfg, a->mirror, err)) < 0 ||
 	    (r = cv_index_open(ix, *rem, cv_store_cache_dir(a->ctx->st),
-			       a->refresh, err)) < 0)
+			       a->refresh || latest, err)) < 0)
 		return r;
 	return cv_resolve_fresh(ix, req, res, err);
 }
@@ -520,6 +522,30 @@ archive_artifact(const struct install_args *a, int cuda,
 	return 0;
 }
 
+static int install_archive(const struct install_args *a);
+
+/* --archive without --sha256: the checksum NVIDIA published for that file
+ * name, from a manifest an earlier list-remote or install cached. */
+static int
+cached_checksum(const struct install_args *a)
+{
+	struct install_args with = *a;
+	char sha[65], from[4096];
+	int r;
+
+	if ((r = cmd_need(a->ctx, CMD_STORE_RW)) != 0)
+		return r;
+	if (!cv_manifest_cached_sha256(cv_store_cache_dir(a->ctx->st),
+				       a->archive, sha, from))
+		return cmd_usage_error(
+			"install",
+			"--archive needs --sha256 HEX (the archive's published "
+			"checksum; no cached manifest lists this file name)");
+	ui_note("sha256 %s, from the cached manifest %s", sha, from);
+	with.sha256 = sha;
+	return install_archive(&with);
+}
+
 static int
 install_archive(const struct install_args *a)
 {
@@ -536,9 +562,7 @@ install_archive(const struct install_args *a)
 	int r, already = 0, cuda = 0, ndeps = 0;
 
 	if (a->sha256 == NULL)
-		return cmd_usage_error(
-			"install",
-			"--archive needs --sha256 HEX (the archive's published checksum)");
+		return cached_checksum(a);
 	if (!cv_sha256_valid_hex(a->sha256))
 		return cmd_usage_error("install",
 				       "--sha256 must be 64 hex digits");

@@ -45,6 +45,10 @@ print_json(const struct cv_store *st, const struct cv_installed *all, size_t n,
 				    json_string(all[i].installed_at));
 		json_object_set_new(o, "origin", json_string(all[i].origin));
 		json_object_set_new(o, "deps", cv_store_deps_json(&all[i]));
+		if ((dir = cv_store_hidden_dir(st, all[i].id)) != NULL)
+			json_object_set_new(o, "hidden_user_copy",
+					    json_string(dir));
+		free(dir);
 		json_array_append_new(arr, o);
 	}
 	text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -52,6 +56,21 @@ print_json(const struct cv_store *st, const struct cv_installed *all, size_t n,
 		printf("%s\n", text);
 	free(text);
 	json_decref(arr);
+}
+
+/* The user's own copy of a version the system store also holds: never
+ * used, but it takes room and `uninstall` removes it. */
+static void
+print_hidden(const struct cv_store *st, const struct cv_installed *v)
+{
+	char *dir = cv_store_hidden_dir(st, v->id);
+
+	if (dir == NULL)
+		return;
+	printf("   %-20s %-15s %-7s%s  (hidden: the system store's copy is "
+	       "used)\n",
+	       v->id, v->platform, "user", dir);
+	free(dir);
 }
 
 static void
@@ -76,6 +95,7 @@ print_text(const struct cv_store *st, const struct cv_installed *all, size_t n,
 			       ? "  (from a PyPI wheel)"
 			       : "");
 		free(dir);
+		print_hidden(st, &all[i]);
 	}
 	if (n == 0 && two)
 		ui_note("no cuDNN version is installed in %s or %s; try 'cudnnvm install 9'",

@@ -4,7 +4,9 @@
 #include "ui.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const struct cmd_opt *
 cmd_opt_find(const struct cmd_opt *opts, const char *name)
@@ -230,4 +232,22 @@ cmd_activation_spec(const struct cmd_activation *a, const char *text,
 	    cv_spec_with_cuda(spec, a->cuda, &err) < 0)
 		return cmd_fail(&err);
 	return 0;
+}
+
+void
+cmd_hook_note(const char *id)
+{
+	const char *applied = getenv("CUDNNVM_ACTIVE");
+
+	/* said once per shell, and only to a person at a terminal: a
+	 * script runs without the hook on purpose */
+	if (cmd_g.quiet || !isatty(STDERR_FILENO) || cv_hook_loaded() ||
+	    (applied != NULL && strcmp(applied, id) == 0) ||
+	    !cv_hook_first_note())
+		return;
+	ui_note("the shell hook is not loaded in this shell, so nothing "
+		"applies %s here: add '%s' to the shell's startup file and "
+		"start it again (exec $SHELL), or run one command under it "
+		"with 'cudnnvm exec -- CMD'",
+		id, cv_shell_init_line(cv_shell_guess()));
 }

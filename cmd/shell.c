@@ -9,6 +9,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Run bare: how to set up the integration, and the command that does
+ * the same by hand, both in the syntax of the shell that ran us (a tcsh
+ * user gets setenv, not export). `spec` is a parsed spec's text, NULL for
+ * --unset. */
+static int
+no_integration(const char *spec)
+{
+	struct cv_err err = CV_ERR_INIT;
+	int sh = cv_shell_guess();
+
+	cv_err_set(&err, CV_ERROR,
+		   "'shell' needs the shell integration: a line in your "
+		   "shell's startup file (the first hint) loads it; the "
+		   "second does the same in this shell by hand");
+	cv_err_hint(&err, "%s", cv_shell_init_line(sh));
+	switch (sh) {
+	case CV_SHELL_CSH:
+		cv_err_hint(&err,
+			    spec ? "setenv CUDNNVM_VERSION %s"
+				 : "unsetenv CUDNNVM_VERSION",
+			    spec);
+		break;
+	case CV_SHELL_FISH:
+		cv_err_hint(&err,
+			    spec ? "set -gx CUDNNVM_VERSION %s"
+				 : "set -e CUDNNVM_VERSION",
+			    spec);
+		break;
+	case CV_SHELL_PWSH:
+		cv_err_hint(&err,
+			    spec ? "$env:CUDNNVM_VERSION = '%s'"
+				 : "Remove-Item Env:CUDNNVM_VERSION",
+			    spec);
+		break;
+	default:
+		cv_err_hint(&err,
+			    spec ? "export CUDNNVM_VERSION=%s"
+				 : "unset CUDNNVM_VERSION",
+			    spec);
+	}
+	return cmd_fail(&err);
+}
+
 int
 cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -26,17 +69,13 @@ cmd_shell(int argc, char **argv, struct cmd_ctx *ctx)
 	if (a.unset ? argc - a.ind != 0 : argc - a.ind != 1)
 		return cmd_usage_error("shell",
 				       "expected one version spec or --unset");
+	if (a.eval == NULL && a.unset)
+		return no_integration(NULL);
 	if (a.eval == NULL) {
-		if (a.unset)
-			cv_err_set(
-				&err, CV_ERROR,
-				"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'unset CUDNNVM_VERSION'");
-		else
-			cv_err_set(
-				&err, CV_ERROR,
-				"'shell' needs the shell integration: add 'eval \"$(cudnnvm init bash)\"' (or zsh, fish, powershell) to your shell's startup file, or run 'export CUDNNVM_VERSION=%s'",
-				argv[a.ind]);
-		return cmd_fail(&err);
+		if ((r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0)
+			return r;
+		cv_version_format_id(&spec, text, sizeof text);
+		return no_integration(text);
 	}
 	if (cv_shell_parse(a.eval, &sh, &err) < 0)
 		return cmd_fail(&err);

@@ -128,6 +128,7 @@ static const struct cmd_opt list_remote_opts[] = {
 #define ACT_NO_VALIDATE FLAG('n', "no-validate", "do not validate first")
 static const struct cmd_opt use_opts[] = {
 	ACT_CUDA,
+	FLAG('u', "unset", "remove this folder's pin"),
 	ACT_FORCE("pin even when validation or a framework says no"),
 	FLAG('n', "no-validate", "do not validate before pinning"),
 	FLAG('i', "no-install", "fail instead of installing a missing version"),
@@ -151,6 +152,11 @@ static const struct cmd_opt shell_opts[] = {
 	/* what the function `cudnnvm init` defines passes: print the
 	 * assignments for that shell to evaluate */
 	{ 'e', "eval", 0, "SHELL", CMD_K_WORDS, SHELLS, NULL, CMD_OPT_HIDDEN },
+	END,
+};
+static const struct cmd_opt implode_opts[] = {
+	FLAG('n', "dry-run", "say what would be removed, remove nothing"),
+	FLAG('y', "yes", "do not ask (needed when not on a terminal)"),
 	END,
 };
 static const struct cmd_opt env_opts[] = {
@@ -292,10 +298,11 @@ const struct cmd_spec cmd_table[] = {
 	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--json] [--refresh]",
 	  NULL, list_remote_opts, CMD_K_REMOTE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
-	  "use <spec> [--cuda N] [--force] [--no-validate] [--no-install]",
+	  "use <spec|system> [--cuda N] [--force] [--no-validate] [--no-install]\n"
+	  "       cudnnvm use --unset",
 	  NULL, use_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "global", cmd_global, "show or set the default version",
-	  "global [<spec> [--cuda N] | --unset] [--system] [--force] "
+	  "global [<spec> [--cuda N] | system | --unset] [--system] [--force] "
 	  "[--no-validate]",
 	  NULL, global_opts, CMD_K_INSTALLED, NULL, 0 },
 	{ "shell", cmd_shell, "use a version in this shell only (needs init)",
@@ -336,6 +343,14 @@ const struct cmd_spec cmd_table[] = {
 	{ "shim", cmd_shim, "manage shims for programs that run no hook",
 	  "shim add <program> | shim remove <program> | shim list", NULL, NULL,
 	  CMD_K_WORDS, "add remove list", CMD_READS_STATE },
+	{ "cache", cmd_cache, "where downloads are kept; prune or clean them",
+	  "cache [dir|prune|clean]", NULL, NULL, CMD_K_WORDS, "dir prune clean",
+	  CMD_STORE },
+	{ "implode", cmd_implode,
+	  "remove everything cudnnvm wrote for you (store, cache, config, "
+	  "shims, venv hooks)",
+	  "implode [--dry-run] [--yes]", NULL, implode_opts, CMD_K_NONE, NULL,
+	  CMD_STORE },
 	{ "venv", cmd_venv, "pin a version to a virtualenv or conda env",
 	  "venv [<spec> [<spec>]] [--path DIR] [--remove] [--force]", NULL,
 	  venv_opts, CMD_K_INSTALLED, NULL, 0 },

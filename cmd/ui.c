@@ -581,3 +581,9 @@ ui_wait_end(void)
 	pthread_join(wt.th, NULL);
 	wt.running = 0;
 }
+
+void
+ui_size(char *out, size_t n, uint64_t bytes)
+{
+	human(out, n, (double)bytes);
+}

@@ -70,6 +70,8 @@ void ui_download_begin(const char *file, uint64_t size);
  * "cudnnvm: waiting for <formatted>" once. */
 void ui_wait_begin(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_wait_end(void);
+/* A size as people read it: "812.4 MiB". */
+void ui_size(char *out, size_t n, uint64_t bytes);
 
 /* What use, global and shell are asked: the options each declares in
  * cmd/table.c (keys 'u' --unset, 'e' --eval, 'f' --force, 'n'
@@ -91,5 +93,10 @@ int cmd_activation_opts(int argc, char **argv, struct cmd_activation *a);
  * why not and returns the exit status. */
 int cmd_activation_spec(const struct cmd_activation *a, const char *text,
 			struct cv_version *spec);
+
+/* Once per shell, on a terminal: the shell that ran us has not loaded
+ * the integration, so the version `id` it reports or pins is not applied
+ * there; says how to load it. Defined in cmd/opts.c. */
+void cmd_hook_note(const char *id);
 
 #endif

@@ -54,6 +54,55 @@ relock(const char *pin_file)
 	return run_self("lock", NULL, NULL);
 }
 
+/* CUDNNVM_VERSION (an activated venv's, or `cudnnvm shell`'s) beats any
+ * pin: say that the pin just written is not what is active here, and
+ * how to make it so. */
+static void
+say_what_wins(const struct cv_store *st, const char *pinned)
+{
+	struct cv_active a;
+	char venv[PATH_MAX];
+
+	if (cv_active_resolve(st, NULL, &a, NULL, NULL, NULL) < 0 ||
+	    a.origin != CV_ORIGIN_ENV || strcmp(a.id, pinned) == 0)
+		return;
+	if (cv_venv_pinned_by(a.spec, venv, sizeof venv))
+		ui_warn("the activated environment %s sets "
+			"CUDNNVM_VERSION=%s, which wins over the pin while it "
+			"is active: %s stays active here (deactivate it, or "
+			"'cudnnvm venv %s' to change the environment's)",
+			venv, a.spec, a.id, pinned);
+	else
+		ui_warn("CUDNNVM_VERSION=%s wins over the pin in this shell: %s "
+			"stays active here ('cudnnvm shell --unset' or 'unset "
+			"CUDNNVM_VERSION' lets the pin apply)",
+			a.spec, a.id);
+}
+
+/* `use --unset` (remove this folder's pin) and `use system` (pin "no
+ * cudnnvm version here", over the global). */
+static int
+pin_no_version(int operands, int unset)
+{
+	struct cv_err err = CV_ERR_INIT;
+	char file[4096];
+
+	if (operands != !unset)
+		return cmd_usage_error("use",
+				       unset ? "--unset takes no version"
+					     : "expected one version spec");
+	if ((unset ? cv_pin_unset(".", file, &err)
+		   : cv_pin_set(".", NULL, file, &err)) < 0)
+		return cmd_fail(&err);
+	if (unset)
+		ui_note("removed the pin of this folder (%s)", file);
+	else
+		ui_note("pinned 'system' in %s: no cudnnvm version here, "
+			"even with a global set",
+			file);
+	return 0;
+}
+
 int
 cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -67,6 +116,9 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 
 	if ((r = cmd_activation_opts(argc, argv, &a)) != 0)
 		return r;
+	if (a.unset ||
+	    (argc - a.ind == 1 && strcmp(argv[a.ind], CV_SYSTEM) == 0))
+		return pin_no_version(argc - a.ind, a.unset);
 	if (argc - a.ind != 1)
 		return cmd_usage_error("use", "expected one version spec");
 	if ((r = cmd_activation_spec(&a, argv[a.ind], &v)) != 0)
@@ -109,6 +161,8 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	else {
 		ui_note("pinned %s (%s) in ./%s", text, id,
 			strrchr(file, '/') + 1);
+		say_what_wins(st, id);
+		cmd_hook_note(id);
 		r = relock(file);
 	}
 out:

@@ -108,7 +108,7 @@ _cudnnvm() {
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
 		list-remote) w="--cuda --platform --source --mirror --index --json --refresh" ;;
-		use) w="--cuda --force --no-validate --no-install" ;;
+		use) w="--cuda --unset --force --no-validate --no-install" ;;
 		global) w="--cuda --unset --system --force --no-validate" ;;
 		shell) w="--cuda --unset --force --no-validate" ;;
 		current) w="--json" ;;
@@ -118,6 +118,7 @@ _cudnnvm() {
 		frameworks) w="--path --json" ;;
 		bench) w="--shapes --dtype --layout --runs --warmup --json" ;;
 		doctor) w="--json --explain" ;;
+		implode) w="--dry-run --yes" ;;
 		venv) w="--path --remove --force" ;;
 		import) w="--version --cuda --no-validate" ;;
 		mirror) w="--cuda --platform --mirror --verify --refresh --from-lock" ;;
@@ -142,6 +143,7 @@ _cudnnvm() {
 	bench) _cudnnvm_offer installed ;;
 	init) _cudnnvm_offer words 'bash zsh fish tcsh powershell' ;;
 	shim) _cudnnvm_offer words 'add remove list' ;;
+	cache) _cudnnvm_offer words 'dir prune clean' ;;
 	venv) _cudnnvm_offer installed ;;
 	import) _cudnnvm_offer dir ;;
 	mirror) _cudnnvm_offer dir ;;

@@ -100,6 +100,13 @@ check_spec(const char *path, const char *tok, char spec[64],
 			err, CV_EDATA,
 			"pin file '%s' names a path or URL ('%.80s'), not a version; write a version such as 9.13 into it",
 			path, tok);
+	if (strcmp(tok, CV_SYSTEM) == 0) {
+		/* no cudnnvm version here: the framework's own or the
+		 * system's cuDNN */
+		memset(v, 0, sizeof *v);
+		strcpy(spec, tok);
+		return 0;
+	}
 	if (strlen(tok) >= 64 || cv_version_parse(v, tok, NULL) < 0)
 		return cv_err_set(
 			err, CV_EDATA,
@@ -310,18 +317,25 @@ cv_pin_find(const char *dir, char file[4096], char spec[64], cv_seen_fn seen,
 	return pin_find(dir, file, spec, &v, seen, payload, err);
 }
 
+static int
+pin_write_text(const char *dir, const char *text, struct cv_err *err)
+{
+	char *path = cv_path_join(dir, CV_PIN_FILE);
+	char *line = xasprintf("%s\n", text);
+	int r = cv_fs_write_atomic(path, line, strlen(line), 0644, err);
+
+	free(line);
+	free(path);
+	return r;
+}
+
 int
 cv_pin_write(const char *dir, const struct cv_version *spec, struct cv_err *err)
 {
-	char line[80];
-	char *path = cv_path_join(dir, CV_PIN_FILE);
-	int r;
+	char text[80];
 
-	cv_version_format_id(spec, line, sizeof line - 1);
-	strcat(line, "\n");
-	r = cv_fs_write_atomic(path, line, strlen(line), 0644, err);
-	free(path);
-	return r;
+	cv_version_format_id(spec, text, sizeof text);
+	return pin_write_text(dir, text, err);
 }
 
 /* The buffer of a .tool-versions with its first `cudnn` line's version
@@ -354,18 +368,18 @@ tool_versions_replace(const char *text, const char *spec)
 	return NULL;
 }
 
-int
-cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
-	   struct cv_err *err)
+/* Pin `text` (a spec, or "system") where the pin search reads it. */
+static int
+pin_set_text(const char *dir, const char *text, char file[4096],
+	     struct cv_err *err)
 {
-	char buf[CV_PIN_MAX + 1], text[80], *tv, *pin, *out;
+	char buf[CV_PIN_MAX + 1], *tv, *pin, *out;
 	struct stat sb;
 	int r;
 
 	pin = cv_path_join(dir, CV_PIN_FILE);
 	tv = cv_path_join(dir, CV_TOOL_VERSIONS);
 	snprintf(file, 4096, "%s", pin);
-	cv_version_format_id(spec, text, sizeof text);
 	/* a .cudnn-version here is read first; update a .tool-versions line
 	 * only when it is the pin that counts */
 	if (lstat(pin, &sb) < 0 && lstat(tv, &sb) == 0) {
@@ -381,8 +395,85 @@ cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 			goto out;
 		}
 	}
-	r = cv_pin_write(dir, spec, err);
+	r = pin_write_text(dir, text, err);
 out:
+	free(pin);
+	free(tv);
+	return r;
+}
+
+int
+cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
+	   struct cv_err *err)
+{
+	char text[80];
+
+	if (spec == NULL)
+		return pin_set_text(dir, CV_SYSTEM, file, err);
+	cv_version_format_id(spec, text, sizeof text);
+	return pin_set_text(dir, text, file, err);
+}
+
+/* The buffer of a .tool-versions without its `cudnn` lines; NULL when it
+ * has none. */
+static char *
+tool_versions_drop(const char *text)
+{
+	size_t n = strlen(text);
+	char *out = xmalloc(n + 1), *o = out;
+	const char *line = text;
+	int dropped = 0;
+
+	while (*line != '\0') {
+		const char *end = strchr(line, '\n');
+		const char *p = line + strspn(line, " \t");
+		size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+
+		if (strncmp(p, "cudnn", 5) == 0 &&
+		    (p[5] == ' ' || p[5] == '\t'))
+			dropped = 1;
+		else {
+			memcpy(o, line, len);
+			o += len;
+		}
+		line += len;
+	}
+	*o = '\0';
+	if (!dropped) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int
+cv_pin_unset(const char *dir, char file[4096], struct cv_err *err)
+{
+	char buf[CV_PIN_MAX + 1], *tv, *pin, *out = NULL;
+	struct stat sb;
+	int r = 0;
+
+	pin = cv_path_join(dir, CV_PIN_FILE);
+	tv = cv_path_join(dir, CV_TOOL_VERSIONS);
+	snprintf(file, 4096, "%s", pin);
+	if (lstat(pin, &sb) == 0) {
+		if (unlink(pin) < 0)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot remove '%s'", pin);
+	} else if (lstat(tv, &sb) == 0 &&
+		   (r = read_small(AT_FDCWD, tv, tv, buf, sizeof buf, err)) ==
+			   0 &&
+		   (out = tool_versions_drop(buf)) != NULL) {
+		snprintf(file, 4096, "%s", tv);
+		r = cv_fs_write_atomic(tv, out, strlen(out), sb.st_mode & 0777,
+				       err);
+	} else if (r == 0) {
+		r = cv_err_set(err, CV_ENOTFOUND,
+			       "no pin in this folder (%s, or a cudnn line in "
+			       "%s)",
+			       CV_PIN_FILE, CV_TOOL_VERSIONS);
+	}
+	free(out);
 	free(pin);
 	free(tv);
 	return r;
@@ -488,6 +579,15 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			     payload, err);
 		if (r < 0)
 			return r;
+		if (r == 1 && strcmp(out->spec, CV_SYSTEM) == 0) {
+			out->origin = CV_ORIGIN_FILE;
+			out->system = 1;
+			return cv_err_set(err, CV_ENOTFOUND,
+					  "%s says 'system': no cudnnvm "
+					  "version here (the framework's own "
+					  "cuDNN or the system's is used)",
+					  out->file);
+		}
 		if (r == 1) {
 			out->origin = CV_ORIGIN_FILE;
 			if ((r = locked(st, out, seen, payload, err)) != 0)
@@ -520,8 +620,31 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 	}
 	out->origin = from_system ? CV_ORIGIN_SYSTEM : CV_ORIGIN_GLOBAL;
 	strcpy(out->spec, out->id);
+	if (strcmp(out->id, CV_SYSTEM) == 0) {
+		out->system = 1;
+		out->id[0] = '\0';
+		return cv_err_set(err, CV_ENOTFOUND,
+				  "the global default is 'system': no cudnnvm "
+				  "version (the framework's own cuDNN or the "
+				  "system's is used)");
+	}
 	cv_install_id_parse(&out->version, out->id, NULL);
 	if (!cv_store_has(st, out->id)) {
+		if (!from_system && cv_store_global_in_system(st)) {
+			char *pick;
+
+			/* not the user's doing: another global, or the
+			 * admin's default again */
+			cv_err_set(err, CV_ENOTFOUND,
+				   "the global version %s is no longer in the "
+				   "system store %s (its administrator removed "
+				   "it)",
+				   out->id, cv_store_system_root(st));
+			pick = cv_hint_pick_global(st);
+			cv_err_hint(err, "%s", pick);
+			free(pick);
+			return cv_err_hint(err, "cudnnvm global --unset");
+		}
 		cv_err_set(err, CV_ENOTFOUND,
 			   "the global version %s is no longer installed",
 			   out->id);

@@ -137,19 +137,15 @@ open_listing(struct cv_index **ix, struct cv_remote *rem,
 	return r;
 }
 
-int
-cv_builds_nvidia(const struct cv_config *cfg, const struct cv_store *st,
-		 const struct cv_builds_req *req, int *bad, struct cv_err *err)
+/* Each build of the listing's releases that match req; how many were
+ * shown, or <0 with err. */
+static int
+walk(struct cv_index *ix, struct cv_remote *rem, const struct cv_store *st,
+     const struct cv_builds_req *req, int *bad, struct cv_err *err)
 {
 	const struct cv_version *spec = req->spec;
-	struct cv_remote *rem = NULL;
-	struct cv_index *ix = NULL;
 	int r, shown = 0;
 
-	*bad = 0;
-	if ((r = cv_remote_new(&rem, cfg, req->from, err)) < 0 ||
-	    (r = open_listing(&ix, rem, st, req, err)) < 0)
-		goto out;
 	for (size_t i = 0; i < cv_index_count(ix); i++) {
 		struct cv_manifest m;
 		struct cv_err merr = CV_ERR_INIT;
@@ -162,8 +158,7 @@ cv_builds_nvidia(const struct cv_config *cfg, const struct cv_store *st,
 		if (cv_index_manifest(ix, i, &m, &merr) < 0) {
 			if (merr.code == CV_EINTR) {
 				*err = merr;
-				r = CV_EINTR;
-				goto out;
+				return CV_EINTR;
 			}
 			/* one bad manifest does not hide the others */
 			req->skipped(req->arg, &merr);
@@ -179,7 +174,28 @@ cv_builds_nvidia(const struct cv_config *cfg, const struct cv_store *st,
 		if (r < 0 || (shown && spec != NULL && spec->nparts == 0))
 			break; /* latest: the newest release only */
 	}
-	r = shown;
+	return shown;
+}
+
+int
+cv_builds_nvidia(const struct cv_config *cfg, const struct cv_store *st,
+		 const struct cv_builds_req *req, int *bad, struct cv_err *err)
+{
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	int r;
+
+	*bad = 0;
+	if ((r = cv_remote_new(&rem, cfg, req->from, err)) < 0 ||
+	    (r = open_listing(&ix, rem, st, req, err)) < 0)
+		goto out;
+	r = walk(ix, rem, st, req, bad, err);
+	/* a spec the cached listing has no build for (latest-cuda11 when
+	 * its releases lack one) reads it once more, as a miss does */
+	if (r == 0 && req->spec != NULL &&
+	    (r = cv_index_reread(&ix, err)) == 1 &&
+	    (r = cv_index_prefetch(ix, req->spec, err)) == 0)
+		r = walk(ix, rem, st, req, bad, err);
 out:
 	cv_index_free(ix);
 	cv_remote_free(rem);

@@ -319,15 +319,21 @@ handler(void *user, const char *section, const char *name, const char *value)
 				p, "threads '%s' must be auto or a number 1-%d",
 				value, CV_MAX_THREADS);
 		break;
-	case K_VALIDATE:
 	case K_KEEP:
+		if (strcmp(value, "always") == 0) {
+			c->keep_archives = CV_KEEP_ALWAYS;
+			break;
+		}
+		if (parse_bool(value, &b) < 0)
+			return fail(p, "'%s' must be yes, no or always", value);
+		c->keep_archives = b ? CV_KEEP_YES : CV_KEEP_NO;
+		break;
+	case K_VALIDATE:
 	case K_VERIFY_PINS:
 		if (parse_bool(value, &b) < 0)
 			return fail(p, "'%s' must be yes or no", value);
 		if (k == K_VALIDATE)
 			c->validate = b;
-		else if (k == K_KEEP)
-			c->keep_archives = b;
 		else
 			c->verify_pins = b;
 		break;

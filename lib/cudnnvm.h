@@ -159,6 +159,8 @@ struct cv_config {
 	int cuda;       /* 0 = auto */
 	char *platform; /* NULL = auto */
 	int validate;   /* 1/0 */
+	/* enum cv_keep: a verified archive is kept in the cache while
+	 * its version is installed (yes), never (no) or also after (always) */
 	int keep_archives;
 	int verify_pins;
 	unsigned threads; /* archive decoding threads; 0 = usable cores */
@@ -169,6 +171,7 @@ struct cv_config {
 	char *cuda_mirror;
 	int deps; /* [install] deps: enum cv_deps_mode */
 };
+enum cv_keep { CV_KEEP_NO = 0, CV_KEEP_YES = 1, CV_KEEP_ALWAYS = 2 };
 /* The most threads [install] threads and install --jobs take. */
 #define CV_MAX_THREADS 1024
 
@@ -342,6 +345,9 @@ int cv_store_in_system(const struct cv_store *st, const char *id);
  * system store when that holds it, else in the writable one. The one
  * place that knows where a version lives. */
 char *cv_store_dir(const struct cv_store *st, const char *id);
+/* The user's own copy of `id` that the system store's copy hides (the
+ * view resolves to the system's): its folder (xmalloc'd), else NULL. */
+char *cv_store_hidden_dir(const struct cv_store *st, const char *id);
 /* 1 when `id` is installed in either store of the view: <root>/<id> is a
  * real folder (not a link) holding its cudnnvm.json, the marker a publish
  * makes true in one rename. The only test of "installed" (lookup,
@@ -381,7 +387,17 @@ int cv_store_global_get(const struct cv_store *st, char id[64],
  * store's (*from_system set to 1). CV_ENOTFOUND when neither is set. */
 int cv_store_default_get(const struct cv_store *st, char id[64],
 			 int *from_system, struct cv_err *err);
-/* Atomically re-point the writable store's current (id NULL: remove it);
+/* The id in `target`, a link's text, when it is <system root>/<id>: the
+ * way a user's current names a version of the system store. NULL for
+ * anything else (the view has no system store, another folder). */
+const char *cv_store_system_link_id(const struct cv_store *st,
+				    const char *target);
+/* 1 when the writable store's current names a version of the system
+ * store (which its administrator may since have removed). */
+int cv_store_global_in_system(const struct cv_store *st);
+/* Atomically re-point the writable store's current (id NULL: remove it;
+ * CV_SYSTEM: a link to "system", a default of no version, which the
+ * system store's default does not replace);
  * a version of the system store is linked by its absolute path. */
 int cv_store_global_set(struct cv_store *st, const char *id,
 			struct cv_err *err);
@@ -414,6 +430,28 @@ char *cv_store_dep_libdir(const char *version_dir, const struct cv_dep *dep);
 /* Remove the writable store's dependency folders that no version's
  * cudnnvm.json names and no install in flight holds; how many. */
 int cv_store_deps_collect(struct cv_store *st);
+
+/* ---- cache.c: the download cache ------------------------------------ */
+
+/* Files and bytes; `stale`: the archives no installed version came from. */
+struct cv_cache_usage {
+	size_t files;
+	uint64_t bytes;
+	size_t stale;
+	uint64_t stale_bytes;
+};
+/* What the cache folder (cv_store_cache_dir) holds. */
+int cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
+		   struct cv_err *err);
+/* Remove the kept archives (<cache>/downloads/<sha256>.archive) that no
+ * installed version of the view came from; only the one of `sha256` when
+ * not NULL (uninstall's own). *freed gets what went. */
+int cv_cache_prune(const struct cv_store *st, const char *sha256,
+		   struct cv_cache_usage *freed, struct cv_err *err);
+/* Remove the folders cudnnvm writes in the cache: downloads (partials
+ * too), the mirror's cached listings and manifests, validation results. */
+int cv_cache_clean(const struct cv_store *st, struct cv_cache_usage *freed,
+		   struct cv_err *err);
 
 /* A pull source of archive bytes (a file, or a download in flight).
  * read() sets *buf and returns its length, 0 at the end, <0 on error. */
@@ -921,6 +959,9 @@ struct cv_active {
 	char venv[4096];
 	char passed_over[64];
 	char why[1024];
+	/* the pin or the global says CV_SYSTEM: no version, on purpose
+	 * (CV_ENOTFOUND, origin FILE or GLOBAL) */
+	int system;
 };
 
 /* Called for every folder the upward search visits and every pin file it
@@ -946,6 +987,14 @@ int cv_pin_write(const char *dir, const struct cv_version *spec,
  * <dir>/.cudnn-version. `file` gets the path written. */
 int cv_pin_set(const char *dir, const struct cv_version *spec, char file[4096],
 	       struct cv_err *err);
+/* What a pin or the global holds for "no cudnnvm version here": the
+ * framework's own cuDNN or the system's (pyenv's and nvm's word). A
+ * cv_pin_set of spec NULL pins it. */
+#define CV_SYSTEM "system"
+/* Remove the pin of folder `dir`: its .cudnn-version, else the cudnn
+ * line of its .tool-versions (`file` gets which); CV_ENOTFOUND when it
+ * has neither. */
+int cv_pin_unset(const char *dir, char file[4096], struct cv_err *err);
 /* Resolve the active version from the environment, the pins above `cwd`
  * (NULL: the working folder, however deep: one whose path does not fit in
  * PATH_MAX is walked by descriptors and its pins named relative to it)
@@ -1046,6 +1095,9 @@ void cv_text_free(struct cv_buf *b);
 int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
 /* The shell running this process (its parent; sh when not a known shell). */
 int cv_shell_guess(void);
+/* The line of `shell`'s startup file that loads the integration, e.g.
+ * eval "$(cudnnvm init bash)" (bash for sh and unknown shells). */
+const char *cv_shell_init_line(int shell);
 /* Append `s` quoted for the shell. CV_EDATA when the shell cannot carry it
  * (cmd: newline or "). */
 int cv_shell_quote(struct cv_buf *b, int shell, const char *s,
@@ -1068,6 +1120,24 @@ struct cv_strv {
 	}
 void cv_strv_push(struct cv_strv *l, const char *s);
 void cv_strv_release(struct cv_strv *l);
+
+/* ---- implode.c: remove everything cudnnvm wrote for this user -------- */
+
+struct cv_implode {
+	struct cv_strv paths;   /* folders to remove, each this user's */
+	struct cv_strv venvs;   /* environments whose blocks come out */
+	struct cv_strv startup; /* "file:line: text" lines that load it */
+	int sysmode;            /* root: system mode names this store */
+};
+/* What implode would remove: the writable store when this user owns it,
+ * the cache, $XDG_DATA_HOME/cudnnvm (shims, the venv list),
+ * $XDG_CONFIG_HOME/cudnnvm, the hook's stamps, the venv blocks, system
+ * mode's loader file (root); and the startup-file lines to edit. */
+void cv_implode_plan(const struct cv_store *st, struct cv_implode *p);
+/* Do it; each failure's message is appended to failed (CV_ERROR). */
+int cv_implode(const struct cv_implode *p, struct cv_strv *failed);
+void cv_implode_release(struct cv_implode *p);
+
 /* Append template `tpl` to b, each placeholder of `vars` (pairs of "@NAME@"
  * and its value, ended by NULL) replaced by the value quoted for `shell`.
  * The shim and venv scripts are made with it. */

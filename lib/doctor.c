@@ -128,7 +128,26 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	}
 	n = readlink(cur, target, sizeof target - 1);
 	target[n > 0 ? n : 0] = '\0';
-	if (strchr(target, '/') != NULL || target[0] == '.' || n <= 0) {
+	if (strcmp(target, CV_SYSTEM) == 0) {
+		/* `global system`: no version by default, on purpose */
+	} else if (n > 0 &&
+		   cv_store_system_link_id(ctx->store, target) != NULL) {
+		/* a user's global in the system store: the link global
+		 * makes; dangling once the admin removed that version */
+		if (stat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			char *pick = cv_hint_pick_global(ctx->store);
+
+			add(fs, CV_LEVEL_WARN, pick,
+			    "its administrator removed that version; nothing "
+			    "is active until another is chosen ('cudnnvm "
+			    "global --unset' goes back to the system's "
+			    "default)",
+			    "the global version %s is no longer in the system "
+			    "store",
+			    cv_store_system_link_id(ctx->store, target));
+			free(pick);
+		}
+	} else if (strchr(target, '/') != NULL || target[0] == '.' || n <= 0) {
 		add(fs, CV_LEVEL_ERROR, "cudnnvm global --unset",
 		    "cudnnvm only makes links to a folder of the store; "
 		    "someone else changed it",
@@ -1022,6 +1041,22 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	cv_fw_env_release(&fe);
 }
 
+/* Pins and the global reach a shell only through the hook `init` loads
+ * (pyenv: "shell integration not enabled"); said, not counted as a
+ * problem, since scripts run without it on purpose. */
+static void
+check_hook(struct findings *fs)
+{
+	if (cv_hook_loaded())
+		return;
+	add(fs, CV_LEVEL_OK, cv_shell_init_line(cv_shell_guess()),
+	    "pins and the global version are applied to a shell by its "
+	    "hook; without it nothing loads the active version here (one "
+	    "command can still run under it with 'cudnnvm exec -- CMD'); "
+	    "add the fix to the shell's startup file",
+	    "the shell hook is not loaded in this shell");
+}
+
 void
 cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	      size_t *n)
@@ -1045,6 +1080,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	check_cuda(&fs, ctx);
 	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
+	check_hook(&fs);
 	if (ctx->active_id == NULL) {
 		char *fix = cv_hint_pick_global(ctx->store);
 

@@ -372,8 +372,8 @@ cv_gate_venv_pin(const struct cv_store *st, struct cv_active *a)
 		return 0;
 	/* a pin its frameworks load (a --force pin they cannot is no
 	 * better), over a choice one of them cannot */
-	if (!misfit_beside(st, &fe, pin, beside_of(&fe, pin, NULL, bbuf),
-			   NULL, &ignored) &&
+	if (!misfit_beside(st, &fe, pin, beside_of(&fe, pin, NULL, bbuf), NULL,
+			   &ignored) &&
 	    cv_gate_misfit(st, &fe, a->id, NULL, &why)) {
 		snprintf(a->why, sizeof a->why, "%s", why.msg);
 		snprintf(a->venv, sizeof a->venv, "%s", prefix);

@@ -39,7 +39,7 @@ struct cv_gate_opts {
 	/* install or import just put it in the store: a failed validation
 	 * says the version stays installed, not "not activating" */
 	int installed;
-	const char *prefix;     /* the Python environment (NULL: in play) */
+	const char *prefix; /* the Python environment (NULL: in play) */
 	/* another install pinned beside this one, of another cuDNN major
 	 * (cudnnvm venv 9.19 8.9): a framework that needs its major is
 	 * checked against it instead. NULL: the environment's .pth hook's

@@ -24,6 +24,17 @@ void cv_hook_stamp_touch(struct cv_hook_stamp *s, const char *given);
 void cv_hook_stamp_settle(const struct cv_hook_stamp *s, char *const *watched,
 			  size_t n);
 
+/* 1 when the shell that started this process loaded the integration:
+ * `cudnnvm init` exports CUDNNVM_HOOK as that shell's pid, so a shell
+ * started from it without init (or a script) does not count. */
+int cv_hook_loaded(void);
+/* The folder of the hook's stamps and notes. */
+void cv_hook_dir(char *out, size_t n);
+/* 1 the first time it is asked for the shell that started this process
+ * (a file in the stamp folder, swept with the stamps), then 0: a note
+ * about that shell is said once. */
+int cv_hook_first_note(void);
+
 /* Push what the store adds to the watch list: its root, the system
  * store's, and the folder a store not made yet will be made in. */
 void cv_hook_watch_store(const struct cv_store *st, struct cv_strv *w);

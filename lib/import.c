@@ -502,6 +502,43 @@ detect_cuda(const char *dir, const struct found *f, const char *probe_exe,
 	return 0;
 }
 
+/* The build number a wheel's nvidia_cudnn_cuN-A.B.C.D.dist-info beside
+ * site-packages/nvidia states for the release in f (A.B.C as found): the
+ * same build installed from NVIDIA would otherwise be a second copy under
+ * another id. 0 when none says it. */
+static unsigned long
+dist_info_build(const char *dir, const struct found *f)
+{
+	char *sp = cv_path_join(dir, "../..");
+	DIR *d = opendir(sp);
+	struct dirent *de;
+	unsigned long build = 0;
+
+	free(sp);
+	while (d != NULL && (de = readdir(d)) != NULL && build == 0) {
+		const char *dash = strchr(de->d_name, '-');
+		size_t len = strlen(de->d_name);
+		char text[64];
+		struct cv_version v;
+
+		if (strncmp(de->d_name, "nvidia_cudnn_cu", 15) != 0 ||
+		    dash == NULL || len < 10 ||
+		    strcmp(de->d_name + len - 10, ".dist-info") != 0 ||
+		    (size_t)(de->d_name + len - 10 - dash - 1) >= sizeof text)
+			continue;
+		snprintf(text, sizeof text, "%.*s",
+			 (int)(de->d_name + len - 10 - dash - 1), dash + 1);
+		if (cv_version_parse(&v, text, NULL) == 0 && v.nparts == 4 &&
+		    v.part[0] == (unsigned long)f->ver[0] &&
+		    v.part[1] == (unsigned long)f->ver[1] &&
+		    v.part[2] == (unsigned long)f->ver[2])
+			build = v.part[3];
+	}
+	if (d != NULL)
+		closedir(d);
+	return build;
+}
+
 /* Copy `base` of the folder `dirfd` (checked by check_entry; `shown`
  * names it) to dst, a new file of mode 0644 whatever the umask, hashing
  * the bytes on the way; at most `cap` bytes, however the file grows. */
@@ -707,6 +744,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	inst.version.part[0] = (unsigned long)f.ver[0];
 	inst.version.part[1] = (unsigned long)f.ver[1];
 	inst.version.part[2] = (unsigned long)f.ver[2];
+	inst.version.part[3] = dist_info_build(src, &f);
 	if (o->version != NULL) {
 		if ((r = cv_version_parse(&given, o->version, err)) < 0)
 			goto out;

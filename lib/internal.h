@@ -78,6 +78,15 @@ const char *cv_url_mirror_problem(const char *url);
 const char *cv_listing_next(const char *p, char buf[32],
 			    struct cv_version *ver);
 
+/* modulefile.c: a module's help text, %s the install id (the fuzz
+ * oracle expects it too) */
+#define CV_MODULE_HELP                                                      \
+	"NVIDIA cuDNN %s from the cudnnvm store: sets LD_LIBRARY_PATH, "    \
+	"CPATH, LIBRARY_PATH and CUDNN_HOME (and the other CUDNN_* paths) " \
+	"for it, and CUDNNVM_VERSION, so cudnnvm's commands and its shell " \
+	"hook agree. 'cudnnvm list' shows what is installed, 'cudnnvm "     \
+	"validate' proves it loads.\n"
+
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 

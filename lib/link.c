@@ -82,7 +82,8 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 		n -= base - buf;
 		memmove(buf, base, (size_t)n + 1);
 	}
-	if ((size_t)n >= 64 || cv_install_id_parse(&v, buf, NULL) < 0)
+	if ((size_t)n >= 64 || (strcmp(buf, CV_SYSTEM) != 0 &&
+				cv_install_id_parse(&v, buf, NULL) < 0))
 		return moved_away_hint(
 			err, root,
 			cv_err_set(err, CV_ESTORE,
@@ -91,6 +92,33 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 				   root));
 	memcpy(id, buf, (size_t)n + 1);
 	return 0;
+}
+
+const char *
+cv_store_system_link_id(const struct cv_store *st, const char *target)
+{
+	const char *sys = cv_store_system_root(st);
+	size_t len = sys ? strlen(sys) : 0;
+	const char *id = target + len + 1;
+
+	if (sys == NULL || strncmp(target, sys, len) != 0 ||
+	    target[len] != '/' || *id == '\0' || strchr(id, '/') != NULL)
+		return NULL;
+	return id;
+}
+
+int
+cv_store_global_in_system(const struct cv_store *st)
+{
+	char buf[PATH_MAX];
+	int dfd = cv_store_dirfd(st);
+	ssize_t n =
+		dfd < 0 ? -1 : readlinkat(dfd, CURRENT, buf, sizeof buf - 1);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return cv_store_system_link_id(st, buf) != NULL;
 }
 
 /* Remove stray .current.* links that a killed switch left behind. Only
@@ -129,7 +157,8 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	struct timespec ts;
 	char *target;
 
-	if (id != NULL && cv_install_id_parse(&v, id, err) < 0)
+	if (id != NULL && strcmp(id, CV_SYSTEM) != 0 &&
+	    cv_install_id_parse(&v, id, err) < 0)
 		return CV_EUSAGE;
 	/* the store's own descriptor: the version checked below and the
 	 * link replaced are in the same folder, whatever happens to the path */
@@ -156,6 +185,8 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 		}
 		goto sync;
 	}
+	if (strcmp(id, CV_SYSTEM) == 0)
+		goto link;
 	if (!cv_store_has(st, id)) {
 		cv_err_set(err, CV_ENOTFOUND, "%s is not installed", id);
 		r = cv_err_hint(err, "cudnnvm install %s", id);
@@ -172,6 +203,7 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 		if (r < 0)
 			goto out;
 	}
+link:
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &

@@ -4,7 +4,9 @@
 #include "local_archive.h"
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,4 +63,82 @@ cv_local_archive(const char *path, const struct cv_version *version,
 		return r;
 	art->wheel = named->wheel;
 	return 0;
+}
+
+/* Whether the manifest file `path` lists `base` for (platform, cuda): its
+ * sha256 into sha when it does. */
+static int
+lists_file(const char *path, const struct cv_artifact *named, const char *base,
+	   char sha[65])
+{
+	struct cv_manifest m;
+	const struct cv_release_file *e;
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
+	const char *slash;
+	int found = 0;
+
+	json_decref(root);
+	if (text == NULL ||
+	    cv_manifest_parse(&m, "cached", text, strlen(text), NULL) < 0) {
+		free(text);
+		return 0;
+	}
+	free(text);
+	e = cv_manifest_find(&m, named->platform, named->version.cuda);
+	if (e != NULL && !e->bad[0]) {
+		slash = strrchr(e->relative_path, '/');
+		if (strcmp(slash ? slash + 1 : e->relative_path, base) == 0 &&
+		    cv_version_cmp(&m.version, &named->version) == 0) {
+			memcpy(sha, e->sha256, 65);
+			found = 1;
+		}
+	}
+	cv_manifest_release(&m);
+	return found;
+}
+
+int
+cv_manifest_cached_sha256(const char *cache_dir, const char *file, char sha[65],
+			  char from[4096])
+{
+	struct cv_artifact named;
+	const char *base = strrchr(file, '/');
+	char *top = cv_path_join(cache_dir, "manifests");
+	DIR *d = opendir(top);
+	struct dirent *de;
+	int found = 0;
+
+	base = base ? base + 1 : file;
+	memset(&named, 0, sizeof named);
+	if (cv_artifact_from_filename(&named, file, NULL) < 0 ||
+	    named.version.nparts != 4 || named.version.cuda == 0) {
+		if (d != NULL)
+			closedir(d);
+		free(top);
+		return 0;
+	}
+	/* each mirror's cached redistrib_<major.minor.patch>.json */
+	while (!found && d != NULL && (de = readdir(d)) != NULL) {
+		char *path;
+		struct stat sb;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s/redistrib_%lu.%lu.%lu.json", top,
+				 de->d_name, named.version.part[0],
+				 named.version.part[1], named.version.part[2]);
+		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    sb.st_size <= (off_t)CV_MANIFEST_MAX_BYTES &&
+		    lists_file(path, &named, base, sha)) {
+			snprintf(from, 4096, "%s", path);
+			found = 1;
+		}
+		free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(top);
+	return found;
 }

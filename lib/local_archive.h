@@ -17,4 +17,11 @@ int cv_local_archive(const char *path, const struct cv_version *version,
 		     const char *sha256, struct cv_artifact *art,
 		     struct cv_err *err);
 
+/* The published sha256 of the NVIDIA archive `file` (by its name:
+ * platform, version, CUDA major) from a manifest an earlier list-remote or
+ * install cached under <cache_dir>/manifests/: 1 with sha and the
+ * manifest's path in from, 0 when none lists that file. */
+int cv_manifest_cached_sha256(const char *cache_dir, const char *file,
+			      char sha[65], char from[4096]);
+
 #endif

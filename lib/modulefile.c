@@ -21,7 +21,6 @@
 #define MARK        "cudnnvm-generated modulefile; 'cudnnvm modulefiles' rewrites it"
 #define MARKER_FILE ".cudnnvm"
 #define MODULE_NAME "cudnn"
-
 int
 cv_modulefile_format_parse(const char *s, int *fmt, struct cv_err *err)
 {
@@ -118,14 +117,19 @@ cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
 			out,
 			"-- " MARK "\n"
 			"whatis(\"cuDNN %s (CUDA %d, %s) from the cudnnvm store\")\n"
+			"help([[\n" CV_MODULE_HELP "]])\n"
+			"family(\"" MODULE_NAME "\")\n"
 			"conflict(\"" MODULE_NAME "\")\n",
-			id, cuda, platform);
+			id, cuda, platform, id);
 	else
 		cv_buf_addf(
 			out,
 			"#%%Module1.0\n"
 			"# " MARK "\n"
 			"module-whatis {cuDNN %s (CUDA %d, %s) from the cudnnvm store}\n"
+			"proc ModulesHelp {} {\n"
+			"    puts stderr {" CV_MODULE_HELP "}\n"
+			"}\n"
 			"conflict " MODULE_NAME "\n"
 			"# Lmod's Tcl reader records the value pushenv sets as the one\n"
 			"# to restore, so there scalars use setenv (unload unsets them);\n"
@@ -135,7 +139,7 @@ cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
 			"} else {\n"
 			"    set cudnnvm_scalar pushenv\n"
 			"}\n",
-			id, cuda, platform);
+			id, cuda, platform, id);
 	for (size_t i = 0; i < env->n && r == 0; i++) {
 		const char *name = env->v[i].name, *value = env->v[i].value;
 		if (value == NULL || strncmp(name, "CUDNNVM_SAVED_", 14) == 0)
@@ -154,6 +158,12 @@ cv_modulefile_render(struct cv_buf *out, int fmt, const char *id, int cuda,
 	}
 	if (r == 0)
 		r = add_line(out, fmt, "pushenv", "CUDNNVM_VERSION", id, err);
+	if (r == 0) {
+		/* `cudnnvm current` names the module that set the version */
+		char *mod = xasprintf(MODULE_NAME "/%s", id);
+		r = add_line(out, fmt, "pushenv", "CUDNNVM_MODULE", mod, err);
+		free(mod);
+	}
 	return r;
 }
 
@@ -469,11 +479,21 @@ cv_modulefiles_write_store(const struct cv_store *st, const char *outdir,
 {
 	struct cv_installed *all = NULL;
 	char global[64], *own = NULL;
+	size_t kept = 0;
 	int r;
 
 	if ((r = cv_store_list(st, &all, n, err)) < 0)
 		return r;
-	if (cv_store_global_get(st, global, NULL) < 0)
+	/* a user's tree holds their own store only: the system store's
+	 * versions are the admin's tree's, and copies here would be listed
+	 * twice and outlive the admin's uninstall */
+	for (size_t i = 0; i < *n; i++)
+		if (cv_store_system_root(st) == NULL ||
+		    all[i].store != CV_STORE_SYSTEM)
+			all[kept++] = all[i];
+	*n = kept;
+	if (cv_store_global_get(st, global, NULL) < 0 ||
+	    strcmp(global, CV_SYSTEM) == 0 || cv_store_in_system(st, global))
 		global[0] = '\0';
 	if (outdir == NULL)
 		outdir = own = cv_path_join(cv_store_root(st), "modulefiles");

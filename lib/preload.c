@@ -46,7 +46,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #define MODULE_FILE "_cudnnvm_preload.py"
 
 /* The module; @PINS@ becomes a tuple of (store, id) string pairs, the
@@ -194,6 +193,8 @@ static const char module_py[] =
 	"    ident = env.get('CUDNNVM_ACTIVE') or ''\n"
 	"    libdir = env.get('CUDNN_LIB_DIR') or ''\n"
 	"    if not (ident and libdir):\n"
+	"        if not os.path.isdir(STORE):\n"
+	"            return []  # cudnnvm was removed: nothing to load\n"
 	"        spec = env.get('CUDNNVM_VERSION') or ''\n"
 	"        ident = _resolve(os, spec) if spec else PINNED\n"
 	"        libdir = os.path.join(STORE, ident, 'lib')\n"
@@ -248,8 +249,16 @@ static const char module_py[] =
 	"    sys.stderr.write('cudnnvm: warning: %s\\n' % text)\n"
 	"\n"
 	"\n"
-	"_NOT = (\"cuDNN not preloaded (%s); frameworks load their own copy; \"\n"
-	"        \"run 'cudnnvm venv' to pin an installed version\")\n"
+	"# the fix names this environment, so it works outside it too\n"
+	"def _not(e):\n"
+	"    import sys\n"
+	"    env = sys.prefix\n"
+	"    if env.strip('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'\n"
+	"                 '0123456789/._-+'):\n"
+	"        env = \"'%s'\" % env.replace(\"'\", \"'\\\\''\")\n"
+	"    return ('cuDNN not preloaded (%s); frameworks load their own copy; '\n"
+	"            'pin an installed version: cudnnvm venv <version> --path %s'\n"
+	"            % (e, env))\n"
 	"\n"
 	"\n"
 	"# Never fail the framework's import: each major loads, or says why not.\n"
@@ -258,13 +267,13 @@ static const char module_py[] =
 	"    try:\n"
 	"        chosen = _chosen(os)\n"
 	"    except Exception as e:\n"
-	"        _warn(_NOT % e)\n"
+	"        _warn(_not(e))\n"
 	"        return\n"
 	"    for ident, libdir in chosen:\n"
 	"        try:\n"
 	"            partly = _preload(os, ident, libdir)\n"
 	"        except Exception as e:\n"
-	"            _warn(_NOT % e)\n"
+	"            _warn(_not(e))\n"
 	"            continue\n"
 	"        if partly:\n"
 	"            _warn('%s; a framework may mix them with its own copy' % partly)\n"
@@ -390,7 +399,8 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 static int
 remove_one(const char *sp, void *arg, struct cv_err *err)
 {
-	static const char *const names[] = { CV_PRELOAD_PTH, MODULE_FILE, NULL };
+	static const char *const names[] = { CV_PRELOAD_PTH, MODULE_FILE,
+					     NULL };
 	char path[PATH_MAX * 2 + 32];
 
 	(void)arg;

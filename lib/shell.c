@@ -95,6 +95,24 @@ cv_shell_guess(void)
 	return sh;
 }
 
+const char *
+cv_shell_init_line(int shell)
+{
+	switch (shell) {
+	case CV_SHELL_ZSH:
+		return "eval \"$(cudnnvm init zsh)\"";
+	case CV_SHELL_FISH:
+		return "cudnnvm init fish | source";
+	case CV_SHELL_CSH:
+		return "eval \"`cudnnvm init tcsh`\"";
+	case CV_SHELL_PWSH:
+		return "cudnnvm init powershell | Out-String | "
+		       "Invoke-Expression";
+	default:
+		return "eval \"$(cudnnvm init bash)\"";
+	}
+}
+
 int
 cv_shell_quote(struct cv_buf *b, int shell, const char *s, struct cv_err *err)
 {
@@ -298,6 +316,7 @@ cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
  * as @EXE@, so the hook works when cudnnvm is not on PATH (as direnv's and
  * mise's do). */
 static const char hook_posix[] =
+	"CUDNNVM_HOOK=$$; export CUDNNVM_HOOK\n"
 	"_cudnnvm_hook() {\n"
 	"\tlocal _cv_s=$? _cv_f _cv_run=1\n"
 	"\tif [[ -n \"${_CUDNNVM_STAMP-}\" && \"$PWD\" == \"${_CUDNNVM_PWD-}\" && \"${CUDNNVM_VERSION-}\" == \"${_CUDNNVM_VER-}\" ]]; then\n"
@@ -363,6 +382,7 @@ static const char hook_zsh[] =
 /* fish runs --on-variable PWD handlers as soon as `cd` changes PWD. */
 static const char hook_fish[] =
 	"# cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source\n"
+	"set -gx CUDNNVM_HOOK $fish_pid\n"
 	"function __cudnnvm_hook --on-event fish_prompt --on-variable PWD\n"
 	"    set -l run 1\n"
 	"    if set -q _CUDNNVM_STAMP; and test \"$PWD\" = \"$_CUDNNVM_PWD\"; and test \"$CUDNNVM_VERSION\" = \"$_CUDNNVM_VER\"\n"
@@ -395,6 +415,7 @@ static const char hook_fish[] =
 
 static const char hook_pwsh[] =
 	"# cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression\n"
+	"$env:CUDNNVM_HOOK = \"$PID\"\n"
 	"function global:__cudnnvm_hook {\n"
 	"    $out = & @EXE@ hook-env --shell powershell\n"
 	"    if ($out) { Invoke-Expression ($out -join \"`n\") }\n"
@@ -414,10 +435,16 @@ static const char hook_pwsh[] =
  * commands joined by ';' with no comment. precmd runs at every prompt
  * (one hook-env process: tcsh has no builtin mtime test to skip it) and
  * cwdcmd at every `cd`. @HOOK@ is the hook command quoted once more for
- * the alias. */
-static const char hook_tcsh[] = "alias precmd @HOOK@;\n"
-				"alias cwdcmd @HOOK@;\n"
-				"eval `@EXE@ hook-env --shell tcsh`;\n";
+ * the alias. tcsh has one precmd and one cwdcmd alias: the user's own
+ * (`alias precmd` prints it) runs after ours, and a second init chains
+ * nothing more. */
+static const char hook_tcsh[] =
+	"setenv CUDNNVM_HOOK $$;\n"
+	"alias _cudnnvm_hook @HOOK@;\n"
+	"if ( ! $?_cudnnvm_hooked ) alias precmd \"_cudnnvm_hook;`alias precmd`\";\n"
+	"if ( ! $?_cudnnvm_hooked ) alias cwdcmd \"_cudnnvm_hook;`alias cwdcmd`\";\n"
+	"set _cudnnvm_hooked;\n"
+	"eval `@EXE@ hook-env --shell tcsh`;\n";
 
 /* Append `tpl` with @EXE@ (and @HOOK@, @SH@, @POSIX@) replaced. */
 static int

@@ -109,6 +109,14 @@ cv_store_dir(const struct cv_store *st, const char *id)
 	return cv_path_join(st->root, id);
 }
 
+char *
+cv_store_hidden_dir(const struct cv_store *st, const char *id)
+{
+	if (!cv_store_in_system(st, id) || !cv_store_has_own(st, id))
+		return NULL;
+	return cv_path_join(st->root, id);
+}
+
 const char *
 cv_store_root(const struct cv_store *st)
 {

@@ -22,21 +22,34 @@ pick(const struct cv_store *st, const struct cv_version *spec,
 
 	if ((r = cv_store_list(st, &all, &n, err)) < 0)
 		return r;
+	struct cv_buf names = CV_BUF_INIT;
+
 	for (size_t i = 0; i < n; i++)
-		if (cv_version_matches(spec, &all[i].version) && matches++ == 0)
-			snprintf(id, 64, "%s", all[i].id);
-	free(all);
+		if (cv_version_matches(spec, &all[i].version)) {
+			if (matches++ == 0)
+				snprintf(id, 64, "%s", all[i].id);
+			cv_buf_addf(&names, "%s%s", matches > 1 ? ", " : "",
+				    all[i].id);
+		}
 	if (matches == 0)
-		return cv_err_set(
+		r = cv_err_set(
 			err, CV_ENOTFOUND,
 			"no installed cuDNN matches '%s'; see 'cudnnvm list'",
 			shown);
-	if (matches > 1)
-		return cv_err_set(
-			err, CV_EUSAGE,
-			"'%s' matches %zu installed versions; name one exactly (see 'cudnnvm list')",
-			shown, matches);
-	return 0;
+	else if (matches > 1) {
+		/* each match, and the command that removes it */
+		r = cv_err_set(err, CV_EUSAGE,
+			       "'%s' matches %zu installed versions: %s; name "
+			       "one exactly",
+			       shown, matches, names.buf);
+		for (size_t i = 0; i < n; i++)
+			if (cv_version_matches(spec, &all[i].version))
+				cv_err_hint(err, "cudnnvm uninstall %s",
+					    all[i].id);
+	}
+	free(all);
+	cv_buf_release(&names);
+	return r < 0 ? r : 0;
 }
 
 static int

@@ -1,6 +1,7 @@
 /* venv.c: pin a version to a Python virtualenv or a conda environment.
  * A venv gets a block at the end of bin/activate (and activate.fish,
- * activate.csh) that applies the version, and one line inside its
+ * activate.csh) that applies the version (nothing once the binary is
+ * gone, so an environment outlives cudnnvm), and one line inside its
  * deactivate function (csh: at the head of its deactivate alias) that
  * undoes it; a conda prefix gets etc/conda/activate.d and deactivate.d
  * scripts. The version is carried by CUDNNVM_VERSION while the environment
@@ -25,10 +26,10 @@ static const char act_sh[] = BEGIN
 	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
 	"_CUDNNVM_VENV_PREV=\"${CUDNNVM_VERSION-}\"\n"
 	"CUDNNVM_VERSION=@ID@; export CUDNNVM_VERSION\n"
-	"eval \"$(@EXE@ hook-env --shell sh)\"\n"
+	"if [ -x @EXE@ ]; then eval \"$(@EXE@ hook-env --shell sh)\"; fi\n"
 	"_CUDNNVM_VENV=1\n" END "\n";
 static const char deact_sh[] =
-	"    if [ -n \"${_CUDNNVM_VENV-}\" ]; then eval \"$(@EXE@ hook-env --shell sh --leave)\"; "
+	"    if [ -n \"${_CUDNNVM_VENV-}\" ]; then if [ -x @EXE@ ]; then eval \"$(@EXE@ hook-env --shell sh --leave)\"; fi; "
 	"if [ -n \"${_CUDNNVM_VENV_PREV-}\" ]; then CUDNNVM_VERSION=\"$_CUDNNVM_VENV_PREV\"; export CUDNNVM_VERSION; "
 	"else unset CUDNNVM_VERSION; fi; unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_PWD; fi " DEACT_TAG
 	"\n";
@@ -36,10 +37,10 @@ static const char act_fish[] = BEGIN
 	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
 	"set -g _CUDNNVM_VENV_PREV \"$CUDNNVM_VERSION\"\n"
 	"set -gx CUDNNVM_VERSION @ID@\n"
-	"@EXE@ hook-env --shell fish | source\n"
+	"test -x @EXE@; and @EXE@ hook-env --shell fish | source\n"
 	"set -g _CUDNNVM_VENV 1\n" END "\n";
 static const char deact_fish[] =
-	"    if set -q _CUDNNVM_VENV; @EXE@ hook-env --shell fish --leave | source; "
+	"    if set -q _CUDNNVM_VENV; test -x @EXE@; and @EXE@ hook-env --shell fish --leave | source; "
 	"if test -n \"$_CUDNNVM_VENV_PREV\"; set -gx CUDNNVM_VERSION $_CUDNNVM_VENV_PREV; else; set -e CUDNNVM_VERSION; end; "
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
@@ -58,7 +59,9 @@ static const char act_csh[] = BEGIN
 	"endif\n"
 	"set _CUDNNVM_EXE=@EXE@\n"
 	"setenv CUDNNVM_VERSION @ID@\n"
+	"if ( -x @EXE@ ) then\n"
 	"eval `@EXE@ hook-env --shell tcsh`\n"
+	"endif\n"
 	"set _CUDNNVM_VENV=1\n" END "\n";
 #define CSH_ALIAS     "alias deactivate '"
 #define CSH_DEACT_END "unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_EXE; "
@@ -249,32 +252,60 @@ block_sets(const char *path, const char *spec)
 	return found;
 }
 
-int
-cv_venv_pinned_by(const char *spec, char *dir, size_t n)
+/* Whether the environment at `prefix` has our block setting `spec`. */
+static int
+env_sets(const char *prefix, const char *spec)
 {
-	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
 	static const char *const scripts[] = {
 		"bin/activate", "bin/activate.fish", "bin/activate.csh",
 		"etc/conda/activate.d/cudnnvm.sh",
 		"etc/conda/activate.d/cudnnvm.fish"
 	};
 
+	for (size_t j = 0; j < sizeof scripts / sizeof scripts[0]; j++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", prefix, scripts[j]);
+		if (block_sets(path, spec))
+			return 1;
+	}
+	return 0;
+}
+
+int
+cv_venv_pinned_by(const char *spec, char *dir, size_t n)
+{
+	static const char *const envs[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+
 	for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
 		const char *prefix = getenv(envs[i]);
 		if (prefix == NULL || *prefix != '/')
 			continue;
-		for (size_t j = 0; j < sizeof scripts / sizeof scripts[0];
-		     j++) {
-			char path[PATH_MAX];
-			snprintf(path, sizeof path, "%s/%s", prefix,
-				 scripts[j]);
-			if (block_sets(path, spec)) {
-				snprintf(dir, n, "%s", prefix);
-				return 1;
-			}
+		if (env_sets(prefix, spec)) {
+			snprintf(dir, n, "%s", prefix);
+			return 1;
 		}
 	}
 	return 0;
+}
+
+void
+cv_venv_pinning(const char *id, struct cv_strv *dirs)
+{
+	const char *cands[] = { getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX"),
+				".venv" };
+
+	for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++) {
+		char real[PATH_MAX];
+		int seen = 0;
+
+		if (cands[i] == NULL || *cands[i] == '\0' ||
+		    realpath(cands[i], real) == NULL || !env_sets(real, id))
+			continue;
+		for (size_t j = 0; j < dirs->n; j++)
+			seen |= strcmp(dirs->v[j], real) == 0;
+		if (!seen)
+			cv_strv_push(dirs, real);
+	}
 }
 
 int
@@ -383,6 +414,75 @@ write_conda(const char *dir, const char *id, const char *exe, int remove,
 	return r;
 }
 
+/* The environments `cudnnvm venv` pinned, one real path a line, so that
+ * `implode` can take its blocks out again:
+ * $XDG_DATA_HOME/cudnnvm/venvs. */
+void
+cv_venv_registry_path(char *out, size_t n)
+{
+	const char *d = getenv("XDG_DATA_HOME");
+	const char *h = getenv("HOME");
+
+	if (d != NULL && *d == '/')
+		snprintf(out, n, "%s/cudnnvm/venvs", d);
+	else
+		snprintf(out, n, "%s/.local/share/cudnnvm/venvs", h ? h : "/");
+}
+
+void
+cv_venv_registered(struct cv_strv *dirs)
+{
+	char path[PATH_MAX];
+	struct cv_err err = CV_ERR_INIT;
+	struct stat sb;
+	char *buf, *line, *save = NULL;
+
+	cv_venv_registry_path(path, sizeof path);
+	if ((buf = slurp(path, &sb, &err)) == NULL)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (*line == '/')
+			cv_strv_push(dirs, line);
+	free(buf);
+}
+
+/* Add or drop `dir` in the registry; a failure only costs implode its
+ * knowledge of that environment. */
+static void
+registry_update(const char *dir, int add)
+{
+	struct cv_strv all = CV_STRV_INIT;
+	struct cv_buf out = CV_BUF_INIT;
+	char path[PATH_MAX], real[PATH_MAX], *parent;
+	int found = 0;
+
+	if (realpath(dir, real) == NULL)
+		return;
+	cv_venv_registered(&all);
+	for (size_t i = 0; i < all.n; i++) {
+		if (strcmp(all.v[i], real) == 0) {
+			found = 1;
+			if (!add)
+				continue;
+		}
+		cv_buf_addf(&out, "%s\n", all.v[i]);
+	}
+	if (add && !found)
+		cv_buf_addf(&out, "%s\n", real);
+	if (add != found) {
+		cv_venv_registry_path(path, sizeof path);
+		parent = xstrdup(path);
+		*strrchr(parent, '/') = '\0';
+		if (cv_fs_mkdirs(parent, 0755, NULL) == 0)
+			cv_fs_write_atomic(path, out.buf ? out.buf : "",
+					   out.len, 0644, NULL);
+		free(parent);
+	}
+	cv_buf_release(&out);
+	cv_strv_release(&all);
+}
+
 int
 cv_venv_write(const char *dir, const struct cv_store *st,
 	      const char *const *ids, size_t n, const char *exe, int remove,
@@ -419,5 +519,7 @@ cv_venv_write(const char *dir, const struct cv_store *st,
 		    : write_python(dir, n ? ids[0] : "", exe, remove, err);
 	if (r == 0)
 		r = cv_preload_hook(dir, pins, n, remove, err);
+	if (r == 0)
+		registry_update(dir, !remove);
 	return r;
 }

@@ -8,6 +8,7 @@
 
 struct cv_err;
 struct cv_store;
+struct cv_strv;
 
 enum cv_venv_kind { CV_VENV_PYTHON = 1, CV_VENV_CONDA = 2 };
 /* versions one environment may pin: one per cuDNN major in use (8, 9) */
@@ -26,6 +27,14 @@ int cv_venv_write(const char *dir, const struct cv_store *st,
 /* The virtualenv or conda env (VIRTUAL_ENV, CONDA_PREFIX) whose block
  * set CUDNNVM_VERSION to `spec`: 1 and its folder in dir, else 0. */
 int cv_venv_pinned_by(const char *spec, char *dir, size_t n);
+/* The environments pinned to install `id` that this process can know of:
+ * the active virtualenv and conda env, and ./.venv; their real paths are
+ * appended to dirs. */
+void cv_venv_pinning(const char *id, struct cv_strv *dirs);
+/* The registry of the environments cv_venv_write pinned (and has not
+ * unpinned since): its path, and its entries appended to dirs. */
+void cv_venv_registry_path(char *out, size_t n);
+void cv_venv_registered(struct cv_strv *dirs);
 
 /* The install id `cudnnvm venv` pinned the environment `prefix` to (its
  * block in bin/activate or conda's activate.d): 1 and id set, else 0. */

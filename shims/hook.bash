@@ -1,4 +1,5 @@
 # cudnnvm shell integration for bash; in ~/.bashrc: eval "$(cudnnvm init bash)"
+CUDNNVM_HOOK=$$; export CUDNNVM_HOOK
 _cudnnvm_hook() {
 	local _cv_s=$? _cv_f _cv_run=1
 	if [[ -n "${_CUDNNVM_STAMP-}" && "$PWD" == "${_CUDNNVM_PWD-}" && "${CUDNNVM_VERSION-}" == "${_CUDNNVM_VER-}" ]]; then

@@ -1,4 +1,5 @@
 # cudnnvm shell integration for fish; in config.fish: cudnnvm init fish | source
+set -gx CUDNNVM_HOOK $fish_pid
 function __cudnnvm_hook --on-event fish_prompt --on-variable PWD
     set -l run 1
     if set -q _CUDNNVM_STAMP; and test "$PWD" = "$_CUDNNVM_PWD"; and test "$CUDNNVM_VERSION" = "$_CUDNNVM_VER"

@@ -1,4 +1,5 @@
 # cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression
+$env:CUDNNVM_HOOK = "$PID"
 function global:__cudnnvm_hook {
     $out = & @EXE@ hook-env --shell powershell
     if ($out) { Invoke-Expression ($out -join "`n") }

@@ -422,6 +422,8 @@ hint: cudnnvm use 9.19" ]
 	[ "$output" = "started" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN not preloaded"* ]]
+	# its fix names the environment, so it works outside it
+	[[ ${stderr_lines[0]} == *"; pin an installed version: cudnnvm venv <version> --path $T/rv" ]]
 	mv "$T/gone" "$CUDNNVM_STORE/9.19.0.56-cuda13"
 	# --remove takes the hook out
 	run cudnnvm venv --remove --path "$T/rv"

@@ -348,6 +348,23 @@ SH
 	[[ $output == *"out: $C"* ]]
 }
 
+@test "tcsh: init keeps the user's own precmd and cwdcmd aliases, once" {
+	command -v tcsh >/dev/null || skip "tcsh is not installed"
+	run tcsh -f -i <<'SH'
+alias precmd 'echo user-precmd'
+alias cwdcmd 'echo user-cwdcmd'
+eval "`cudnnvm init tcsh`"
+eval "`cudnnvm init tcsh`"
+cd proj
+echo "in: $CUDNNVM_ACTIVE"
+alias precmd
+SH
+	[[ $output == *"user-cwdcmd"* ]]
+	[[ $output == *"in: $A"* ]]
+	[[ $output == *"_cudnnvm_hook;echo user-precmd"* ]]
+	[[ $output != *"_cudnnvm_hook;_cudnnvm_hook"* ]]
+}
+
 @test "tcsh: env --shell tcsh round-trips a store path with spaces, quotes, \$ and !" {
 	command -v tcsh >/dev/null || skip "tcsh is not installed"
 	S="$T/my st'ore \$x !y"
@@ -417,4 +434,25 @@ no_raw_controls() {
 	run cudnnvm current
 	[ "$status" -eq 0 ]
 	[[ $output == *'esc\x1b]0;pwned\x07/.cudnn-version)' ]]
+}
+
+@test "without the hook, current and use say once per shell that it is not loaded; doctor says it too" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	cd proj
+	# a terminal, one shell, three commands: one note
+	run script -qec 'bash --norc --noprofile -c "cudnnvm current; cudnnvm use 9.1 --no-validate; cudnnvm current; true"' /dev/null
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'the shell hook is not loaded in this shell' <<<"$output")" -eq 1 ]
+	[[ $output == *"add 'eval \"\$(cudnnvm init bash)\"' to the shell's startup file"* ]]
+	# the shell that loaded it: no note
+	run script -qec 'bash --norc --noprofile -c "eval \"\$(cudnnvm init bash)\" >/dev/null 2>&1; cudnnvm current; true"' /dev/null
+	[[ $output != *"not loaded"* ]]
+	[[ $output == *"$A (set by"* ]]
+	# not a terminal (a script): nothing
+	run --separate-stderr bash -c 'cudnnvm current; true'
+	[ -z "$stderr" ]
+	run cudnnvm doctor
+	[[ $output == *"info: the shell hook is not loaded in this shell"* ]]
+	run bash -c 'eval "$(cudnnvm init bash)"; cudnnvm doctor'
+	[[ $output != *"hook is not loaded"* ]]
 }

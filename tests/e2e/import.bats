@@ -88,6 +88,23 @@ toolkit() {
 	[[ $stderr == *"does not match"* ]]
 }
 
+@test "import of a wheel's cuDNN takes the build number from its dist-info" {
+	sp=$T/venv/lib/python3.11/site-packages
+	hand_lib v9 "$sp/nvidia/cudnn/lib" 9.19.0
+	hand_header "$sp/nvidia/cudnn/include" 9 19 0
+	mkdir -p "$sp/nvidia_cudnn_cu13-9.19.0.56.dist-info"
+	run cudnnvm import "$sp/nvidia/cudnn"
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.19.0.56-cuda13" ]
+	[ ! -e "$CUDNNVM_STORE/9.19.0.0-cuda13" ]
+	# a dist-info of another release says nothing about this one
+	rm -rf "$CUDNNVM_STORE/9.19.0.56-cuda13" "$sp"/nvidia_cudnn_cu13-*
+	mkdir -p "$sp/nvidia_cudnn_cu13-9.18.1.3.dist-info"
+	run cudnnvm import "$sp/nvidia/cudnn"
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.19.0.0-cuda13" ]
+}
+
 @test "import refuses no cuDNN, two majors, a broken chain, disagreeing headers; the store is unchanged" {
 	mkdir -p "$T/empty/lib"
 	echo x >"$T/empty/lib/libfoo.so.1"

@@ -114,6 +114,16 @@ assert [e["cuda"] for e in a] == [13, 12]
 	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
 }
 
+@test "latest-cuda11 that the cached listing has no build for reads it once more" {
+	cudnnvm list-remote >/dev/null
+	# the cached listing predates the one release with a cuda11 build
+	sed -i '/redistrib_9.8.0/d' "$T"/cache/manifests/*/listing
+	run cudnnvm list-remote latest-cuda11
+	[ "$status" -eq 0 ]
+	[[ $output == *"9.8.0."*"-cuda11"* ]]
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
+}
+
 @test "--refresh reads a fresh listing again; manifests stay cached" {
 	cudnnvm list-remote 9.20 >/dev/null
 	cudnnvm list-remote 9.20 >/dev/null

@@ -67,10 +67,24 @@ module load cudnn; echo "D=$CUDNNVM_VERSION"'
 	[ "$status" -eq 0 ]
 	[[ $output == *"cudnn/$B"* ]]
 	[[ $output == *"L=$CUDNNVM_STORE/$B/lib:/orig/lib H=$CUDNNVM_STORE/$B"* ]]
-	[[ $output == *"$B (set by CUDNNVM_VERSION=$B)"* ]]
+	[[ $output == *"$B (set by the module cudnn/$B)"* ]]
 	[[ $output == *"S=$C"* ]]
 	[[ $output == *"U=/orig/lib H=/orig/home V=none"* ]]
 	[[ $output == *"D=$A"* ]]
+}
+
+@test "modules carry help and whatis (and family in Lua), read by Lmod" {
+	cudnnvm modulefiles --format lua
+	grep -q "family(\"cudnn\")" "$CUDNNVM_STORE/modulefiles/cudnn/$B.lua"
+	run_modules lmod '
+module help cudnn/'"$B"' 2>&1
+module whatis cudnn/'"$B"' 2>&1'
+	[ "$status" -eq 0 ]
+	[[ $output == *"NVIDIA cuDNN $B from the cudnnvm store"* ]]
+	[[ $output == *"cuDNN $B (CUDA 12, linux-x86_64) from the cudnnvm store"* ]]
+	cudnnvm modulefiles --format tcl --out "$T/tcl"
+	run bash -c "source $LMOD_INIT; module use '$T/tcl'; module help cudnn/$B 2>&1"
+	[[ $output == *"NVIDIA cuDNN $B from the cudnnvm store"* ]]
 }
 
 @test "Lmod (tcl files): load, conflict-free swap, unload" {
@@ -98,7 +112,7 @@ module unload cudnn; module load cudnn; echo "D=$CUDNNVM_VERSION"'
 	[ "$status" -eq 0 ]
 	[[ $output == *"cudnn/$A"* ]]
 	[[ $output == *"L=$CUDNNVM_STORE/$B/lib:/orig/lib H=$CUDNNVM_STORE/$B"* ]]
-	[[ $output == *"$B (set by CUDNNVM_VERSION=$B)"* ]]
+	[[ $output == *"$B (set by the module cudnn/$B)"* ]]
 	[[ $output == *"conflict refused"* ]]
 	[[ $output == *"U=/orig/lib H=/orig/home V=none"* ]]
 	[[ $output == *"S=$B L=$CUDNNVM_STORE/$B/lib:/orig/lib"* ]]

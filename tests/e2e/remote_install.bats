@@ -52,6 +52,46 @@ setup() { remote_setup; }
 	[ -z "$(ls -A "$T/cache/downloads")" ]
 }
 
+@test "cache: dir, what it holds, prune and clean; uninstall removes its own archive unless keep_archives = always" {
+	run cudnnvm cache dir
+	[ "$status" -eq 0 ]
+	[ "$output" = "$T/cache" ]
+	cudnnvm -q install 9.13 --cuda 12
+	cudnnvm -q install 9.20 --cuda 13
+	a13=$(ls "$T/cache/downloads/"*.archive | grep -F "$(big_sha)")
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 2 ]
+	# uninstall takes its own archive along, and no other
+	run --separate-stderr cudnnvm uninstall 9.13.0.50-cuda12
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"removed its archive from the cache"* ]]
+	[ ! -e "$a13" ]
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 1 ]
+	# keep_archives = always keeps it; prune removes it later
+	cudnnvm -q install 9.13 --cuda 12
+	sed -i 's/^\[install\]$/[install]\nkeep_archives = always/' \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run --separate-stderr cudnnvm uninstall 9.13.0.50-cuda12
+	[ "$status" -eq 0 ]
+	[[ $stderr != *"archive"* ]]
+	[ -f "$a13" ]
+	run cudnnvm cache
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$T/cache" ]
+	[[ $output == *"1 archive of versions no longer installed"* ]]
+	run cudnnvm cache prune
+	[ "$status" -eq 0 ]
+	[[ $output == "removed 1 file, "* ]]
+	[ ! -e "$a13" ]
+	# the installed version's archive stays
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 1 ]
+	run cudnnvm cache clean
+	[ "$status" -eq 0 ]
+	[ ! -e "$T/cache/downloads" ] && [ ! -e "$T/cache/manifests" ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
+	run cudnnvm cache frob
+	[ "$status" -eq 64 ]
+}
+
 @test "8.x manifests (platform -> file) install too" {
 	run cudnnvm install 8 --cuda 12
 	[ "$status" -eq 0 ]
@@ -178,6 +218,35 @@ setup() { remote_setup; }
 	cudnnvm install 9.20 --cuda 12 --refresh
 	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
 	[ "$(grep -c 'redistrib_9.13.0.json' "$MIRROR_DIR/root/requests.log")" -eq 1 ]
+}
+
+@test "install latest re-reads a fresh listing: a release published since is found" {
+	cudnnvm list-remote >/dev/null
+	# the cached listing is from before 9.20 was published
+	sed -i '/redistrib_9.20.0/d' "$T"/cache/manifests/*/listing
+	run cudnnvm install latest --cuda 12
+	[ "$status" -eq 0 ]
+	[[ $output == *"installed cuDNN 9.20.0.48-cuda12"* ]]
+	[ "$(grep -c '^GET / ' "$MIRROR_DIR/root/requests.log")" -eq 2 ]
+}
+
+@test "install --archive without --sha256 takes the checksum from a cached manifest" {
+	cp "$(big_archive)" "$T/"
+	file=$T/$(basename "$(big_archive)")
+	run --separate-stderr cudnnvm install --archive "$file"
+	[ "$status" -eq 64 ]
+	[[ $stderr == *"no cached manifest lists this file name"* ]]
+	cudnnvm list-remote 9.13 >/dev/null
+	run --separate-stderr cudnnvm install --archive "$file"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"sha256 $(big_sha), from the cached manifest "*"redistrib_9.13.0.json"* ]]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	# other bytes under that name are refused, as with --sha256
+	cudnnvm -q uninstall 9.13.0.50-cuda12
+	head -c 100000 "$(big_archive)" >"$file"
+	run cudnnvm install --archive "$file"
+	[ "$status" -eq 65 ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }
 
 @test "pins: a pinned manifest with other bytes is refused (65)" {

@@ -16,6 +16,17 @@ setup() { activation_setup; }
 	[[ $stderr == *"unset CUDNNVM_VERSION"* ]]
 }
 
+@test "without the integration, a tcsh user is told in tcsh's syntax" {
+	run --separate-stderr tcsh -fc 'cudnnvm shell 9.1'
+	[ "$status" -eq 1 ]
+	one_error_line
+	[ "$(hints)" = 'eval "`cudnnvm init tcsh`"
+setenv CUDNNVM_VERSION 9.1' ]
+	run --separate-stderr tcsh -fc 'cudnnvm shell --unset'
+	[ "$(hints)" = 'eval "`cudnnvm init tcsh`"
+unsetenv CUDNNVM_VERSION' ]
+}
+
 @test "through the integration it prints the override for each shell" {
 	run cudnnvm shell --eval bash 9.1
 	[ "$output" = "export CUDNNVM_VERSION='9.1'" ]

@@ -137,13 +137,18 @@ admin_install() { # admin_install v9|v8
 	[[ "$output" == *"LD_LIBRARY_PATH='$SYS/$V9/lib'"* ]]
 	run as_user cudnnvm exec -- sh -c 'echo "$CUDNN_HOME"'
 	[ "$output" = "$SYS/$V9" ]
+	# their own copy is listed, as hidden
 	run as_user cudnnvm list
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"system $SYS/$V9" ]]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == *"system $SYS/$V9" ]]
+	[[ "${lines[1]}" == *"user   $USR/$V9  (hidden: the system store's copy is used)" ]]
+	run as_user cudnnvm list --json
+	[[ "$output" == *"\"hidden_user_copy\": \"$USR/$V9\""* ]]
 	# their own hidden copy is theirs to remove; the system copy stays
 	before=$(tree_state "$SYS")
-	run as_user cudnnvm uninstall "$V9"
+	run --separate-stderr as_user cudnnvm uninstall "$V9"
 	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"that was your own copy, hidden by the system store's; $SYS/$V9 stays"* ]]
 	[ ! -e "$USR/$V9" ]
 	[ "$(tree_state "$SYS")" = "$before" ]
 	run as_user cudnnvm which root
@@ -180,6 +185,54 @@ admin_install() { # admin_install v9|v8
 	run as_user cudnnvm global --system 9.19
 	[ "$status" -eq 77 ]
 	[ "$(tree_state "$SYS")" = "$before" ]
+}
+
+@test "doctor: a user's global in the system store is normal; removed by the admin, said once per shell" {
+	admin_install v9
+	admin_install v8
+	cd "$NR/proj"
+	as_user cudnnvm global 9.19 --no-validate >/dev/null
+	run as_user cudnnvm doctor
+	[[ $output != *"foreign current link"* ]]
+	[[ $output != *"current"* ]]
+	as_admin cudnnvm uninstall --force "$V9" >/dev/null
+	run as_user cudnnvm doctor
+	[ "$status" -eq 1 ]
+	[[ $output != *"foreign"* ]]
+	[[ $output == *"warning: the global version $V9 is no longer in the system store"* ]]
+	[[ $output == *"administrator removed"* ]]
+	[[ $output == *"fix: cudnnvm global $V8"* ]]
+	run --separate-stderr as_user cudnnvm current
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"administrator removed it"* ]]
+	[[ $stderr == *"hint: cudnnvm global --unset"* ]]
+	# the prompt hook says it once, not at every cd
+	mkdir -p "$NR/proj/a" "$NR/proj/b"
+	chown 65534:65534 "$NR/proj/a" "$NR/proj/b"
+	bin=$(readlink -f "$CUDNNVM_BIN")
+	as_user bash --norc --noprofile -i >/dev/null 2>"$NR/err" <<SH
+eval "\$("$bin" init bash)"
+cd a
+cd ../b
+cd ..
+:
+SH
+	[ "$(grep -c 'no longer in the system store' "$NR/err")" -eq 1 ]
+}
+
+@test "a user's module tree holds only their own store; the admin's tree the system's" {
+	admin_install v9
+	as_admin cudnnvm modulefiles --format lua >/dev/null
+	[ -f "$SYS/modulefiles/cudnn/$V9.lua" ]
+	cd "$NR/proj"
+	as_user cudnnvm install --no-validate --archive "$v8_ARCH" --sha256 "$v8_SHA" >/dev/null
+	as_user cudnnvm global 9.19 --no-validate >/dev/null
+	run as_user cudnnvm modulefiles --format lua
+	[ "$status" -eq 0 ]
+	[ -f "$USR/modulefiles/cudnn/$V8.lua" ]
+	[ ! -e "$USR/modulefiles/cudnn/$V9.lua" ]
+	# the default it names is the admin's tree's to set
+	[ ! -e "$USR/modulefiles/cudnn/.version" ]
 }
 
 @test "per-user state never goes into the system store" {

@@ -38,9 +38,10 @@ teardown() {
 }
 
 @test "an ambiguous spec is refused (exit 64)" {
-	run cudnnvm uninstall 9
+	run --separate-stderr cudnnvm uninstall 9
 	[ "$status" -eq 64 ]
-	[[ "$output" == *"matches 2 installed versions"* ]]
+	[[ "$stderr" == *"matches 2 installed versions: 9.2.0.82-cuda12, 9.1.0.70-cuda12"* ]]
+	[[ "$stderr" == *"hint: cudnnvm uninstall 9.2.0.82-cuda12"*"hint: cudnnvm uninstall 9.1.0.70-cuda12"* ]]
 	[ -d "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
 	[ -d "$CUDNNVM_STORE/9.2.0.82-cuda12" ]
 }
@@ -56,6 +57,25 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
 	[ ! -L "$CUDNNVM_STORE/current" ]
+}
+
+@test "uninstall says it was the global default and names the pin and the environment that named it" {
+	mkdir -p proj/.venv/bin && cd proj
+	# a pin another build still matches: what it gives now
+	echo 9 >.cudnn-version
+	run --separate-stderr cudnnvm uninstall --force 9.2.0.82
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"$T/proj/.cudnn-version ('9') named it; it gives 9.1.0.70-cuda12 now"* ]]
+	[[ $stderr != *"global"* ]]
+	cudnnvm -q global --no-validate 9.1.0.70
+	echo 9.1 >.cudnn-version
+	printf '# >>> cudnnvm >>>\nCUDNNVM_VERSION=9.1.0.70-cuda12; export CUDNNVM_VERSION\n# <<< cudnnvm <<<\n' >.venv/bin/activate
+	run --separate-stderr cudnnvm uninstall --force 9.1.0.70
+	[ "$status" -eq 0 ]
+	[ "$output" = "uninstalled cuDNN 9.1.0.70-cuda12" ]
+	[[ $stderr == *"it was the global default; none is set now"* ]]
+	[[ $stderr == *"$T/proj/.cudnn-version ('9.1') named it, and no installed version matches it now; fix: cudnnvm install 9.1"* ]]
+	[[ $stderr == *"the environment $T/proj/.venv is pinned to it; fix: cudnnvm venv --remove --path '$T/proj/.venv'"* ]]
 }
 
 @test "the hint of a refused global default switches to another build, then removes it" {

@@ -162,11 +162,65 @@ bad_pin() {
 
 @test "use refuses options it does not take and writes nothing" {
 	mkdir proj && cd proj
-	for opt in --bogus --unset; do
-		run --separate-stderr cudnnvm use "$opt" 9
-		[ "$status" -eq 64 ]
-		one_error_line
-		[[ $stderr == *"use: unknown option '$opt'"* ]]
-	done
+	run --separate-stderr cudnnvm use --bogus 9
+	[ "$status" -eq 64 ]
+	one_error_line
+	[[ $stderr == *"use: unknown option '--bogus'"* ]]
+	# --unset takes no version
+	run --separate-stderr cudnnvm use --unset 9
+	[ "$status" -eq 64 ]
+	one_error_line
 	[ ! -e .cudnn-version ]
+}
+
+@test "use system pins no version over the global; use --unset removes the pin; global system" {
+	mkdir proj && cd proj
+	run cudnnvm use system
+	[ "$status" -eq 0 ]
+	[ "$(cat .cudnn-version)" = "system" ]
+	run --separate-stderr cudnnvm current
+	[ "$status" -eq 0 ]
+	[ "$output" = "system (set by $T/proj/.cudnn-version): no cudnnvm version here" ]
+	run cudnnvm current --json
+	[[ $output == *'"id": null'* ]]
+	[[ $output == *'"spec": "system"'* ]]
+	[[ $output == *'"origin": "file"'* ]]
+	# the hook leaves the version, silently
+	CUDNNVM_ACTIVE=$C run --separate-stderr cudnnvm hook-env --shell bash
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ $output == *"unset CUDNNVM_ACTIVE"* ]]
+	run --separate-stderr cudnnvm env
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"says 'system'"* ]]
+	run cudnnvm use --unset
+	[ "$status" -eq 0 ]
+	[ ! -e .cudnn-version ]
+	[ "$(cudnnvm current)" = "$C (global default)" ]
+	run cudnnvm use --unset
+	[ "$status" -eq 1 ]
+	[[ $output == *"no pin in this folder"* ]]
+	run cudnnvm use --unset 9.1
+	[ "$status" -eq 64 ]
+	# a .tool-versions loses its cudnn line only
+	printf 'python 3.12\ncudnn 9.1\nnodejs 20\n' >.tool-versions
+	cudnnvm -q use system
+	[ "$(cat .tool-versions)" = "python 3.12
+cudnn system
+nodejs 20" ]
+	cudnnvm -q use --unset
+	[ "$(cat .tool-versions)" = "python 3.12
+nodejs 20" ]
+	# global system: no version where no pin names one
+	cudnnvm -q global system
+	[ "$(readlink "$CUDNNVM_STORE/current")" = system ]
+	[ "$(cudnnvm current)" = "system (global default): no cudnnvm version" ]
+	run cudnnvm doctor
+	[[ $output != *"current link"* ]]
+	echo 9.1 >.cudnn-version
+	[ "$(cudnnvm current)" = "$A (set by $T/proj/.cudnn-version)" ]
+	rm .cudnn-version
+	cudnnvm -q global --unset
+	run cudnnvm current
+	[ "$status" -eq 1 ]
 }

@@ -254,3 +254,19 @@ $L/libcudnn_graph.so.9" ]
 	[ -z "$(ls -A "$T/system-site")" ]
 	diff "$T/orig" "$T/ve/bin/activate"
 }
+
+@test "use inside an activated venv says the venv's version wins over the pin" {
+	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
+	cudnnvm -q venv 9.1 --path "$T/ve"
+	mkdir -p "$T/proj"
+	out=$(cd "$T/proj" && bash -c '. "$T/ve/bin/activate"; cudnnvm use 9.13 2>&1; cudnnvm current')
+	[[ $out == *"pinned 9.13"* ]]
+	[[ $out == *"warning: the activated environment $T/ve sets CUDNNVM_VERSION=$A, which wins over the pin while it is active: $A stays active here (deactivate it, or 'cudnnvm venv $B' to change the environment's)"* ]]
+	[[ $out == *"$A (set by the environment $T/ve"* ]]
+	# set by hand in the shell
+	out=$(cd "$T/proj" && CUDNNVM_VERSION=8 cudnnvm use 9.13 2>&1)
+	[[ $out == *"CUDNNVM_VERSION=8 wins over the pin in this shell: $C stays active here"* ]]
+	# nothing said when the pin is what is active
+	out=$(cd "$T/proj" && cudnnvm use 9.13 2>&1)
+	[[ $out != *"wins"* ]]
+}

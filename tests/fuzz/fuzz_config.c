@@ -55,8 +55,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "cuda %d", cfg.cuda);
 		FUZZ_CHECK(cfg.threads <= CV_MAX_THREADS, "threads %u",
 			   cfg.threads);
-		FUZZ_CHECK((cfg.validate | cfg.keep_archives |
-			    cfg.verify_pins) <= 1,
+		FUZZ_CHECK((cfg.validate | cfg.verify_pins) <= 1 &&
+				   cfg.keep_archives >= CV_KEEP_NO &&
+				   cfg.keep_archives <= CV_KEEP_ALWAYS,
 			   "booleans %d %d %d", cfg.validate, cfg.keep_archives,
 			   cfg.verify_pins);
 		check_path(cfg.store_path);

@@ -7,7 +7,8 @@
  * each file the writer accepts in a sandbox: a Tcl interpreter with every
  * command deleted but if, set and info, and a bare Lua state whose globals
  * raise on any name it does not define; in both, module-whatis/whatis,
- * conflict, prepend-path/prepend_path, pushenv and setenv only record
+ * proc (Tcl's help) and help, family (Lua's), conflict,
+ * prepend-path/prepend_path, pushenv and setenv only record
  * their arguments. The records must be exactly the calls the file is meant
  * to make, with every value byte for byte what was passed in: no value
  * escapes its quoting and nothing else runs. A refusal must be CV_EDATA on
@@ -55,9 +56,10 @@ tcl_record(ClientData cd, Tcl_Interp *interp, int objc, Tcl_Obj *const objv[])
 	return TCL_OK;
 }
 
-static const char *const tcl_cmds[] = { "module-whatis", "conflict",
-					"prepend-path",  "pushenv",
-					"setenv",        NULL };
+static const char *const tcl_cmds[] = {
+	"module-whatis", "proc",   "conflict", "prepend-path",
+	"pushenv",       "setenv", NULL
+};
 
 /* How often the file ran `set` and `if`: once each (the choice of
  * setenv or pushenv), so a value that escaped into one shows. */
@@ -151,7 +153,8 @@ lua_no_global(lua_State *L)
 static void
 lua_load_text(const char *text, size_t len)
 {
-	static const char *const cmds[] = { "whatis",       "conflict",
+	static const char *const cmds[] = { "whatis",       "help",
+					    "family",       "conflict",
 					    "prepend_path", "pushenv",
 					    "setenv",       NULL };
 	lua_State *L = luaL_newstate();
@@ -197,8 +200,20 @@ expect(struct cv_buf *b, int lua, const char *id, int cuda,
 		xasprintf("cuDNN %s (CUDA %d, %s) from the cudnnvm store", id,
 			  cuda, platform);
 
+	char *help = xasprintf(CV_MODULE_HELP, id);
+
 	cv_buf_addf(b, "%s\037%s\036", lua ? "whatis" : "module-whatis",
 		    whatis);
+	/* Lua's long string drops its first newline; Tcl's proc is only
+	 * defined, its body never run */
+	if (lua)
+		cv_buf_addf(b, "help\037%s\036family\037cudnn\036", help);
+	else
+		cv_buf_addf(b,
+			    "proc\037ModulesHelp\037\037\n    puts stderr "
+			    "{%s}\n\036",
+			    help);
+	free(help);
 	cv_buf_addf(b, "conflict\037cudnn\036");
 	for (size_t i = 0; i < env->n; i++) {
 		const char *name = env->v[i].name, *value = env->v[i].value;
@@ -211,6 +226,7 @@ expect(struct cv_buf *b, int lua, const char *id, int cuda,
 			    name, value);
 	}
 	cv_buf_addf(b, "pushenv\037CUDNNVM_VERSION\037%s\036", id);
+	cv_buf_addf(b, "pushenv\037CUDNNVM_MODULE\037cudnn/%s\036", id);
 	free(whatis);
 }
 

@@ -68,6 +68,12 @@ main(void)
 	CHECK(c.timeout == 5 && c.retries == 0 && c.cuda == 12);
 	CHECK(strcmp(c.platform, "linux-sbsa") == 0);
 	CHECK(c.validate == 0 && c.keep_archives == 0 && c.verify_pins == 0);
+	/* keep_archives: yes (while installed), no, or always */
+	CHECK(parse(&c, "[install]\nkeep_archives = always\n") == 0);
+	CHECK(c.keep_archives == CV_KEEP_ALWAYS);
+	CHECK(parse(&c, "[install]\nkeep_archives = yes\n") == 0);
+	CHECK(c.keep_archives == CV_KEEP_YES);
+	CHECK(parse(&c, "[install]\nkeep_archives = sometimes\n") < 0);
 	CHECK(strcmp(c.ca_file, "/etc/ca.pem") == 0);
 	/* the same platform list install --platform takes */
 	CHECK(parse(&c, "[install]\nplatform = linux-ppc64le\n") == 0);
