@@ -99,7 +99,10 @@ def main():
     for binary in (a.front, a.helper):
         dynamic.update(ldd(binary))
     for soname, path in dynamic.items():
-        add(deb_package(path), "DYNAMIC_LINK", soname)
+        pkg = deb_package(path)
+        add(pkg, "DYNAMIC_LINK", soname)
+        # and the file it names (what the wheel's copy is called after)
+        add(pkg, "DYNAMIC_LINK", os.path.basename(os.path.realpath(path)))
     if a.wheel:
         by_file = {os.path.basename(os.path.realpath(p)): s for s, p in dynamic.items()}
         for name, member in bundled(a.wheel).items():
