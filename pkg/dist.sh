@@ -42,6 +42,8 @@ DISTDIR=$(cd "$DISTDIR" && pwd)
 pkg_build() {
 	local CFLAGS CPPFLAGS LDFLAGS
 	eval "$(DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)"
+	# its -Wformat would come after, and undo, the Makefile's -Wformat=2
+	CFLAGS=$(echo " $CFLAGS " | sed 's/ -Wformat / /')
 	$MAKE --no-print-directory -s BUILD="$B" PREFIX=/usr LIBEXECDIR=/usr/libexec \
 		CFLAGS="$CFLAGS $CPPFLAGS -Wno-error=unused-result -ffile-prefix-map=$PWD=." \
 		LDFLAGS="$LDFLAGS" all
@@ -60,10 +62,11 @@ stage() {
 	strip --remove-section=.comment "$root$p/bin/cudnnvm" "$root$p/libexec/cudnnvm/cudnnvm-helper"
 }
 
-# a tar of folder $2 (its last part the top entry) into $1, deterministic
+# a tar of folder $2 (its last part the top entry) into $1, deterministic:
+# each folder's entries sorted by name, every mtime SOURCE_DATE_EPOCH
 det_tar() {
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
-		--clamp-mtime --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
+		--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
 		-C "${2%/*}" -cf - "${2##*/}" | gzip -9n >"$1"
 }
 
@@ -140,8 +143,11 @@ bin_archive() {
 	det_tar "$DISTDIR/$top.tar.gz" "$root"
 }
 
+# the commit's files, through det_tar: entries in the binary archive's order
 src_archive() {
-	git archive --format=tar --prefix="cudnnvm-$VERSION/" HEAD | gzip -9n >"$DISTDIR/cudnnvm-$VERSION.tar.gz"
+	rm -rf "$S/src" && mkdir -p "$S/src"
+	git archive --format=tar --prefix="cudnnvm-$VERSION/" HEAD | tar -xf - -C "$S/src"
+	det_tar "$DISTDIR/cudnnvm-$VERSION.tar.gz" "$S/src/cudnnvm-$VERSION"
 }
 
 case $what in

@@ -86,7 +86,8 @@ end_to_end() {
 	epoch=$(git -C "$REPO_ROOT" log -1 --format=%ct)
 	for f in "$D/cudnnvm-$V.tar.gz" "$D/cudnnvm-$V-linux-x86_64.tar.gz"; do
 		tar -tzf "$f" >"$T/names"
-		sort -c "$T/names" 2>/dev/null || LC_ALL=C sort -c "$T/names"
+		# each folder's entries in name order: "/" sorts before any other byte
+		tr / '\001' <"$T/names" | LC_ALL=C sort -c
 		[ "$(cut -d/ -f1 "$T/names" | sort -u | wc -l)" -eq 1 ]
 		python3 - "$f" "$epoch" <<'EOF'
 import sys, tarfile
