@@ -8,8 +8,8 @@
 # Needs python3 with venv and pip, xz; prints a skip line and exits 0
 # without a GPU.
 set -u
-cd "$(dirname "$0")/../.."
-whl=$(realpath "${1:?usage: tests/gpu/wheel.sh cudnnvm-VERSION-py3-none-manylinux_*.whl}")
+whl=$(realpath "${1:?usage: tests/gpu/wheel.sh cudnnvm-VERSION-py3-none-manylinux_*.whl}") || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 . tests/gpu/common.sh
 run() { echo "\$ $*" >&2 && "$@"; }
 
@@ -77,7 +77,7 @@ fi
 mkdir -p "$W/project" && cd "$W/project" || exit 1
 # outside torch's environment (python3 on PATH may be torch's venv, whose
 # frameworks gate refuses a cuDNN it does not bundle: frameworks.sh checks that)
-PATH=/usr/bin:/bin:$PATH run "$BIN" use "$ver" && [ "$(cat .cudnn-version)" = "$id" ] &&
+PATH=/usr/bin:/bin:$PATH run "$BIN" use "$ver" && "$BIN" current | grep -q "$id" &&
 	ok "use pins $id" || bad "use $ver"
 out=$(run "$BIN" validate 2>&1)
 rc=$?
