@@ -233,6 +233,30 @@ EOF
 	[ ! -e "$T/venv/bin/cudnnvm-helper" ]
 }
 
+@test "wheel: uv tool install (offline) puts a working cudnnvm on the tool bin folder; uv tool uninstall removes it" {
+	local uv=${UV:-$(command -v uv || echo "${CUDNNVM_TOOLS:-/opt/cudnnvm-tools}/bin/uv")}
+	export UV_TOOL_DIR="$T/uv-tools" UV_TOOL_BIN_DIR="$T/uv-bin" UV_CACHE_DIR="$T/uv-cache"
+	run "$uv" tool install --offline "$WHL"
+	[ "$status" -eq 0 ]
+	# a link into the tool's venv: the front binary finds the helper
+	# beside the file it really is
+	[ -L "$T/uv-bin/cudnnvm" ]
+	end_to_end "$T/uv-bin/cudnnvm"
+	run "$uv" tool uninstall cudnnvm
+	[ "$status" -eq 0 ]
+	[ ! -e "$T/uv-bin/cudnnvm" ]
+}
+
+@test "wheel: pipx install (offline) gives a working cudnnvm; pipx uninstall removes it" {
+	export PIPX_HOME="$T/pipx" PIPX_BIN_DIR="$T/pipx-bin" PIPX_MAN_DIR="$T/pipx-man"
+	run pipx install --pip-args=--no-index "$WHL"
+	[ "$status" -eq 0 ]
+	end_to_end "$T/pipx-bin/cudnnvm"
+	run pipx uninstall cudnnvm
+	[ "$status" -eq 0 ]
+	[ ! -e "$T/pipx-bin/cudnnvm" ]
+}
+
 @test "binary archive: unpacked under a prefix, it installs, activates and validates with its own libraries" {
 	mkdir "$T/opt"
 	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
