@@ -239,6 +239,7 @@ sign:
 # release builds): CI runs it after make test.
 check-dist: deps
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-dist.XXXXXX") && \
+	export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} && \
 	for n in a b; do \
 	  $(MAKE) --no-print-directory $(SUB_J) DIST_BUILD="$$d/$$n" dist >"$$d/$$n.log" 2>&1 || \
 	    { cat "$$d/$$n.log"; rm -rf "$$d"; exit 1; }; \
