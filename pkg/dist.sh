@@ -108,6 +108,10 @@ deb() {
 
 wheel() {
 	local root=$S/wheel raw=$S/wheel-raw d
+	[ -x "$AUDITWHEEL" ] || {
+		echo "pkg/dist.sh: no auditwheel at $AUDITWHEEL; run tests/deps.sh as root, or set AUDITWHEEL" >&2
+		exit 69
+	}
 	stage "$S/wheel-prefix" /
 	rm -rf "$root" "$raw" && mkdir -p "$raw"
 	d=$root/cudnnvm-$VERSION.data
