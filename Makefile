@@ -71,7 +71,8 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 .PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
         install uninstall clean format format-check lint lint-cppcheck \
-        lint-tidy lint-layout fuzz fuzz-bins fuzz-build completions
+        lint-tidy lint-layout fuzz fuzz-bins fuzz-build completions \
+        dist deb wheel sign check-dist
 all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
@@ -184,7 +185,7 @@ check-install: deps
 	  install >"$$d/make.log" 2>&1 || { cat "$$d/make.log"; rm -rf "$$d"; exit 1; }; \
 	rm -rf "$$d/build"; \
 	CUDNNVM_PREFIX="$$d/prefix" CUDNNVM_BIN="$$d/prefix/bin/cudnnvm" \
-	  bats tests/install; rc=$$?; rm -rf "$$d"; exit $$rc
+	  bats --tap tests/install; rc=$$?; rm -rf "$$d"; exit $$rc
 
 unit: $(UNIT_BIN)
 	@tests/run.sh --unit-only $(BUILD)
@@ -237,8 +238,40 @@ uninstall:
 	    rmdir "$$d" 2>/dev/null; do d=$${d%/*}; done; \
 	done; true
 
+# Release files (pkg/dist.sh says how each is made), built apart from
+# build/ in $(DIST_BUILD), written to $(DISTDIR): `make dist` gives the
+# source and binary archives, the .deb, the wheel, the SPDX SBOM and
+# SHA256SUMS; `make deb` and `make wheel` one file each. Reproducible from
+# one commit (SOURCE_DATE_EPOCH: the commit's time unless set).
+DIST_BUILD ?= build-dist
+DISTDIR    ?= $(DIST_BUILD)/out
+dist deb wheel: deps
+	@DIST_BUILD=$(DIST_BUILD) DISTDIR=$(DISTDIR) MAKE="$(MAKE)" CC=$(CC) pkg/dist.sh $@
+
+# SHA256SUMS.minisig, with the secret key in MINISIGN_KEY (minisign asks
+# for its password); users check it against pkg/minisign.pub.
+MINISIGN_KEY ?= $(HOME)/.minisign/cudnnvm.key
+sign:
+	minisign -S -s $(MINISIGN_KEY) -m $(DISTDIR)/SHA256SUMS \
+	  -t "cudnnvm $$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$$/\1/p' lib/cudnnvm.h)"
+
+# The release files built twice from this commit, compared byte for byte,
+# then tests/dist/ against them: the .deb unpacked, the wheel in a fresh
+# venv, the binary archive unpacked, each installing from the test mirror;
+# the SBOM, the glibc tag, minisign with a throwaway key. Slow (two
+# release builds): CI runs it after make test.
+check-dist: deps
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-dist.XXXXXX") && \
+	export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} && \
+	for n in a b; do \
+	  $(MAKE) --no-print-directory $(SUB_J) DIST_BUILD="$$d/$$n" dist >"$$d/$$n.log" 2>&1 || \
+	    { cat "$$d/$$n.log"; rm -rf "$$d"; exit 1; }; \
+	done; \
+	CUDNNVM_DIST="$$d/a/out" CUDNNVM_DIST2="$$d/b/out" CUDNNVM_DIST_BUILD="$$d/a" \
+	  bats --tap tests/dist; rc=$$?; rm -rf "$$d"; exit $$rc
+
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-dist
 
 STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
 TEST_CSRC  = $(wildcard tests/unit/*.c tests/fuzz/*.c tests/fixtures/*.c tests/gpu/*.c)
