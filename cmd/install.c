@@ -199,6 +199,7 @@ dep_fetching(void *payload, const struct cv_dep *dep,
 static int
 ensure_deps(const struct install_args *a, const struct cv_version *v,
 	    const char *platform, const char *pypi_index,
+	    const struct cv_dep_file *locked, int nlocked,
 	    struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
 	    struct cv_deps_held *held, struct cv_err *err)
 {
@@ -213,6 +214,8 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.cudnn_mirror = a->mirror;
 	req.version = v;
 	req.pypi_index = pypi_index;
+	req.locked = locked;
+	req.nlocked = nlocked;
 	req.platform = platform;
 	req.mode = a->deps >= 0 ? a->deps : cfg->deps;
 	req.refresh = a->refresh;
@@ -223,9 +226,11 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.opts.threads = a->jobs ? a->jobs : cfg->threads;
 	req.fetching = dep_fetching;
 	r = cv_deps_ensure(&req, deps, ndeps, held, err);
-	if (r < 0 && r != CV_EINTR && req.mode == CV_DEPS_AUTO) {
-		/* the cuDNN is still worth having (a toolkit may come later);
-		 * validation names what it lacks */
+	if ((r == CV_ECONFIG || r == CV_ENOTFOUND || r == CV_ENETWORK) &&
+	    req.mode == CV_DEPS_AUTO) {
+		/* not to be had here (no CUDA tree, offline): the cuDNN is
+		 * still worth having (a toolkit may come later), and
+		 * validation names what it lacks; bad bytes are an error */
 		char id[64];
 		cv_version_format_id(v, id, sizeof id);
 		ui_warn("%s; cuDNN %s will not run until it is found", err->msg,
@@ -260,8 +265,8 @@ deps_for_installed(const struct install_args *a, const char *id)
 	if (strcmp(inst.origin, "pypi") != 0 ||
 	    cv_pypi_index(&a->ctx->cfg, a->index, &index, NULL) < 0)
 		index = NULL;
-	if ((r = ensure_deps(a, &inst.version, inst.platform, index, deps, &n,
-			     &held, &err)) == 0)
+	if ((r = ensure_deps(a, &inst.version, inst.platform, index, NULL, 0,
+			     deps, &n, &held, &err)) == 0)
 		r = cv_store_set_deps(a->ctx->st, id, deps, n, &err);
 	cv_deps_release(&held);
 	if (r < 0)
@@ -449,7 +454,8 @@ install_remote(const struct install_args *a)
 					  source == CV_SOURCE_PYPI
 						  ? cv_remote_mirror(rem)
 						  : NULL,
-					  deps, &ndeps, &held, &err)) == 0)
+					  NULL, 0, deps, &ndeps, &held,
+					  &err)) == 0)
 			r = fetch_install(a, rem, &res, id, deps, ndeps,
 					  &already, &err);
 		cv_deps_release(&held);
@@ -585,8 +591,8 @@ install_archive(const struct install_args *a)
 		note_already(st, id);
 		return deps_for_installed(a, id);
 	}
-	if ((r = ensure_deps(a, &art.version, art.platform, NULL, deps, &ndeps,
-			     &held, &err)) < 0) {
+	if ((r = ensure_deps(a, &art.version, art.platform, NULL, NULL, 0, deps,
+			     &ndeps, &held, &err)) < 0) {
 		cv_store_deps_collect(st);
 		return cmd_fail(&err);
 	}
@@ -622,9 +628,10 @@ install_lock_build(struct install_args *a, const struct cv_lock *lk,
 	struct cv_resolved res;
 	struct sigaction sa, old;
 	struct cv_dep deps[CV_MAX_DEPS];
+	struct cv_dep_file locked[CV_MAX_DEPS];
 	struct cv_deps_held held = { { 0 }, 0 };
 	char platform[32];
-	int r, already = 0, ndeps = 0;
+	int r, already = 0, ndeps = 0, nlocked = 0;
 
 	memset(&res, 0, sizeof res);
 	if (!a->force && cv_store_has(a->ctx->st, lk->id)) {
@@ -648,8 +655,11 @@ install_lock_build(struct install_args *a, const struct cv_lock *lk,
 				  &err)) == 0) {
 		if (!cmd_g.quiet)
 			ui_note("installing %s, which %s locks", lk->id, path);
+		cv_lock_deps_files(cv_lock_entry(lk, platform), locked,
+				   &nlocked);
 		if ((r = ensure_deps(a, &res.art.version, res.art.platform,
-				     NULL, deps, &ndeps, &held, &err)) == 0)
+				     NULL, locked, nlocked, deps, &ndeps, &held,
+				     &err)) == 0)
 			r = fetch_install(a, rem, &res, lk->id, deps, ndeps,
 					  &already, &err);
 		cv_deps_release(&held);

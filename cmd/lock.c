@@ -147,6 +147,23 @@ resolve(struct cmd_ctx *ctx, const struct project *p, const struct lock_args *a,
 				    platforms(a, old, plats), lk, err);
 	cv_index_free(ix);
 	cv_remote_free(rem);
+	if (r == 0) {
+		/* what the build loads beside it, from the CUDA tree */
+		struct cv_deps_req dr;
+		struct cv_err skipped = CV_ERR_INIT;
+		memset(&dr, 0, sizeof dr);
+		dr.st = ctx->st;
+		dr.cfg = &ctx->cfg;
+		dr.cudnn_mirror = a->mirror;
+		dr.mode = ctx->cfg.deps;
+		dr.refresh = a->upgrade;
+		r = cv_lock_resolve_deps(lk, old, &dr, &skipped, err);
+		if (r == 0 && skipped.code != 0) {
+			ui_warn("%s; the lock names no dependencies for it",
+				skipped.msg);
+			ui_hints(&skipped);
+		}
+	}
 	if (r == 0 && keep && !cv_lock_same_build(old, lk, why, sizeof why)) {
 		cv_err_set(err, CV_EDATA,
 			   "the mirror no longer serves what %s locks: %s",

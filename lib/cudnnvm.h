@@ -842,6 +842,17 @@ void cv_resolved_release(struct cv_resolved *res);
 
 /* ---- deps_install.c: cuDNN's own dependencies into the store ----------- */
 
+/* One dependency archive chosen on the CUDA redist tree: component,
+ * version, path relative to that tree, sha256 and size (what a lock
+ * records). */
+struct cv_dep_file {
+	char name[32];
+	char version[32];
+	char url[512];
+	char sha256[65];
+	uint64_t size;
+};
+
 struct cv_deps_req {
 	struct cv_store *st; /* writable */
 	const struct cv_config *cfg;
@@ -858,6 +869,10 @@ struct cv_deps_req {
 	int offline;
 	int keep_archives;
 	struct cv_install_opts opts; /* threads, locks */
+	/* the lock's choice for this platform: a component listed here is
+	 * that release (the store's copy only when it is the same one) */
+	const struct cv_dep_file *locked;
+	int nlocked;
 	/* called before a dependency is downloaded */
 	void (*fetching)(void *payload, const struct cv_dep *dep,
 			 const struct cv_artifact *art);
@@ -876,6 +891,12 @@ int cv_deps_ensure(const struct cv_deps_req *req,
 		   struct cv_dep out[CV_MAX_DEPS], int *n,
 		   struct cv_deps_held *held, struct cv_err *err);
 void cv_deps_release(struct cv_deps_held *held);
+/* What req->version needs for req->platform on the CUDA redist tree, as
+ * cv_deps_ensure would download it there (nothing found on this machine
+ * or in the store counts, nothing is downloaded): for a lock. */
+int cv_deps_resolve(const struct cv_deps_req *req,
+		    struct cv_dep_file out[CV_MAX_DEPS], int *n,
+		    struct cv_err *err);
 
 /* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
 

@@ -72,52 +72,46 @@ pick_release(struct cv_index *ix, struct component_pick *p, char **url,
 	return r;
 }
 
+/* Download, verify and publish one chosen dependency archive `f` (its
+ * url relative to the CUDA mirror of rem) as dep. */
 static int
-fetch_one(const struct cv_deps_req *req, struct cv_index *ix,
-	  const struct cv_dep_need *need, struct cv_dep *dep,
-	  struct cv_err *err)
+install_file(const struct cv_deps_req *req, struct cv_remote *rem,
+	     const struct cv_dep_need *need, const struct cv_dep_file *f,
+	     struct cv_dep *dep, struct cv_err *err)
 {
-	struct component_pick p;
 	struct cv_artifact art;
 	struct cv_download *dl = NULL;
 	struct cv_fetcher fetch;
 	struct cv_version v;
-	char *url = NULL, *base;
+	char *url = cv_manifest_url(cv_remote_mirror(rem), f->url), *base;
 	int r;
 
-	memset(&p, 0, sizeof p);
-	p.component = need->component;
-	p.platform = req->platform;
-	p.cuda = req->version->cuda;
-	if ((r = pick_release(ix, &p, &url, err)) < 0)
-		return r;
 	memset(&art, 0, sizeof art);
-	base = strrchr(p.file.relative_path, '/');
-	base = base ? base + 1 : p.file.relative_path;
-	if (cv_version_parse(&v, p.version, NULL) < 0 ||
+	base = strrchr(f->url, '/');
+	base = base ? base + 1 : (char *)f->url;
+	if (cv_version_parse(&v, f->version, NULL) < 0 ||
 	    strlen(base) >= sizeof art.filename || strlen(url) >= 1024) {
-		r = cv_err_set(err, CV_EDATA, "bad %s entry in %s",
+		r = cv_err_set(err, CV_EDATA, "bad %s entry for %s",
 			       need->component, url);
 		free(url);
 		return r;
 	}
 	art.version = v;
-	art.size = p.file.size;
+	art.size = f->size;
 	snprintf(art.platform, sizeof art.platform, "%s", req->platform);
-	memcpy(art.sha256, p.file.sha256, sizeof art.sha256);
+	memcpy(art.sha256, f->sha256, sizeof art.sha256);
 	snprintf(art.filename, sizeof art.filename, "%s", base);
 	snprintf(art.source, sizeof art.source, "%s", url);
 	memset(dep, 0, sizeof *dep);
 	snprintf(dep->name, sizeof dep->name, "%s", need->component);
-	snprintf(dep->version, sizeof dep->version, "%s", p.version);
+	snprintf(dep->version, sizeof dep->version, "%s", f->version);
 	dep->cuda = req->version->cuda;
 	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", need->component,
-		 p.version);
+		 f->version);
 	if (req->fetching != NULL)
 		req->fetching(req->payload, dep, &art);
-	r = cv_download_new(&dl, cv_index_remote(ix), &art, url,
-			    cv_store_cache_dir(req->st), req->keep_archives,
-			    err);
+	r = cv_download_new(&dl, rem, &art, url, cv_store_cache_dir(req->st),
+			    req->keep_archives, err);
 	if (r == 0) {
 		cv_download_fetcher(dl, &fetch);
 		r = cv_store_install_dep(req->st, &art, dep, need->lib_prefix,
@@ -131,6 +125,101 @@ fetch_one(const struct cv_deps_req *req, struct cv_index *ix,
 	}
 	cv_download_free(dl);
 	free(url);
+	return r;
+}
+
+/* The newest release of need's component for the build's CUDA major on
+ * the mirror that the driver runs, for req->platform. */
+static int
+pick_file(const struct cv_deps_req *req, struct cv_index *ix,
+	  const struct cv_dep_need *need, struct cv_dep_file *f,
+	  struct cv_err *err)
+{
+	struct component_pick p;
+	char *url = NULL;
+	int r;
+
+	memset(&p, 0, sizeof p);
+	p.component = need->component;
+	p.platform = req->platform;
+	p.cuda = req->version->cuda;
+	if ((r = pick_release(ix, &p, &url, err)) < 0)
+		return r;
+	free(url);
+	memset(f, 0, sizeof *f);
+	snprintf(f->name, sizeof f->name, "%s", need->component);
+	snprintf(f->version, sizeof f->version, "%s", p.version);
+	snprintf(f->url, sizeof f->url, "%s", p.file.relative_path);
+	memcpy(f->sha256, p.file.sha256, sizeof f->sha256);
+	f->size = p.file.size;
+	return 0;
+}
+
+static int
+fetch_one(const struct cv_deps_req *req, struct cv_index *ix,
+	  const struct cv_dep_need *need, struct cv_dep *dep,
+	  struct cv_err *err)
+{
+	struct cv_dep_file f;
+	int r;
+
+	if ((r = pick_file(req, ix, need, &f, err)) < 0)
+		return r;
+	return install_file(req, cv_index_remote(ix), need, &f, dep, err);
+}
+
+/* The entry of `component` in the lock's dependencies, or NULL. */
+static const struct cv_dep_file *
+locked_file(const struct cv_deps_req *req, const char *component)
+{
+	for (int i = 0; i < req->nlocked; i++)
+		if (strcmp(req->locked[i].name, component) == 0)
+			return &req->locked[i];
+	return NULL;
+}
+
+/* The CUDA mirror's client and listing, made on first use. */
+static int
+cuda_index(const struct cv_deps_req *req, struct cv_remote **rem,
+	   struct cv_index **ix, int listing, struct cv_err *err)
+{
+	char *mirror;
+	int r;
+
+	if (*rem == NULL) {
+		if ((mirror = cv_deps_cuda_mirror(req->cfg, req->cudnn_mirror,
+						  err)) == NULL)
+			return CV_ECONFIG;
+		r = cv_remote_new(rem, req->cfg, mirror, err);
+		free(mirror);
+		if (r < 0)
+			return r;
+	}
+	if (listing && *ix == NULL)
+		return cv_index_open(ix, *rem, cv_store_cache_dir(req->st),
+				     req->refresh, err);
+	return 0;
+}
+
+int
+cv_deps_resolve(const struct cv_deps_req *req,
+		struct cv_dep_file out[CV_MAX_DEPS], int *nout,
+		struct cv_err *err)
+{
+	struct cv_dep_need need[CV_MAX_DEPS];
+	struct cv_remote *rem = NULL;
+	struct cv_index *ix = NULL;
+	int n = cv_deps_needed(req->version, need), r = 0;
+
+	*nout = 0;
+	if (req->mode == CV_DEPS_NEVER)
+		return 0;
+	for (int i = 0; i < n && r == 0; i++)
+		if ((r = cuda_index(req, &rem, &ix, 1, err)) == 0 &&
+		    (r = pick_file(req, ix, &need[i], &out[*nout], err)) == 0)
+			(*nout)++;
+	cv_index_free(ix);
+	cv_remote_free(rem);
 	return r;
 }
 
@@ -233,6 +322,7 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 		return 0;
 	for (int i = 0; i < n && r == 0; i++) {
 		struct cv_dep *dep = &out[*nout];
+		const struct cv_dep_file *locked;
 		char *found;
 		int fd;
 
@@ -245,8 +335,11 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 		held->fds[held->n++] = fd;
 		/* a copy in the store is this store's answer, whatever the
 		 * machine has: every version of that major shares it */
+		locked = locked_file(req, need[i].component);
 		if (cv_store_dep_find(req->st, need[i].component,
-				      req->version->cuda, dep)) {
+				      req->version->cuda, dep) &&
+		    (locked == NULL ||
+		     strcmp(dep->version, locked->version) == 0)) {
 			(*nout)++;
 			continue;
 		}
@@ -273,22 +366,16 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 				(*nout)++;
 			continue;
 		}
-		if (ix == NULL) {
-			char *mirror = cv_deps_cuda_mirror(
-				req->cfg, req->cudnn_mirror, err);
-			if (mirror == NULL) {
-				r = CV_ECONFIG;
-				break;
-			}
-			r = cv_remote_new(&rem, req->cfg, mirror, err);
-			free(mirror);
-			if (r == 0)
-				r = cv_index_open(&ix, rem,
-						  cv_store_cache_dir(req->st),
-						  req->refresh, err);
-			if (r < 0)
-				break;
+		if (locked != NULL) {
+			/* the lock's release, byte for byte */
+			if ((r = cuda_index(req, &rem, &ix, 0, err)) == 0 &&
+			    (r = install_file(req, rem, &need[i], locked, dep,
+					      err)) == 0)
+				(*nout)++;
+			continue;
 		}
+		if ((r = cuda_index(req, &rem, &ix, 1, err)) < 0)
+			break;
 		if ((r = fetch_one(req, ix, &need[i], dep, err)) == 0)
 			(*nout)++;
 	}

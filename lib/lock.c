@@ -91,6 +91,71 @@ path_ok(const char *s, const char *name, const char *field, struct cv_err *err)
 	return 0;
 }
 
+/* A platform's "deps": [{name, version, url, sha256, size}], each a
+ * component cuDNN loads (libcublas, cuda_nvrtc), its url relative to the
+ * CUDA redist tree. */
+static int
+parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
+	   const char *where, struct cv_err *err)
+{
+	static const char *const keys[] = { "name", "sha256",  "size",
+					    "url",  "version", NULL };
+	size_t i;
+	json_t *v;
+	int r;
+
+	if (!json_is_array(a))
+		return bad(err, name, where, "expected an array");
+	if (json_array_size(a) > CV_LOCK_MAX_DEPS)
+		return bad(err, name, where, "more entries than cuDNN needs");
+	json_array_foreach(a, i, v)
+	{
+		struct cv_lock_dep *d = &e->deps[i];
+		char at[128], field[160];
+		json_t *size;
+
+		snprintf(at, sizeof at, "%s[%zu]", where, i);
+		if (!json_is_object(v))
+			return bad(err, name, at, "expected an object");
+		if ((r = keys_exactly(v, keys, name, at, err)) < 0 ||
+		    (r = get_string(v, "name", d->name, sizeof d->name, name,
+				    at, err)) < 0 ||
+		    (r = get_string(v, "version", d->version, sizeof d->version,
+				    name, at, err)) < 0 ||
+		    (r = get_string(v, "url", d->url, sizeof d->url, name, at,
+				    err)) < 0 ||
+		    (r = get_string(v, "sha256", d->sha256, sizeof d->sha256,
+				    name, at, err)) < 0)
+			return r;
+		snprintf(field, sizeof field, "%s.name", at);
+		if (strcmp(d->name, "libcublas") != 0 &&
+		    strcmp(d->name, "cuda_nvrtc") != 0)
+			return bad(err, name, field,
+				   "expected libcublas or cuda_nvrtc");
+		snprintf(field, sizeof field, "%s.version", at);
+		if (d->version[0] == '\0' ||
+		    strspn(d->version, "0123456789.") != strlen(d->version))
+			return bad(err, name, field,
+				   "expected a version like 13.0.2.14");
+		snprintf(field, sizeof field, "%s.url", at);
+		if ((r = path_ok(d->url, name, field, err)) < 0)
+			return r;
+		snprintf(field, sizeof field, "%s.sha256", at);
+		if (!sha256_ok(d->sha256))
+			return bad(err, name, field,
+				   "expected 64 lower-case hex digits");
+		size = json_object_get(v, "size");
+		snprintf(field, sizeof field, "%s.size", at);
+		if (!json_is_integer(size) || json_integer_value(size) <= 0 ||
+		    (unsigned long long)json_integer_value(size) >
+			    CV_ARCHIVE_MAX_BYTES)
+			return bad(err, name, field, "expected a byte count");
+		d->size = (uint64_t)json_integer_value(size);
+		e->ndeps++;
+	}
+	return 0;
+}
+
 static int
 parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v,
 	    const char *name, struct cv_err *err)
@@ -127,15 +192,7 @@ parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v,
 		return bad(err, name, field, "expected a byte count");
 	e->size = (uint64_t)json_integer_value(size);
 	snprintf(field, sizeof field, "%s.deps", where);
-	if (!json_is_array(json_object_get(v, "deps")))
-		return bad(err, name, field, "expected an array");
-	/* the dependencies are not locked by this format version yet: a
-	 * lock that names some was written by a newer cudnnvm */
-	if (json_array_size(json_object_get(v, "deps")) != 0)
-		return bad(err, name, field,
-			   "this cudnnvm locks no dependencies; upgrade "
-			   "cudnnvm");
-	return 0;
+	return parse_deps(e, json_object_get(v, "deps"), name, field, err);
 }
 
 static int
@@ -311,8 +368,18 @@ cv_lock_read(const char *path, struct cv_lock *lk, struct cv_err *err)
 static json_t *
 entry_json(const struct cv_lock_entry *e)
 {
-	return json_pack("{s:[], s:s, s:I, s:s}", "deps", "sha256", e->sha256,
-			 "size", (json_int_t)e->size, "url", e->url);
+	json_t *deps = json_array();
+
+	for (size_t i = 0; i < e->ndeps; i++) {
+		const struct cv_lock_dep *d = &e->deps[i];
+		json_array_append_new(
+			deps, json_pack("{s:s, s:s, s:I, s:s, s:s}", "name",
+					d->name, "sha256", d->sha256, "size",
+					(json_int_t)d->size, "url", d->url,
+					"version", d->version));
+	}
+	return json_pack("{s:o, s:s, s:I, s:s}", "deps", deps, "sha256",
+			 e->sha256, "size", (json_int_t)e->size, "url", e->url);
 }
 
 char *

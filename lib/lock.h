@@ -11,13 +11,28 @@
 #define CV_LOCK_FORMAT        1 /* the "format" this cudnnvm writes */
 #define CV_LOCK_MAX_PLATFORMS 8
 
+/* One dependency archive of a platform (cuBLAS, nvrtc): NVIDIA's
+ * component, its version, its path relative to the CUDA redist tree
+ * ([remote] cuda_mirror), sha256 and size, from that tree's manifest. */
+struct cv_lock_dep {
+	char name[32];
+	char version[32];
+	char url[512];
+	char sha256[65];
+	uint64_t size;
+};
+#define CV_LOCK_MAX_DEPS 2
+
 /* One platform's archive: its path relative to the mirror (so any copy of
- * the redist tree serves it), sha256 and size, from the manifest. */
+ * the redist tree serves it), sha256 and size, from the manifest; and the
+ * dependencies installed beside it. */
 struct cv_lock_entry {
 	char platform[32];
 	char url[512];
 	char sha256[65]; /* lower-case hex */
 	uint64_t size;
+	struct cv_lock_dep deps[CV_LOCK_MAX_DEPS];
+	size_t ndeps;
 };
 
 struct cv_lock {
@@ -77,6 +92,19 @@ int cv_lock_resolve(struct cv_index **ix, const struct cv_resolve_req *req,
 int cv_lock_artifact(const struct cv_lock *lk, const char *platform,
 		     const char *mirror, struct cv_resolved *out,
 		     struct cv_err *err);
+struct cv_deps_req;
+struct cv_dep_file;
+/* Fill each platform's deps: the old lock's when it locked the same
+ * build there, else what cv_deps_resolve chooses from the CUDA redist tree
+ * with `tmpl` (st, cfg, mirror, mode; version and platform are set here).
+ * Under deps = auto a platform it cannot resolve keeps none, and the
+ * first such error goes to *skipped; under always it fails. */
+int cv_lock_resolve_deps(struct cv_lock *lk, const struct cv_lock *old,
+			 const struct cv_deps_req *tmpl, struct cv_err *skipped,
+			 struct cv_err *err);
+/* An entry's dependencies as install takes them (cv_deps_req.locked). */
+void cv_lock_deps_files(const struct cv_lock_entry *e, struct cv_dep_file *out,
+			int *n);
 /* 1 when both locks name the same build with the same bytes on every
  * platform they share (and the same manifest); else 0, with the first
  * difference in why. */

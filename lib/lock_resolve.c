@@ -153,3 +153,68 @@ cv_lock_same_build(const struct cv_lock *a, const struct cv_lock *b, char *why,
 	}
 	return 1;
 }
+
+int
+cv_lock_resolve_deps(struct cv_lock *lk, const struct cv_lock *old,
+		     const struct cv_deps_req *tmpl, struct cv_err *skipped,
+		     struct cv_err *err)
+{
+	for (size_t i = 0; i < lk->n; i++) {
+		struct cv_lock_entry *e = &lk->entries[i];
+		const struct cv_lock_entry *was =
+			old != NULL && strcmp(old->id, lk->id) == 0
+				? cv_lock_entry(old, e->platform)
+				: NULL;
+		struct cv_dep_file f[CV_MAX_DEPS];
+		struct cv_deps_req req = *tmpl;
+		struct cv_err why = CV_ERR_INIT;
+		int n = 0, r;
+
+		e->ndeps = 0;
+		/* a build kept keeps its dependencies' releases too */
+		if (was != NULL && was->ndeps > 0) {
+			memcpy(e->deps, was->deps, sizeof e->deps);
+			e->ndeps = was->ndeps;
+			continue;
+		}
+		req.version = &lk->id_v;
+		req.platform = e->platform;
+		if ((r = cv_deps_resolve(&req, f, &n, &why)) < 0) {
+			if (r == CV_EINTR || tmpl->mode == CV_DEPS_ALWAYS) {
+				*err = why;
+				return r;
+			}
+			/* auto: the lock holds the build; a machine without
+			 * the dependency gets it as install would */
+			if (skipped != NULL && skipped->code == 0)
+				*skipped = why;
+			continue;
+		}
+		for (int k = 0; k < n && k < CV_LOCK_MAX_DEPS; k++) {
+			struct cv_lock_dep *d = &e->deps[e->ndeps++];
+			snprintf(d->name, sizeof d->name, "%s", f[k].name);
+			snprintf(d->version, sizeof d->version, "%s",
+				 f[k].version);
+			snprintf(d->url, sizeof d->url, "%s", f[k].url);
+			memcpy(d->sha256, f[k].sha256, sizeof d->sha256);
+			d->size = f[k].size;
+		}
+	}
+	return 0;
+}
+
+void
+cv_lock_deps_files(const struct cv_lock_entry *e, struct cv_dep_file *out,
+		   int *n)
+{
+	*n = 0;
+	for (size_t i = 0; i < e->ndeps && i < CV_MAX_DEPS; i++) {
+		struct cv_dep_file *f = &out[(*n)++];
+		snprintf(f->name, sizeof f->name, "%s", e->deps[i].name);
+		snprintf(f->version, sizeof f->version, "%s",
+			 e->deps[i].version);
+		snprintf(f->url, sizeof f->url, "%s", e->deps[i].url);
+		memcpy(f->sha256, e->deps[i].sha256, sizeof f->sha256);
+		f->size = e->deps[i].size;
+	}
+}

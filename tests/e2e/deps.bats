@@ -129,7 +129,8 @@ print(os.environ["LD_LIBRARY_PATH"])'
 	cp "$a" "$T/good"
 	printf 'x' | dd of="$a" bs=1 seek=5000 conv=notrunc 2>/dev/null
 	before=$(store_snapshot)
-	run --separate-stderr cudnnvm install 9.13 --cuda 12 --deps always
+	# auto (the default) too: bad bytes are no dependency it may skip
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
 	cp "$T/good" "$a"
 	[ "$status" -eq 65 ]
 	[[ "$stderr" == *"sha256 mismatch"* ]]
@@ -238,4 +239,46 @@ $CUDNNVM_STORE/deps/libcublas-13.0.4.1/lib/libcublasLt.so.13.0.4.1" ]
 	# nothing at a start that imports none
 	run env PYTHONPATH="$T/site" "$T/ve/bin/python" -c 'print(sum("libcublasLt" in l for l in open("/proc/self/maps")))'
 	[ "$output" = "0" ]
+}
+
+@test "lock records the dependencies' releases from the CUDA tree, and a fresh store installs exactly those" {
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.4
+	mkdir -p "$T/proj" && cd "$T/proj"
+	echo 9.13-cuda12 >.cudnn-version
+	run cudnnvm lock
+	[ "$status" -eq 0 ]
+	python3 - "$T/proj/cudnnvm.lock" "$(field 12.4.1 libcublas sha256)" \
+		"$(field 12.4.1 libcublas relative_path)" <<'PY'
+import json, sys
+d = {x["name"]: x for x in json.load(open(sys.argv[1]))["platforms"]["linux-x86_64"]["deps"]}
+assert d["libcublas"]["version"] == "12.4.4.1", d
+assert d["libcublas"]["sha256"] == sys.argv[2], d
+assert d["libcublas"]["url"] == sys.argv[3], d
+assert d["cuda_nvrtc"]["version"] == "12.4.61", d
+PY
+	# no archive was downloaded to lock
+	[ "$(dep_gets)" -eq 0 ]
+	# on a machine whose driver runs 12.8 the lock's 12.4 release comes
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8
+	run cudnnvm install --frozen
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.4.4.1/lib" ]
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+	# a second fresh store from the same lock holds the same bytes
+	a=$(cd "$CUDNNVM_STORE/deps" && find . -type f ! -name cudnnvm-dep.json | sort | xargs sha256sum)
+	CUDNNVM_STORE="$T/store2" run cudnnvm install --frozen
+	[ "$status" -eq 0 ]
+	b=$(cd "$T/store2/deps" && find . -type f ! -name cudnnvm-dep.json | sort | xargs sha256sum)
+	[ "$a" = "$b" ]
+	# a dependency archive that differs from the lock is exit 65 (the
+	# verified copies in the download cache would answer first)
+	rm -rf "$T/cache/downloads"
+	local f="$CUDA_TREE/$(field 12.4.1 libcublas relative_path)"
+	cp "$f" "$T/good"
+	printf 'x' | dd of="$f" bs=1 seek=4000 conv=notrunc 2>/dev/null
+	CUDNNVM_STORE="$T/store3" run cudnnvm install --frozen
+	cp "$T/good" "$f"
+	[ "$status" -eq 65 ]
+	[ ! -e "$T/store3/9.13.0.50-cuda12" ]
+	[ -z "$(ls -A "$T/store3/deps" 2>/dev/null)" ]
 }

@@ -63,6 +63,44 @@ rel_path(const char *s)
 	return 1;
 }
 
+static const char *const dep_keys[] = { "name", "sha256", "size", "url",
+					"version" };
+
+/* A dependency's version: digits and dots, not empty. */
+static int
+dep_version(const char *v)
+{
+	return v != NULL && *v != '\0' && strspn(v, "0123456789.") == strlen(v);
+}
+
+/* At most two {name, version, url, sha256, size}, name libcublas or
+ * cuda_nvrtc. */
+static int
+deps_ok(json_t *deps)
+{
+	size_t i;
+	json_t *d;
+
+	if (!json_is_array(deps) || json_array_size(deps) > 2)
+		return 0;
+	json_array_foreach(deps, i, d)
+	{
+		const char *name = str(d, "name", 32),
+			   *url = str(d, "url", 512),
+			   *sha = str(d, "sha256", 65);
+		json_t *size = json_object_get(d, "size");
+		if (!has_keys(d, dep_keys, 5) || name == NULL ||
+		    (strcmp(name, "libcublas") != 0 &&
+		     strcmp(name, "cuda_nvrtc") != 0) ||
+		    !dep_version(str(d, "version", 32)) || url == NULL ||
+		    !rel_path(url) || sha == NULL || !fuzz_lower_hex64(sha) ||
+		    !json_is_integer(size) || json_integer_value(size) < 1 ||
+		    json_integer_value(size) > (json_int_t)(64LL << 30))
+			return 0;
+	}
+	return 1;
+}
+
 static int
 entry_ok(json_t *e)
 {
@@ -74,7 +112,7 @@ entry_ok(json_t *e)
 	       sha != NULL && fuzz_lower_hex64(sha) && json_is_integer(size) &&
 	       json_integer_value(size) >= 1 &&
 	       json_integer_value(size) <= (json_int_t)(64LL << 30) &&
-	       json_is_array(deps) && json_array_size(deps) == 0;
+	       deps_ok(deps);
 }
 
 static int
