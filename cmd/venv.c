@@ -39,23 +39,30 @@ choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
 			"%s and %s are both cuDNN %ld; pin one version per major",
 			ids[0], ids[1], strtol(ids[0], NULL, 10));
 	quoted = cv_hint_quote(dir);
-	if (asprintf(&tail, " --path %s", quoted) < 0)
-		tail = NULL;
 	for (int i = 0; r == 0 && i < (n ? n : 1); i++) {
+		char head[96];
+		/* a fix keeps the other pin of a two-major venv in place */
+		snprintf(head, sizeof head, "cudnnvm venv%s%s",
+			 n == 2 && i == 1 ? " " : "",
+			 n == 2 && i == 1 ? ids[0] : "");
+		if (asprintf(&tail, "%s%s --path %s",
+			     n == 2 && i == 0 ? " " : "",
+			     n == 2 && i == 0 ? ids[1] : "", quoted) < 0)
+			tail = NULL;
 		g.force = force;
 		g.frameworks = 1;
 		g.prefix = dir;
 		g.probe_exe = cmd_g.probe_exe;
-		g.fix.head = "cudnnvm venv";
+		g.fix.head = head;
 		g.fix.tail = tail ? tail : "";
 		/* the pins written now replace the hook's: never its old ones
 		 */
 		g.beside = n == 2 ? ids[1 - i] : "";
 		r = cv_gate_check(&ctx->cfg, ctx->st, ids[i], &g, &v, &err);
 		r = ui_verdict(r, &err, &v);
+		free(tail);
 	}
 	free(quoted);
-	free(tail);
 	return r;
 }
 

@@ -111,7 +111,9 @@ print(len(torch.MAPPED), len(tensorflow.MAPPED), sum("_cudnnvm_preload" in m for
 	mkver 8.5.0.96-cuda11
 	run --separate-stderr cudnnvm venv 9.19 8.5 --path "$T/ve"
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"not activating 8.5.0.96-cuda11: tensorflow 2.15.0 ($T/ve) needs cuDNN 8.x ≥ 8.9 built for CUDA 12; installed versions that fit: $C "* ]]
+	[[ $stderr == *"not activating 8.5.0.96-cuda11: tensorflow 2.15.0 ($T/ve) needs cuDNN 8.x ≥ 8.9 built for CUDA 12"* ]]
+	# the fix keeps the other pin
+	[[ $stderr == *"hint: cudnnvm venv 9.19.0.56-cuda13 8.9 --path "*"$T/ve"* ]]
 	[ ! -e "$(echo "$T"/ve/lib/python3*/site-packages)/cudnnvm.pth" ]
 	run --separate-stderr cudnnvm venv 9.19 8.9 --path "$T/ve"
 	[ "$status" -eq 0 ]
@@ -138,7 +140,8 @@ assert got == {"torch": ("9.19.0.56-cuda13", True), "tensorflow": (sys.argv[2], 
 	VIRTUAL_ENV="$T/ve" CUDNNVM_VERSION=9.19 run cudnnvm doctor
 	[[ $output != *"cannot load"* ]]
 	[[ $output == *"active: 9.19.0.56-cuda13"* ]]
-	VIRTUAL_ENV="$T/ve" run --separate-stderr cudnnvm exec 9.1 -- true
+	# (exec gates the environment's interpreter; `true` would only warn)
+	VIRTUAL_ENV="$T/ve" run --separate-stderr cudnnvm exec 9.1 -- "$T/ve/bin/python" -c pass
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"not activating 9.1.0.70-cuda12: torch 2.11.0"* ]]
 	# venv itself replaces the pins: one version is checked alone
@@ -184,7 +187,7 @@ $L9/libcudnn_cnn.so.9
 $L9/libcudnn_graph.so.9
 $L9/libcudnn_ops.so.9" ]
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN not preloaded ("*"$L8"*"); frameworks load their own copy; run 'cudnnvm venv' to pin an installed version" ]]
+	[[ ${stderr_lines[0]} == "cudnnvm: warning: cuDNN not preloaded ("*"$L8"*"); frameworks load their own copy; pin an installed version: cudnnvm venv <version> --path $T/ve" ]]
 }
 
 # NVIDIA's real 8.9.2.26 front library (from the cached wheel the suite
