@@ -110,7 +110,7 @@ echo "== (a) the older build is refused before torch runs"
 mkdir -p "$W/proj" && cd "$W/proj"
 show "$BIN" exec "$sys_id" -- python3 -c 'print("torch started")'
 [ $rc -eq 1 ] && [[ $out == "cudnnvm: not activating $sys_id: torch "*" needs cuDNN 9.x ≥ $(echo "$pip_v" | cut -d. -f1-2) built for CUDA $pip_cuda"$'\n'"hint: cudnnvm exec "* ]] &&
-	[[ $out != *"torch started"* ]] && ok "(a) exec $sys_id refused with the gate's message" || bad "(a) exec $sys_id"
+	! grep -qx "torch started" <<<"$out" && ok "(a) exec $sys_id refused with the gate's message" || bad "(a) exec $sys_id"
 show "$BIN" use "$sys_id"
 [ $rc -eq 1 ] && [ ! -e .cudnn-version ] && ok "(a) use $sys_id refused, nothing written" || bad "(a) use $sys_id"
 cd - >/dev/null
