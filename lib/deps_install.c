@@ -72,6 +72,48 @@ pick_release(struct cv_index *ix, struct component_pick *p, char **url,
 	return r;
 }
 
+/* dep's record: component, version, CUDA major, its folder's name. */
+static void
+dep_named(struct cv_dep *dep, const char *component, const char *version,
+	  int cuda)
+{
+	memset(dep, 0, sizeof *dep);
+	snprintf(dep->name, sizeof dep->name, "%s", component);
+	snprintf(dep->version, sizeof dep->version, "%s", version);
+	dep->cuda = cuda;
+	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", component, version);
+}
+
+/* art from url, announced, downloaded (cached by sha256), verified and
+ * published as dep: an archive or a wheel alike. */
+static int
+download_dep(const struct cv_deps_req *req, struct cv_remote *rem,
+	     const struct cv_dep_need *need, const struct cv_artifact *art,
+	     const char *url, struct cv_dep *dep, struct cv_err *err)
+{
+	struct cv_download *dl = NULL;
+	struct cv_fetcher fetch;
+	int r;
+
+	if (req->fetching != NULL)
+		req->fetching(req->payload, dep, art);
+	r = cv_download_new(&dl, rem, art, url, cv_store_cache_dir(req->st),
+			    req->keep_archives, err);
+	if (r == 0) {
+		cv_download_fetcher(dl, &fetch);
+		r = cv_store_install_dep(req->st, art, dep, need->lib_prefix,
+					 &fetch, &req->opts, err);
+		if (r == CV_EDATA && cv_download_used_cache(dl))
+			cv_download_discard(dl);
+	}
+	if (r == CV_EDATA && strstr(err->msg, url) == NULL) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, " (from %s)", url);
+	}
+	cv_download_free(dl);
+	return r;
+}
+
 /* Download, verify and publish one chosen dependency archive `f` (its
  * url relative to the CUDA mirror of rem) as dep. */
 static int
@@ -80,8 +122,6 @@ install_file(const struct cv_deps_req *req, struct cv_remote *rem,
 	     struct cv_dep *dep, struct cv_err *err)
 {
 	struct cv_artifact art;
-	struct cv_download *dl = NULL;
-	struct cv_fetcher fetch;
 	struct cv_version v;
 	char *url = cv_manifest_url(cv_remote_mirror(rem), f->url), *base;
 	int r;
@@ -102,28 +142,8 @@ install_file(const struct cv_deps_req *req, struct cv_remote *rem,
 	memcpy(art.sha256, f->sha256, sizeof art.sha256);
 	snprintf(art.filename, sizeof art.filename, "%s", base);
 	snprintf(art.source, sizeof art.source, "%s", url);
-	memset(dep, 0, sizeof *dep);
-	snprintf(dep->name, sizeof dep->name, "%s", need->component);
-	snprintf(dep->version, sizeof dep->version, "%s", f->version);
-	dep->cuda = req->version->cuda;
-	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", need->component,
-		 f->version);
-	if (req->fetching != NULL)
-		req->fetching(req->payload, dep, &art);
-	r = cv_download_new(&dl, rem, &art, url, cv_store_cache_dir(req->st),
-			    req->keep_archives, err);
-	if (r == 0) {
-		cv_download_fetcher(dl, &fetch);
-		r = cv_store_install_dep(req->st, &art, dep, need->lib_prefix,
-					 &fetch, &req->opts, err);
-		if (r == CV_EDATA && cv_download_used_cache(dl))
-			cv_download_discard(dl);
-	}
-	if (r == CV_EDATA && strstr(err->msg, url) == NULL) {
-		size_t n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof err->msg - n, " (from %s)", url);
-	}
-	cv_download_free(dl);
+	dep_named(dep, need->component, f->version, req->version->cuda);
+	r = download_dep(req, rem, need, &art, url, dep, err);
 	free(url);
 	return r;
 }
@@ -247,9 +267,7 @@ fetch_one_pypi(const struct cv_deps_req *req, struct cv_remote *rem,
 {
 	struct cv_wheel *w = NULL, *pick = NULL;
 	struct cv_artifact art;
-	struct cv_download *dl = NULL;
-	struct cv_fetcher fetch;
-	char project[64];
+	char project[64], version[32];
 	size_t n = 0;
 	int r, cuda = req->version->cuda;
 
@@ -276,25 +294,9 @@ fetch_one_pypi(const struct cv_deps_req *req, struct cv_remote *rem,
 	memcpy(art.sha256, pick->sha256, sizeof art.sha256);
 	snprintf(art.filename, sizeof art.filename, "%s", pick->filename);
 	snprintf(art.source, sizeof art.source, "%s", pick->url);
-	memset(dep, 0, sizeof *dep);
-	snprintf(dep->name, sizeof dep->name, "%s", need->component);
-	cv_version_format(&pick->version, dep->version, sizeof dep->version);
-	dep->cuda = cuda;
-	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", need->component,
-		 dep->version);
-	if (req->fetching != NULL)
-		req->fetching(req->payload, dep, &art);
-	r = cv_download_new(&dl, rem, &art, pick->url,
-			    cv_store_cache_dir(req->st), req->keep_archives,
-			    err);
-	if (r == 0) {
-		cv_download_fetcher(dl, &fetch);
-		r = cv_store_install_dep(req->st, &art, dep, need->lib_prefix,
-					 &fetch, &req->opts, err);
-		if (r == CV_EDATA && cv_download_used_cache(dl))
-			cv_download_discard(dl);
-	}
-	cv_download_free(dl);
+	cv_version_format(&pick->version, version, sizeof version);
+	dep_named(dep, need->component, version, cuda);
+	r = download_dep(req, rem, need, &art, pick->url, dep, err);
 	cv_wheels_free(w, n);
 	return r;
 }

@@ -560,22 +560,29 @@ parse_html(struct list *l, const char *page_url, const char *data, size_t len,
 	return rc;
 }
 
+/* A project page as the index sent it: PEP 691 JSON, else PEP 503 HTML. */
+static int
+parse_page(struct list *l, const char *page_url, const char *data, size_t len,
+	   int cuda, const char *platform, struct cv_err *err)
+{
+	size_t i = 0;
+
+	while (i < len && (data[i] == ' ' || data[i] == '\n' ||
+			   data[i] == '\r' || data[i] == '\t'))
+		i++;
+	if (i < len && data[i] == '{')
+		return parse_json(l, page_url, data, len, cuda, platform, err);
+	return parse_html(l, page_url, data, len, cuda, platform, err);
+}
+
 int
 cv_pypi_parse(const char *page_url, const char *data, size_t len, int cuda,
 	      const char *platform, struct cv_wheel **out, size_t *n,
 	      struct cv_err *err)
 {
 	struct list l = { NULL, 0, 0, NULL, 0 };
-	size_t i = 0;
-	int rc;
+	int rc = parse_page(&l, page_url, data, len, cuda, platform, err);
 
-	while (i < len && (data[i] == ' ' || data[i] == '\n' ||
-			   data[i] == '\r' || data[i] == '\t'))
-		i++;
-	if (i < len && data[i] == '{')
-		rc = parse_json(&l, page_url, data, len, cuda, platform, err);
-	else
-		rc = parse_html(&l, page_url, data, len, cuda, platform, err);
 	if (rc < 0) {
 		cv_wheels_free(l.v, l.n);
 		return rc;
@@ -942,18 +949,10 @@ cv_pypi_list_project(struct cv_remote *r, const char *index,
 	char *url =
 		xasprintf("%s%s%s/", index,
 			  index[strlen(index) - 1] == '/' ? "" : "/", project);
-	size_t i = 0;
 	int rc = cv_remote_get_accept(r, url, ACCEPT, PAGE_MAX, &page, err);
 
-	while (rc == 0 && i < page.len &&
-	       (page.buf[i] == ' ' || page.buf[i] == '\n' ||
-		page.buf[i] == '\r' || page.buf[i] == '\t'))
-		i++;
-	if (rc == 0 && i < page.len && page.buf[i] == '{')
-		rc = parse_json(&l, url, page.buf, page.len, cuda, platform,
-				err);
-	else if (rc == 0)
-		rc = parse_html(&l, url, page.buf, page.len, cuda, platform,
+	if (rc == 0)
+		rc = parse_page(&l, url, page.buf, page.len, cuda, platform,
 				err);
 	cv_buf_release(&page);
 	free(url);

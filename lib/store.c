@@ -1605,24 +1605,35 @@ dep_read_meta(const struct cv_store *st, const char *name, struct cv_dep *dep)
 	return r;
 }
 
+/* The store's deps/ folder to read, when it is one nobody else controls;
+ * NULL when there is none. */
+static DIR *
+open_deps(const struct cv_store *st)
+{
+	DIR *d;
+	int fd;
+
+	if (st->dirfd < 0 || check_folder_at(st, "deps", "", NULL) < 0 ||
+	    (fd = openat(st->dirfd, "deps",
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
+		close(fd);
+	return d;
+}
+
 int
 cv_store_dep_find(const struct cv_store *st, const char *component, int cuda,
 		  struct cv_dep *dep)
 {
 	char prefix[64];
 	struct cv_version best, v;
-	int fd, found = 0;
+	int found = 0;
 	DIR *d;
 	struct dirent *de;
 
-	if (st->dirfd < 0 || check_folder_at(st, "deps", "", NULL) < 0 ||
-	    (fd = openat(st->dirfd, "deps",
-			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((d = open_deps(st)) == NULL)
 		return 0;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return 0;
-	}
 	snprintf(prefix, sizeof prefix, "%s-%d.", component, cuda);
 	while ((de = readdir(d)) != NULL) {
 		struct cv_dep one;
@@ -1727,19 +1738,12 @@ cv_store_deps_collect(struct cv_store *st)
 {
 	struct cv_installed *all = NULL;
 	size_t n = 0;
-	int fd, removed = 0;
+	int removed = 0;
 	DIR *d;
 	struct dirent *de;
 
-	if (!st->writable || st->dirfd < 0 ||
-	    check_folder_at(st, "deps", "", NULL) < 0 ||
-	    (fd = openat(st->dirfd, "deps",
-			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if (!st->writable || (d = open_deps(st)) == NULL)
 		return 0;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return 0;
-	}
 	/* only this store's versions: the system store keeps its own */
 	{
 		struct cv_store *sys = st->system;
