@@ -213,9 +213,13 @@ cmd_validate(int argc, char **argv, struct cmd_ctx *ctx)
 	r = report(st, &v, json, frameworks && failed < 0);
 	if (failed >= 0) {
 		fflush(stdout);
+		char *fix = cv_hint_validation(st, id, &v, failed);
 		ui_error("%s failed validation (step %d, %s): %s", id,
 			 failed + 1, cv_step_name(failed),
 			 v.step[failed].reason);
+		if (fix != NULL)
+			ui_hint_line(fix);
+		free(fix);
 		r = 1;
 	}
 out:

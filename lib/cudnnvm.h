@@ -1063,6 +1063,13 @@ char *cv_hint_activate(const struct cv_store *st,
 char *cv_hint_install_then_switch(const char *spec, int cuda);
 /* The same for "cuDNN major.minor or a newer major.x". */
 char *cv_hint_at_least(const struct cv_store *st, int major, int minor);
+struct cv_validation;
+/* The command that fixes validation step `failed` of install `id` when the
+ * store can: a library cuDNN loads beside itself (cuBLASLt, cuBLAS,
+ * nvrtc) not found -> `cudnnvm install <id> --deps always`; else NULL
+ * (xmalloc'd). */
+char *cv_hint_validation(const struct cv_store *st, const char *id,
+			 const struct cv_validation *v, int failed);
 /* What makes version `id` trusted again after cv_store_trust found `t`:
  * `chmod go-w PATH` for a mode, else a reinstall (`install --force`, or
  * `uninstall --force` and `import` again for an imported one). */

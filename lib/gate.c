@@ -212,11 +212,13 @@ say_passed(struct cv_verdict *v, const char *id,
 }
 
 static void
-say_failed(struct cv_verdict *v, const char *id, const struct cv_gate_opts *o,
-	   const struct cv_validation *val, int failed)
+say_failed(const struct cv_store *st, struct cv_verdict *v, const char *id,
+	   const struct cv_gate_opts *o, const struct cv_validation *val,
+	   int failed)
 {
 	const char *step = cv_step_name(failed),
 		   *why = val->step[failed].reason;
+	char *fix = cv_hint_validation(st, id, val, failed);
 
 	if (o->force)
 		say(v, CV_SAY_WARN,
@@ -235,6 +237,9 @@ say_failed(struct cv_verdict *v, const char *id, const struct cv_gate_opts *o,
 		    "fix that and retry, or pass --force (run 'cudnnvm "
 		    "validate %s' for every step)",
 		    id, failed + 1, step, why, id);
+	if (fix != NULL && !o->force)
+		say(v, CV_SAY_HINT, "%s", fix);
+	free(fix);
 }
 
 static int
@@ -267,7 +272,7 @@ gate_validation(const struct cv_config *cfg, struct cv_store *st,
 	if (failed < 0)
 		say_passed(v, id, &val);
 	else
-		say_failed(v, id, o, &val, failed);
+		say_failed(st, v, id, o, &val, failed);
 	return 0;
 }
 

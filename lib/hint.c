@@ -271,3 +271,20 @@ cv_hint_trust_fix(const struct cv_store *st, const char *id,
 	free(dir);
 	return cv_buf_detach(&b);
 }
+
+char *
+cv_hint_validation(const struct cv_store *st, const char *id,
+		   const struct cv_validation *v, int failed)
+{
+	const char *why;
+
+	if (failed != CV_STEP_DRIVER && failed != CV_STEP_PROVENANCE)
+		return NULL;
+	why = v->step[failed].reason;
+	/* only a version this user's store holds can be given them */
+	if ((strstr(why, "libcublas") == NULL &&
+	     strstr(why, "libnvrtc") == NULL) ||
+	    strstr(why, "not found") == NULL || !cv_store_has_own(st, id))
+		return NULL;
+	return xasprintf("cudnnvm install %s --deps always", id);
+}

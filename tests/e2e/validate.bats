@@ -154,6 +154,8 @@ assert j["cudnn_version"] == 91900 and j["cudart_version"] == 13010'
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm validate "$ID"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"4 driver      fail: libcublasLt.so.13 is not found (cuDNN 9 loads it for its kernels); install the CUDA 13 libraries (cuBLAS)"* ]]
+	# the fix cudnnvm can make: the dependency beside the version
+	[[ "$output" == *"hint: cudnnvm install $ID --deps always"* ]]
 	inst badconv --no-validate
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda" run cudnnvm validate "$ID"
 	[ "$status" -eq 1 ]
