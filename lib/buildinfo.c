@@ -21,7 +21,7 @@
 #define CV_INIH_VERSION ""
 #endif
 #ifdef OPENSSL_VERSION_STR
-#define OPENSSL_SAYS "OpenSSL " OPENSSL_VERSION_STR
+#define OPENSSL_SAYS "OpenSSL/" OPENSSL_VERSION_STR
 #else
 #define OPENSSL_SAYS OPENSSL_VERSION_TEXT
 #endif
@@ -35,9 +35,12 @@ cv_build_commit(void)
 const char *
 cv_build_libraries(void)
 {
-	return "inih " CV_INIH_VERSION ", jansson " JANSSON_VERSION
-	       ", libcurl " LIBCURL_VERSION
-	       ", libarchive " ARCHIVE_VERSION_ONLY_STRING ", " OPENSSL_SAYS
-	       ", liblzma " LZMA_VERSION_STRING
-	       ", libdeflate " LIBDEFLATE_VERSION_STRING;
+	/* name/version, as curl -V writes them: "libdeflate 1.14" would read
+	 * to a scanner (lintian's embedded-library check) as zlib's own
+	 * "deflate 1.x" banner */
+	return "inih/" CV_INIH_VERSION ", jansson/" JANSSON_VERSION
+	       ", libcurl/" LIBCURL_VERSION
+	       ", libarchive/" ARCHIVE_VERSION_ONLY_STRING ", " OPENSSL_SAYS
+	       ", liblzma/" LZMA_VERSION_STRING
+	       ", libdeflate/" LIBDEFLATE_VERSION_STRING;
 }

@@ -16,14 +16,14 @@ setup() { common_setup; }
 		[[ ${lines[1]} == "commit: $head"* ]]
 	fi
 	for lib in inih jansson libcurl libarchive OpenSSL liblzma libdeflate; do
-		[[ ${lines[2]} =~ (^libraries: |, )$lib\ [0-9][0-9.]*(,|$) ]] || {
+		[[ ${lines[2]} =~ (^libraries: |, )$lib/[0-9][0-9.]*(,|$) ]] || {
 			echo "no $lib version: ${lines[2]}"
 			false
 		}
 	done
 	# the versions are the headers' (what pkg-config reports for them)
-	[[ ${lines[2]} == *"jansson $(pkg-config --modversion jansson)"* ]]
-	[[ ${lines[2]} == *"libcurl $(pkg-config --modversion libcurl)"* ]]
+	[[ ${lines[2]} == *"jansson/$(pkg-config --modversion jansson)"* ]]
+	[[ ${lines[2]} == *"libcurl/$(pkg-config --modversion libcurl)"* ]]
 	[ "$(cudnnvm -V)" = "$output" ]
 	[ "$(cudnnvm --version)" = "$output" ]
 	# the helper answers the same
