@@ -35,11 +35,100 @@ say_system(const struct cv_active *a, int json)
 	return 0;
 }
 
+/* current --json: the resolution and the machine facts behind it. */
+static int
+print_json(const struct cv_active *a, int venv, const char *venv_dir,
+	   const char *module)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s}", "id", a->id, "spec", a->spec,
+			      "origin", origin_names[a->origin]);
+	char *s;
+
+	if (a->origin == CV_ORIGIN_FILE || a->origin == CV_ORIGIN_LOCK)
+		json_object_set_new(o, "file", json_string(a->file));
+	if (a->origin == CV_ORIGIN_LOCK)
+		json_object_set_new(o, "lock", json_string(a->lock));
+	if (venv)
+		json_object_set_new(o, "venv", json_string(venv_dir));
+	if (a->venv[0]) {
+		json_object_set_new(o, "venv", json_string(a->venv));
+		json_object_set_new(o, "passed_over",
+				    json_string(a->passed_over));
+		json_object_set_new(o, "why", json_string(a->why));
+	}
+	if (a->origin == CV_ORIGIN_ENV && module != NULL)
+		json_object_set_new(o, "module", json_string(module));
+	json_object_set_new(o, "machine", cv_machine_json());
+	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	printf("%s\n", s);
+	free(s);
+	json_decref(o);
+	return 0;
+}
+
+/* The id and what set it, in words; folder names can hold terminal
+ * escapes and are printed escaped. */
+static int
+print_text(const struct cv_active *a, int venv, const char *venv_dir,
+	   const char *module)
+{
+	if (a->venv[0]) {
+		/* what the environment's interpreter loads: its pin */
+		if (a->origin == CV_ORIGIN_FILE)
+			ui_print(stdout,
+				 "%s (pinned to %s with 'cudnnvm venv'; %s of "
+				 "%s is passed over: %s)",
+				 a->id, a->venv, a->passed_over, a->file,
+				 a->why);
+		else
+			ui_print(stdout,
+				 "%s (pinned to %s with 'cudnnvm venv'; the "
+				 "global default %s is passed over: %s)",
+				 a->id, a->venv, a->passed_over, a->why);
+		return 0;
+	}
+	switch (a->origin) {
+	case CV_ORIGIN_ENV:
+		if (module != NULL && strncmp(module, "cudnn/", 6) == 0 &&
+		    strcmp(module + 6, a->spec) == 0) {
+			printf("%s (set by the module ", a->id);
+			ui_put_escaped(stdout, module);
+			puts(")");
+		} else if (venv) {
+			printf("%s (set by the environment ", a->id);
+			ui_put_escaped(stdout, venv_dir);
+			puts(", pinned with 'cudnnvm venv')");
+		} else
+			printf("%s (set by CUDNNVM_VERSION=%s)\n", a->id,
+			       a->spec);
+		break;
+	case CV_ORIGIN_FILE:
+		printf("%s (set by ", a->id);
+		ui_put_escaped(stdout, a->file);
+		puts(")");
+		break;
+	case CV_ORIGIN_LOCK:
+		/* the lock, then the pin it locks */
+		printf("%s (set by ", a->id);
+		ui_put_escaped(stdout, a->lock);
+		fputs(", which locks ", stdout);
+		ui_put_escaped(stdout, a->file);
+		printf(" = %s)\n", a->spec);
+		break;
+	case CV_ORIGIN_SYSTEM:
+		printf("%s (the system store's default)\n", a->id);
+		break;
+	default:
+		printf("%s (global default)\n", a->id);
+		break;
+	}
+	return 0;
+}
+
 int
 cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct cv_store *st = ctx->st;
 	struct cv_active a;
 	struct cmd_opts opts;
 	int c, json = 0, r, venv;
@@ -54,89 +143,15 @@ cmd_current(int argc, char **argv, struct cmd_ctx *ctx)
 		return opts.status;
 	if (argc != opts.ind)
 		return cmd_usage_error("current", "too many arguments");
-	r = cv_active_resolve(st, NULL, &a, NULL, NULL, &err);
+	r = cv_active_resolve(ctx->st, NULL, &a, NULL, NULL, &err);
 	if (r < 0 && a.system)
 		return say_system(&a, json);
 	if (r < 0)
 		return cmd_fail(&err);
 	venv = a.origin == CV_ORIGIN_ENV &&
 	       cv_venv_pinned_by(a.spec, venv_dir, sizeof venv_dir);
-	if (json) {
-		json_t *o = json_pack("{s:s, s:s, s:s}", "id", a.id, "spec",
-				      a.spec, "origin", origin_names[a.origin]);
-		char *s;
-		if (a.origin == CV_ORIGIN_FILE || a.origin == CV_ORIGIN_LOCK)
-			json_object_set_new(o, "file", json_string(a.file));
-		if (a.origin == CV_ORIGIN_LOCK)
-			json_object_set_new(o, "lock", json_string(a.lock));
-		if (venv)
-			json_object_set_new(o, "venv", json_string(venv_dir));
-		if (a.venv[0]) {
-			json_object_set_new(o, "venv", json_string(a.venv));
-			json_object_set_new(o, "passed_over",
-					    json_string(a.passed_over));
-			json_object_set_new(o, "why", json_string(a.why));
-		}
-		if (a.origin == CV_ORIGIN_ENV && module != NULL)
-			json_object_set_new(o, "module", json_string(module));
-		json_object_set_new(o, "machine", cv_machine_json());
-		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		printf("%s\n", s);
-		free(s);
-		json_decref(o);
-		return 0;
-	}
+	if (json)
+		return print_json(&a, venv, venv_dir, module);
 	cmd_hook_note(a.id);
-	if (a.venv[0]) {
-		/* what the environment's interpreter loads: its pin */
-		if (a.origin == CV_ORIGIN_FILE)
-			ui_print(stdout,
-				 "%s (pinned to %s with 'cudnnvm venv'; %s of "
-				 "%s is passed over: %s)",
-				 a.id, a.venv, a.passed_over, a.file, a.why);
-		else
-			ui_print(stdout,
-				 "%s (pinned to %s with 'cudnnvm venv'; the "
-				 "global default %s is passed over: %s)",
-				 a.id, a.venv, a.passed_over, a.why);
-		return 0;
-	}
-	switch (a.origin) {
-	case CV_ORIGIN_ENV:
-		if (module != NULL && strncmp(module, "cudnn/", 6) == 0 &&
-		    strcmp(module + 6, a.spec) == 0) {
-			printf("%s (set by the module ", a.id);
-			ui_put_escaped(stdout, module);
-			puts(")");
-		} else if (venv) {
-			/* a folder name can hold terminal escapes */
-			printf("%s (set by the environment ", a.id);
-			ui_put_escaped(stdout, venv_dir);
-			puts(", pinned with 'cudnnvm venv')");
-		} else
-			printf("%s (set by CUDNNVM_VERSION=%s)\n", a.id,
-			       a.spec);
-		break;
-	case CV_ORIGIN_FILE:
-		/* a folder name can hold terminal escapes */
-		printf("%s (set by ", a.id);
-		ui_put_escaped(stdout, a.file);
-		puts(")");
-		break;
-	case CV_ORIGIN_LOCK:
-		/* the lock, then the pin it locks */
-		printf("%s (set by ", a.id);
-		ui_put_escaped(stdout, a.lock);
-		fputs(", which locks ", stdout);
-		ui_put_escaped(stdout, a.file);
-		printf(" = %s)\n", a.spec);
-		break;
-	case CV_ORIGIN_SYSTEM:
-		printf("%s (the system store's default)\n", a.id);
-		break;
-	default:
-		printf("%s (global default)\n", a.id);
-		break;
-	}
-	return 0;
+	return print_text(&a, venv, venv_dir, module);
 }

@@ -387,6 +387,41 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 	return r;
 }
 
+/* Ctrl-C aborts the transfers in flight (and the install with them). */
+static void
+catch_sigint(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+/* What res loads beside it (locked[0..nlocked) from a lock), then res
+ * itself; a failure leaves no dependency that nothing needs. */
+static int
+deps_then_fetch(const struct install_args *a, struct cv_remote *rem,
+		const struct cv_resolved *res, const char *id,
+		const char *pypi_index, const struct cv_dep_file *locked,
+		int nlocked, int *already, struct cv_err *err)
+{
+	struct cv_dep deps[CV_MAX_DEPS];
+	struct cv_deps_held held = { { 0 }, 0 };
+	int r, ndeps = 0;
+
+	if ((r = ensure_deps(a, &res->art.version, res->art.platform,
+			     pypi_index, locked, nlocked, deps, &ndeps, &held,
+			     err)) == 0)
+		r = fetch_install(a, rem, res, id, deps, ndeps, already, err);
+	cv_deps_release(&held);
+	if (r < 0)
+		cv_store_deps_collect(a->ctx->st);
+	return r;
+}
+
 /* Resolve the spec on the mirror, then download, verify and install. */
 static int
 install_remote(const struct install_args *a)
@@ -398,12 +433,9 @@ install_remote(const struct install_args *a)
 	struct cv_resolved res;
 	struct cv_resolve_req req;
 	struct cv_version spec;
-	struct sigaction sa, old;
-	struct cv_dep deps[CV_MAX_DEPS];
-	struct cv_deps_held held = { { 0 }, 0 };
 	const char *from;
 	char id[64], *host;
-	int r, already = 0, cuda = 0, source = -1, ndeps = 0;
+	int r, already = 0, cuda = 0, source = -1;
 
 	memset(&res, 0, sizeof res);
 	if ((r = remote_args(a, &spec, &cuda)) != 0 ||
@@ -422,11 +454,7 @@ install_remote(const struct install_args *a)
 			return deps_for_installed(a, id);
 		}
 	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	catch_sigint();
 	req.spec = &spec;
 	req.cuda = cuda ? cuda : cfg->cuda;
 	req.platform = a->platform ? a->platform : cfg->platform;
@@ -450,17 +478,12 @@ install_remote(const struct install_args *a)
 				res.art.sha256);
 		if (cv_store_has(a->ctx->st, id) && !a->force)
 			already = 1;
-		else if ((r = ensure_deps(a, &res.art.version, res.art.platform,
-					  source == CV_SOURCE_PYPI
-						  ? cv_remote_mirror(rem)
-						  : NULL,
-					  NULL, 0, deps, &ndeps, &held,
-					  &err)) == 0)
-			r = fetch_install(a, rem, &res, id, deps, ndeps,
-					  &already, &err);
-		cv_deps_release(&held);
-		if (r < 0)
-			cv_store_deps_collect(a->ctx->st);
+		else
+			r = deps_then_fetch(a, rem, &res, id,
+					    source == CV_SOURCE_PYPI
+						    ? cv_remote_mirror(rem)
+						    : NULL,
+					    NULL, 0, &already, &err);
 	}
 	r = r < 0 ? cmd_fail(&err) : installed(cfg, a->ctx->st, id, already, a);
 	if (r == 0 && already)
@@ -626,12 +649,9 @@ install_lock_build(struct install_args *a, const struct cv_lock *lk,
 	struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_remote *rem = NULL;
 	struct cv_resolved res;
-	struct sigaction sa, old;
-	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_dep_file locked[CV_MAX_DEPS];
-	struct cv_deps_held held = { { 0 }, 0 };
 	char platform[32];
-	int r, already = 0, ndeps = 0, nlocked = 0;
+	int r, already = 0, nlocked = 0;
 
 	memset(&res, 0, sizeof res);
 	if (!a->force && cv_store_has(a->ctx->st, lk->id)) {
@@ -645,11 +665,7 @@ install_lock_build(struct install_args *a, const struct cv_lock *lk,
 			 a->platform ? a->platform : cfg->platform);
 	else if (cv_platform_detect(platform, &err) < 0)
 		return cmd_fail(&err);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	catch_sigint();
 	if ((r = cv_remote_new(&rem, cfg, a->mirror, &err)) == 0 &&
 	    (r = cv_lock_artifact(lk, platform, cv_remote_mirror(rem), &res,
 				  &err)) == 0) {
@@ -657,14 +673,8 @@ install_lock_build(struct install_args *a, const struct cv_lock *lk,
 			ui_note("installing %s, which %s locks", lk->id, path);
 		cv_lock_deps_files(cv_lock_entry(lk, platform), locked,
 				   &nlocked);
-		if ((r = ensure_deps(a, &res.art.version, res.art.platform,
-				     NULL, locked, nlocked, deps, &ndeps, &held,
-				     &err)) == 0)
-			r = fetch_install(a, rem, &res, lk->id, deps, ndeps,
-					  &already, &err);
-		cv_deps_release(&held);
-		if (r < 0)
-			cv_store_deps_collect(a->ctx->st);
+		r = deps_then_fetch(a, rem, &res, lk->id, NULL, locked, nlocked,
+				    &already, &err);
 	}
 	r = r < 0 ? cmd_fail(&err)
 		  : installed(cfg, a->ctx->st, lk->id, already, a);

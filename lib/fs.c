@@ -212,6 +212,23 @@ cv_fs_lock_holder(int fd)
 	return n_ino == 1 ? by_ino : 0;
 }
 
+/* Block for the flock `op` on the open *fd; on failure it is closed. */
+static int
+wait_lock(int *fd, int op, const char *shown, struct cv_err *err)
+{
+	int r;
+
+	while (flock(*fd, op) != 0) {
+		if (errno == EINTR)
+			continue;
+		r = lock_error(shown, err);
+		close(*fd);
+		*fd = -1;
+		return r;
+	}
+	return 0;
+}
+
 int
 cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
 	      void (*waiting)(void *payload, const char *what), void *payload,
@@ -236,15 +253,7 @@ cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
 		waiting(payload, text);
 		free(text);
 	}
-	while (flock(*fd, LOCK_EX) != 0) {
-		if (errno == EINTR)
-			continue;
-		r = lock_error(shown, err);
-		close(*fd);
-		*fd = -1;
-		return r;
-	}
-	return 0;
+	return wait_lock(fd, LOCK_EX, shown, err);
 }
 
 int
@@ -255,15 +264,7 @@ cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown, int *fd,
 
 	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
 		return r;
-	while (flock(*fd, LOCK_SH) != 0) {
-		if (errno == EINTR)
-			continue;
-		r = lock_error(shown, err);
-		close(*fd);
-		*fd = -1;
-		return r;
-	}
-	return 0;
+	return wait_lock(fd, LOCK_SH, shown, err);
 }
 
 int

@@ -603,6 +603,21 @@ newest_first(const void *pa, const void *pb)
 	return b->version.cuda - a->version.cuda;
 }
 
+/* A listing's end: newest first into *out, or freed on an error. */
+static int
+list_done(struct list *l, int rc, struct cv_wheel **out, size_t *n)
+{
+	if (rc < 0) {
+		cv_wheels_free(l->v, l->n);
+		return rc;
+	}
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, newest_first);
+	*out = l->v;
+	*n = l->n;
+	return 0;
+}
+
 /* The page of nvidia-cudnn-cu<cuda>; *missing set (and 0 returned) when
  * the index has no such project. */
 static int
@@ -693,15 +708,7 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 				    len && shown[len - 1] == '/' ? "" : "/");
 		free(shown);
 	}
-	if (rc < 0) {
-		cv_wheels_free(l.v, l.n);
-		return rc;
-	}
-	if (l.n > 1)
-		qsort(l.v, l.n, sizeof *l.v, newest_first);
-	*out = l.v;
-	*n = l.n;
-	return 0;
+	return list_done(&l, rc, out, n);
 }
 
 /* The first (newest) wheel spec matches that has code for this GPU, n
@@ -956,13 +963,5 @@ cv_pypi_list_project(struct cv_remote *r, const char *index,
 				err);
 	cv_buf_release(&page);
 	free(url);
-	if (rc < 0) {
-		cv_wheels_free(l.v, l.n);
-		return rc;
-	}
-	if (l.n > 1)
-		qsort(l.v, l.n, sizeof *l.v, newest_first);
-	*out = l.v;
-	*n = l.n;
-	return 0;
+	return list_done(&l, rc, out, n);
 }
