@@ -134,7 +134,7 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 					   &verdict, &err),
 			    &err, &verdict)) != 0)
 		goto out;
-	if ((a.system ? cv_sysmode_enable(st, id, &err)
+	if ((a.system ? cv_store_global_system(st, id, &err)
 		      : cv_store_global_set(st, id, &err)) < 0) {
 		r = cmd_fail(&err);
 		goto out;

@@ -833,7 +833,7 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			a->refresh = 1;
 			break;
 		case 'D':
-			if (cv_deps_mode_parse(o.arg, &a->deps) < 0)
+			if (cv_config_deps_mode(o.arg, &a->deps) < 0)
 				return cmd_usage_error(
 					"install",
 					"--deps takes auto, always or never");

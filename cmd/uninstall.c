@@ -60,7 +60,7 @@ say_dependents(const struct cv_store *st, const char *id, const char *global)
 	say_pin(st, id);
 	cv_venv_pinning(id, &envs);
 	for (size_t i = 0; i < envs.n; i++) {
-		char *q = cv_hint_quote(envs.v[i]);
+		char *q = cv_shell_quote_word(envs.v[i]);
 		if (cv_store_pick(st, any_build, NULL, other))
 			ui_warn("the environment %s is pinned to it; fix: "
 				"cudnnvm venv %s --path %s",

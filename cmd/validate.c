@@ -232,7 +232,8 @@ out:
 int
 cmd_validate_probe(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct cv_probe_args a = { NULL, 0, 0, 0, NULL, 0, NULL, 0, 30, 5 };
+	struct cv_probe_args a = { NULL, 0, 0,  0, NULL,          0,
+				   NULL, 0, 30, 5, cv_probe_bench };
 	struct cmd_opts o;
 	int c, r;
 

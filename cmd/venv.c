@@ -38,7 +38,7 @@ choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
 			"venv",
 			"%s and %s are both cuDNN %ld; pin one version per major",
 			ids[0], ids[1], strtol(ids[0], NULL, 10));
-	quoted = cv_hint_quote(dir);
+	quoted = cv_shell_quote_word(dir);
 	for (int i = 0; r == 0 && i < (n ? n : 1); i++) {
 		char head[96];
 		/* a fix keeps the other pin of a two-major venv in place */

@@ -496,21 +496,6 @@ cv_active_find(const struct cv_store *st, const struct cv_version *spec,
 	return r;
 }
 
-int
-cv_active_id(const struct cv_store *st, const struct cv_version *spec,
-	     char id[64], struct cv_err *err)
-{
-	struct cv_active a;
-	int r;
-
-	if (spec != NULL)
-		return cv_active_find(st, spec, id, err);
-	r = cv_active_resolve(st, NULL, &a, NULL, NULL, err);
-	if (r == 0)
-		memcpy(id, a.id, sizeof a.id);
-	return r;
-}
-
 /* A pin with a cudnnvm.lock beside it that locks it means the locked
  * build: 1 with out->id set (origin LOCK), 0 when there is no lock or it
  * locks another pin (stale: the pin wins until `cudnnvm lock`), <0 for a
@@ -550,9 +535,9 @@ locked(const struct cv_store *st, struct cv_active *out, cv_seen_fn seen,
 }
 
 int
-cv_active_resolve(const struct cv_store *st, const char *cwd,
-		  struct cv_active *out, cv_seen_fn seen, void *payload,
-		  struct cv_err *err)
+cv_active_walk(const struct cv_store *st, const char *cwd,
+	       struct cv_active *out, cv_seen_fn seen, void *payload,
+	       struct cv_err *err)
 {
 	const char *env = getenv("CUDNNVM_VERSION");
 	int r, from_system;
@@ -595,8 +580,6 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			r = cv_active_find(st, &out->version, out->id, err);
 			if (r < 0)
 				cv_err_prefix(err, "%s: ", out->file);
-			else
-				cv_gate_venv_pin(st, out);
 			return r;
 		}
 		out->file[0] = '\0';
@@ -650,6 +633,5 @@ cv_active_resolve(const struct cv_store *st, const char *cwd,
 			   out->id);
 		return cv_err_hint(err, "cudnnvm install %s", out->id);
 	}
-	cv_gate_venv_pin(st, out);
 	return 0;
 }

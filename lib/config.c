@@ -250,7 +250,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 		set_str(&c->cuda_mirror, value);
 		break;
 	case K_DEPS:
-		if (cv_deps_mode_parse(value, &c->deps) < 0)
+		if (cv_config_deps_mode(value, &c->deps) < 0)
 			return fail(p,
 				    "deps '%s' must be auto, always or never",
 				    value);
@@ -564,4 +564,17 @@ cv_source_parse(const char *s, int *out, struct cv_err *err)
 		return cv_err_set(err, CV_EUSAGE,
 				  "unknown source '%.40s' (nvidia or pypi)", s);
 	return 0;
+}
+
+int
+cv_config_deps_mode(const char *s, int *out)
+{
+	static const char *const names[] = { "auto", "always", "never" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	return -1;
 }

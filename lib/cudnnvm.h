@@ -237,7 +237,7 @@ enum cv_deps_mode {
 	CV_DEPS_NEVER     /* record nothing, install nothing */
 };
 /* "auto" / "always" / "never"; -1 otherwise. */
-int cv_deps_mode_parse(const char *s, int *out);
+int cv_config_deps_mode(const char *s, int *out);
 #define CV_MAX_DEPS 2
 /* One dependency of an installed version, as its cudnnvm.json records it. */
 struct cv_dep {
@@ -1022,7 +1022,13 @@ int cv_pin_unset(const char *dir, char file[4096], struct cv_err *err);
  * and the global link. CV_ENOTFOUND when nothing is active (origin NONE;
  * with a hint naming a version to make the default, unless `seen` is
  * given: the prompt hook's caller never shows it) or when the chosen
- * version is not installed (with the install hint). */
+ * version is not installed (with the install hint). The walk alone:
+ * no Python environment is looked at. */
+int cv_active_walk(const struct cv_store *st, const char *cwd,
+		   struct cv_active *out, cv_seen_fn seen, void *payload,
+		   struct cv_err *err);
+/* active.c: cv_active_walk, then the venv pin's rule (cv_gate_venv_pin):
+ * what every command that applies a version asks. */
 int cv_active_resolve(const struct cv_store *st, const char *cwd,
 		      struct cv_active *out, cv_seen_fn seen, void *payload,
 		      struct cv_err *err);
@@ -1045,7 +1051,7 @@ void cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
  * it is typed in (works without the hook `cudnnvm shell` needs). */
 char *cv_hint_switch(const char *id);
 /* s quoted for a POSIX shell ('...'), to paste into a printed command. */
-char *cv_hint_quote(const char *s);
+char *cv_shell_quote_word(const char *s);
 /* The command that makes a version the global default when none is: the
  * newest installed build of this machine's CUDA, else the newest release. */
 char *cv_hint_pick_global(const struct cv_store *st);
@@ -1073,8 +1079,8 @@ char *cv_hint_validation(const struct cv_store *st, const char *id,
 /* What makes version `id` trusted again after cv_store_trust found `t`:
  * `chmod go-w PATH` for a mode, else a reinstall (`install --force`, or
  * `uninstall --force` and `import` again for an imported one). */
-char *cv_hint_trust_fix(const struct cv_store *st, const char *id,
-			const struct cv_trust *t);
+char *cv_store_trust_fix(const struct cv_store *st, const char *id,
+			 const struct cv_trust *t);
 
 /* env.c: the variables of a version (doc/SPEC.md "The environment of a
  * version"): a list of assignments, value NULL meaning unset. */
@@ -1266,9 +1272,18 @@ struct cv_probe_args {
 	/* bench: layers (cv_layer_encode form) to time once step 5 passed */
 	char **layers;
 	int nlayers, runs, warmup;
+	/* what times them (cv_probe_bench): given by the caller, so that the
+	 * probe knows nothing of the bench it runs */
+	int (*bench)(const struct cv_probe_args *a, void *cudnn, void *cuda,
+		     int dev, int fd);
 };
 /* Run the probe, writing one JSON object per line to `fd`. Returns 0. */
 int cv_probe_run(const struct cv_probe_args *a, int fd);
+/* bench_probe.c: inside the validation child once step 5 passed (its
+ * CUDA context current): time a->layers, one JSON line each. 0 when the
+ * layers ran (whatever their outcome). */
+int cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda,
+		   int dev, int fd);
 
 /* Decoders shared with the tests. */
 long cv_probe_decode(long v, int *maj, int *min, int *patch);
@@ -1299,6 +1314,8 @@ struct cv_buf;
 void cv_validate_key_identity(struct cv_buf *b, const char *label,
 			      const char *path);
 /* Parse the JSON of cv_validation_json back. 0 or -1. */
+/* "pass", "fail", "skip" back to CV_CHECK_*; CV_CHECK_NONE otherwise. */
+int cv_check_from_name(const char *s);
 int cv_validation_from_json(const char *text, struct cv_validation *out);
 
 /* index_cached.c: the release versions ("9.13.0") of the mirror listings
@@ -1495,7 +1512,8 @@ int cv_sysmode_read(char *libdir, size_t n, struct cv_err *err);
  * the conf file, then run ldconfig. CV_EPERM for others, CV_ESTORE for a
  * store a non-root user could change, a conf file cudnnvm did not write,
  * or a version whose lib/ holds a library other than cuDNN. */
-int cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err);
+int cv_store_global_system(struct cv_store *st, const char *id,
+			   struct cv_err *err);
 /* 1 when our conf file names <store_root>/current/lib. */
 int cv_sysmode_names(const char *store_root);
 /* Write the ld.so.conf.d file for `id` as current (when it differs): the

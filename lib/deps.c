@@ -10,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
-cv_deps_mode_parse(const char *s, int *out)
-{
-	static const char *const names[] = { "auto", "always", "never" };
-
-	for (int i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	return -1;
-}
-
 /* CUDA 11's nvrtc keeps one soname for the whole major: libnvrtc.so.11.2. */
 static void
 nvrtc_soname(int cuda, char *out, size_t n)

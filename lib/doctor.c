@@ -80,7 +80,7 @@ check_staging(struct findings *fs, const char *root)
 			close(fd);
 		}
 		if (!busy) {
-			q = cv_hint_quote(path);
+			q = cv_shell_quote_word(path);
 			fix = xasprintf("rm -rf %s", q);
 			add(fs, CV_LEVEL_WARN, fix,
 			    "an install was interrupted; the next install also "
@@ -112,7 +112,8 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	if (!S_ISLNK(st.st_mode)) {
 		/* moved aside, never deleted: it may hold someone's files */
 		char *aside = xasprintf("%s.moved", cur);
-		char *q = cv_hint_quote(cur), *qa = cv_hint_quote(aside);
+		char *q = cv_shell_quote_word(cur),
+		     *qa = cv_shell_quote_word(aside);
 		char *pick = cv_hint_pick_global(ctx->store);
 		char *fix = xasprintf("mv %s %s && %s", q, qa, pick);
 		add(fs, CV_LEVEL_ERROR, fix,
@@ -220,7 +221,7 @@ check_trust(struct findings *fs, const struct cv_store *st, const char *id)
 	if (st == NULL || cv_install_id_parse(&v, id, NULL) < 0 ||
 	    !cv_store_trust(st, id, &t))
 		return;
-	fix = cv_hint_trust_fix(st, id, &t);
+	fix = cv_store_trust_fix(st, id, &t);
 	if (t.not_folder)
 		add(fs, CV_LEVEL_ERROR, fix, why, "%s: %s is not a real folder",
 		    id, t.path);
@@ -246,7 +247,7 @@ check_installs(struct findings *fs, const char *root,
 	 * never an error */
 	if (d == NULL) {
 		int saved = errno;
-		char *q = cv_hint_quote(root), *fix;
+		char *q = cv_shell_quote_word(root), *fix;
 
 		if (saved == ENOENT)
 			add(fs, CV_LEVEL_OK, "cudnnvm install 9",
@@ -298,7 +299,7 @@ check_installs(struct findings *fs, const char *root,
 			free(fix);
 		}
 		if (find_unreadable(dir, bad, sizeof bad, 0)) {
-			char *q = cv_hint_quote(dir), *fix;
+			char *q = cv_shell_quote_word(dir), *fix;
 			fix = xasprintf("sudo chmod -R a+rX %s", q);
 			add(fs, CV_LEVEL_ERROR, fix,
 			    "users other than its owner cannot load it (the "
@@ -386,7 +387,7 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 			continue;
 		}
 		rest = cv_env_path_remove(ld, d);
-		q = cv_hint_quote(rest);
+		q = cv_shell_quote_word(rest);
 		fix = *rest ? xasprintf("export LD_LIBRARY_PATH=%s", q)
 			    : xstrdup("unset LD_LIBRARY_PATH");
 		if (ctx->active_id != NULL && !active_seen)
@@ -424,7 +425,8 @@ static char *
 removal_fix(const char *root, const char *libdir, const char *soname,
 	    int in_cache)
 {
-	char *qr = cv_hint_quote(root), *ql = cv_hint_quote(libdir), *fix;
+	char *qr = cv_shell_quote_word(root), *ql = cv_shell_quote_word(libdir),
+	     *fix;
 
 	if (strncmp(libdir, "/usr/lib", 8) == 0 ||
 	    strncmp(libdir, "/lib", 4) == 0)
@@ -563,7 +565,7 @@ check_sysmode(struct findings *fs, const char *root, const char *active_id)
 	int r = cv_sysmode_read(named, sizeof named, NULL);
 
 	if (r == 0) {
-		char *q = cv_hint_quote(cv_sysmode_conf_path());
+		char *q = cv_shell_quote_word(cv_sysmode_conf_path());
 		char *fix = xasprintf("sudo rm %s && sudo ldconfig", q);
 		add(fs, CV_LEVEL_WARN, fix,
 		    "cudnnvm did not write it and will not change it; remove "
@@ -797,12 +799,12 @@ preload_fix(const struct cv_doctor_ctx *ctx, const char *exe,
 		activate = cv_hint_pick_global(ctx->store);
 	if (prefix != NULL && *prefix != '\0' &&
 	    cv_venv_kind(prefix, NULL) > 0) {
-		q = cv_hint_quote(prefix);
+		q = cv_shell_quote_word(prefix);
 		fix = xasprintf("%s%scudnnvm venv --path %s",
 				activate ? activate : "",
 				activate ? " && " : "", q);
 	} else {
-		q = cv_hint_quote(base != NULL ? base + 1 : exe);
+		q = cv_shell_quote_word(base != NULL ? base + 1 : exe);
 		fix = xasprintf("%s%scudnnvm shim add %s",
 				activate ? activate : "",
 				activate ? " && " : "", q);
@@ -1257,7 +1259,7 @@ exact_unreadable(const struct cv_store *st, const char *msg,
 		return;
 	}
 	dir = xstrndup(file, (size_t)(slash - file));
-	q = cv_hint_quote(dir);
+	q = cv_shell_quote_word(dir);
 	replace(&e->cause,
 		xasprintf("%s exists but this user may not read it: cuDNN was "
 			  "copied by hand with root's permissions (the classic "

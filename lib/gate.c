@@ -476,7 +476,7 @@ cv_gate_notes(const struct cv_store *st, const char *id,
 		    "the shell hook alone cannot change that; 'cudnnvm venv' "
 		    "makes the environment bind the version it pins",
 		    f->name, f->version, fe.prefix, fe.bundled_dir, id);
-		quoted = cv_hint_quote(fe.prefix);
+		quoted = cv_shell_quote_word(fe.prefix);
 		short_spec(st, id, spec, sizeof spec);
 		say(v, CV_SAY_HINT, "cudnnvm venv %s --path %s", spec, quoted);
 		free(quoted);

@@ -130,22 +130,6 @@ cv_install_hint(const struct cv_store *st, const struct cv_version *spec,
 		snprintf(buf, n, "%s", text);
 }
 
-char *
-cv_hint_quote(const char *s)
-{
-	struct cv_buf b = CV_BUF_INIT;
-
-	cv_buf_adds(&b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			cv_buf_adds(&b, "'\\''");
-		else
-			cv_buf_add(&b, s, 1);
-	}
-	cv_buf_adds(&b, "'");
-	return cv_buf_detach(&b);
-}
-
 static int
 any_build(void *payload, const struct cv_version *v)
 {
@@ -232,44 +216,6 @@ cv_hint_at_least(const struct cv_store *st, int major, int minor)
 	spec.part[0] = (unsigned long)major;
 	spec.part[1] = (unsigned long)minor;
 	return cv_hint_activate(st, &spec);
-}
-
-char *
-cv_hint_trust_fix(const struct cv_store *st, const char *id,
-		  const struct cv_trust *t)
-{
-	struct cv_buf b = CV_BUF_INIT, cmd = CV_BUF_INIT;
-	struct cv_installed inst;
-	const char *sys = cv_store_system_root(st);
-	char *dir;
-
-	if (!t->other_owner && !t->not_folder) {
-		/* the owner (this user, or root) takes the others' write
-		 * bit away */
-		cv_buf_adds(&b, geteuid() != 0 && t->uid == 0 ? "sudo " : "");
-		cv_buf_adds(&b, "chmod go-w ");
-		cv_shell_quote(&b, CV_SHELL_SH, t->path, NULL);
-		return cv_buf_detach(&b);
-	}
-	/* someone else may have changed the files: put back a copy nobody
-	 * else has touched, in the store that holds it */
-	if (sys != NULL && cv_store_in_system(st, id)) {
-		cv_buf_adds(&cmd, "sudo cudnnvm --store ");
-		cv_shell_quote(&cmd, CV_SHELL_SH, sys, NULL);
-	} else
-		cv_buf_adds(&cmd, "cudnnvm");
-	dir = cv_store_dir(st, id);
-	memset(&inst, 0, sizeof inst);
-	if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
-	    strncmp(inst.source, "import:", 7) == 0) {
-		cv_buf_addf(&b, "%s uninstall --force %s && %s import ",
-			    cmd.buf, id, cmd.buf);
-		cv_shell_quote(&b, CV_SHELL_SH, inst.source + 7, NULL);
-	} else
-		cv_buf_addf(&b, "%s install --force %s", cmd.buf, id);
-	cv_buf_release(&cmd);
-	free(dir);
-	return cv_buf_detach(&b);
 }
 
 char *

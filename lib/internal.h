@@ -181,6 +181,9 @@ int cv_store_dirfd(const struct cv_store *st);
 /* link.c: the error for a `current` that is not a symbolic link, with the
  * hint that moves it out of the way. Returns CV_ESTORE. */
 int cv_store_current_not_link(struct cv_err *err, const char *root);
+/* Add the hint that moves a `current` cudnnvm did not make out of the way
+ * (nothing is deleted); returns code. */
+int cv_store_current_moved_hint(struct cv_err *err, const char *root, int code);
 /* 1 when opened for writing (created, checked, swept). */
 int cv_store_writable(const struct cv_store *st);
 /* Lock names: <root>/.locks/<name>.lock. */
@@ -298,10 +301,16 @@ int cv_fw_conda_depend(struct cv_fw_need *n, const char *entry,
 /* probe.c: write one JSON object (taking its reference) as a line. */
 struct json_t;
 void cv_probe_emit(int fd, struct json_t *o);
-/* bench_probe.c: inside the validation child once step 5 passed (its
- * CUDA context current): time a->layers, one JSON line each. 0 when the
- * layers ran (whatever their outcome). */
-int cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda,
-		   int dev, int fd);
+
+/* artifact.c: the checks cv_artifact_init makes, for an artifact filled
+ * by hand; id gets the install id. */
+int cv_artifact_check(const struct cv_artifact *art, char id[64],
+		      struct cv_err *err);
+
+/* sysmode.c: the refusals `global --system` (link.c) shares with the
+ * conf file's owner: a store another user could change, a conf file
+ * cudnnvm did not write. */
+int cv_sysmode_root_only(const char *path, struct cv_err *err);
+int cv_sysmode_refuse_foreign(struct cv_err *err);
 
 #endif

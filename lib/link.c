@@ -22,33 +22,6 @@
 #define CURRENT    "current"
 #define TMP_PREFIX ".current."
 
-/* The hint for a `current` that is not what cudnnvm makes: move it out of
- * the way (nothing is deleted), then set the global version again. */
-static int
-moved_away_hint(struct cv_err *err, const char *root, int code)
-{
-	char *cur = xasprintf("%s/" CURRENT, root), *aside, *q, *qa;
-
-	aside = xasprintf("%s.moved", cur);
-	q = cv_hint_quote(cur);
-	qa = cv_hint_quote(aside);
-	cv_err_hint(err, "mv %s %s", q, qa);
-	free(q);
-	free(qa);
-	free(aside);
-	free(cur);
-	return code;
-}
-
-int
-cv_store_current_not_link(struct cv_err *err, const char *root)
-{
-	return moved_away_hint(err, root,
-			       cv_err_set(err, CV_ESTORE,
-					  "'%s/" CURRENT "' is not a symlink",
-					  root));
-}
-
 int
 cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 {
@@ -84,7 +57,7 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 	}
 	if ((size_t)n >= 64 || (strcmp(buf, CV_SYSTEM) != 0 &&
 				cv_install_id_parse(&v, buf, NULL) < 0))
-		return moved_away_hint(
+		return cv_store_current_moved_hint(
 			err, root,
 			cv_err_set(err, CV_ESTORE,
 				   "the global link '%s/current' points at "
@@ -265,4 +238,47 @@ cv_store_default_get(const struct cv_store *st, char id[64], int *from_system,
 	memcpy(id, buf, (size_t)n + 1);
 	*from_system = 1;
 	return 0;
+}
+
+/* `global --system`: the switch, then the loader configuration that
+ * names it (sysmode.c) */
+int
+cv_store_global_system(struct cv_store *st, const char *id, struct cv_err *err)
+{
+	const char *store_root = cv_store_root(st);
+	char *dir, *lib;
+	int r, already;
+
+	if (geteuid() != 0) {
+		cv_err_set(err, CV_EPERM,
+			   "system mode changes the loader of every program; "
+			   "it needs root");
+		return cv_err_hint(err, "sudo cudnnvm global --system %s", id);
+	}
+	if ((r = cv_sysmode_root_only(store_root, err)) < 0)
+		return r;
+	if (strchr(store_root, '\n') != NULL ||
+	    strchr(store_root, ' ') != NULL || strchr(store_root, '#') != NULL)
+		return cv_err_set(
+			err, CV_ESTORE,
+			"the store path '%.200s' cannot be written into ld.so.conf; use a plain path",
+			store_root);
+	if ((r = cv_sysmode_read(NULL, 0, err)) == 0)
+		r = cv_sysmode_refuse_foreign(err);
+	if (r < 0)
+		return r;
+	dir = cv_store_dir(st, id);
+	lib = cv_path_join(dir, "lib");
+	r = cv_sysmode_check_libdir(lib, err);
+	free(lib);
+	free(dir);
+	if (r < 0)
+		return r;
+	/* on already: the switch itself rewrites the file and reloads the
+	 * cache */
+	already = cv_sysmode_names(store_root);
+	if ((r = cv_store_global_set(st, id, err)) < 0 || already)
+		return r;
+	r = cv_sysmode_write_conf(st, id, err);
+	return r < 0 ? r : cv_sysmode_reload(err);
 }

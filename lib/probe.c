@@ -1045,8 +1045,8 @@ cv_probe_run(const struct cv_probe_args *a, int fd)
 		/* bench: the layers, then provenance once more (engines load
 		 * lazily, per layer); the parent drops the figures on a fail.
 		 */
-		if (p.gpu_pass && a->nlayers > 0 &&
-		    cv_probe_bench(a, p.cudnn, p.cuda, d.dev, fd) == 0)
+		if (p.gpu_pass && a->nlayers > 0 && a->bench != NULL &&
+		    a->bench(a, p.cudnn, p.cuda, d.dev, fd) == 0)
 			recheck_provenance(&p);
 	} else
 		result(&p, CV_STEP_GPU, CV_CHECK_SKIP, "%s",

@@ -553,3 +553,21 @@ cv_shell_expand(struct cv_buf *out, const char *tpl, int sh,
 	}
 	return r;
 }
+
+/* The plain single-quoted form the hints print: what a user pastes into
+ * the shell they typed the command in. */
+char *
+cv_shell_quote_word(const char *s)
+{
+	struct cv_buf b = CV_BUF_INIT;
+
+	cv_buf_adds(&b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			cv_buf_adds(&b, "'\\''");
+		else
+			cv_buf_add(&b, s, 1);
+	}
+	cv_buf_adds(&b, "'");
+	return cv_buf_detach(&b);
+}

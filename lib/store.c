@@ -487,7 +487,7 @@ cv_store_check_trusted(const struct cv_store *st, const char *id,
 				 err)) < 0 ||
 	    !cv_store_trust(st, id, &t))
 		return r;
-	fix = cv_hint_trust_fix(st, id, &t);
+	fix = cv_store_trust_fix(st, id, &t);
 	if (t.not_folder)
 		r = cv_err_set(
 			err, CV_ESTORE,
@@ -1837,4 +1837,69 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 	if (r == 0)
 		cv_store_deps_collect(st);
 	return r;
+}
+
+/* The hint for a `current` that is not what cudnnvm makes: move it out of
+ * the way (nothing is deleted), then set the global version again. */
+int
+cv_store_current_moved_hint(struct cv_err *err, const char *root, int code)
+{
+	char *cur = xasprintf("%s/current", root), *aside, *q, *qa;
+
+	aside = xasprintf("%s.moved", cur);
+	q = cv_shell_quote_word(cur);
+	qa = cv_shell_quote_word(aside);
+	cv_err_hint(err, "mv %s %s", q, qa);
+	free(q);
+	free(qa);
+	free(aside);
+	free(cur);
+	return code;
+}
+
+int
+cv_store_current_not_link(struct cv_err *err, const char *root)
+{
+	return cv_store_current_moved_hint(
+		err, root,
+		cv_err_set(err, CV_ESTORE, "'%s/current' is not a symlink",
+			   root));
+}
+
+char *
+cv_store_trust_fix(const struct cv_store *st, const char *id,
+		   const struct cv_trust *t)
+{
+	struct cv_buf b = CV_BUF_INIT, cmd = CV_BUF_INIT;
+	struct cv_installed inst;
+	const char *sys = cv_store_system_root(st);
+	char *dir;
+
+	if (!t->other_owner && !t->not_folder) {
+		/* the owner (this user, or root) takes the others' write
+		 * bit away */
+		cv_buf_adds(&b, geteuid() != 0 && t->uid == 0 ? "sudo " : "");
+		cv_buf_adds(&b, "chmod go-w ");
+		cv_shell_quote(&b, CV_SHELL_SH, t->path, NULL);
+		return cv_buf_detach(&b);
+	}
+	/* someone else may have changed the files: put back a copy nobody
+	 * else has touched, in the store that holds it */
+	if (sys != NULL && cv_store_in_system(st, id)) {
+		cv_buf_adds(&cmd, "sudo cudnnvm --store ");
+		cv_shell_quote(&cmd, CV_SHELL_SH, sys, NULL);
+	} else
+		cv_buf_adds(&cmd, "cudnnvm");
+	dir = cv_store_dir(st, id);
+	memset(&inst, 0, sizeof inst);
+	if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
+	    strncmp(inst.source, "import:", 7) == 0) {
+		cv_buf_addf(&b, "%s uninstall --force %s && %s import ",
+			    cmd.buf, id, cmd.buf);
+		cv_shell_quote(&b, CV_SHELL_SH, inst.source + 7, NULL);
+	} else
+		cv_buf_addf(&b, "%s install --force %s", cmd.buf, id);
+	cv_buf_release(&cmd);
+	free(dir);
+	return cv_buf_detach(&b);
 }

@@ -100,8 +100,8 @@ root_one(const char *dir, const struct stat *sb, void *payload)
 	return 0;
 }
 
-static int
-root_only(const char *path, struct cv_err *err)
+int
+cv_sysmode_root_only(const char *path, struct cv_err *err)
 {
 	struct root_walk w = { path, err };
 	struct stat sb;
@@ -229,8 +229,8 @@ cv_sysmode_reload(struct cv_err *err)
 	return 0;
 }
 
-static int
-refuse_foreign(struct cv_err *err)
+int
+cv_sysmode_refuse_foreign(struct cv_err *err)
 {
 	return cv_err_set(
 		err, CV_ESTORE,
@@ -282,50 +282,6 @@ cv_sysmode_write_conf(const struct cv_store *st, const char *id,
 }
 
 int
-cv_sysmode_enable(struct cv_store *st, const char *id, struct cv_err *err)
-{
-	const char *conf = cv_sysmode_conf_path();
-	const char *store_root = cv_store_root(st);
-	char *text, *dir, *lib;
-	int r, already;
-
-	if (geteuid() != 0) {
-		cv_err_set(err, CV_EPERM,
-			   "system mode changes the loader of every program; "
-			   "it needs root");
-		return cv_err_hint(err, "sudo cudnnvm global --system %s", id);
-	}
-	if ((r = root_only(store_root, err)) < 0)
-		return r;
-	if (strchr(store_root, '\n') != NULL ||
-	    strchr(store_root, ' ') != NULL || strchr(store_root, '#') != NULL)
-		return cv_err_set(
-			err, CV_ESTORE,
-			"the store path '%.200s' cannot be written into ld.so.conf; use a plain path",
-			store_root);
-	if ((r = cv_sysmode_read(NULL, 0, err)) == 0)
-		r = refuse_foreign(err);
-	if (r < 0)
-		return r;
-	dir = cv_store_dir(st, id);
-	lib = cv_path_join(dir, "lib");
-	r = cv_sysmode_check_libdir(lib, err);
-	free(lib);
-	free(dir);
-	if (r < 0)
-		return r;
-	/* on already: the switch itself rewrites the file and reloads the
-	 * cache */
-	already = cv_sysmode_names(store_root);
-	if ((r = cv_store_global_set(st, id, err)) < 0 || already)
-		return r;
-	(void)conf;
-	(void)text;
-	r = cv_sysmode_write_conf(st, id, err);
-	return r < 0 ? r : cv_sysmode_reload(err);
-}
-
-int
 cv_sysmode_disable(struct cv_err *err)
 {
 	int r;
@@ -338,7 +294,7 @@ cv_sysmode_disable(struct cv_err *err)
 	}
 	r = cv_sysmode_read(NULL, 0, err);
 	if (r == 0)
-		return refuse_foreign(err);
+		return cv_sysmode_refuse_foreign(err);
 	if (r < 0)
 		return r;
 	if (r == 1 && unlink(cv_sysmode_conf_path()) != 0)
