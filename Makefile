@@ -49,7 +49,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) \
              -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LDLIBS += -ldl -lpthread
 
-LIB_SRC  = $(wildcard lib/*.c)
+LIB_SRC  = $(wildcard lib/*/*.c)
 CMD_SRC  = $(wildcard cmd/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -90,8 +90,8 @@ COMMIT ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
 $(BUILD)/commit: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' >$@
-$(BUILD)/lib/buildinfo.o: $(BUILD)/commit
-$(BUILD)/lib/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"' \
+$(BUILD)/lib/base/buildinfo.o: $(BUILD)/commit
+$(BUILD)/lib/base/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"' \
 	-DCV_INIH_VERSION='"$(shell pkg-config --modversion inih 2>/dev/null)"'
 .PHONY: FORCE
 FORCE:
