@@ -49,7 +49,17 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) \
              -Ilib -Icmd $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 LDLIBS += -ldl -lpthread
 
-LIB_SRC  = $(wildcard lib/*/*.c)
+# lib/ is folders by concern, "wings", lowest first: a wing's files call
+# and include only the wings before it (make lint-layers checks both).
+# Each wing is an archive of its own, linked from the top down, so a call
+# into a wing above is left undefined and fails the link; the front binary
+# is linked from FRONT_WINGS alone, so a front command that reaches the
+# install wing (libcurl, libarchive, libcrypto) fails to link at once.
+WINGS       = base machine release store validate activate python install doctor
+FRONT_WINGS = $(filter-out install,$(WINGS))
+reverse     = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+wing_lib    = $(foreach w,$(call reverse,$(1)),$(BUILD)/lib/libcv-$(w).a)
+LIB_SRC  = $(wildcard $(WINGS:%=lib/%/*.c))
 CMD_SRC  = $(wildcard cmd/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -59,7 +69,8 @@ CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
 FRONT_OBJ = $(BUILD)/cmd/main.o $(BUILD)/cmd/table-front.o
 CMDA = $(BUILD)/libcudnnvm-cmd.a
 UNIT_BIN = $(UNIT_SRC:%.c=$(BUILD)/%)
-LIBA = $(BUILD)/libcudnnvm.a
+LIBA = $(call wing_lib,$(WINGS))
+FRONT_LIBA = $(call wing_lib,$(FRONT_WINGS))
 BIN  = $(BUILD)/cudnnvm
 HELPER = $(BUILD)/cudnnvm-helper
 
@@ -71,7 +82,7 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 .PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
         install uninstall clean format format-check lint lint-cppcheck \
-        lint-tidy lint-layout fuzz fuzz-bins fuzz-build completions \
+        lint-tidy lint-layout lint-layers fuzz fuzz-bins fuzz-build completions \
         dist deb wheel sign check-dist
 all: $(BIN) $(HELPER)
 
@@ -98,17 +109,19 @@ FORCE:
 # where an installed front binary looks for the helper when it is not at
 # ../libexec/cudnnvm/ beside it
 $(BUILD)/cmd/handoff.o: ALL_CFLAGS += -DCV_LIBEXECDIR='"$(LIBEXECDIR)"'
-$(LIBA): $(LIB_OBJ)
-	@rm -f $@
-	$(AR) rcs $@ $^
+define wing_archive
+$(BUILD)/lib/libcv-$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/$(1)/*.c))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+$(foreach w,$(WINGS),$(eval $(call wing_archive,$(w))))
 $(CMDA): $(filter-out $(FRONT_OBJ) $(BUILD)/cmd/table.o,$(CMD_OBJ))
 	@rm -f $@
 	$(AR) rcs $@ $^
-# Linked without libcurl, libarchive and libcrypto: a front command that
-# reaches lib/remote.c, download.c, install.c, extract.c or sha256.c fails
-# to link.
-$(BIN): $(FRONT_OBJ) $(CMDA) $(LIBA)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(CMDA) $(LIBA) $(FRONT_LIBS) $(LDLIBS)
+# Linked without the install wing, libcurl, libarchive and libcrypto: a
+# front command that reaches lib/install/ fails to link.
+$(BIN): $(FRONT_OBJ) $(CMDA) $(FRONT_LIBA)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(FRONT_OBJ) $(CMDA) $(FRONT_LIBA) $(FRONT_LIBS) $(LDLIBS)
 $(HELPER): $(CMD_OBJ) $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(HELPER_LIBS) $(LDLIBS)
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBA)
@@ -253,7 +266,7 @@ dist deb wheel: deps
 MINISIGN_KEY ?= $(HOME)/.minisign/cudnnvm.key
 sign:
 	minisign -S -s $(MINISIGN_KEY) -m $(DISTDIR)/SHA256SUMS \
-	  -t "cudnnvm $$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$$/\1/p' lib/cudnnvm.h)"
+	  -t "cudnnvm $$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$$/\1/p' lib/base/base.h)"
 
 # The release files built twice from this commit, compared byte for byte,
 # then tests/dist/ against them: the .deb unpacked, the wheel in a fresh
@@ -273,7 +286,7 @@ check-dist: deps
 clean:
 	rm -rf build build-asan build-fuzz build-dist
 
-STYLE_SRC  = $(wildcard lib/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
+STYLE_SRC  = $(wildcard lib/*/*.[ch] cmd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/fixtures/*.c tests/gpu/*.c)
 TEST_CSRC  = $(wildcard tests/unit/*.c tests/fuzz/*.c tests/fixtures/*.c tests/gpu/*.c)
 LINT_FLAGS = -std=c11 -D_GNU_SOURCE -Ilib -Icmd $(PKG_CFLAGS) \
 	     $(shell pkg-config --cflags $(MODFUZZ_PKGS) 2>/dev/null)
@@ -284,7 +297,7 @@ format-check:
 # cppcheck and clang-tidy use every CPU (clang-tidy one process per file;
 # tests/ has a .clang-tidy of its own); `make -j lint` also runs the three
 # parts side by side.
-lint: lint-cppcheck lint-tidy lint-layout
+lint: lint-cppcheck lint-tidy lint-layout lint-layers
 lint-cppcheck:
 	cppcheck --quiet -j$(NPROC) --enable=warning,performance,portability \
 	  --error-exitcode=1 --inline-suppr --std=c11 -D_GNU_SOURCE \
@@ -294,8 +307,11 @@ lint-tidy:
 	@printf '%s\n' $(LIB_SRC) $(CMD_SRC) $(TEST_CSRC) | \
 	  xargs -P$(NPROC) -I{} clang-tidy --quiet {} -- $(LINT_FLAGS)
 lint-layout:
-	@# cmd/ includes only the public headers; lib/ never prints or exits
-	@! grep -n '#include "' cmd/*.c | grep -v '"\(cudnnvm\|cmd\|ui\)\.h"'
-	@! grep -nE '\b(printf|fprintf|puts|exit)\(' lib/*.c | grep -v 'snprintf'
+	@# lib/ never prints or exits
+	@! grep -nE '\b(printf|fprintf|puts|exit)\(' lib/*/*.c | grep -v 'snprintf'
+# Which wing may include and call which (tests/lint-layers.sh says how);
+# the calls are read from the objects of a build.
+lint-layers: $(LIB_OBJ)
+	@tests/lint-layers.sh "$(WINGS)" $(BUILD)
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)

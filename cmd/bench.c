@@ -3,8 +3,12 @@
  * is fastest on this GPU for these layers. Each version is validated and
  * timed in its own child (lib/bench.c); this file picks the versions and
  * prints one table, a column per version, a row per layer. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "store/store.h"
 #include "ui.h"
+#include "validate/validate.h"
 
 #include <errno.h>
 #include <signal.h>

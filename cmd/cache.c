@@ -1,6 +1,8 @@
 /* cache.c: `cudnnvm cache [dir|prune|clean]`: where downloads are kept,
  * what they weigh, and removing them (lib/cache.c decides what goes). */
+#include "base/base.h"
 #include "cmd.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

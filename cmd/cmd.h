@@ -16,7 +16,7 @@
 #ifndef CUDNNVM_CMD_H
 #define CUDNNVM_CMD_H
 
-#include "cudnnvm.h"
+#include "base/base.h"
 
 #include <stdio.h>
 

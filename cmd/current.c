@@ -1,5 +1,9 @@
 /* current.c: the active install id and why (env, pin file, global). */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "machine/machine.h"
+#include "python/python.h"
 #include "ui.h"
 
 #include <jansson.h>

@@ -2,8 +2,15 @@
  * with the store and the environment, why, and the command that fixes it;
  * or what a classic cuDNN error message means. Exit 1 when it finds a
  * problem (a warning or an error). */
+#include "doctor/doctor.h"
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "machine/machine.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
+#include "validate/validate.h"
 
 #include <jansson.h>
 #include <limits.h>

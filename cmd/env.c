@@ -1,5 +1,8 @@
 /* env.c: print the environment script of a version for one shell. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
 #include "ui.h"
 
 #include <limits.h>

@@ -2,7 +2,11 @@
  * exactly that environment; cudnnvm replaces itself with the command
  * (execvp), so its exit status is the command's. 126/127 when it cannot
  * run, as shells do. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <errno.h>

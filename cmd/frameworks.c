@@ -3,7 +3,9 @@
  * copy, and whether the active version fits (exit 1 when one cannot
  * load it). The gate that use, global,
  * shell, venv and exec pass is lib/gate.c. */
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
 #include "ui.h"
 
 #include <jansson.h>

@@ -3,7 +3,11 @@
  * (ld.so.conf.d + ldconfig, root only). A user beside a system store sets
  * their own default, which may name a version of the system store; with
  * none set, the system store's default is theirs. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -5,6 +5,7 @@
  * none of them, so that every command that does not download, hash or
  * unpack starts like a tiny C program. exec keeps the process: the same
  * pid, terminal, signals and exit status, so the user sees no difference. */
+#include "base/base.h"
 #include "cmd.h"
 #include "ui.h"
 

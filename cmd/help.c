@@ -1,6 +1,9 @@
 /* help.c: `help [<command>]`, `<command> --help` and the hidden
  * `commands`, all written from the declarations in cmd/table.c. */
+#include "base/base.h"
 #include "cmd.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

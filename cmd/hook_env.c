@@ -3,7 +3,10 @@
  * version (or what leaves it) and the hook's state: the folder and
  * CUDNNVM_VERSION it saw, a stamp file (lib/hook.c), and the files and
  * folders whose change (`-nt` the stamp) means it must run again. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
 #include "ui.h"
 
 #include <inttypes.h>

@@ -1,7 +1,11 @@
 /* implode.c: `cudnnvm implode [--dry-run] [--yes]`: remove everything
  * cudnnvm wrote for this user (lib/implode.c says what), after saying it
  * and asking; the startup-file lines are named for the user to delete. */
+#include "base/base.h"
 #include "cmd.h"
+#include "doctor/doctor.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -1,7 +1,12 @@
 /* import.c: `cudnnvm import <dir> [--version V] [--cuda N]` takes a
  * hand-installed cuDNN under management, then validates it like any
  * install. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "install/install.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -1,4 +1,5 @@
 /* init.c: print the shell integration to evaluate from the rc file. */
+#include "base/base.h"
 #include "cmd.h"
 #include "ui.h"
 

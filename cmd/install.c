@@ -1,7 +1,13 @@
 /* install.c: `cudnnvm install <spec> ...` (from the mirror) and
  * `cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N]`
  * (offline, from a local NVIDIA archive). */
+#include "install/install.h"
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <errno.h>

@@ -1,7 +1,11 @@
 /* list.c: `cudnnvm list [--json]`: installed versions, newest first; the
  * global default is marked '*', the active one '>'. When a user sees the
  * system store beside their own, a column says where each version lives. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <jansson.h>

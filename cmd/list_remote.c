@@ -1,7 +1,10 @@
 /* list_remote.c: `cudnnvm list-remote [<spec>] [--cuda N] [--platform P]
  * [--json] [--refresh]`: the builds the mirror offers for a platform,
  * newest first, one install id per line (the walk is lib/builds.c). */
+#include "base/base.h"
 #include "cmd.h"
+#include "install/install.h"
+#include "machine/machine.h"
 #include "ui.h"
 
 #include <jansson.h>

@@ -2,7 +2,12 @@
  * [--mirror URL]` writes, refreshes or checks cudnnvm.lock beside the
  * project's pin, from the mirror's manifests only (no archive is
  * downloaded). */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "install/install.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <errno.h>

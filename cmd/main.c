@@ -1,5 +1,7 @@
 /* main.c: global flags, command lookup, and the final stdout check. */
+#include "base/base.h"
 #include "cmd.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <errno.h>

@@ -1,7 +1,11 @@
 /* mirror.c: `cudnnvm mirror <dir> <spec>... [--cuda N] [--platform P]
  * [--mirror URL] [--verify]` builds or checks an offline redist mirror for
  * air-gapped sites. */
+#include "base/base.h"
 #include "cmd.h"
+#include "install/install.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -2,7 +2,10 @@
  * writes one Lmod / Environment Modules file per installed version
  * (lib/modulefile.c; install and uninstall keep the store's own module
  * folder current through cv_modulefiles_refresh). */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -1,5 +1,7 @@
 /* opts.c: reading a command's options from its declaration in cmd/table.c,
  * and the options that use, global and shell share. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
 #include "ui.h"
 

@@ -2,7 +2,9 @@
  * cannot change its parent's environment, so the function that
  * `cudnnvm init` defines calls `cudnnvm shell --eval <shell> ...` and
  * evaluates what it prints; run bare, it says how to set that up. */
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* table.c: every subcommand, its usage line and its options, each option
  * declared once. The parser of every command (cmd_opts_next), help, the
  * completions and the man page check all read this table. */
+#include "base/base.h"
 #include "cmd.h"
 
 #include <string.h>

@@ -1,6 +1,8 @@
 /* ui.c: error lines, notes, colour and the progress bar. */
 #include "ui.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
 
 #include <pthread.h>
 #include <stdarg.h>

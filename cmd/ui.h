@@ -2,7 +2,8 @@
 #ifndef CUDNNVM_UI_H
 #define CUDNNVM_UI_H
 
-#include "cudnnvm.h"
+#include "base/base.h"
+#include "python/python.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,10 @@
 /* uninstall.c: `cudnnvm uninstall <spec> [--force] [--even-if-in-use]`;
  * what may be removed is lib/uninstall.c's decision. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <stdio.h>

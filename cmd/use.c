@@ -1,6 +1,11 @@
 /* use.c: pin a version for this project by writing ./.cudnn-version. Also
  * the option parsing and choice of version shared with global and shell. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <errno.h>

@@ -1,6 +1,11 @@
 /* validate.c: `cudnnvm validate [<spec>] [--no-gpu] [--json]`, the hidden
  * `validate-probe` the validation child runs. */
+#include "validate/validate.h"
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <jansson.h>

@@ -2,7 +2,9 @@
  * [--force]`: pin a version (one per cuDNN major) to a Python virtualenv
  * or a conda environment. What is
  * written, and why, is lib/venv.c and lib/preload.c. */
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
 #include "ui.h"
 
 #include <limits.h>

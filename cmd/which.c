@@ -1,5 +1,9 @@
 /* which.c: an absolute path inside the active version. */
+#include "activate/activate.h"
+#include "base/base.h"
 #include "cmd.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "ui.h"
 
 #include <limits.h>

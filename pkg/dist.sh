@@ -19,7 +19,7 @@ what=${1:?usage: pkg/dist.sh dist|deb|wheel}
 DIST_BUILD=${DIST_BUILD:-build-dist}
 DISTDIR=${DISTDIR:-$DIST_BUILD/out}
 MAKE=${MAKE:-make}
-VERSION=$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$/\1/p' lib/cudnnvm.h)
+VERSION=$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$/\1/p' lib/base/base.h)
 COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 export SOURCE_DATE_EPOCH TZ=UTC LC_ALL=C
@@ -37,7 +37,7 @@ DISTDIR=$(cd "$DISTDIR" && pwd)
 # The binaries, with Debian's hardening flags; PREFIX=/usr is where the
 # Debian package puts them (the wheel's and the archive's front binary
 # find the helper relative to themselves first). _FORTIFY_SOURCE marks
-# fchmodat warn_unused_result, and lib/store.c's best-effort chmods after a
+# fchmodat warn_unused_result, and lib/store/store.c's best-effort chmods after a
 # mkdir ignore it: those stay warnings here.
 pkg_build() {
 	local CFLAGS CPPFLAGS LDFLAGS

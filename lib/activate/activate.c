@@ -3,8 +3,10 @@
  * from the working folder up to /, then the global link. Pin files are
  * opened without following links or blocking, must be small regular files,
  * and must name a version (never a path or URL). No network, ever. */
-#include "gate.h"
-#include "internal.h"
+#include "activate/activate_int.h"
+#include "base/base.h"
+#include "release/release.h"
+#include "store/store.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -8,7 +8,9 @@
  * never inferred from variables the user may have changed since (a
  * CUDNN_HOME=/usr set meanwhile must not take /usr/bin out of PATH).
  * Paths are the resolved versioned folders, never <store>/current. */
-#include "internal.h"
+#include "activate/activate_int.h"
+#include "base/base.h"
+#include "store/store.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /* hook.c: the prompt hook's state on disk: a stamp file per shell whose
  * time says when the hook last ran, so the shell function can skip the
  * hook until a watched file or folder is newer (`-nt`) than it. */
-#include "internal.h"
+#include "activate/activate_int.h"
+#include "base/base.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -7,7 +7,9 @@
  * A module folder holds a marker file naming the format; a folder or a
  * file without our marker was written by someone else and is never
  * overwritten or removed. */
-#include "internal.h"
+#include "activate/activate_int.h"
+#include "base/base.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <errno.h>

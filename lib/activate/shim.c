@@ -3,7 +3,8 @@
  * ($XDG_DATA_HOME/cudnnvm/shims) that run a program under the version
  * pinned for their working folder, for programs that never run a shell
  * hook (IDEs, Jupyter kernels, services). The template is shims/shim.sh. */
-#include "internal.h"
+#include "activate/activate_int.h"
+#include "base/base.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* buf.c: growable byte strings with an optional cap, so a remote answer or
  * a file read into memory can never grow without bound. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * built against, as those libraries' headers say (both binaries are built
  * from the same headers; the front binary links only inih and jansson,
  * but names all seven, so that it answers without the helper). */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <archive.h>
 #include <curl/curlver.h>

@@ -1,8 +1,7 @@
 /* child.c: start a program with posix_spawn (a failed exec is an error
  * here, not an exit status 127 from a forked copy), feed what it writes to
  * buffers or a callback, and wait with a deadline. */
-#include "child.h"
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * read here (size-capped, NUL bytes refused), fed to inih line by line so
  * every complaint names file:line, and only the keys of doc/SPEC.md are
  * accepted, each at most once per file. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

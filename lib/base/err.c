@@ -1,5 +1,5 @@
 /* err.c: error values and their mapping to documented exit statuses. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

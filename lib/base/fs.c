@@ -2,7 +2,7 @@
  * locks die with their process: there is no stale lock) and the one
  * write-to-a-temporary-then-rename that every small file cudnnvm replaces
  * goes through (pins, shims, venv scripts, caches). */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* path.c: path string helpers. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <string.h>
 

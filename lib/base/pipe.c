@@ -2,7 +2,7 @@
  * and hashing, decompressing, and writing files can overlap (the install
  * pipeline of install.c and extract_tar.c). Memory is fixed:
  * nbufs * bufsize. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <pthread.h>
 #include <stdlib.h>

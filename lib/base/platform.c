@@ -1,6 +1,6 @@
 /* platform.c: which NVIDIA platform this machine is, and the cores this
  * process may use. Its CUDA stack is machine.c's. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <sched.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * `cudnnvm init` prints (the one source of the hook code; shims/ holds
  * copies that tests keep equal). Any byte a path may hold is quoted so that
  * eval gives it back unchanged; a shell that cannot carry it is refused. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* suggest.c: the one "did you mean" rule, for mistyped commands, options
  * and configuration keys. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * the credentials of https://user:pass@host/, which are sent to that host
  * but never printed or written to disk. Plain libc, so that reading the
  * configuration does not load libcurl. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <string.h>
 

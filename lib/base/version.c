@@ -1,7 +1,7 @@
 /* version.c: the strict spec grammar, numeric comparison and matching.
  * Every user string is checked here before it reaches a path, a URL, a lock
  * name or an env script. */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* xalloc.c: allocation wrappers; running out of memory is not an error
  * value callers can handle sensibly, so it aborts (git, tmux, samurai). */
-#include "internal.h"
+#include "base/base_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

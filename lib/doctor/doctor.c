@@ -4,8 +4,13 @@
  * Python environments that bundle their own cuDNN. Each finding says what,
  * why, and the one command that fixes it. Also the catalogue of the
  * classic error messages and their causes. */
-#include "internal.h"
-#include "venv.h"
+#include "activate/activate.h"
+#include "base/base.h"
+#include "doctor/doctor_int.h"
+#include "machine/machine.h"
+#include "python/python.h"
+#include "store/store.h"
+#include "validate/validate.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,11 @@
  * wrote into environments (it keeps a list of them), system mode's
  * loader file; and the lines of shell startup files that load it, which
  * are the user's to edit and are only named. */
-#include "internal.h"
+#include "activate/activate.h"
+#include "base/base.h"
+#include "doctor/doctor_int.h"
+#include "python/python.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <limits.h>

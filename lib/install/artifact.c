@@ -1,7 +1,9 @@
 /* artifact.c: what is being installed (struct cv_artifact), checked once
  * where it is made: from one of NVIDIA's archive names, or from what a
  * manifest, a lock or a package index says of it. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
 
 #include <stdio.h>
 #include <stdlib.h>

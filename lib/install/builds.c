@@ -1,7 +1,10 @@
 /* builds.c: walk what a source offers, release by release, for
  * list-remote: which builds there are and which are installed. */
-#include "builds.h"
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "machine/machine.h"
+#include "release/release.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,12 @@
  * says what) into the store: found on this machine, or already in the
  * store, or the newest release of its CUDA major that the driver runs,
  * from NVIDIA's CUDA redist tree, verified and published like a version. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "machine/machine.h"
+#include "release/release.h"
+#include "store/store.h"
+#include "validate/validate.h"
 
 #include <libgen.h>
 #include <stdio.h>

@@ -6,8 +6,10 @@
  * read back without the network; a partial is resumed with a Range
  * request, its bytes replayed into the pipe first once the server has
  * agreed to the range. */
-#include "http.h"
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

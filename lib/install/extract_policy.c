@@ -8,7 +8,8 @@
  * archive layout; only cuDNN's own names kept in lib/; no duplicates; caps on
  * entries, bytes written, path length and depth. A walk of the result re-checks
  * links against the tree itself and fixes modes (files 0644, folders 0755). */
-#include "extract_internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 
 #include <dirent.h>
 #include <errno.h>

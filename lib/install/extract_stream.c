@@ -17,7 +17,8 @@
  * on the way, and the streamed tree is removed and the wheel unpacked from
  * its directory as it would have been without the stream. Nothing is
  * published either way until the caller's hash check has passed. */
-#include "extract_internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

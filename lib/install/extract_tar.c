@@ -4,7 +4,8 @@
  * relative names so libarchive's three SECURE_* flags apply. A compressed
  * tarball is decompressed on its own thread, xz through liblzma's
  * multi-threaded decoder. */
-#include "extract_internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

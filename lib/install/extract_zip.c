@@ -7,7 +7,8 @@
  * directory's file modes show links a streaming read cannot see), then
  * each thread opens the file with its own reader and writes its share,
  * the largest entries dealt out first to the least loaded thread. */
-#include "extract_internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,11 @@
  * checksum vouches for them, so <id>/import.json records where they came
  * from and the sha256 of each file instead; cudnnvm.json's sha256 is the
  * hash of that file list. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "machine/machine.h"
+#include "store/store.h"
+#include "validate/validate.h"
 
 #include <dirent.h>
 #include <errno.h>

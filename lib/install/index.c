@@ -3,7 +3,9 @@
  * and the manifests themselves. Both are cached per mirror in
  * <cache>/manifests/<hash of the mirror URL>/: a manifest never changes, the
  * listing is refreshed after a day or on request. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
 
 #include <dirent.h>
 #include <errno.h>

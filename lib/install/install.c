@@ -2,7 +2,10 @@
  * counted while libarchive extracts them into a private staging folder;
  * the folder is published under its install id by one rename only when
  * size and sha256 match. Also: a fetcher that reads a local file. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,9 @@
 /* local_archive.c: what a local archive or wheel handed to `install
  * --archive` is: its platform when nothing says, its size and real path,
  * checked that it is a file. */
-#include "local_archive.h"
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,10 @@
  * build (version and CUDA major) for each other platform, so a lock never
  * names two different builds. Nothing here downloads an archive. Linked
  * into the helper only (it reaches the index and libcurl). */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
+#include "store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

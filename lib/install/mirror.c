@@ -6,7 +6,10 @@
  * take their final name only once size and sha256 match: a run killed
  * midway leaves nothing under a final name. An archive already there is
  * kept only when it hashes to the manifest's sha256, never by its name. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,8 @@
  * is generated from tests/fixtures/manifest-pins.tsv (version, url, sha256):
  *   awk -F'\t' 'NR>1{printf "\t{ \"redistrib_%s.json\", \"%s\" },\n",$1,$3}'
  * A manifest whose name is pinned must hash to the pinned value. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 
 #include <string.h>
 

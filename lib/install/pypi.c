@@ -8,7 +8,11 @@
  * an archive: the same download, the same one-pass hash, the entry policy
  * of extract_policy.c in its wheel mode, and cv_wheel_links for the .so
  * chains the wheel lacks. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "machine/machine.h"
+#include "python/python.h"
+#include "release/release.h"
 
 #include <dirent.h>
 #include <errno.h>

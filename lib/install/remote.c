@@ -2,8 +2,9 @@
  * only for a file:// mirror), TLS verification on, timeouts, bounded
  * retries; small documents one at a time or many at once. The streaming
  * download of an archive is download.c, on the helpers of http.h. */
-#include "http.h"
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
 
 #include <curl/curl.h>
 #include <errno.h>

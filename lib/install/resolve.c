@@ -1,6 +1,9 @@
 /* resolve.c: a spec -> the newest release on the mirror that has a build
  * for the platform and CUDA major, and that build's archive. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "machine/machine.h"
+#include "release/release.h"
 
 #include <limits.h>
 #include <stdio.h>

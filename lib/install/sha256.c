@@ -1,5 +1,6 @@
 /* sha256.c: streaming SHA-256 with OpenSSL's EVP interface. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * are read from the same dynamic section. Every read here is bounded and
  * checked against the file's size; a file this reader cannot follow is reported
  * as unreadable rather than guessed at, since ldconfig might follow it. */
-#include "internal.h"
+#include "machine/machine_int.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* ldcache.c: the loader's cache as `ldconfig -p` prints it, so code that
  * asks "where would the loader find this soname" reads it one way. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine_int.h"
 
 #include <stdlib.h>
 #include <string.h>

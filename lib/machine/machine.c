@@ -11,8 +11,8 @@
  * nothing in its files is `nvcc --version` run. The driver's version comes
  * from the kernel module's /proc or /sys file, or in a container from the
  * name libcuda.so.1 points at, and is read only when no toolkit answers. */
-#include "child.h"
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine_int.h"
 
 #include <ctype.h>
 #include <dirent.h>

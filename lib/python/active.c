@@ -5,7 +5,9 @@
  * frameworks cannot load (gate.c). The walk itself knows nothing of
  * Python, so the prompt's question never reaches the frameworks unless a
  * Python environment is in play. */
-#include "internal.h"
+#include "activate/activate.h"
+#include "base/base.h"
+#include "python/python_int.h"
 
 #include <string.h>
 

@@ -18,7 +18,9 @@
  * CudnnSupport::Init): the same major, a runtime minor at least the one
  * the build was compiled with, a build for the same CUDA major; plus an
  * upper bound or exclusion when the metadata states one. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
+#include "python/python_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,7 +7,10 @@
  * convolution ran, the version is this one, and every sub-library mapped
  * comes from this version's folder. Opt-in: importing torch takes
  * seconds. */
-#include "internal.h"
+#include "base/base.h"
+#include "python/python_int.h"
+#include "store/store.h"
+#include "validate/validate.h"
 
 #include <jansson.h>
 #include <limits.h>

@@ -1,10 +1,11 @@
 /* gate.c: the checks a version passes before it becomes active: the
  * frameworks of the Python environment can load it, and it validates.
  * The verdict carries the lines to say; cmd/ prints them. */
-#include "gate.h"
-#include "internal.h"
-#include "preload.h"
-#include "venv.h"
+#include "activate/activate.h"
+#include "base/base.h"
+#include "python/python_int.h"
+#include "store/store.h"
+#include "validate/validate.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -34,7 +34,8 @@
  *    version's libcudnn.so.N first in LD_PRELOAD, so the front library is
  *    the store's and the sub-libraries it dlopens come through
  *    LD_LIBRARY_PATH from the same folder. */
-#include "internal.h"
+#include "base/base.h"
+#include "python/python_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,7 +3,10 @@
  * force, one that running programs map only with in_use_ok, the system
  * store's copy never; the global link is removed first so that it never
  * dangles. */
-#include "internal.h"
+#include "activate/activate.h"
+#include "base/base.h"
+#include "python/python_int.h"
+#include "store/store.h"
 
 #include <limits.h>
 #include <stdio.h>

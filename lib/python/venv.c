@@ -7,7 +7,9 @@
  * scripts. The version is carried by CUDNNVM_VERSION while the environment
  * is active, so the prompt hook agrees with it. --remove takes it all out.
  * The templates are the shims/venv-* and shims/conda-* files. */
-#include "internal.h"
+#include "base/base.h"
+#include "python/python_int.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

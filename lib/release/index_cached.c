@@ -2,7 +2,8 @@
  * the cache, for shell completion: a Tab must never wait on the network,
  * so this reads <cache>/manifests/<key>/listing files only and links
  * nothing but libc (index.c, which fetches, needs libcurl). */
-#include "internal.h"
+#include "base/base.h"
+#include "release/release_int.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -6,7 +6,8 @@
  * strict: a hand-edited lock that is not exactly this format is one
  * CV_EDATA line naming the field, never half-read. This module reads and
  * writes files only; lock_resolve.c fills a lock from the manifests. */
-#include "internal.h"
+#include "base/base.h"
+#include "release/release_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

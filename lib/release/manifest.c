@@ -2,7 +2,8 @@
  * jansson. 8.x: cudnn.<platform> -> file; 9.x: cudnn.<platform>.cudaNN ->
  * file. Keys are looked up by name, unknown keys are ignored, odd entries
  * are kept with a reason instead of failing the whole manifest. */
-#include "internal.h"
+#include "base/base.h"
+#include "release/release_int.h"
 
 #include <ctype.h>
 #include <errno.h>

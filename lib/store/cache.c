@@ -6,7 +6,8 @@
  * (keep_archives = always keeps them), clean the folders cudnnvm writes
  * there. A partial download is left to prune: it is what the next install
  * of that version resumes from. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store_int.h"
 
 #include <dirent.h>
 #include <errno.h>

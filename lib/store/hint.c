@@ -7,7 +7,10 @@
  * major. A build is made active with `eval "$(cudnnvm env ID)"`, which
  * works without the shell hook that `cudnnvm shell` needs. Reads cached
  * files only, never the network, and only on the error path. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
+#include "release/release.h"
+#include "store/store_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -6,7 +6,8 @@
  * builds. Before either, /proc/<pid>/maps of every process the caller may
  * read is searched for the version's folder, the way fuser and lsof find
  * users of a file. Only libc: the front-only commands call this. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store_int.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -6,7 +6,8 @@
  * While system mode names this store's current/lib, a switch is held to
  * system mode's rule on which libraries a version may hold and the loader
  * cache is rebuilt after it (sysmode.c owns both). */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -20,7 +20,9 @@
  * system store's copy of an id first, so every user of a machine gets the
  * copy its admin installed and validated; writes go to the user's store
  * only. The system store costs lookups one more folder read at most. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
+#include "store/store_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -16,7 +16,9 @@
  * it runs again whenever <store>/current changes while system mode is on
  * (link.c asks cv_sysmode_names and cv_sysmode_reload), so the cache never
  * answers for the version that was the default before. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
+#include "store/store_int.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,7 +3,9 @@
  * times the layers (bench_probe.c), and the figures it reports, gathered
  * into results and JSON. Validation and timing share one child, so the
  * figures come from exactly the libraries whose provenance was proven. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -11,7 +11,9 @@
  * run with driver-API events. One JSON line per layer; the parent does
  * the rest. Like probe.c it declares the few prototypes and enum values
  * it needs (checked against cudnn_graph.h): no CUDA or cuDNN header. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <dlfcn.h>
 #include <jansson.h>

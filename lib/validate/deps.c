@@ -4,7 +4,9 @@
  * runtime-compiled engines; cuDNN 8 links cuBLAS and cuBLASLt, and its
  * CUDA 12 builds nvrtc too (doc/cudnn-facts.md, "Runtime dependencies").
  * Installing them is deps_install.c's, in the helper. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

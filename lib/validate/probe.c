@@ -4,7 +4,10 @@
  * convolution through the driver API. It declares the few prototypes it
  * needs itself: no CUDA header is involved. Each finding is written as one
  * JSON line, so the parent keeps what was learned if cuDNN kills us. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

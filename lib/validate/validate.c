@@ -2,7 +2,10 @@
  * environment and turn what it reports, or how it died, into the five
  * steps of doc/SPEC.md. A crash, abort or hang inside cuDNN becomes a `fail`
  * naming the signal and what the child was doing. */
-#include "internal.h"
+#include "base/base.h"
+#include "machine/machine.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,9 @@
  * and the identity of every lib/libcudnn* file, so that repeating an
  * activation costs a few stat(2) calls. The key is the plain text of all
  * that; a result is used only when its stored key is byte-identical. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <dirent.h>
 #include <errno.h>

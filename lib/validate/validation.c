@@ -2,7 +2,9 @@
  * names of its steps and verdicts and its JSON, both ways. The cache
  * (validate_cache.c), `validate --json` and the bench read and write the
  * record through here, so the format has one owner. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store.h"
+#include "validate/validate_int.h"
 
 #include <jansson.h>
 #include <string.h>

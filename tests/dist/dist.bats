@@ -19,7 +19,7 @@ setup_file() {
 	python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS/arch" \
 		--version 9.19.0.56 --cuda 13 --libdir "$STUBS/v9/lib" --preset 0 >"$STUBS/v9.json"
 	D=$CUDNNVM_DIST
-	V=$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$/\1/p' "$REPO_ROOT/lib/cudnnvm.h")
+	V=$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$/\1/p' "$REPO_ROOT/lib/base/base.h")
 	WHL=$(ls "$D"/cudnnvm-"$V"-py3-none-manylinux_*.whl)
 	DEB=$(ls "$D"/cudnnvm_"$V"-1_*.deb)
 	export D V WHL DEB

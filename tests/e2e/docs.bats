@@ -96,7 +96,7 @@ spec_commands() {
 
 @test "cudnnvm.ini(5) documents every config key the parser accepts" {
 	text=$(man_text cudnnvm.ini.5)
-	keys=$(grep -oE '\{ "(store|remote|install)", "[a-z_]+" \}' "$REPO_ROOT/lib/config.c" |
+	keys=$(grep -oE '\{ "(store|remote|install)", "[a-z_]+" \}' "$REPO_ROOT/lib/base/config.c" |
 		sed -E 's/.*"([a-z]+)", "([a-z_]+)".*/\1 \2/')
 	[ -n "$keys" ]
 	while read -r sec key; do

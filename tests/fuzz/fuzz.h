@@ -2,7 +2,7 @@
 #ifndef CUDNNVM_FUZZ_H
 #define CUDNNVM_FUZZ_H
 
-#include "cudnnvm.h"
+#include "base/base.h"
 
 #include <ftw.h>
 #include <stddef.h>

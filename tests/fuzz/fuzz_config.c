@@ -4,6 +4,7 @@
  * CV_ECONFIG, and an accepted file leaves a usable config: an https:// or
  * file:// mirror, numbers inside their documented ranges (man/cudnnvm.ini.5),
  * absolute paths without "..", no control bytes in any value. */
+#include "base/base_int.h"
 #include "fuzz.h"
 
 /* A value that reaches a path, a URL or an environment script has no

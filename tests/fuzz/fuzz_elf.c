@@ -12,7 +12,7 @@
  * a refusal reports no name. cv_elf_soname never reads past its buffer and
  * returns a NUL-ended, non-empty name when it says it found one. */
 #include "fuzz.h"
-#include "internal.h"
+#include "machine/machine_int.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -12,6 +12,7 @@
  * after LLVMFuzzerMutate it recomputes the checksum of every ustar header,
  * which the tar reader would otherwise refuse first. */
 #include "fuzz.h"
+#include "install/install_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>

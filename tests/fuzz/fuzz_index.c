@@ -12,6 +12,7 @@
  * lists nothing, nor does an HTML page whose every <a tag has a
  * data-yanked attribute. */
 #include "fuzz.h"
+#include "install/install_int.h"
 
 #include <strings.h>
 

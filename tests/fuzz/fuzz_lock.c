@@ -6,6 +6,8 @@
  * and what it accepts is written back (cv_lock_text) to a text that parses
  * to the same lock and is written the same way again. */
 #include "fuzz.h"
+#include "release/release.h"
+#include "release/release_int.h"
 
 #include <jansson.h>
 

@@ -5,6 +5,8 @@
  * cv_manifest_check_path accepts (no "..", scheme, '%' ...), a lower-case
  * sha256, a size within the cap and a known CUDA major; lookups agree. */
 #include "fuzz.h"
+#include "release/release.h"
+#include "release/release_int.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,8 +13,9 @@
  * to make, with every value byte for byte what was passed in: no value
  * escapes its quoting and nothing else runs. A refusal must be CV_EDATA on
  * one line, and plain values (letters, digits, / . _ -) are never refused. */
+#include "activate/activate_int.h"
+#include "base/base.h"
 #include "fuzz.h"
-#include "internal.h"
 
 #include <lauxlib.h>
 #include <lua.h>

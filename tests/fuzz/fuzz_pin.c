@@ -4,6 +4,7 @@
  * modes. Oracles: a spec returned is a valid spec that appears in the file
  * (never a path or URL), 0 ("no cudnn line") only for .tool-versions, and
  * errors are one line with code CV_EDATA. */
+#include "activate/activate_int.h"
 #include "fuzz.h"
 
 #include <fcntl.h>

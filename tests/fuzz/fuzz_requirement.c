@@ -19,7 +19,8 @@
  *    fits. */
 #include "fuzz.h"
 
-#include "internal.h"
+#include "base/base.h"
+#include "python/python_int.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -13,6 +13,7 @@
  * Accepted by one means accepted by the other with the same layers, in
  * the same order; errors are one line with CV_EDATA. */
 #include "fuzz.h"
+#include "validate/validate_int.h"
 
 #define LINE_MAX_BYTES 1023
 

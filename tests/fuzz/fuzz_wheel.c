@@ -16,8 +16,9 @@
  * (name, method, CRC-32 or sizes), both must refuse the wheel; when they
  * succeed, every file of the tree is a directory record's file, mapped to
  * the archive layout, with the record's size. */
+#include "base/base.h"
 #include "fuzz.h"
-#include "internal.h"
+#include "install/install_int.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,6 +1,9 @@
 /* test_activate.c: pin files (doc/reliability.md P1, P2, P4): what is read,
  * what is refused with one clear line, and the upward search. */
-#include "cudnnvm.h"
+#include "activate/activate_int.h"
+#include "base/base.h"
+#include "python/python.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <fcntl.h>

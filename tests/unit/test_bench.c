@@ -1,7 +1,8 @@
 /* test_bench.c: layer lines, their compact form for the bench child, the
  * output size and FLOP count, and the built-in layer sets. */
-#include "cudnnvm.h"
+#include "base/base.h"
 #include "tap.h"
+#include "validate/validate_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,7 @@
 /* test_child.c: the one way a program is started: exit statuses, signals,
  * kept output, a timeout, an early stop by the reader, and a program that
  * cannot start being an error rather than a status. */
-#include "cudnnvm.h"
-#include "internal.h"
+#include "base/base.h"
 #include "tap.h"
 
 #include <signal.h>

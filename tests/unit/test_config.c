@@ -1,5 +1,5 @@
 /* test_config.c: strict INI parsing and the load order of doc/SPEC.md. */
-#include "cudnnvm.h"
+#include "base/base_int.h"
 #include "tap.h"
 
 #include <stdio.h>

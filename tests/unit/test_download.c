@@ -1,7 +1,10 @@
 /* test_download.c: the streaming download through a file:// mirror (so it
  * runs under the sanitizers without a server): bytes, cache, resume,
  * oversize, interrupt. The HTTPS cases are in tests/e2e/download_faults. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <stdio.h>

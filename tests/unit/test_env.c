@@ -1,7 +1,9 @@
 /* test_env.c: the environment of a version: first activation, idempotence,
  * switching that removes only the previous version's entries, and leaving
  * that restores exactly what the user had. The environment is a table. */
-#include "cudnnvm.h"
+#include "activate/activate.h"
+#include "base/base.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* test_extract.c: the entry policy, layouts, caps and modes of cv_extract,
  * on tar archives built in memory with libarchive. */
-#include "cudnnvm.h"
+#include "base/base.h"
+#include "install/install_int.h"
 #include "tap.h"
 
 #include <archive.h>

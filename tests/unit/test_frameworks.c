@@ -3,7 +3,8 @@
  * record read by its top-level members only (decoys inside its file list
  * ignored), and the scan's budget: a FIFO or an oversized record is never
  * read, and the scan says it is incomplete. */
-#include "internal.h"
+#include "base/base.h"
+#include "python/python_int.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* test_fs.c: cv_fs_write_atomic, the one temp-then-rename writer: content
  * and mode, replacement, a link at the target replaced rather than written
  * through, and no temporary left behind on failure. */
-#include "cudnnvm.h"
+#include "base/base.h"
 #include "tap.h"
 
 #include <dirent.h>

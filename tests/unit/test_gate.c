@@ -2,7 +2,9 @@
  * the frameworks of a Python environment (laid out in a temporary folder
  * as tests/fixtures/mkpyenv.py lays them out) and the validation, and the
  * verdicts they give (refusal, --force's warning, nothing to say). */
-#include "cudnnvm.h"
+#include "base/base.h"
+#include "python/python_int.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * folder, a second before now; reused when the shell hands it back;
  * never a file outside that folder; settled up to the newest watched
  * change, but never to this run's own start. */
-#include "cudnnvm.h"
+#include "activate/activate.h"
 #include "tap.h"
 
 #include <fcntl.h>

@@ -1,6 +1,9 @@
 /* test_install.c: the one-pass verified install: hash and extraction in
  * one read, nothing published on a mismatch, already/force, names. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <archive.h>

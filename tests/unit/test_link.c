@@ -1,7 +1,8 @@
 /* test_link.c: the atomic `current` link (doc/reliability.md §3, F9, F13, F14,
  * F21): set, get, unset, refusals, the sweep of stray links, and a reader
  * that never sees `current/lib` missing while it is switched 1000 times. */
-#include "internal.h"
+#include "base/base.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -1,7 +1,8 @@
 /* test_machine.c: the machine model: where the toolkit's version is read
  * from and in which order, the driver's CUDA, the overrides, and the
  * CUDA major a spec without -cudaN means. */
-#include "cudnnvm.h"
+#include "base/base.h"
+#include "machine/machine_int.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /* test_manifest.c: NVIDIA's real manifests (8.x and 9.x shapes) and
  * hostile ones (doc/reliability.md M1-M8). Run from the repository root. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release_int.h"
 #include "tap.h"
 
 #include <stdio.h>

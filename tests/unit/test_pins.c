@@ -1,6 +1,7 @@
 /* test_pins.c: the built-in pin table equals tests/fixtures/manifest-pins.tsv
  * and matches NVIDIA's real manifests. Run from the repository root. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
 #include "tap.h"
 
 #include <stdio.h>

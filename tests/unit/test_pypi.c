@@ -1,7 +1,9 @@
 /* test_pypi.c: reading a simple index's project page (PEP 691 JSON and
  * PEP 503 HTML): which files are NVIDIA's cuDNN wheels, yanked files,
  * hashes, links that leave https, and wheel file names. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "release/release.h"
 #include "tap.h"
 
 #include <stdio.h>

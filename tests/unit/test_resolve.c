@@ -1,7 +1,10 @@
 /* test_resolve.c: spec -> release resolution across NVIDIA's real 8.x and
  * 9.x manifests, CUDA variants and platforms, read through the index from
  * a file:// mirror folder (no network). Run from the repository root. */
-#include "internal.h"
+#include "base/base.h"
+#include "install/install_int.h"
+#include "machine/machine_int.h"
+#include "release/release.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* test_sha256.c: streaming SHA-256 against known vectors. */
-#include "cudnnvm.h"
+#include "base/base.h"
+#include "install/install_int.h"
 #include "tap.h"
 
 #include <stdio.h>

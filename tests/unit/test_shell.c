@@ -1,6 +1,6 @@
 /* test_shell.c: quoting per shell (doc/reliability.md V3). Each quoted value
  * is fed back through the real sh and fish where they exist. */
-#include "cudnnvm.h"
+#include "base/base.h"
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* test_store.c: store location, private folders, hostile layouts, sweep,
  * locks, metadata and listing. */
-#include "internal.h"
+#include "base/base_int.h"
+#include "store/store_int.h"
 #include "tap.h"
 
 #include <fcntl.h>

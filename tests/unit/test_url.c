@@ -1,6 +1,6 @@
 /* test_url.c: mirror URLs: credentials split off for messages and files,
  * and the mirrors that are configuration mistakes. */
-#include "internal.h"
+#include "base/base.h"
 #include "tap.h"
 
 #include <stdlib.h>

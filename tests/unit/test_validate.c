@@ -1,9 +1,12 @@
 /* test_validate.c: version decoding, the driver and compute-capability
  * rules, the JSON round trip of a result, the cache key and cache, and
  * the doctor's message catalogue. */
-#include "cudnnvm.h"
-#include "internal.h"
+#include "base/base.h"
+#include "doctor/doctor_int.h"
+#include "machine/machine.h"
+#include "store/store.h"
 #include "tap.h"
+#include "validate/validate_int.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* test_version.c: the spec grammar, ordering and matching. */
-#include "cudnnvm.h"
+#include "base/base.h"
 #include "tap.h"
 
 #include <string.h>

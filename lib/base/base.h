@@ -1,0 +1,550 @@
+/* base.h: the face of the base wing, what every wing stands on: errors as
+ * values, memory, buffers, paths, files, locks and children (every call into
+ * the OS), the version grammar, URLs, shell quoting, the configuration and
+ * the platform name. Only what cmd/ and the wings above call; the rest is in
+ * base_int.h. */
+#ifndef CUDNNVM_BASE_BASE_H
+#define CUDNNVM_BASE_BASE_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct cv_buf;
+struct cv_pipe;
+struct cv_pump;
+struct stat;
+
+#define CV_VERSION_STRING "0.1.0"
+
+/* buildinfo.c: the commit the binaries were built from ("unknown" outside
+ * a git checkout, unless make was given COMMIT=), and "inih 55, jansson
+ * 2.14, libcurl ..., libarchive ..., OpenSSL ..., liblzma ..., libdeflate
+ * ...": the libraries' versions it was built against. */
+const char *cv_build_commit(void);
+
+const char *cv_build_libraries(void);
+
+/* suggest.c: "did you mean": the known name closest to a mistyped one,
+ * when it is close enough to be what was meant.
+ *
+ *	struct cv_suggest s = CV_SUGGEST_INIT("mirrror");
+ *	cv_suggest_consider(&s, "mirror"); ...
+ *	near = cv_suggest_result(&s);   (NULL: none is close) */
+struct cv_suggest {
+	const char *typed, *best;
+	size_t dist;
+};
+
+#define CV_SUGGEST_INIT(typed)            \
+	{                                 \
+		(typed), NULL, (size_t)-1 \
+	}
+
+void cv_suggest_consider(struct cv_suggest *s, const char *name);
+
+const char *cv_suggest_result(const struct cv_suggest *s);
+
+/* ---- err.c: errors as values ------------------------------------------ */
+
+/* Each code maps to one documented exit status (cv_exit_status). */
+enum cv_code {
+	CV_OK = 0,
+	CV_ERROR = -1,      /* generic failure: exit 1 */
+	CV_ENOTFOUND = -2,  /* not installed / not in a manifest: exit 1 */
+	CV_EUSAGE = -3,     /* usage or bad spec: exit 64 */
+	CV_EDATA = -4,      /* bad manifest, checksum, size, archive: 65 */
+	CV_ENETWORK = -5,   /* network or server error: 69 */
+	CV_ESTORE = -6,     /* store not writable / hostile store: 73 */
+	CV_EIO = -7,        /* I/O error, disk full: 74 */
+	CV_ELOCKED = -8,    /* lock busy with --no-wait: 75 */
+	CV_EPERM = -9,      /* permission denied: 77 */
+	CV_ECONFIG = -10,   /* config error: 78 */
+	CV_EINTR = -11,     /* interrupted: 130 */
+	CV_EVALIDATE = -12, /* validation failed: exit 1 */
+};
+
+#define CV_ERR_MSGSIZE 1024
+
+#define CV_ERR_HINTSIZE 512
+
+struct cv_err {
+	int code;                 /* enum cv_code */
+	char msg[CV_ERR_MSGSIZE]; /* one line, no trailing newline */
+	/* commands that fix it, each ending in '\n'; "" when none */
+	char hint[CV_ERR_HINTSIZE];
+};
+
+#define CV_ERR_INIT           \
+	{                     \
+		CV_OK, "", "" \
+	}
+
+/* Record an error and return `code`: `return cv_err_set(err, ...)`.
+ * err may be NULL. */
+int cv_err_set(struct cv_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Same, appending ": strerror(errno)" (errno read on entry). */
+int cv_err_errno(struct cv_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Add a command that fixes the error just set, printed on a line of its
+ * own after it ("hint: cudnnvm install 9.1"); returns err->code so that
+ * `return cv_err_hint(err, ...)` follows a cv_err_set. A hint that does
+ * not fit whole is left out, never cut. */
+int cv_err_hint(struct cv_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prepend context ("install 9.1.0: ") to the message; returns err->code. */
+int cv_err_prefix(struct cv_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Map an errno from a failed store write to a code (ENOSPC->EIO, ...). */
+int cv_code_from_errno(int errnum);
+
+/* Where warnings made while the work goes on are sent (the front end
+ * prints them); without a sink they are dropped. */
+void cv_warn_sink(void (*sink)(void *payload, const char *msg), void *payload);
+
+/* 1 when a sink is installed: a warning would be seen. */
+int cv_warn_enabled(void);
+
+/* Send one warning line to the sink, once per process per text. */
+void cv_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The documented exit status for a code (0, 1, 64, 65, ...). */
+int cv_exit_status(int code);
+
+/* ---- version.c: the spec grammar of doc/SPEC.md ------------------------ */
+
+#define CV_VERSION_MAXPARTS 4
+
+struct cv_version {
+	int nparts;                              /* 1..4 */
+	unsigned long part[CV_VERSION_MAXPARTS]; /* missing parts are 0 */
+	int cuda; /* CUDA major, 0 when not given */
+};
+
+/* Parse a spec: ^[0-9]{1,3}(\.[0-9]{1,5}){0,3}(-cuda[0-9]{1,3})?$, ASCII
+ * only, no leading zeros beyond a single "0". CV_EUSAGE on anything else;
+ * the message quotes the input safely. */
+int cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err);
+
+/* A spec as a command takes it: cv_version_parse's grammar, or `latest`
+ * (optionally latest-cudaN), the newest version, which is nparts 0 (it
+ * matches every version). cv_version_format writes it back as "latest".
+ * Pin files and CUDNNVM_VERSION take cv_version_parse's grammar only. */
+int cv_spec_parse(struct cv_version *out, const char *s, struct cv_err *err);
+
+/* Parse an install id: a full 4-part version with -cudaN (9.13.0.50-cuda12).
+ */
+int cv_install_id_parse(struct cv_version *out, const char *s,
+			struct cv_err *err);
+
+/* Numeric order of the version parts (cuda ignored): <0, 0, >0. Missing
+ * parts count as 0 only after all given parts compare equal and the
+ * shorter one sorts first. */
+int cv_version_cmp(const struct cv_version *a, const struct cv_version *b);
+
+/* 1 when `v` has every leading part of `spec` (and the same cuda, when the
+ * spec names one). */
+int cv_version_matches(const struct cv_version *spec,
+		       const struct cv_version *v);
+
+/* "9.13.0.50" (parts only), or "9.13.0.50-cuda12" with the cuda part. */
+void cv_version_format(const struct cv_version *v, char *buf, size_t n);
+
+void cv_version_format_id(const struct cv_version *v, char *buf, size_t n);
+
+/* The value cudnnGetVersion() returns for this version: M*1000+m*100+p
+ * below 9, M*10000+m*100+p from 9 on. */
+long cv_version_cudnn_number(const struct cv_version *v);
+
+/* A --cuda value: a CUDA major, 1..999, no sign or leading zero, into
+ * *out; -1 when malformed. */
+int cv_cuda_major_parse(const char *s, int *out);
+
+/* `<spec> --cuda N` as one spec: N (a --cuda value, NULL when not given)
+ * becomes the spec's -cudaN. CV_EUSAGE when N is malformed or the spec
+ * names another major. */
+int cv_spec_with_cuda(struct cv_version *spec, const char *cuda_arg,
+		      struct cv_err *err);
+
+/* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
+
+struct cv_config {
+	/* the system file's [store] path: the system store (NULL: /opt/cudnn)
+	 */
+	char *system_store_path;
+	/* the user's own store: a user config, --config or CUDNNVM_STORE
+	 * (NULL: $XDG_DATA_HOME/cudnnvm) */
+	char *store_path;
+	int store_only;   /* CUDNNVM_STORE: store_path is the one store */
+	char *cache_path; /* NULL: default */
+	char *mirror;     /* never NULL after load */
+	char *ca_file;    /* NULL: system CAs */
+	char *proxy;      /* NULL: environment */
+	long timeout;     /* seconds without progress */
+	int retries;
+	int cuda;       /* 0 = auto */
+	char *platform; /* NULL = auto */
+	int validate;   /* 1/0 */
+	/* enum cv_keep: a verified archive is kept in the cache while
+	 * its version is installed (yes), never (no) or also after (always) */
+	int keep_archives;
+	int verify_pins;
+	unsigned threads; /* archive decoding threads; 0 = usable cores */
+	int source;       /* [remote] source: enum cv_source_kind */
+	char *pypi_index; /* [remote] index: a PEP 503/691 simple index */
+	/* [remote] cuda_mirror: NVIDIA's CUDA redist tree, for cuDNN's own
+	 * dependencies; NULL: derived from mirror (cv_deps_cuda_mirror) */
+	char *cuda_mirror;
+	int deps; /* [install] deps: enum cv_deps_mode */
+};
+
+enum cv_keep { CV_KEEP_NO = 0, CV_KEEP_YES = 1, CV_KEEP_ALWAYS = 2 };
+
+/* The most threads [install] threads and install --jobs take. */
+#define CV_MAX_THREADS 1024
+
+/* Where versions come from: NVIDIA's redist mirror or a Python index
+ * serving NVIDIA's nvidia-cudnn-cuN wheels. */
+enum cv_source_kind { CV_SOURCE_NVIDIA = 0, CV_SOURCE_PYPI = 1 };
+
+/* "nvidia" / "pypi" -> enum cv_source_kind; CV_EUSAGE otherwise. */
+int cv_source_parse(const char *s, int *out, struct cv_err *err);
+
+/* Read /etc/cudnnvm/config.ini, $XDG_CONFIG_HOME/cudnnvm/config.ini, then
+ * `explicit_file` (or $CUDNNVM_CONFIG), then the environment
+ * (CUDNNVM_STORE, CUDNNVM_MIRROR). Errors name file:line, code CV_ECONFIG.
+ * The system file's [store] path lands in system_store_path, the others'
+ * in store_path. The system file's folder may be moved with
+ * CUDNNVM_SYSCONFDIR (tests). */
+int cv_config_load(struct cv_config *cfg, const char *explicit_file,
+		   struct cv_err *err);
+
+void cv_config_init(struct cv_config *cfg);
+
+void cv_config_release(struct cv_config *cfg);
+
+/* ---- fs.c: files cudnnvm writes ---------------------------------------- */
+
+/* mkdir -p with `mode` for the folders it creates; CV_ESTORE when the
+ * path exists and is not a folder. */
+int cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err);
+
+/* Replace `path` with `len` bytes of `data` and permissions `mode`
+ * atomically: a hidden temporary beside it (created O_EXCL, never through
+ * a link), written, fsync'd, renamed over path. Readers see the old file
+ * or the new one, never a part; a failure leaves no temporary behind. */
+int cv_fs_write_atomic(const char *path, const void *data, size_t len,
+		       mode_t mode, struct cv_err *err);
+
+/* The first n-1 bytes of the regular file `name` (relative to dirfd, or
+ * AT_FDCWD), NUL-terminated into buf: opened without blocking and checked
+ * on its descriptor, so a FIFO in its place cannot hang the caller; with
+ * nofollow a link is refused too. The bytes read, or -1 with errno (EINVAL
+ * for a file that is not regular). */
+ssize_t cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf,
+			size_t n);
+
+/* ---- store.c: the store, locks, staging, publish ----------------------- */
+
+/* "auto" / "always" / "never"; -1 otherwise. */
+int cv_config_deps_mode(const char *s, int *out);
+
+/* ---- cache.c: the download cache ------------------------------------ */
+
+/* A pull source of archive bytes (a file, or a download in flight).
+ * read() sets *buf and returns its length, 0 at the end, <0 on error. */
+struct cv_source {
+	ssize_t (*read)(void *ctx, const void **buf, struct cv_err *err);
+	void *ctx;
+};
+
+/* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
+
+/* platform.c: what this machine is. */
+/* 1 for a platform name NVIDIA publishes (linux-x86_64, linux-sbsa, ...). */
+/* The cores this process may run on (its CPU affinity), at least 1. */
+unsigned cv_usable_cores(void);
+
+int cv_platform_valid(const char *p);
+
+/* linux-x86_64 / linux-sbsa / linux-aarch64 (Jetson); CV_ENOTFOUND else. */
+int cv_platform_detect(char out[32], struct cv_err *err);
+
+/* "host:port" of url, without its credentials (a file:// URL: its path),
+ * for saying whom a command waits for; malloc'd. */
+char *cv_url_host(const char *url);
+
+/* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
+
+/* s quoted for a POSIX shell ('...'), to paste into a printed command. */
+char *cv_shell_quote_word(const char *s);
+
+/* env.c: the variables of a version (doc/SPEC.md "The environment of a
+ * version"): a list of assignments, value NULL meaning unset. */
+struct cv_env_var {
+	char *name;
+	char *value;
+};
+
+struct cv_env {
+	struct cv_env_var *v;
+	size_t n, alloc;
+};
+
+/* shell.c: quoting and scripts per shell. */
+enum cv_shell {
+	CV_SHELL_SH = 0, /* sh, bash, zsh, dash, ksh */
+	CV_SHELL_BASH,
+	CV_SHELL_ZSH,
+	CV_SHELL_FISH,
+	CV_SHELL_PWSH,
+	CV_SHELL_CMD,
+	CV_SHELL_CSH, /* csh, tcsh */
+};
+
+struct cv_buf *cv_text_new(void);
+
+const char *cv_text_str(const struct cv_buf *b);
+
+int cv_text_add(struct cv_buf *b, const char *s, size_t n);
+
+void cv_text_free(struct cv_buf *b);
+
+/* "bash" -> CV_SHELL_BASH ...; CV_EUSAGE for an unknown name. */
+int cv_shell_parse(const char *name, int *shell, struct cv_err *err);
+
+/* The shell running this process (its parent; sh when not a known shell). */
+int cv_shell_guess(void);
+
+/* The line of `shell`'s startup file that loads the integration, e.g.
+ * eval "$(cudnnvm init bash)" (bash for sh and unknown shells). */
+const char *cv_shell_init_line(int shell);
+
+/* Append `s` quoted for the shell. CV_EDATA when the shell cannot carry it
+ * (cmd: newline or "). */
+int cv_shell_quote(struct cv_buf *b, int shell, const char *s,
+		   struct cv_err *err);
+
+/* Append one assignment (value NULL: unset), exported or shell-local. */
+int cv_shell_set(struct cv_buf *b, int shell, const char *name,
+		 const char *value, int exported, struct cv_err *err);
+
+/* Append every assignment of e. */
+int cv_shell_emit(struct cv_buf *b, int shell, const struct cv_env *e,
+		  struct cv_err *err);
+
+/* buf.c: a growable list of strings (copies); allocation cannot fail, as
+ * everywhere in lib/ (out of memory aborts). */
+struct cv_strv {
+	char **v;
+	size_t n, alloc;
+};
+
+void cv_strv_push(struct cv_strv *l, const char *s);
+
+void cv_strv_release(struct cv_strv *l);
+
+/* ---- implode.c: remove everything cudnnvm wrote for this user -------- */
+
+/* Append template `tpl` to b, each placeholder of `vars` (pairs of "@NAME@"
+ * and its value, ended by NULL) replaced by the value quoted for `shell`.
+ * The shim and venv scripts are made with it. */
+int cv_shell_expand(struct cv_buf *b, const char *tpl, int shell,
+		    const char *const *vars, struct cv_err *err);
+
+/* Append a list variable (bash/zsh array, fish list). */
+int cv_shell_set_list(struct cv_buf *b, int shell, const char *name,
+		      char *const *items, size_t n, struct cv_err *err);
+
+/* The integration `cudnnvm init <shell>` prints; CV_EUSAGE when the shell
+ * has none. `exe` is the absolute path of cudnnvm, which the hook calls. */
+int cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
+			 struct cv_err *err);
+
+/* ---- test hook ---------------------------------------------------------- */
+
+/* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
+ * CUDNNVM_TEST_CHECKPOINT_FILE (if set) and park the process in pause() so
+ * a test can kill it there. Costs one getenv otherwise. */
+void cv_checkpoint(const char *name);
+
+#define CV_CHILD_SEARCH_PATH 0x1 /* argv[0] without a slash: look in PATH */
+
+#define CV_CHILD_STDIN_NULL 0x2 /* stdin from /dev/null */
+
+#define CV_CHILD_STDERR_NULL 0x4 /* stderr to /dev/null (when not kept) */
+
+struct cv_child {
+	const char *const *argv; /* argv[0] is the program, unless path */
+	const char *path;        /* NULL: argv[0] */
+	char *const *envp;       /* NULL: this process's environment */
+	unsigned flags;          /* CV_CHILD_* */
+	unsigned timeout_s;      /* 0: none; else SIGKILL once it passes */
+	/* stdout and stderr kept here (NULL: inherited). A buffer with a
+	 * max that fills starts over, so it holds the tail. */
+	struct cv_buf *out, *err;
+	/* Or stdout handed over as it arrives: a nonzero return stops the
+	 * reading there and the child is left to finish on its own (reaped
+	 * when it is already gone). */
+	int (*on_out)(void *arg, const char *data, size_t n);
+	void *arg;
+	/* Polled while waiting: once set, the child is killed (CV_EINTR). */
+	volatile sig_atomic_t *stop;
+	/* Set by cv_child_run. */
+	int timed_out; /* killed because timeout_s passed */
+	int signal;    /* the signal that ended it, 0 when it exited */
+	int left;      /* on_out stopped the reading; not waited for */
+};
+
+#define CV_CHILD_INIT \
+	{             \
+		0     \
+	}
+
+/* This executable's path (PATH_MAX bytes), for a child that must be the
+ * same cudnnvm; CV_ERROR when /proc/self/exe cannot be read. */
+int cv_child_self(char *buf, struct cv_err *err);
+
+/* Start c->argv and wait for it. Returns its exit status (0..255), 128+N
+ * when signal N ended it (a timeout is 128+SIGKILL with timed_out set),
+ * 0 when on_out stopped early; or a negative cv_code with err set when it
+ * could not be started (its exec failing included), CV_EINTR on *stop. */
+int cv_child_run(struct cv_child *c, struct cv_err *err);
+
+/* xalloc.c: allocation that cannot fail (OOM aborts, as in git/tmux). */
+void *xmalloc(size_t n);
+
+void *xcalloc(size_t nmemb, size_t size);
+
+void *xrealloc(void *p, size_t n);
+
+char *xstrdup(const char *s);
+
+char *xstrndup(const char *s, size_t n);
+
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+char *xvasprintf(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
+/* buf.c: a growable, always NUL-terminated byte string (git strbuf). */
+struct cv_buf {
+	size_t alloc, len, max; /* max 0 = unbounded */
+	char *buf;              /* never NULL after init */
+};
+
+extern char cv_buf_empty[];
+
+#define CV_BUF_INIT                   \
+	{                             \
+		0, 0, 0, cv_buf_empty \
+	}
+
+/* Appends fail with CV_EDATA once max would be exceeded. */
+int cv_buf_add(struct cv_buf *b, const void *data, size_t len);
+
+int cv_buf_adds(struct cv_buf *b, const char *s);
+
+int cv_buf_addf(struct cv_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void cv_buf_reset(struct cv_buf *b);
+
+char *cv_buf_detach(struct cv_buf *b);
+
+/* The length of the well-formed UTF-8 sequence at s (1 for ASCII, the NUL
+ * included), 0 when the bytes there are not UTF-8. */
+size_t cv_utf8_seq(const unsigned char *s);
+
+void cv_buf_release(struct cv_buf *b);
+
+/* url.c: mirror URLs. The URL without its "user:pass@" (xmalloc'd); the
+ * "user:pass" alone (xmalloc'd, NULL when none); why `url` cannot be a
+ * mirror (NULL when it can: https:// with a host, or file://). */
+char *cv_url_redact(const char *url);
+
+char *cv_url_userinfo(const char *url);
+
+const char *cv_url_mirror_problem(const char *url);
+
+/* Join two path parts with one slash (xmalloc'd). */
+char *cv_path_join(const char *a, const char *b);
+
+/* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
+ * public, in cudnnvm.h). */
+/* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
+int cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err);
+
+int cv_fs_rmtree(const char *path, struct cv_err *err);
+
+/* The same on `name` under the folder descriptor dirfd (never through a
+ * link at name); `shown` is the path messages give. When it waits, `what`
+ * passed to waiting() ends in " (held by pid N)" when the holder is known. */
+int cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
+		  void (*waiting)(void *payload, const char *what),
+		  void *payload, const char *what, int *fd, struct cv_err *err);
+
+int cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
+		     struct cv_err *err);
+
+/* A shared flock (blocking): many holders at once, none while someone holds
+ * it exclusively (a use that a collector's trylock must not break). */
+int cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown,
+			 int *fd, struct cv_err *err);
+
+/* Who besides this user and root could change what `sb` describes: 0
+ * nobody; 'u' it belongs to another user; 'g' its group, 'o' every user
+ * may write it (a sticky folder allowed with sticky_ok: others may add
+ * names there, not replace ours). */
+int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
+
+/* The folders above `path`, nearest first, up to and including /: for
+ * each, check(folder, its stat, payload) with stat() (lstat() with
+ * nofollow), or with sb NULL and errno set when that failed. The first
+ * non-zero return ends the walk and is returned; 0 when all passed. Who
+ * may change a folder decides what its children hold, so every trust
+ * check walks up the same way. */
+int cv_fs_walk_up(const char *path, int nofollow,
+		  int (*check)(const char *dir, const struct stat *sb,
+			       void *payload),
+		  void *payload);
+
+void cv_fs_unlock(int fd);
+
+struct cv_pipe *cv_pipe_new(size_t nbufs, size_t bufsize);
+
+void cv_pipe_free(struct cv_pipe *p);
+
+size_t cv_pipe_bufsize(const struct cv_pipe *p);
+
+char *cv_pipe_get(struct cv_pipe *p);
+
+void cv_pipe_put(struct cv_pipe *p, char *b, size_t len);
+
+void cv_pipe_unget(struct cv_pipe *p, char *b);
+
+void cv_pipe_close(struct cv_pipe *p, const struct cv_err *err);
+
+ssize_t cv_pipe_take(struct cv_pipe *p, const void **buf, struct cv_err *err);
+
+/* cv_pipe_take as a cv_source read function (ctx: the pipe). */
+ssize_t cv_pipe_read(void *pipe, const void **buf, struct cv_err *err);
+
+/* Consumer gives up: the producer's next cv_pipe_get returns NULL. */
+void cv_pipe_abort(struct cv_pipe *p);
+
+int cv_pump_start(struct cv_source *src, struct cv_pipe *pipe,
+		  struct cv_pump **out, struct cv_err *err);
+
+void cv_pump_join(struct cv_pump *pu);
+
+#endif

@@ -1,0 +1,35 @@
+/* base_int.h: what the files of the base wing (and their unit tests) share;
+ * no other wing includes it. */
+#ifndef CUDNNVM_BASE_BASE_INT_H
+#define CUDNNVM_BASE_BASE_INT_H
+
+#include "base/base.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
+
+/* Parse one INI buffer over cfg (later wins). `name` is used in messages. */
+int cv_config_parse_buffer(struct cv_config *cfg, const char *name,
+			   const char *data, size_t len, struct cv_err *err);
+
+/* Take an exclusive flock on `path` (created 0644, O_CLOEXEC). Busy lock:
+ * with nowait CV_ELOCKED, else call waiting(payload, what) once and block.
+ * *fd gets the descriptor to pass to cv_fs_unlock. */
+int cv_fs_lock(const char *path, int nowait,
+	       void (*waiting)(void *payload, const char *what), void *payload,
+	       const char *what, int *fd, struct cv_err *err);
+
+/* Non-blocking try: 1 acquired, 0 busy, <0 error. */
+int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
+
+/* The pid holding a flock on the file open at fd, 0 when unknown. */
+long cv_fs_lock_holder(int fd);
+
+#endif
