@@ -589,3 +589,61 @@ ui_size(char *out, size_t n, uint64_t bytes)
 {
 	human(out, n, (double)bytes);
 }
+
+static void
+say(void *payload, int kind, const char *text)
+{
+	(void)payload;
+	if (kind == CV_SAY_WARN)
+		ui_warn("%s", text);
+	else if (kind == CV_SAY_HINT)
+		ui_hint_line(text);
+	else
+		ui_note("%s", text);
+}
+
+static void
+wait_begin(void *payload, const char *host)
+{
+	(void)payload;
+	ui_wait_begin("%s to answer (the release listing and manifest)", host);
+}
+
+static void
+wait_end(void *payload)
+{
+	(void)payload;
+	ui_wait_end();
+}
+
+static void
+download(void *payload, const char *file, uint64_t size, const char *host,
+	 uint64_t (*received)(void *), void *ctx)
+{
+	(void)payload;
+	ui_download_begin(file, size);
+	ui_progress_watch(received, ctx, size, host);
+}
+
+static void
+progress_done(void *payload)
+{
+	(void)payload;
+	ui_progress_done();
+}
+
+void
+ui_of(struct cv_ui *ui)
+{
+	int tty = ui_is_tty() && !cmd_g.quiet;
+
+	memset(ui, 0, sizeof *ui);
+	ui->say = say;
+	ui->waiting = ui_waiting;
+	ui->wait_begin = wait_begin;
+	ui->wait_end = wait_end;
+	/* a download's progress and what it fetches on a terminal only */
+	ui->download = tty ? download : NULL;
+	ui->progress = tty ? ui_progress : NULL;
+	ui->progress_done = progress_done;
+}

@@ -100,4 +100,8 @@ int cmd_activation_spec(const struct cmd_activation *a, const char *text,
  * there; says how to load it. Defined in cmd/opts.c. */
 void cmd_hook_note(const char *id);
 
+/* What lib's long work (struct cv_ui) shows, through the functions above:
+ * notes, warnings, hints, waits, and progress on a terminal. */
+void ui_of(struct cv_ui *ui);
+
 #endif

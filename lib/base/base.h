@@ -547,4 +547,30 @@ int cv_pump_start(struct cv_source *src, struct cv_pipe *pipe,
 
 void cv_pump_join(struct cv_pump *pu);
 
+/* interrupt.c: the first Ctrl-C calls first() (it must only set flags
+ * that the work in flight polls); a second ends the process. */
+void cv_interrupt_catch(void (*first)(void));
+
+/* What a line for the user is. */
+enum cv_say { CV_SAY_NOTE, CV_SAY_WARN, CV_SAY_ERROR, CV_SAY_HINT };
+/* What the user sees while long work runs (an install, its downloads):
+ * lib never prints, the front end fills this; any member may be NULL. */
+struct cv_ui {
+	void *payload;
+	/* a line: CV_SAY_NOTE, CV_SAY_WARN, or a CV_SAY_HINT for the warning
+	 * before it */
+	void (*say)(void *payload, int kind, const char *text);
+	/* a lock held by another process */
+	void (*waiting)(void *payload, const char *what);
+	/* the source's host is asked for its listing, and has answered */
+	void (*wait_begin)(void *payload, const char *host);
+	void (*wait_end)(void *payload);
+	/* bytes are fetched (not from the cache): received(ctx) counts them */
+	void (*download)(void *payload, const char *file, uint64_t size,
+			 const char *host, uint64_t (*received)(void *),
+			 void *ctx);
+	void (*progress)(void *payload, uint64_t done, uint64_t total);
+	void (*progress_done)(void *payload);
+};
+
 #endif

@@ -335,4 +335,65 @@ void cv_lock_deps_files(const struct cv_lock_entry *e, struct cv_dep_file *out,
 int cv_lock_same_build(const struct cv_lock *a, const struct cv_lock *b,
 		       char *why, size_t n);
 
+/* ---- run.c: the install use case ---------------------------------------- */
+
+/* What `install` is asked for: a spec on a source, a local archive, or the
+ * build a lock names. */
+enum cv_install_what {
+	CV_INSTALL_SPEC = 1,
+	CV_INSTALL_ARCHIVE,
+	CV_INSTALL_LOCK
+};
+struct cv_install_request {
+	int what;                   /* enum cv_install_what */
+	const char *spec;           /* SPEC: as the user wrote it */
+	const char *archive;        /* ARCHIVE: the file */
+	const char *sha256;         /* ARCHIVE: NULL: from a cached manifest */
+	const char *version;        /* ARCHIVE: overrides what its name says */
+	const struct cv_lock *lock; /* LOCK: the lock, read */
+	const char *lock_path;      /* LOCK: where it was read */
+	int cuda;                   /* --cuda; 0: not given */
+	const char *platform; /* NULL: the configuration's, or this machine */
+	const char *mirror;   /* NVIDIA's redist mirror; NULL: configured */
+	const char *index;    /* the package index; NULL: configured */
+	int source;           /* enum cv_source_kind */
+	int force, even_if_in_use, refresh, nowait, verbose;
+	int locked, frozen; /* no spec: only the build the pin's lock names */
+	int deps;           /* enum cv_deps_mode; -1: [install] deps */
+	unsigned jobs;      /* 0: [install] threads */
+};
+struct cv_install_result {
+	char id[64];
+	int already; /* it was installed: nothing was fetched */
+	/* already installed, and its dependencies were got and recorded now
+	 * (asked for with deps auto or always) */
+	int deps_added;
+	struct cv_dep deps[CV_MAX_DEPS];
+	int ndeps;
+	/* the error is about the request itself (exit 64, with the usage) */
+	int usage;
+};
+/* Install what req asks for into st: resolve it on its source (a row of
+ * the backend table per source), get what it loads beside itself, then
+ * download, verify and publish it in one pass, retrying a damaged cached
+ * download once. 0 with res filled, or <0 with err. */
+int cv_install_run(struct cv_store *st, const struct cv_config *cfg,
+		   const struct cv_install_request *req, const struct cv_ui *ui,
+		   struct cv_install_result *res, struct cv_err *err);
+/* `install` with no spec, as pyenv, nvm and mise do: what the pin here
+ * (CUDNNVM_VERSION or the nearest pin file, and the cudnnvm.lock beside
+ * it) asks for. 1 when that version is installed already (res->id), 0
+ * with pin filled for cv_install_run, <0 with err (res->usage). */
+struct cv_install_pin {
+	int what;             /* CV_INSTALL_SPEC or CV_INSTALL_LOCK */
+	char spec[64];        /* SPEC: as the pin reads */
+	char named_by[4096];  /* SPEC: the pin file, or CUDNNVM_VERSION */
+	struct cv_lock lock;  /* LOCK */
+	char lock_path[4096]; /* LOCK */
+};
+int cv_install_pinned(const struct cv_store *st,
+		      const struct cv_install_request *req,
+		      struct cv_install_pin *pin, struct cv_install_result *res,
+		      struct cv_err *err);
+
 #endif

@@ -144,8 +144,6 @@ struct cv_gate_fix {
 	const char *head, *tail;
 };
 
-enum cv_say { CV_SAY_NOTE, CV_SAY_WARN, CV_SAY_ERROR, CV_SAY_HINT };
-
 #define CV_VERDICT_LINES 8
 
 #define CV_VERDICT_TEXT 3072
