@@ -331,6 +331,10 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	char got[65];
 	int r, rx;
 
+	/* defined on every path, so that no caller reads a record half
+	 * filled by an early error */
+	if (inst != NULL)
+		memset(inst, 0, sizeof *inst);
 	if (art->wheel) {
 		cv_pipe_free(pipe);
 		cv_sha256_free(hs.h);

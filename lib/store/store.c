@@ -570,6 +570,8 @@ check_layout(struct cv_store *st, struct cv_err *err)
 static int
 mkdir_at(struct cv_store *st, const char *name, int *fd, struct cv_err *err)
 {
+	/* -1 on every failure, so that no caller closes a stray number */
+	*fd = -1;
 	if (mkdirat(st->dirfd, name, 0755) == 0)
 		fchmodat(st->dirfd, name, 0755, 0);
 	else if (errno != EEXIST)
