@@ -313,6 +313,61 @@ kept_in_lib(char **c, int n)
 	return 0;
 }
 
+/* An archive's entry under its one top folder (c[0..n) its components):
+ * 0 to go on, 1 to pass over it (the top folder, the old layouts' lib64
+ * link), <0 refused. Old layouts' cuda/lib64 becomes lib. */
+static int
+top_map(struct ectx *x, const char *name, char **c, int n, int type)
+{
+	int r;
+
+	if (!x->have_top) {
+		if (n == 1 && type != AE_IFDIR)
+			return extract_reject(x, name,
+					      "is not inside a top folder");
+		snprintf(x->top, sizeof x->top, "%s", c[0]);
+		x->have_top = 1;
+		if (x->lim.check_top != NULL &&
+		    (r = x->lim.check_top(x->lim.payload, x->top, x->err)) < 0)
+			return r;
+	} else if (strcmp(c[0], x->top) != 0) {
+		return extract_reject(
+			x, name, "is outside the archive's single top folder");
+	}
+	if (n == 1)
+		return type != AE_IFDIR
+			       ? extract_reject(x, name,
+						"replaces the top folder")
+			       : 1; /* the top folder itself */
+	/* lib64 becomes our own link */
+	if (strcmp(c[1], "lib64") == 0) {
+		if (n == 2 && type == AE_IFLNK)
+			return 1;
+		c[1] = (char *)"lib";
+	}
+	return 0;
+}
+
+/* A symlink entry n components deep: a relative target that stays inside
+ * the archive; 0 or <0 refused. */
+static int
+link_ok(struct ectx *x, const char *name, struct archive_entry *e, int n)
+{
+	const char *t = archive_entry_symlink(e);
+
+	if (t == NULL || *t == '\0')
+		return extract_reject(x, name, "is a symlink without a target");
+	if (t[0] == '/')
+		return extract_reject(x, name,
+				      "is a symlink to an absolute path");
+	if (check_chars(x, t) < 0)
+		return x->err ? x->err->code : CV_EDATA;
+	if (!link_stays_inside(t, n - 2))
+		return extract_reject(x, name,
+				      "is a symlink that leaves the archive");
+	return 0;
+}
+
 /* Apply the policy to one entry. Returns 0 to write it (pathname
  * rewritten), 1 to skip it, <0 to refuse the archive. */
 int
@@ -361,43 +416,8 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 	if (x->lim.wheel) {
 		if ((r = wheel_map(x, name, c, &n, type)) != 0)
 			goto out;
-	} else {
-		if (!x->have_top) {
-			if (n == 1 && type != AE_IFDIR) {
-				r = extract_reject(
-					x, name, "is not inside a top folder");
-				goto out;
-			}
-			snprintf(x->top, sizeof x->top, "%s", c[0]);
-			x->have_top = 1;
-			if (x->lim.check_top != NULL &&
-			    (r = x->lim.check_top(x->lim.payload, x->top,
-						  x->err)) < 0)
-				goto out;
-		} else if (strcmp(c[0], x->top) != 0) {
-			r = extract_reject(
-				x, name,
-				"is outside the archive's single top folder");
-			goto out;
-		}
-		if (n == 1) {
-			if (type != AE_IFDIR)
-				r = extract_reject(x, name,
-						   "replaces the top folder");
-			else
-				r = 1; /* the top folder itself */
-			goto out;
-		}
-		/* Old layouts: cuda/lib64 -> lib; lib64 becomes our own link.
-		 */
-		if (strcmp(c[1], "lib64") == 0) {
-			if (n == 2 && type == AE_IFLNK) {
-				r = 1;
-				goto out;
-			}
-			c[1] = (char *)"lib";
-		}
-	}
+	} else if ((r = top_map(x, name, c, n, type)) != 0)
+		goto out;
 	for (int i = 1; i < n; i++) {
 		if (x->zip && reserved_windows(c[i])) {
 			r = extract_reject(x, name,
@@ -420,24 +440,9 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 			       : "is a duplicate");
 		goto out;
 	}
-	if (type == AE_IFLNK) {
-		const char *t = archive_entry_symlink(e);
-		if (t == NULL || *t == '\0')
-			r = extract_reject(x, name,
-					   "is a symlink without a target");
-		else if (t[0] == '/')
-			r = extract_reject(x, name,
-					   "is a symlink to an absolute path");
-		else if (check_chars(x, t) < 0)
-			r = x->err ? x->err->code : CV_EDATA;
-		else if (!link_stays_inside(t, n - 2))
-			r = extract_reject(
-				x, name,
-				"is a symlink that leaves the archive");
-		if (r < 0) {
-			free(rel);
-			goto out;
-		}
+	if (type == AE_IFLNK && (r = link_ok(x, name, e, n)) < 0) {
+		free(rel);
+		goto out;
 	}
 	if (type == AE_IFREG && archive_entry_size_is_set(e) &&
 	    archive_entry_size(e) >= 0 &&
