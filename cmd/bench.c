@@ -1,8 +1,8 @@
 /* bench.c: `cudnnvm bench [<spec>...] [--shapes SET|FILE] [--dtype D]
  * [--layout L] [--runs N] [--warmup N] [--json]`: which installed cuDNN
  * is fastest on this GPU for these layers. Each version is validated and
- * timed in its own child (lib/bench.c); this file picks the versions and
- * prints one table, a column per version, a row per layer. */
+ * timed in its own child (lib/validate/bench.c); this file picks the versions
+ * and prints one table, a column per version, a row per layer. */
 #include "activate/activate.h"
 #include "base/base.h"
 #include "cmd.h"

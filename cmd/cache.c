@@ -1,5 +1,5 @@
 /* cache.c: `cudnnvm cache [dir|prune|clean]`: where downloads are kept,
- * what they weigh, and removing them (lib/cache.c decides what goes). */
+ * what they weigh, and removing them (lib/store/cache.c decides what goes). */
 #include "base/base.h"
 #include "cmd.h"
 #include "store/store.h"

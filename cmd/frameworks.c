@@ -2,7 +2,7 @@
  * environment in play, the cuDNN each needs and why, the environment's own
  * copy, and whether the active version fits (exit 1 when one cannot
  * load it). The gate that use, global,
- * shell, venv and exec pass is lib/gate.c. */
+ * shell, venv and exec pass is lib/python/gate.c. */
 #include "base/base.h"
 #include "cmd.h"
 #include "python/python.h"

@@ -1,7 +1,7 @@
 /* hook_env.c: called by the shell integration when something that could
  * change the active version changed. Prints the environment of the active
  * version (or what leaves it) and the hook's state: the folder and
- * CUDNNVM_VERSION it saw, a stamp file (lib/hook.c), and the files and
+ * CUDNNVM_VERSION it saw, a stamp file (lib/activate/hook.c), and the files and
  * folders whose change (`-nt` the stamp) means it must run again. */
 #include "activate/activate.h"
 #include "base/base.h"

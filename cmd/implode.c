@@ -1,5 +1,5 @@
 /* implode.c: `cudnnvm implode [--dry-run] [--yes]`: remove everything
- * cudnnvm wrote for this user (lib/implode.c says what), after saying it
+ * cudnnvm wrote for this user (lib/doctor/implode.c says what), after saying it
  * and asking; the startup-file lines are named for the user to delete. */
 #include "base/base.h"
 #include "cmd.h"

@@ -1,6 +1,6 @@
 /* list_remote.c: `cudnnvm list-remote [<spec>] [--cuda N] [--platform P]
  * [--json] [--refresh]`: the builds the mirror offers for a platform,
- * newest first, one install id per line (the walk is lib/builds.c). */
+ * newest first, one install id per line (the walk is lib/install/builds.c). */
 #include "base/base.h"
 #include "cmd.h"
 #include "install/install.h"

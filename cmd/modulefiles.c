@@ -1,6 +1,6 @@
 /* modulefiles.c: `cudnnvm modulefiles [--format lua|tcl] [--out DIR]`
  * writes one Lmod / Environment Modules file per installed version
- * (lib/modulefile.c; install and uninstall keep the store's own module
+ * (lib/activate/modulefile.c; install and uninstall keep the store's own module
  * folder current through cv_modulefiles_refresh). */
 #include "activate/activate.h"
 #include "base/base.h"

@@ -1,6 +1,6 @@
 /* shim.c: `shim add|remove|list`: shims, for programs that never run a
- * shell hook (IDEs, Jupyter kernels, services); lib/shim.c writes them.
- * The template is shims/shim.sh. */
+ * shell hook (IDEs, Jupyter kernels, services); lib/activate/shim.c writes
+ * them. The template is shims/shim.sh. */
 #include "activate/activate.h"
 #include "base/base.h"
 #include "cmd.h"

@@ -1,5 +1,5 @@
 /* uninstall.c: `cudnnvm uninstall <spec> [--force] [--even-if-in-use]`;
- * what may be removed is lib/uninstall.c's decision. */
+ * what may be removed is lib/python/uninstall.c's decision. */
 #include "activate/activate.h"
 #include "base/base.h"
 #include "cmd.h"

@@ -1,7 +1,7 @@
 /* venv.c: `cudnnvm venv [<spec> [<spec>]] [--path DIR] [--remove]
  * [--force]`: pin a version (one per cuDNN major) to a Python virtualenv
  * or a conda environment. What is
- * written, and why, is lib/venv.c and lib/preload.c. */
+ * written, and why, is lib/python/venv.c and lib/python/preload.c. */
 #include "base/base.h"
 #include "cmd.h"
 #include "python/python.h"

@@ -4,7 +4,7 @@
  *
  * Each input is written to a real file. Oracle: a reader of the target's
  * own, over the bytes in memory (no pread, no shared code), following the
- * rules lib/elf.c documents: one PT_DYNAMIC and a PT_LOAD, the dynamic
+ * rules lib/machine/elf.c documents: one PT_DYNAMIC and a PT_LOAD, the dynamic
  * entries up to DT_NULL within 1 MiB and the file, the first DT_STRTAB
  * mapped through the PT_LOAD that holds its address, at most 256 NEEDED
  * names each non-empty and ended within 256 bytes and the file. Both

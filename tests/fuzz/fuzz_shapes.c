@@ -2,12 +2,12 @@
  *
  * The first byte picks the --dtype and --layout masks; the rest is the
  * file, parsed by cv_bench_shapes_parse. The oracle is a reference parse
- * of the grammar the man page gives, written here apart from lib/bench.c:
- * lines split at '\n' (at most 1023 bytes, no NUL), fields split at blanks
- * and commas, a first field starting with '#' makes a comment, "name N C H
- * W K R S stride pad dilation groups [dtype [layout]]" with a name of 1-47
- * printable characters, each number plain digits within its bounds,
- * groups dividing C and K, the filter fitting the padded input, both
+ * of the grammar the man page gives, written here apart from
+ * lib/validate/bench.c: lines split at '\n' (at most 1023 bytes, no NUL),
+ * fields split at blanks and commas, a first field starting with '#' makes a
+ * comment, "name N C H W K R S stride pad dilation groups [dtype [layout]]"
+ * with a name of 1-47 printable characters, each number plain digits within its
+ * bounds, groups dividing C and K, the filter fitting the padded input, both
  * tensors under 2^31 elements, each layer swept over the masks unless it
  * names its own, at most CV_BENCH_MAX_LAYERS in all and at least one.
  * Accepted by one means accepted by the other with the same layers, in

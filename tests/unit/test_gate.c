@@ -1,7 +1,7 @@
-/* test_gate.c: lib/gate.c, what a version passes before it becomes active:
- * the frameworks of a Python environment (laid out in a temporary folder
- * as tests/fixtures/mkpyenv.py lays them out) and the validation, and the
- * verdicts they give (refusal, --force's warning, nothing to say). */
+/* test_gate.c: lib/python/gate.c, what a version passes before it becomes
+ * active: the frameworks of a Python environment (laid out in a temporary
+ * folder as tests/fixtures/mkpyenv.py lays them out) and the validation, and
+ * the verdicts they give (refusal, --force's warning, nothing to say). */
 #include "base/base.h"
 #include "python/python_int.h"
 #include "store/store.h"
