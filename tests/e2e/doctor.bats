@@ -175,7 +175,7 @@ for f in j["findings"]:
 	[[ "$output" == *"error: libcublasLt.so.13 is not found"* ]]
 	fix=$(grep -A3 'libcublasLt.so.13 is not found' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)
 	[ "$fix" = "cudnnvm install ${ID%-cuda13}-cuda12 && eval \"\$(cudnnvm env ${ID%-cuda13}-cuda12)\"" ]
-	# none anywhere: cudnnvm installs it beside the version (deps.bats
+	# none anywhere: cudnnvm installs it beside the version (install-deps.bats
 	# runs that command against the mirror)
 	CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nocublas" run cudnnvm doctor
 	fix=$(grep -A3 'libcublasLt.so.13 is not found' <<<"$output" | sed -n 's/^ *fix: //p' | head -1)

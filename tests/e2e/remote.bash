@@ -60,7 +60,7 @@ remote_config() {
 		done
 		echo "[install]"
 		echo "validate = no"
-		# cuBLAS and nvrtc beside cuDNN are deps.bats' subject; the
+		# cuBLAS and nvrtc beside cuDNN are install-deps.bats' subject; the
 		# other suites' mirror serves only the cuDNN tree
 		echo "deps = ${REMOTE_DEPS:-never}"
 	} >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
