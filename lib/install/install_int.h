@@ -431,4 +431,12 @@ int extract_inflate(struct libdeflate_decompressor *d, int fd,
 		    const struct zip_job *j, int outfd, const char *rel,
 		    struct cv_err *err);
 
+/* resolve.c: what both resolvers (NVIDIA's mirror, a package index) do
+ * first: the spec without its CUDA part, the CUDA major this machine
+ * wants (how: where it came from), the platform, and the record of
+ * releases passed over for the GPU. 0 or <0 with err. */
+int cv_resolve_begin(const struct cv_resolve_req *req, struct cv_version *spec,
+		     int *cuda, char *how, size_t howlen, char platform[32],
+		     struct cv_passed_over *passed, struct cv_err *err);
+
 #endif

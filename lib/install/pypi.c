@@ -767,23 +767,8 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 	struct cv_passed_over passed;
 
 	memset(out, 0, sizeof *out);
-	memset(&spec, 0, sizeof spec);
-	memset(&passed, 0, sizeof passed);
-	passed.any_gpu = req->any_gpu;
-	if (cv_machine_get(CV_MACHINE_GPU)->bad[0])
-		return cv_err_set(err, CV_EUSAGE, "%s",
-				  cv_machine_get(CV_MACHINE_GPU)->bad);
-	if (req->spec != NULL) {
-		spec = *req->spec;
-		spec.cuda = 0;
-	}
-	cuda = cv_machine_want_cuda(req->spec != NULL ? req->spec->cuda : 0,
-				    req->cuda, how, sizeof how, err);
-	if (cuda < 0)
-		return cuda;
-	if (req->platform != NULL && *req->platform)
-		snprintf(platform, sizeof platform, "%s", req->platform);
-	else if ((rc = cv_platform_detect(platform, err)) < 0)
+	if ((rc = cv_resolve_begin(req, &spec, &cuda, how, sizeof how, platform,
+				   &passed, err)) < 0)
 		return rc;
 	if ((rc = cv_pypi_list(r, index, cuda, platform, &w, &n, err)) < 0)
 		return rc;

@@ -91,6 +91,40 @@ cv_passed_over_refuse(const struct cv_passed_over *p, struct cv_err *err)
 			  p->why);
 }
 
+int
+cv_resolve_begin(const struct cv_resolve_req *req, struct cv_version *spec,
+		 int *cuda, char *how, size_t howlen, char platform[32],
+		 struct cv_passed_over *passed, struct cv_err *err)
+{
+	int rc;
+
+	memset(spec, 0, sizeof *spec);
+	memset(passed, 0, sizeof *passed);
+	passed->any_gpu = req->any_gpu;
+	if (req->spec != NULL) {
+		*spec = *req->spec;
+		spec->cuda = 0;
+	}
+	if (cv_machine_get(CV_MACHINE_GPU)->bad[0])
+		return cv_err_set(err, CV_EUSAGE, "%s",
+				  cv_machine_get(CV_MACHINE_GPU)->bad);
+	*cuda = cv_machine_want_cuda(req->spec != NULL ? req->spec->cuda : 0,
+				     req->cuda, how, howlen, err);
+	if (*cuda < 0)
+		return *cuda;
+	if (req->platform != NULL && *req->platform) {
+		if (!cv_platform_valid(req->platform))
+			return cv_err_set(err, CV_EUSAGE,
+					  "unknown platform '%.40s' (use "
+					  "linux-x86_64, linux-sbsa, "
+					  "linux-aarch64 or windows-x86_64)",
+					  req->platform);
+		snprintf(platform, 32, "%s", req->platform);
+	} else if ((rc = cv_platform_detect(platform, err)) < 0)
+		return rc;
+	return 0;
+}
+
 /* The refusal when every release matching the spec lacks code for this
  * GPU: before any download, with the newest listed release that has it
  * as the command to run instead. */
@@ -132,29 +166,8 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 	const char *mirror = cv_remote_mirror(cv_index_remote(ix));
 
 	memset(out, 0, sizeof *out);
-	memset(&spec, 0, sizeof spec);
-	memset(&passed, 0, sizeof passed);
-	passed.any_gpu = req->any_gpu;
-	if (req->spec != NULL) {
-		spec = *req->spec;
-		spec.cuda = 0;
-	}
-	if (cv_machine_get(CV_MACHINE_GPU)->bad[0])
-		return cv_err_set(err, CV_EUSAGE, "%s",
-				  cv_machine_get(CV_MACHINE_GPU)->bad);
-	cuda = cv_machine_want_cuda(req->spec != NULL ? req->spec->cuda : 0,
-				    req->cuda, how, sizeof how, err);
-	if (cuda < 0)
-		return cuda;
-	if (req->platform != NULL && *req->platform) {
-		if (!cv_platform_valid(req->platform))
-			return cv_err_set(err, CV_EUSAGE,
-					  "unknown platform '%.40s' (use "
-					  "linux-x86_64, linux-sbsa, "
-					  "linux-aarch64 or windows-x86_64)",
-					  req->platform);
-		snprintf(platform, sizeof platform, "%s", req->platform);
-	} else if ((rc = cv_platform_detect(platform, err)) < 0)
+	if ((rc = cv_resolve_begin(req, &spec, &cuda, how, sizeof how, platform,
+				   &passed, err)) < 0)
 		return rc;
 
 	/* the machine's major (not one the user named) may fall back to an
