@@ -440,7 +440,7 @@ struct cv_cache_usage {
 	size_t stale;
 	uint64_t stale_bytes;
 };
-/* What the cache folder (cv_store_cache_dir) holds. */
+/* What cudnnvm wrote in the cache folder (cv_store_cache_dir). */
 int cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
 		   struct cv_err *err);
 /* Remove the kept archives (<cache>/downloads/<sha256>.archive) that no
@@ -448,10 +448,13 @@ int cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
  * not NULL (uninstall's own). *freed gets what went. */
 int cv_cache_prune(const struct cv_store *st, const char *sha256,
 		   struct cv_cache_usage *freed, struct cv_err *err);
-/* Remove the folders cudnnvm writes in the cache: downloads (partials
- * too), the mirror's cached listings and manifests, validation results. */
+struct cv_strv;
+/* Remove what cudnnvm wrote in the cache (cv_inventory_add: downloads and
+ * partials named by their sha256, the mirror's cached listings and
+ * manifests, validation results); anything else there stays, each named
+ * in `left` with the reason. */
 int cv_cache_clean(const struct cv_store *st, struct cv_cache_usage *freed,
-		   struct cv_err *err);
+		   struct cv_strv *left, struct cv_err *err);
 
 /* A pull source of archive bytes (a file, or a download in flight).
  * read() sets *buf and returns its length, 0 at the end, <0 on error. */
@@ -1152,15 +1155,17 @@ void cv_strv_release(struct cv_strv *l);
 /* ---- implode.c: remove everything cudnnvm wrote for this user -------- */
 
 struct cv_implode {
-	struct cv_strv paths;   /* folders to remove, each this user's */
+	/* what goes, by inventory (inventory.h); what stays, and why */
+	struct cv_inventory *inv;
 	struct cv_strv venvs;   /* environments whose blocks come out */
 	struct cv_strv startup; /* "file:line: text" lines that load it */
 	int sysmode;            /* root: system mode names this store */
 };
-/* What implode would remove: the writable store when this user owns it,
- * the cache, $XDG_DATA_HOME/cudnnvm (shims, the venv list),
- * $XDG_CONFIG_HOME/cudnnvm, the hook's stamps, the venv blocks, system
- * mode's loader file (root); and the startup-file lines to edit. */
+/* What implode would remove: of the writable store (when this user owns
+ * it), the cache, $XDG_DATA_HOME/cudnnvm (shims, the venv list),
+ * $XDG_CONFIG_HOME/cudnnvm and the hook's stamps, only what cudnnvm wrote
+ * there (cv_inventory_add); the venv blocks, system mode's loader file
+ * (root); and the startup-file lines to edit. */
 void cv_implode_plan(const struct cv_store *st, struct cv_implode *p);
 /* Do it; each failure's message is appended to failed (CV_ERROR). */
 int cv_implode(const struct cv_implode *p, struct cv_strv *failed);
