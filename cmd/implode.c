@@ -2,7 +2,6 @@
  * cudnnvm wrote for this user (lib/implode.c says what), after saying it
  * and asking; the startup-file lines are named for the user to delete. */
 #include "cmd.h"
-#include "inventory.h"
 #include "ui.h"
 
 #include <stdio.h>

@@ -1646,6 +1646,7 @@ void cv_checkpoint(const char *name);
 #include "fw_probe.h"
 #include "gate.h"
 #include "hook.h"
+#include "inventory.h"
 #include "local_archive.h"
 #include "lock.h"
 #include "preload.h"

@@ -234,6 +234,34 @@ cv_hint_at_least(const struct cv_store *st, int major, int minor)
 	return cv_hint_activate(st, &spec);
 }
 
+/* When `path` lies in a dependency folder of the store holding `id`:
+ * 1, and "rm -rf <that folder>" added to b. */
+static int
+dep_folder(const struct cv_store *st, const char *id, const char *path,
+	   struct cv_buf *b)
+{
+	char *home = cv_store_dir(st, id), *deps;
+	const char *slash = strrchr(home, '/'), *end;
+	size_t dl;
+	int r = 0;
+
+	deps = xasprintf("%.*s/deps/", (int)(slash - home), home);
+	dl = strlen(deps);
+	if (strncmp(path, deps, dl) == 0 && path[dl] != '\0') {
+		char *folder;
+		end = strchr(path + dl, '/');
+		folder = xstrndup(path,
+				  end ? (size_t)(end - path) : strlen(path));
+		cv_buf_adds(b, "rm -rf ");
+		cv_shell_quote(b, CV_SHELL_SH, folder, NULL);
+		free(folder);
+		r = 1;
+	}
+	free(deps);
+	free(home);
+	return r;
+}
+
 char *
 cv_hint_trust_fix(const struct cv_store *st, const char *id,
 		  const struct cv_trust *t)
@@ -252,7 +280,8 @@ cv_hint_trust_fix(const struct cv_store *st, const char *id,
 		return cv_buf_detach(&b);
 	}
 	/* someone else may have changed the files: put back a copy nobody
-	 * else has touched, in the store that holds it */
+	 * else has touched, in the store that holds it; a dependency folder
+	 * is shared, so it is replaced on its own */
 	if (sys != NULL && cv_store_in_system(st, id)) {
 		cv_buf_adds(&cmd, "sudo cudnnvm --store ");
 		cv_shell_quote(&cmd, CV_SHELL_SH, sys, NULL);
@@ -260,8 +289,10 @@ cv_hint_trust_fix(const struct cv_store *st, const char *id,
 		cv_buf_adds(&cmd, "cudnnvm");
 	dir = cv_store_dir(st, id);
 	memset(&inst, 0, sizeof inst);
-	if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
-	    strncmp(inst.source, "import:", 7) == 0) {
+	if (dep_folder(st, id, t->path, &b))
+		cv_buf_addf(&b, " && %s install %s --deps always", cmd.buf, id);
+	else if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
+		 strncmp(inst.source, "import:", 7) == 0) {
 		cv_buf_addf(&b, "%s uninstall --force %s && %s import ",
 			    cmd.buf, id, cmd.buf);
 		cv_shell_quote(&b, CV_SHELL_SH, inst.source + 7, NULL);

@@ -304,4 +304,16 @@ void cv_probe_emit(int fd, struct json_t *o);
 int cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda,
 		   int dev, int fd);
 
+/* store.c: dependency records read from bytes, as the store reads them
+ * (a version's "deps" array, a folder's cudnnvm-dep.json); the fuzzer's
+ * entry too. 0, or -1 for anything but the format exactly. */
+int cv_store_deps_parse(const char *text, size_t n, struct cv_installed *out);
+/* A cudnnvm-dep.json, for the dependency folder deps/<folder>. */
+int cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
+			      struct cv_dep *dep);
+/* The dependency folder deps/<component>-<version> of the writable store:
+ * 1 and *dep from its record, else 0. */
+int cv_store_dep_get(const struct cv_store *st, const char *component,
+		     const char *version, struct cv_dep *dep);
+
 #endif
