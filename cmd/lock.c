@@ -103,8 +103,8 @@ check(const struct project *p, const struct lock_args *a)
 	}
 	cv_lock_platforms(&lk, plats, sizeof plats);
 	if (!cmd_g.quiet)
-		printf("%s locks %s as %s (%s)\n", p->lock, lk.spec, lk.id,
-		       plats);
+		ui_print(stdout, "%s locks %s as %s (%s)", p->lock, lk.spec,
+			 lk.id, plats);
 	return 0;
 }
 
@@ -201,11 +201,12 @@ write_lock(struct cmd_ctx *ctx, const struct project *p,
 	if (r < 0)
 		r = cmd_fail(&err);
 	else if (!cmd_g.quiet)
-		printf("%s %s as %s for %s in %s\n",
-		       before != NULL && strcmp(before, after) == 0
-			       ? "already locked"
-			       : "locked",
-		       lk.spec, lk.id, plats, p->lock);
+		/* the project's path may hold anything: escaped */
+		ui_print(stdout, "%s %s as %s for %s in %s",
+			 before != NULL && strcmp(before, after) == 0
+				 ? "already locked"
+				 : "locked",
+			 lk.spec, lk.id, plats, p->lock);
 	free(before);
 	free(after);
 	return r;

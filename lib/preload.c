@@ -299,11 +299,17 @@ static const char *const framework_modules[] = {
  * finds nothing itself: on a framework's first import it imports the
  * module, which loads cuDNN (once; other threads wait for it), then takes
  * itself out. sys.meta_path is replaced, not changed in place: the import
- * system is iterating the old list right then. */
+ * system is iterating the old list right then. The module is found by the
+ * finder itself, beside it, never through sys.path: a file of that name in
+ * the working or the script's folder would come first there. */
 static const char finder_py[] =
 	"class CudnnvmFinder:\n"
 	"    names = frozenset(@NAMES@)\n"
+	"    here = __file__.rpartition('/')[0]\n"
 	"    def find_spec(self, name, path=None, target=None):\n"
+	"        if name == '_cudnnvm_preload':\n"
+	"            import importlib.util\n"
+	"            return importlib.util.spec_from_file_location(name, self.here + '/_cudnnvm_preload.py')\n"
 	"        if name in self.names:\n"
 	"            try:\n"
 	"                import _cudnnvm_preload\n"

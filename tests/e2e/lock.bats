@@ -318,3 +318,17 @@ SH
 	[[ $output == *"a: 9.12.0.46-cuda12"* ]]
 	[[ $output == *"b: 9.12.0.47-cuda12"* ]]
 }
+
+@test "lock, lock --check and use print a project path with terminal escapes escaped (H12)" {
+	p="$T/p$(printf '\033')]0;pwned$(printf '\007')x"
+	mkdir -p "$p" && cd "$p"
+	echo 9.12 >.cudnn-version
+	for cmd in lock "lock --check" "use 9.12"; do
+		run --separate-stderr cudnnvm $cmd
+		echo "$cmd: $status"
+		[ "$status" -eq 0 ]
+		[[ $output != *$'\033'* && $output != *$'\007'* ]]
+		[[ $stderr != *$'\033'* && $stderr != *$'\007'* ]]
+	done
+	[[ $(cudnnvm lock --check) == *'\033]0;pwned\007x'* || $(cudnnvm lock --check) == *'\x1b]0;pwned\x07x'* ]]
+}

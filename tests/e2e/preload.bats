@@ -220,3 +220,22 @@ for m in torch.MAPPED:
 $L8/libcudnn.so.8 8902
 $L9/libcudnn.so.9 $v9" ]
 }
+
+@test "a _cudnnvm_preload.py in the working or the script's folder is not what the hook runs (H11)" {
+	cudnnvm -q venv 9.19 --path "$T/ve" --force
+	fake_framework "$T/ve" torch
+	mkdir -p "$T/work"
+	echo 'open("'"$T"'/HIJACKED", "w").write("x")' >"$T/work/_cudnnvm_preload.py"
+	cd "$T/work"
+	run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ ! -e "$T/HIJACKED" ]
+	[[ $output == "$L9/libcudnn.so.9"* ]]
+	printf '%s\n' "$(mapped torch)" >"$T/work/run.py"
+	cd "$T"
+	run --separate-stderr "$T/ve/bin/python" "$T/work/run.py"
+	[ "$status" -eq 0 ]
+	[ ! -e "$T/HIJACKED" ]
+	[[ $output == "$L9/libcudnn.so.9"* ]]
+}
