@@ -316,4 +316,14 @@ int cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
 int cv_store_dep_get(const struct cv_store *st, const char *component,
 		     const char *version, struct cv_dep *dep);
 
+/* fs.c: whose project files may decide anything. 1 (and *uid) when the
+ * file or folder `path` of dirfd (not followed) belongs to a user other
+ * than this one and root. */
+int cv_fs_foreign_at(int dirfd, const char *path, long *uid);
+/* 1 when <dir>/<file> or the folder dir (of dirfd) is another user's: a
+ * pin, lock or .venv to pass over; says so once (cv_warn), naming it as
+ * `shown`. */
+int cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
+			  const char *shown);
+
 #endif

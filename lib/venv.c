@@ -299,7 +299,10 @@ cv_venv_pinning(const char *id, struct cv_strv *dirs)
 		int seen = 0;
 
 		if (cands[i] == NULL || *cands[i] == '\0' ||
-		    realpath(cands[i], real) == NULL || !env_sets(real, id))
+		    realpath(cands[i], real) == NULL ||
+		    (i == 2 && cv_fs_project_foreign(AT_FDCWD, real,
+						     "pyvenv.cfg", real)) ||
+		    !env_sets(real, id))
 			continue;
 		for (size_t j = 0; j < dirs->n; j++)
 			seen |= strcmp(dirs->v[j], real) == 0;
