@@ -174,8 +174,8 @@ resolve(struct cmd_ctx *ctx, const struct project *p, const struct lock_args *a,
 }
 
 static int
-write_lock(struct cmd_ctx *ctx, const struct project *p,
-	   const struct lock_args *a)
+write_locked(struct cmd_ctx *ctx, const struct project *p,
+	     const struct lock_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_lock old, lk;
@@ -209,6 +209,22 @@ write_lock(struct cmd_ctx *ctx, const struct project *p,
 			 lk.spec, lk.id, plats, p->lock);
 	free(before);
 	free(after);
+	return r;
+}
+
+/* Read, resolve and write back under the lock's hold, so that two runs at
+ * once (each adding a platform) both land. */
+static int
+write_lock(struct cmd_ctx *ctx, const struct project *p,
+	   const struct lock_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+	int r, held;
+
+	if (cv_lock_hold(p->lock, &held, &err) < 0)
+		return cmd_fail(&err);
+	r = write_locked(ctx, p, a);
+	cv_lock_release(held);
 	return r;
 }
 

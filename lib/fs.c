@@ -452,3 +452,13 @@ cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
 	free(path);
 	return r;
 }
+
+int
+cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err)
+{
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open '%s' to lock it", dir);
+	return wait_lock(fd, LOCK_EX, dir, err);
+}

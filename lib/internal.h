@@ -325,5 +325,9 @@ int cv_fs_foreign_at(int dirfd, const char *path, long *uid);
  * `shown`. */
 int cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
 			  const char *shown);
+/* An exclusive flock on the folder `dir` itself (waits): what a
+ * read-modify-write of a file there holds, as the file is replaced by a
+ * rename and cannot carry the lock. cv_fs_unlock releases it. */
+int cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err);
 
 #endif

@@ -520,3 +520,22 @@ cv_lock_platforms(const struct cv_lock *lk, char *buf, size_t n)
 		len += (size_t)w;
 	}
 }
+
+int
+cv_lock_hold(const char *path, int *fd, struct cv_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL   ? xstrdup(".")
+		    : slash == path ? xstrdup("/")
+				    : xstrndup(path, (size_t)(slash - path));
+	int r = cv_fs_lock_dir(dir, fd, err);
+
+	free(dir);
+	return r;
+}
+
+void
+cv_lock_release(int fd)
+{
+	cv_fs_unlock(fd);
+}

@@ -60,6 +60,11 @@ char *cv_lock_text(const struct cv_lock *lk);
 /* Write it with cv_fs_write_atomic. */
 int cv_lock_write(const char *path, const struct cv_lock *lk,
 		  struct cv_err *err);
+/* Hold the lock at `path` against other writers (its folder's flock)
+ * from reading it until it is written back: two `lock --platform` at once
+ * then both land. cv_lock_release(fd) lets go. */
+int cv_lock_hold(const char *path, int *fd, struct cv_err *err);
+void cv_lock_release(int fd);
 /* The lock of a pin file: cudnnvm.lock in the pin's folder. */
 void cv_lock_path(const char *pin_file, char out[4096]);
 /* 1 when the lock locks this pin: the same spec, and its id a build of

@@ -332,3 +332,17 @@ SH
 	done
 	[[ $(cudnnvm lock --check) == *'\033]0;pwned\007x'* || $(cudnnvm lock --check) == *'\x1b]0;pwned\x07x'* ]]
 }
+
+@test "two lock --platform runs at once both land: the read-modify-write is held (H17)" {
+	for i in 1 2 3 4 5; do
+		rm -f cudnnvm.lock
+		cudnnvm -q lock
+		cudnnvm -q lock --platform linux-sbsa &
+		a=$!
+		cudnnvm -q lock --platform windows-x86_64 &
+		b=$!
+		wait $a
+		wait $b
+		[ "$(lock_field "sorted(l['platforms'])")" = "['linux-sbsa', 'linux-x86_64', 'windows-x86_64']" ]
+	done
+}
