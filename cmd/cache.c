@@ -28,6 +28,7 @@ cmd_cache(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_cache_usage u;
+	struct cv_strv left = CV_STRV_INIT;
 	const char *what;
 	char size[32];
 	int r;
@@ -49,8 +50,12 @@ cmd_cache(int argc, char **argv, struct cmd_ctx *ctx)
 		summary(ctx->st, &u);
 		return 0;
 	}
-	r = strcmp(what, "prune") == 0 ? cv_cache_prune(ctx->st, NULL, &u, &err)
-				       : cv_cache_clean(ctx->st, &u, &err);
+	r = strcmp(what, "prune") == 0
+		    ? cv_cache_prune(ctx->st, NULL, &u, &err)
+		    : cv_cache_clean(ctx->st, &u, &left, &err);
+	for (size_t i = 0; i < left.n; i++)
+		ui_print(stdout, "%s", left.v[i]);
+	cv_strv_release(&left);
 	if (r < 0)
 		return cmd_fail(&err);
 	ui_size(size, sizeof size, u.bytes);

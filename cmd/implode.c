@@ -23,15 +23,18 @@ say_plan(const struct cv_implode *p, int dry)
 	if (p->sysmode)
 		ui_print(stdout, "%s %s (system mode) and runs ldconfig", verb,
 			 cv_sysmode_conf_path());
-	for (size_t i = 0; i < p->paths.n; i++)
-		ui_print(stdout, "%s %s", verb, p->paths.v[i]);
-	if (p->venvs.n + p->paths.n + (size_t)p->sysmode == 0)
+	for (size_t i = 0; i < p->inv->n; i++)
+		if (p->inv->v[i].shown)
+			ui_print(stdout, "%s %s", verb, p->inv->v[i].path);
+	if (p->venvs.n + p->inv->n + (size_t)p->sysmode == 0)
 		printf("nothing of cudnnvm's to remove\n");
 }
 
 static void
 say_startup(const struct cv_implode *p)
 {
+	for (size_t i = 0; i < p->inv->nleft; i++)
+		ui_print(stdout, "%s", p->inv->left[i]);
 	if (p->startup.n == 0)
 		return;
 	printf("left for you: the lines of your shell startup files that "

@@ -108,8 +108,8 @@ check(const struct project *p, const struct lock_args *a)
 	}
 	cv_lock_platforms(&lk, plats, sizeof plats);
 	if (!cmd_g.quiet)
-		printf("%s locks %s as %s (%s)\n", p->lock, lk.spec, lk.id,
-		       plats);
+		ui_print(stdout, "%s locks %s as %s (%s)", p->lock, lk.spec,
+			 lk.id, plats);
 	return 0;
 }
 
@@ -179,8 +179,8 @@ resolve(struct cmd_ctx *ctx, const struct project *p, const struct lock_args *a,
 }
 
 static int
-write_lock(struct cmd_ctx *ctx, const struct project *p,
-	   const struct lock_args *a)
+write_locked(struct cmd_ctx *ctx, const struct project *p,
+	     const struct lock_args *a)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_lock old, lk;
@@ -206,13 +206,30 @@ write_lock(struct cmd_ctx *ctx, const struct project *p,
 	if (r < 0)
 		r = cmd_fail(&err);
 	else if (!cmd_g.quiet)
-		printf("%s %s as %s for %s in %s\n",
-		       before != NULL && strcmp(before, after) == 0
-			       ? "already locked"
-			       : "locked",
-		       lk.spec, lk.id, plats, p->lock);
+		/* the project's path may hold anything: escaped */
+		ui_print(stdout, "%s %s as %s for %s in %s",
+			 before != NULL && strcmp(before, after) == 0
+				 ? "already locked"
+				 : "locked",
+			 lk.spec, lk.id, plats, p->lock);
 	free(before);
 	free(after);
+	return r;
+}
+
+/* Read, resolve and write back under the lock's hold, so that two runs at
+ * once (each adding a platform) both land. */
+static int
+write_lock(struct cmd_ctx *ctx, const struct project *p,
+	   const struct lock_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+	int r, held;
+
+	if (cv_lock_hold(p->lock, &held, &err) < 0)
+		return cmd_fail(&err);
+	r = write_locked(ctx, p, a);
+	cv_lock_release(held);
 	return r;
 }
 

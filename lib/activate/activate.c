@@ -223,6 +223,9 @@ pins_in(int dirfd, const char *name, const char *shown, char file[4096],
 			continue;
 		if (seen != NULL)
 			seen(payload, file);
+		if (cv_fs_project_foreign(dirfd, dirfd == AT_FDCWD ? name : ".",
+					  pin_names[i], file))
+			continue;
 		int r = pin_read(dirfd, dirfd == AT_FDCWD ? look : pin_names[i],
 				 file, i == 1, spec, v, err);
 		if (r != 0)
@@ -510,6 +513,19 @@ locked(const struct cv_store *st, struct cv_active *out, cv_seen_fn seen,
 	int r;
 
 	cv_lock_path(out->file, out->lock);
+	{
+		char dir[4096], *slash;
+		snprintf(dir, sizeof dir, "%s", out->lock);
+		slash = strrchr(dir, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			if (cv_fs_project_foreign(AT_FDCWD, *dir ? dir : "/",
+						  CV_LOCK_FILE, out->lock)) {
+				out->lock[0] = '\0';
+				return 0;
+			}
+		}
+	}
 	r = cv_lock_read(out->lock, &lk, err);
 	if (r == CV_ENOTFOUND) {
 		out->lock[0] = '\0';

@@ -143,6 +143,22 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		if (cv_store_check_trusted(st, id, err) < 0)
 			return CV_ESTORE;
 		home = cv_store_dir(st, id);
+		/* every list variable is cut at ':' (and ';' where the
+		 * shell or Windows reads it): a piece of such a path would
+		 * name a folder relative to the working folder, from which
+		 * a cloned repository could have the loader open a library */
+		if (strpbrk(home, ":;") != NULL) {
+			cv_err_set(err, CV_ESTORE,
+				   "cannot put '%s' on LD_LIBRARY_PATH, CPATH, "
+				   "LIBRARY_PATH or PATH: they are cut at ':' "
+				   "and ';', so pieces of that path would name "
+				   "folders relative to the working folder",
+				   home);
+			cv_err_hint(err, "cudnnvm --store %s install %s",
+				    "\"$HOME/.local/share/cudnnvm\"", id);
+			free(home);
+			return CV_ESTORE;
+		}
 		libdir = cv_path_join(home, "lib/x64");
 		windows = stat(libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
 		if (!windows) {

@@ -348,6 +348,10 @@ struct cv_strv {
 	char **v;
 	size_t n, alloc;
 };
+#define CV_STRV_INIT       \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 void cv_strv_push(struct cv_strv *l, const char *s);
 
@@ -572,5 +576,19 @@ struct cv_ui {
 	void (*progress)(void *payload, uint64_t done, uint64_t total);
 	void (*progress_done)(void *payload);
 };
+
+/* fs.c: whose project files may decide anything. 1 (and *uid) when the
+ * file or folder `path` of dirfd (not followed) belongs to a user other
+ * than this one and root. */
+int cv_fs_foreign_at(int dirfd, const char *path, long *uid);
+/* 1 when <dir>/<file> or the folder dir (of dirfd) is another user's: a
+ * pin, lock or .venv to pass over; says so once (cv_warn), naming it as
+ * `shown`. */
+int cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
+			  const char *shown);
+/* An exclusive flock on the folder `dir` itself (waits): what a
+ * read-modify-write of a file there holds, as the file is replaced by a
+ * rename and cannot carry the lock. cv_fs_unlock releases it. */
+int cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err);
 
 #endif

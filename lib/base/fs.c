@@ -419,3 +419,46 @@ cv_fs_foreign_writer(const struct stat *sb, int sticky_ok)
 		return 0;
 	return (sb->st_mode & 002) != 0 ? 'o' : 'g';
 }
+
+int
+cv_fs_foreign_at(int dirfd, const char *path, long *uid)
+{
+	struct stat sb;
+
+	if (fstatat(dirfd, path, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    sb.st_uid == geteuid() || sb.st_uid == 0)
+		return 0;
+	if (uid != NULL)
+		*uid = (long)sb.st_uid;
+	return 1;
+}
+
+int
+cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
+		      const char *shown)
+{
+	char *path = strcmp(dir, "/") == 0 ? xasprintf("/%s", file)
+					   : xasprintf("%s/%s", dir, file);
+	long uid = 0;
+	int r = cv_fs_foreign_at(dirfd, path, &uid) ||
+		cv_fs_foreign_at(dirfd, dir, &uid);
+
+	/* what another user may write decides nothing here, as git passes
+	 * over a repository another user owns (safe.directory) */
+	if (r)
+		cv_warn("passing over %s: it belongs to another user (uid "
+			"%ld), who could choose what runs here",
+			shown, uid);
+	free(path);
+	return r;
+}
+
+int
+cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err)
+{
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot open '%s' to lock it", dir);
+	return wait_lock(fd, LOCK_EX, dir, err);
+}

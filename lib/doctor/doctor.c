@@ -283,9 +283,13 @@ check_installs(struct findings *fs, const char *root,
 		char *dir, *meta, bad[PATH_MAX];
 		struct stat st;
 
-		/* modulefiles: the store's module folder, not an install */
-		if (e->d_name[0] == '.' || strcmp(e->d_name, "current") == 0 ||
-		    strcmp(e->d_name, "modulefiles") == 0)
+		struct cv_version v;
+
+		/* a version's folder is named by its install id: deps/ (the
+		 * dependency store), modulefiles/ and what else a user keeps
+		 * there are no installs, and no install fix applies to them */
+		if (e->d_name[0] == '.' ||
+		    cv_install_id_parse(&v, e->d_name, NULL) < 0)
 			continue;
 		dir = cv_path_join(root, e->d_name);
 		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {

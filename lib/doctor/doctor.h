@@ -18,16 +18,18 @@ struct cv_store;
 /* ---- implode.c: remove everything cudnnvm wrote for this user -------- */
 
 struct cv_implode {
-	struct cv_strv paths;   /* folders to remove, each this user's */
+	/* what goes, by inventory (cv_inventory_add); what stays, and why */
+	struct cv_inventory *inv;
 	struct cv_strv venvs;   /* environments whose blocks come out */
 	struct cv_strv startup; /* "file:line: text" lines that load it */
 	int sysmode;            /* root: system mode names this store */
 };
 
-/* What implode would remove: the writable store when this user owns it,
- * the cache, $XDG_DATA_HOME/cudnnvm (shims, the venv list),
- * $XDG_CONFIG_HOME/cudnnvm, the hook's stamps, the venv blocks, system
- * mode's loader file (root); and the startup-file lines to edit. */
+/* What implode would remove: of the writable store (when this user owns
+ * it), the cache, $XDG_DATA_HOME/cudnnvm (shims, the venv list),
+ * $XDG_CONFIG_HOME/cudnnvm and the hook's stamps, only what cudnnvm wrote
+ * there (cv_inventory_add); the venv blocks, system mode's loader file
+ * (root); and the startup-file lines to edit. */
 void cv_implode_plan(const struct cv_store *st, struct cv_implode *p);
 
 /* Do it; each failure's message is appended to failed (CV_ERROR). */

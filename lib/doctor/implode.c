@@ -3,7 +3,10 @@
  * cache, the configuration, shims, the hook's stamps, the blocks `venv`
  * wrote into environments (it keeps a list of them), system mode's
  * loader file; and the lines of shell startup files that load it, which
- * are the user's to edit and are only named. */
+ * are the user's to edit and are only named. Of each folder only what the
+ * inventory proves cudnnvm's goes: a store may be a folder the user keeps
+ * other things in. */
+
 #include "activate/activate.h"
 #include "base/base.h"
 #include "doctor/doctor_int.h"
@@ -17,31 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Push `path` when it exists and belongs to this user. A folder a
- * configuration named (the store, the cache) whose name does not say
- * cudnn may hold other things: it is named for the user instead. */
-static void
-push_owned(struct cv_implode *p, const char *path, int configured)
-{
-	const char *base = strrchr(path, '/');
-	struct stat sb;
-
-	for (size_t i = 0; i < p->paths.n; i++)
-		if (strcmp(p->paths.v[i], path) == 0)
-			return;
-	if (lstat(path, &sb) < 0 || sb.st_uid != geteuid())
-		return;
-	if (configured && (base == NULL || strstr(base, "cudnn") == NULL)) {
-		char *s = xasprintf("%s: left in place (its name is not "
-				    "cudnnvm's; remove it yourself)",
-				    path);
-		cv_strv_push(&p->startup, s);
-		free(s);
-		return;
-	}
-	cv_strv_push(&p->paths, path);
-}
 
 static void
 xdg(char *out, size_t n, const char *var, const char *fallback)
@@ -97,20 +75,31 @@ cv_implode_plan(const struct cv_store *st, struct cv_implode *p)
 {
 	char dir[PATH_MAX];
 
+	char data[PATH_MAX], cache[PATH_MAX];
+	const char *root = cv_store_root(st), *sc = cv_store_cache_dir(st);
+	int dk = CV_INV_DATA, ck = CV_INV_CACHE | CV_INV_HOOK;
+
 	memset(p, 0, sizeof *p);
+	p->inv = xcalloc(1, sizeof *p->inv);
 	startup_lines(&p->startup);
 	cv_venv_registered(&p->venvs);
-	p->sysmode = geteuid() == 0 && cv_sysmode_names(cv_store_root(st));
-	push_owned(p, cv_store_root(st), 1);
-	push_owned(p, cv_store_cache_dir(st), 1);
-	xdg(dir, sizeof dir, "XDG_DATA_HOME", ".local/share");
-	push_owned(p, dir, 0);
-	xdg(dir, sizeof dir, "XDG_CACHE_HOME", ".cache");
-	push_owned(p, dir, 0);
+	p->sysmode = geteuid() == 0 && cv_sysmode_names(root);
+	xdg(data, sizeof data, "XDG_DATA_HOME", ".local/share");
+	xdg(cache, sizeof cache, "XDG_CACHE_HOME", ".cache");
+	/* one walk of a folder that is two of them (the default store is
+	 * the data folder, the default cache the XDG one) */
+	if (strcmp(data, root) == 0)
+		dk |= CV_INV_STORE;
+	else
+		cv_inventory_add(p->inv, root, CV_INV_STORE);
+	if (strcmp(sc, cache) != 0)
+		cv_inventory_add(p->inv, sc, CV_INV_CACHE);
+	cv_inventory_add(p->inv, data, dk);
+	cv_inventory_add(p->inv, cache, ck);
 	xdg(dir, sizeof dir, "XDG_CONFIG_HOME", ".config");
-	push_owned(p, dir, 0);
+	cv_inventory_add(p->inv, dir, CV_INV_CONFIG);
 	cv_hook_dir(dir, sizeof dir);
-	push_owned(p, dir, 0);
+	cv_inventory_add(p->inv, dir, CV_INV_HOOK);
 }
 
 int
@@ -132,18 +121,17 @@ cv_implode(const struct cv_implode *p, struct cv_strv *failed)
 		cv_strv_push(failed, err.msg);
 		r = CV_ERROR;
 	}
-	for (size_t i = 0; i < p->paths.n; i++)
-		if (cv_fs_rmtree(p->paths.v[i], &err) < 0) {
-			cv_strv_push(failed, err.msg);
-			r = CV_ERROR;
-		}
+	if (cv_inventory_apply(p->inv, failed) < 0)
+		r = CV_ERROR;
 	return r;
 }
 
 void
 cv_implode_release(struct cv_implode *p)
 {
-	cv_strv_release(&p->paths);
+	if (p->inv != NULL)
+		cv_inventory_release(p->inv);
+	free(p->inv);
 	cv_strv_release(&p->venvs);
 	cv_strv_release(&p->startup);
 }

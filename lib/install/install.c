@@ -4,9 +4,11 @@
  * size and sha256 match. Also: a fetcher that reads a local file. */
 #include "base/base.h"
 #include "install/install_int.h"
+#include "machine/machine.h"
 #include "release/release.h"
 #include "store/store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -536,6 +538,50 @@ dep_top_agrees(void *arg, const char *top, struct cv_err *err)
 		top, art->filename);
 }
 
+/* Keep in <stage>/lib only the libraries whose SONAME is the
+ * component's (lib_prefix*): the names an archive gives its files prove
+ * nothing, and a libz.so.1 filed as libcublasLt.so.12 would be preloaded
+ * by the .pth hook and cached machine-wide by system mode. Links left
+ * pointing at nothing go with them. */
+static void
+keep_own_sonames(const char *stage, const char *prefix)
+{
+	char *lib = cv_path_join(stage, "lib");
+	int dfd = open(lib, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+	struct stat sb;
+	size_t pl = strlen(prefix);
+
+	free(lib);
+	if (d == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char so[256];
+		int fd;
+		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 ||
+		    cv_elf_soname(fd, so, sizeof so) != CV_ELF_SONAME ||
+		    strncmp(so, prefix, pl) != 0)
+			unlinkat(dfd, de->d_name, 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL)
+		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(sb.st_mode) &&
+		    fstatat(dfd, de->d_name, &sb, 0) != 0)
+			unlinkat(dfd, de->d_name, 0);
+	closedir(d);
+}
+
 int
 cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		     struct cv_dep *dep, const char *lib_prefix,
@@ -562,8 +608,10 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		return r;
 	{
 		struct cv_dep have;
-		if (cv_store_dep_find(st, dep->name, dep->cuda, &have) &&
-		    strcmp(have.version, dep->version) == 0) {
+		/* that very release (a lock may name an older one than the
+		 * newest of its CUDA major the store holds) */
+		if (cv_store_dep_get(st, dep->name, dep->version, &have) &&
+		    have.cuda == dep->cuda) {
 			*dep = have;
 			cv_fs_unlock(vfd);
 			return 0;
@@ -579,6 +627,7 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 	if ((r = extract_verified(art, dep->dir, stagepath, &raw, &lim, NULL,
 				  err)) < 0)
 		goto out;
+	keep_own_sonames(stagepath, lib_prefix);
 	snprintf(dep->sha256, sizeof dep->sha256, "%s", art->sha256);
 	dep->size = art->size;
 	dep->in_store = 1;

@@ -1017,7 +1017,10 @@ dot_venv(char *out, size_t n)
 		if (is_file(cfg)) {
 			snprintf(out, n, "%s/.venv",
 				 strcmp(dir, "/") == 0 ? "" : dir);
-			return 1;
+			/* another user's environment decides nothing here */
+			if (!cv_fs_project_foreign(AT_FDCWD, out, "pyvenv.cfg",
+						   out))
+				return 1;
 		}
 		if (slash == NULL || strcmp(dir, "/") == 0)
 			return 0;

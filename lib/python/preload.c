@@ -300,11 +300,17 @@ static const char *const framework_modules[] = {
  * finds nothing itself: on a framework's first import it imports the
  * module, which loads cuDNN (once; other threads wait for it), then takes
  * itself out. sys.meta_path is replaced, not changed in place: the import
- * system is iterating the old list right then. */
+ * system is iterating the old list right then. The module is found by the
+ * finder itself, beside it, never through sys.path: a file of that name in
+ * the working or the script's folder would come first there. */
 static const char finder_py[] =
 	"class CudnnvmFinder:\n"
 	"    names = frozenset(@NAMES@)\n"
+	"    here = __file__.rpartition('/')[0]\n"
 	"    def find_spec(self, name, path=None, target=None):\n"
+	"        if name == '_cudnnvm_preload':\n"
+	"            import importlib.util\n"
+	"            return importlib.util.spec_from_file_location(name, self.here + '/_cudnnvm_preload.py')\n"
 	"        if name in self.names:\n"
 	"            try:\n"
 	"                import _cudnnvm_preload\n"
@@ -384,6 +390,24 @@ struct pth_args {
 	const char *module, *finder, *pth;
 };
 
+/* What the interpreter compiled of our modules: it checks a cached form
+ * against the source's mtime in seconds and its size only, so a module
+ * rewritten within the same second to the same length (a re-pin to an id
+ * as long) would go on running the old pin. */
+static void
+drop_compiled(const char *sp)
+{
+	char path[PATH_MAX * 2 + 32];
+	glob_t g;
+
+	snprintf(path, sizeof path, "%s/__pycache__/_cudnnvm_*.pyc", sp);
+	if (glob(path, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+		globfree(&g);
+	}
+}
+
 static int
 install_one(const char *sp, void *arg, struct cv_err *err)
 {
@@ -393,6 +417,8 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 
 	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
 	r = cv_fs_write_atomic(path, a->module, strlen(a->module), 0644, err);
+	if (r == 0)
+		drop_compiled(sp);
 	snprintf(path, sizeof path, "%s/" FINDER_FILE, sp);
 	if (r == 0)
 		r = cv_fs_write_atomic(path, a->finder, strlen(a->finder), 0644,
@@ -410,7 +436,6 @@ remove_one(const char *sp, void *arg, struct cv_err *err)
 	static const char *const names[] = { CV_PRELOAD_PTH, FINDER_FILE,
 					     MODULE_FILE, NULL };
 	char path[PATH_MAX * 2 + 32];
-	glob_t g;
 
 	(void)arg;
 	for (int i = 0; names[i]; i++) {
@@ -420,12 +445,7 @@ remove_one(const char *sp, void *arg, struct cv_err *err)
 					    path);
 	}
 	/* and what the interpreter cached of them */
-	snprintf(path, sizeof path, "%s/__pycache__/_cudnnvm_*.pyc", sp);
-	if (glob(path, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			unlink(g.gl_pathv[i]);
-		globfree(&g);
-	}
+	drop_compiled(sp);
 	return 0;
 }
 

@@ -33,11 +33,6 @@ int cv_active_resolve(const struct cv_store *st, const char *cwd,
 int cv_active_id(const struct cv_store *st, const struct cv_version *spec,
 		 char id[64], struct cv_err *err);
 
-#define CV_STRV_INIT       \
-	{                  \
-		NULL, 0, 0 \
-	}
-
 /* ---- frameworks.c: what the Python environment's frameworks can load -- */
 
 #define CV_FW_MAXEXCLUDE 4

@@ -301,7 +301,10 @@ cv_venv_pinning(const char *id, struct cv_strv *dirs)
 		int seen = 0;
 
 		if (cands[i] == NULL || *cands[i] == '\0' ||
-		    realpath(cands[i], real) == NULL || !env_sets(real, id))
+		    realpath(cands[i], real) == NULL ||
+		    (i == 2 && cv_fs_project_foreign(AT_FDCWD, real,
+						     "pyvenv.cfg", real)) ||
+		    !env_sets(real, id))
 			continue;
 		for (size_t j = 0; j < dirs->n; j++)
 			seen |= strcmp(dirs->v[j], real) == 0;
@@ -485,6 +488,50 @@ registry_update(const char *dir, int add)
 	cv_strv_release(&all);
 }
 
+/* An environment, and the folders venv writes into, must be this user's
+ * (or root's): another user's environment holds links they chose, and
+ * root writing its scripts there would write them wherever those lead
+ * (/etc/profile.d). */
+static int
+check_owner(const char *dir, const char *const *ids, size_t n,
+	    struct cv_err *err)
+{
+	static const char *const subs[] = { "",
+					    "/bin",
+					    "/etc",
+					    "/etc/conda",
+					    "/etc/conda/activate.d",
+					    "/etc/conda/deactivate.d" };
+	struct cv_buf cmd = CV_BUF_INIT;
+	char *q;
+	long uid = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0] && r == 0; i++) {
+		char *p = xasprintf("%s%s", dir, subs[i]);
+		if (cv_fs_foreign_at(AT_FDCWD, p, &uid))
+			r = cv_err_set(
+				err, CV_EPERM,
+				"'%s' belongs to another user (uid %ld): "
+				"writing this environment's scripts "
+				"would follow the links they made; run "
+				"it as that user",
+				p, uid);
+		free(p);
+	}
+	if (r == 0)
+		return 0;
+	q = cv_shell_quote_word(dir);
+	cv_buf_addf(&cmd, "sudo -u '#%ld' cudnnvm venv", uid);
+	for (size_t i = 0; i < n; i++)
+		cv_buf_addf(&cmd, " %s", ids[i]);
+	cv_buf_addf(&cmd, "%s --path %s", n == 0 ? " --remove" : "", q);
+	cv_err_hint(err, "%s", cmd.buf);
+	cv_buf_release(&cmd);
+	free(q);
+	return r;
+}
+
 int
 cv_venv_write(const char *dir, const struct cv_store *st,
 	      const char *const *ids, size_t n, const char *exe, int remove,
@@ -498,6 +545,8 @@ cv_venv_write(const char *dir, const struct cv_store *st,
 		return kind;
 	if (remove)
 		n = 0;
+	if ((r = check_owner(dir, ids, n, err)) < 0)
+		return r;
 	if (n > CV_VENV_MAXPINS)
 		return cv_err_set(err, CV_EUSAGE,
 				  "at most %d versions, one per cuDNN major",

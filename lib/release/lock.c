@@ -92,9 +92,40 @@ path_ok(const char *s, const char *name, const char *field, struct cv_err *err)
 	return 0;
 }
 
+/* A dotted version: digits, each dot between two of them. */
+static int
+dotted(const char *v)
+{
+	if (v[0] < '0' || v[0] > '9')
+		return 0;
+	for (; *v; v++)
+		if (!((*v >= '0' && *v <= '9') ||
+		      (*v == '.' && v[1] >= '0' && v[1] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* The CUDA redist tree files a component's archive as
+ * <name>/<platform>/<name>-<platform>-<version>-archive.<ext>: a lock's
+ * entry names no other file, so no archive of the tree can be installed
+ * under another component's or release's name. */
+static int
+dep_url_ok(const struct cv_lock_dep *d, const char *platform)
+{
+	char want[256];
+	size_t n = (size_t)snprintf(want, sizeof want,
+				    "%s/%s/%s-%s-%s-archive.", d->name,
+				    platform, d->name, platform, d->version);
+	const char *ext = d->url + n;
+
+	return n < sizeof want && strncmp(d->url, want, n) == 0 &&
+	       (strcmp(ext, "tar.xz") == 0 || strcmp(ext, "tar.gz") == 0 ||
+		strcmp(ext, "zip") == 0);
+}
+
 /* A platform's "deps": [{name, version, url, sha256, size}], each a
  * component cuDNN loads (libcublas, cuda_nvrtc), its url relative to the
- * CUDA redist tree. */
+ * CUDA redist tree and the very file of that component and release. */
 static int
 parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 	   const char *where, struct cv_err *err)
@@ -134,13 +165,16 @@ parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 			return bad(err, name, field,
 				   "expected libcublas or cuda_nvrtc");
 		snprintf(field, sizeof field, "%s.version", at);
-		if (d->version[0] == '\0' ||
-		    strspn(d->version, "0123456789.") != strlen(d->version))
+		if (!dotted(d->version))
 			return bad(err, name, field,
 				   "expected a version like 13.0.2.14");
 		snprintf(field, sizeof field, "%s.url", at);
 		if ((r = path_ok(d->url, name, field, err)) < 0)
 			return r;
+		if (!dep_url_ok(d, e->platform))
+			return bad(err, name, field,
+				   "expected the CUDA tree's archive of that "
+				   "name, platform and version");
 		snprintf(field, sizeof field, "%s.sha256", at);
 		if (!sha256_ok(d->sha256))
 			return bad(err, name, field,
@@ -486,4 +520,23 @@ cv_lock_platforms(const struct cv_lock *lk, char *buf, size_t n)
 			break;
 		len += (size_t)w;
 	}
+}
+
+int
+cv_lock_hold(const char *path, int *fd, struct cv_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL   ? xstrdup(".")
+		    : slash == path ? xstrdup("/")
+				    : xstrndup(path, (size_t)(slash - path));
+	int r = cv_fs_lock_dir(dir, fd, err);
+
+	free(dir);
+	return r;
+}
+
+void
+cv_lock_release(int fd)
+{
+	cv_fs_unlock(fd);
 }

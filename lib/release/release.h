@@ -32,7 +32,8 @@ struct cv_artifact {
 
 /* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
-#define CV_MANIFEST_MAX_BYTES (16u << 20) /* a manifest or listing */
+#define CV_MANIFEST_MAX_BYTES (16u << 20)   /* a manifest or listing */
+#define CV_ARCHIVE_MAX_BYTES  (64ULL << 30) /* a manifest `size` */
 
 #define CV_DEFAULT_MIRROR \
 	"https://developer.download.nvidia.com/compute/cudnn/redist/"
@@ -163,6 +164,11 @@ char *cv_lock_text(const struct cv_lock *lk);
 int cv_lock_write(const char *path, const struct cv_lock *lk,
 		  struct cv_err *err);
 
+/* Hold the lock at `path` against other writers (its folder's flock)
+ * from reading it until it is written back: two `lock --platform` at once
+ * then both land. cv_lock_release(fd) lets go. */
+int cv_lock_hold(const char *path, int *fd, struct cv_err *err);
+void cv_lock_release(int fd);
 /* The lock of a pin file: cudnnvm.lock in the pin's folder. */
 void cv_lock_path(const char *pin_file, char out[4096]);
 

@@ -14,8 +14,6 @@
 
 /* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
-#define CV_ARCHIVE_MAX_BYTES (64ULL << 30) /* a manifest `size` */
-
 /* Check a relative_path: no scheme, host, "..", '%', '\\', '?', '#',
  * control bytes or leading '/'. */
 int cv_manifest_check_path(const char *rel, struct cv_err *err);

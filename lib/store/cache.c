@@ -3,9 +3,11 @@
  * that a reinstall needs no network; once no installed version came from
  * it, it is only weight (0.5-1 GB each, often on a home quota). Prune
  * removes those archives, `uninstall` the one of the version it removed
- * (keep_archives = always keeps them), clean the folders cudnnvm writes
- * there. A partial download is left to prune: it is what the next install
- * of that version resumes from. */
+ * (keep_archives = always keeps them), clean what cudnnvm wrote there
+ * (the inventory's proof: a cache may be a folder with other things in
+ * it, even $HOME). A partial download is left to prune: it is what the next
+ * install of that version resumes from. */
+
 #include "base/base.h"
 #include "store/store_int.h"
 
@@ -21,20 +23,52 @@
 
 #define ARCHIVE_SUFFIX ".archive"
 
-/* the folders of the cache that cudnnvm writes and clean empties; the
- * hook's stamps stay, as running shells compare against them */
-static const char *const owned[] = { "downloads", "manifests", "validate" };
-
 /* 1 when the archive named `name` (<sha256>.archive) is the source of an
- * installed version of the view. */
+ * installed version of the view, or of a dependency one of them loads. */
 static int
 installed_from(const struct cv_installed *all, size_t n, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (all[i].sha256[0] != '\0' &&
 		    strncasecmp(name, all[i].sha256, 64) == 0)
 			return 1;
+		for (int k = 0; k < all[i].ndeps; k++)
+			if (all[i].deps[k].sha256[0] != '\0' &&
+			    strncasecmp(name, all[i].deps[k].sha256, 64) == 0)
+				return 1;
+	}
 	return 0;
+}
+
+static void tally(int dirfd, const char *name, struct cv_cache_usage *u,
+		  int depth);
+
+/* What of the cache cudnnvm wrote; the cache folder itself and the
+ * hook's stamps stay (running shells compare against them). */
+static void
+plan(const struct cv_store *st, struct cv_inventory *inv)
+{
+	memset(inv, 0, sizeof *inv);
+	cv_inventory_add(inv, cv_store_cache_dir(st),
+			 CV_INV_CACHE | CV_INV_KEEP_ROOT);
+}
+
+static void
+tally_plan(const struct cv_inventory *inv, struct cv_cache_usage *u)
+{
+	struct stat sb;
+
+	for (size_t i = 0; i < inv->n; i++) {
+		if (inv->v[i].how == CV_INV_DIR ||
+		    lstat(inv->v[i].path, &sb) < 0)
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			tally(AT_FDCWD, inv->v[i].path, u, 0);
+		else if (S_ISREG(sb.st_mode)) {
+			u->files++;
+			u->bytes += (uint64_t)sb.st_size;
+		}
+	}
 }
 
 static int
@@ -100,7 +134,8 @@ walk_downloads(const struct cv_store *st, const char *sha256, int remove,
 		int fd = dirfd(d);
 
 		if (fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(sb.st_mode))
+		    !S_ISREG(sb.st_mode) ||
+		    !cv_inventory_is_download(e->d_name))
 			continue;
 		u->files++;
 		u->bytes += (uint64_t)sb.st_size;
@@ -129,18 +164,15 @@ cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
 	       struct cv_err *err)
 {
 	struct cv_cache_usage dl = { 0, 0, 0, 0 };
+	struct cv_inventory inv;
 	int r;
 
 	memset(u, 0, sizeof *u);
-	for (size_t i = 1; i < sizeof owned / sizeof owned[0]; i++) {
-		char *dir = cv_path_join(cv_store_cache_dir(st), owned[i]);
-		tally(AT_FDCWD, dir, u, 0);
-		free(dir);
-	}
+	plan(st, &inv);
+	tally_plan(&inv, u);
+	cv_inventory_release(&inv);
 	if ((r = walk_downloads(st, NULL, 0, &dl, err)) < 0)
 		return r;
-	u->files += dl.files;
-	u->bytes += dl.bytes;
 	u->stale = dl.stale;
 	u->stale_bytes = dl.stale_bytes;
 	return 0;
@@ -161,17 +193,21 @@ cv_cache_prune(const struct cv_store *st, const char *sha256,
 
 int
 cv_cache_clean(const struct cv_store *st, struct cv_cache_usage *freed,
-	       struct cv_err *err)
+	       struct cv_strv *left, struct cv_err *err)
 {
-	const char *cache = cv_store_cache_dir(st);
-	int r = 0;
+	struct cv_inventory inv;
+	struct cv_strv failed = CV_STRV_INIT;
+	int r;
 
 	memset(freed, 0, sizeof *freed);
-	for (size_t i = 0; r == 0 && i < sizeof owned / sizeof owned[0]; i++) {
-		char *dir = cv_path_join(cache, owned[i]);
-		tally(AT_FDCWD, dir, freed, 0);
-		r = cv_fs_rmtree(dir, err);
-		free(dir);
-	}
+	plan(st, &inv);
+	tally_plan(&inv, freed);
+	r = cv_inventory_apply(&inv, &failed);
+	for (size_t i = 0; i < inv.nleft; i++)
+		cv_strv_push(left, inv.left[i]);
+	if (r < 0)
+		r = cv_err_set(err, CV_EIO, "%s", failed.v[0]);
+	cv_strv_release(&failed);
+	cv_inventory_release(&inv);
 	return r;
 }

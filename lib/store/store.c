@@ -22,6 +22,7 @@
  * only. The system store costs lookups one more folder read at most. */
 #include "base/base.h"
 #include "machine/machine.h"
+#include "release/release.h"
 #include "store/store_int.h"
 
 #include <dirent.h>
@@ -449,6 +450,44 @@ inner_foreign(int vfd, const char *vpath, struct cv_trust *t)
 	return bad;
 }
 
+/* The store folders of what version `vpath` loads beside itself
+ * (deps/<name>/lib and its files), held to the rule of the version's own
+ * libraries: every activation path and the .pth hook put them right after
+ * cuDNN's, and system mode caches them machine-wide. A missing one is
+ * cv_store_dep_path's to report. */
+static int
+deps_foreign(const struct cv_store *st, const char *vpath, struct cv_trust *t)
+{
+	struct cv_installed inst;
+	int bad = 0;
+
+	if (cv_store_read_meta(vpath, &inst, NULL) < 0)
+		return 0;
+	for (int i = 0; i < inst.ndeps && !bad; i++) {
+		struct stat sb;
+		char *path;
+		int fd;
+		if (!inst.deps[i].in_store ||
+		    fstatat(st->dirfd, inst.deps[i].dir, &sb,
+			    AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		path = cv_path_join(st->root, inst.deps[i].dir);
+		if (!S_ISDIR(sb.st_mode)) {
+			snprintf(t->path, sizeof t->path, "%s", path);
+			t->not_folder = 1;
+			bad = 1;
+		} else if (!(bad = foreign(&sb, t, path)) &&
+			   (fd = openat(st->dirfd, inst.deps[i].dir,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						O_CLOEXEC)) >= 0) {
+			bad = inner_foreign(fd, path, t);
+			close(fd);
+		}
+		free(path);
+	}
+	return bad;
+}
+
 int
 cv_store_trust(const struct cv_store *st, const char *id, struct cv_trust *t)
 {
@@ -476,6 +515,8 @@ cv_store_trust(const struct cv_store *st, const char *id, struct cv_trust *t)
 		bad = inner_foreign(vfd, vpath, t);
 		close(vfd);
 	}
+	if (!bad)
+		bad = deps_foreign(st, vpath, t);
 	free(vpath);
 	return bad;
 }
@@ -1102,6 +1143,91 @@ cv_store_deps_json(const struct cv_installed *inst)
 	return a;
 }
 
+/* A dotted version (13.0.2.14): digits, each dot between two of them. */
+static int
+dep_version_ok(const char *v)
+{
+	if (v[0] < '0' || v[0] > '9')
+		return 0;
+	for (; *v; v++)
+		if (!((*v >= '0' && *v <= '9') ||
+		      (*v == '.' && v[1] >= '0' && v[1] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* A folder found on the machine: absolute, printable, no "." or ".."
+ * segment, and no ':' or ';', which would split it on LD_LIBRARY_PATH
+ * into entries relative to the working folder. */
+static int
+dep_found_ok(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ':' ||
+		    *c == ';')
+			return 0;
+	for (const char *seg = p + 1; seg != NULL;) {
+		const char *end = strchr(seg, '/');
+		size_t len = end ? (size_t)(end - seg) : strlen(seg);
+		if ((len == 1 && seg[0] == '.') ||
+		    (len == 2 && seg[0] == '.' && seg[1] == '.'))
+			return 0;
+		seg = end ? end + 1 : NULL;
+	}
+	return 1;
+}
+
+/* One dependency record into *d, as cv_store_deps_json writes it: a
+ * component cuDNN loads, its dotted version, a CUDA major, and either its
+ * store folder (exactly deps/<name>-<version>, with the archive's sha256
+ * and size) or the absolute folder it was found in. */
+static int
+read_dep(json_t *o, struct cv_dep *d)
+{
+	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *ver = json_string_value(json_object_get(o, "version"));
+	const char *dir = json_string_value(json_object_get(o, "dir"));
+	const char *found = json_string_value(json_object_get(o, "found"));
+	const char *sha = json_string_value(json_object_get(o, "sha256"));
+	json_t *cuda = json_object_get(o, "cuda");
+	json_t *size = json_object_get(o, "size");
+	char want[96];
+
+	if (!json_is_object(o) || name == NULL || ver == NULL ||
+	    (strcmp(name, "libcublas") != 0 &&
+	     strcmp(name, "cuda_nvrtc") != 0) ||
+	    strlen(ver) >= sizeof d->version ||
+	    /* a folder found on the machine has no release of its own */
+	    !(dep_version_ok(ver) || (found != NULL && ver[0] == '\0')) ||
+	    !json_is_integer(cuda) || json_integer_value(cuda) < 1 ||
+	    json_integer_value(cuda) > 99 || (dir == NULL) == (found == NULL))
+		return -1;
+	snprintf(want, sizeof want, "deps/%s-%s", name, ver);
+	if (dir != NULL &&
+	    (strcmp(dir, want) != 0 || !dep_dir_ok(dir) || sha == NULL ||
+	     strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64 ||
+	     !json_is_integer(size) || json_integer_value(size) < 0 ||
+	     (unsigned long long)json_integer_value(size) >
+		     CV_ARCHIVE_MAX_BYTES))
+		return -1;
+	if (found != NULL &&
+	    (strlen(found) >= sizeof d->dir || !dep_found_ok(found)))
+		return -1;
+	memset(d, 0, sizeof *d);
+	strcpy(d->name, name);
+	strcpy(d->version, ver);
+	d->cuda = (int)json_integer_value(cuda);
+	d->in_store = dir != NULL;
+	strcpy(d->dir, dir != NULL ? dir : found);
+	if (dir != NULL) {
+		strcpy(d->sha256, sha);
+		d->size = (uint64_t)json_integer_value(size);
+	}
+	return 0;
+}
+
 /* The "deps" array of a cudnnvm.json (absent: none). */
 static int
 read_deps(json_t *a, struct cv_installed *out)
@@ -1115,45 +1241,41 @@ read_deps(json_t *a, struct cv_installed *out)
 		return -1;
 	json_array_foreach(a, i, o)
 	{
-		struct cv_dep *d = &out->deps[out->ndeps];
-		const char *name =
-			json_string_value(json_object_get(o, "name"));
-		const char *ver =
-			json_string_value(json_object_get(o, "version"));
-		const char *dir = json_string_value(json_object_get(o, "dir"));
-		const char *found =
-			json_string_value(json_object_get(o, "found"));
-		const char *sha =
-			json_string_value(json_object_get(o, "sha256"));
-		json_t *cuda = json_object_get(o, "cuda");
-		json_t *size = json_object_get(o, "size");
-
-		if (name == NULL || ver == NULL || !json_is_integer(cuda) ||
-		    strlen(name) >= sizeof d->name ||
-		    strlen(ver) >= sizeof d->version ||
-		    (dir == NULL) == (found == NULL))
+		if (read_dep(o, &out->deps[out->ndeps]) < 0)
 			return -1;
-		if (dir != NULL &&
-		    (!dep_dir_ok(dir) || sha == NULL || strlen(sha) != 64 ||
-		     strspn(sha, "0123456789abcdef") != 64 ||
-		     !json_is_integer(size) || json_integer_value(size) < 0))
-			return -1;
-		if (found != NULL &&
-		    (found[0] != '/' || strlen(found) >= sizeof d->dir))
-			return -1;
-		memset(d, 0, sizeof *d);
-		strcpy(d->name, name);
-		strcpy(d->version, ver);
-		d->cuda = (int)json_integer_value(cuda);
-		d->in_store = dir != NULL;
-		strcpy(d->dir, dir != NULL ? dir : found);
-		if (dir != NULL) {
-			strcpy(d->sha256, sha);
-			d->size = (uint64_t)json_integer_value(size);
-		}
 		out->ndeps++;
 	}
 	return 0;
+}
+
+int
+cv_store_deps_parse(const char *text, size_t n, struct cv_installed *out)
+{
+	json_t *a = json_loadb(text, n, JSON_REJECT_DUPLICATES, NULL);
+	int r;
+
+	memset(out, 0, sizeof *out);
+	r = a == NULL ? -1 : read_deps(a, out);
+	json_decref(a);
+	return r;
+}
+
+int
+cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
+			  struct cv_dep *dep)
+{
+	json_t *o = json_loadb(text, n, JSON_REJECT_DUPLICATES, NULL);
+	struct cv_dep one;
+	int r = -1;
+
+	/* a record of the store, for the folder that holds it */
+	if (o != NULL && read_dep(o, &one) == 0 && one.in_store &&
+	    strcmp(one.dir + 5, folder) == 0) {
+		*dep = one;
+		r = 0;
+	}
+	json_decref(o);
+	return r;
 }
 
 static int
@@ -1594,27 +1716,13 @@ cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
 static int
 dep_read_meta(const struct cv_store *st, const char *name, struct cv_dep *dep)
 {
-	struct cv_installed one;
 	char *file = xasprintf("deps/%s/cudnnvm-dep.json", name), buf[4096];
-	json_t *o, *a;
 	ssize_t n = cv_fs_read_head(st->dirfd, file, 1, buf, sizeof buf);
-	int r = -1;
 
 	free(file);
 	if (n <= 0)
 		return -1;
-	memset(&one, 0, sizeof one);
-	o = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, NULL);
-	a = json_array();
-	if (o != NULL && json_array_append(a, o) == 0 &&
-	    read_deps(a, &one) == 0 && one.ndeps == 1 && one.deps[0].in_store &&
-	    strcmp(one.deps[0].dir + 5, name) == 0) {
-		*dep = one.deps[0];
-		r = 0;
-	}
-	json_decref(o);
-	json_decref(a);
-	return r;
+	return cv_store_dep_record_parse(buf, (size_t)n, name, dep);
 }
 
 /* The store's deps/ folder to read, when it is one nobody else controls;
@@ -1669,6 +1777,23 @@ cv_store_dep_find(const struct cv_store *st, const char *component, int cuda,
 	return found;
 }
 
+int
+cv_store_dep_get(const struct cv_store *st, const char *component,
+		 const char *version, struct cv_dep *dep)
+{
+	char *name = xasprintf("%s-%s", component, version);
+	char *sub = xasprintf("deps/%s", name);
+	int found = st->dirfd >= 0 &&
+		    check_folder_at(st, "deps", "", NULL) == 0 &&
+		    check_folder_at(st, sub, "", NULL) == 0 &&
+		    dep_read_meta(st, name, dep) == 0 &&
+		    strcmp(dep->name, component) == 0;
+
+	free(sub);
+	free(name);
+	return found;
+}
+
 char *
 cv_store_dep_libdir(const char *version_dir, const struct cv_dep *dep)
 {
@@ -1693,10 +1818,17 @@ cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
 	if (st->system != NULL && cv_store_in_system(st, id))
 		return cv_store_dep_path(st->system, id, out, err);
 	home = cv_store_dir(st, id);
-	/* a version without metadata is judged by whoever reads it */
+	/* a version without metadata is judged by whoever reads it; one
+	 * whose metadata is damaged is refused here as list refuses it, so
+	 * that no activation follows records the reader does not trust */
 	if (cv_store_read_meta(home, &inst, NULL) < 0 || inst.ndeps == 0) {
+		char *meta = cv_path_join(home, "cudnnvm.json");
+		r = access(meta, F_OK) == 0
+			    ? cv_store_read_meta(home, &inst, err)
+			    : 0;
+		free(meta);
 		free(home);
-		return 0;
+		return r < 0 ? r : 0;
 	}
 	root = st->root;
 	for (int i = 0; i < inst.ndeps && r == 0; i++) {
@@ -1770,12 +1902,13 @@ cv_store_deps_collect(struct cv_store *st)
 		struct cv_dep dep;
 		char lock[112], *shown, *sub;
 		int lfd = -1;
-		if (de->d_name[0] == '.' || dep_needed(all, n, de->d_name))
+		if (dep_needed(all, n, de->d_name))
 			continue;
-		/* a folder without its record is a dependency too (a crash
-		 * between extract and record cannot happen: it is written
-		 * before the publish), so only a readable one is judged */
-		if (dep_read_meta(st, de->d_name, &dep) < 0)
+		/* only what the inventory proves a dependency folder (its
+		 * record is written before the publish), and whose record
+		 * reads: anything else in deps/ is not cudnnvm's to remove */
+		if (!cv_inventory_is_dep(dirfd(d), de->d_name) ||
+		    dep_read_meta(st, de->d_name, &dep) < 0)
 			continue;
 		cv_store_dep_lockname(dep.name, dep.cuda, lock, sizeof lock);
 		strcat(lock, ".lock");
@@ -1830,6 +1963,19 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 		return cv_err_set(err, CV_ENOTFOUND,
 				  "cuDNN %s is not installed", id);
 	}
+	if (!cv_inventory_is_version(st->dirfd, id)) {
+		char *path = cv_path_join(st->root, id);
+		char *q = cv_shell_quote_word(path);
+		cv_fs_unlock(vfd);
+		cv_err_set(err, CV_ESTORE,
+			   "'%s' holds no cudnnvm.json: cudnnvm did not "
+			   "install it, so it is left in place",
+			   path);
+		r = cv_err_hint(err, "ls -la %s", q);
+		free(q);
+		free(path);
+		return r;
+	}
 	if ((r = cv_store_staging_new(st, "rm", &name, &lfd, err)) < 0) {
 		cv_fs_unlock(vfd);
 		return r;
@@ -1878,6 +2024,34 @@ cv_store_current_not_link(struct cv_err *err, const char *root)
 			   root));
 }
 
+/* When `path` lies in a dependency folder of the store holding `id`:
+ * 1, and "rm -rf <that folder>" added to b. */
+static int
+dep_folder(const struct cv_store *st, const char *id, const char *path,
+	   struct cv_buf *b)
+{
+	char *home = cv_store_dir(st, id), *deps;
+	const char *slash = strrchr(home, '/'), *end;
+	size_t dl;
+	int r = 0;
+
+	deps = xasprintf("%.*s/deps/", (int)(slash - home), home);
+	dl = strlen(deps);
+	if (strncmp(path, deps, dl) == 0 && path[dl] != '\0') {
+		char *folder;
+		end = strchr(path + dl, '/');
+		folder = xstrndup(path,
+				  end ? (size_t)(end - path) : strlen(path));
+		cv_buf_adds(b, "rm -rf ");
+		cv_shell_quote(b, CV_SHELL_SH, folder, NULL);
+		free(folder);
+		r = 1;
+	}
+	free(deps);
+	free(home);
+	return r;
+}
+
 char *
 cv_store_trust_fix(const struct cv_store *st, const char *id,
 		   const struct cv_trust *t)
@@ -1896,7 +2070,8 @@ cv_store_trust_fix(const struct cv_store *st, const char *id,
 		return cv_buf_detach(&b);
 	}
 	/* someone else may have changed the files: put back a copy nobody
-	 * else has touched, in the store that holds it */
+	 * else has touched, in the store that holds it; a dependency folder
+	 * is shared, so it is replaced on its own */
 	if (sys != NULL && cv_store_in_system(st, id)) {
 		cv_buf_adds(&cmd, "sudo cudnnvm --store ");
 		cv_shell_quote(&cmd, CV_SHELL_SH, sys, NULL);
@@ -1904,8 +2079,10 @@ cv_store_trust_fix(const struct cv_store *st, const char *id,
 		cv_buf_adds(&cmd, "cudnnvm");
 	dir = cv_store_dir(st, id);
 	memset(&inst, 0, sizeof inst);
-	if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
-	    strncmp(inst.source, "import:", 7) == 0) {
+	if (dep_folder(st, id, t->path, &b))
+		cv_buf_addf(&b, " && %s install %s --deps always", cmd.buf, id);
+	else if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
+		 strncmp(inst.source, "import:", 7) == 0) {
 		cv_buf_addf(&b, "%s uninstall --force %s && %s import ",
 			    cmd.buf, id, cmd.buf);
 		cv_shell_quote(&b, CV_SHELL_SH, inst.source + 7, NULL);

@@ -254,7 +254,7 @@ struct cv_cache_usage {
 	uint64_t stale_bytes;
 };
 
-/* What the cache folder (cv_store_cache_dir) holds. */
+/* What cudnnvm wrote in the cache folder (cv_store_cache_dir). */
 int cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
 		   struct cv_err *err);
 
@@ -264,10 +264,12 @@ int cv_cache_usage(const struct cv_store *st, struct cv_cache_usage *u,
 int cv_cache_prune(const struct cv_store *st, const char *sha256,
 		   struct cv_cache_usage *freed, struct cv_err *err);
 
-/* Remove the folders cudnnvm writes in the cache: downloads (partials
- * too), the mirror's cached listings and manifests, validation results. */
+/* Remove what cudnnvm wrote in the cache (cv_inventory_add: downloads and
+ * partials named by their sha256, the mirror's cached listings and
+ * manifests, validation results); anything else there stays, each named
+ * in `left` with the reason. */
 int cv_cache_clean(const struct cv_store *st, struct cv_cache_usage *freed,
-		   struct cv_err *err);
+		   struct cv_strv *left, struct cv_err *err);
 
 /* Opens the byte source once the version lock is held and the version is
  * known not to be installed (so nothing is downloaded twice). */
@@ -462,5 +464,75 @@ void cv_store_dep_lockname(const char *component, int cuda, char *out,
 
 int cv_store_dep_lock_shared(const struct cv_store *st, const char *component,
 			     int cuda, int *fd, struct cv_err *err);
+
+/* ---- inventory.c: what cudnnvm may delete. Every removal of a folder
+ * that a user could have pointed somewhere shared (the store, the cache,
+ * the data and configuration folders) asks it: it names only what cudnnvm
+ * can prove it wrote and leaves the rest, saying why. ---- */
+
+/* What a folder is to cudnnvm; a root may be several at once (the
+ * default store is also the data folder). */
+enum {
+	CV_INV_STORE = 1,  /* versions, deps/, .locks/, .staging/, current */
+	CV_INV_CACHE = 2,  /* downloads/, manifests/, validate/ */
+	CV_INV_DATA = 4,   /* shims/, the venv list */
+	CV_INV_CONFIG = 8, /* config.ini */
+	CV_INV_HOOK = 16,  /* the prompt hook's stamps */
+	/* the root itself stays even when empty (cache clean) */
+	CV_INV_KEEP_ROOT = 32,
+};
+
+enum cv_inv_how {
+	CV_INV_TREE, /* a folder cudnnvm wrote whole: removed with its files */
+	CV_INV_FILE, /* a file or link */
+	CV_INV_DIR,  /* a folder of cudnnvm's entries: removed once empty */
+};
+
+struct cv_inv_item {
+	char *path;
+	int how;   /* enum cv_inv_how */
+	int shown; /* 0 inside a folder that goes whole (said once) */
+};
+
+struct cv_inventory {
+	struct cv_inv_item *v; /* children before their folder */
+	size_t n, cap;
+	char **left; /* "path: left in place (why)" */
+	size_t nleft;
+};
+
+/* Add what of `root` (taken as `kinds`) cudnnvm may remove; what it may
+ * not goes to inv->left with the reason. A root that is not this user's
+ * or does not exist adds nothing. */
+void cv_inventory_add(struct cv_inventory *inv, const char *root, int kinds);
+/* Remove the items, in order: trees and files, then each folder only
+ * while it is empty (something that appeared since is left and named in
+ * `left`). Each failure's message goes to failed; CV_ERROR then. */
+int cv_inventory_apply(struct cv_inventory *inv, struct cv_strv *failed);
+void cv_inventory_release(struct cv_inventory *inv);
+
+/* The proofs, one per kind of entry, for the callers that remove one
+ * entry at a time (uninstall, the dependency collection, cache prune). */
+/* name, in the folder dirfd, is an installed version: a real folder named
+ * by an install id holding a regular cudnnvm.json. */
+int cv_inventory_is_version(int dirfd, const char *name);
+/* name, in <store>/deps, is a dependency folder: a real folder holding a
+ * regular cudnnvm-dep.json. */
+int cv_inventory_is_dep(int depsfd, const char *name);
+/* name, in <cache>/downloads, is a download: <sha256>.archive or
+ * <sha256>.partial. */
+int cv_inventory_is_download(const char *name);
+
+/* store.c: dependency records read from bytes, as the store reads them
+ * (a version's "deps" array, a folder's cudnnvm-dep.json); the fuzzer's
+ * entry too. 0, or -1 for anything but the format exactly. */
+int cv_store_deps_parse(const char *text, size_t n, struct cv_installed *out);
+/* A cudnnvm-dep.json, for the dependency folder deps/<folder>. */
+int cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
+			      struct cv_dep *dep);
+/* The dependency folder deps/<component>-<version> of the writable store:
+ * 1 and *dep from its record, else 0. */
+int cv_store_dep_get(const struct cv_store *st, const char *component,
+		     const char *version, struct cv_dep *dep);
 
 #endif

@@ -33,7 +33,9 @@ try_dir(const char *dir, const char *so)
 {
 	char *p;
 
-	if (dir == NULL || *dir == '\0')
+	/* a relative folder is the working folder's, different for every
+	 * later process: nothing to record or load from */
+	if (dir == NULL || *dir != '/')
 		return NULL;
 	p = xasprintf("%s/%s", dir, so);
 	if (access(p, R_OK) == 0)

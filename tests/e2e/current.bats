@@ -125,3 +125,48 @@ meta_reads() {
 	[ "${lines[-2]}" = "9.13" ]
 	[ "${lines[-1]}" = "$B (set by ./.cudnn-version)" ]
 }
+
+@test "another user's pin or lock in a parent folder (a shared /tmp) is passed over for current, env and exec, with a notice (H14)" {
+	cudnnvm -q global "$A"
+	mkdir -p "$T/shared/proj"
+	echo "$B" >"$T/shared/.cudnn-version"
+	chown 4242 "$T/shared/.cudnn-version"
+	cd "$T/shared/proj"
+	run --separate-stderr cudnnvm current
+	[ "$status" -eq 0 ]
+	[ "$output" = "$A (global default)" ]
+	run --separate-stderr cudnnvm exec -- sh -c 'echo "$CUDNNVM_ACTIVE"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "$A" ]
+	[ "$(grep -c "passing over $T/shared/.cudnn-version: it belongs to another user (uid 4242)" <<<"$stderr")" -eq 1 ]
+	run --separate-stderr cudnnvm env --shell sh
+	[[ $output == *"CUDNNVM_ACTIVE='$A'"* ]]
+	# a folder another user owns, with a pin file that is ours
+	chown 0 "$T/shared/.cudnn-version"
+	chown 4242 "$T/shared"
+	run --separate-stderr cudnnvm current
+	[ "$output" = "$A (global default)" ]
+	# this user's own pin still decides
+	chown 0 "$T/shared"
+	run --separate-stderr cudnnvm current --json
+	[ "$(echo "$output" | json id)" = "$B" ]
+}
+
+@test "another user's lock beside this user's pin is passed over (H14)" {
+	mkdir -p "$T/p" && cd "$T/p"
+	echo 9 >.cudnn-version
+	python3 - <<PY
+import json
+json.dump({"format": 1, "id": "$A", "spec": "9",
+  "manifest": {"url": "redistrib_9.1.0.json", "sha256": "$(printf 'ab%062d' 0)"},
+  "source": "nvidia",
+  "platforms": {"linux-x86_64": {"url": "cudnn/linux-x86_64/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz",
+     "sha256": "$(printf 'cd%062d' 0)", "size": 1, "deps": []}}}, open("cudnnvm.lock", "w"))
+PY
+	run --separate-stderr cudnnvm current --json
+	[ "$(echo "$output" | json id)" = "$A" ]
+	[ "$(echo "$output" | json origin)" = "lock" ]
+	chown 4242 cudnnvm.lock
+	run --separate-stderr cudnnvm current --json
+	[ "$(echo "$output" | json id)" = "$B" ]
+}

@@ -333,3 +333,14 @@ assert any("does not exist yet" in f["what"] and f["level"] == "info"
 	[ "$status" -eq 77 ]
 	[[ "$stderr" == "cudnnvm: cannot open the store '$D/store' (ask its owner for read access, or use --store DIR): Permission denied" ]]
 }
+
+@test "the dependency store deps/ is not reported as a version made by hand (H13)" {
+	d="$CUDNNVM_STORE/deps/libcublas-12.8.4.1"
+	mkdir -p "$d/lib"
+	printf '{"name": "libcublas", "version": "12.8.4.1", "cuda": 12, "dir": "deps/libcublas-12.8.4.1", "sha256": "%s", "size": 1}\n' \
+		"$(printf 'ab%062d' 0)" >"$d/cudnnvm-dep.json"
+	run --separate-stderr cudnnvm doctor --json
+	[[ $output != *"deps has no cudnnvm.json"* ]]
+	[[ $output != *"install deps --force"* ]]
+	python3 -c 'import json,sys; json.loads(sys.argv[1])' "$output"
+}

@@ -116,3 +116,79 @@ b"
 	run bash -c 'cudnnvm env --shell sh >/dev/full'
 	[ "$status" -eq 74 ]
 }
+
+# mkdep ID: a store dependency folder deps/libcublas-12.8.4.1 with its
+# record, named in version ID's cudnnvm.json
+mkdep() {
+	local d="$CUDNNVM_STORE/deps/libcublas-12.8.4.1" sha
+	sha=$(printf 'ab%062d' 0)
+	mkdir -p "$d/lib"
+	echo lt >"$d/lib/libcublasLt.so.12.8.4.1"
+	ln -sf libcublasLt.so.12.8.4.1 "$d/lib/libcublasLt.so.12"
+	printf '{"name": "libcublas", "version": "12.8.4.1", "cuda": 12, "dir": "deps/libcublas-12.8.4.1", "sha256": "%s", "size": 1}\n' \
+		"$sha" >"$d/cudnnvm-dep.json"
+	python3 - "$CUDNNVM_STORE/$1/cudnnvm.json" "$sha" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["deps"] = [{"name": "libcublas", "version": "12.8.4.1", "cuda": 12,
+              "dir": "deps/libcublas-12.8.4.1", "sha256": sys.argv[2], "size": 1}]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+}
+
+@test "a dependency library others may write or another user owns: env, exec and validate refuse the version (73, naming the file) (H6)" {
+	mkdep "$A"
+	run cudnnvm env --shell sh
+	[ "$status" -eq 0 ]
+	[[ $output == *"$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib"* ]]
+	f="$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12.8.4.1"
+	chmod o+w "$f"
+	for cmd in "env --shell sh" "exec -- true" "validate $A"; do
+		run --separate-stderr cudnnvm $cmd
+		echo "$cmd: $status $stderr"
+		[ "$status" -eq 73 ]
+		[[ $stderr == *"'$f' is writable by other users"* ]]
+	done
+	chmod o-w "$f"
+	chown 4242 "$f"
+	run --separate-stderr cudnnvm env --shell sh
+	[ "$status" -eq 73 ]
+	[[ $stderr == *"'$f' belongs to another user (uid 4242)"* ]]
+	# the fix replaces the shared folder, then the version's dependencies
+	[[ $stderr == *"rm -rf '$CUDNNVM_STORE/deps/libcublas-12.8.4.1' && cudnnvm install $A --deps always"* ]]
+}
+
+@test "a version record whose dependency names a folder with ':' or ';', or another release's folder, is damaged (73) (H5)" {
+	m="$CUDNNVM_STORE/$A/cudnnvm.json"
+	for dep in '{"name": "libcublas", "version": "12.8.4.1", "cuda": 12, "found": "/opt/cuda:lib"}' \
+		'{"name": "libcublas", "version": "12.8.4.1", "cuda": 12, "found": "/opt/cuda;lib"}' \
+		'{"name": "libcublas", "version": "12.8.4.1", "cuda": 12, "found": "/opt/cuda/../../tmp"}' \
+		"{\"name\": \"libcublas\", \"version\": \"12.8.4.1\", \"cuda\": 12, \"dir\": \"deps/cuda_nvrtc-12.8.61\", \"sha256\": \"$(printf 'ab%062d' 0)\", \"size\": 1}" \
+		'{"name": "libz", "version": "1.2", "cuda": 12, "found": "/usr/lib"}'; do
+		python3 - "$m" "$dep" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["deps"] = [json.loads(sys.argv[2])]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+		run --separate-stderr cudnnvm env --shell sh "$A"
+		echo "$dep: $status $output $stderr"
+		[ "$status" -eq 73 ]
+		[[ $stderr == *"is damaged (bad 'deps')"* ]]
+		[[ $output != *"LD_LIBRARY_PATH"* ]]
+	done
+}
+
+@test "a store whose path holds ':' or ';' is refused for every path variable: env and exec (73) (H7)" {
+	for s in "$T/clone:lib" "$T/clone;lib"; do
+		mkver "$A" linux-x86_64 "$s"
+		run --separate-stderr env CUDNNVM_STORE="$s" cudnnvm env --shell sh "$A"
+		echo "$s: $status $output $stderr"
+		[ "$status" -eq 73 ]
+		[ -z "$output" ]
+		[[ $stderr == *"cannot put '$s/$A' on LD_LIBRARY_PATH"* ]]
+		run --separate-stderr env CUDNNVM_STORE="$s" cudnnvm exec "$A" -- sh -c 'echo "$LD_LIBRARY_PATH"'
+		[ "$status" -eq 73 ]
+		[ -z "$output" ]
+	done
+}

@@ -176,3 +176,20 @@ hint: cudnnvm venv 9.19 --path '$T/ve'"
 	[ "$status" -eq 0 ]
 	[ "$output" = "9.14.0.64-cuda13 (set by $T/proj/.cudnn-version)" ]
 }
+
+@test "another user's .venv in a parent folder (a shared /tmp) is passed over: it blocks neither use nor global (H14)" {
+	mkvenv "$T/shared/.venv" torch-2.11.0
+	chown -R 4242 "$T/shared/.venv"
+	mkdir -p "$T/shared/proj"
+	cd "$T/shared/proj"
+	run --separate-stderr cudnnvm use 9.14
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(cat .cudnn-version)" = 9.14 ]
+	[[ $stderr == *"passing over $T/shared/.venv: it belongs to another user (uid 4242)"* ]]
+	run --separate-stderr cudnnvm global 9.14
+	[ "$status" -eq 0 ]
+	run --separate-stderr cudnnvm current
+	[[ $output == "9.14.0.64-cuda13 "* ]]
+	[[ $output != *"passed over"* ]]
+}

@@ -19,7 +19,7 @@ setup() {
 	cudnnvm -q shim add python3
 	cudnnvm -q global 8
 	mkdir -p "$XDG_CACHE_HOME/cudnnvm/downloads" "$HOME"
-	echo x >"$XDG_CACHE_HOME/cudnnvm/downloads/a.archive"
+	echo x >"$XDG_CACHE_HOME/cudnnvm/downloads/$(printf '%064d' 1).archive"
 	echo 'eval "$(cudnnvm init bash)"' >>"$HOME/.bashrc"
 	run cudnnvm implode --dry-run
 	[ "$status" -eq 0 ]
@@ -72,4 +72,55 @@ setup() {
 	[ "$output" = "1
 done" ]
 	[ -z "$stderr" ]
+}
+
+@test "implode removes only what cudnnvm wrote in a store whose name says cudnn, and names the rest (H1)" {
+	s="$T/cudnn-team"
+	mkdir -p "$s/.ssh" "$s/src" "$s/manual-8.6/lib"
+	echo key >"$s/.ssh/id_ed25519"
+	echo code >"$s/src/main.c"
+	echo notes >"$s/NOTES.txt"
+	echo so >"$s/manual-8.6/lib/libcudnn.so.8"
+	mkver "$A" linux-x86_64 "$s"
+	# a folder named like a version, without cudnnvm's record
+	mkdir -p "$s/9.2.0.82-cuda12/lib"
+	export CUDNNVM_STORE="$s"
+	cudnnvm -q global "$A"
+	run cudnnvm implode --dry-run
+	[ "$status" -eq 0 ]
+	dry=$(grep '^would remove ' <<<"$output" | sed 's/^would remove //' | sort)
+	[[ $dry == *"$s/$A"* ]]
+	[[ $dry != *"$s/.ssh"* && $dry != *"$s/src"* && $dry != *"NOTES"* && $dry != *"manual-8.6"* ]]
+	[[ $dry != *"$s/9.2.0.82-cuda12"* ]]
+	grep -qx "$s: left in place (.*)" <<<"$output"
+	run cudnnvm implode --yes
+	[ "$status" -eq 0 ]
+	# --dry-run listed exactly what the real run removed
+	real=$(grep '^removes ' <<<"$output" | sed 's/^removes //' | sort)
+	[ "$dry" = "$real" ]
+	[[ $output == *"$s/NOTES.txt: left in place"* ]]
+	[[ $output == *"$s/9.2.0.82-cuda12: left in place (no cudnnvm.json"* ]]
+	[ "$(cat "$s/.ssh/id_ed25519")" = key ]
+	[ "$(cat "$s/src/main.c")" = code ]
+	[ "$(cat "$s/NOTES.txt")" = notes ]
+	[ -f "$s/manual-8.6/lib/libcudnn.so.8" ]
+	[ -d "$s/9.2.0.82-cuda12/lib" ]
+	[ ! -e "$s/$A" ] && [ ! -e "$s/current" ] && [ ! -e "$s/.locks" ]
+}
+
+@test "implode of the default store keeps the user's files in it and the store folder with them (H1)" {
+	echo notes >"$CUDNNVM_STORE/NOTES.txt"
+	mkdir -p "$CUDNNVM_STORE/manual-8.6"
+	echo x >"$CUDNNVM_STORE/manual-8.6/libcudnn.so.8"
+	cudnnvm -q shim add python3
+	mkdir -p "$XDG_DATA_HOME/cudnnvm/shims"
+	echo mine >"$XDG_DATA_HOME/cudnnvm/shims/my-tool"
+	run cudnnvm implode --yes
+	[ "$status" -eq 0 ]
+	[ "$(cat "$CUDNNVM_STORE/NOTES.txt")" = notes ]
+	[ -f "$CUDNNVM_STORE/manual-8.6/libcudnn.so.8" ]
+	[ -f "$XDG_DATA_HOME/cudnnvm/shims/my-tool" ]
+	[ ! -e "$XDG_DATA_HOME/cudnnvm/shims/python3" ]
+	[ ! -e "$CUDNNVM_STORE/$A" ] && [ ! -e "$CUDNNVM_STORE/$B" ]
+	[[ $output == *"$XDG_DATA_HOME/cudnnvm/shims/my-tool: left in place"* ]]
 }

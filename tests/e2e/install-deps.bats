@@ -282,3 +282,94 @@ PY
 	[ ! -e "$T/store3/9.13.0.50-cuda12" ]
 	[ -z "$(ls -A "$T/store3/deps" 2>/dev/null)" ]
 }
+
+# the lock of the 12.4 releases, written for project $T/proj
+lock_124() {
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.4
+	mkdir -p "$T/proj" && cd "$T/proj"
+	echo 9.13-cuda12 >.cudnn-version
+	cudnnvm -q lock
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8
+}
+
+@test "a lock's dependency entry naming another release than its archive is refused before anything is installed (65) (H4)" {
+	lock_124
+	python3 - cudnnvm.lock <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))
+for d in l["platforms"]["linux-x86_64"]["deps"]:
+    if d["name"] == "libcublas":
+        d["version"] = "12.9.9.9"
+json.dump(l, open(sys.argv[1], "w"))
+PY
+	run --separate-stderr cudnnvm install --frozen
+	echo "$stderr"
+	[ "$status" -eq 65 ]
+	[[ $stderr == *"cudnnvm.lock: "*"deps[0].url"* ]]
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.9.9.9" ]
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
+
+@test "a lock naming an older dependency release than the store's newest uses the store's copy of that release (H9)" {
+	lock_124
+	run cudnnvm install --frozen
+	[ "$status" -eq 0 ]
+	d="$CUDNNVM_STORE/deps"
+	[ -d "$d/libcublas-12.4.4.1" ]
+	# another version keeps 12.4's folder; a newer 12.x release is there
+	# too, as another project's install leaves it
+	python3 - "$CUDNNVM_STORE" <<'PY'
+import json, os, shutil, sys
+s = sys.argv[1]
+m = json.load(open(os.path.join(s, "9.13.0.50-cuda12", "cudnnvm.json")))
+m["id"] = "9.1.0.70-cuda12"
+os.makedirs(os.path.join(s, "9.1.0.70-cuda12", "lib"))
+json.dump(m, open(os.path.join(s, "9.1.0.70-cuda12", "cudnnvm.json"), "w"))
+shutil.rmtree(os.path.join(s, "9.13.0.50-cuda12"))
+src, dst = os.path.join(s, "deps", "libcublas-12.4.4.1"), os.path.join(s, "deps", "libcublas-12.8.4.1")
+shutil.copytree(src, dst, symlinks=True)
+r = json.load(open(os.path.join(dst, "cudnnvm-dep.json")))
+r["version"], r["dir"] = "12.8.4.1", "deps/libcublas-12.8.4.1"
+json.dump(r, open(os.path.join(dst, "cudnnvm-dep.json"), "w"))
+PY
+	[ -d "$d/libcublas-12.4.4.1" ] && [ -d "$d/libcublas-12.8.4.1" ]
+	run --separate-stderr cudnnvm install --frozen
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	grep -q '"deps/libcublas-12.4.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+}
+
+@test "a library of a dependency archive whose SONAME is not the component's is not kept (H10)" {
+	# a mirror's libcublasLt.so.12 that is really another library
+	mkdir -p "$T/evil"
+	echo 'int deflate(void) { return 0; }' >"$T/evil/z.c"
+	cc -shared -fPIC -o "$T/evil/libcublasLt.so.12" -Wl,-soname,libz.so.1 "$T/evil/z.c"
+	echo 'int cublasCreate(void) { return 0; }' >"$T/evil/b.c"
+	cc -shared -fPIC -o "$T/evil/libcublas.so.12" -Wl,-soname,libcublas.so.12 "$T/evil/b.c"
+	python3 "$FIXTURES/mkcuda.py" build "$CUDA_TREE" 12.6.3 --libdir "$T/evil" >"$T/cuda-12.6.3.json"
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.6
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "$status $stderr"
+	python3 "$FIXTURES/mkcuda.py" build "$CUDA_TREE" 12.6.3 >/dev/null
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.6.4.1/lib" ]
+	for f in "$CUDNNVM_STORE"/deps/libcublas-12.6.4.1/lib/*; do
+		[ -L "$f" ] && continue
+		readelf -d "$f" | grep -q 'SONAME.*\[libcublas' || { echo "kept $f"; false; }
+	done
+	[ -f "$CUDNNVM_STORE/deps/libcublas-12.6.4.1/lib/libcublas.so.12.6.4.1" ]
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.6.4.1/lib/libcublasLt.so.12" ]
+}
+
+@test "a relative LD_LIBRARY_PATH entry at install time is not recorded: the version stays listed (H8)" {
+	mkdir -p "$T/w/lib" && cd "$T/w"
+	echo 'int f(void) { return 0; }' >"$T/w/f.c"
+	cc -shared -fPIC -o lib/libcublasLt.so.12 -Wl,-soname,libcublasLt.so.12 f.c
+	cc -shared -fPIC -o lib/libnvrtc.so.12 -Wl,-soname,libnvrtc.so.12 f.c
+	export CUDNNVM_TEST_CUDA_LIBDIRS=lib
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	run cudnnvm list
+	[[ $output == *"9.13.0.50-cuda12"* ]]
+	! grep -q '"found": "lib"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+}

@@ -318,3 +318,31 @@ SH
 	[[ $output == *"a: 9.12.0.46-cuda12"* ]]
 	[[ $output == *"b: 9.12.0.47-cuda12"* ]]
 }
+
+@test "lock, lock --check and use print a project path with terminal escapes escaped (H12)" {
+	p="$T/p$(printf '\033')]0;pwned$(printf '\007')x"
+	mkdir -p "$p" && cd "$p"
+	echo 9.12 >.cudnn-version
+	for cmd in lock "lock --check" "use 9.12"; do
+		run --separate-stderr cudnnvm $cmd
+		echo "$cmd: $status"
+		[ "$status" -eq 0 ]
+		[[ $output != *$'\033'* && $output != *$'\007'* ]]
+		[[ $stderr != *$'\033'* && $stderr != *$'\007'* ]]
+	done
+	[[ $(cudnnvm lock --check) == *'\033]0;pwned\007x'* || $(cudnnvm lock --check) == *'\x1b]0;pwned\x07x'* ]]
+}
+
+@test "two lock --platform runs at once both land: the read-modify-write is held (H17)" {
+	for i in 1 2 3 4 5; do
+		rm -f cudnnvm.lock
+		cudnnvm -q lock
+		cudnnvm -q lock --platform linux-sbsa &
+		a=$!
+		cudnnvm -q lock --platform windows-x86_64 &
+		b=$!
+		wait $a
+		wait $b
+		[ "$(lock_field "sorted(l['platforms'])")" = "['linux-sbsa', 'linux-x86_64', 'windows-x86_64']" ]
+	done
+}

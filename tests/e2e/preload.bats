@@ -220,3 +220,43 @@ for m in torch.MAPPED:
 $L8/libcudnn.so.8 8902
 $L9/libcudnn.so.9 $v9" ]
 }
+
+@test "a _cudnnvm_preload.py in the working or the script's folder is not what the hook runs (H11)" {
+	cudnnvm -q venv 9.19 --path "$T/ve" --force
+	fake_framework "$T/ve" torch
+	mkdir -p "$T/work"
+	echo 'open("'"$T"'/HIJACKED", "w").write("x")' >"$T/work/_cudnnvm_preload.py"
+	cd "$T/work"
+	run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ ! -e "$T/HIJACKED" ]
+	[[ $output == "$L9/libcudnn.so.9"* ]]
+	printf '%s\n' "$(mapped torch)" >"$T/work/run.py"
+	cd "$T"
+	run --separate-stderr "$T/ve/bin/python" "$T/work/run.py"
+	[ "$status" -eq 0 ]
+	[ ! -e "$T/HIJACKED" ]
+	[[ $output == "$L9/libcudnn.so.9"* ]]
+}
+
+@test "a re-pin within one second to an id of the same length loads the new pin, not the compiled old one (H16)" {
+	mkver 9.19.0.57-cuda13
+	rm -rf "$CUDNNVM_STORE/9.19.0.57-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.19.0.57-cuda13/lib"
+	fake_framework "$T/ve" torch
+	sp=$(echo "$T"/ve/lib/python3*/site-packages)
+	# the interpreter keeps compiled modules, as it does by default
+	unset PYTHONDONTWRITEBYTECODE
+	for i in 1 2 3; do
+		cudnnvm -q venv 9.19.0.56-cuda13 --path "$T/ve" --force
+		"$T/ve/bin/python" -c 'import torch' 2>/dev/null
+		touch -r "$sp/_cudnnvm_preload.py" "$T/m1"
+		cudnnvm -q venv 9.19.0.57-cuda13 --path "$T/ve" --force
+		# the module's source time and size as before (a re-pin within
+		# the same second): only its text changed
+		touch -r "$T/m1" "$sp/_cudnnvm_preload.py"
+		run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+		[[ $output == "$CUDNNVM_STORE/9.19.0.57-cuda13/lib/libcudnn.so.9"* ]]
+	done
+}

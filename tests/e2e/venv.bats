@@ -270,3 +270,18 @@ $L/libcudnn_graph.so.9" ]
 	out=$(cd "$T/proj" && cudnnvm use 9.13 2>&1)
 	[[ $out != *"wins"* ]]
 }
+
+@test "root's venv on another user's conda environment follows none of their links and writes nothing (77) (H15)" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to own files as another user"
+	mkdir -p "$T/profile.d" "$T/ce/conda-meta" "$T/ce/etc/conda"
+	# the user points their activate.d at a folder root's shells read
+	ln -s "$T/profile.d" "$T/ce/etc/conda/activate.d"
+	chown -R -h 4242 "$T/ce"
+	run --separate-stderr cudnnvm venv 9.1 --path "$T/ce"
+	echo "$stderr"
+	[ "$status" -eq 77 ]
+	one_error_line
+	[[ $stderr == *"belongs to another user (uid 4242)"* ]]
+	[[ $stderr == *"hint: sudo -u '#4242' cudnnvm venv 9.1.0.70-cuda12 --path '$T/ce'"* || $stderr == *"hint: sudo -u '#4242' cudnnvm venv 9.1.0.70-cuda12 --path $T/ce"* ]]
+	[ -z "$(ls -A "$T/profile.d")" ]
+}

@@ -68,17 +68,49 @@ rel_path(const char *s)
 static const char *const dep_keys[] = { "name", "sha256", "size", "url",
 					"version" };
 
-/* A dependency's version: digits and dots, not empty. */
+/* A dependency's version: digits and dots, not empty, no dot first,
+ * last or twice in a row. */
 static int
 dep_version(const char *v)
 {
-	return v != NULL && *v != '\0' && strspn(v, "0123456789.") == strlen(v);
+	size_t n = v ? strlen(v) : 0;
+
+	return n > 0 && strspn(v, "0123456789.") == n && v[0] != '.' &&
+	       v[n - 1] != '.' && strstr(v, "..") == NULL;
+}
+
+/* The CUDA tree's file of that component, platform and release:
+ * <name>/<platform>/<name>-<platform>-<version>-archive.{tar.xz,tar.gz,zip},
+ * checked by cutting the url at its slashes and dashes. */
+static int
+dep_url(const char *url, const char *name, const char *ver, const char *plat)
+{
+	size_t nl = strlen(name), pl = strlen(plat), vl = strlen(ver);
+	const char *p = url, *ext;
+
+	if (strncmp(p, name, nl) != 0 || p[nl] != '/')
+		return 0;
+	p += nl + 1;
+	if (strncmp(p, plat, pl) != 0 || p[pl] != '/')
+		return 0;
+	p += pl + 1;
+	if (strncmp(p, name, nl) != 0 || p[nl] != '-')
+		return 0;
+	p += nl + 1;
+	if (strncmp(p, plat, pl) != 0 || p[pl] != '-')
+		return 0;
+	p += pl + 1;
+	if (strncmp(p, ver, vl) != 0 || strncmp(p + vl, "-archive.", 9) != 0)
+		return 0;
+	ext = p + vl + 9;
+	return strcmp(ext, "tar.xz") == 0 || strcmp(ext, "tar.gz") == 0 ||
+	       strcmp(ext, "zip") == 0;
 }
 
 /* At most two {name, version, url, sha256, size}, name libcublas or
- * cuda_nvrtc. */
+ * cuda_nvrtc, url the tree's archive of it. */
 static int
-deps_ok(json_t *deps)
+deps_ok(json_t *deps, const char *plat)
 {
 	size_t i;
 	json_t *d;
@@ -95,7 +127,9 @@ deps_ok(json_t *deps)
 		    (strcmp(name, "libcublas") != 0 &&
 		     strcmp(name, "cuda_nvrtc") != 0) ||
 		    !dep_version(str(d, "version", 32)) || url == NULL ||
-		    !rel_path(url) || sha == NULL || !fuzz_lower_hex64(sha) ||
+		    !rel_path(url) ||
+		    !dep_url(url, name, str(d, "version", 32), plat) ||
+		    sha == NULL || !fuzz_lower_hex64(sha) ||
 		    !json_is_integer(size) || json_integer_value(size) < 1 ||
 		    json_integer_value(size) > (json_int_t)(64LL << 30))
 			return 0;
@@ -104,7 +138,7 @@ deps_ok(json_t *deps)
 }
 
 static int
-entry_ok(json_t *e)
+entry_ok(json_t *e, const char *plat)
 {
 	const char *url = str(e, "url", 512), *sha = str(e, "sha256", 65);
 	json_t *size = json_object_get(e, "size"),
@@ -114,7 +148,7 @@ entry_ok(json_t *e)
 	       sha != NULL && fuzz_lower_hex64(sha) && json_is_integer(size) &&
 	       json_integer_value(size) >= 1 &&
 	       json_integer_value(size) <= (json_int_t)(64LL << 30) &&
-	       deps_ok(deps);
+	       deps_ok(deps, plat);
 }
 
 static int
@@ -130,7 +164,7 @@ platforms_ok(json_t *p)
 		int known = 0;
 		for (size_t i = 0; i < 4; i++)
 			known |= strcmp(key, platform_names[i]) == 0;
-		if (!known || !entry_ok(v))
+		if (!known || !entry_ok(v, key))
 			return 0;
 	}
 	return 1;
