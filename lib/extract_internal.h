@@ -133,14 +133,23 @@ void extract_jobs_free(struct zip_job *jobs, size_t n);
  * libdeflate can take it (deflated, not encrypted, sizes in the header),
  * j->inflatable, j->csize and j->crc. <0: no local header there. */
 int extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next);
+/* While a wheel streams in, the bytes of the file are waited for and the
+ * bytes written counted against the stream's caps: `wait` returns once
+ * the file holds `end` bytes (0) or the stream gives up (-1); `wrote`
+ * counts `n` more bytes about to be written (-1: over the caps). */
+struct inflate_feed {
+	int (*wait)(void *ud, uint64_t end);
+	int (*wrote)(void *ud, uint64_t n);
+	void *ud;
+};
 /* Inflate entry `j` of the zip open at `fd` into the new, empty file
- * `outfd` (open for reading and writing, as a mapping needs) in one call
- * of libdeflate `d`, checking its size and CRC-32.
- * 0: done; 1: this file system cannot take it that way (nothing written:
- * use libarchive); <0: err set, naming `rel`. */
+ * `outfd` in bounded chunks (zlib), or in one call of libdeflate `d` when
+ * it is small (d may be NULL), checking its size, where its deflate
+ * stream ends and its CRC-32. `feed` NULL: the whole file is there.
+ * 0: done; <0: err set, naming `rel`. */
 struct libdeflate_decompressor;
 int extract_inflate(struct libdeflate_decompressor *d, int fd,
 		    const struct zip_job *j, int outfd, const char *rel,
-		    struct cv_err *err);
+		    const struct inflate_feed *feed, struct cv_err *err);
 
 #endif

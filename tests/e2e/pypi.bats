@@ -693,3 +693,54 @@ no_index_config() {
 	[[ $stderr == *"check the network and the index"* ]]
 	[[ $stderr != *"mirror"* ]]
 }
+
+# doc/reliability.md W7
+@test "pypi: W7 a wheel entry whose deflate stream ends early or runs long is refused (65), nothing published" {
+	local c whl sha
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for c in "deflate-early ends before its compressed size does" \
+		"deflate-long runs past its compressed size" \
+		"deflate-early-small ends before its compressed size does" \
+		"deflate-long-small "; do
+		set -- $c
+		rm -rf "$T/h"
+		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$1: $output"
+		[ "$status" -eq 65 ]
+		# shellcheck disable=SC2053
+		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: corrupt wheel entry 'lib/libcudnn.so.9': "*"${*:2}"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+		[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+		[ -z "$(ls -A "$CUDNNVM_STORE/.staging" 2>/dev/null)" ]
+	done
+	# the same from an index, unpacked while it streams in
+	mkdir -p "$T/hroot/files"
+	python3 "$FIXTURES/pypi_index.py" hostile deflate-early --out "$T/hroot/files" >/dev/null
+	index_start "$T/hroot" "$T/hport"
+	PYPI_PORT_FILE="$T/hport" pypi_config ok
+	run cudnnvm install 9.1 --cuda 12
+	echo "$output"
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"corrupt wheel entry 'lib/libcudnn.so.9': its deflate stream ends before its compressed size does"* ]]
+	[ "$(store_snapshot)" = "$before" ]
+}
+
+@test "pypi: a 6 MiB deflated entry is inflated in chunks, byte for byte, from a file and from the index" {
+	local whl
+	mkdir -p "$T/broot/files"
+	whl=$(python3 "$FIXTURES/pypi_index.py" hostile deflate-big --out "$T/broot/files")
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	cmp <(unzip -p "$whl" nvidia/cudnn/lib/libcudnn.so.9) \
+		"$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"
+	index_start "$T/broot" "$T/bport"
+	PYPI_PORT_FILE="$T/bport" pypi_config ok
+	run cudnnvm --store "$T/b-store" install 9.1 --cuda 12
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cmp <(unzip -p "$whl" nvidia/cudnn/lib/libcudnn.so.9) \
+		"$T/b-store/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"
+}
