@@ -201,7 +201,8 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	    const char *platform, const char *pypi_index,
 	    const struct cv_dep_file *locked, int nlocked,
 	    struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
-	    struct cv_deps_held *held, struct cv_err *err)
+	    struct cv_deps_held *held, struct cv_download *beside,
+	    struct cv_err *err)
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_deps_req req;
@@ -225,6 +226,7 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.opts.waiting = ui_waiting;
 	req.opts.threads = a->jobs ? a->jobs : cfg->threads;
 	req.fetching = dep_fetching;
+	req.beside = beside;
 	r = cv_deps_ensure(&req, deps, ndeps, held, err);
 	if ((r == CV_ECONFIG || r == CV_ENOTFOUND || r == CV_ENETWORK) &&
 	    req.mode == CV_DEPS_AUTO) {
@@ -266,7 +268,7 @@ deps_for_installed(const struct install_args *a, const char *id)
 	    cv_pypi_index(&a->ctx->cfg, a->index, &index, NULL) < 0)
 		index = NULL;
 	if ((r = ensure_deps(a, &inst.version, inst.platform, index, NULL, 0,
-			     deps, &n, &held, &err)) == 0)
+			     deps, &n, &held, NULL, &err)) == 0)
 		r = cv_store_set_deps(a->ctx->st, id, deps, n, &err);
 	cv_deps_release(&held);
 	if (r < 0)
@@ -327,13 +329,14 @@ shown_size(void *arg)
 	return w->inner.size ? w->inner.size(w->inner.arg) : 0;
 }
 
-/* Download, verify and install res in one pass. A damaged cached
+/* Download, verify and install res in one pass (through `first`, its
+ * download started already, when not NULL: freed here). A damaged cached
  * download is dropped and fetched once more. */
 static int
 fetch_install(const struct install_args *a, struct cv_remote *rem,
 	      const struct cv_resolved *res, const char *id,
-	      const struct cv_dep *deps, int ndeps, int *already,
-	      struct cv_err *err)
+	      const struct cv_dep *deps, int ndeps, struct cv_download *first,
+	      int *already, struct cv_err *err)
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_install_opts opts = CV_INSTALL_OPTS_INIT;
@@ -350,9 +353,11 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 	opts.deps = deps;
 	opts.ndeps = ndeps;
 	for (int attempt = 0;; attempt++) {
-		if ((r = cv_download_new(&dl, rem, &res->art, res->url,
-					 cv_store_cache_dir(a->ctx->st),
-					 cfg->keep_archives, err)) < 0)
+		if (attempt == 0 && first != NULL)
+			dl = first;
+		else if ((r = cv_download_new(&dl, rem, &res->art, res->url,
+					      cv_store_cache_dir(a->ctx->st),
+					      cfg->keep_archives, err)) < 0)
 			return r;
 		cv_download_fetcher(dl, &shown.inner);
 		shown.dl = dl;
@@ -410,12 +415,22 @@ deps_then_fetch(const struct install_args *a, struct cv_remote *rem,
 {
 	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_deps_held held = { { 0 }, 0 };
+	struct cv_download *dl = NULL;
 	int r, ndeps = 0;
 
+	/* its download starts beside its dependencies' (any error of the
+	 * kind shows again when fetch_install opens it) */
+	if (cv_download_new(&dl, rem, &res->art, res->url,
+			    cv_store_cache_dir(a->ctx->st),
+			    a->ctx->cfg.keep_archives, NULL) < 0)
+		dl = NULL;
 	if ((r = ensure_deps(a, &res->art.version, res->art.platform,
 			     pypi_index, locked, nlocked, deps, &ndeps, &held,
-			     err)) == 0)
-		r = fetch_install(a, rem, res, id, deps, ndeps, already, err);
+			     dl, err)) == 0)
+		r = fetch_install(a, rem, res, id, deps, ndeps, dl, already,
+				  err);
+	else
+		cv_download_free(dl);
 	cv_deps_release(&held);
 	if (r < 0)
 		cv_store_deps_collect(a->ctx->st);
@@ -615,7 +630,7 @@ install_archive(const struct install_args *a)
 		return deps_for_installed(a, id);
 	}
 	if ((r = ensure_deps(a, &art.version, art.platform, NULL, NULL, 0, deps,
-			     &ndeps, &held, &err)) < 0) {
+			     &ndeps, &held, NULL, &err)) < 0) {
 		cv_store_deps_collect(st);
 		return cmd_fail(&err);
 	}

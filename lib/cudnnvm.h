@@ -782,6 +782,12 @@ uint64_t cv_download_received(void *d);
 /* Delete the cached bytes of this artifact (before a clean retry). */
 void cv_download_discard(struct cv_download *d);
 void cv_download_free(struct cv_download *d);
+/* download.c, side by side: start the transfer of d now, before anything
+ * reads it (the install's other archives download while one unpacks); the
+ * bytes go to the cache partial, which the fetcher's reader then follows
+ * as it grows. Nothing to do (0) for a verified archive in the cache, a
+ * complete partial, or a transfer started already. */
+int cv_download_prefetch(struct cv_download *d, struct cv_err *err);
 
 /* index.c: the mirror's releases (redistrib_<version>.json names). */
 struct cv_index; /* opaque */
@@ -877,6 +883,10 @@ struct cv_deps_req {
 	void (*fetching)(void *payload, const struct cv_dep *dep,
 			 const struct cv_artifact *art);
 	void *payload;
+	/* deps_install.c: the cuDNN archive's download, started
+	 * (cv_download_prefetch) beside the dependencies' when any is
+	 * downloaded; NULL: none */
+	struct cv_download *beside;
 };
 /* Use locks held from cv_deps_ensure until the version is published. */
 struct cv_deps_held {

@@ -623,6 +623,11 @@ wheel_threads_parked() {
 	# nothing but the libraries and the license from the wheel
 	[ -z "$(find "$CUDNNVM_STORE/deps" -name '*.py' -o -name '*.h' -o -name include)" ]
 	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	# side by side: every listing is read first, then the three wheels
+	# download together (no wheel waits for another to be unpacked)
+	awk '$2 ~ /\/simple\// { page = NR } $2 ~ /\/files\// && !first { first = NR }
+		END { exit !(first && page < first) }' "$PYPI_DIR/root/requests.log"
+	[ "$(grep -c '^GET /files/' "$PYPI_DIR/root/requests.log")" -eq 3 ]
 	run cudnnvm exec 9.13.0.50-cuda12 -- python3 -c '
 import ctypes
 ctypes.CDLL("libcublasLt.so.12")
