@@ -194,6 +194,27 @@ dep_fetching(void *payload, const struct cv_dep *dep,
 			(unsigned long long)art->size);
 }
 
+/* Set while one display shows the downloads side by side: the cuDNN
+ * archive's own open then adds none. */
+static int group_shown;
+
+/* The downloads of the dependencies and of the cuDNN archive all run:
+ * one line and one bar for them together. */
+static void
+deps_downloading(void *payload, struct cv_download_group *g)
+{
+	char size[32];
+	uint64_t total = cv_download_group_total(g);
+
+	(void)payload;
+	if (cmd_g.quiet || !ui_is_tty())
+		return;
+	snprintf(size, sizeof size, "%.1f MB", (double)total / 1e6);
+	ui_note("downloading them side by side with cuDNN (%s in all)", size);
+	ui_progress_watch(cv_download_group_received, g, total, NULL);
+	group_shown = 1;
+}
+
 /* What build `v` loads beside itself, found or installed (cv_deps_ensure);
  * the use locks in *held stay until the version is published. */
 static int
@@ -202,7 +223,7 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	    const struct cv_dep_file *locked, int nlocked,
 	    struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
 	    struct cv_deps_held *held, struct cv_download *beside,
-	    struct cv_err *err)
+	    struct cv_download_group *group, struct cv_err *err)
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_deps_req req;
@@ -227,6 +248,8 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.opts.threads = a->jobs ? a->jobs : cfg->threads;
 	req.fetching = dep_fetching;
 	req.beside = beside;
+	req.group = group;
+	req.downloading = deps_downloading;
 	r = cv_deps_ensure(&req, deps, ndeps, held, err);
 	if ((r == CV_ECONFIG || r == CV_ENOTFOUND || r == CV_ENETWORK) &&
 	    req.mode == CV_DEPS_AUTO) {
@@ -268,7 +291,7 @@ deps_for_installed(const struct install_args *a, const char *id)
 	    cv_pypi_index(&a->ctx->cfg, a->index, &index, NULL) < 0)
 		index = NULL;
 	if ((r = ensure_deps(a, &inst.version, inst.platform, index, NULL, 0,
-			     deps, &n, &held, NULL, &err)) == 0)
+			     deps, &n, &held, NULL, NULL, &err)) == 0)
 		r = cv_store_set_deps(a->ctx->st, id, deps, n, &err);
 	cv_deps_release(&held);
 	if (r < 0)
@@ -299,7 +322,7 @@ shown_open(void *arg, struct cv_source *src, struct cv_err *err)
 	int r = w->inner.open(w->inner.arg, src, err);
 
 	if (r < 0 || cmd_g.quiet || !ui_is_tty() ||
-	    !cv_download_fetching(w->dl))
+	    !cv_download_fetching(w->dl) || group_shown)
 		return r;
 	slash = strrchr(w->res->url, '/');
 	if (!*file && slash != NULL)
@@ -416,6 +439,7 @@ deps_then_fetch(const struct install_args *a, struct cv_remote *rem,
 	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_deps_held held = { { 0 }, 0 };
 	struct cv_download *dl = NULL;
+	struct cv_download_group *group = cv_download_group_new();
 	int r, ndeps = 0;
 
 	/* its download starts beside its dependencies' (any error of the
@@ -426,11 +450,15 @@ deps_then_fetch(const struct install_args *a, struct cv_remote *rem,
 		dl = NULL;
 	if ((r = ensure_deps(a, &res->art.version, res->art.platform,
 			     pypi_index, locked, nlocked, deps, &ndeps, &held,
-			     dl, err)) == 0)
+			     dl, group, err)) == 0)
 		r = fetch_install(a, rem, res, id, deps, ndeps, dl, already,
 				  err);
-	else
+	else {
+		ui_progress_done();
 		cv_download_free(dl);
+	}
+	group_shown = 0;
+	cv_download_group_free(group);
 	cv_deps_release(&held);
 	if (r < 0)
 		cv_store_deps_collect(a->ctx->st);
@@ -630,7 +658,7 @@ install_archive(const struct install_args *a)
 		return deps_for_installed(a, id);
 	}
 	if ((r = ensure_deps(a, &art.version, art.platform, NULL, NULL, 0, deps,
-			     &ndeps, &held, NULL, &err)) < 0) {
+			     &ndeps, &held, NULL, NULL, &err)) < 0) {
 		cv_store_deps_collect(st);
 		return cmd_fail(&err);
 	}

@@ -788,6 +788,17 @@ void cv_download_free(struct cv_download *d);
  * as it grows. Nothing to do (0) for a verified archive in the cache, a
  * complete partial, or a transfer started already. */
 int cv_download_prefetch(struct cv_download *d, struct cv_err *err);
+/* Downloads side by side counted as one, for one progress display: the
+ * bytes received by its members (and by members dropped, before they are
+ * freed) against the sum of their sizes. received's argument is the
+ * group, untyped to fit ui_progress_watch's poll. */
+struct cv_download_group;
+struct cv_download_group *cv_download_group_new(void);
+void cv_download_group_add(struct cv_download_group *g, struct cv_download *d);
+void cv_download_group_drop(struct cv_download_group *g, struct cv_download *d);
+uint64_t cv_download_group_received(void *g);
+uint64_t cv_download_group_total(struct cv_download_group *g);
+void cv_download_group_free(struct cv_download_group *g);
 
 /* index.c: the mirror's releases (redistrib_<version>.json names). */
 struct cv_index; /* opaque */
@@ -887,6 +898,10 @@ struct cv_deps_req {
 	 * (cv_download_prefetch) beside the dependencies' when any is
 	 * downloaded; NULL: none */
 	struct cv_download *beside;
+	/* not NULL: every download started joins it (beside too), and
+	 * `downloading` is called once they all run, for one display */
+	struct cv_download_group *group;
+	void (*downloading)(void *payload, struct cv_download_group *g);
 };
 /* Use locks held from cv_deps_ensure until the version is published. */
 struct cv_deps_held {

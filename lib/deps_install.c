@@ -124,8 +124,6 @@ job_install(const struct cv_deps_req *req, struct dep_job *job,
 	struct cv_fetcher fetch;
 	int r;
 
-	if (req->fetching != NULL)
-		req->fetching(req->payload, job->dep, &job->art);
 	cv_download_fetcher(job->dl, &fetch);
 	r = cv_store_install_dep(req->st, &job->art, job->dep,
 				 job->need->lib_prefix, &fetch, &req->opts,
@@ -406,14 +404,25 @@ run_jobs(const struct cv_deps_req *req, struct dep_job *jobs, int njobs,
 {
 	int r = 0;
 
+	/* announced together: they download together */
+	for (int i = 0; i < njobs && req->fetching != NULL; i++)
+		req->fetching(req->payload, jobs[i].dep, &jobs[i].art);
 	for (int i = 0; i < njobs && r == 0; i++)
-		r = job_start(req, &jobs[i], err);
-	if (r == 0 && njobs > 0 && req->beside != NULL)
-		r = cv_download_prefetch(req->beside, err);
+		if ((r = job_start(req, &jobs[i], err)) == 0)
+			cv_download_group_add(req->group, jobs[i].dl);
+	if (r == 0 && njobs > 0 && req->beside != NULL &&
+	    (r = cv_download_prefetch(req->beside, err)) == 0 &&
+	    cv_download_fetching(req->beside))
+		cv_download_group_add(req->group, req->beside);
+	if (r == 0 && njobs > 0 && req->group != NULL &&
+	    req->downloading != NULL)
+		req->downloading(req->payload, req->group);
 	for (int i = 0; i < njobs && r == 0; i++)
 		r = job_install(req, &jobs[i], err);
-	for (int i = 0; i < njobs; i++)
+	for (int i = 0; i < njobs; i++) {
+		cv_download_group_drop(req->group, jobs[i].dl);
 		cv_download_free(jobs[i].dl);
+	}
 	return r;
 }
 

@@ -766,3 +766,86 @@ cv_download_free(struct cv_download *d)
 	free(d->final);
 	free(d);
 }
+
+/* ---- downloads side by side, counted as one ---- */
+
+#define GROUP_MAX 8
+
+struct cv_download_group {
+	pthread_mutex_t mu;
+	struct cv_download *d[GROUP_MAX];
+	int n;
+	uint64_t dropped; /* bytes of members gone */
+	uint64_t total;
+};
+
+struct cv_download_group *
+cv_download_group_new(void)
+{
+	struct cv_download_group *g = xcalloc(1, sizeof *g);
+
+	pthread_mutex_init(&g->mu, NULL);
+	return g;
+}
+
+void
+cv_download_group_add(struct cv_download_group *g, struct cv_download *d)
+{
+	if (g == NULL || d == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	if (g->n < GROUP_MAX) {
+		g->d[g->n++] = d;
+		g->total += d->size;
+	}
+	pthread_mutex_unlock(&g->mu);
+}
+
+void
+cv_download_group_drop(struct cv_download_group *g, struct cv_download *d)
+{
+	if (g == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	for (int i = 0; i < g->n; i++)
+		if (g->d[i] == d) {
+			g->dropped += atomic_load(&d->received);
+			g->d[i] = g->d[--g->n];
+			break;
+		}
+	pthread_mutex_unlock(&g->mu);
+}
+
+uint64_t
+cv_download_group_received(void *arg)
+{
+	struct cv_download_group *g = arg;
+	uint64_t n;
+
+	pthread_mutex_lock(&g->mu);
+	n = g->dropped;
+	for (int i = 0; i < g->n; i++)
+		n += atomic_load(&g->d[i]->received);
+	pthread_mutex_unlock(&g->mu);
+	return n;
+}
+
+uint64_t
+cv_download_group_total(struct cv_download_group *g)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&g->mu);
+	n = g->total;
+	pthread_mutex_unlock(&g->mu);
+	return n;
+}
+
+void
+cv_download_group_free(struct cv_download_group *g)
+{
+	if (g == NULL)
+		return;
+	pthread_mutex_destroy(&g->mu);
+	free(g);
+}

@@ -749,3 +749,16 @@ no_index_config() {
 	cmp <(unzip -p "$whl" nvidia/cudnn/lib/libcudnn.so.9) \
 		"$T/b-store/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"
 }
+
+@test "pypi: on a terminal the cuDNN wheel and its dependencies' download under one display" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	PYPI_DEPS=always pypi_config ok
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installing libcublas 12.8.4.1 (CUDA 12)"*"installing cuda_nvrtc 12.8.93 (CUDA 12)"*"downloading them side by side with cuDNN ("*" MB in all)"*"100%"* ]]
+	# one display: the cuDNN wheel gets no line and bar of its own
+	[[ "$output" != *"downloading nvidia_cudnn_cu12-9.13.0.50"* ]]
+	[ "$(grep -o "side by side" <<<"$output" | wc -l)" -eq 1 ]
+}
