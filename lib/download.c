@@ -559,8 +559,10 @@ cv_download_prefetch(struct cv_download *d, struct cv_err *err)
 		close(fd);
 		return 0;
 	}
-	if ((r = open_partial(d, err)) != 0) {
-		/* complete already, or an error the reader meets again */
+	/* complete already, an error the reader meets again, or a partial
+	 * to resume: that one is left to the reader, which can still start
+	 * over from byte 0 should the server refuse the range */
+	if ((r = open_partial(d, err)) != 0 || d->file_len > 0) {
 		if (d->rfd >= 0)
 			close(d->rfd);
 		if (d->wfd >= 0)
@@ -569,12 +571,10 @@ cv_download_prefetch(struct cv_download *d, struct cv_err *err)
 		free(d->file_buf);
 		d->file_buf = NULL;
 		d->from_file = 0;
+		d->replay_len = 0;
+		d->used_cache = 0;
 		return r < 0 ? r : 0;
 	}
-	if (d->rfd >= 0)
-		close(d->rfd);
-	d->rfd = -1;
-	d->replay_len = 0;
 	d->prefetch = 1;
 	if (pthread_create(&d->th, NULL, dl_thread, d) != 0) {
 		d->prefetch = 0;
@@ -757,6 +757,10 @@ cv_download_free(struct cv_download *d)
 	if (d == NULL)
 		return;
 	dl_stop(d);
+	/* started early and never read (the install stopped before it):
+	 * nothing kept, but for a resume after Ctrl-C */
+	if (d->prefetch && !d->follow && !cv_remote_interrupted())
+		unlink(d->partial);
 	cv_pipe_free(d->pipe);
 	pthread_mutex_destroy(&d->mu);
 	pthread_cond_destroy(&d->grew);
