@@ -21,11 +21,11 @@ WERROR  ?= 1
 # every start some 5-6 ms. build/cudnnvm, the front binary, links only
 # inih and jansson; the commands that download, hash or unpack (marked
 # HELPER_CMD in cmd/table.c) run in build/cudnnvm-helper, linked normally
-# against all seven (liblzma decodes xz archives on several threads,
-# libdeflate inflates a wheel's files), which the front binary execs in
+# against all eight (liblzma decodes xz archives on several threads,
+# libdeflate and zlib inflate a wheel's files), which the front binary execs in
 # its place.
 FRONT_PKGS  ?= inih jansson
-HELPER_PKGS ?= libcurl libarchive libcrypto liblzma libdeflate $(FRONT_PKGS)
+HELPER_PKGS ?= libcurl libarchive libcrypto liblzma libdeflate zlib $(FRONT_PKGS)
 PKG_CFLAGS  = $(shell pkg-config --cflags $(HELPER_PKGS) 2>/dev/null)
 # The front binary carries inih and jansson in itself (their Debian -dev
 # packages ship the static archives): the loader then maps libc alone at

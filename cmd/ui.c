@@ -617,12 +617,18 @@ wait_end(void *payload)
 }
 
 static void
-download(void *payload, const char *file, uint64_t size, const char *host,
-	 uint64_t (*received)(void *), void *ctx)
+download(void *payload, const char *file, uint64_t size)
 {
 	(void)payload;
 	ui_download_begin(file, size);
-	ui_progress_watch(received, ctx, size, host);
+}
+
+static void
+watch(void *payload, uint64_t (*received)(void *), void *ctx, uint64_t total,
+      const char *host)
+{
+	(void)payload;
+	ui_progress_watch(received, ctx, total, host);
 }
 
 static void
@@ -644,6 +650,7 @@ ui_of(struct cv_ui *ui)
 	ui->wait_end = wait_end;
 	/* a download's progress and what it fetches on a terminal only */
 	ui->download = tty ? download : NULL;
+	ui->watch = tty ? watch : NULL;
 	ui->progress = tty ? ui_progress : NULL;
 	ui->progress_done = progress_done;
 }

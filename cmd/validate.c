@@ -42,7 +42,17 @@ print_verdict(const struct cv_fw_verdict *v, const char *libdir)
 	ui_put_escaped(stdout, v->fw);
 	printf("%*s%s", (int)(strlen(v->fw) < 10 ? 11 - strlen(v->fw) : 1), "",
 	       ui_paint(stdout, v->pass ? "pass" : "fail"));
-	if (v->pass)
+	if (v->pass && v->version == 0)
+		ui_print(stdout,
+			 " (no cuDNN version reported; %d sub-libraries from "
+			 "%s)",
+			 v->subs, libdir);
+	else if (v->pass && v->build != 0)
+		ui_print(stdout,
+			 " (cuDNN %ld, built against %ld, %d sub-libraries "
+			 "from %s)",
+			 v->version, v->build, v->subs, libdir);
+	else if (v->pass)
 		ui_print(stdout, " (cuDNN %ld, %d sub-libraries from %s)",
 			 v->version, v->subs, libdir);
 	else

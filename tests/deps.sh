@@ -19,7 +19,7 @@ tools() {
 		echo "cudnnvm: could not install auditwheel into $TOOLS (make wheel and check-dist need it)" >&2
 }
 PKGS="gcc make pkg-config libarchive-dev libcurl4-openssl-dev libssl-dev liblzma-dev
-libdeflate-dev libinih-dev libjansson-dev bats zsh fish dash python3 python3-venv python3-jsonschema openssl
+libdeflate-dev zlib1g-dev libinih-dev libjansson-dev bats zsh fish dash python3 python3-venv python3-jsonschema openssl
 xz-utils zip unzip util-linux lmod tcl slurm-wlm munge mandoc curl ca-certificates procps
 hyperfine direnv file binutils strace time bsdutils tcsh clang libclang-rt-14-dev
 bash-completion tcl-dev liblua5.3-dev dpkg-dev lintian minisign pipx"

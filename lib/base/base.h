@@ -569,10 +569,12 @@ struct cv_ui {
 	/* the source's host is asked for its listing, and has answered */
 	void (*wait_begin)(void *payload, const char *host);
 	void (*wait_end)(void *payload);
-	/* bytes are fetched (not from the cache): received(ctx) counts them */
-	void (*download)(void *payload, const char *file, uint64_t size,
-			 const char *host, uint64_t (*received)(void *),
-			 void *ctx);
+	/* bytes of `file` are fetched (not from the cache) */
+	void (*download)(void *payload, const char *file, uint64_t size);
+	/* a bar for bytes that arrive: received(ctx) counts them (host: who
+	 * is waited for when they stall; NULL: not said) */
+	void (*watch)(void *payload, uint64_t (*received)(void *), void *ctx,
+		      uint64_t total, const char *host);
 	void (*progress)(void *payload, uint64_t done, uint64_t total);
 	void (*progress_done)(void *payload);
 };

@@ -89,47 +89,71 @@ dep_named(struct cv_dep *dep, const char *component, const char *version,
 	snprintf(dep->dir, sizeof dep->dir, "deps/%s-%s", component, version);
 }
 
-/* art from url, announced, downloaded (cached by sha256), verified and
- * published as dep: an archive or a wheel alike. */
-static int
-download_dep(const struct cv_deps_req *req, struct cv_remote *rem,
-	     const struct cv_dep_need *need, const struct cv_artifact *art,
-	     const char *url, struct cv_dep *dep, struct cv_err *err)
+/* One dependency to download: what, from where, and its transfer, which
+ * starts beside the others' before the first is unpacked. */
+struct dep_job {
+	const struct cv_dep_need *need;
+	struct cv_artifact art;
+	char url[1024];
+	struct cv_dep *dep;
+	struct cv_remote *rem;
+	struct cv_download *dl;
+};
+
+/* job's artifact from url, as dep. */
+static void
+job_set(struct dep_job *job, const struct cv_artifact *art, const char *url)
 {
-	struct cv_download *dl = NULL;
+	job->art = *art;
+	snprintf(job->url, sizeof job->url, "%s", url);
+}
+
+/* The job's transfer, started now (cached by sha256). */
+static int
+job_start(const struct cv_deps_req *req, struct dep_job *job,
+	  struct cv_err *err)
+{
+	int r = cv_download_new(&job->dl, job->rem, &job->art, job->url,
+				cv_store_cache_dir(req->st), req->keep_archives,
+				err);
+
+	return r < 0 ? r : cv_download_prefetch(job->dl, err);
+}
+
+/* The job announced, its bytes verified and published as job->dep: an
+ * archive or a wheel alike. */
+static int
+job_install(const struct cv_deps_req *req, struct dep_job *job,
+	    struct cv_err *err)
+{
 	struct cv_fetcher fetch;
 	int r;
 
-	if (req->fetching != NULL)
-		req->fetching(req->payload, dep, art);
-	r = cv_download_new(&dl, rem, art, url, cv_store_cache_dir(req->st),
-			    req->keep_archives, err);
-	if (r == 0) {
-		cv_download_fetcher(dl, &fetch);
-		r = cv_store_install_dep(req->st, art, dep, need->lib_prefix,
-					 &fetch, &req->opts, err);
-		if (r == CV_EDATA && cv_download_used_cache(dl))
-			cv_download_discard(dl);
-	}
-	if (r == CV_EDATA && strstr(err->msg, url) == NULL) {
+	cv_download_fetcher(job->dl, &fetch);
+	r = cv_store_install_dep(req->st, &job->art, job->dep,
+				 job->need->lib_prefix, &fetch, &req->opts,
+				 err);
+	if (r == CV_EDATA && cv_download_used_cache(job->dl))
+		cv_download_discard(job->dl);
+	if (r == CV_EDATA && strstr(err->msg, job->url) == NULL) {
 		size_t n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof err->msg - n, " (from %s)", url);
+		snprintf(err->msg + n, sizeof err->msg - n, " (from %s)",
+			 job->url);
 	}
-	cv_download_free(dl);
 	return r;
 }
 
-/* Download, verify and publish one chosen dependency archive `f` (its
- * url relative to the CUDA mirror of rem) as dep. */
+/* The dependency archive `f` (its url relative to the CUDA mirror of
+ * rem) as job, for dep. */
 static int
-install_file(const struct cv_deps_req *req, struct cv_remote *rem,
-	     const struct cv_dep_need *need, const struct cv_dep_file *f,
-	     struct cv_dep *dep, struct cv_err *err)
+plan_file(const struct cv_deps_req *req, struct cv_remote *rem,
+	  const struct cv_dep_need *need, const struct cv_dep_file *f,
+	  struct dep_job *job, struct cv_err *err)
 {
 	struct cv_artifact art;
 	struct cv_version v;
 	char *url = cv_manifest_url(cv_remote_mirror(rem), f->url), *base;
-	int r;
+	int r = 0;
 
 	memset(&art, 0, sizeof art);
 	base = strrchr(f->url, '/');
@@ -147,8 +171,9 @@ install_file(const struct cv_deps_req *req, struct cv_remote *rem,
 	memcpy(art.sha256, f->sha256, sizeof art.sha256);
 	snprintf(art.filename, sizeof art.filename, "%s", base);
 	snprintf(art.source, sizeof art.source, "%s", url);
-	dep_named(dep, need->component, f->version, req->version->cuda);
-	r = download_dep(req, rem, need, &art, url, dep, err);
+	dep_named(job->dep, need->component, f->version, req->version->cuda);
+	job->rem = rem;
+	job_set(job, &art, url);
 	free(url);
 	return r;
 }
@@ -181,16 +206,16 @@ pick_file(const struct cv_deps_req *req, struct cv_index *ix,
 }
 
 static int
-fetch_one(const struct cv_deps_req *req, struct cv_index *ix,
-	  const struct cv_dep_need *need, struct cv_dep *dep,
-	  struct cv_err *err)
+plan_one(const struct cv_deps_req *req, struct cv_index *ix,
+	 const struct cv_dep_need *need, struct dep_job *job,
+	 struct cv_err *err)
 {
 	struct cv_dep_file f;
 	int r;
 
 	if ((r = pick_file(req, ix, need, &f, err)) < 0)
 		return r;
-	return install_file(req, cv_index_remote(ix), need, &f, dep, err);
+	return plan_file(req, cv_index_remote(ix), need, &f, job, err);
 }
 
 /* The entry of `component` in the lock's dependencies, or NULL. */
@@ -266,9 +291,9 @@ pypi_project(const char *component, int cuda, char *out, size_t n)
 /* The same from NVIDIA's wheels on the index: the newest release of the
  * project for this CUDA major that the driver runs. */
 static int
-fetch_one_pypi(const struct cv_deps_req *req, struct cv_remote *rem,
-	       const struct cv_dep_need *need, struct cv_dep *dep,
-	       struct cv_err *err)
+plan_pypi(const struct cv_deps_req *req, struct cv_remote *rem,
+	  const struct cv_dep_need *need, struct dep_job *job,
+	  struct cv_err *err)
 {
 	struct cv_wheel *w = NULL, *pick = NULL;
 	struct cv_artifact art;
@@ -300,8 +325,13 @@ fetch_one_pypi(const struct cv_deps_req *req, struct cv_remote *rem,
 	snprintf(art.filename, sizeof art.filename, "%s", pick->filename);
 	snprintf(art.source, sizeof art.source, "%s", pick->url);
 	cv_version_format(&pick->version, version, sizeof version);
-	dep_named(dep, need->component, version, cuda);
-	r = download_dep(req, rem, need, &art, pick->url, dep, err);
+	dep_named(job->dep, need->component, version, cuda);
+	job->rem = rem;
+	if (strlen(pick->url) >= sizeof job->url)
+		r = cv_err_set(err, CV_EDATA, "bad %s entry for %s", project,
+			       pick->url);
+	else
+		job_set(job, &art, pick->url);
 	cv_wheels_free(w, n);
 	return r;
 }
@@ -314,24 +344,111 @@ cv_deps_release(struct cv_deps_held *held)
 	held->n = 0;
 }
 
+/* What dependency `need` is here: 0 with *fetch 0 when the store or the
+ * machine has it (dep filled), *fetch 1 when it must be downloaded, 1
+ * when it is left out (auto, offline); <0 on error. */
+static int
+dep_here(const struct cv_deps_req *req, const struct cv_dep_need *need,
+	 struct cv_dep *dep, int *fetch)
+{
+	const struct cv_dep_file *locked = locked_file(req, need->component);
+	char *found;
+
+	*fetch = 0;
+	/* a copy in the store is this store's answer, whatever the machine
+	 * has: every version of that major shares it */
+	if (cv_store_dep_find(req->st, need->component, req->version->cuda,
+			      dep) &&
+	    (locked == NULL || strcmp(dep->version, locked->version) == 0))
+		return 0;
+	if (req->mode == CV_DEPS_AUTO &&
+	    (found = cv_deps_find_on_machine(need)) != NULL) {
+		snprintf(dep->name, sizeof dep->name, "%s", need->component);
+		dep->cuda = req->version->cuda;
+		snprintf(dep->dir, sizeof dep->dir, "%s", dirname(found));
+		free(found);
+		return 0;
+	}
+	if (req->offline && req->mode == CV_DEPS_AUTO)
+		return 1;
+	*fetch = 1;
+	return 0;
+}
+
+/* The download of dependency `need` planned as job: from the index, the
+ * lock's release byte for byte, or the newest the CUDA mirror offers. */
+static int
+plan_dep(const struct cv_deps_req *req, const struct cv_dep_need *need,
+	 struct cv_remote **rem, struct cv_index **ix, struct dep_job *job,
+	 struct cv_err *err)
+{
+	const struct cv_dep_file *locked = locked_file(req, need->component);
+	int r;
+
+	if (req->pypi_index != NULL) {
+		if (*rem == NULL &&
+		    (r = cv_remote_new(rem, req->cfg, req->pypi_index, err)) <
+			    0)
+			return r;
+		return plan_pypi(req, *rem, need, job, err);
+	}
+	if (locked != NULL)
+		return (r = cuda_index(req, rem, ix, 0, err)) < 0
+			       ? r
+			       : plan_file(req, *rem, need, locked, job, err);
+	if ((r = cuda_index(req, rem, ix, 1, err)) < 0)
+		return r;
+	return plan_one(req, *ix, need, job, err);
+}
+
+/* Every planned download started side by side (and req->beside, the
+ * cuDNN archive, with them), then each verified and published in turn. */
+static int
+run_jobs(const struct cv_deps_req *req, struct dep_job *jobs, int njobs,
+	 struct cv_err *err)
+{
+	int r = 0;
+
+	/* announced together: they download together */
+	for (int i = 0; i < njobs && req->fetching != NULL; i++)
+		req->fetching(req->payload, jobs[i].dep, &jobs[i].art);
+	for (int i = 0; i < njobs && r == 0; i++)
+		if ((r = job_start(req, &jobs[i], err)) == 0)
+			cv_download_group_add(req->group, jobs[i].dl);
+	if (r == 0 && njobs > 0 && req->beside != NULL &&
+	    (r = cv_download_prefetch(req->beside, err)) == 0 &&
+	    cv_download_fetching(req->beside))
+		cv_download_group_add(req->group, req->beside);
+	if (r == 0 && njobs > 0 && req->group != NULL &&
+	    req->downloading != NULL)
+		req->downloading(req->payload, req->group);
+	for (int i = 0; i < njobs && r == 0; i++)
+		r = job_install(req, &jobs[i], err);
+	for (int i = 0; i < njobs; i++) {
+		cv_download_group_drop(req->group, jobs[i].dl);
+		cv_download_free(jobs[i].dl);
+	}
+	return r;
+}
+
 int
 cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 	       int *nout, struct cv_deps_held *held, struct cv_err *err)
 {
 	struct cv_dep_need need[CV_MAX_DEPS];
+	struct dep_job jobs[CV_MAX_DEPS];
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
-	int n = cv_deps_needed(req->version, need), r = 0;
+	int n = cv_deps_needed(req->version, need), r = 0, njobs = 0;
 
 	*nout = 0;
 	held->n = 0;
+	memset(jobs, 0, sizeof jobs);
 	if (req->mode == CV_DEPS_NEVER)
 		return 0;
 	for (int i = 0; i < n && r == 0; i++) {
 		struct cv_dep *dep = &out[*nout];
-		const struct cv_dep_file *locked;
-		char *found;
-		int fd;
+		int fd, fetch;
 
 		memset(dep, 0, sizeof *dep);
 		/* held until the version that needs it is published */
@@ -340,52 +457,22 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 						  err)) < 0)
 			break;
 		held->fds[held->n++] = fd;
-		/* a copy in the store is this store's answer, whatever the
-		 * machine has: every version of that major shares it */
-		locked = locked_file(req, need[i].component);
-		if (cv_store_dep_find(req->st, need[i].component,
-				      req->version->cuda, dep) &&
-		    (locked == NULL ||
-		     strcmp(dep->version, locked->version) == 0)) {
-			(*nout)++;
+		if ((r = dep_here(req, &need[i], dep, &fetch)) != 0) {
+			r = r > 0 ? 0 : r;
 			continue;
 		}
-		if (req->mode == CV_DEPS_AUTO &&
-		    (found = cv_deps_find_on_machine(&need[i])) != NULL) {
-			snprintf(dep->name, sizeof dep->name, "%s",
-				 need[i].component);
-			dep->cuda = req->version->cuda;
-			snprintf(dep->dir, sizeof dep->dir, "%s",
-				 dirname(found));
-			free(found);
-			(*nout)++;
-			continue;
-		}
-		if (req->offline && req->mode == CV_DEPS_AUTO)
-			continue;
-		if (req->pypi_index != NULL) {
-			if (rem == NULL &&
-			    (r = cv_remote_new(&rem, req->cfg, req->pypi_index,
-					       err)) < 0)
+		if (fetch) {
+			jobs[njobs].need = &need[i];
+			jobs[njobs].dep = dep;
+			if ((r = plan_dep(req, &need[i], &rem, &ix,
+					  &jobs[njobs], err)) < 0)
 				break;
-			if ((r = fetch_one_pypi(req, rem, &need[i], dep,
-						err)) == 0)
-				(*nout)++;
-			continue;
+			njobs++;
 		}
-		if (locked != NULL) {
-			/* the lock's release, byte for byte */
-			if ((r = cuda_index(req, &rem, &ix, 0, err)) == 0 &&
-			    (r = install_file(req, rem, &need[i], locked, dep,
-					      err)) == 0)
-				(*nout)++;
-			continue;
-		}
-		if ((r = cuda_index(req, &rem, &ix, 1, err)) < 0)
-			break;
-		if ((r = fetch_one(req, ix, &need[i], dep, err)) == 0)
-			(*nout)++;
+		(*nout)++;
 	}
+	if (r == 0)
+		r = run_jobs(req, jobs, njobs, err);
 	cv_index_free(ix);
 	cv_remote_free(rem);
 	if (r < 0)

@@ -5,7 +5,14 @@
  * hash and extraction overlap. A verified archive kept in the cache is
  * read back without the network; a partial is resumed with a Range
  * request, its bytes replayed into the pipe first once the server has
- * agreed to the range. */
+ * agreed to the range.
+ *
+ * A download can also start before anything reads it (cv_download_
+ * prefetch: the install's other archives are fetched side by side while
+ * the first one unpacks): the thread then only appends to the partial, and
+ * the reader, once it opens, follows the partial as it grows, waiting on
+ * the thread, until the thread is done. */
+
 #include "base/base.h"
 #include "install/install_int.h"
 #include "release/release.h"
@@ -63,6 +70,12 @@ struct cv_download {
 	/* an error after which the partial is worth resuming */
 	atomic_int keep_partial;
 
+	/* prefetching: no pipe; the reader follows the partial */
+	int prefetch, follow;
+	pthread_mutex_t mu;
+	pthread_cond_t grew; /* more bytes in the partial, or done */
+	struct cv_err perr;  /* the prefetching thread's error */
+
 	uint64_t delivered;
 	/* bytes in the partial as the network thread writes them: what a
 	 * progress display polls between the reader's (256 KiB) buffers */
@@ -102,6 +115,9 @@ cv_download_new(struct cv_download **out, struct cv_remote *r,
 	d->partial = xasprintf("%s/%s.partial", dir, d->sha256);
 	d->final = xasprintf("%s/%s.archive", dir, d->sha256);
 	d->rfd = d->wfd = -1;
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->grew, NULL);
+	d->perr = (struct cv_err)CV_ERR_INIT;
 	free(dir);
 	*out = d;
 	return 0;
@@ -217,6 +233,17 @@ replay(struct cv_download *d, struct cv_err *e)
 static void
 finish(struct cv_download *d, const struct cv_err *e)
 {
+	if (d->prefetch) {
+		pthread_mutex_lock(&d->mu);
+		if (e != NULL && e->code < 0) {
+			d->perr = *e;
+			d->failed = 1;
+		}
+		d->done = 1;
+		pthread_cond_broadcast(&d->grew);
+		pthread_mutex_unlock(&d->mu);
+		return;
+	}
 	if (e != NULL && e->code < 0) {
 		if (d->cur != NULL)
 			cv_pipe_unget(d->pipe, d->cur);
@@ -274,7 +301,7 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 		return CURL_WRITEFUNC_ERROR;
 	}
 	/* body bytes of a resumed request: the server honoured the range */
-	if (replay(d, &w->err) < 0)
+	if (!d->prefetch && replay(d, &w->err) < 0)
 		return CURL_WRITEFUNC_ERROR;
 	while (off < len) {
 		ssize_t k = write(d->wfd, p + off, len - off);
@@ -289,6 +316,13 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 		off += (size_t)k;
 	}
 	d->file_len += len;
+	if (d->prefetch) {
+		pthread_mutex_lock(&d->mu);
+		atomic_store(&d->received, d->file_len);
+		pthread_cond_broadcast(&d->grew);
+		pthread_mutex_unlock(&d->mu);
+		return len;
+	}
 	atomic_store(&d->received, d->file_len);
 	if (push(d, p, len) < 0)
 		return CURL_WRITEFUNC_ERROR;
@@ -373,7 +407,8 @@ dl_thread(void *arg)
 		goto out;
 	}
 	/* a success that sent no byte still owes the reader the cached ones */
-	replay(d, &e);
+	if (!d->prefetch)
+		replay(d, &e);
 out:
 	if (d->h != NULL)
 		curl_easy_cleanup(d->h);
@@ -416,32 +451,14 @@ ask_size(struct cv_download *d)
 		d->size = n;
 }
 
+/* The partial, opened for appending (a foreign or oversized one reset),
+ * with its bytes to replay: 0, 1 when it already holds the whole archive
+ * (then read as a file), <0 with err. */
 static int
-dl_open(void *arg, struct cv_source *src, struct cv_err *err)
+open_partial(struct cv_download *d, struct cv_err *err)
 {
-	struct cv_download *d = arg;
 	struct stat st;
-	int fd;
 
-	src->read = dl_read;
-	src->ctx = d;
-	/* A verified archive kept from an earlier install (one of unknown
-	 * size is checked by its hash alone, as every one is). */
-	fd = open_nofollow(d->final, O_RDONLY, &st);
-	if (fd >= 0) {
-		if (d->size == 0 && st.st_size > 0 &&
-		    (uint64_t)st.st_size <= UNKNOWN_SIZE_MAX)
-			d->size = (uint64_t)st.st_size;
-		if ((uint64_t)st.st_size == d->size && st.st_uid == geteuid()) {
-			d->from_final = d->from_file = 1;
-			d->used_cache = 1;
-			d->rfd = fd;
-			d->file_buf = xmalloc(FILE_BLOCK);
-			return 0;
-		}
-		close(fd);
-		unlink(d->final);
-	}
 	ask_size(d);
 	d->wfd = open_nofollow(d->partial, O_RDWR | O_CREAT | O_APPEND, &st);
 	if (d->wfd < 0)
@@ -481,11 +498,93 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 		/* complete partial: nothing to fetch, just verify */
 		d->from_file = 1;
 		d->file_buf = xmalloc(FILE_BLOCK);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+dl_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct cv_download *d = arg;
+	struct stat st;
+	int fd, r;
+
+	src->read = dl_read;
+	src->ctx = d;
+	/* A verified archive kept from an earlier install (one of unknown
+	 * size is checked by its hash alone, as every one is). */
+	fd = open_nofollow(d->final, O_RDONLY, &st);
+	if (fd >= 0) {
+		if (d->size == 0 && st.st_size > 0 &&
+		    (uint64_t)st.st_size <= UNKNOWN_SIZE_MAX)
+			d->size = (uint64_t)st.st_size;
+		if ((uint64_t)st.st_size == d->size && st.st_uid == geteuid()) {
+			d->from_final = d->from_file = 1;
+			d->used_cache = 1;
+			d->rfd = fd;
+			d->file_buf = xmalloc(FILE_BLOCK);
+			return 0;
+		}
+		close(fd);
+		unlink(d->final);
+	}
+	if (d->prefetch) {
+		/* the thread started already: follow the partial it writes */
+		d->rfd = open(d->partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (d->rfd < 0)
+			return cv_err_errno(err, cv_code_from_errno(errno),
+					    "cannot read %s", d->partial);
+		d->from_file = d->follow = 1;
+		d->file_buf = xmalloc(FILE_BLOCK);
 		return 0;
 	}
+	if ((r = open_partial(d, err)) != 0)
+		return r < 0 ? r : 0;
 	d->pipe = cv_pipe_new(PIPE_BUFS, PIPE_BUFSIZE);
 	if (pthread_create(&d->th, NULL, dl_thread, d) != 0)
 		return cv_err_set(err, CV_ERROR, "cannot start a thread");
+	d->th_started = 1;
+	return 0;
+}
+
+int
+cv_download_prefetch(struct cv_download *d, struct cv_err *err)
+{
+	struct stat st;
+	int fd, r;
+
+	if (d == NULL || d->th_started || d->rfd >= 0 || d->wfd >= 0)
+		return 0;
+	/* a verified archive in the cache needs no transfer */
+	fd = open_nofollow(d->final, O_RDONLY, &st);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	/* complete already, an error the reader meets again, or a partial
+	 * to resume: that one is left to the reader, which can still start
+	 * over from byte 0 should the server refuse the range */
+	if ((r = open_partial(d, err)) != 0 || d->file_len > 0) {
+		if (d->rfd >= 0)
+			close(d->rfd);
+		if (d->wfd >= 0)
+			close(d->wfd);
+		d->rfd = d->wfd = -1;
+		free(d->file_buf);
+		d->file_buf = NULL;
+		d->from_file = 0;
+		d->replay_len = 0;
+		d->used_cache = 0;
+		return r < 0 ? r : 0;
+	}
+	d->prefetch = 1;
+	if (pthread_create(&d->th, NULL, dl_thread, d) != 0) {
+		d->prefetch = 0;
+		close(d->wfd);
+		d->wfd = -1;
+		return cv_err_set(err, CV_ERROR, "cannot start a thread");
+	}
 	d->th_started = 1;
 	return 0;
 }
@@ -495,6 +594,39 @@ report(struct cv_download *d)
 {
 	if (d->progress != NULL)
 		d->progress(d->payload, d->delivered, d->size);
+}
+
+/* Following a prefetch: the bytes in the partial, once there are more
+ * than the reader has taken or the thread is done. */
+static uint64_t
+follow_wait(struct cv_download *d)
+{
+	uint64_t have;
+
+	pthread_mutex_lock(&d->mu);
+	while (!d->done && atomic_load(&d->received) <= d->file_off)
+		pthread_cond_wait(&d->grew, &d->mu);
+	have = atomic_load(&d->received);
+	pthread_mutex_unlock(&d->mu);
+	return have;
+}
+
+/* The end of a followed download: the thread's error, a short one, or
+ * the end of the data. */
+static ssize_t
+follow_end(struct cv_download *d, struct cv_err *err)
+{
+	if (d->failed) {
+		*err = d->perr;
+		return err->code < 0 ? err->code : CV_ERROR;
+	}
+	if (d->size != 0 && d->file_off != d->size)
+		return cv_err_set(err, CV_EDATA,
+				  "download of %s ended after %llu of %llu "
+				  "bytes (truncated)",
+				  d->url, (unsigned long long)d->file_off,
+				  (unsigned long long)d->size);
+	return 0;
 }
 
 static ssize_t
@@ -510,7 +642,21 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 				  "kept, run the same command again to "
 				  "resume");
 	}
-	if (d->from_file) {
+	if (d->follow) {
+		uint64_t have = follow_wait(d);
+		size_t want = FILE_BLOCK;
+
+		if (have <= d->file_off)
+			return follow_end(d, err);
+		if (have - d->file_off < want)
+			want = (size_t)(have - d->file_off);
+		n = pread(d->rfd, d->file_buf, want, (off_t)d->file_off);
+		if (n <= 0)
+			return cv_err_errno(err, CV_EIO,
+					    "cannot read the download %s",
+					    d->partial);
+		d->file_off += (uint64_t)n;
+	} else if (d->from_file) {
 		size_t want = FILE_BLOCK;
 		if (d->size - d->file_off < want)
 			want = (size_t)(d->size - d->file_off);
@@ -540,7 +686,7 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 			return 0;
 		}
 	}
-	if (d->from_file)
+	if (d->from_file || d->follow)
 		*buf = d->file_buf;
 	d->delivered += (uint64_t)n;
 	report(d);
@@ -552,7 +698,8 @@ dl_stop(struct cv_download *d)
 {
 	if (d->th_started) {
 		d->abort = 1;
-		cv_pipe_abort(d->pipe);
+		if (d->pipe != NULL)
+			cv_pipe_abort(d->pipe);
 		pthread_join(d->th, NULL);
 		d->th_started = 0;
 	}
@@ -613,10 +760,99 @@ cv_download_free(struct cv_download *d)
 	if (d == NULL)
 		return;
 	dl_stop(d);
+	/* started early and never read (the install stopped before it):
+	 * nothing kept, but for a resume after Ctrl-C */
+	if (d->prefetch && !d->follow && !cv_remote_interrupted())
+		unlink(d->partial);
 	cv_pipe_free(d->pipe);
+	pthread_mutex_destroy(&d->mu);
+	pthread_cond_destroy(&d->grew);
 	free(d->file_buf);
 	free(d->url);
 	free(d->partial);
 	free(d->final);
 	free(d);
+}
+
+/* ---- downloads side by side, counted as one ---- */
+
+#define GROUP_MAX 8
+
+struct cv_download_group {
+	pthread_mutex_t mu;
+	struct cv_download *d[GROUP_MAX];
+	int n;
+	uint64_t dropped; /* bytes of members gone */
+	uint64_t total;
+};
+
+struct cv_download_group *
+cv_download_group_new(void)
+{
+	struct cv_download_group *g = xcalloc(1, sizeof *g);
+
+	pthread_mutex_init(&g->mu, NULL);
+	return g;
+}
+
+void
+cv_download_group_add(struct cv_download_group *g, struct cv_download *d)
+{
+	if (g == NULL || d == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	if (g->n < GROUP_MAX) {
+		g->d[g->n++] = d;
+		g->total += d->size;
+	}
+	pthread_mutex_unlock(&g->mu);
+}
+
+void
+cv_download_group_drop(struct cv_download_group *g, struct cv_download *d)
+{
+	if (g == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	for (int i = 0; i < g->n; i++)
+		if (g->d[i] == d) {
+			g->dropped += atomic_load(&d->received);
+			g->d[i] = g->d[--g->n];
+			break;
+		}
+	pthread_mutex_unlock(&g->mu);
+}
+
+uint64_t
+cv_download_group_received(void *arg)
+{
+	struct cv_download_group *g = arg;
+	uint64_t n;
+
+	pthread_mutex_lock(&g->mu);
+	n = g->dropped;
+	for (int i = 0; i < g->n; i++)
+		n += atomic_load(&g->d[i]->received);
+	pthread_mutex_unlock(&g->mu);
+	return n;
+}
+
+uint64_t
+cv_download_group_total(struct cv_download_group *g)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&g->mu);
+	n = g->total;
+	pthread_mutex_unlock(&g->mu);
+	return n;
+}
+
+void
+cv_download_group_free(struct cv_download_group *g)
+{
+	if (g == NULL)
+		return;
+	pthread_mutex_destroy(&g->mu);
+	free(g);
 }

@@ -5,7 +5,7 @@
  * (pip's and NVIDIA's tools write no data descriptors), so while the file
  * is still being written a scout walks the local headers as they land and
  * deals each file to a worker, which inflates it from the file as its
- * bytes arrive, a few MiB behind the download.
+ * bytes arrive, a chunk at a time, a few MiB behind the download.
  *
  * Local headers are not what installers trust; the central directory is.
  * So once the file is whole and its sha256 matches, the directory is read
@@ -233,55 +233,59 @@ stream_within_caps(const struct cv_zip_stream *z, uint64_t total,
 							  : STREAM_RATIO_FLOOR);
 }
 
-/* Entry `j` through libdeflate once all its deflated bytes have arrived
- * (the local header tells how many): 0 done, 1 to do through libarchive
- * (nothing written), <0 the stream gives up. */
+static int
+feed_wait(void *ud, uint64_t end)
+{
+	struct cv_zip_stream *z = ud;
+	int ok;
+
+	pthread_mutex_lock(&z->mu);
+	while (!z->stop && !z->whole && z->avail < end)
+		pthread_cond_wait(&z->changed, &z->mu);
+	ok = !z->stop && z->avail >= end;
+	pthread_mutex_unlock(&z->mu);
+	return ok ? 0 : -1;
+}
+
+static int
+feed_wrote(void *ud, uint64_t n)
+{
+	struct cv_zip_stream *z = ud;
+	int ok;
+
+	pthread_mutex_lock(&z->mu);
+	z->written += n;
+	ok = stream_within_caps(z, z->written, z->avail);
+	pthread_mutex_unlock(&z->mu);
+	return ok ? 0 : -1;
+}
+
+/* Entry `j` inflated here, a chunk at a time as its deflated bytes arrive
+ * (the local header tells where they are): 0 done, 1 to do through
+ * libarchive (nothing written), <0 the stream gives up. */
 static int
 stream_inflate(struct cv_zip_stream *z, const struct zip_job *j,
 	       struct libdeflate_decompressor *inflater)
 {
 	struct zip_job loc = *j;
 	struct cv_err ignored = CV_ERR_INIT;
-	uint64_t end, arrived = 0;
+	struct inflate_feed feed = { feed_wait, feed_wrote, z };
 	int64_t next;
-	int fd, r, ok;
+	int fd, r;
 
-	if (inflater == NULL ||
-	    extract_zip_locate(z->fd, j->hdr, &loc, &next) < 0 ||
+	if (extract_zip_locate(z->fd, j->hdr, &loc, &next) < 0 ||
 	    !loc.inflatable)
 		return 1;
-	end = (uint64_t)loc.data + loc.csize;
-	pthread_mutex_lock(&z->mu);
-	while (!z->stop && !z->whole && z->avail < end)
-		pthread_cond_wait(&z->changed, &z->mu);
-	ok = !z->stop && z->avail >= end;
-	if (ok) {
-		arrived = z->avail;
-		ok = stream_within_caps(z, z->written + (uint64_t)loc.size,
-					arrived);
-		if (ok)
-			z->written += (uint64_t)loc.size;
-	}
-	pthread_mutex_unlock(&z->mu);
-	if (!ok)
-		return -1;
 	fd = openat(z->dfd, j->rel,
-		    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	r = extract_inflate(inflater, z->fd, &loc, fd, j->rel, &ignored);
+	r = extract_inflate(inflater, z->fd, &loc, fd, j->rel, &feed, &ignored);
 	if (fchmod(fd, 0644) != 0 && r == 0)
 		r = -1;
 	if (close(fd) != 0 && r == 0)
 		r = -1;
-	if (r == 1) {
-		pthread_mutex_lock(&z->mu);
-		z->written -= (uint64_t)loc.size;
-		pthread_mutex_unlock(&z->mu);
-		if (unlinkat(z->dfd, j->rel, 0) != 0)
-			r = -1;
-	}
-	return r < 0 ? -1 : r;
+	return r < 0 ? -1 : 0;
 }
 
 /* Inflate one entry, from its local header on, into j->rel. The header
@@ -371,7 +375,7 @@ stream_worker(void *arg)
 {
 	struct cv_zip_stream *z = arg;
 	struct stream_reader rd = { z, 0, NULL };
-	/* NULL (no memory for it): every entry through libarchive */
+	/* NULL (no memory for it): every entry in chunks */
 	struct libdeflate_decompressor *inflater =
 		libdeflate_alloc_decompressor();
 	int done_one = 0, r;

@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static int inflate_write_error(const char *rel, struct cv_err *err);
 
@@ -354,23 +354,20 @@ zip_open(const char *path, struct archive **out, struct cv_err *err)
 	return 0;
 }
 
-/* Entry `j` into a new file j->rel (below the cwd) through libdeflate:
- * 0 done, 1 to do through libarchive (nothing left behind), <0 failed. */
+/* Entry `j` into a new file j->rel (below the cwd), inflated here. */
 static int
 inflate_file(struct libdeflate_decompressor *inflater, int fd,
 	     const struct zip_job *j, struct cv_err *err)
 {
 	int out = openat(AT_FDCWD, j->rel,
-			 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			 0644);
 	int r;
 
 	if (out < 0)
 		return inflate_write_error(j->rel, err);
-	r = extract_inflate(inflater, fd, j, out, j->rel, err);
+	r = extract_inflate(inflater, fd, j, out, j->rel, NULL, err);
 	if (close(out) != 0 && r == 0)
-		r = inflate_write_error(j->rel, err);
-	if (r == 1 && unlink(j->rel) != 0)
 		r = inflate_write_error(j->rel, err);
 	return r;
 }
@@ -389,12 +386,10 @@ zip_work(void *arg)
 		atomic_store(w->stop, 1);
 		return NULL;
 	}
-	/* without either, every entry goes through libarchive */
-	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC)) >= 0 &&
-	    (inflater = libdeflate_alloc_decompressor()) == NULL) {
-		close(fd);
-		fd = -1;
-	}
+	/* without it, every entry goes through libarchive; without
+	 * libdeflate's (no memory), every one in chunks */
+	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC)) >= 0)
+		inflater = libdeflate_alloc_decompressor();
 	aw = archive_write_disk_new();
 	archive_write_disk_set_options(
 		aw, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
@@ -421,13 +416,12 @@ zip_work(void *arg)
 		j = &w->jobs[i];
 		if (j->rel == NULL || j->dir || j->thread != w->me)
 			continue;
-		if (j->inflatable && inflater != NULL) {
+		if (j->inflatable && fd >= 0) {
 			if ((r = inflate_file(inflater, fd, j, &w->err)) < 0) {
 				w->rc = r;
 				break;
 			}
-			if (r == 0)
-				continue;
+			continue;
 		}
 		archive_entry_set_pathname(e, j->rel);
 		archive_entry_set_perm(e, 0644);
@@ -490,10 +484,10 @@ zip_work(void *arg)
 				   archive_error_string(aw));
 	archive_write_free(aw);
 	archive_read_free(a);
-	if (inflater != NULL) {
+	if (inflater != NULL)
 		libdeflate_free_decompressor(inflater);
+	if (fd >= 0)
 		close(fd);
-	}
 	return NULL;
 }
 
@@ -848,16 +842,22 @@ cv_extract_zip_file(const char *path, const char *dest,
 	return extract_zip_unpack(path, dest, limits, threads, NULL, 0, 0, err);
 }
 
-/* ---- one deflated entry in one call --------------------------------------
- * libarchive inflates through zlib a block at a time; libdeflate inflates a
- * whole entry at once about twice as fast when both buffers are whole, and
- * a wheel's entries have known sizes. libarchive still reads the archive's
- * structure (the central directory, which zip_plan checks against each
- * local header) and
- * the policy still decides every name; only the bytes of a deflated file
- * are inflated here, from the spooled wheel mapped in memory straight into
- * the destination file mapped in memory, and checked against the sizes
- * and CRC-32 the headers give. */
+/* ---- one deflated entry, in bounded memory ------------------------------
+ * libarchive inflates through zlib a block at a time, libarchive's own
+ * way; here a wheel's deflated files are inflated from the spooled wheel
+ * straight into their staging file in fixed chunks (zlib's streaming
+ * inflate: the memory an install takes does not grow with the size of
+ * its largest file), and checked against the sizes and CRC-32 the headers
+ * give. A file small enough to hold twice goes through libdeflate in one
+ * call, which is faster. libarchive still reads the archive's structure
+ * (the central directory, which zip_plan checks against each local
+ * header) and the policy still decides every name. The deflate stream
+ * must end exactly where its compressed size says: a stream that stops
+ * short of it, or does not end by it, is damaged. */
+
+#define INFLATE_WHOLE_MAX (1u << 20) /* inflated bytes held in memory */
+#define INFLATE_IN_CHUNK  (256u << 10)
+#define INFLATE_OUT_CHUNK (1u << 20)
 
 int
 extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next)
@@ -918,73 +918,218 @@ inflate_write_error(const char *rel, struct cv_err *err)
 			    "cannot write '%s' into the store", rel);
 }
 
+static int
+inflate_read(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+
+	while (n > 0) {
+		ssize_t got = pread(fd, p, n, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		p += got;
+		off += (uint64_t)got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+static int
+inflate_write(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t put = write(fd, p, n);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return -1;
+		p += put;
+		n -= (size_t)put;
+	}
+	return 0;
+}
+
+static int
+inflate_too_large(const char *rel, struct cv_err *err)
+{
+	return cv_err_set(
+		err, CV_EDATA,
+		"unsafe archive: entry '%s' is larger than its directory entry says; the archive was not installed",
+		rel);
+}
+
+static int
+inflate_damaged(const char *rel, const char *why, struct cv_err *err)
+{
+	return cv_err_set(err, CV_EDATA, "corrupt wheel entry '%s': %s", rel,
+			  why);
+}
+
+#define WHY_SHORT "smaller than its directory entry says"
+#define WHY_BAD   "the deflated data is damaged"
+#define WHY_EARLY "its deflate stream ends before its compressed size does"
+#define WHY_LONG  "its deflate stream runs past its compressed size"
+
+/* The bytes [off, off + n) of the wheel are on disk: waited for through
+ * `feed` while it streams in, else checked against its size. */
+static int
+inflate_have(int fd, const struct inflate_feed *feed, uint64_t end,
+	     const char *rel, struct cv_err *err)
+{
+	struct stat sb;
+
+	if (feed != NULL)
+		return feed->wait(feed->ud, end) == 0
+			       ? 0
+			       : cv_err_set(err, CV_EDATA, "stopped");
+	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < end)
+		return inflate_damaged(
+			rel, "its data runs past the end of the file", err);
+	return 0;
+}
+
+static int
+inflate_account(const struct inflate_feed *feed, uint64_t n, struct cv_err *err)
+{
+	if (feed != NULL && feed->wrote(feed->ud, n) != 0)
+		return cv_err_set(err, CV_EDATA, "over the stream's caps");
+	return 0;
+}
+
+/* A small entry in one call of libdeflate. */
+static int
+inflate_whole(struct libdeflate_decompressor *d, int fd,
+	      const struct zip_job *j, int outfd, const char *rel,
+	      const struct inflate_feed *feed, struct cv_err *err)
+{
+	size_t outlen = (size_t)j->size, used = 0;
+	unsigned char *in, *out;
+	enum libdeflate_result res;
+	int r;
+
+	if ((r = inflate_have(fd, feed, (uint64_t)j->data + j->csize, rel,
+			      err)) < 0 ||
+	    (r = inflate_account(feed, outlen, err)) < 0)
+		return r;
+	in = xmalloc((size_t)j->csize);
+	out = xmalloc(outlen);
+	if (inflate_read(fd, in, (size_t)j->csize, (uint64_t)j->data) != 0) {
+		r = cv_err_errno(err, CV_EIO, "cannot read the wheel");
+		goto out;
+	}
+	res = libdeflate_deflate_decompress_ex(d, in, (size_t)j->csize, out,
+					       outlen, &used, NULL);
+	if (res == LIBDEFLATE_INSUFFICIENT_SPACE)
+		r = inflate_too_large(rel, err);
+	else if (res == LIBDEFLATE_SHORT_OUTPUT)
+		r = inflate_damaged(rel, WHY_SHORT, err);
+	else if (res != LIBDEFLATE_SUCCESS)
+		/* libdeflate reads past the end as zeros, and then fails */
+		r = inflate_damaged(rel, WHY_BAD, err);
+	else if (used != j->csize)
+		r = inflate_damaged(rel, WHY_EARLY, err);
+	else if (libdeflate_crc32(0, out, outlen) != j->crc)
+		r = inflate_damaged(rel, "CRC-32 mismatch", err);
+	else if (inflate_write(outfd, out, outlen) != 0)
+		r = inflate_write_error(rel, err);
+out:
+	free(in);
+	free(out);
+	return r;
+}
+
+/* A large entry in chunks of zlib's streaming inflate; `in` and `out` are
+ * the chunk buffers. */
+static int
+inflate_chunks(z_stream *s, unsigned char *in, unsigned char *out, int fd,
+	       const struct zip_job *j, int outfd, const char *rel,
+	       const struct inflate_feed *feed, struct cv_err *err)
+{
+	uint64_t taken = 0, total = 0;
+	uint32_t crc = 0;
+	int zr = Z_OK, r;
+
+	for (;;) {
+		size_t made;
+
+		if (s->avail_in == 0 && taken < j->csize) {
+			size_t n = j->csize - taken < INFLATE_IN_CHUNK
+					   ? (size_t)(j->csize - taken)
+					   : INFLATE_IN_CHUNK;
+			uint64_t at = (uint64_t)j->data + taken;
+			if ((r = inflate_have(fd, feed, at + n, rel, err)) < 0)
+				return r;
+			if (inflate_read(fd, in, n, at) != 0)
+				return cv_err_errno(err, CV_EIO,
+						    "cannot read the wheel");
+			s->next_in = in;
+			s->avail_in = (uInt)n;
+			taken += n;
+		}
+		s->next_out = out;
+		s->avail_out = INFLATE_OUT_CHUNK;
+		zr = inflate(s, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			return inflate_damaged(rel, WHY_BAD, err);
+		made = INFLATE_OUT_CHUNK - s->avail_out;
+		if (total + made > (uint64_t)j->size)
+			return inflate_too_large(rel, err);
+		if (made > 0) {
+			if ((r = inflate_account(feed, made, err)) < 0)
+				return r;
+			crc = libdeflate_crc32(crc, out, made);
+			if (inflate_write(outfd, out, made) != 0)
+				return inflate_write_error(rel, err);
+			if ((total + made) / WRITEBACK_STEP !=
+			    total / WRITEBACK_STEP)
+				sync_file_range(outfd, 0, 0,
+						SYNC_FILE_RANGE_WRITE);
+			total += made;
+		}
+		if (zr == Z_STREAM_END)
+			break;
+		if (made == 0 && s->avail_in == 0 && taken == j->csize)
+			return inflate_damaged(rel, WHY_LONG, err);
+	}
+	if (s->avail_in != 0 || taken != j->csize)
+		return inflate_damaged(rel, WHY_EARLY, err);
+	if (total != (uint64_t)j->size)
+		return inflate_damaged(rel, WHY_SHORT, err);
+	if (crc != j->crc)
+		return inflate_damaged(rel, "CRC-32 mismatch", err);
+	return 0;
+}
+
 int
 extract_inflate(struct libdeflate_decompressor *d, int fd,
 		const struct zip_job *j, int outfd, const char *rel,
-		struct cv_err *err)
+		const struct inflate_feed *feed, struct cv_err *err)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	off_t start = (off_t)(j->data - j->data % page);
-	size_t lead = (size_t)(j->data - start), inlen = lead + j->csize;
-	size_t outlen = (size_t)j->size;
-	struct stat sb;
-	enum libdeflate_result res;
 	unsigned char *in, *out;
-	uint32_t crc;
+	z_stream s;
+	int r;
 
-	/* the mapped bytes must exist: past the end of a file, a mapping
-	 * faults */
-	if (fstat(fd, &sb) != 0 ||
-	    (uint64_t)sb.st_size < (uint64_t)j->data + j->csize)
-		return cv_err_set(err, CV_EDATA,
-				  "corrupt wheel entry '%s': its data runs "
-				  "past the end of the file",
-				  rel);
-	/* The blocks are reserved first: a write through a mapping that
-	 * finds the disk full kills the process instead of failing. */
-	if (fallocate(outfd, 0, 0, (off_t)outlen) != 0) {
-		if (errno == EOPNOTSUPP || errno == ENOSYS)
-			return 1;
-		return inflate_write_error(rel, err);
+	if (d != NULL && (uint64_t)j->size <= INFLATE_WHOLE_MAX &&
+	    j->csize <= INFLATE_WHOLE_MAX)
+		r = inflate_whole(d, fd, j, outfd, rel, feed, err);
+	else {
+		memset(&s, 0, sizeof s);
+		/* raw deflate, as a zip holds it */
+		if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
+			return cv_err_set(err, CV_ERROR,
+					  "cannot start inflating '%s'", rel);
+		in = xmalloc(INFLATE_IN_CHUNK);
+		out = xmalloc(INFLATE_OUT_CHUNK);
+		r = inflate_chunks(&s, in, out, fd, j, outfd, rel, feed, err);
+		inflateEnd(&s);
+		free(in);
+		free(out);
 	}
-	in = mmap(NULL, inlen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
-		  start);
-	if (in == MAP_FAILED)
-		return cv_err_errno(err, CV_ERROR, "cannot map the wheel");
-	out = mmap(NULL, outlen, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_POPULATE, outfd, 0);
-	if (out == MAP_FAILED) {
-		munmap(in, inlen);
-		return inflate_write_error(rel, err);
-	}
-	res = libdeflate_deflate_decompress(d, in + lead, j->csize, out, outlen,
-					    NULL);
-	crc = res == LIBDEFLATE_SUCCESS ? libdeflate_crc32(0, out, outlen) : 0;
-	munmap(in, inlen);
-	munmap(out, outlen);
-	switch (res) {
-	case LIBDEFLATE_SUCCESS:
-		break;
-	case LIBDEFLATE_INSUFFICIENT_SPACE:
-		return cv_err_set(
-			err, CV_EDATA,
-			"unsafe archive: entry '%s' is larger than its directory entry says; the archive was not installed",
-			rel);
-	case LIBDEFLATE_SHORT_OUTPUT:
-		return cv_err_set(err, CV_EDATA,
-				  "corrupt wheel entry '%s': smaller than its "
-				  "directory entry says",
-				  rel);
-	default:
-		return cv_err_set(err, CV_EDATA,
-				  "corrupt wheel entry '%s': the deflated "
-				  "data is damaged",
-				  rel);
-	}
-	if (crc != j->crc)
-		return cv_err_set(err, CV_EDATA,
-				  "corrupt wheel entry '%s': CRC-32 mismatch",
-				  rel);
-	sync_file_range(outfd, 0, 0, SYNC_FILE_RANGE_WRITE);
-	return 0;
+	if (r == 0)
+		sync_file_range(outfd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	return r;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 struct cv_download;
+struct cv_download_group;
 struct cv_index;
 struct cv_remote;
 struct cv_store;
@@ -160,6 +161,14 @@ struct cv_deps_req {
 	void (*fetching)(void *payload, const struct cv_dep *dep,
 			 const struct cv_artifact *art);
 	void *payload;
+	/* deps_install.c: the cuDNN archive's download, started
+	 * (cv_download_prefetch) beside the dependencies' when any is
+	 * downloaded; NULL: none */
+	struct cv_download *beside;
+	/* not NULL: every download started joins it (beside too), and
+	 * `downloading` is called once they all run, for one display */
+	struct cv_download_group *group;
+	void (*downloading)(void *payload, struct cv_download_group *g);
 };
 
 /* Use locks held from cv_deps_ensure until the version is published. */

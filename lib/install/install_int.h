@@ -427,9 +427,23 @@ void extract_jobs_free(struct zip_job *jobs, size_t n);
  * j->inflatable, j->csize and j->crc. <0: no local header there. */
 int extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next);
 
+/* While a wheel streams in, the bytes of the file are waited for and the
+ * bytes written counted against the stream's caps: `wait` returns once
+ * the file holds `end` bytes (0) or the stream gives up (-1); `wrote`
+ * counts `n` more bytes about to be written (-1: over the caps). */
+struct inflate_feed {
+	int (*wait)(void *ud, uint64_t end);
+	int (*wrote)(void *ud, uint64_t n);
+	void *ud;
+};
+/* Inflate entry `j` of the zip open at `fd` into the new, empty file
+ * `outfd` in bounded chunks (zlib), or in one call of libdeflate `d` when
+ * it is small (d may be NULL), checking its size, where its deflate
+ * stream ends and its CRC-32. `feed` NULL: the whole file is there.
+ * 0: done; <0: err set, naming `rel`. */
 int extract_inflate(struct libdeflate_decompressor *d, int fd,
 		    const struct zip_job *j, int outfd, const char *rel,
-		    struct cv_err *err);
+		    const struct inflate_feed *feed, struct cv_err *err);
 
 /* resolve.c: what both resolvers (NVIDIA's mirror, a package index) do
  * first: the spec without its CUDA part, the CUDA major this machine
@@ -438,5 +452,22 @@ int extract_inflate(struct libdeflate_decompressor *d, int fd,
 int cv_resolve_begin(const struct cv_resolve_req *req, struct cv_version *spec,
 		     int *cuda, char *how, size_t howlen, char platform[32],
 		     struct cv_passed_over *passed, struct cv_err *err);
+
+/* download.c, side by side: start the transfer of d now, before anything
+ * reads it (the install's other archives download while one unpacks); the
+ * bytes go to the cache partial, which the fetcher's reader then follows
+ * as it grows. Nothing to do (0) for a verified archive in the cache, a
+ * complete partial, or a transfer started already. */
+int cv_download_prefetch(struct cv_download *d, struct cv_err *err);
+/* Downloads side by side counted as one, for one progress display: the
+ * bytes received by its members (and by members dropped, before they are
+ * freed) against the sum of their sizes. received's argument is the
+ * group, untyped to fit a progress display's poll. */
+struct cv_download_group *cv_download_group_new(void);
+void cv_download_group_add(struct cv_download_group *g, struct cv_download *d);
+void cv_download_group_drop(struct cv_download_group *g, struct cv_download *d);
+uint64_t cv_download_group_received(void *g);
+uint64_t cv_download_group_total(struct cv_download_group *g);
+void cv_download_group_free(struct cv_download_group *g);
 
 #endif

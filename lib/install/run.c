@@ -79,25 +79,57 @@ already_here(const struct cv_install_run *run, struct cv_install_result *res)
 
 /* ---- what a build loads beside itself ------------------------------------ */
 
+/* What the dependencies' downloads show: payload of cv_deps_req. */
+struct deps_view {
+	const struct cv_ui *ui;
+	/* one display shows the downloads side by side: the cuDNN archive's
+	 * own open then adds none */
+	int group_shown;
+};
+
 static void
 dep_fetching(void *payload, const struct cv_dep *dep,
 	     const struct cv_artifact *art)
 {
-	say(payload, CV_SAY_NOTE,
+	const struct deps_view *view = payload;
+
+	say(view->ui, CV_SAY_NOTE,
 	    "installing %s %s (CUDA %d), which cuDNN loads, from %s (%llu "
 	    "bytes)",
 	    dep->name, dep->version, dep->cuda, art->filename,
 	    (unsigned long long)art->size);
 }
 
+/* The downloads of the dependencies and of the cuDNN archive all run:
+ * one line and one bar for them together. */
+static void
+deps_downloading(void *payload, struct cv_download_group *g)
+{
+	struct deps_view *view = payload;
+	const struct cv_ui *ui = view->ui;
+	uint64_t total = cv_download_group_total(g);
+
+	if (ui == NULL || ui->watch == NULL)
+		return;
+	say(ui, CV_SAY_NOTE,
+	    "downloading them side by side with cuDNN (%.1f MB in all)",
+	    (double)total / 1e6);
+	ui->watch(ui->payload, cv_download_group_received, g, total, NULL);
+	view->group_shown = 1;
+}
+
 /* What build `v` loads beside itself, found or installed (cv_deps_ensure);
- * the use locks in *held stay until the version is published. */
+ * the use locks in *held stay until the version is published. `beside`:
+ * the cuDNN archive's download, started with theirs; `group`: the display
+ * they share (both may be NULL). */
 static int
 ensure_deps(const struct cv_install_run *run, const struct cv_version *v,
 	    const char *platform, const char *pypi_index,
 	    const struct cv_dep_file *locked, int nlocked,
 	    struct cv_dep deps[CV_MAX_DEPS], int *ndeps,
-	    struct cv_deps_held *held, struct cv_err *err)
+	    struct cv_deps_held *held, struct cv_download *beside,
+	    struct cv_download_group *group, struct deps_view *view,
+	    struct cv_err *err)
 {
 	const struct cv_install_request *rq = run->req;
 	struct cv_deps_req req;
@@ -119,7 +151,10 @@ ensure_deps(const struct cv_install_run *run, const struct cv_version *v,
 	req.keep_archives = run->cfg->keep_archives;
 	opts_of(run, &req.opts);
 	req.fetching = dep_fetching;
-	req.payload = (void *)run->ui;
+	req.beside = beside;
+	req.group = group;
+	req.downloading = deps_downloading;
+	req.payload = view;
 	r = cv_deps_ensure(&req, deps, ndeps, held, err);
 	if ((r == CV_ECONFIG || r == CV_ENOTFOUND || r == CV_ENETWORK) &&
 	    req.mode == CV_DEPS_AUTO) {
@@ -150,6 +185,7 @@ deps_for_installed(const struct cv_install_run *run, const char *id,
 	const struct cv_install_request *rq = run->req;
 	struct cv_installed inst;
 	struct cv_deps_held held;
+	struct deps_view view = { run->ui, 0 };
 	const char *index;
 	int r;
 
@@ -162,7 +198,8 @@ deps_for_installed(const struct cv_install_run *run, const char *id,
 	    cv_pypi_index(run->cfg, rq->index, &index, NULL) < 0)
 		index = NULL;
 	if ((r = ensure_deps(run, &inst.version, inst.platform, index, NULL, 0,
-			     res->deps, &res->ndeps, &held, err)) == 0)
+			     res->deps, &res->ndeps, &held, NULL, NULL, &view,
+			     err)) == 0)
 		r = cv_store_set_deps(run->st, id, res->deps, res->ndeps, err);
 	cv_deps_release(&held);
 	if (r == 0)
@@ -181,6 +218,7 @@ struct shown_fetch {
 	struct cv_download *dl;
 	const struct cv_resolved *res;
 	const struct cv_ui *ui;
+	const int *group_shown; /* the downloads show as one already */
 };
 
 static int
@@ -192,7 +230,7 @@ shown_open(void *arg, struct cv_source *src, struct cv_err *err)
 	int r = w->inner.open(w->inner.arg, src, err);
 
 	if (r < 0 || w->ui == NULL || w->ui->download == NULL ||
-	    !cv_download_fetching(w->dl))
+	    !cv_download_fetching(w->dl) || *w->group_shown)
 		return r;
 	slash = strrchr(w->res->url, '/');
 	if (!*file && slash != NULL)
@@ -200,8 +238,10 @@ shown_open(void *arg, struct cv_source *src, struct cv_err *err)
 	host = cv_url_host(w->res->url);
 	if (w->ui->progress != NULL)
 		cv_download_progress(w->dl, w->ui->progress, w->ui->payload);
-	w->ui->download(w->ui->payload, file, w->res->art.size, host,
-			cv_download_received, w->dl);
+	w->ui->download(w->ui->payload, file, w->res->art.size);
+	if (w->ui->watch != NULL)
+		w->ui->watch(w->ui->payload, cv_download_received, w->dl,
+			     w->res->art.size, host);
 	free(host);
 	return r;
 }
@@ -230,13 +270,14 @@ shown_size(void *arg)
 	return w->inner.size ? w->inner.size(w->inner.arg) : 0;
 }
 
-/* Download, verify and install res in one pass. A damaged cached
+/* Download, verify and install res in one pass (through `first`, its
+ * download started already, when not NULL: freed here). A damaged cached
  * download is dropped and fetched once more. */
 static int
 fetch_install(const struct cv_install_run *run, struct cv_remote *rem,
 	      const struct cv_resolved *res, const char *id,
-	      const struct cv_dep *deps, int ndeps, int *already,
-	      struct cv_err *err)
+	      const struct cv_dep *deps, int ndeps, struct cv_download *first,
+	      const int *group_shown, int *already, struct cv_err *err)
 {
 	struct cv_install_opts opts;
 	struct cv_download *dl = NULL;
@@ -248,14 +289,18 @@ fetch_install(const struct cv_install_run *run, struct cv_remote *rem,
 	opts.deps = deps;
 	opts.ndeps = ndeps;
 	for (int attempt = 0;; attempt++) {
-		if ((r = cv_download_new(&dl, rem, &res->art, res->url,
-					 cv_store_cache_dir(run->st),
-					 run->cfg->keep_archives, err)) < 0)
+		if (attempt == 0 && first != NULL)
+			dl = first;
+		else if ((r = cv_download_new(&dl, rem, &res->art, res->url,
+					      cv_store_cache_dir(run->st),
+					      run->cfg->keep_archives, err)) <
+			 0)
 			return r;
 		cv_download_fetcher(dl, &shown.inner);
 		shown.dl = dl;
 		shown.res = res;
 		shown.ui = run->ui;
+		shown.group_shown = group_shown;
 		fetch.open = shown_open;
 		fetch.close = shown_close;
 		fetch.arg = &shown;
@@ -296,12 +341,27 @@ deps_then_fetch(const struct cv_install_run *run, struct cv_remote *rem,
 {
 	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_deps_held held = { { 0 }, 0 };
+	struct deps_view view = { run->ui, 0 };
+	struct cv_download *dl = NULL;
+	struct cv_download_group *group = cv_download_group_new();
 	int r, ndeps = 0;
 
+	/* its download starts beside its dependencies' (any error of the
+	 * kind shows again when fetch_install opens it) */
+	if (cv_download_new(&dl, rem, &res->art, res->url,
+			    cv_store_cache_dir(run->st),
+			    run->cfg->keep_archives, NULL) < 0)
+		dl = NULL;
 	if ((r = ensure_deps(run, &res->art.version, res->art.platform,
 			     pypi_index, locked, nlocked, deps, &ndeps, &held,
-			     err)) == 0)
-		r = fetch_install(run, rem, res, id, deps, ndeps, already, err);
+			     dl, group, &view, err)) == 0)
+		r = fetch_install(run, rem, res, id, deps, ndeps, dl,
+				  &view.group_shown, already, err);
+	else {
+		progress_done(run->ui);
+		cv_download_free(dl);
+	}
+	cv_download_group_free(group);
 	cv_deps_release(&held);
 	if (r < 0)
 		cv_store_deps_collect(run->st);
@@ -660,6 +720,7 @@ install_archive(const struct cv_install_run *run, struct cv_install_result *res,
 	struct progress prog;
 	struct cv_dep deps[CV_MAX_DEPS];
 	struct cv_deps_held held = { { 0 }, 0 };
+	struct deps_view view = { run->ui, 0 };
 	int r, ndeps = 0;
 
 	memset(&art, 0, sizeof art);
@@ -670,7 +731,8 @@ install_archive(const struct cv_install_run *run, struct cv_install_result *res,
 		return deps_for_installed(run, res->id, res, err);
 	}
 	if ((r = ensure_deps(run, &art.version, art.platform, NULL, NULL, 0,
-			     deps, &ndeps, &held, err)) < 0) {
+			     deps, &ndeps, &held, NULL, NULL, &view, err)) <
+	    0) {
 		cv_store_deps_collect(run->st);
 		return r;
 	}

@@ -4,8 +4,10 @@
  * same path users take, preload included), each framework's smallest
  * convolution on the GPU, then reports the cuDNN version the framework
  * sees and the libcudnn files /proc/self/maps holds. Pass only when the
- * convolution ran, the version is this one, and every sub-library mapped
- * comes from this version's folder. Opt-in: importing torch takes
+ * convolution ran, the version the framework reports (torch, JAX: never
+ * none) is this one and passes the framework's own rule against the
+ * version it was built with, and every sub-library mapped comes from
+ * this version's folder. Opt-in: importing torch takes
  * seconds. */
 #include "base/base.h"
 #include "python/python_int.h"
@@ -22,14 +24,20 @@
 
 #define PROBE_TIMEOUT_S 300
 
-/* One JSON line per framework: {"fw", "ran", "version", "error", "maps"}.
- * torch reports cudnn.version() (the runtime it bound to); TensorFlow and
- * JAX publish no runtime number, so for them only the maps decide. */
+/* One JSON line per framework: {"fw", "ran", "version", "build",
+ * "error", "maps"}: the cuDNN the framework itself reads at run time and
+ * the one it was built against, where it says. torch: cudnn.version() and
+ * torch._C._cudnn.getCompileVersion(); JAX: its CUDA plugin's
+ * cuda_versions.cudnn_get_version() and cudnn_build_version(), the two
+ * numbers JAX's own start-up check compares; TensorFlow publishes no
+ * runtime number, so for it only the maps decide. */
 static const char probe_py[] =
 	"import json, os, sys\n"
 	"def maps():\n"
 	"    return sorted(set(l.split()[-1] for l in open('/proc/self/maps')\n"
 	"                      if 'libcudnn' in l and l.split()[-1].startswith('/')))\n"
+	"def number(t):\n"
+	"    return t[0] * (10000 if t[0] >= 9 else 1000) + t[1] * 100 + t[2]\n"
 	"def torch_conv():\n"
 	"    import torch\n"
 	"    torch.backends.cudnn.enabled = True\n"
@@ -37,24 +45,46 @@ static const char probe_py[] =
 	"    w = torch.randn(4, 3, 3, 3, device='cuda')\n"
 	"    torch.nn.functional.conv2d(x, w)\n"
 	"    torch.cuda.synchronize()\n"
-	"    return torch.backends.cudnn.version()\n"
+	"    try:\n"
+	"        build = number(torch._C._cudnn.getCompileVersion())\n"
+	"    except Exception:\n"
+	"        build = 0\n"
+	"    return torch.backends.cudnn.version() or 0, build\n"
 	"def tf_conv():\n"
 	"    import tensorflow as tf\n"
 	"    with tf.device('/GPU:0'):\n"
 	"        y = tf.nn.conv2d(tf.random.normal([1, 16, 16, 3]),\n"
 	"                         tf.random.normal([3, 3, 3, 4]), 1, 'SAME')\n"
 	"    y.numpy()\n"
-	"    return 0\n"
+	"    return 0, 0\n"
+	"def jax_versions():\n"
+	"    import importlib\n"
+	"    cv = None\n"
+	"    try:\n"
+	"        from jax._src.lib import cuda_versions as cv\n"
+	"    except Exception:\n"
+	"        pass\n"
+	"    for m in ('jax_plugins.xla_cuda13', 'jax_plugins.xla_cuda12',\n"
+	"              'jax_cuda13_plugin', 'jax_cuda12_plugin'):\n"
+	"        if cv is not None:\n"
+	"            break\n"
+	"        try:\n"
+	"            cv = importlib.import_module(m + '.cuda_versions')\n"
+	"        except Exception:\n"
+	"            pass\n"
+	"    if cv is None:\n"
+	"        return 0, 0\n"
+	"    return int(cv.cudnn_get_version() or 0), int(cv.cudnn_build_version() or 0)\n"
 	"def jax_conv():\n"
 	"    import jax, jax.numpy as jnp\n"
 	"    x = jnp.ones((1, 3, 16, 16)); w = jnp.ones((4, 3, 3, 3))\n"
 	"    jax.lax.conv(x, w, (1, 1), 'SAME').block_until_ready()\n"
-	"    return 0\n"
+	"    return jax_versions()\n"
 	"probes = {'torch': torch_conv, 'tensorflow': tf_conv, 'jax': jax_conv}\n"
 	"for fw in sys.argv[1:]:\n"
-	"    out = {'fw': fw, 'ran': False, 'version': 0, 'error': ''}\n"
+	"    out = {'fw': fw, 'ran': False, 'version': 0, 'build': 0, 'error': ''}\n"
 	"    try:\n"
-	"        out['version'] = probes[fw]()\n"
+	"        out['version'], out['build'] = probes[fw]()\n"
 	"        out['ran'] = True\n"
 	"    except BaseException as e:\n"
 	"        out['error'] = ('%s: %s' % (type(e).__name__, e)).splitlines()[0][:400]\n"
@@ -121,6 +151,23 @@ copy_fw(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src);
 }
 
+/* A cuDNN version number's major: 8907 is 8, 91400 is 9. */
+static long
+cudnn_major(long v)
+{
+	return v >= 90000 ? v / 10000 : v / 1000;
+}
+
+/* The rule JAX's start-up check and torch's apply to the cuDNN they run
+ * and the one they were built against: the same major, and a minor at
+ * least the build's (patches do not count). */
+static int
+own_rule(long runtime, long build)
+{
+	return cudnn_major(runtime) == cudnn_major(build) &&
+	       runtime / 100 >= build / 100;
+}
+
 /* Judge one JSON line into *out. */
 static void
 judge(const char *line, const char *libdir_real, long expect, const char *id,
@@ -131,7 +178,7 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 	char other[PATH_MAX] = "", *why = out->why;
 	size_t whyn = sizeof out->why;
 	int ran, front_here = 0, subs = 0;
-	long version;
+	long version, build;
 
 	memset(out, 0, sizeof *out);
 	if (o == NULL) {
@@ -142,6 +189,7 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 	error = json_string_value(json_object_get(o, "error"));
 	ran = json_is_true(json_object_get(o, "ran"));
 	version = (long)json_integer_value(json_object_get(o, "version"));
+	build = (long)json_integer_value(json_object_get(o, "build"));
 	maps = json_object_get(o, "maps");
 	for (size_t i = 0; i < json_array_size(maps); i++) {
 		const char *p = json_string_value(json_array_get(maps, i));
@@ -166,6 +214,19 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 	if (!ran)
 		snprintf(why, whyn, "the convolution did not run: %s",
 			 error && *error ? error : "no reason given");
+	else if (version == 0 && fw != NULL && strcmp(fw, "tensorflow") != 0)
+		snprintf(why, whyn, "%s ran but reported no cuDNN version (%s)",
+			 fw,
+			 strcmp(fw, "jax") == 0
+				 ? "its CUDA plugin's cuda_versions."
+				   "cudnn_get_version()"
+				 : "torch.backends.cudnn.version()");
+	else if (version != 0 && build != 0 && !own_rule(version, build))
+		snprintf(why, whyn,
+			 "%s's own check fails: it runs cuDNN %ld but was "
+			 "built against %ld (it needs the same major and at "
+			 "least the build's minor)",
+			 fw ? fw : "?", version, build);
 	else if (version != 0 && version != expect)
 		snprintf(why, whyn,
 			 "it reports cuDNN %ld, not %ld (%s): it bound to "
@@ -183,6 +244,7 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 			 libdir_real);
 	out->pass = why[0] == '\0';
 	out->version = version;
+	out->build = build;
 	out->subs = subs;
 	copy_fw(out->fw, sizeof out->fw, fw ? fw : "?");
 	json_decref(o);
@@ -236,10 +298,12 @@ cv_fw_probe_json(const struct cv_fw_probe *p)
 		const struct cv_fw_verdict *v = &p->v[i];
 		pass &= v->pass;
 		json_array_append_new(
-			arr, json_pack("{s:s,s:b,s:I,s:i,s:s}", "fw", v->fw,
-				       "pass", v->pass, "cudnn_version",
-				       (json_int_t)v->version, "sub_libraries",
-				       v->subs, "reason", v->why));
+			arr,
+			json_pack("{s:s,s:b,s:I,s:I,s:i,s:s}", "fw", v->fw,
+				  "pass", v->pass, "cudnn_version",
+				  (json_int_t)v->version, "cudnn_build_version",
+				  (json_int_t)v->build, "sub_libraries",
+				  v->subs, "reason", v->why));
 	}
 	return json_pack("{s:b,s:b,s:b,s:s,s:i,s:o}", "ok", pass, "skipped",
 			 p->nfw == 0, "cached", p->cached, "libdir", p->libdir,
@@ -266,6 +330,8 @@ from_json(json_t *o, struct cv_fw_probe *out)
 		v->pass = 1;
 		v->version = (long)json_integer_value(
 			json_object_get(x, "cudnn_version"));
+		v->build = (long)json_integer_value(
+			json_object_get(x, "cudnn_build_version"));
 		v->subs = (int)json_integer_value(
 			json_object_get(x, "sub_libraries"));
 	}

@@ -111,6 +111,7 @@ struct cv_fw_verdict {
 	int unreadable; /* the line was not JSON: a failure, nothing to say */
 	int pass;
 	long version;   /* the cuDNN the framework reports (0: none) */
+	long build;     /* the one it was built against (0: not said) */
 	int subs;       /* sub-libraries mapped from the version's folder */
 	char why[1024]; /* when it failed */
 };

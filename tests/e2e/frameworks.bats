@@ -609,3 +609,80 @@ PY
 		[[ $output == *'torch 2.11.0\x1b[31mx'* ]]
 	done
 }
+
+# fake_jax SITE: a JAX whose convolution loads the cuDNN the loader finds
+# (under exec, the version's) and whose CUDA plugin reports it through
+# cuda_versions, as jax._src.lib gives it: cudnn_get_version() is what
+# that library says (0 when FAKE_JAX_NONE is set), cudnn_build_version()
+# is FAKE_JAX_BUILD.
+fake_jax() {
+	mkdir -p "$1/jax/_src/lib"
+	: >"$1/jax/_src/__init__.py"
+	: >"$1/jax/_src/lib/__init__.py"
+	cat >"$1/jax/__init__.py" <<'PY'
+import ctypes
+from . import numpy, lax
+PY
+	cat >"$1/jax/numpy.py" <<'PY'
+def ones(shape):
+    return shape
+PY
+	cat >"$1/jax/lax.py" <<'PY'
+import ctypes
+class _Done:
+    def block_until_ready(self):
+        return self
+def conv(x, w, strides, padding):
+    ctypes.CDLL('libcudnn.so.9', mode=ctypes.RTLD_GLOBAL)
+    ctypes.CDLL('libcudnn_graph.so.9')
+    return _Done()
+PY
+	cat >"$1/jax/_src/lib/cuda_versions.py" <<'PY'
+import ctypes, os
+def cudnn_get_version():
+    if os.environ.get('FAKE_JAX_NONE'):
+        return 0
+    return ctypes.CDLL('libcudnn.so.9').cudnnGetVersion()
+def cudnn_build_version():
+    return int(os.environ.get('FAKE_JAX_BUILD', '91900'))
+PY
+}
+
+@test "validate --frameworks: JAX's own versions, runtime and build, judged by JAX's rule; never cuDNN 0" {
+	python3 -m venv --without-pip "$T/jv" 2>/dev/null || skip "python3 -m venv does not work here"
+	STUBS="$BATS_TEST_TMPDIR/stubs"
+	"$FIXTURES/build_stubs.sh" "$STUBS" >/dev/null
+	rm -rf "$CUDNNVM_STORE/9.19.0.56-cuda13/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.19.0.56-cuda13/lib"
+	cp -r "$STUBS/wrongver/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
+	sp=$(mkenv "$T/jv" jax_cuda13_plugin-0.10.2)
+	fake_jax "$sp"
+	export VIRTUAL_ENV="$T/jv"
+	# the plugin reads no version: a failure, not "cuDNN 0"
+	FAKE_JAX_NONE=1 run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"framework jax        fail: jax ran but reported no cuDNN version (its CUDA plugin's cuda_versions.cudnn_get_version())"* ]]
+	[[ $output != *"cuDNN 0"* ]]
+	# runtime 9.19 against a 9.19 build: the numbers JAX read
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks --json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(python3 -c 'import json,sys; f=json.loads(sys.argv[1])["frameworks"]["frameworks"][0]; print(f["fw"], f["pass"], f["cudnn_version"], f["cudnn_build_version"])' "$output")" = "jax True 91900 91900" ]
+	run --separate-stderr cudnnvm validate 9.19 --no-gpu --frameworks
+	[[ $output == *"framework jax        pass (cuDNN 91900, built against 91900, "*" sub-libraries from $CUDNNVM_STORE/9.19.0.56-cuda13/lib)"* ]]
+	# runtime 9.14, older than the 9.19 build: JAX's own check would
+	# refuse it, so validation does, though the binding is right
+	run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"framework jax        fail: jax's own check fails: it runs cuDNN 91400 but was built against 91900 (it needs the same major and at least the build's minor)"* ]]
+	# a newer patch or minor than the build passes; another major fails
+	FAKE_JAX_BUILD=91402 run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks
+	[ "$status" -eq 0 ]
+	# (a new build is a new framework record: probed again)
+	touch "$sp/jax_cuda13_plugin-0.10.2.dist-info/METADATA"
+	FAKE_JAX_BUILD=8907 run --separate-stderr cudnnvm validate 9.14 --no-gpu --frameworks
+	[ "$status" -eq 1 ]
+	[[ $output == *"it runs cuDNN 91400 but was built against 8907"* ]]
+}

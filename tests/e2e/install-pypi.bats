@@ -623,6 +623,11 @@ wheel_threads_parked() {
 	# nothing but the libraries and the license from the wheel
 	[ -z "$(find "$CUDNNVM_STORE/deps" -name '*.py' -o -name '*.h' -o -name include)" ]
 	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	# side by side: every listing is read first, then the three wheels
+	# download together (no wheel waits for another to be unpacked)
+	awk '$2 ~ /\/simple\// { page = NR } $2 ~ /\/files\// && !first { first = NR }
+		END { exit !(first && page < first) }' "$PYPI_DIR/root/requests.log"
+	[ "$(grep -c '^GET /files/' "$PYPI_DIR/root/requests.log")" -eq 3 ]
 	run cudnnvm exec 9.13.0.50-cuda12 -- python3 -c '
 import ctypes
 ctypes.CDLL("libcublasLt.so.12")
@@ -692,4 +697,68 @@ no_index_config() {
 	[ "$status" -ne 0 ]
 	[[ $stderr == *"check the network and the index"* ]]
 	[[ $stderr != *"mirror"* ]]
+}
+
+# doc/reliability.md W7
+@test "pypi: W7 a wheel entry whose deflate stream ends early or runs long is refused (65), nothing published" {
+	local c whl sha
+	cudnnvm install 9.13 --cuda 12 >/dev/null
+	before=$(store_snapshot)
+	for c in "deflate-early ends before its compressed size does" \
+		"deflate-long runs past its compressed size" \
+		"deflate-early-small ends before its compressed size does" \
+		"deflate-long-small "; do
+		set -- $c
+		rm -rf "$T/h"
+		whl=$(python3 "$FIXTURES/pypi_index.py" hostile "$1" --out "$T/h")
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		run cudnnvm install --archive "$whl" --sha256 "$sha"
+		echo "$1: $output"
+		[ "$status" -eq 65 ]
+		# shellcheck disable=SC2053
+		[[ "$output" == "cudnnvm: install 9.1.0.70-cuda12: corrupt wheel entry 'lib/libcudnn.so.9': "*"${*:2}"* ]]
+		[ "$(store_snapshot)" = "$before" ]
+		[ ! -e "$CUDNNVM_STORE/9.1.0.70-cuda12" ]
+		[ -z "$(ls -A "$CUDNNVM_STORE/.staging" 2>/dev/null)" ]
+	done
+	# the same from an index, unpacked while it streams in
+	mkdir -p "$T/hroot/files"
+	python3 "$FIXTURES/pypi_index.py" hostile deflate-early --out "$T/hroot/files" >/dev/null
+	index_start "$T/hroot" "$T/hport"
+	PYPI_PORT_FILE="$T/hport" pypi_config ok
+	run cudnnvm install 9.1 --cuda 12
+	echo "$output"
+	[ "$status" -eq 65 ]
+	[[ "$output" == *"corrupt wheel entry 'lib/libcudnn.so.9': its deflate stream ends before its compressed size does"* ]]
+	[ "$(store_snapshot)" = "$before" ]
+}
+
+@test "pypi: a 6 MiB deflated entry is inflated in chunks, byte for byte, from a file and from the index" {
+	local whl
+	mkdir -p "$T/broot/files"
+	whl=$(python3 "$FIXTURES/pypi_index.py" hostile deflate-big --out "$T/broot/files")
+	run cudnnvm install --archive "$whl" --sha256 "$(sha256sum "$whl" | cut -d' ' -f1)"
+	[ "$status" -eq 0 ]
+	cmp <(unzip -p "$whl" nvidia/cudnn/lib/libcudnn.so.9) \
+		"$CUDNNVM_STORE/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"
+	index_start "$T/broot" "$T/bport"
+	PYPI_PORT_FILE="$T/bport" pypi_config ok
+	run cudnnvm --store "$T/b-store" install 9.1 --cuda 12
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cmp <(unzip -p "$whl" nvidia/cudnn/lib/libcudnn.so.9) \
+		"$T/b-store/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0"
+}
+
+@test "pypi: on a terminal the cuDNN wheel and its dependencies' download under one display" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	PYPI_DEPS=always pypi_config ok
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installing libcublas 12.8.4.1 (CUDA 12)"*"installing cuda_nvrtc 12.8.93 (CUDA 12)"*"downloading them side by side with cuDNN ("*" MB in all)"*"100%"* ]]
+	# one display: the cuDNN wheel gets no line and bar of its own
+	[[ "$output" != *"downloading nvidia_cudnn_cu12-9.13.0.50"* ]]
+	[ "$(grep -o "side by side" <<<"$output" | wc -l)" -eq 1 ]
 }
