@@ -2,6 +2,7 @@
  * `cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N]`
  * (offline, from a local NVIDIA archive). */
 #include "cmd.h"
+#include "export.h"
 #include "ui.h"
 
 #include <errno.h>
@@ -28,6 +29,9 @@ struct install_args {
 	int locked, frozen; /* --locked, --frozen */
 	unsigned jobs;      /* --jobs N; 0: [install] threads */
 	struct cmd_ctx *ctx;
+	/* --prefix DIR --layout easybuild --accept-eula */
+	const char *prefix, *layout;
+	int accept_eula;
 };
 
 static void
@@ -844,6 +848,15 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 		case 'F':
 			a->frozen = 1;
 			break;
+		case 'P':
+			a->prefix = o.arg;
+			break;
+		case 'Y':
+			a->layout = o.arg;
+			break;
+		case 'E':
+			a->accept_eula = 1;
+			break;
 		case 'j':
 			if ((a->jobs = parse_jobs(o.arg)) == 0)
 				return cmd_usage_error(
@@ -857,25 +870,76 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 	return c < 0 ? o.status : 0;
 }
 
-int
-cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
+/* --layout easybuild: EESSI may not redistribute cuDNN, so each site
+ * copies it into host_injections, having accepted NVIDIA's licence. */
+static int
+easybuild_check(const struct install_args *a)
 {
-	struct install_args a;
-	char spec[64];
-	int r, ind = 1;
+	struct cv_err err = CV_ERR_INIT;
 
-	memset(&a, 0, sizeof a);
-	a.ctx = ctx;
-	a.deps = -1;
-	if ((r = parse(argc, argv, &a, &ind)) != 0)
+	if (a->layout == NULL && a->prefix == NULL && !a->accept_eula)
+		return 0;
+	if (a->layout == NULL || strcmp(a->layout, "easybuild") != 0)
+		return cmd_usage_error("install",
+				       "--prefix and --accept-eula go with "
+				       "--layout easybuild");
+	if (a->prefix == NULL || *a->prefix == '\0')
+		return cmd_usage_error("install",
+				       "--layout easybuild needs --prefix DIR "
+				       "(EESSI's host_injections folder)");
+	if (a->archive != NULL)
+		return cmd_usage_error("install",
+				       "--layout easybuild goes with <spec> or "
+				       "the pin, not --archive");
+	if (a->accept_eula)
+		return 0;
+	cv_err_set(&err, CV_EUSAGE,
+		   "installing cuDNN for EESSI needs --accept-eula: NVIDIA's "
+		   "licence does not let EESSI redistribute cuDNN, so each "
+		   "site installs it and accepts the licence (the LICENSE "
+		   "file the build carries) itself");
+	cv_err_hint(&err,
+		    "cudnnvm install %s --prefix %s --layout easybuild "
+		    "--accept-eula",
+		    a->spec ? a->spec : "", a->prefix);
+	return cmd_fail(&err);
+}
+
+/* After the install: the tree under --prefix. */
+static int
+easybuild_copy(struct install_args *a)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_version v;
+	char id[64], *where = NULL;
+	int r;
+
+	if ((r = cmd_need(a->ctx, CMD_STORE | CMD_REOPEN)) != 0)
 		return r;
-	if (a.archive != NULL) {
-		if (a.locked || a.frozen)
+	if (a->spec != NULL && cv_spec_parse(&v, a->spec, &err) < 0)
+		return cmd_fail(&err);
+	if (cv_active_id(a->ctx->st, a->spec ? &v : NULL, id, &err) < 0 ||
+	    cv_easybuild_install(a->ctx->st, id, a->prefix, a->force, &where,
+				 &err) < 0)
+		return cmd_fail(&err);
+	if (!cmd_g.quiet)
+		ui_note("copied cuDNN %s for EESSI into %s", id, where);
+	free(where);
+	return 0;
+}
+
+static int
+install_any(struct install_args *a, int argc, char **argv, int ind)
+{
+	char spec[64];
+
+	if (a->archive != NULL) {
+		if (a->locked || a->frozen)
 			return cmd_usage_error(
 				"install",
 				"--locked and --frozen go with no spec, not "
 				"--archive");
-		if (a.source != NULL)
+		if (a->source != NULL)
 			return cmd_usage_error(
 				"install",
 				"--source goes with <spec>, not --archive");
@@ -883,24 +947,47 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 			return cmd_usage_error(
 				"install",
 				"give either <spec> or --archive FILE, not both");
-		return install_archive(&a);
+		return install_archive(a);
 	}
 	if (ind + 1 < argc)
 		return cmd_usage_error("install", "give one spec");
-	if ((a.locked || a.frozen) && (ind != argc || a.source != NULL))
+	if ((a->locked || a->frozen) && (ind != argc || a->source != NULL))
 		return cmd_usage_error("install",
 				       "--locked and --frozen install the "
 				       "build the pin's cudnnvm.lock names: "
 				       "give no spec or --source");
-	if (a.locked && a.frozen)
+	if (a->locked && a->frozen)
 		return cmd_usage_error("install",
 				       "give --locked or --frozen, not both");
-	if (a.sha256 != NULL || a.version != NULL)
+	if (a->sha256 != NULL || a->version != NULL)
 		return cmd_usage_error(
 			"install",
 			"--sha256 and --version go with --archive FILE");
 	if (ind == argc)
-		return install_pinned(&a, spec);
-	a.spec = argv[ind];
-	return install_remote(&a);
+		return install_pinned(a, spec);
+	a->spec = argv[ind];
+	return install_remote(a);
+}
+
+int
+cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	struct install_args a;
+	int r, ind = 1;
+
+	memset(&a, 0, sizeof a);
+	a.ctx = ctx;
+	a.deps = -1;
+	if ((r = parse(argc, argv, &a, &ind)) != 0)
+		return r;
+	if (ind < argc)
+		a.spec = argv[ind];
+	if ((r = easybuild_check(&a)) != 0)
+		return r;
+	a.spec = NULL;
+	r = install_any(&a, argc, argv, ind);
+	if (r != 0 || a.layout == NULL)
+		return r;
+	a.spec = ind < argc ? argv[ind] : NULL;
+	return easybuild_copy(&a);
 }

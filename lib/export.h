@@ -100,13 +100,16 @@ int cv_oci_locked_id(const struct cv_store *st, char id[64], char lock[4096],
 
 /* ---- easybuild.c (helper only): an EESSI host_injections tree ---------- */
 
-/* Copy installed version v (its folder, LICENSE included) into
- * <prefix>/software/cuDNN/<ver>/ with the easybuild/ folder EasyBuild
- * leaves there (the easyconfig it was installed from, the licence it was
- * accepted under), <ver> being <version>-CUDA-<major>; its module file
- * goes to <prefix>/modules/all/cuDNN/<ver>.lua. *where gets the software
- * folder (xmalloc'd). An existing folder is replaced only with force. */
-int cv_easybuild_install(const struct cv_ctr_view *v, const char *prefix,
-			 int force, char **where, struct cv_err *err);
+/* Copy installed `id` (its folder, LICENSE included, without the store's
+ * own cudnnvm.json) into <prefix>/software/cuDNN/<ver>/, <ver> being
+ * <version>-CUDA-<major> as EasyBuild names it, with the easybuild/
+ * folder EasyBuild leaves there: the easyconfig it amounts to (source,
+ * sha256, accept_eula) and where it came from. EESSI's own module finds
+ * it there. Made beside and renamed into place; an existing folder is
+ * replaced only with force (CV_ERROR otherwise). *where gets the folder
+ * (xmalloc'd). */
+int cv_easybuild_install(const struct cv_store *st, const char *id,
+			 const char *prefix, int force, char **where,
+			 struct cv_err *err);
 
 #endif

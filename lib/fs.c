@@ -648,3 +648,12 @@ cv_fs_symlink(const char *target, const char *path, struct cv_err *err)
 				    "cannot make the link '%s'", path);
 	return 0;
 }
+
+int
+cv_fs_rename(const char *from, const char *to, struct cv_err *err)
+{
+	if (rename(from, to) != 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot move '%s' to '%s'", from, to);
+	return 0;
+}

@@ -162,6 +162,7 @@ int cv_fs_read_each(const char *path,
 /* The target of link `path` into buf (NUL-terminated). */
 int cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err);
 int cv_fs_symlink(const char *target, const char *path, struct cv_err *err);
+int cv_fs_rename(const char *from, const char *to, struct cv_err *err);
 
 /* pipe.c: a bounded queue of buffers between two threads. The
  * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
