@@ -1,7 +1,6 @@
 /* cdi.c: `cudnnvm cdi [<spec>...] [--output FILE] [--prefix P]`: the CDI
  * spec of the installed versions (lib/cdi.c), one device each. */
 #include "cmd.h"
-#include "export.h"
 #include "ui.h"
 
 #include <stdio.h>

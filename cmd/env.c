@@ -1,6 +1,5 @@
 /* env.c: print the environment script of a version for one shell. */
 #include "cmd.h"
-#include "export.h"
 #include "ui.h"
 
 #include <limits.h>

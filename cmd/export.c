@@ -1,7 +1,6 @@
 /* export.c: `cudnnvm export oci DIR [<spec>] [--tag REF]`: the build the
  * project's cudnnvm.lock locks (or an installed version) as an OCI image
  * layout (lib/export_oci.c). */
-#include "export.h"
 #include "cmd.h"
 #include "ui.h"
 

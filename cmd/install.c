@@ -2,7 +2,6 @@
  * `cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N]`
  * (offline, from a local NVIDIA archive). */
 #include "cmd.h"
-#include "export.h"
 #include "ui.h"
 
 #include <errno.h>

@@ -1638,6 +1638,7 @@ void cv_checkpoint(const char *name);
 
 #include "builds.h"
 #include "child.h"
+#include "export.h"
 #include "fw_probe.h"
 #include "gate.h"
 #include "hook.h"
