@@ -570,10 +570,47 @@ find_lock(const struct cv_store *st, struct cv_lock *lk, char path[4096],
 	return r;
 }
 
+/* 1 when the version carries exactly the dependency releases the lock's
+ * entry names (the same bytes), so the image is the lock's on every
+ * machine; else 0 with the first difference in why. */
+static int
+same_deps(const struct cv_installed *inst, const struct cv_lock_entry *e,
+	  char *why, size_t n)
+{
+	int have = 0;
+
+	for (int i = 0; i < inst->ndeps; i++)
+		have += inst->deps[i].in_store;
+	if ((size_t)have != e->ndeps) {
+		snprintf(why, n,
+			 "it has %d dependency folders, the lock names %zu",
+			 have, e->ndeps);
+		return 0;
+	}
+	for (size_t k = 0; k < e->ndeps; k++) {
+		int found = 0;
+		for (int i = 0; i < inst->ndeps && !found; i++)
+			found = inst->deps[i].in_store &&
+				strcmp(inst->deps[i].name, e->deps[k].name) ==
+					0 &&
+				strcmp(inst->deps[i].version,
+				       e->deps[k].version) == 0 &&
+				strcmp(inst->deps[i].sha256,
+				       e->deps[k].sha256) == 0;
+		if (!found) {
+			snprintf(why, n, "it has no %s %s of the lock's bytes",
+				 e->deps[k].name, e->deps[k].version);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int
 cv_oci_locked_id(const struct cv_store *st, char id[64], char lock[4096],
 		 struct cv_err *err)
 {
+	char why[256];
 	const struct cv_lock_entry *e;
 	struct cv_installed inst;
 	struct cv_lock lk;
@@ -599,6 +636,13 @@ cv_oci_locked_id(const struct cv_store *st, char id[64], char lock[4096],
 			return cv_err_hint(err, "cudnnvm lock --platform %s",
 					   inst.platform);
 		return cv_err_hint(err, "cudnnvm install --frozen --force");
+	}
+	if (!same_deps(&inst, e, why, sizeof why)) {
+		cv_err_set(err, CV_EDATA,
+			   "the installed cuDNN %s is not what %s locks: %s",
+			   lk.id, lock, why);
+		return cv_err_hint(err, "cudnnvm install --frozen --force "
+					"--deps always");
 	}
 	snprintf(id, 64, "%s", lk.id);
 	return 0;

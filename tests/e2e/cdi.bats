@@ -59,7 +59,7 @@ PY
 	[ "${lines[-1]}" = read-only ]
 }
 
-@test "a device name CDI refuses is exit 64 and nothing is written" {
+@test "E5: a device name CDI refuses is exit 64 and nothing is written" {
 	fleet_install
 	run -64 --separate-stderr cudnnvm cdi --output "$T/spec.json" --prefix 'site/a '
 	[[ "$stderr" == "cudnnvm: 'site/a 9.13.0.50-cuda12' is no CDI device name"* ]]

@@ -63,7 +63,7 @@ PY
 	[[ "$output" == "cudnnvm: env: --image goes with --format k8s"* ]]
 }
 
-@test "a store path with a space or a colon is refused for pyxis, a colon for apptainer, never split" {
+@test "E6: a store path with a space or a colon is refused for pyxis, a colon for apptainer, never split" {
 	export CUDNNVM_STORE="$T/my store"
 	fleet_install
 	run -64 --separate-stderr cudnnvm env "$ID" --format pyxis

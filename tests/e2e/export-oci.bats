@@ -59,7 +59,7 @@ for d in ("opt/cudnn/9.13.0.50-cuda12", "opt/cudnn/deps"):
 PY
 }
 
-@test "two fresh stores from the same lock export the same digests" {
+@test "E4: two fresh stores from the same lock export the same digests" {
 	fleet_install
 	run --separate-stderr cudnnvm export oci "$T/a"
 	[ "$status" -eq 0 ]
@@ -111,7 +111,7 @@ PY
 	[[ "$output" == "cudnnvm: 'bad tag' is no image tag"* ]]
 }
 
-@test "a lock whose build is not installed: exit 1 and the install that fixes it" {
+@test "E1: a lock whose build is not installed: exit 1 and the install that fixes it" {
 	cudnnvm lock >/dev/null
 	run -1 --separate-stderr cudnnvm export oci "$T/img"
 	[ "$stderr" = "cudnnvm: cuDNN $ID, which $T/proj/cudnnvm.lock locks, is not installed
@@ -123,7 +123,7 @@ hint: cudnnvm install --frozen" ]
 	[ "$status" -eq 0 ]
 }
 
-@test "an output folder that exists and is not an OCI layout is refused, untouched" {
+@test "E2: an output folder that exists and is not an OCI layout is refused, untouched" {
 	fleet_install
 	mkdir -p "$T/photos" && echo keep >"$T/photos/cat.jpg"
 	run -64 --separate-stderr cudnnvm export oci "$T/photos"
@@ -132,5 +132,18 @@ hint: cudnnvm install --frozen" ]
 	# an empty folder is fine
 	mkdir "$T/empty"
 	run cudnnvm export oci "$T/empty" "$ID"
+	[ "$status" -eq 0 ]
+}
+
+@test "E3: a build installed with other dependencies than the lock names is exit 65: the image would not be the lock's" {
+	cudnnvm lock >/dev/null
+	cudnnvm install --frozen --deps never >/dev/null
+	run -65 --separate-stderr cudnnvm export oci "$T/img"
+	[ "$stderr" = "cudnnvm: the installed cuDNN $ID is not what $T/proj/cudnnvm.lock locks: it has 0 dependency folders, the lock names 2
+hint: cudnnvm install --frozen --force --deps always" ]
+	[ ! -e "$T/img" ]
+	# the hint works as printed
+	cudnnvm install --frozen --force --deps always >/dev/null
+	run cudnnvm export oci "$T/img"
 	[ "$status" -eq 0 ]
 }

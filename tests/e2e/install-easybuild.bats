@@ -36,7 +36,7 @@ setup() { fleet_setup; }
 	[ -f "$d/LICENSE" ]
 }
 
-@test "without --accept-eula: refused, says why, downloads and writes nothing" {
+@test "E7: without --accept-eula: refused, says why, downloads and writes nothing" {
 	log_mark
 	run -64 --separate-stderr cudnnvm install 9.13 --cuda 12 --prefix "$T/hi" --layout easybuild
 	[[ "$stderr" == "cudnnvm: installing cuDNN for EESSI needs --accept-eula: NVIDIA's licence does not let EESSI redistribute cuDNN"* ]]
