@@ -60,7 +60,7 @@ cmd_cdi(int argc, char **argv, struct cmd_ctx *ctx)
 	if (c < 0)
 		return o.status;
 	r = ids(ctx, argc - o.ind, argv + o.ind, &list, &err);
-	if (r == 0 && (views = calloc(list.n, sizeof *views)) == NULL)
+	if (r == 0 && (views = calloc(list.n + 1, sizeof *views)) == NULL)
 		abort();
 	for (; r == 0 && nv < list.n; nv++)
 		r = cv_env_container(&views[nv], ctx->st, list.v[nv], &err);

@@ -928,9 +928,9 @@ easybuild_copy(struct install_args *a)
 }
 
 static int
-install_any(struct install_args *a, int argc, char **argv, int ind)
+install_any(struct install_args *a, int argc, char **argv, int ind,
+	    char spec[64])
 {
-	char spec[64];
 
 	if (a->archive != NULL) {
 		if (a->locked || a->frozen)
@@ -972,6 +972,7 @@ int
 cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct install_args a;
+	char spec[64];
 	int r, ind = 1;
 
 	memset(&a, 0, sizeof a);
@@ -984,7 +985,7 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 	if ((r = easybuild_check(&a)) != 0)
 		return r;
 	a.spec = NULL;
-	r = install_any(&a, argc, argv, ind);
+	r = install_any(&a, argc, argv, ind, spec);
 	if (r != 0 || a.layout == NULL)
 		return r;
 	a.spec = ind < argc ? argv[ind] : NULL;
