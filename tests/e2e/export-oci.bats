@@ -67,10 +67,11 @@ PY
 	# a second store, another download cache, later: the same lock
 	sleep 1
 	sed -i "s|^cache = .*|cache = $T/cache2|" "$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	# another machine's habits: a private umask, another locale and zone
 	export CUDNNVM_STORE="$T/store2"
-	cudnnvm install --frozen >/dev/null
+	(umask 077 && cudnnvm install --frozen >/dev/null)
 	[ "$(cat "$T/store2/$ID/cudnnvm.json")" != "$(cat "$T/store/$ID/cudnnvm.json")" ]
-	run --separate-stderr cudnnvm export oci "$T/b"
+	TZ=Asia/Kathmandu LC_ALL=C.UTF-8 run --separate-stderr cudnnvm export oci "$T/b"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$one" ]
 	diff -r "$T/a" "$T/b"
