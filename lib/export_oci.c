@@ -432,8 +432,11 @@ check_dir(const char *dir, struct cv_err *err)
 	free(path);
 	if (n > 0 && strstr(buf, "\"imageLayoutVersion\"") != NULL)
 		return 1;
-	if (stat(dir, &sb) != 0 && errno == ENOENT)
-		return 0;
+	if (stat(dir, &sb) != 0)
+		return errno == ENOENT
+			       ? 0
+			       : cv_err_errno(err, cv_code_from_errno(errno),
+					      "cannot read '%s'", dir);
 	if (S_ISDIR(sb.st_mode) &&
 	    (r = cv_fs_walk_sorted(dir, first_entry, NULL, err)) <= 0)
 		return r;
