@@ -227,5 +227,8 @@ int cmd_validate_probe(int, char **, struct cmd_ctx *);
 int cmd_venv(int, char **, struct cmd_ctx *);
 int cmd_version(int, char **, struct cmd_ctx *);
 int cmd_which(int, char **, struct cmd_ctx *);
+/* fleets: an OCI image, a CDI spec (cmd/export.c, cmd/cdi.c) */
+int cmd_export(int, char **, struct cmd_ctx *);
+int cmd_cdi(int, char **, struct cmd_ctx *);
 
 #endif

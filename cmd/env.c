@@ -52,6 +52,30 @@ notes(const struct cv_store *st, const char *id, int sh, struct cv_buf *out,
 			: 0;
 }
 
+/* --format: what one container engine takes instead of a script. */
+static int
+engine(const struct cv_store *st, const char *id, const char *format,
+       const char *image, struct cv_err *err)
+{
+	struct cv_ctr_view v;
+	struct cv_buf *out;
+	char ref[128];
+	int eng, r;
+
+	if ((r = cv_engine_parse(format, &eng, err)) < 0)
+		return r;
+	if ((r = cv_env_container(&v, st, id, err)) < 0)
+		return r;
+	snprintf(ref, sizeof ref, "cudnn:%s", id);
+	out = cv_text_new();
+	r = cv_engine_emit(out, eng, &v, image ? image : ref, err);
+	if (r == 0)
+		fputs(cv_text_str(out), stdout);
+	cv_text_free(out);
+	cv_env_container_release(&v);
+	return r;
+}
+
 int
 cmd_env(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -61,22 +85,32 @@ cmd_env(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cv_buf *out = NULL;
 	struct cv_version spec;
 	struct cmd_opts o;
+	const char *format = NULL, *image = NULL;
 	int c, sh = cv_shell_guess(), r;
 	char id[64];
 
 	cmd_opts_init(&o, argc, argv);
-	/* --shell, the one option */
 	while ((c = cmd_opts_next(&o)) > 0)
-		if (cv_shell_parse(o.arg, &sh, &err) < 0)
+		if (c == 'f')
+			format = o.arg;
+		else if (c == 'i')
+			image = o.arg;
+		else if (cv_shell_parse(o.arg, &sh, &err) < 0)
 			return cmd_fail(&err);
 	if (c < 0)
 		return o.status;
+	if (image != NULL && (format == NULL || strcmp(format, "k8s") != 0))
+		return cmd_usage_error("env", "--image goes with --format k8s");
 	if (argc - o.ind > 1)
 		return cmd_usage_error("env", "too many arguments");
 	if (argc - o.ind == 1 && cv_spec_parse(&spec, argv[o.ind], &err) < 0)
 		return cmd_fail(&err);
-	out = cv_text_new();
 	r = choose(st, argc - o.ind == 1 ? &spec : NULL, id, &err);
+	if (format != NULL)
+		return r < 0 || engine(st, id, format, image, &err) < 0
+			       ? cmd_fail(&err)
+			       : 0;
+	out = cv_text_new();
 	if (r == 0)
 		r = cv_env_build(&env, st, id, NULL, NULL, &err);
 	if (r == 0)

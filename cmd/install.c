@@ -181,6 +181,12 @@ take_value(struct install_args *a, int c, const char *arg)
 	case 'S':
 		a->source = arg;
 		return 0;
+	case 'P':
+		q->layout_prefix = arg;
+		return 0;
+	case 'Y':
+		q->layout = arg;
+		return 0;
 	case 'c':
 		return cv_cuda_major_parse(arg, &q->cuda) < 0
 			       ? cmd_usage_error("install",
@@ -235,6 +241,8 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			q->locked = 1;
 		else if (c == 'F')
 			q->frozen = 1;
+		else if (c == 'E')
+			q->accept_eula = 1;
 		else
 			r = take_value(a, c, o.arg);
 	}

@@ -95,6 +95,14 @@ static const struct cmd_opt install_opts[] = {
 	FLAG('F', "frozen",
 	     "with no spec: install what cudnnvm.lock names, reading no "
 	     "manifest and not checking it against the pin"),
+	KIND('P', "prefix", "DIR", CMD_K_DIR, NULL,
+	     "with --layout: also copy the version into this tree"),
+	KIND('Y', "layout", "L", CMD_K_WORDS, "easybuild",
+	     "easybuild: an EESSI host_injections tree, "
+	     "software/cuDNN/<ver>/ (needs --prefix and --accept-eula)"),
+	FLAG('E', "accept-eula",
+	     "with --layout easybuild: you accept NVIDIA's cuDNN licence "
+	     "(its LICENSE file) for the site"),
 	END,
 };
 static const struct cmd_opt uninstall_opts[] = {
@@ -163,6 +171,26 @@ static const struct cmd_opt implode_opts[] = {
 static const struct cmd_opt env_opts[] = {
 	KIND('s', "shell", "SH", CMD_K_WORDS, SHELLS,
 	     "the shell's syntax (default: the shell running cudnnvm)"),
+	KIND('f', "format", "F", CMD_K_WORDS, "pyxis apptainer k8s",
+	     "instead of a script: srun's Pyxis flags, apptainer exec's "
+	     "flags, or a Kubernetes Pod's image volume and mount"),
+	VALUE('i', "image", "REF",
+	      "with --format k8s: the image 'export oci' wrote, as the "
+	      "cluster pulls it (default cudnn:<id>)"),
+	END,
+};
+static const struct cmd_opt export_opts[] = {
+	VALUE('t', "tag", "REF",
+	      "the image's name in the layout's index.json (default: the "
+	      "install id)"),
+	END,
+};
+static const struct cmd_opt cdi_opts[] = {
+	KIND('o', "output", "FILE", CMD_K_FILE, NULL,
+	     "write the spec to FILE atomically (e.g. "
+	     "/etc/cdi/cudnnvm.json) instead of stdout"),
+	VALUE('p', "prefix", "P",
+	      "name each device P<id> (default: the id alone)"),
 	END,
 };
 static const struct cmd_opt exec_opts[] = {
@@ -285,6 +313,7 @@ const struct cmd_spec cmd_table[] = {
 	  "download, verify and install a cuDNN version",
 	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N] [--deps auto|always|never]\n"
 	  "       cudnnvm install [--locked | --frozen] [--platform P] [--mirror URL] [--force] [--no-validate]\n"
+	  "       cudnnvm install [<spec>] --prefix DIR --layout easybuild --accept-eula [--force]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N] [--deps auto|always|never]",
 	  "  <spec>            default: the version pinned for this folder\n",
 	  install_opts, CMD_K_REMOTE, NULL, 0 },
@@ -316,8 +345,18 @@ const struct cmd_spec cmd_table[] = {
 	  "which [lib|include|root|<file>]", NULL, NULL, CMD_K_WORDS,
 	  "lib include root", CMD_STORE | CMD_READS_STATE },
 	{ "env", cmd_env, "print the environment script of a version",
-	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]", NULL,
-	  env_opts, CMD_K_INSTALLED, NULL, CMD_STORE | CMD_READS_STATE },
+	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]\n"
+	  "       cudnnvm env [<spec>] --format pyxis|apptainer|k8s [--image REF]",
+	  NULL, env_opts, CMD_K_INSTALLED, NULL, CMD_STORE | CMD_READS_STATE },
+	{ "export", HELPER_CMD(cmd_export),
+	  "write the locked build as an OCI image layout",
+	  "export oci <dir> [<spec>] [--tag REF]",
+	  "  <spec>            default: the build cudnnvm.lock locks\n",
+	  export_opts, CMD_K_DIR, NULL, CMD_STORE },
+	{ "cdi", cmd_cdi,
+	  "print a CDI spec with one device per installed version",
+	  "cdi [<spec>...] [--output FILE] [--prefix P]", NULL, cdi_opts,
+	  CMD_K_INSTALLED, NULL, CMD_STORE },
 	{ "exec", cmd_exec, "run one command under a version",
 	  "exec [<spec>] [--force] -- <command> [args]", NULL, exec_opts,
 	  CMD_K_INSTALLED, NULL, CMD_STORE },

@@ -65,6 +65,8 @@ _cudnnvm() {
 	"install --version") return ;;
 	"install --jobs") return ;;
 	"install --deps") _cudnnvm_offer words 'auto always never'; return ;;
+	"install --prefix") _cudnnvm_offer dir; return ;;
+	"install --layout") _cudnnvm_offer words 'easybuild'; return ;;
 	"list-remote --cuda") return ;;
 	"list-remote --platform") return ;;
 	"list-remote --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
@@ -74,6 +76,11 @@ _cudnnvm() {
 	"global --cuda") return ;;
 	"shell --cuda") return ;;
 	"env --shell") _cudnnvm_offer words 'sh bash zsh fish tcsh powershell cmd'; return ;;
+	"env --format") _cudnnvm_offer words 'pyxis apptainer k8s'; return ;;
+	"env --image") return ;;
+	"export --tag") return ;;
+	"cdi --output") _cudnnvm_offer file; return ;;
+	"cdi --prefix") return ;;
 	"frameworks --path") _cudnnvm_offer dir; return ;;
 	"bench --shapes") _cudnnvm_offer words-file 'resnet50 resnet50-b1'; return ;;
 	"bench --dtype") _cudnnvm_offer words 'fp32 fp16 bf16'; return ;;
@@ -104,7 +111,7 @@ _cudnnvm() {
 	if [[ $cur == -* ]]; then
 		w=
 		case $cmd in
-		install) w="--cuda --platform --source --mirror --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --no-wait" ;;
+		install) w="--cuda --platform --source --mirror --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --prefix --layout --accept-eula --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
 		list-remote) w="--cuda --platform --source --mirror --index --json --refresh" ;;
@@ -112,7 +119,9 @@ _cudnnvm() {
 		global) w="--cuda --unset --system --force --no-validate" ;;
 		shell) w="--cuda --unset --force --no-validate" ;;
 		current) w="--json" ;;
-		env) w="--shell" ;;
+		env) w="--shell --format --image" ;;
+		export) w="--tag" ;;
+		cdi) w="--output --prefix" ;;
 		exec) w="--force" ;;
 		validate) w="--no-gpu --json --frameworks" ;;
 		frameworks) w="--path --json" ;;
@@ -137,6 +146,8 @@ _cudnnvm() {
 	shell) _cudnnvm_offer installed ;;
 	which) _cudnnvm_offer words 'lib include root' ;;
 	env) _cudnnvm_offer installed ;;
+	export) _cudnnvm_offer dir ;;
+	cdi) _cudnnvm_offer installed ;;
 	exec) _cudnnvm_offer installed ;;
 	validate) _cudnnvm_offer installed ;;
 	frameworks) _cudnnvm_offer installed ;;

@@ -6,6 +6,7 @@
 #define CUDNNVM_ACTIVATE_ACTIVATE_H
 
 #include "base/base.h"
+#include "store/store.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -180,5 +181,71 @@ void cv_shim_list(const char *dir, struct cv_strv *names);
 /* 1 when an executable `prog` is in a folder of PATH other than dir (the
  * program the shim will run). */
 int cv_shim_target_on_path(const char *prog, const char *dir);
+
+/* ---- a version as the engines of a GPU fleet take it: the container
+ * view (env.c), the flags of Pyxis, Apptainer and a Kubernetes Pod
+ * (engine.c), a CDI spec (cdi.c); the OCI image and the EasyBuild tree
+ * are the install wing's. Every one puts the version at the same place,
+ * so one lock means one layout. ---- */
+
+/* Where a container finds a version: CV_CTR_ROOT/<id>, and each of its
+ * dependency folders beside it (CV_CTR_ROOT/deps/<name>), as the store
+ * keeps them. */
+#define CV_CTR_ROOT "/opt/cudnn"
+
+/* ---- env.c: the container view of a version ---------------------------- */
+
+struct cv_ctr_mount {
+	char *host; /* the folder on this machine */
+	char *ctr;  /* where the container sees it */
+};
+struct cv_ctr_view {
+	char id[64];
+	char platform[32];
+	char sha256[65]; /* of the archive it came from */
+	/* the version's folder first, then its dependencies' */
+	struct cv_ctr_mount m[1 + CV_MAX_DEPS];
+	size_t nm;
+	/* inside the container: CUDNN_PATH, CUDNN_HOME, LD_LIBRARY_PATH */
+	struct cv_env env;
+};
+/* The view of installed `id`. CV_ENOTFOUND when it is not installed;
+ * CV_EUSAGE for a Windows build; CV_ERROR (hint: --deps always) when a
+ * library it loads was found outside the store, where no container can
+ * see it. */
+int cv_env_container(struct cv_ctr_view *out, const struct cv_store *st,
+		     const char *id, struct cv_err *err);
+void cv_env_container_release(struct cv_ctr_view *v);
+/* The value of `name` in v->env, or NULL. */
+const char *cv_env_container_get(const struct cv_ctr_view *v, const char *name);
+
+/* ---- engine.c: the flags of one engine ----------------------------------- */
+
+enum cv_engine {
+	CV_ENGINE_PYXIS = 0, /* srun --container-mounts=SRC:DST:ro,... */
+	CV_ENGINE_APPTAINER, /* apptainer exec --bind ... --env ... */
+	CV_ENGINE_K8S,       /* a Pod's image volume and its mount */
+};
+/* "pyxis" / "apptainer" / "k8s"; CV_EUSAGE otherwise. */
+int cv_engine_parse(const char *s, int *out, struct cv_err *err);
+/* Append what `engine` takes to give a container view v. For k8s,
+ * `image` is the image reference the volume pulls (that `export oci`
+ * wrote and the site pushed). A path the engine would split (Pyxis: ':',
+ * ',' and white space, which enroot's mount table splits; Apptainer: ':'
+ * and ',') is CV_EUSAGE naming it, never a broken mount. */
+int cv_engine_emit(struct cv_buf *b, int engine, const struct cv_ctr_view *v,
+		   const char *image, struct cv_err *err);
+
+/* ---- cdi.c: a CDI spec ----------------------------------------------- */
+
+#define CV_CDI_KIND "cudnnvm.dev/cudnn"
+/* 1 when `s` is a name CDI takes for a device: letters, digits, '-',
+ * '_', '.', ':', starting and ending with a letter or digit. */
+int cv_cdi_name_valid(const char *s);
+/* The CDI spec (kind CV_CDI_KIND) with one device per view, named
+ * `prefix` + id, whose containerEdits mount the version and its
+ * dependencies read-only and set its paths (xmalloc'd JSON text). */
+int cv_cdi_spec(const struct cv_ctr_view *views, size_t n, const char *prefix,
+		char **out, struct cv_err *err);
 
 #endif

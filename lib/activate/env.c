@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "store/store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -315,4 +316,99 @@ cv_env_apply(const struct cv_env *e, struct cv_err *err)
 					    e->v[i].name);
 	}
 	return 0;
+}
+
+/* ---- the container view (export.h) ------------------------------------ */
+
+static int
+container_deps(struct cv_ctr_view *out, const struct cv_store *st,
+	       const struct cv_installed *inst, const char *home,
+	       struct cv_err *err)
+{
+	const char *slash = strrchr(home, '/');
+	char *path = NULL;
+	int r;
+
+	/* checks each folder is there and nobody else may change it */
+	if ((r = cv_store_dep_path(st, inst->id, &path, err)) < 0)
+		return r;
+	free(path);
+	for (int i = 0; i < inst->ndeps; i++) {
+		const struct cv_dep *d = &inst->deps[i];
+		struct cv_ctr_mount *m = &out->m[out->nm];
+		if (!d->in_store) {
+			cv_err_set(err, CV_ERROR,
+				   "cuDNN %s loads %s %s from %s, outside the "
+				   "store, where no container sees it",
+				   inst->id, d->name, d->version, d->dir);
+			return cv_err_hint(err,
+					   "cudnnvm install %s --deps always "
+					   "--force",
+					   inst->id);
+		}
+		m->host =
+			xasprintf("%.*s/%s", (int)(slash - home), home, d->dir);
+		m->ctr = xasprintf(CV_CTR_ROOT "/%s", d->dir);
+		out->nm++;
+	}
+	return 0;
+}
+
+int
+cv_env_container(struct cv_ctr_view *out, const struct cv_store *st,
+		 const char *id, struct cv_err *err)
+{
+	struct cv_installed inst;
+	struct cv_buf ld = CV_BUF_INIT;
+	char *home;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if ((r = cv_store_get(st, id, &inst, err)) < 0)
+		return r;
+	if (strncmp(inst.platform, "windows", 7) == 0) {
+		cv_err_set(err, CV_EUSAGE,
+			   "cuDNN %s is a Windows build; containers run Linux",
+			   id);
+		return cv_err_hint(err, "cudnnvm list");
+	}
+	snprintf(out->id, sizeof out->id, "%s", inst.id);
+	snprintf(out->platform, sizeof out->platform, "%s", inst.platform);
+	snprintf(out->sha256, sizeof out->sha256, "%s", inst.sha256);
+	home = cv_store_dir(st, id);
+	out->m[0].host = home;
+	out->m[0].ctr = xasprintf(CV_CTR_ROOT "/%s", inst.id);
+	out->nm = 1;
+	if ((r = container_deps(out, st, &inst, home, err)) < 0) {
+		cv_env_container_release(out);
+		return r;
+	}
+	cv_buf_addf(&ld, "%s/lib", out->m[0].ctr);
+	for (size_t i = 1; i < out->nm; i++)
+		cv_buf_addf(&ld, ":%s/lib", out->m[i].ctr);
+	add(&out->env, "CUDNN_PATH", out->m[0].ctr);
+	add(&out->env, "CUDNN_HOME", out->m[0].ctr);
+	add(&out->env, "LD_LIBRARY_PATH", ld.buf);
+	cv_buf_release(&ld);
+	return 0;
+}
+
+void
+cv_env_container_release(struct cv_ctr_view *v)
+{
+	for (size_t i = 0; i < v->nm; i++) {
+		free(v->m[i].host);
+		free(v->m[i].ctr);
+	}
+	v->nm = 0;
+	cv_env_release(&v->env);
+}
+
+const char *
+cv_env_container_get(const struct cv_ctr_view *v, const char *name)
+{
+	for (size_t i = 0; i < v->env.n; i++)
+		if (strcmp(v->env.v[i].name, name) == 0)
+			return v->env.v[i].value;
+	return NULL;
 }

@@ -593,4 +593,35 @@ int cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
  * rename and cannot carry the lock. cv_fs_unlock releases it. */
 int cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err);
 
+/* fs.c, streams and sorted walks (the OCI export, the EasyBuild tree):
+ * a file written through a hidden temporary beside `path` and renamed
+ * into place by commit (to `path` or another name in that folder, as a
+ * blob named by its digest once it is known); abort removes it. */
+struct cv_fs_stream;
+int cv_fs_stream_open(const char *path, mode_t mode, struct cv_fs_stream **out,
+		      struct cv_err *err);
+int cv_fs_stream_write(struct cv_fs_stream *s, const void *data, size_t len,
+		       struct cv_err *err);
+int cv_fs_stream_commit(struct cv_fs_stream *s, const char *path,
+			struct cv_err *err);
+void cv_fs_stream_abort(struct cv_fs_stream *s);
+/* Every entry under `root`, depth first, the names of each folder in
+ * bytewise order, a folder before what it holds; lstat'd, never followed
+ * through a link. `rel` is the path below root. A non-zero return of
+ * visit ends the walk and is returned. */
+typedef int (*cv_fs_visit_fn)(const char *rel, const char *full,
+			      const struct stat *sb, void *payload,
+			      struct cv_err *err);
+int cv_fs_walk_sorted(const char *root, cv_fs_visit_fn visit, void *payload,
+		      struct cv_err *err);
+/* The regular file at `path` (never through a link), 64 KiB at a time. */
+int cv_fs_read_each(const char *path,
+		    int (*chunk)(const void *data, size_t len, void *payload,
+				 struct cv_err *err),
+		    void *payload, struct cv_err *err);
+/* The target of link `path` into buf (NUL-terminated). */
+int cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err);
+int cv_fs_symlink(const char *target, const char *path, struct cv_err *err);
+int cv_fs_rename(const char *from, const char *to, struct cv_err *err);
+
 #endif

@@ -283,28 +283,27 @@ cv_fs_unlock(int fd)
 		close(fd);
 }
 
-int
-cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
-		   struct cv_err *err)
+/* A hidden name beside `path` (same file system, so the rename is
+ * atomic), never an existing file or a link planted there: its descriptor,
+ * or -1 with errno (*tmp NULL). */
+static int
+open_temp_beside(const char *path, mode_t mode, char **tmp)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
 	const char *base = path + dirlen;
-	char *tmp = NULL;
-	size_t off = 0;
 	int fd = -1, e;
 
-	/* a hidden name beside the target (same file system, so the rename
-	 * is atomic), never an existing file or a link planted there */
+	*tmp = NULL;
 	for (int tries = 0; fd < 0 && tries < 8; tries++) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		free(tmp);
-		tmp = xasprintf("%.*s.%s.%ld.%lx.tmp", (int)dirlen, path, base,
-				(long)getpid(),
-				(unsigned long)ts.tv_nsec ^
-					(unsigned long)tries * 2654435761u);
-		fd = open(tmp,
+		free(*tmp);
+		*tmp = xasprintf("%.*s.%s.%ld.%lx.tmp", (int)dirlen, path, base,
+				 (long)getpid(),
+				 (unsigned long)ts.tv_nsec ^
+					 (unsigned long)tries * 2654435761u);
+		fd = open(*tmp,
 			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			  mode);
 		if (fd < 0 && errno != EEXIST)
@@ -312,11 +311,25 @@ cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	}
 	if (fd < 0) {
 		e = errno;
-		free(tmp);
+		free(*tmp);
+		*tmp = NULL;
 		errno = e;
-		return cv_err_errno(err, cv_code_from_errno(e),
-				    "cannot write '%s'", path);
 	}
+	return fd;
+}
+
+int
+cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+		   struct cv_err *err)
+{
+	char *tmp = NULL;
+	size_t off = 0;
+	int fd = -1, e;
+
+	fd = open_temp_beside(path, mode, &tmp);
+	if (fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot write '%s'", path);
 	while (off < len) {
 		ssize_t n = write(fd, (const char *)data + off, len - off);
 		if (n < 0 && errno == EINTR)
@@ -453,6 +466,162 @@ cv_fs_project_foreign(int dirfd, const char *dir, const char *file,
 	return r;
 }
 
+/* ---- streams, sorted walks and whole-file reads (export, layouts) ---- */
+
+struct cv_fs_stream {
+	int fd;
+	char *tmp;
+	char *path; /* where commit puts it, for messages */
+};
+
+int
+cv_fs_stream_open(const char *path, mode_t mode, struct cv_fs_stream **out,
+		  struct cv_err *err)
+{
+	struct cv_fs_stream *s;
+	char *tmp = NULL;
+	int fd = open_temp_beside(path, mode, &tmp);
+
+	*out = NULL;
+	if (fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot write '%s'", path);
+	s = xmalloc(sizeof *s);
+	s->fd = fd;
+	s->tmp = tmp;
+	s->path = xstrdup(path);
+	*out = s;
+	return 0;
+}
+
+int
+cv_fs_stream_write(struct cv_fs_stream *s, const void *data, size_t len,
+		   struct cv_err *err)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = write(s->fd, (const char *)data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return cv_err_errno(err,
+					    n == 0 ? CV_EIO
+						   : cv_code_from_errno(errno),
+					    "cannot write '%s'", s->path);
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+void
+cv_fs_stream_abort(struct cv_fs_stream *s)
+{
+	if (s == NULL)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	unlink(s->tmp);
+	free(s->tmp);
+	free(s->path);
+	free(s);
+}
+
+int
+cv_fs_stream_commit(struct cv_fs_stream *s, const char *path,
+		    struct cv_err *err)
+{
+	int fd = s->fd;
+
+	s->fd = -1;
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		int e = errno;
+		cv_fs_stream_abort(s);
+		errno = e;
+		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
+	}
+	if (rename(s->tmp, path) != 0) {
+		int e = errno;
+		cv_fs_stream_abort(s);
+		errno = e;
+		return cv_err_errno(err, cv_code_from_errno(e),
+				    "cannot replace '%s'", path);
+	}
+	free(s->tmp);
+	free(s->path);
+	free(s);
+	return 0;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in folder `dir`, sorted bytewise (C locale): the order every
+ * reproducible listing needs, whatever order the file system keeps. */
+static int
+sorted_names(const char *dir, char ***out, size_t *n, struct cv_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (d == NULL)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read '%s'", dir);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 32;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(*out, *n, sizeof **out, cmp_names);
+	return 0;
+}
+
+static int
+walk_sorted(const char *full, const char *rel, cv_fs_visit_fn visit,
+	    void *payload, int depth, struct cv_err *err)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	if (depth > 64)
+		return cv_err_set(err, CV_EDATA, "'%s' is nested too deeply",
+				  full);
+	if ((r = sorted_names(full, &names, &n, err)) < 0)
+		return r;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		char *f = cv_path_join(full, names[i]);
+		char *rl =
+			*rel ? cv_path_join(rel, names[i]) : xstrdup(names[i]);
+		struct stat sb;
+		if (lstat(f, &sb) != 0)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot read '%s'", f);
+		else if ((r = visit(rl, f, &sb, payload, err)) == 0 &&
+			 S_ISDIR(sb.st_mode))
+			r = walk_sorted(f, rl, visit, payload, depth + 1, err);
+		free(f);
+		free(rl);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
 int
 cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err)
 {
@@ -461,4 +630,73 @@ cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s' to lock it", dir);
 	return wait_lock(fd, LOCK_EX, dir, err);
+}
+
+int
+cv_fs_walk_sorted(const char *root, cv_fs_visit_fn visit, void *payload,
+		  struct cv_err *err)
+{
+	return walk_sorted(root, "", visit, payload, 0, err);
+}
+
+int
+cv_fs_read_each(const char *path,
+		int (*chunk)(const void *data, size_t len, void *payload,
+			     struct cv_err *err),
+		void *payload, struct cv_err *err)
+{
+	char *buf;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+
+	if (fd < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read '%s'", path);
+	buf = xmalloc(1 << 16);
+	for (;;) {
+		ssize_t n = read(fd, buf, 1 << 16);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = cv_err_errno(err, CV_EIO, "cannot read '%s'", path);
+			break;
+		}
+		if (n == 0 || (r = chunk(buf, (size_t)n, payload, err)) < 0)
+			break;
+	}
+	free(buf);
+	close(fd);
+	return r;
+}
+
+int
+cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err)
+{
+	ssize_t len = readlink(path, buf, n - 1);
+
+	if (len < 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot read the link '%s'", path);
+	if ((size_t)len >= n - 1)
+		return cv_err_set(err, CV_EDATA, "the link '%s' is too long",
+				  path);
+	buf[len] = '\0';
+	return 0;
+}
+
+int
+cv_fs_symlink(const char *target, const char *path, struct cv_err *err)
+{
+	if (symlink(target, path) != 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot make the link '%s'", path);
+	return 0;
+}
+
+int
+cv_fs_rename(const char *from, const char *to, struct cv_err *err)
+{
+	if (rename(from, to) != 0)
+		return cv_err_errno(err, cv_code_from_errno(errno),
+				    "cannot move '%s' to '%s'", from, to);
+	return 0;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 struct cv_download;
+struct cv_ctr_view;
 struct cv_download_group;
 struct cv_index;
 struct cv_remote;
@@ -370,6 +371,10 @@ struct cv_install_request {
 	int locked, frozen; /* no spec: only the build the pin's lock names */
 	int deps;           /* enum cv_deps_mode; -1: [install] deps */
 	unsigned jobs;      /* 0: [install] threads */
+	/* --layout easybuild --prefix DIR --accept-eula: then also the tree
+	 * EESSI's host_injections takes (cv_easybuild_install) */
+	const char *layout, *layout_prefix;
+	int accept_eula;
 };
 struct cv_install_result {
 	char id[64];
@@ -404,5 +409,49 @@ int cv_install_pinned(const struct cv_store *st,
 		      const struct cv_install_request *req,
 		      struct cv_install_pin *pin, struct cv_install_result *res,
 		      struct cv_err *err);
+
+/* ---- export_oci.c (helper only): an OCI image layout -------------------- */
+
+struct cv_oci_result {
+	char manifest[72]; /* sha256:<hex> of the image manifest */
+	char layer[72];    /* of the compressed layer */
+	char diff_id[72];  /* of the uncompressed layer */
+	uint64_t layer_size;
+	char ref[128]; /* the tag it is named by in index.json */
+};
+/* 1 when `s` is a reference name an OCI layout's index takes (the
+ * grammar of org.opencontainers.image.ref.name's tag part). */
+int cv_oci_ref_valid(const char *s);
+/* Write the image of view v into the OCI image layout `dir` (made when
+ * missing or empty; an existing layout keeps its other images, one of
+ * the same `ref` replaced). Its one layer holds the version at
+ * CV_CTR_ROOT/<id> and its dependency folders beside it, written in
+ * sorted order with uid/gid 0, fixed times and a gzip header without a
+ * time or name, so the same build gives the same digests anywhere. A
+ * folder that is not empty and not an OCI layout is refused
+ * (CV_EUSAGE). */
+int cv_oci_export(const struct cv_ctr_view *v, const char *dir, const char *ref,
+		  struct cv_oci_result *out, struct cv_err *err);
+
+/* The build the pin's cudnnvm.lock locks (lock: its path), when it is
+ * installed from exactly the bytes the lock names for its platform:
+ * CV_ENOTFOUND (hint: install --frozen) when it is not installed,
+ * CV_EDATA when other bytes are. */
+int cv_oci_locked_id(const struct cv_store *st, char id[64], char lock[4096],
+		     struct cv_err *err);
+
+/* ---- easybuild.c (helper only): an EESSI host_injections tree ---------- */
+
+/* Copy installed `id` (its folder, LICENSE included, without the store's
+ * own cudnnvm.json) into <prefix>/software/cuDNN/<ver>/, <ver> being
+ * <version>-CUDA-<major> as EasyBuild names it, with the easybuild/
+ * folder EasyBuild leaves there: the easyconfig it amounts to (source,
+ * sha256, accept_eula) and where it came from. EESSI's own module finds
+ * it there. Made beside and renamed into place; an existing folder is
+ * replaced only with force (CV_ERROR otherwise). *where gets the folder
+ * (xmalloc'd). */
+int cv_easybuild_install(const struct cv_store *st, const char *id,
+			 const char *prefix, int force, char **where,
+			 struct cv_err *err);
 
 #endif

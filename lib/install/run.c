@@ -571,24 +571,84 @@ install_locked(const struct cv_install_run *run, struct cv_install_result *res,
 	return r;
 }
 
+/* --layout easybuild: EESSI may not redistribute cuDNN, so each site
+ * copies it into host_injections, having accepted NVIDIA's licence. */
+static int
+layout_check(const struct cv_install_request *req,
+	     struct cv_install_result *res, struct cv_err *err)
+{
+	if (req->layout == NULL && req->layout_prefix == NULL &&
+	    !req->accept_eula)
+		return 0;
+	if (req->layout == NULL || strcmp(req->layout, "easybuild") != 0)
+		return usage(res, err,
+			     "--prefix and --accept-eula go with --layout "
+			     "easybuild");
+	if (req->layout_prefix == NULL || *req->layout_prefix == '\0')
+		return usage(res, err,
+			     "--layout easybuild needs --prefix DIR (EESSI's "
+			     "host_injections folder)");
+	if (req->what == CV_INSTALL_ARCHIVE)
+		return usage(res, err,
+			     "--layout easybuild goes with <spec> or the pin, "
+			     "not --archive");
+	if (req->accept_eula)
+		return 0;
+	cv_err_set(err, CV_EUSAGE,
+		   "installing cuDNN for EESSI needs --accept-eula: NVIDIA's "
+		   "licence does not let EESSI redistribute cuDNN, so each "
+		   "site installs it and accepts the licence (the LICENSE "
+		   "file the build carries) itself");
+	return cv_err_hint(err,
+			   "cudnnvm install %s --prefix %s --layout easybuild "
+			   "--accept-eula",
+			   req->spec ? req->spec : "", req->layout_prefix);
+}
+
+/* After the install: the tree under the layout's prefix. */
+static int
+layout_copy(const struct cv_install_run *run, struct cv_install_result *res,
+	    struct cv_err *err)
+{
+	char *where = NULL;
+	int r;
+
+	if (run->req->layout == NULL)
+		return 0;
+	r = cv_easybuild_install(run->st, res->id, run->req->layout_prefix,
+				 run->req->force, &where, err);
+	if (r == 0)
+		say(run->ui, CV_SAY_NOTE, "copied cuDNN %s for EESSI into %s",
+		    res->id, where);
+	free(where);
+	return r;
+}
+
 int
 cv_install_run(struct cv_store *st, const struct cv_config *cfg,
 	       const struct cv_install_request *req, const struct cv_ui *ui,
 	       struct cv_install_result *res, struct cv_err *err)
 {
 	struct cv_install_run run = { st, cfg, req, ui };
+	int r;
 
 	memset(res, 0, sizeof *res);
+	if ((r = layout_check(req, res, err)) < 0)
+		return r;
 	switch (req->what) {
 	case CV_INSTALL_SPEC:
-		return install_spec(&run, res, err);
+		r = install_spec(&run, res, err);
+		break;
 	case CV_INSTALL_LOCK:
-		return install_locked(&run, res, err);
+		r = install_locked(&run, res, err);
+		break;
 	case CV_INSTALL_ARCHIVE:
-		return install_archive(&run, res, err);
+		r = install_archive(&run, res, err);
+		break;
 	default:
 		return usage(res, err, "nothing to install");
 	}
+	return r < 0 ? r : layout_copy(&run, res, err);
 }
 
 /* ---- a local archive ------------------------------------------------------
@@ -822,7 +882,9 @@ cv_install_pinned(const struct cv_store *st,
 	r = cv_active_resolve(st, NULL, &act, NULL, NULL, err);
 	if (req->locked || req->frozen)
 		return pinned_lock(req, &act, r, pin, res, err);
-	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !req->force) {
+	/* a layout's tree is made even of a version installed already */
+	if (r == 0 && act.origin != CV_ORIGIN_GLOBAL && !req->force &&
+	    req->layout == NULL) {
 		snprintf(res->id, sizeof res->id, "%s", act.id);
 		res->already = 1;
 		return 1;
