@@ -793,6 +793,8 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 	struct cmd_opts o;
 	int c;
 
+	/* --mirror is global (cmd/table.c): every command sees one mirror */
+	a->mirror = cmd_g.mirror;
 	cmd_opts_init(&o, argc, argv);
 	while ((c = cmd_opts_next(&o)) > 0) {
 		switch (c) {
@@ -810,9 +812,6 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			break;
 		case 'p':
 			a->platform = o.arg;
-			break;
-		case 'm':
-			a->mirror = o.arg;
 			break;
 		case 'I':
 			a->index = o.arg;

@@ -52,6 +52,9 @@ const struct cmd_opt cmd_global_opts[] = {
 	KIND('s', "store", "DIR", CMD_K_DIR, NULL, "use the store in DIR"),
 	KIND('c', "config", "FILE", CMD_K_FILE, NULL,
 	     "read FILE after the system and user configuration files"),
+	VALUE('m', "mirror", "URL",
+	      "NVIDIA's redist mirror (https:// or file://) instead of "
+	      "[remote] mirror and CUDNNVM_MIRROR"),
 	FLAG('C', "no-color",
 	     "no colour in output (also when NO_COLOR is set)"),
 	FLAG('W', "no-wait", "exit 75 instead of waiting for a busy lock"),
@@ -65,9 +68,6 @@ static const struct cmd_opt install_opts[] = {
 	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
 	     "nvidia (the redist mirror) or pypi (NVIDIA's nvidia-cudnn-cuN "
 	     "wheels on [remote] index)"),
-	VALUE('m', "mirror", "URL",
-	      "NVIDIA's redist mirror (https:// or file://) instead of "
-	      "[remote] mirror"),
 	VALUE('I', "index", "URL",
 	      "the PyPI simple index (.../simple/) instead of [remote] index, "
 	      "as pip's --index-url; implies --source pypi"),
@@ -112,8 +112,6 @@ static const struct cmd_opt list_remote_opts[] = {
 	VALUE('p', "platform", "P", "only builds for this platform"),
 	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
 	     "nvidia (the redist mirror) or pypi (wheels)"),
-	VALUE('m', "mirror", "URL",
-	      "NVIDIA's redist mirror instead of [remote] mirror"),
 	VALUE('I', "index", "URL",
 	      "the PyPI simple index instead of [remote] index; implies "
 	      "--source pypi"),
@@ -228,7 +226,6 @@ static const struct cmd_opt mirror_opts[] = {
 	      "only builds for this CUDA major (default: all)"),
 	VALUE('p', "platform", "P",
 	      "builds for this platform (default: this machine's)"),
-	VALUE('m', "mirror", "URL", "the mirror to copy from"),
 	FLAG('v', "verify", "re-hash every archive in the folder"),
 	FLAG('r', "refresh", "re-read the mirror's index now"),
 	KIND('l', "from-lock", "FILE", CMD_K_FILE, NULL,
@@ -244,7 +241,6 @@ static const struct cmd_opt lock_opts[] = {
 	FLAG('k', "check",
 	     "exit 1 unless the lock locks the pin for these platforms "
 	     "(reads files only)"),
-	VALUE('m', "mirror", "URL", "the redist mirror to read manifests from"),
 	END,
 };
 static const struct cmd_opt modulefiles_opts[] = {
@@ -346,6 +342,13 @@ const struct cmd_spec cmd_table[] = {
 	{ "cache", cmd_cache, "where downloads are kept; prune or clean them",
 	  "cache [dir|prune|clean]", NULL, NULL, CMD_K_WORDS, "dir prune clean",
 	  CMD_STORE },
+	{ "config", cmd_config,
+	  "show or change settings (the user's config.ini)",
+	  "config [list] | config get KEY | config set KEY VALUE | config "
+	  "unset KEY",
+	  "  KEY               section.name, as in cudnnvm.ini(5): "
+	  "remote.mirror, install.keep_archives, ...\n",
+	  NULL, CMD_K_WORDS, "list get set unset", 0 },
 	{ "implode", cmd_implode,
 	  "remove everything cudnnvm wrote for you (store, cache, config, "
 	  "shims, venv hooks)",

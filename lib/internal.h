@@ -69,6 +69,8 @@ int cv_elf_needed(int fd, cv_elf_name_fn fn, void *payload);
 char *cv_url_redact(const char *url);
 char *cv_url_userinfo(const char *url);
 const char *cv_url_mirror_problem(const char *url);
+/* url.c: whether two mirror URLs name one folder (a trailing '/' aside) */
+int cv_url_same_mirror(const char *a, const char *b);
 
 /* path.c */
 /* index_cached.c: the next redistrib_<version>.json name of a mirror
