@@ -1093,6 +1093,13 @@ char *cv_hint_activate(const struct cv_store *st,
 char *cv_hint_install_then_switch(const char *spec, int cuda);
 /* The same for "cuDNN major.minor or a newer major.x". */
 char *cv_hint_at_least(const struct cv_store *st, int major, int minor);
+/* hint.c, confirmed fixes (doctor): as cv_hint_activate and
+ * cv_hint_pick_global, but NULL unless the store holds the build or a
+ * cached manifest lists it for this platform and CUDA major, so that no
+ * fix names a build that does not exist. */
+char *cv_hint_activate_known(const struct cv_store *st,
+			     const struct cv_version *spec);
+char *cv_hint_pick_global_known(const struct cv_store *st);
 struct cv_validation;
 /* The command that fixes validation step `failed` of install `id` when the
  * store can: a library cuDNN loads beside itself (cuBLASLt, cuBLAS,
