@@ -24,11 +24,21 @@ struct install_args {
 	const char *index;    /* --index URL: the simple index of pypi */
 	const char *source;   /* --source nvidia|pypi */
 	int force, even_if_in_use, no_validate, refresh;
+	int keep;           /* --keep: keep the verified archive in the cache */
 	int deps;           /* --deps: enum cv_deps_mode; -1: [install] deps */
 	int locked, frozen; /* --locked, --frozen */
 	unsigned jobs;      /* --jobs N; 0: [install] threads */
 	struct cmd_ctx *ctx;
 };
+
+/* [install] keep_archives, raised to yes by --keep */
+static int
+keep_of(const struct install_args *a)
+{
+	int keep = a->ctx->cfg.keep_archives;
+
+	return a->keep && keep == CV_KEEP_NO ? CV_KEEP_YES : keep;
+}
 
 static void
 note_already(const struct cv_store *st, const char *id)
@@ -220,7 +230,7 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.mode = a->deps >= 0 ? a->deps : cfg->deps;
 	req.refresh = a->refresh;
 	req.offline = a->archive != NULL;
-	req.keep_archives = cfg->keep_archives;
+	req.keep_archives = keep_of(a);
 	req.opts.nowait = cmd_g.nowait;
 	req.opts.waiting = ui_waiting;
 	req.opts.threads = a->jobs ? a->jobs : cfg->threads;
@@ -352,7 +362,7 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 	for (int attempt = 0;; attempt++) {
 		if ((r = cv_download_new(&dl, rem, &res->art, res->url,
 					 cv_store_cache_dir(a->ctx->st),
-					 cfg->keep_archives, err)) < 0)
+					 keep_of(a), err)) < 0)
 			return r;
 		cv_download_fetcher(dl, &shown.inner);
 		shown.dl = dl;
@@ -839,6 +849,9 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			break;
 		case 'L':
 			a->locked = 1;
+			break;
+		case 'k':
+			a->keep = 1;
 			break;
 		case 'F':
 			a->frozen = 1;

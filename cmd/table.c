@@ -89,6 +89,9 @@ static const struct cmd_opt install_opts[] = {
 	     "cuBLAS and nvrtc beside cuDNN: auto (install what this machine "
 	     "cannot find), always (into the store), never (default: [install] "
 	     "deps)"),
+	FLAG('k', "keep",
+	     "keep the verified archive in the cache (as [install] "
+	     "keep_archives = yes) for a reinstall without the network"),
 	FLAG('L', "locked",
 	     "with no spec: fail (exit 1) unless cudnnvm.lock locks the pin"),
 	FLAG('F', "frozen",
@@ -278,7 +281,7 @@ static const struct cmd_opt probe_opts[] = {
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N] [--deps auto|always|never]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N] [--deps auto|always|never] [--keep]\n"
 	  "       cudnnvm install [--locked | --frozen] [--platform P] [--mirror URL] [--force] [--no-validate]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N] [--deps auto|always|never]",
 	  "  <spec>            default: the version pinned for this folder\n",

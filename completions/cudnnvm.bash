@@ -101,7 +101,7 @@ _cudnnvm() {
 	if [[ $cur == -* ]]; then
 		w=
 		case $cmd in
-		install) w="--cuda --platform --source --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --mirror --no-wait" ;;
+		install) w="--cuda --platform --source --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --keep --locked --frozen --mirror --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
 		list-remote) w="--cuda --platform --source --index --json --refresh --mirror" ;;

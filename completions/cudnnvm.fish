@@ -65,6 +65,7 @@ complete -c cudnnvm -n '__cudnnvm_is install' -l no-validate -d 'do not validate
 complete -c cudnnvm -n '__cudnnvm_is install' -l refresh -d 're-read the mirror\'s index now'
 complete -c cudnnvm -n '__cudnnvm_is install' -l jobs -x -d 'threads that decompress the archive (default: [install] threads, else the usable cores)'
 complete -c cudnnvm -n '__cudnnvm_is install' -l deps -x -a 'auto always never' -d 'cuBLAS and nvrtc beside cuDNN: auto (install what this machine cannot find), always (into the store), never (default: [install] deps)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l keep -d 'keep the verified archive in the cache (as [install] keep_archives = yes) for a reinstall without the network'
 complete -c cudnnvm -n '__cudnnvm_is install' -l locked -d 'with no spec: fail (exit 1) unless cudnnvm.lock locks the pin'
 complete -c cudnnvm -n '__cudnnvm_is install' -l frozen -d 'with no spec: install what cudnnvm.lock names, reading no manifest and not checking it against the pin'
 complete -c cudnnvm -n '__cudnnvm_is install' -l mirror -x -d 'NVIDIA\'s redist mirror (https:// or file://) instead of [remote] mirror and CUDNNVM_MIRROR'

@@ -84,7 +84,10 @@ cv_config_init(struct cv_config *cfg)
 	cfg->timeout = 30;
 	cfg->retries = 3;
 	cfg->validate = 1;
-	cfg->keep_archives = 1;
+	/* one copy of each version: the store's (mise's
+	 * always_keep_download = false); --keep, keep_archives = yes, a lock
+	 * and a mirror folder are the ways to reinstall offline */
+	cfg->keep_archives = CV_KEEP_NO;
 	cfg->verify_pins = 1;
 }
 
