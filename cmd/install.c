@@ -192,16 +192,91 @@ resolve(const struct install_args *a, const struct cv_resolve_req *req,
 	return cv_resolve_fresh(ix, req, res, err);
 }
 
+/* A download that draws its progress on a terminal: the archive's and,
+ * the same way, each dependency's. */
+struct shown_fetch {
+	struct cv_fetcher inner;
+	struct cv_download *dl;
+	const struct cv_artifact *art;
+	const char *url;
+};
+
+static int
+shown_open(void *arg, struct cv_source *src, struct cv_err *err)
+{
+	struct shown_fetch *w = arg;
+	const char *file = w->art->filename, *slash;
+	char *host;
+	int r = w->inner.open(w->inner.arg, src, err);
+
+	if (r < 0 || cmd_g.quiet || !ui_is_tty() ||
+	    !cv_download_fetching(w->dl))
+		return r;
+	slash = strrchr(w->url, '/');
+	if (!*file && slash != NULL)
+		file = slash + 1;
+	ui_download_begin(file, w->art->size);
+	host = cv_url_host(w->url);
+	cv_download_progress(w->dl, ui_progress, NULL);
+	ui_progress_watch(cv_download_received, w->dl, w->art->size, host);
+	free(host);
+	return r;
+}
+
+static void
+shown_close(void *arg, int ok)
+{
+	struct shown_fetch *w = arg;
+
+	w->inner.close(w->inner.arg, ok);
+	ui_progress_done();
+}
+
+static uint64_t
+shown_size(void *arg)
+{
+	struct shown_fetch *w = arg;
+
+	return w->inner.size ? w->inner.size(w->inner.arg) : 0;
+}
+
+/* *fetch, the download dl of art from url, made one that shows itself */
+static void
+shown_wrap(struct shown_fetch *w, struct cv_download *dl,
+	   const struct cv_artifact *art, const char *url,
+	   struct cv_fetcher *fetch)
+{
+	w->inner = *fetch;
+	w->dl = dl;
+	w->art = art;
+	w->url = url;
+	fetch->open = shown_open;
+	fetch->close = shown_close;
+	fetch->arg = w;
+	fetch->size = w->inner.size ? shown_size : NULL;
+}
+
+static void
+dep_show(void *payload, struct cv_download *dl, const struct cv_artifact *art,
+	 const char *url, struct cv_fetcher *fetch)
+{
+	shown_wrap(payload, dl, art, url, fetch);
+}
+
 static void
 dep_fetching(void *payload, const struct cv_dep *dep,
 	     const struct cv_artifact *art)
 {
+	char size[32];
+
 	(void)payload;
+	/* before a byte of it comes: what, why, how big, and how not to */
+	ui_size(size, sizeof size, art->size);
 	if (!cmd_g.quiet)
-		ui_note("installing %s %s (CUDA %d), which cuDNN loads, from %s "
-			"(%llu bytes)",
+		ui_note("cuDNN loads %s %s (CUDA %d) beside itself: downloading "
+			"%s (%s) into the store first (--deps never skips it)",
 			dep->name, dep->version, dep->cuda, art->filename,
-			(unsigned long long)art->size);
+			size);
 }
 
 /* What build `v` loads beside itself, found or installed (cv_deps_ensure);
@@ -215,6 +290,7 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 {
 	const struct cv_config *cfg = &a->ctx->cfg;
 	struct cv_deps_req req;
+	struct shown_fetch shown;
 	int r;
 
 	memset(&req, 0, sizeof req);
@@ -235,6 +311,8 @@ ensure_deps(const struct install_args *a, const struct cv_version *v,
 	req.opts.waiting = ui_waiting;
 	req.opts.threads = a->jobs ? a->jobs : cfg->threads;
 	req.fetching = dep_fetching;
+	req.show = dep_show;
+	req.payload = &shown;
 	r = cv_deps_ensure(&req, deps, ndeps, held, err);
 	if ((r == CV_ECONFIG || r == CV_ENOTFOUND || r == CV_ENETWORK) &&
 	    req.mode == CV_DEPS_AUTO) {
@@ -292,51 +370,6 @@ deps_for_installed(const struct install_args *a, const char *id)
  * only once the install opens it: a version already here (in this store
  * or the system's) and a verified archive in the cache fetch nothing and
  * show nothing. */
-struct shown_fetch {
-	struct cv_fetcher inner;
-	struct cv_download *dl;
-	const struct cv_resolved *res;
-};
-
-static int
-shown_open(void *arg, struct cv_source *src, struct cv_err *err)
-{
-	struct shown_fetch *w = arg;
-	const char *file = w->res->art.filename, *slash;
-	char *host;
-	int r = w->inner.open(w->inner.arg, src, err);
-
-	if (r < 0 || cmd_g.quiet || !ui_is_tty() ||
-	    !cv_download_fetching(w->dl))
-		return r;
-	slash = strrchr(w->res->url, '/');
-	if (!*file && slash != NULL)
-		file = slash + 1;
-	ui_download_begin(file, w->res->art.size);
-	host = cv_url_host(w->res->url);
-	cv_download_progress(w->dl, ui_progress, NULL);
-	ui_progress_watch(cv_download_received, w->dl, w->res->art.size, host);
-	free(host);
-	return r;
-}
-
-static void
-shown_close(void *arg, int ok)
-{
-	struct shown_fetch *w = arg;
-
-	w->inner.close(w->inner.arg, ok);
-	ui_progress_done();
-}
-
-static uint64_t
-shown_size(void *arg)
-{
-	struct shown_fetch *w = arg;
-
-	return w->inner.size ? w->inner.size(w->inner.arg) : 0;
-}
-
 /* Download, verify and install res in one pass. A damaged cached
  * download is dropped and fetched once more. */
 static int
@@ -364,13 +397,8 @@ fetch_install(const struct install_args *a, struct cv_remote *rem,
 					 cv_store_cache_dir(a->ctx->st),
 					 keep_of(a), err)) < 0)
 			return r;
-		cv_download_fetcher(dl, &shown.inner);
-		shown.dl = dl;
-		shown.res = res;
-		fetch.open = shown_open;
-		fetch.close = shown_close;
-		fetch.arg = &shown;
-		fetch.size = shown.inner.size ? shown_size : NULL;
+		cv_download_fetcher(dl, &fetch);
+		shown_wrap(&shown, dl, &res->art, res->url, &fetch);
 		r = cv_store_install(a->ctx->st, &res->art, &fetch, &opts,
 				     already, err);
 		ui_progress_done();

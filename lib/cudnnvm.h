@@ -907,6 +907,11 @@ struct cv_deps_req {
 	void (*fetching)(void *payload, const struct cv_dep *dep,
 			 const struct cv_artifact *art);
 	void *payload;
+	/* may replace *fetch (the download of art from url) with one that
+	 * shows its progress as the main download's; NULL: none */
+	void (*show)(void *payload, struct cv_download *dl,
+		     const struct cv_artifact *art, const char *url,
+		     struct cv_fetcher *fetch);
 };
 /* Use locks held from cv_deps_ensure until the version is published. */
 struct cv_deps_held {

@@ -101,6 +101,8 @@ download_dep(const struct cv_deps_req *req, struct cv_remote *rem,
 			    req->keep_archives, err);
 	if (r == 0) {
 		cv_download_fetcher(dl, &fetch);
+		if (req->show != NULL)
+			req->show(req->payload, dl, art, url, &fetch);
 		r = cv_store_install_dep(req->st, art, dep, need->lib_prefix,
 					 &fetch, &req->opts, err);
 		if (r == CV_EDATA && cv_download_used_cache(dl))
