@@ -82,7 +82,7 @@ dead_url() {
 	[ "$status" -eq 0 ]
 	run cudnnvm config set store.cache "$T/cache"
 	[ "$status" -eq 0 ]
-	run cudnnvm config set install.keep_archives no
+	run cudnnvm config set install.keep_archives always
 	[ "$status" -eq 0 ]
 	run cudnnvm config get remote.mirror
 	[ "$output" = "$(MIRROR_URL)" ]
@@ -90,14 +90,14 @@ dead_url() {
 	grep -qx '# the CA of the site' "$(CONF)"
 	[ "$(grep -c '^\[remote\]' "$(CONF)")" -eq 1 ]
 	# the new key went into its own section
-	[ "$(sed -n '/^\[install\]/,$p' "$(CONF)" | grep -c '^keep_archives = no$')" -eq 1 ]
+	[ "$(sed -n '/^\[install\]/,$p' "$(CONF)" | grep -c "^keep_archives = always$")" -eq 1 ]
 	run cudnnvm config unset install.keep_archives
 	[ "$status" -eq 0 ]
 	! grep -q keep_archives "$(CONF)"
 	run cudnnvm config list
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"remote.mirror = $(MIRROR_URL)"* ]]
-	[[ "$output" == *"install.keep_archives = yes"* ]]
+	[[ "$output" == *"install.keep_archives = no"* ]]
 	# and every command reads what config wrote
 	run cudnnvm list-remote 9.13 --cuda 12
 	[ "$status" -eq 0 ]
