@@ -1005,6 +1005,7 @@ cv_config_edit(const char *path, const char *key, const char *value,
 {
 	struct cv_buf out = CV_BUF_INIT;
 	struct cv_config check;
+	const char *now;
 	char *old = NULL, *dir;
 	size_t len = 0;
 	mode_t mode;
@@ -1019,14 +1020,17 @@ cv_config_edit(const char *path, const char *key, const char *value,
 		return r;
 	if (r == 0 && (r = read_file(path, 1, &old, &len, err)) < 0)
 		return r;
-	edit_text(old ? old : "", len, k, value, &out);
+	if (old == NULL)
+		old = xstrdup("");
+	edit_text(old, len, k, value, &out);
 	/* the whole file must read back: one bad line elsewhere is named,
 	 * and nothing is written */
 	cv_config_init(&check);
 	r = cv_config_parse_buffer(&check, path, out.buf ? out.buf : "",
 				   out.len, err);
 	cv_config_release(&check);
-	if (r == 0 && (out.len != len || (len && memcmp(out.buf, old, len)))) {
+	now = out.buf != NULL ? out.buf : "";
+	if (r == 0 && (out.len != len || memcmp(now, old, len) != 0)) {
 		dir = xstrdup(path);
 		*strrchr(dir, '/') = '\0';
 		r = cv_fs_mkdirs(dir, 0755, err);
