@@ -182,14 +182,15 @@ struct cmd_globals {
 	const char *config; /* --config */
 	/* the binary validation's probe child runs (NULL: this one) */
 	const char *probe_exe;
-	int nowait; /* --no-wait: a busy lock is exit 75 */
+	int nowait;         /* --no-wait: a busy lock is exit 75 */
+	const char *mirror; /* --mirror: over [remote] mirror */
 };
 extern struct cmd_globals cmd_g;
 /* The global flags of this run, as arguments a child cudnnvm takes after
- * its argv[0] (--store, --config, -q, -v, --no-color, --no-wait): written
- * to args, at most CMD_GLOBALS_MAX of them; returns how many. The one way
- * a child learns them, so none is forgotten. */
-#define CMD_GLOBALS_MAX 9
+ * its argv[0] (--store, --config, --mirror, -q, -v, --no-color, --no-wait):
+ * written to args, at most CMD_GLOBALS_MAX of them; returns how many. The one
+ * way a child learns them, so none is forgotten. */
+#define CMD_GLOBALS_MAX 12
 size_t cmd_globals_argv(const char **args);
 
 /* Run argv (the command line as main received it) in the helper
@@ -219,6 +220,7 @@ int cmd_modulefiles(int, char **, struct cmd_ctx *);
 int cmd_shell(int, char **, struct cmd_ctx *);
 int cmd_shim(int, char **, struct cmd_ctx *);
 int cmd_cache(int, char **, struct cmd_ctx *);
+int cmd_config(int, char **, struct cmd_ctx *);
 int cmd_implode(int, char **, struct cmd_ctx *);
 int cmd_uninstall(int, char **, struct cmd_ctx *);
 int cmd_use(int, char **, struct cmd_ctx *);

@@ -23,15 +23,6 @@ struct install_args {
 	struct cmd_ctx *ctx;
 };
 
-static void
-note_already(const struct cv_store *st, const char *id)
-{
-	char *dir = cv_store_dir(st, id);
-
-	ui_note("cuDNN %s is already installed in %s", id, dir);
-	free(dir);
-}
-
 /* What every form does once a new version is in: say so, then validate
  * it as configured. */
 static int
@@ -123,7 +114,9 @@ install_pinned(struct install_args *a)
 		r = res.usage ? cmd_usage_error("install", "%s", err.msg)
 			      : cmd_fail(&err);
 	else if (r == 1) {
-		note_already(a->ctx->st, res.id);
+		char *dir = cv_store_dir(a->ctx->st, res.id);
+		ui_note("cuDNN %s is already installed in %s", res.id, dir);
+		free(dir);
 		r = 0;
 	} else {
 		a->req.what = pin->what;
@@ -171,9 +164,6 @@ take_value(struct install_args *a, int c, const char *arg)
 		return 0;
 	case 'V':
 		q->version = arg;
-		return 0;
-	case 'm':
-		q->mirror = arg;
 		return 0;
 	case 'I':
 		q->index = arg;
@@ -243,6 +233,8 @@ parse(int argc, char **argv, struct install_args *a, int *ind)
 			q->frozen = 1;
 		else if (c == 'E')
 			q->accept_eula = 1;
+		else if (c == 'k')
+			q->keep = 1;
 		else
 			r = take_value(a, c, o.arg);
 	}
@@ -261,6 +253,8 @@ cmd_install(int argc, char **argv, struct cmd_ctx *ctx)
 	a.ctx = ctx;
 	q->deps = -1;
 	q->source = -1;
+	/* --mirror is global (cmd/table.c): every command sees one mirror */
+	q->mirror = cmd_g.mirror;
 	q->nowait = cmd_g.nowait;
 	q->verbose = cmd_g.verbose;
 	if ((r = parse(argc, argv, &a, &ind)) != 0)

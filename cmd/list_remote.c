@@ -92,6 +92,7 @@ parse(int argc, char **argv, struct args *a)
 	struct cmd_opts o;
 	int c;
 
+	a->mirror = cmd_g.mirror; /* a global option */
 	cmd_opts_init(&o, argc, argv);
 	/* list_remote_opts in cmd/table.c */
 	while ((c = cmd_opts_next(&o)) > 0) {
@@ -107,8 +108,6 @@ parse(int argc, char **argv, struct args *a)
 			a->refresh = 1;
 		else if (c == 'S')
 			a->source_s = o.arg;
-		else if (c == 'm')
-			a->mirror = o.arg;
 		else if (c == 'I')
 			a->index = o.arg;
 	}

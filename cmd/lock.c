@@ -243,6 +243,7 @@ cmd_lock(int argc, char **argv, struct cmd_ctx *ctx)
 
 	memset(&a, 0, sizeof a);
 	memset(&p, 0, sizeof p);
+	a.mirror = cmd_g.mirror; /* a global option */
 	cmd_opts_init(&o, argc, argv);
 	/* lock_opts in cmd/table.c */
 	while ((c = cmd_opts_next(&o)) > 0) {
@@ -258,9 +259,7 @@ cmd_lock(int argc, char **argv, struct cmd_ctx *ctx)
 				return cmd_usage_error(
 					"lock", "too many --platform options");
 			a.platforms[a.nplatforms++] = o.arg;
-		} else if (c == 'm')
-			a.mirror = o.arg;
-		else if (c == 'u')
+		} else if (c == 'u')
 			a.upgrade = 1;
 		else if (c == 'k')
 			a.check = 1;

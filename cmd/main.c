@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL, NULL, 0 };
+struct cmd_globals cmd_g = { 0, 0, 1, NULL, NULL, NULL, 0, NULL };
 
 /* The global option `a` names: "-q", "--quiet", "--store", or with its
  * value in it, "--store=DIR" (*value). NULL when it names none. */
@@ -89,6 +89,9 @@ take_globals(int *argcp, char **argv, int *want_help, int *want_version)
 		case 'c':
 			cmd_g.config = value;
 			break;
+		case 'm':
+			cmd_g.mirror = value;
+			break;
 		}
 	}
 	argv[out] = NULL;
@@ -115,6 +118,8 @@ passed_on(int key)
 		return cmd_g.store;
 	case 'c':
 		return cmd_g.config;
+	case 'm':
+		return cmd_g.mirror;
 	default:
 		return NULL;
 	}
@@ -266,7 +271,10 @@ cmd_need(struct cmd_ctx *ctx, unsigned what)
 	ctx->st = NULL;
 	if (!ctx->loaded) {
 		cv_config_init(&ctx->cfg);
-		if (cv_config_load(&ctx->cfg, cmd_g.config, &err) < 0) {
+		if (cv_config_load(&ctx->cfg, cmd_g.config, &err) < 0 ||
+		    (cmd_g.mirror != NULL &&
+		     cv_config_set_mirror(&ctx->cfg, cmd_g.mirror, "--mirror",
+					  &err) < 0)) {
 			cv_config_release(&ctx->cfg);
 			return cmd_fail(&err);
 		}

@@ -88,7 +88,7 @@ cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 	struct cmd_opts o;
 	struct cv_mirror_opts mo = { 0, NULL, report, NULL };
 	struct cv_version *specs = NULL;
-	const char *mirror = NULL, *dir, *lock = NULL;
+	const char *mirror = cmd_g.mirror, *dir, *lock = NULL;
 	size_t nspecs = 0;
 	int c, r = 0, verify = 0, refresh = 0;
 
@@ -108,9 +108,6 @@ cmd_mirror(int argc, char **argv, struct cmd_ctx *ctx)
 					"mirror", "unknown platform '%.40s'",
 					o.arg);
 			mo.platform = o.arg;
-			break;
-		case 'm':
-			mirror = o.arg;
 			break;
 		case 'v':
 			verify = 1;

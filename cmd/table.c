@@ -53,6 +53,9 @@ const struct cmd_opt cmd_global_opts[] = {
 	KIND('s', "store", "DIR", CMD_K_DIR, NULL, "use the store in DIR"),
 	KIND('c', "config", "FILE", CMD_K_FILE, NULL,
 	     "read FILE after the system and user configuration files"),
+	VALUE('m', "mirror", "URL",
+	      "NVIDIA's redist mirror (https:// or file://) instead of "
+	      "[remote] mirror and CUDNNVM_MIRROR"),
 	FLAG('C', "no-color",
 	     "no colour in output (also when NO_COLOR is set)"),
 	FLAG('W', "no-wait", "exit 75 instead of waiting for a busy lock"),
@@ -66,9 +69,6 @@ static const struct cmd_opt install_opts[] = {
 	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
 	     "nvidia (the redist mirror) or pypi (NVIDIA's nvidia-cudnn-cuN "
 	     "wheels on [remote] index)"),
-	VALUE('m', "mirror", "URL",
-	      "NVIDIA's redist mirror (https:// or file://) instead of "
-	      "[remote] mirror"),
 	VALUE('I', "index", "URL",
 	      "the PyPI simple index (.../simple/) instead of [remote] index, "
 	      "as pip's --index-url; implies --source pypi"),
@@ -90,6 +90,9 @@ static const struct cmd_opt install_opts[] = {
 	     "cuBLAS and nvrtc beside cuDNN: auto (install what this machine "
 	     "cannot find), always (into the store), never (default: [install] "
 	     "deps)"),
+	FLAG('k', "keep",
+	     "keep the verified archive in the cache (as [install] "
+	     "keep_archives = yes) for a reinstall without the network"),
 	FLAG('L', "locked",
 	     "with no spec: fail (exit 1) unless cudnnvm.lock locks the pin"),
 	FLAG('F', "frozen",
@@ -121,8 +124,6 @@ static const struct cmd_opt list_remote_opts[] = {
 	VALUE('p', "platform", "P", "only builds for this platform"),
 	KIND('S', "source", "S", CMD_K_WORDS, "nvidia pypi",
 	     "nvidia (the redist mirror) or pypi (wheels)"),
-	VALUE('m', "mirror", "URL",
-	      "NVIDIA's redist mirror instead of [remote] mirror"),
 	VALUE('I', "index", "URL",
 	      "the PyPI simple index instead of [remote] index; implies "
 	      "--source pypi"),
@@ -257,7 +258,6 @@ static const struct cmd_opt mirror_opts[] = {
 	      "only builds for this CUDA major (default: all)"),
 	VALUE('p', "platform", "P",
 	      "builds for this platform (default: this machine's)"),
-	VALUE('m', "mirror", "URL", "the mirror to copy from"),
 	FLAG('v', "verify", "re-hash every archive in the folder"),
 	FLAG('r', "refresh", "re-read the mirror's index now"),
 	KIND('l', "from-lock", "FILE", CMD_K_FILE, NULL,
@@ -273,7 +273,6 @@ static const struct cmd_opt lock_opts[] = {
 	FLAG('k', "check",
 	     "exit 1 unless the lock locks the pin for these platforms "
 	     "(reads files only)"),
-	VALUE('m', "mirror", "URL", "the redist mirror to read manifests from"),
 	END,
 };
 static const struct cmd_opt modulefiles_opts[] = {
@@ -311,7 +310,7 @@ static const struct cmd_opt probe_opts[] = {
 const struct cmd_spec cmd_table[] = {
 	{ "install", HELPER_CMD(cmd_install),
 	  "download, verify and install a cuDNN version",
-	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N] [--deps auto|always|never]\n"
+	  "install [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--force [--even-if-in-use]] [--no-validate] [--no-wait] [--refresh] [--jobs N] [--deps auto|always|never] [--keep]\n"
 	  "       cudnnvm install [--locked | --frozen] [--platform P] [--mirror URL] [--force] [--no-validate]\n"
 	  "       cudnnvm install [<spec>] --prefix DIR --layout easybuild --accept-eula [--force]\n"
 	  "       cudnnvm install --archive FILE --sha256 HEX [--version V --cuda N] [--force] [--no-wait] [--jobs N] [--deps auto|always|never]",
@@ -386,6 +385,13 @@ const struct cmd_spec cmd_table[] = {
 	{ "cache", cmd_cache, "where downloads are kept; prune or clean them",
 	  "cache [dir|prune|clean]", NULL, NULL, CMD_K_WORDS, "dir prune clean",
 	  CMD_STORE },
+	{ "config", cmd_config,
+	  "show or change settings (the user's config.ini)",
+	  "config [list] | config get KEY | config set KEY VALUE | config "
+	  "unset KEY",
+	  "  KEY               section.name, as in cudnnvm.ini(5): "
+	  "remote.mirror, install.keep_archives, ...\n",
+	  NULL, CMD_K_WORDS, "list get set unset", 0 },
 	{ "implode", cmd_implode,
 	  "remove everything cudnnvm wrote for you (store, cache, config, "
 	  "shims, venv hooks)",

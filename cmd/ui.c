@@ -653,4 +653,5 @@ ui_of(struct cv_ui *ui)
 	ui->watch = tty ? watch : NULL;
 	ui->progress = tty ? ui_progress : NULL;
 	ui->progress_done = progress_done;
+	ui->size = ui_size;
 }

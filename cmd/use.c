@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,18 +46,37 @@ run_self(const char *cmd, const char *arg, const char *flag)
 	return r < 0 ? cmd_fail(&err) : r;
 }
 
-/* A project that has a lock keeps it locking the pin just written. */
+/* A project that has a lock keeps it locking the pin just written. When
+ * the lock cannot follow (a build the mirror does not list, such as one
+ * from the package index, or no mirror), the pin goes back to what the
+ * lock locks: the two never disagree. */
 static int
-relock(const char *pin_file)
+relock(const char *pin_file, const char *text)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_lock lk;
-	char path[4096];
+	char path[4096], file[4096], hint[4200], *q;
+	int had, r;
 
 	cv_lock_path(pin_file, path);
-	if (cv_lock_read(path, &lk, &err) == CV_ENOTFOUND)
+	if ((had = cv_lock_read(path, &lk, &err)) == CV_ENOTFOUND)
 		return 0;
-	return run_self("lock", NULL, NULL);
+	if ((r = run_self("lock", NULL, NULL)) == 0 || had < 0)
+		return r;
+	err = (struct cv_err)CV_ERR_INIT;
+	if (cv_pin_set(".", &lk.spec_v, file, &err) < 0)
+		return cmd_fail(&err);
+	/* beside the pin just written, in this folder */
+	q = cv_shell_quote_word(strrchr(path, '/') ? strrchr(path, '/') + 1
+						   : path);
+	ui_error("use: %s cannot lock %s (above), so the pin stays %s, "
+		 "which it locks",
+		 q, text, lk.spec);
+	/* without the lock, the pin is all a folder needs */
+	snprintf(hint, sizeof hint, "rm %s && cudnnvm use %s", q, text);
+	ui_hint_line(hint);
+	free(q);
+	return r;
 }
 
 /* CUDNNVM_VERSION (an activated venv's, or `cudnnvm shell`'s) beats any
@@ -163,12 +183,11 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 		r = cmd_fail(&err);
 	else if (cv_pin_set(".", &v, file, &err) < 0)
 		r = cmd_fail(&err);
-	else {
+	else if ((r = relock(file, text)) == 0) {
 		ui_note("pinned %s (%s) in ./%s", text, id,
 			strrchr(file, '/') + 1);
 		say_what_wins(st, id);
 		cmd_hook_note(id);
-		r = relock(file);
 	}
 out:
 	return r;

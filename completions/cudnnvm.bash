@@ -28,7 +28,7 @@ _cudnnvm() {
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--store | --config) ((i++)) ;;
+		--store | --config | --mirror) ((i++)) ;;
 		-*) ;;
 		*) cmd=$w; break ;;
 		esac
@@ -53,12 +53,12 @@ _cudnnvm() {
 	case $prev in
 	--store) _cudnnvm_offer dir; return ;;
 	--config) _cudnnvm_offer file; return ;;
+	--mirror) return ;;
 	esac
 	case "$cmd $prev" in
 	"install --cuda") return ;;
 	"install --platform") return ;;
 	"install --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
-	"install --mirror") return ;;
 	"install --index") return ;;
 	"install --archive") _cudnnvm_offer file; return ;;
 	"install --sha256") return ;;
@@ -70,7 +70,6 @@ _cudnnvm() {
 	"list-remote --cuda") return ;;
 	"list-remote --platform") return ;;
 	"list-remote --source") _cudnnvm_offer words 'nvidia pypi'; return ;;
-	"list-remote --mirror") return ;;
 	"list-remote --index") return ;;
 	"use --cuda") return ;;
 	"global --cuda") return ;;
@@ -93,16 +92,14 @@ _cudnnvm() {
 	"import --cuda") return ;;
 	"mirror --cuda") return ;;
 	"mirror --platform") return ;;
-	"mirror --mirror") return ;;
 	"mirror --from-lock") _cudnnvm_offer file; return ;;
 	"lock --platform") return ;;
-	"lock --mirror") return ;;
 	"modulefiles --format") _cudnnvm_offer words 'lua tcl'; return ;;
 	"modulefiles --out") _cudnnvm_offer dir; return ;;
 	esac
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --no-color --no-wait" -- "$cur"))
+			COMPREPLY=($(compgen -W "--help --version --quiet --verbose --store --config --mirror --no-color --no-wait" -- "$cur"))
 		else
 			_cudnnvm_offer command
 		fi
@@ -111,10 +108,10 @@ _cudnnvm() {
 	if [[ $cur == -* ]]; then
 		w=
 		case $cmd in
-		install) w="--cuda --platform --source --mirror --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --locked --frozen --prefix --layout --accept-eula --no-wait" ;;
+		install) w="--cuda --platform --source --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --keep --locked --frozen --prefix --layout --accept-eula --mirror --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
-		list-remote) w="--cuda --platform --source --mirror --index --json --refresh" ;;
+		list-remote) w="--cuda --platform --source --index --json --refresh --mirror" ;;
 		use) w="--cuda --unset --force --no-validate --no-install" ;;
 		global) w="--cuda --unset --system --force --no-validate" ;;
 		shell) w="--cuda --unset --force --no-validate" ;;
@@ -130,7 +127,7 @@ _cudnnvm() {
 		implode) w="--dry-run --yes" ;;
 		venv) w="--path --remove --force" ;;
 		import) w="--version --cuda --no-validate" ;;
-		mirror) w="--cuda --platform --mirror --verify --refresh --from-lock" ;;
+		mirror) w="--cuda --platform --verify --refresh --from-lock --mirror" ;;
 		lock) w="--platform --upgrade --check --mirror" ;;
 		modulefiles) w="--format --out" ;;
 		esac
@@ -155,6 +152,7 @@ _cudnnvm() {
 	init) _cudnnvm_offer words 'bash zsh fish tcsh powershell' ;;
 	shim) _cudnnvm_offer words 'add remove list' ;;
 	cache) _cudnnvm_offer words 'dir prune clean' ;;
+	config) _cudnnvm_offer words 'list get set unset' ;;
 	venv) _cudnnvm_offer installed ;;
 	import) _cudnnvm_offer dir ;;
 	mirror) _cudnnvm_offer dir ;;

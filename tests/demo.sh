@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # demo.sh: the main job end to end, in a temporary store, against a local
 # HTTPS mirror laid out like NVIDIA's redist tree:
-#   list-remote -> install 9.13 (download, verify, extract, validate)
-#   -> list -> use 9.13 in a project -> current / which / env -> validate
+#   list-remote -> install 9.13, the build for this machine's CUDA
+#   (download, verify, extract, validate) -> list -> use 9.13 ...
+#   in a project -> current / which / env -> validate, with no warning
 # The archive holds stub cuDNN 9.13 libraries built from
 # tests/fixtures/fake_cudnn.c (real ELF objects answering cudnnGetVersion
 # like 9.13.0), so validation steps 1-3 run for real; without an NVIDIA GPU
@@ -40,39 +41,54 @@ run() {
 }
 
 step "build stub cuDNN 9.13.0 libraries and pack them as NVIDIA does"
-libs=$work/libs
-mkdir -p "$libs"
-so() { cc -shared -fPIC -O1 -w -o "$libs/$1" -Wl,-soname,"$1" "${@:2}" \
-	"$fx/fake_cudnn.c" -ldl; }
-so libcudnn.so.9 -DFAKE_SHIM -DFAKE_MAJOR=9 -DFAKE_VERSION=91300 \
-	-DFAKE_CUDART=12080
-for s in graph ops cnn; do
-	so "libcudnn_$s.so.9" -DFAKE_SUB -DFAKE_VERSION=91300
+# one build per CUDA major, as NVIDIA ships them: install picks the one
+# that fits this machine (its CUDA toolkit, else the newest)
+root=$work/root
+mkdir -p "$root/cudnn/linux-x86_64"
+for cuda in 12 13; do
+	libs=$work/libs$cuda
+	mkdir -p "$libs"
+	so() { cc -shared -fPIC -O1 -w -o "$libs/$1" -Wl,-soname,"$1" "${@:2}" \
+		"$fx/fake_cudnn.c" -ldl; }
+	so libcudnn.so.9 -DFAKE_SHIM -DFAKE_MAJOR=9 -DFAKE_VERSION=91300 \
+		-DFAKE_CUDART=$((cuda * 1000))
+	for s in graph ops cnn; do
+		so "libcudnn_$s.so.9" -DFAKE_SUB -DFAKE_VERSION=91300
+	done
+	python3 "$fx/mkarchive.py" nvidia --out "$root/cudnn/linux-x86_64" \
+		--version 9.13.0.50 --cuda $cuda --libdir "$libs" >"$work/archive$cuda.json"
 done
-mkdir -p "$work/root/cudnn/linux-x86_64"
-python3 "$fx/mkarchive.py" nvidia --out "$work/root/cudnn/linux-x86_64" \
-	--version 9.13.0.50 --cuda 12 --libdir "$libs" >"$work/archive.json"
 python3 - "$work" "$fx/manifests/redistrib_9.13.0.json" <<'PY'
 import json, os, sys
 work, src = sys.argv[1], sys.argv[2]
-a = json.load(open(os.path.join(work, "archive.json")))
 m = json.load(open(src))
-e = m["cudnn"]["linux-x86_64"]["cuda12"]
-e["sha256"], e["size"] = a["sha256"], str(a["size"])
-e["relative_path"] = "cudnn/linux-x86_64/" + a["filename"]
-# keep only the build this mirror serves
+builds = {}
+for cuda in ("12", "13"):
+    a = json.load(open(os.path.join(work, "archive%s.json" % cuda)))
+    e = m["cudnn"]["linux-x86_64"]["cuda" + cuda]
+    e["sha256"], e["size"] = a["sha256"], str(a["size"])
+    e["relative_path"] = "cudnn/linux-x86_64/" + a["filename"]
+    builds["cuda" + cuda] = e
+    print("archive %s (%d bytes, sha256 %s)" % (a["filename"], a["size"],
+                                                 a["sha256"]))
+# keep only the builds this mirror serves
 m["cudnn"] = {k: v for k, v in m["cudnn"].items()
               if not isinstance(v, dict) or k == "linux-x86_64"}
-m["cudnn"]["linux-x86_64"] = {"cuda12": e}
+m["cudnn"]["linux-x86_64"] = builds
 json.dump(m, open(os.path.join(work, "root", "redistrib_9.13.0.json"), "w"),
           indent=4)
 with open(os.path.join(work, "root", "index.html"), "w") as f:
     f.write('<html><body><pre>\n<a href="cudnn/">cudnn/</a>\n'
             '<a href="redistrib_9.13.0.json">redistrib_9.13.0.json</a>\n'
             '</pre></body></html>\n')
-print("archive %s (%d bytes, sha256 %s)" % (a["filename"], a["size"],
-                                             a["sha256"]))
 PY
+# NVIDIA's CUDA redist tree beside it (compute/cuda/redist/ next to
+# compute/cudnn/redist/), where install gets cuBLAS and nvrtc when this
+# machine has none
+python3 "$fx/mkcuda.py" build "$root/compute/cuda/redist" 12.8.1 --pad-mb 1 >/dev/null
+python3 "$fx/mkcuda.py" build "$root/compute/cuda/redist" 13.0.2 --pad-mb 1 >/dev/null
+mkdir -p "$root/compute/cudnn"
+ln -s ../.. "$root/compute/cudnn/redist"
 
 step "start an HTTPS mirror on 127.0.0.1 with a CA made for the demo"
 python3 "$fx/mirror.py" certs "$work/certs"
@@ -82,7 +98,7 @@ python3 "$fx/mirror.py" serve "$work/root" --cert "$work/certs/server.pem" \
 server=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
-echo "mirror: https://127.0.0.1:$port/"
+echo "mirror: https://127.0.0.1:$port/compute/cudnn/redist/"
 
 export HOME=$work/home XDG_CONFIG_HOME=$work/home/.config
 export XDG_CACHE_HOME=$work/home/.cache XDG_DATA_HOME=$work/home/.local/share
@@ -91,7 +107,7 @@ unset CUDNNVM_VERSION CUDNNVM_CONFIG CUDNNVM_MIRROR
 mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
 cat >"$XDG_CONFIG_HOME/cudnnvm/config.ini" <<INI
 [remote]
-mirror = https://127.0.0.1:$port/
+mirror = https://127.0.0.1:$port/compute/cudnn/redist/
 ca_file = $work/certs/ca.pem
 ; the demo mirror repackages NVIDIA's manifest, so its hash is not NVIDIA's
 verify_pins = no
@@ -99,11 +115,11 @@ INI
 export PATH=$repo/build:$PATH
 
 step "what the mirror offers"
-run cudnnvm list-remote 9.13 --cuda 12
+run cudnnvm list-remote 9.13
 
-step "install 9.13: resolve, download, hash and extract in one pass, validate"
-run cudnnvm install 9.13 --cuda 12
-run cudnnvm install 9.13 --cuda 12
+step "install 9.13: the build that fits, resolved, downloaded, hashed and extracted in one pass, validated"
+run cudnnvm install 9.13
+run cudnnvm install 9.13
 
 step "installed versions, and where they live"
 run cudnnvm list

@@ -205,6 +205,12 @@ struct cv_config {
 	 * dependencies; NULL: derived from mirror (cv_deps_cuda_mirror) */
 	char *cuda_mirror;
 	int deps; /* [install] deps: enum cv_deps_mode */
+	/* where mirror and ca_file came from, for messages: "remote.mirror",
+	 * "CUDNNVM_MIRROR", "--mirror", "SSL_CERT_FILE" ... (static text) */
+	const char *mirror_from, *ca_from;
+	/* verify_pins = mirror: the files' [remote] mirror, whose own
+	 * manifests are taken as they are (NULL otherwise) */
+	char *pins_mirror;
 };
 
 enum cv_keep { CV_KEEP_NO = 0, CV_KEEP_YES = 1, CV_KEEP_ALWAYS = 2 };
@@ -577,6 +583,8 @@ struct cv_ui {
 		      uint64_t total, const char *host);
 	void (*progress)(void *payload, uint64_t done, uint64_t total);
 	void (*progress_done)(void *payload);
+	/* a size as the display writes it ("1.2 GiB"); NULL: bytes */
+	void (*size)(char *out, size_t n, uint64_t bytes);
 };
 
 /* fs.c: whose project files may decide anything. 1 (and *uid) when the
@@ -623,5 +631,31 @@ int cv_fs_read_each(const char *path,
 int cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err);
 int cv_fs_symlink(const char *target, const char *path, struct cv_err *err);
 int cv_fs_rename(const char *from, const char *to, struct cv_err *err);
+
+/* config.c: `cudnnvm config`, over the one table of keys the reader uses.
+ * Keys are "section.name". verify_pins = mirror checks the built-in pins
+ * everywhere except on the files' own [remote] mirror. */
+enum cv_pins_mode { CV_PINS_NO = 0, CV_PINS_YES = 1, CV_PINS_MIRROR = 2 };
+/* The i-th key as "section.name" into buf (NULL past the last). */
+const char *cv_config_key(size_t i, char *buf, size_t n);
+/* The value cfg holds for key, as config set takes it ("" when unset);
+ * CV_EUSAGE naming the closest key for an unknown one. */
+int cv_config_value(const struct cv_config *cfg, const char *key, char **out,
+		    struct cv_err *err);
+/* A mirror given on the command line (--mirror) over the loaded config. */
+int cv_config_set_mirror(struct cv_config *cfg, const char *url,
+			 const char *from, struct cv_err *err);
+/* The user's file: $XDG_CONFIG_HOME/cudnnvm/config.ini, else under
+ * ~/.config; NULL with neither (CV_ECONFIG). */
+char *cv_config_user_path(struct cv_err *err);
+/* Set key to value (value NULL: remove its line) in the file at path,
+ * keeping every other line and comment, written with cv_fs_write_atomic.
+ * Refused, writing nothing: an unknown key or a bad value (CV_EUSAGE), a
+ * file that is a symbolic link or not the caller's (CV_EPERM), a file that
+ * would not read back. *changed: whether the file changed. */
+int cv_config_edit(const char *path, const char *key, const char *value,
+		   int *changed, struct cv_err *err);
+/* url.c: whether two mirror URLs name one folder (a trailing '/' aside) */
+int cv_url_same_mirror(const char *a, const char *b);
 
 #endif

@@ -19,6 +19,8 @@
 #define DEFAULT_MIRROR \
 	"https://developer.download.nvidia.com/compute/cudnn/redist/"
 
+/* The one table of keys: the reader, `cudnnvm config` and the docs test
+ * (which holds man/cudnnvm.ini.5 to `config list`) all go by it. */
 enum key {
 	K_STORE_PATH,
 	K_STORE_CACHE,
@@ -28,30 +30,38 @@ enum key {
 	K_TIMEOUT,
 	K_RETRIES,
 	K_VERIFY_PINS,
+	K_SOURCE,
+	K_INDEX,
+	K_CUDA_MIRROR,
 	K_CUDA,
 	K_PLATFORM,
 	K_VALIDATE,
 	K_KEEP,
 	K_THREADS,
-	K_SOURCE,
-	K_INDEX,
 	K_DEPS,
-	K_CUDA_MIRROR,
 	K_NKEYS
 };
 
 static const struct {
 	const char *section, *name;
 } keys[K_NKEYS] = {
-	{ "store", "path" },         { "store", "cache" },
-	{ "remote", "mirror" },      { "remote", "ca_file" },
-	{ "remote", "proxy" },       { "remote", "timeout" },
-	{ "remote", "retries" },     { "remote", "verify_pins" },
-	{ "install", "cuda" },       { "install", "platform" },
-	{ "install", "validate" },   { "install", "keep_archives" },
-	{ "install", "threads" },    { "remote", "source" },
-	{ "remote", "index" },       { "install", "deps" },
+	{ "store", "path" },
+	{ "store", "cache" },
+	{ "remote", "mirror" },
+	{ "remote", "ca_file" },
+	{ "remote", "proxy" },
+	{ "remote", "timeout" },
+	{ "remote", "retries" },
+	{ "remote", "verify_pins" },
+	{ "remote", "source" },
+	{ "remote", "index" },
 	{ "remote", "cuda_mirror" },
+	{ "install", "cuda" },
+	{ "install", "platform" },
+	{ "install", "validate" },
+	{ "install", "keep_archives" },
+	{ "install", "threads" },
+	{ "install", "deps" },
 };
 
 struct parse {
@@ -74,7 +84,10 @@ cv_config_init(struct cv_config *cfg)
 	cfg->timeout = 30;
 	cfg->retries = 3;
 	cfg->validate = 1;
-	cfg->keep_archives = 1;
+	/* one copy of each version: the store's (mise's
+	 * always_keep_download = false); --keep, keep_archives = yes, a lock
+	 * and a mirror folder are the ways to reinstall offline */
+	cfg->keep_archives = CV_KEEP_NO;
 	cfg->verify_pins = 1;
 }
 
@@ -90,6 +103,7 @@ cv_config_release(struct cv_config *cfg)
 	free(cfg->platform);
 	free(cfg->pypi_index);
 	free(cfg->cuda_mirror);
+	free(cfg->pins_mirror);
 	memset(cfg, 0, sizeof *cfg);
 }
 
@@ -106,8 +120,11 @@ fail(struct parse *p, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(what, sizeof what, fmt, ap);
 		va_end(ap);
-		cv_err_set(p->err, CV_ECONFIG, "%s:%d: %s", p->name, p->line,
-			   what);
+		if (p->name != NULL)
+			cv_err_set(p->err, CV_ECONFIG, "%s:%d: %s", p->name,
+				   p->line, what);
+		else /* a value config set was given: no file to name */
+			cv_err_set(p->err, CV_EUSAGE, "%s", what);
 		p->failed = 1;
 		p->fail_line = p->line;
 	}
@@ -230,6 +247,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 		if (*value && !check_path(p, value))
 			return 0;
 		set_str(&c->ca_file, value);
+		c->ca_from = "remote.ca_file";
 		break;
 	case K_MIRROR:
 		if ((why = cv_url_mirror_problem(value)) != NULL) {
@@ -239,6 +257,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return 0;
 		}
 		set_str(&c->mirror, value);
+		c->mirror_from = "remote.mirror";
 		break;
 	case K_CUDA_MIRROR:
 		if ((why = cv_url_mirror_problem(value)) != NULL) {
@@ -328,14 +347,21 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return fail(p, "'%s' must be yes, no or always", value);
 		c->keep_archives = b ? CV_KEEP_YES : CV_KEEP_NO;
 		break;
-	case K_VALIDATE:
 	case K_VERIFY_PINS:
+		/* mirror: a site's mirror that makes its own manifests, the
+		 * pins still held everywhere else */
+		if (strcmp(value, "mirror") == 0) {
+			c->verify_pins = CV_PINS_MIRROR;
+			break;
+		}
+		if (parse_bool(value, &b) < 0)
+			return fail(p, "'%s' must be yes, no or mirror", value);
+		c->verify_pins = b ? CV_PINS_YES : CV_PINS_NO;
+		break;
+	case K_VALIDATE:
 		if (parse_bool(value, &b) < 0)
 			return fail(p, "'%s' must be yes or no", value);
-		if (k == K_VALIDATE)
-			c->validate = b;
-		else
-			c->verify_pins = b;
+		c->validate = b;
 		break;
 	}
 	return 1;
@@ -425,9 +451,10 @@ cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 	return 0;
 }
 
-/* Read one file: 0 on success, 1 when absent and optional, <0 on error. */
+/* The bytes of one file into *bufp (*lenp): 0, 1 when absent and
+ * optional, <0 on error. */
 static int
-load_file(struct cv_config *cfg, const char *path, int required,
+read_file(const char *path, int required, char **bufp, size_t *lenp,
 	  struct cv_err *err)
 {
 	struct stat sb;
@@ -476,6 +503,23 @@ load_file(struct cv_config *cfg, const char *path, int required,
 				  "config file '%s' is larger than %d bytes",
 				  path, CONFIG_MAX_BYTES);
 	}
+	buf[got] = '\0';
+	*bufp = buf;
+	*lenp = got;
+	return 0;
+}
+
+/* Read one file: 0 on success, 1 when absent and optional, <0 on error. */
+static int
+load_file(struct cv_config *cfg, const char *path, int required,
+	  struct cv_err *err)
+{
+	char *buf;
+	size_t got;
+	int r = read_file(path, required, &buf, &got, err);
+
+	if (r != 0)
+		return r;
 	r = cv_config_parse_buffer(cfg, path, buf, got, err);
 	free(buf);
 	return r;
@@ -549,7 +593,47 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 			return r;
 		}
 		set_str(&cfg->mirror, env);
+		cfg->mirror_from = "CUDNNVM_MIRROR";
 	}
+	/* as curl, pip and uv: a bundle named in the environment replaces
+	 * the system CAs, and one the configuration names beats it, as
+	 * curl's --cacert does (remote.c says when the file is missing) */
+	static const char *const ca_env[] = { "CURL_CA_BUNDLE",
+					      "SSL_CERT_FILE" };
+	for (size_t i = 0; cfg->ca_file == NULL && i < 2; i++) {
+		env = getenv(ca_env[i]);
+		if (env == NULL || *env == '\0')
+			continue;
+		if (has_ctl(env))
+			return cv_err_set(err, CV_ECONFIG,
+					  "%s holds a control character",
+					  ca_env[i]);
+		set_str(&cfg->ca_file, env);
+		cfg->ca_from = ca_env[i];
+		break;
+	}
+	free(cfg->pins_mirror);
+	cfg->pins_mirror = NULL;
+	if (cfg->verify_pins == CV_PINS_MIRROR && cfg->mirror_from != NULL)
+		cfg->pins_mirror = xstrdup(cfg->mirror);
+	return 0;
+}
+
+int
+cv_config_set_mirror(struct cv_config *cfg, const char *url, const char *from,
+		     struct cv_err *err)
+{
+	const char *why = cv_url_mirror_problem(url);
+
+	if (why != NULL) {
+		char *shown = cv_url_redact(url);
+		int r = cv_err_set(err, CV_ECONFIG, "%s '%.200s' %s", from,
+				   shown, why);
+		free(shown);
+		return r;
+	}
+	set_str(&cfg->mirror, url);
+	cfg->mirror_from = from;
 	return 0;
 }
 
@@ -577,4 +661,399 @@ cv_config_deps_mode(const char *s, int *out)
 			return 0;
 		}
 	return -1;
+}
+
+/* ---- cudnnvm config: the same table of keys, read and edited ---- */
+
+const char *
+cv_config_key(size_t i, char *buf, size_t n)
+{
+	if (i >= K_NKEYS)
+		return NULL;
+	snprintf(buf, n, "%s.%s", keys[i].section, keys[i].name);
+	return buf;
+}
+
+/* The index of "section.name", or -1 with CV_EUSAGE and did-you-mean. */
+static int
+key_index(const char *key, struct cv_err *err)
+{
+	struct cv_suggest near = CV_SUGGEST_INIT(key);
+	char names[K_NKEYS][48];
+
+	for (int k = 0; k < K_NKEYS; k++) {
+		cv_config_key((size_t)k, names[k], sizeof names[k]);
+		if (strcmp(names[k], key) == 0)
+			return k;
+		cv_suggest_consider(&near, names[k]);
+	}
+	/* "mirror" for "remote.mirror": the name alone, when it is one key's */
+	for (int k = 0; k < K_NKEYS; k++)
+		if (strcmp(keys[k].name, key) == 0)
+			near.best = names[k], near.dist = 0;
+	if (near.best != NULL && (near.dist == 0 || cv_suggest_result(&near)))
+		cv_err_set(err, CV_EUSAGE,
+			   "unknown configuration key '%.64s' (did you mean "
+			   "'%s'?)",
+			   key, near.best);
+	else
+		cv_err_set(err, CV_EUSAGE, "unknown configuration key '%.64s'",
+			   key);
+	cv_err_hint(err, "cudnnvm config list");
+	return -1;
+}
+
+static const char *
+str_or_empty(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
+static char *
+value_of(const struct cv_config *c, int k)
+{
+	static const char *const keep[] = { "no", "yes", "always" };
+	static const char *const pins[] = { "no", "yes", "mirror" };
+	static const char *const deps[] = { "auto", "always", "never" };
+
+	switch (k) {
+	case K_STORE_PATH:
+		return xstrdup(str_or_empty(c->store_path));
+	case K_STORE_CACHE:
+		return xstrdup(str_or_empty(c->cache_path));
+	case K_MIRROR:
+		return cv_url_redact(c->mirror);
+	case K_CA_FILE:
+		return xstrdup(str_or_empty(c->ca_file));
+	case K_PROXY:
+		return c->proxy ? cv_url_redact(c->proxy) : xstrdup("");
+	case K_TIMEOUT:
+		return xasprintf("%ld", c->timeout);
+	case K_RETRIES:
+		return xasprintf("%d", c->retries);
+	case K_VERIFY_PINS:
+		return xstrdup(pins[c->verify_pins % 3]);
+	case K_CUDA:
+		return c->cuda ? xasprintf("%d", c->cuda) : xstrdup("auto");
+	case K_PLATFORM:
+		return xstrdup(c->platform && *c->platform ? c->platform
+							   : "auto");
+	case K_VALIDATE:
+		return xstrdup(c->validate ? "yes" : "no");
+	case K_KEEP:
+		return xstrdup(keep[c->keep_archives % 3]);
+	case K_THREADS:
+		return c->threads ? xasprintf("%u", c->threads)
+				  : xstrdup("auto");
+	case K_SOURCE:
+		return xstrdup(c->source == CV_SOURCE_PYPI ? "pypi" : "nvidia");
+	case K_INDEX:
+		return c->pypi_index ? cv_url_redact(c->pypi_index)
+				     : xstrdup("");
+	case K_DEPS:
+		return xstrdup(deps[c->deps % 3]);
+	case K_CUDA_MIRROR:
+		return c->cuda_mirror ? cv_url_redact(c->cuda_mirror)
+				      : xstrdup("");
+	}
+	return xstrdup("");
+}
+
+int
+cv_config_value(const struct cv_config *cfg, const char *key, char **out,
+		struct cv_err *err)
+{
+	int k = key_index(key, err);
+
+	*out = NULL;
+	if (k < 0)
+		return err->code;
+	*out = value_of(cfg, k);
+	return 0;
+}
+
+char *
+cv_config_user_path(struct cv_err *err)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		return xasprintf("%s/cudnnvm/config.ini", xdg);
+	if (home != NULL && home[0] == '/')
+		return xasprintf("%s/.config/cudnnvm/config.ini", home);
+	cv_err_set(err, CV_ECONFIG,
+		   "no user configuration file: neither XDG_CONFIG_HOME nor "
+		   "HOME is an absolute path");
+	return NULL;
+}
+
+/* Whether value is one the reader takes for key k, as the reader takes
+ * it: the handler's own check, and the line reading back as written
+ * (inih would cut " ; rest" as a comment, and trims blanks). */
+static int
+check_value(int k, const char *value, struct cv_err *err)
+{
+	struct cv_config tmp;
+	struct parse p;
+	size_t len = strlen(value);
+
+	if (has_ctl(value))
+		return cv_err_set(err, CV_EUSAGE,
+				  "control character in the value");
+	if (len > 0 &&
+	    (value[0] == ' ' || value[0] == '\t' || value[len - 1] == ' ' ||
+	     value[len - 1] == '\t' || value[0] == ';' || value[0] == '#' ||
+	     strstr(value, " ;") || strstr(value, "\t;") ||
+	     strstr(value, " #") || strstr(value, "\t#")))
+		return cv_err_set(err, CV_EUSAGE,
+				  "'%.64s' would not read back: no leading "
+				  "or trailing blank, no ' ;' or ' #'",
+				  value);
+	if (len > 4000)
+		return cv_err_set(err, CV_EUSAGE, "the value is too long");
+	cv_config_init(&tmp);
+	memset(&p, 0, sizeof p);
+	p.cfg = &tmp;
+	p.err = err;
+	handler(&p, keys[k].section, keys[k].name, value);
+	cv_config_release(&tmp);
+	if (p.failed) {
+		char shown[48];
+		cv_config_key((size_t)k, shown, sizeof shown);
+		cv_err_prefix(err, "%s: ", shown);
+		return err->code;
+	}
+	return 0;
+}
+
+/* The words a key takes, for "did you mean" on a mistyped value. */
+static const char *
+words_of(int k)
+{
+	switch (k) {
+	case K_VERIFY_PINS:
+		return "yes no mirror";
+	case K_VALIDATE:
+		return "yes no";
+	case K_KEEP:
+		return "yes no always";
+	case K_CUDA:
+		return "auto 11 12 13";
+	case K_SOURCE:
+		return "nvidia pypi";
+	case K_DEPS:
+		return "auto always never";
+	case K_THREADS:
+		return "auto";
+	case K_PLATFORM:
+		return "auto linux-x86_64 linux-sbsa linux-aarch64 "
+		       "linux-ppc64le windows-x86_64 windows-arm64";
+	default:
+		return NULL;
+	}
+}
+
+static int
+check_value_near(int k, const char *value, struct cv_err *err)
+{
+	struct cv_suggest near = CV_SUGGEST_INIT(value);
+	const char *w = words_of(k);
+	char word[32];
+
+	if (check_value(k, value, err) == 0)
+		return 0;
+	while (w != NULL && *w) {
+		size_t n = strcspn(w, " ");
+		snprintf(word, sizeof word, "%.*s", (int)n, w);
+		cv_suggest_consider(&near, word);
+		w += n + (w[n] == ' ');
+		if (cv_suggest_result(&near) != NULL && near.best != NULL &&
+		    strcmp(near.best, word) == 0)
+			break; /* near.best points into word: keep it */
+	}
+	if (cv_suggest_result(&near) != NULL) {
+		char key[48];
+		cv_config_key((size_t)k, key, sizeof key);
+		cv_err_hint(err, "cudnnvm config set %s %s", key, near.best);
+	}
+	return err->code;
+}
+
+/* A line's key when it is "name = ..." (or "name: ..."), else NULL. */
+static int
+line_is_key(const char *line, size_t len, const char *name)
+{
+	size_t n = strlen(name), i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (len - i < n || strncmp(line + i, name, n) != 0)
+		return 0;
+	i += n;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	return i < len && (line[i] == '=' || line[i] == ':');
+}
+
+/* The section a "[name]" line opens into sec, or 0 when it is none. */
+static int
+line_section(const char *line, size_t len, char *sec, size_t n)
+{
+	size_t i = 0, end;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i >= len || line[i] != '[')
+		return 0;
+	end = i + 1;
+	while (end < len && line[end] != ']')
+		end++;
+	snprintf(sec, n, "%.*s", (int)(end - i - 1), line + i + 1);
+	return 1;
+}
+
+/* old with key's line replaced, removed (value NULL) or added after the
+ * last line of its section, else in a new section at the end; every other
+ * byte as it was. */
+static void
+edit_text(const char *old, size_t len, int k, const char *value,
+	  struct cv_buf *out)
+{
+	const char *s = old, *end = old + len;
+	char sec[64] = "";
+	size_t found = (size_t)-1, found_len = 0, after = (size_t)-1;
+
+	for (; s < end;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t full = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+		size_t off = (size_t)(s - old);
+		int blank = strspn(s, " \t\r") >= full - (nl != NULL) ||
+			    s[strspn(s, " \t")] == ';' ||
+			    s[strspn(s, " \t")] == '#';
+
+		if (line_section(s, full, sec, sizeof sec)) {
+			if (strcmp(sec, keys[k].section) == 0)
+				after = off + full;
+		} else if (strcmp(sec, keys[k].section) == 0) {
+			if (found == (size_t)-1 &&
+			    line_is_key(s, full, keys[k].name)) {
+				found = off;
+				found_len = full;
+			}
+			if (!blank)
+				after = off + full;
+		}
+		s += full;
+	}
+	if (found != (size_t)-1) {
+		cv_buf_add(out, old, found);
+		if (value != NULL)
+			cv_buf_addf(out, "%s = %s\n", keys[k].name, value);
+		cv_buf_add(out, old + found + found_len,
+			   len - found - found_len);
+		return;
+	}
+	if (value == NULL) {
+		cv_buf_add(out, old, len);
+		return;
+	}
+	if (after != (size_t)-1) {
+		cv_buf_add(out, old, after);
+		if (after > 0 && old[after - 1] != '\n')
+			cv_buf_add(out, "\n", 1);
+		cv_buf_addf(out, "%s = %s\n", keys[k].name, value);
+		cv_buf_add(out, old + after, len - after);
+		return;
+	}
+	cv_buf_add(out, old, len);
+	if (len > 0 && old[len - 1] != '\n')
+		cv_buf_add(out, "\n", 1);
+	if (len > 0)
+		cv_buf_add(out, "\n", 1);
+	cv_buf_addf(out, "[%s]\n%s = %s\n", keys[k].section, keys[k].name,
+		    value);
+}
+
+/* The file config set may replace: absent, or a regular file of the
+ * caller's own, reached through no symbolic link of its last name. */
+static int
+check_owner(const char *path, mode_t *mode, struct cv_err *err)
+{
+	struct stat sb;
+
+	*mode = 0644;
+	if (lstat(path, &sb) != 0) {
+		if (errno == ENOENT)
+			return 1;
+		return cv_err_errno(err, CV_ECONFIG, "cannot read '%s'", path);
+	}
+	if (S_ISLNK(sb.st_mode)) {
+		char to[PATH_MAX];
+		ssize_t n = readlink(path, to, sizeof to - 1);
+		to[n > 0 ? n : 0] = '\0';
+		return cv_err_set(
+			err, CV_EPERM,
+			"'%s' is a symbolic link to '%.200s': config "
+			"writes only a file of its own, never through "
+			"a link",
+			path, to);
+	}
+	if (!S_ISREG(sb.st_mode))
+		return cv_err_set(err, CV_ECONFIG,
+				  "config file '%s' is not a regular file",
+				  path);
+	if (sb.st_uid != geteuid())
+		return cv_err_set(err, CV_EPERM,
+				  "'%s' belongs to uid %ld, not to you (uid "
+				  "%ld): config does not write it",
+				  path, (long)sb.st_uid, (long)geteuid());
+	*mode = sb.st_mode & 0777;
+	return 0;
+}
+
+int
+cv_config_edit(const char *path, const char *key, const char *value,
+	       int *changed, struct cv_err *err)
+{
+	struct cv_buf out = CV_BUF_INIT;
+	struct cv_config check;
+	const char *now;
+	char *old = NULL, *dir;
+	size_t len = 0;
+	mode_t mode;
+	int k, r;
+
+	*changed = 0;
+	if ((k = key_index(key, err)) < 0)
+		return err->code;
+	if (value != NULL && check_value_near(k, value, err) < 0)
+		return err->code;
+	if ((r = check_owner(path, &mode, err)) < 0)
+		return r;
+	if (r == 0 && (r = read_file(path, 1, &old, &len, err)) < 0)
+		return r;
+	if (old == NULL)
+		old = xstrdup("");
+	edit_text(old, len, k, value, &out);
+	/* the whole file must read back: one bad line elsewhere is named,
+	 * and nothing is written */
+	cv_config_init(&check);
+	r = cv_config_parse_buffer(&check, path, out.buf ? out.buf : "",
+				   out.len, err);
+	cv_config_release(&check);
+	now = out.buf != NULL ? out.buf : "";
+	if (r == 0 && (out.len != len || memcmp(now, old, len) != 0)) {
+		dir = xstrdup(path);
+		*strrchr(dir, '/') = '\0';
+		r = cv_fs_mkdirs(dir, 0755, err);
+		free(dir);
+		if (r == 0)
+			r = cv_fs_write_atomic(path, out.buf, out.len, mode,
+					       err);
+		*changed = r == 0;
+	}
+	cv_buf_release(&out);
+	free(old);
+	return r;
 }

@@ -84,3 +84,15 @@ cv_url_mirror_problem(const char *url)
 		return "names no host";
 	return NULL;
 }
+
+int
+cv_url_same_mirror(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 0 && a[la - 1] == '/')
+		la--;
+	while (lb > 0 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && strncmp(a, b, la) == 0;
+}

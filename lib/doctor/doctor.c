@@ -254,8 +254,10 @@ check_installs(struct findings *fs, const char *root,
 		int saved = errno;
 		char *q = cv_shell_quote_word(root), *fix;
 
+		/* no fix: "no cuDNN version is active" names the one
+		 * install a listing confirms */
 		if (saved == ENOENT)
-			add(fs, CV_LEVEL_OK, "cudnnvm install 9",
+			add(fs, CV_LEVEL_OK, NULL,
 			    "the store is made by the first install",
 			    "the store %s does not exist yet: no version is "
 			    "installed",
@@ -426,19 +428,106 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	free(copy);
 }
 
+/* `cudnnvm import ROOT` when import can tell the version of the cuDNN in
+ * libdir as it does (lib/import.c read_version: a versioned
+ * libcudnn.so.N.x.y behind libcudnn.so.N, or cudnn_version.h / cudnn.h in
+ * ROOT/include or beside the libraries), else NULL: it would ask for
+ * --version, which doctor cannot know. */
+/* Whether the store holds a copy imported from root already. */
+static int
+imported_from(const struct cv_store *st, const char *root)
+{
+	struct cv_installed *all = NULL;
+	char *real = realpath(root, NULL), *src;
+	size_t n = 0;
+	int yes = 0;
+
+	if (st == NULL || real == NULL ||
+	    cv_store_list(st, &all, &n, NULL) < 0) {
+		free(real);
+		return 0;
+	}
+	src = xasprintf("import:%s", real);
+	for (size_t i = 0; i < n && !yes; i++)
+		yes = strcmp(all[i].source, src) == 0;
+	free(all);
+	free(src);
+	free(real);
+	return yes;
+}
+
+static char *
+import_fix(const struct cv_store *st, const char *root, const char *libdir,
+	   const char *soname)
+{
+	static const char *const heads[] = { "cudnn_version.h", "cudnn.h" };
+	char *so = cv_path_join(libdir, soname), *real = realpath(so, NULL);
+	const char *b = real ? strrchr(real, '/') + 1 : NULL;
+	int known = 0, dots = 0;
+
+	for (const char *s = b ? strstr(b, ".so.") : NULL; s && *s; s++)
+		dots += *s == '.';
+	known = dots == 4; /* ".so.9.19.0" */
+	for (int i = 0; !known && i < 2; i++) {
+		char *inc = cv_path_join(root, "include"),
+		     *h1 = cv_path_join(inc, heads[i]),
+		     *h2 = cv_path_join(libdir, heads[i]);
+		known = access(h1, R_OK) == 0 || access(h2, R_OK) == 0;
+		free(h2);
+		free(h1);
+		free(inc);
+	}
+	free(real);
+	free(so);
+	if (!known || imported_from(st, root))
+		return NULL;
+	so = cv_shell_quote_word(root);
+	real = xasprintf("cudnnvm import %s", so);
+	free(so);
+	return real;
+}
+
+/* Whether libdir is a CUDA toolkit's (its folder, or the one above, says
+ * so in version.json or holds bin/nvcc), as /usr/local/cuda-13.0/lib is. */
+static int
+toolkit_lib(const char *libdir)
+{
+	char up[PATH_MAX], *slash;
+	int yes = 0;
+
+	snprintf(up, sizeof up, "%s", libdir);
+	for (int i = 0; i < 2 && !yes; i++) {
+		char *v = cv_path_join(up, "version.json"),
+		     *n = cv_path_join(up, "bin/nvcc");
+		yes = access(v, F_OK) == 0 || access(n, F_OK) == 0;
+		free(n);
+		free(v);
+		if ((slash = strrchr(up, '/')) == NULL || slash == up)
+			break;
+		*slash = '\0';
+	}
+	return yes;
+}
+
 /* The command that takes the cuDNN of `libdir` (whose install root is
  * `root`) under management and removes the copy, so that no program loads
  * it by chance any more. A distribution's folder is left to its package
  * manager. */
 static char *
-removal_fix(const char *root, const char *libdir, const char *soname,
-	    int in_cache)
+removal_fix(const struct cv_store *st, const char *root, const char *libdir,
+	    const char *soname, int in_cache)
 {
 	char *qr = cv_shell_quote_word(root), *ql = cv_shell_quote_word(libdir),
 	     *fix;
 
-	if (strncmp(libdir, "/usr/lib", 8) == 0 ||
-	    strncmp(libdir, "/lib", 4) == 0)
+	char *import = import_fix(st, root, libdir, soname);
+
+	/* sudo is no fix for a user without it: adopting the copy is; and
+	 * nothing when import could not tell the version */
+	if (import == NULL || geteuid() != 0)
+		fix = import;
+	else if (strncmp(libdir, "/usr/lib", 8) == 0 ||
+		 strncmp(libdir, "/lib", 4) == 0)
 		fix = xasprintf("cudnnvm import %s && sudo apt-get remove "
 				"\"$(dpkg -S %s/%s | cut -d: -f1)\"",
 				qr, ql, soname);
@@ -451,6 +540,8 @@ removal_fix(const char *root, const char *libdir, const char *soname,
 		fix = xasprintf(
 			"cudnnvm import %s && sudo rm -f %s/libcudnn*%s", qr,
 			ql, in_cache ? " && sudo ldconfig" : "");
+	if (fix != import)
+		free(import);
 	free(ql);
 	free(qr);
 	return fix;
@@ -489,6 +580,8 @@ in_ldcache(const char *dir)
 struct ldcheck {
 	struct findings *fs;
 	const char *root;
+	int active; /* a version of the store is active */
+	const struct cv_store *st;
 };
 
 static void
@@ -508,7 +601,28 @@ ldcheck_cb(void *payload, const char *soname, const char *path)
 	if (strncmp(dir, lc->root, strlen(lc->root)) == 0 ||
 	    seen_before(lc->fs, dir))
 		return;
-	fix = removal_fix(dir, dir, soname, 1);
+	/* a toolkit's own copy (/usr/local/cuda-13.0/lib): NVIDIA's
+	 * layout, never removed by a fix */
+	if (toolkit_lib(dir)) {
+		char *up = xstrdup(dir), *cut = strrchr(up, '/');
+		if (cut != NULL && cut != up)
+			*cut = '\0';
+		fix = lc->active ? NULL : import_fix(lc->st, up, dir, soname);
+		add(lc->fs, CV_LEVEL_OK, fix,
+		    lc->active ? "the active version comes first wherever its "
+				 "environment is applied; only a program "
+				 "started without it loads the toolkit's"
+			       : "with no version active, programs load this "
+				 "one; import adopts it beside the versions "
+				 "cudnnvm installs",
+		    "the CUDA toolkit's own cuDNN in %s (%s), which the "
+		    "loader cache lists",
+		    dir, soname);
+		free(fix);
+		free(up);
+		return;
+	}
+	fix = removal_fix(lc->st, dir, dir, soname, 1);
 	add(lc->fs, CV_LEVEL_WARN, fix,
 	    "it is in the system loader cache (ldconfig), so every "
 	    "program without the active version on LD_LIBRARY_PATH "
@@ -519,9 +633,10 @@ ldcheck_cb(void *payload, const char *soname, const char *path)
 }
 
 static void
-check_ldconfig(struct findings *fs, const char *root)
+check_ldconfig(struct findings *fs, const char *root, int active,
+	       const struct cv_store *st)
 {
-	struct ldcheck lc = { fs, root };
+	struct ldcheck lc = { fs, root, active, st };
 
 	cv_ldcache_each(ldcheck_cb, &lc);
 }
@@ -555,7 +670,7 @@ sysfirst_cb(void *payload, const char *soname, const char *path)
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*slash = '\0';
 	if (strcmp(dir, sf->libdir) != 0) {
-		char *fix = removal_fix(dir, dir, soname, 1);
+		char *fix = removal_fix(NULL, dir, dir, soname, 1);
 		add(sf->fs, CV_LEVEL_WARN, fix,
 		    "system mode is on, but the loader cache answers this "
 		    "soname with another copy first; remove that copy (or "
@@ -616,11 +731,19 @@ check_sysmode(struct findings *fs, const char *root, const char *active_id)
 	free(want);
 }
 
+/* A CUDA toolkit that carries its own cuDNN is how NVIDIA ships its
+ * CUDA images: what programs load when no version is active, and beside an
+ * active version harmless wherever its environment is applied. So it is a
+ * note, and its one fix adopts the copy; removing the toolkit's files is
+ * never offered. */
 static void
-check_toolkit_dirs(struct findings *fs)
+check_toolkit_dirs(struct findings *fs, const struct cv_doctor_ctx *ctx)
 {
+	/* CUDNNVM_TEST_CUDA_ROOT: the tests' stand-in for /usr/local/cuda,
+	 * on a machine that has one of its own */
+	const char *test = getenv("CUDNNVM_TEST_CUDA_ROOT");
 	const char *dirs[4] = { getenv("CUDA_HOME"), getenv("CUDA_PATH"),
-				"/usr/local/cuda", NULL };
+				test ? test : "/usr/local/cuda", NULL };
 
 	for (int i = 0; i < 3; i++) {
 		char *lib, *so;
@@ -632,27 +755,28 @@ check_toolkit_dirs(struct findings *fs)
 		so = cudnn_in(lib);
 		fresh = so != NULL && !seen_before(fs, lib);
 
-		if (fresh) {
-			int cached = in_ldcache(lib);
-			char *fix = removal_fix(dirs[i], lib, so, cached);
-
-			add(fs, CV_LEVEL_WARN, fix,
-			    cached ? "every program without the active version "
-				     "on LD_LIBRARY_PATH loads it, and build "
-				     "systems that look in the CUDA toolkit "
-				     "(CUDA_HOME, CMake's FindCUDNN) find it "
-				     "instead of the active one; import keeps "
-				     "it as a managed install"
-				   : "build systems that look in the CUDA "
-				     "toolkit (CUDA_HOME, CMake's FindCUDNN) "
-				     "find this copy instead of the active "
-				     "one; import keeps it as a managed install",
+		if (fresh && ctx->active_id != NULL)
+			add(fs, CV_LEVEL_OK, NULL,
+			    "the active version comes first wherever its "
+			    "environment is applied (the shell hook, env, "
+			    "exec, a venv pin); only a program started "
+			    "without it loads the toolkit's",
 			    "the CUDA toolkit folder %s holds its own cuDNN "
 			    "(%s)%s",
 			    lib, so,
-			    cached ? ", and the system loader cache "
-				     "(ldconfig) lists it"
-				   : "");
+			    in_ldcache(lib) ? ", which the loader cache lists"
+					    : "");
+		else if (fresh) {
+			char *fix = import_fix(ctx->store, dirs[i], lib, so);
+			add(fs, CV_LEVEL_OK, fix,
+			    "with no version active, programs load this one; "
+			    "import adopts it as a version beside the ones "
+			    "cudnnvm installs, the toolkit left as it is",
+			    "the CUDA toolkit folder %s holds its own cuDNN "
+			    "(%s)%s",
+			    lib, so,
+			    in_ldcache(lib) ? ", which the loader cache lists"
+					    : "");
 			free(fix);
 		}
 		free(so);
@@ -674,7 +798,7 @@ activate_variant(const struct cv_doctor_ctx *ctx, int cuda)
 		v.part[0] = (unsigned long)ctx->active_major;
 	}
 	v.cuda = cuda;
-	return cv_hint_activate(ctx->store, &v);
+	return cv_hint_activate_known(ctx->store, &v);
 }
 
 /* The fix for a missing libcublasLt.so.<active CUDA>: the same release
@@ -691,8 +815,10 @@ cublaslt_fix(const struct cv_doctor_ctx *ctx)
 			continue;
 		snprintf(so, sizeof so, "libcublasLt.so.%d", cuda);
 		if ((lt = cv_validate_find_lib(so)) != NULL) {
+			char *fix = activate_variant(ctx, cuda);
 			free(lt);
-			return activate_variant(ctx, cuda);
+			if (fix != NULL)
+				return fix;
 		}
 	}
 	/* cudnnvm installs it beside the version (NVIDIA's CUDA redist
@@ -782,8 +908,12 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 				"cublasLtCreate\")",
 				ctx->active_major, so);
 			fix = cublaslt_fix(ctx);
-			add(fs, CV_LEVEL_ERROR, fix, why, "%s is not found",
-			    so);
+			/* without a driver nothing here runs a convolution */
+			add(fs,
+			    m->driver_version[0] || m->driver.major > 0
+				    ? CV_LEVEL_ERROR
+				    : CV_LEVEL_OK,
+			    fix, why, "%s is not found", so);
 			free(fix);
 			free(why);
 		}
@@ -1085,36 +1215,34 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	if (active_lib != NULL)
 		seen_before(&fs, active_lib);
 	check_ld_path(&fs, ctx, active_lib);
-	check_toolkit_dirs(&fs);
+	check_toolkit_dirs(&fs, ctx);
 	check_sysmode(&fs, ctx->store_root, ctx->active_id);
-	check_ldconfig(&fs, ctx->store_root ? ctx->store_root : "/nonexistent");
+	check_ldconfig(&fs, ctx->store_root ? ctx->store_root : "/nonexistent",
+		       ctx->active_id != NULL, ctx->store);
 	check_cuda(&fs, ctx);
 	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
 	check_hook(&fs);
 	if (ctx->active_id == NULL) {
-		char *fix = cv_hint_pick_global(ctx->store);
+		/* only a build the store or a cached listing has */
+		char *fix = cv_hint_pick_global_known(ctx->store);
 
 		add(&fs, CV_LEVEL_OK, fix,
-		    "without one, programs find cuDNN only through the system",
+		    fix != NULL ? "without one, programs find cuDNN only "
+				  "through the system"
+				: "without one, programs find cuDNN only "
+				  "through the system; 'cudnnvm list-remote' "
+				  "shows what the mirror has for this machine",
 		    "no cuDNN version is active");
 		free(fix);
 	}
-	if (cv_machine_get(CV_MACHINE_DRIVER)->driver_version[0] == '\0') {
-		/* what can be checked here is checked by this, once a
-		 * version is active */
-		char *pick = ctx->active_id == NULL
-				     ? cv_hint_pick_global(ctx->store)
-				     : NULL;
-		char *fix = xasprintf("%s%scudnnvm validate --no-gpu",
-				      pick ? pick : "", pick ? " && " : "");
-		add(&fs, CV_LEVEL_OK, fix,
-		    "validation skips its GPU steps on this machine (a "
-		    "machine with a GPU needs the NVIDIA driver)",
+	if (cv_machine_get(CV_MACHINE_DRIVER)->driver_version[0] == '\0')
+		/* a fact, not a fault: a machine without a GPU needs none */
+		add(&fs, CV_LEVEL_OK, NULL,
+		    "programs here run no GPU code; validation checks the "
+		    "files and that the libraries load, and skips its GPU "
+		    "steps",
 		    "no NVIDIA driver is loaded");
-		free(fix);
-		free(pick);
-	}
 	for (size_t i = 0; i < fs.nseen; i++)
 		free(fs.seen[i]);
 	free(fs.seen);

@@ -344,11 +344,14 @@ cv_index_read(struct cv_index *ix, size_t i, cv_manifest_parse_fn parse,
 			goto out;
 	}
 	rc = 0;
-	if (cv_remote_verify_pins(ix->r))
-		rc = cv_pins_check(name, buf.buf, buf.len, err);
-	if (rc == 0)
-		rc = parse(arg, name, buf.buf, buf.len, err);
-	if (rc < 0) {
+	/* a pin's refusal names the manifest already: one short line */
+	if (cv_remote_verify_pins(ix->r) &&
+	    (rc = cv_pins_check(name, buf.buf, buf.len, err)) < 0) {
+		if (from_cache)
+			unlink(cached);
+		goto out;
+	}
+	if ((rc = parse(arg, name, buf.buf, buf.len, err)) < 0) {
 		if (from_cache)
 			unlink(cached); /* fetch it again next time */
 		cv_err_prefix(err, "%s: ", url);

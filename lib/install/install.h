@@ -375,6 +375,7 @@ struct cv_install_request {
 	 * EESSI's host_injections takes (cv_easybuild_install) */
 	const char *layout, *layout_prefix;
 	int accept_eula;
+	int keep; /* --keep: keep the verified archive in the cache */
 };
 struct cv_install_result {
 	char id[64];

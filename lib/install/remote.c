@@ -40,6 +40,8 @@ struct cv_remote {
 	int retries;
 	int allow_file;
 	int verify_pins;
+	/* the setting the mirror came from (NULL: the default) */
+	const char *mirror_from;
 	/* what the messages call it: "mirror", or "index" for the simple
 	 * index of source = pypi */
 	const char *noun;
@@ -82,6 +84,13 @@ remote_new(struct cv_remote **out, const struct cv_config *cfg,
 		free(shown);
 		return rc;
 	}
+	/* a bundle that is not there fails every request alike: say which
+	 * setting named it, before any */
+	if (cfg->ca_file != NULL && access(cfg->ca_file, R_OK) != 0)
+		return cv_err_errno(err, CV_ECONFIG, "%s names '%.200s'",
+				    cfg->ca_from ? cfg->ca_from
+						 : "remote.ca_file",
+				    cfg->ca_file);
 	if (!inited) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
 			return cv_err_set(err, CV_ERROR,
@@ -95,7 +104,18 @@ remote_new(struct cv_remote **out, const struct cv_config *cfg,
 	r->noun = noun;
 	r->ca_file = cfg->ca_file ? xstrdup(cfg->ca_file) : NULL;
 	r->proxy = cfg->proxy ? xstrdup(cfg->proxy) : NULL;
-	r->verify_pins = cfg->verify_pins;
+	/* verify_pins = mirror: the one mirror named in the configuration
+	 * makes its own manifests; NVIDIA's and any other stay pinned */
+	r->verify_pins =
+		cfg->verify_pins == CV_PINS_MIRROR
+			? !(cfg->pins_mirror != NULL &&
+			    cv_url_same_mirror(cfg->pins_mirror, mirror))
+			: cfg->verify_pins != CV_PINS_NO;
+	r->mirror_from =
+		mirror == cfg->mirror || (cfg->mirror != NULL &&
+					  strcmp(mirror, cfg->mirror) == 0)
+			? cfg->mirror_from
+			: "--mirror";
 	r->timeout = cfg->timeout > 0 ? cfg->timeout : 30;
 	r->retries = cfg->retries >= 0 ? cfg->retries : 3;
 	if (r->retries > 10)
@@ -258,9 +278,13 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 	char proxy[256];
 	const char *why = errbuf[0] ? errbuf : curl_easy_strerror(res);
 	const char *what = "cannot download";
-	const char *hint = strcmp(r->noun, "index") == 0
-				   ? "; check the network and the index"
-				   : "; check the network and the mirror";
+	int index = strcmp(r->noun, "index") == 0;
+	const char *hint = index ? "; check the network and the index"
+				 : "; check the network and the mirror";
+	/* the setting to change, as the first network error says it */
+	const char *fix = index ? "cudnnvm config set remote.index URL"
+				: "cudnnvm config set remote.mirror URL";
+	int about_mirror = !index;
 
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	switch (res) {
@@ -293,11 +317,15 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CACERT_BADFILE:
 		what = "TLS verification failed for";
-		hint = "; for a private CA set [remote] ca_file";
+		hint = "; a private CA goes in remote.ca_file or SSL_CERT_FILE";
+		fix = "cudnnvm config set remote.ca_file /path/to/ca.pem";
+		about_mirror = 0;
 		break;
 	case CURLE_OPERATION_TIMEDOUT:
 		what = "timed out downloading";
-		hint = "; check the network or raise [remote] timeout";
+		hint = "; check the network or raise remote.timeout";
+		fix = "cudnnvm config set remote.timeout 120";
+		about_mirror = 0;
 		break;
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_COULDNT_RESOLVE_PROXY:
@@ -314,8 +342,17 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 	default:
 		break;
 	}
-	return cv_err_set(err, CV_ENETWORK, "%s %s: %s%s", what, url, why,
-			  hint);
+	if (about_mirror && r->mirror_from != NULL)
+		cv_err_set(err, CV_ENETWORK, "%s %s: %s%s (set by %s)", what,
+			   url, why, hint, r->mirror_from);
+	else
+		cv_err_set(err, CV_ENETWORK, "%s %s: %s%s", what, url, why,
+			   hint);
+	/* an environment variable beats the file config set writes */
+	if (about_mirror && r->mirror_from != NULL &&
+	    strcmp(r->mirror_from, "CUDNNVM_MIRROR") == 0)
+		return cv_err_hint(err, "unset %s", r->mirror_from);
+	return cv_err_hint(err, "%s", fix);
 }
 
 /* ---- small documents (listing, manifests) ---- */

@@ -77,6 +77,15 @@ already_here(const struct cv_install_run *run, struct cv_install_result *res)
 	free(dir);
 }
 
+/* [install] keep_archives, raised to yes by --keep */
+static int
+keep_of(const struct cv_install_run *run)
+{
+	int keep = run->cfg->keep_archives;
+
+	return run->req->keep && keep == CV_KEEP_NO ? CV_KEEP_YES : keep;
+}
+
 /* ---- what a build loads beside itself ------------------------------------ */
 
 /* What the dependencies' downloads show: payload of cv_deps_req. */
@@ -93,11 +102,18 @@ dep_fetching(void *payload, const struct cv_dep *dep,
 {
 	const struct deps_view *view = payload;
 
+	char size[32];
+
+	/* before a byte of it comes: what, why, how big, and how not to */
+	if (view->ui != NULL && view->ui->size != NULL)
+		view->ui->size(size, sizeof size, art->size);
+	else
+		snprintf(size, sizeof size, "%llu bytes",
+			 (unsigned long long)art->size);
 	say(view->ui, CV_SAY_NOTE,
-	    "installing %s %s (CUDA %d), which cuDNN loads, from %s (%llu "
-	    "bytes)",
-	    dep->name, dep->version, dep->cuda, art->filename,
-	    (unsigned long long)art->size);
+	    "cuDNN loads %s %s (CUDA %d) beside itself: downloading %s (%s) "
+	    "into the store first (--deps never skips it)",
+	    dep->name, dep->version, dep->cuda, art->filename, size);
 }
 
 /* The downloads of the dependencies and of the cuDNN archive all run:
@@ -148,7 +164,7 @@ ensure_deps(const struct cv_install_run *run, const struct cv_version *v,
 	req.mode = rq->deps >= 0 ? rq->deps : run->cfg->deps;
 	req.refresh = rq->refresh;
 	req.offline = rq->what == CV_INSTALL_ARCHIVE;
-	req.keep_archives = run->cfg->keep_archives;
+	req.keep_archives = keep_of(run);
 	opts_of(run, &req.opts);
 	req.fetching = dep_fetching;
 	req.beside = beside;
@@ -293,8 +309,7 @@ fetch_install(const struct cv_install_run *run, struct cv_remote *rem,
 			dl = first;
 		else if ((r = cv_download_new(&dl, rem, &res->art, res->url,
 					      cv_store_cache_dir(run->st),
-					      run->cfg->keep_archives, err)) <
-			 0)
+					      keep_of(run), err)) < 0)
 			return r;
 		cv_download_fetcher(dl, &shown.inner);
 		shown.dl = dl;
@@ -349,8 +364,8 @@ deps_then_fetch(const struct cv_install_run *run, struct cv_remote *rem,
 	/* its download starts beside its dependencies' (any error of the
 	 * kind shows again when fetch_install opens it) */
 	if (cv_download_new(&dl, rem, &res->art, res->url,
-			    cv_store_cache_dir(run->st),
-			    run->cfg->keep_archives, NULL) < 0)
+			    cv_store_cache_dir(run->st), keep_of(run),
+			    NULL) < 0)
 		dl = NULL;
 	if ((r = ensure_deps(run, &res->art.version, res->art.platform,
 			     pypi_index, locked, nlocked, deps, &ndeps, &held,

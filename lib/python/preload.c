@@ -23,7 +23,10 @@
  *    interpreters started without `activate` (IDEs, systemd units, Jupyter
  *    kernels); an activation in force (CUDNNVM_ACTIVE and CUDNN_LIB_DIR,
  *    from exec, env or the hooks) or CUDNNVM_VERSION wins over the pin of
- *    its major; a version that is gone gives one warning line, never a
+ *    its major when the environment's frameworks can load it (the bounds
+ *    `cudnnvm venv` checked the pin against, written into the module as
+ *    NEEDS), else the checked pin does, as lib/gate.c has it for env and
+ *    the hooks; a version that is gone gives one warning line, never a
  *    failed import.
  *  - A venv may pin one version per cuDNN major (`cudnnvm venv 9.19 8.9`):
  *    torch needs 9 where CTranslate2 4.4 needs 8. The sonames differ and
@@ -62,6 +65,9 @@ static const char module_py[] =
 	"# Pinned: @IDS@\n"
 	"PINS = @PINS@\n"
 	"STORE, PINNED = PINS[0]\n"
+	"# What the environment's frameworks load, per cuDNN major, as 'cudnnvm\n"
+	"# venv' checked the pins against: (floor, bound, bound inclusive).\n"
+	"NEEDS = @NEEDS@\n"
 	"\n"
 	"\n"
 	"# The grammar of lib/version.c, to the letter (the table of\n"
@@ -188,6 +194,23 @@ static const char module_py[] =
 	"    return [front] + subs\n"
 	"\n"
 	"\n"
+	"# Whether the frameworks of this environment can load build ident (of\n"
+	"# the primary pin's major; any other is the activation's to choose).\n"
+	"def _fits(ident):\n"
+	"    try:\n"
+	"        have = _parts(ident)[0]\n"
+	"    except ValueError:\n"
+	"        return True\n"
+	"    need = NEEDS.get(have[0])\n"
+	"    if need is None or have[0] != _parts(PINNED)[0][0]:\n"
+	"        return True\n"
+	"    low, high, incl = need\n"
+	"    if have < low:\n"
+	"        return False\n"
+	"    return not high or (have[:len(high)] <= high if incl\n"
+	"                        else have < high)\n"
+	"\n"
+	"\n"
 	"# (id, lib folder) of each major to load, the primary pin's first: an\n"
 	"# activation in force, else CUDNNVM_VERSION, else the pin, and the pin\n"
 	"# of every other major.\n"
@@ -195,11 +218,19 @@ static const char module_py[] =
 	"    env = os.environ\n"
 	"    ident = env.get('CUDNNVM_ACTIVE') or ''\n"
 	"    libdir = env.get('CUDNN_LIB_DIR') or ''\n"
+	"    # the shell's version, which this environment's frameworks cannot\n"
+	"    # load: the checked pin wins (not over exec's preload, loaded\n"
+	"    # already)\n"
+	"    if ident and not _fits(ident) and 'libcudnn' not in \\\n"
+	"            env.get('LD_PRELOAD', ''):\n"
+	"        ident = libdir = ''\n"
 	"    if not (ident and libdir):\n"
 	"        if not os.path.isdir(STORE):\n"
 	"            return []  # cudnnvm was removed: nothing to load\n"
 	"        spec = env.get('CUDNNVM_VERSION') or ''\n"
 	"        ident = _resolve(os, spec) if spec else PINNED\n"
+	"        if not _fits(ident):\n"
+	"            ident = PINNED\n"
 	"        libdir = os.path.join(STORE, ident, 'lib')\n"
 	"    chosen = [(ident, libdir)]\n"
 	"    for store, pin in PINS:\n"
@@ -449,9 +480,75 @@ remove_one(const char *sp, void *arg, struct cv_err *err)
 	return 0;
 }
 
+/* A version as a Python tuple of its parts: "(9, 19)". */
+static void
+py_tuple(struct cv_buf *out, const struct cv_version *v)
+{
+	cv_text_add(out, "(", 1);
+	for (int i = 0; i < v->nparts; i++) {
+		char num[32];
+		int len = snprintf(num, sizeof num, "%lu, ", v->part[i]);
+		cv_text_add(out, num, (size_t)len);
+	}
+	cv_text_add(out, ")", 1);
+}
+
+/* NEEDS of the module: for each cuDNN major a framework of `prefix`
+ * states, the highest floor and the lowest bound of them all, the ones
+ * the gate held the pins to (lib/gate.c) when `cudnnvm venv` ran. A
+ * Python dict literal; "{}" when none states one. */
+static char *
+needs_text(const char *prefix)
+{
+	struct cv_buf *out = cv_text_new();
+	struct cv_fw_env fe;
+	char *s;
+
+	cv_text_add(out, "{", 1);
+	if (cv_frameworks_find(&fe, prefix, NULL) == 0) {
+		for (unsigned long major = 1; major < 100; major++) {
+			const struct cv_version *low = NULL, *high = NULL;
+			int incl = 0;
+			for (size_t i = 0; i < fe.n; i++) {
+				const struct cv_fw_need *nd = &fe.fw[i].need;
+				if (!nd->have || nd->min.nparts == 0 ||
+				    nd->min.part[0] != major)
+					continue;
+				if (low == NULL ||
+				    cv_version_cmp(&nd->min, low) > 0)
+					low = &nd->min;
+				if (nd->max.nparts > 0 &&
+				    (high == NULL ||
+				     cv_version_cmp(&nd->max, high) < 0)) {
+					high = &nd->max;
+					incl = nd->max_incl;
+				}
+			}
+			if (low == NULL)
+				continue;
+			s = xasprintf("%lu: (", major);
+			cv_text_add(out, s, strlen(s));
+			free(s);
+			py_tuple(out, low);
+			cv_text_add(out, ", ", 2);
+			if (high != NULL)
+				py_tuple(out, high);
+			else
+				cv_text_add(out, "None", 4);
+			cv_text_add(out, incl ? ", True), " : ", False), ",
+				    incl ? 9 : 10);
+		}
+		cv_fw_env_release(&fe);
+	}
+	cv_text_add(out, "}", 1);
+	s = xstrdup(cv_text_str(out));
+	cv_text_free(out);
+	return s;
+}
+
 /* The module's text: module_py with the pins in. */
 static char *
-module_text(const struct cv_preload_pin *pins, size_t n)
+module_text(const struct cv_preload_pin *pins, size_t n, const char *needs)
 {
 	struct cv_buf *mod = cv_text_new();
 	char *s;
@@ -465,6 +562,9 @@ module_text(const struct cv_preload_pin *pins, size_t n)
 					    strlen(pins[i].id));
 			}
 			p += 5;
+		} else if (strncmp(p, "@NEEDS@", 7) == 0) {
+			cv_text_add(mod, needs, strlen(needs));
+			p += 7;
 		} else if (strncmp(p, "@PINS@", 6) == 0) {
 			cv_text_add(mod, "(", 1);
 			for (size_t i = 0; i < n; i++) {
@@ -521,11 +621,14 @@ cv_preload_hook(const char *prefix, const struct cv_preload_pin *pins, size_t n,
 		int remove, struct cv_err *err)
 {
 	struct pth_args a;
+	char *needs;
 	int r;
 
 	if (remove || n == 0)
 		return each_site_packages(prefix, 0, remove_one, NULL, err);
-	a.module = module_text(pins, n);
+	needs = needs_text(prefix);
+	a.module = module_text(pins, n, needs);
+	free(needs);
 	a.finder = finder_text();
 	a.pth = "import _cudnnvm_finder\n";
 	r = each_site_packages(prefix, 1, install_one, &a, err);

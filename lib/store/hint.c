@@ -237,3 +237,76 @@ cv_hint_validation(const struct cv_store *st, const char *id,
 		return NULL;
 	return xasprintf("cudnnvm install %s --deps always", id);
 }
+
+/* The CUDA major a build of spec is for here: its own, else the one an
+ * install would pick (cv_machine_cuda), else the release's newest. */
+static int
+build_cuda(const struct cv_store *st, const struct cv_version *spec)
+{
+	int cuda = spec->cuda ? spec->cuda : needed_cuda(st, spec);
+
+	return cuda ? cuda : cv_machine_cuda(NULL, 0, NULL);
+}
+
+/* Whether a cached manifest of a release spec matches lists a build of
+ * it for this platform and CUDA `cuda`; *m then holds it. */
+static int
+cached_build(const struct cv_store *st, const struct cv_version *spec, int cuda,
+	     struct cv_manifest *m)
+{
+	struct cv_version bare = *spec;
+	char platform[32];
+
+	bare.cuda = 0;
+	if (st == NULL || cuda <= 0 || cv_platform_detect(platform, NULL) < 0 ||
+	    !newest_cached(cv_store_cache_dir(st), &bare, m))
+		return 0;
+	if (cv_manifest_find(m, platform, cuda) != NULL)
+		return 1;
+	cv_manifest_release(m);
+	return 0;
+}
+
+char *
+cv_hint_activate_known(const struct cv_store *st, const struct cv_version *spec)
+{
+	struct cv_manifest m;
+	char id[64], text[64];
+	int cuda = build_cuda(st, spec);
+
+	if (cv_hint_installed(st, accept_spec, (void *)spec, id))
+		return cv_hint_switch(id);
+	if (!cached_build(st, spec, cuda, &m))
+		return NULL;
+	cv_manifest_release(&m);
+	cv_version_format_id(spec, text, sizeof text);
+	return cv_hint_install_then_switch(text, spec->cuda ? 0 : cuda);
+}
+
+char *
+cv_hint_pick_global_known(const struct cv_store *st)
+{
+	struct cv_manifest m;
+	struct cv_version spec;
+	char id[64];
+
+	if (cv_hint_installed(st, any_build, NULL, id))
+		return xasprintf("cudnnvm global %s", id);
+	/* the newest release a cached manifest lists for this machine */
+	for (unsigned long major = 9; major >= 8; major--) {
+		int cuda;
+		memset(&spec, 0, sizeof spec);
+		spec.nparts = 1;
+		spec.part[0] = major;
+		cuda = build_cuda(st, &spec);
+		if (!cached_build(st, &spec, cuda, &m))
+			continue;
+		spec = m.version;
+		spec.cuda = cuda;
+		cv_manifest_release(&m);
+		cv_version_format_id(&spec, id, sizeof id);
+		return xasprintf("cudnnvm install %s && cudnnvm global %s", id,
+				 id);
+	}
+	return NULL;
+}

@@ -535,4 +535,12 @@ int cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
 int cv_store_dep_get(const struct cv_store *st, const char *component,
 		     const char *version, struct cv_dep *dep);
 
+/* hint.c, confirmed fixes (doctor): as cv_hint_activate and
+ * cv_hint_pick_global, but NULL unless the store holds the build or a
+ * cached manifest lists it for this platform and CUDA major, so that no
+ * fix names a build that does not exist. */
+char *cv_hint_activate_known(const struct cv_store *st,
+			     const struct cv_version *spec);
+char *cv_hint_pick_global_known(const struct cv_store *st);
+
 #endif

@@ -129,9 +129,14 @@ assert rows[12]["ok"] is True, rows
 }
 
 @test "doctor: no version active: the fix installs or picks one, and works as printed" {
+	# nothing listed yet: no build is named that nothing confirmed
+	run cudnnvm doctor
+	[[ "$output" != *"install latest"* ]]
+	[[ "$output" == *"'cudnnvm list-remote' shows what the mirror has"* ]]
+	cudnnvm list-remote 9.20 >/dev/null
 	run cudnnvm doctor
 	fix=$(sed -n 's/^  fix: //p' <<<"$output" | grep 'global' | head -1)
-	[ "$fix" = "cudnnvm install latest && cudnnvm global latest" ]
+	[ "$fix" = "cudnnvm install 9.20.0.48-cuda13 && cudnnvm global 9.20.0.48-cuda13" ]
 	run bash -c "$fix" </dev/null
 	[ "$status" -eq 0 ]
 	[ "$(cudnnvm global)" = 9.20.0.48-cuda13 ]

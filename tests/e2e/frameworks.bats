@@ -406,10 +406,11 @@ hint: cudnnvm use 9.19" ]
 	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_graph.so.9"* ]]
 	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn_cnn.so.9"* ]]
 	[[ $output != *"9.14"* ]]
-	# CUDNNVM_VERSION still wins
+	# CUDNNVM_VERSION of a build torch 2.11 cannot load (it needs 9.19):
+	# the checked pin wins
 	CUDNNVM_VERSION=9.14 run --separate-stderr "$T/rv/bin/python" -c "$(mapped torch)"
-	[[ $output == *"$CUDNNVM_STORE/9.14.0.64-cuda13/lib/libcudnn.so.9"* ]]
-	[[ $output != *"9.19.0.56"* ]]
+	[[ $output == *"$CUDNNVM_STORE/9.19.0.56-cuda13/lib/libcudnn.so.9"* ]]
+	[[ $output != *"9.14.0.64"* ]]
 	# a pinned version that was uninstalled: a start that imports no
 	# framework says nothing; the framework's import, one warning
 	mv "$CUDNNVM_STORE/9.19.0.56-cuda13" "$T/gone"

@@ -174,11 +174,16 @@ toolkit() {
 	[[ $stderr == *"leads out of its folder"* ]]
 }
 
-@test "doctor suggests import for a toolkit holding its own cuDNN" {
+@test "doctor suggests import for a toolkit holding its own cuDNN, and the fix works as printed" {
 	toolkit
 	CUDA_HOME="$T/cuda" run cudnnvm doctor
-	[[ $output == *"warning: the CUDA toolkit folder $T/cuda/lib64 holds its own cuDNN (libcudnn.so.9)"* ]]
-	[[ $output == *"fix: cudnnvm import '$T/cuda' && sudo rm -f '$T/cuda/lib64'/libcudnn* '$T/cuda'/include/cudnn*.h"* ]]
+	[[ $output == *"info: the CUDA toolkit folder $T/cuda/lib64 holds its own cuDNN (libcudnn.so.9)"* ]]
+	# adopted, never removed: the toolkit is NVIDIA's layout
+	[[ $output == *"fix: cudnnvm import '$T/cuda'"* ]]
+	[[ $output != *"sudo rm"* ]]
+	run bash -c "cudnnvm import '$T/cuda'"
+	[ "$status" -eq 0 ]
+	[ -d "$T/cuda/lib64" ] && [ -n "$(ls "$T/cuda/lib64"/libcudnn*)" ]
 }
 
 @test "a header link out of the folder, or an include folder that is a link out of it, is refused; nothing is copied" {

@@ -50,7 +50,7 @@ dep_gets() { grep -c 'compute/cuda/redist/.*archive.tar.xz' "$MIRROR_DIR/root/re
 @test "install puts cuBLAS and nvrtc once into the store beside cuDNN, from the CUDA tree next to the cuDNN one" {
 	run --separate-stderr cudnnvm install 9.13 --cuda 12
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"installing libcublas 12.8.4.1 (CUDA 12)"* ]]
+	[[ "$stderr" == *"cuDNN loads libcublas 12.8.4.1 (CUDA 12) beside itself"* ]]
 	[ -f "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12.8.4.1" ]
 	[ -L "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12" ]
 	[ -L "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
@@ -72,6 +72,41 @@ PY
 	# list --json shows them
 	run cudnnvm list --json
 	[[ "$output" == *'"deps/libcublas-12.8.4.1"'* ]]
+}
+
+@test "dependencies are announced before they download: what, why, how big, and how to skip them" {
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	file=$(basename "$(field 12.8.1 libcublas relative_path)")
+	[[ "$stderr" == *"cuDNN loads libcublas 12.8.4.1 (CUDA 12) beside itself: downloading $file ("[0-9.]*" MiB) into the store first (--deps never skips it)"* ]]
+	[[ "$stderr" == *"cuDNN loads cuda_nvrtc 12.8.61 (CUDA 12) beside itself"* ]]
+	# the way to skip them, as announced
+	log_mark
+	run --separate-stderr cudnnvm install 9.20 --cuda 13 --deps never
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"beside itself"* ]]
+	[ "$(dep_gets)" -eq 0 ]
+}
+
+@test "a dependency's download draws its progress on a terminal, as the main download does" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	file=$(basename "$(field 12.8.1 libcublas relative_path)")
+	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"downloading $file ("[0-9]*"iB)"*"100%"* ]]
+}
+
+@test "footprint: one install with its dependencies keeps one copy of each archive (the store's)" {
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$T/cache/downloads" 2>/dev/null)" ]
+	store=$(du -sk "$CUDNNVM_STORE" | cut -f1)
+	cache=$(du -sk "$T/cache" | cut -f1)
+	echo "store ${store} KiB, cache ${cache} KiB" >&3
+	# --keep keeps them, for a reinstall without the network
+	run cudnnvm install 9.20 --cuda 13 --keep
+	[ "$status" -eq 0 ]
+	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -ge 2 ]
 }
 
 @test "a second cuDNN of the same CUDA major reuses the store's copy" {

@@ -5,8 +5,14 @@ load remote
 
 setup() { remote_setup; }
 
-@test "install 9.13 resolves, downloads, verifies, installs and caches" {
+@test "install 9.13 resolves, downloads, verifies and installs, keeping no second copy; --keep caches it" {
 	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	# the store holds the one copy (keep_archives = no by default)
+	[ -z "$(ls -A "$T/cache/downloads" 2>/dev/null)" ]
+	cudnnvm -q uninstall 9.13.0.50-cuda12
+	log_mark
+	run --separate-stderr cudnnvm install 9.13 --cuda 12 --keep
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
 	# not a terminal: nothing extra on stderr
@@ -34,7 +40,7 @@ setup() { remote_setup; }
 }
 
 @test "--force reinstalls from the verified cache without the network" {
-	cudnnvm install 9.13 --cuda 12
+	cudnnvm install 9.13 --cuda 12 --keep
 	remote_config 404
 	log_mark
 	run cudnnvm install 9.13 --cuda 12 --force
@@ -44,20 +50,31 @@ setup() { remote_setup; }
 }
 
 @test "keep_archives = no leaves no archive in the cache" {
-	sed -i 's/^\[install\]$/[install]\nkeep_archives = no/' \
+	sed -i 's/^\[install\]$/[install]\nkeep_archives = yes/' \
 		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm config set install.keep_archives no
+	[ "$status" -eq 0 ]
 	run cudnnvm install 9.20 --cuda 13
 	[ "$status" -eq 0 ]
 	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
 	[ -z "$(ls -A "$T/cache/downloads")" ]
 }
 
+@test "keep_archives = yes keeps the verified archive" {
+	sed -i 's/^\[install\]$/[install]\nkeep_archives = yes/' \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	run cudnnvm install 9.20 --cuda 13
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.20.0.48-cuda13" ]
+	[ -n "$(ls "$T/cache/downloads/"*.archive)" ]
+}
+
 @test "cache: dir, what it holds, prune and clean; uninstall removes its own archive unless keep_archives = always" {
 	run cudnnvm cache dir
 	[ "$status" -eq 0 ]
 	[ "$output" = "$T/cache" ]
-	cudnnvm -q install 9.13 --cuda 12
-	cudnnvm -q install 9.20 --cuda 13
+	cudnnvm -q install 9.13 --cuda 12 --keep
+	cudnnvm -q install 9.20 --cuda 13 --keep
 	a13=$(ls "$T/cache/downloads/"*.archive | grep -F "$(big_sha)")
 	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 2 ]
 	# uninstall takes its own archive along, and no other
@@ -67,7 +84,7 @@ setup() { remote_setup; }
 	[ ! -e "$a13" ]
 	[ "$(ls "$T/cache/downloads/"*.archive | wc -l)" -eq 1 ]
 	# keep_archives = always keeps it; prune removes it later
-	cudnnvm -q install 9.13 --cuda 12
+	cudnnvm -q install 9.13 --cuda 12 --keep
 	sed -i 's/^\[install\]$/[install]\nkeep_archives = always/' \
 		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
 	run --separate-stderr cudnnvm uninstall 9.13.0.50-cuda12
@@ -257,7 +274,7 @@ setup() { remote_setup; }
 	before=$(store_snapshot)
 	run cudnnvm install 9.13 --cuda 12
 	[ "$status" -eq 65 ]
-	[[ "$output" == *"redistrib_9.13.0.json"*"possible tampering"* ]]
+	[[ "$output" == *"redistrib_9.13.0.json"*"tampering"* ]]
 	[ "$(store_snapshot)" = "$before" ]
 	[ "$(archive_gets)" -eq 0 ]
 }
@@ -358,7 +375,7 @@ PY
 @test "a terminal is told what is downloaded, and sees no bar when nothing is fetched" {
 	command -v script >/dev/null || skip "script(1) is not installed"
 	file=$(basename "$(archive_field 9.13.0 linux-x86_64 12 relative_path)")
-	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
+	run script -qec "cudnnvm install 9.13 --cuda 12 --keep" /dev/null
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"downloading $file ("[0-9]*"iB)"*"100%"* ]]
 	# installed: neither the line nor an empty bar

@@ -169,13 +169,14 @@ print(len(torch.MAPPED))'
 	[ "$output" = "$L8/libcudnn.so.8 8907
 $L9/libcudnn.so.9 91900
 7" ]
-	# CUDNNVM_VERSION replaces the pin of its own major only
-	mkver 9.14.0.64-cuda13
-	rm -rf "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
-	cp -r "$STUBS/wrongver/lib" "$CUDNNVM_STORE/9.14.0.64-cuda13/lib"
-	CUDNNVM_VERSION=9.14 run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	# CUDNNVM_VERSION (of a build torch can load) replaces the pin of its
+	# own major only
+	mkver 9.21.0.10-cuda13
+	rm -rf "$CUDNNVM_STORE/9.21.0.10-cuda13/lib"
+	cp -r "$STUBS/wrongver/lib" "$CUDNNVM_STORE/9.21.0.10-cuda13/lib"
+	CUDNNVM_VERSION=9.21 run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
 	[ "$status" -eq 0 ]
-	[[ $output == *"9.14.0.64-cuda13/lib/libcudnn.so.9"* ]]
+	[[ $output == *"9.21.0.10-cuda13/lib/libcudnn.so.9"* ]]
 	[[ $output == *"$L8/libcudnn.so.8"* ]]
 	[[ $output != *"9.19.0.56"* ]]
 	# one major that cannot load: its warning; the other still loads
@@ -259,4 +260,31 @@ $L9/libcudnn.so.9 $v9" ]
 		run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
 		[[ $output == "$CUDNNVM_STORE/9.19.0.57-cuda13/lib/libcudnn.so.9"* ]]
 	done
+@test "a venv's python run directly: the shell's version its torch cannot load loses to the venv's checked pin" {
+	# torch 2.11 needs cuDNN 9.19; the shell has 9.12 active (the hook,
+	# env or a global): the venv's interpreter, not activated, loads 9.19
+	python3 "$MK" "$T/ve" torch-2.11.0 >/dev/null
+	fake_framework "$T/ve" torch
+	mkver 9.12.0.46-cuda13
+	rm -rf "$CUDNNVM_STORE/9.12.0.46-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.12.0.46-cuda13/lib"
+	L12="$CUDNNVM_STORE/9.12.0.46-cuda13/lib"
+	cudnnvm -q venv 9.19 --path "$T/ve"
+	CUDNNVM_ACTIVE=9.12.0.46-cuda13 CUDNN_LIB_DIR="$L12" LD_LIBRARY_PATH="$L12" \
+		run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$L9/libcudnn.so.9"* ]]
+	[[ "$output" != *"$L12"* ]]
+	# CUDNNVM_VERSION of the shell (cudnnvm shell 9.12) alike
+	CUDNNVM_VERSION=9.12 run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	[[ "$output" == *"$L9/libcudnn.so.9"* ]]
+	[[ "$output" != *"$L12"* ]]
+	# a version its torch can load stays the shell's to choose
+	mkver 9.20.0.48-cuda13
+	rm -rf "$CUDNNVM_STORE/9.20.0.48-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.20.0.48-cuda13/lib"
+	L20="$CUDNNVM_STORE/9.20.0.48-cuda13/lib"
+	CUDNNVM_ACTIVE=9.20.0.48-cuda13 CUDNN_LIB_DIR="$L20" LD_LIBRARY_PATH="$L20" \
+		run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	[[ "$output" == *"$L20/libcudnn.so.9"* ]]
 }

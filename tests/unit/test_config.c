@@ -51,7 +51,8 @@ main(void)
 
 	cv_config_init(&c);
 	CHECK(c.timeout == 30 && c.retries == 3 && c.validate == 1 &&
-	      c.keep_archives == 1 && c.verify_pins == 1 && c.cuda == 0);
+	      c.keep_archives == CV_KEEP_NO && c.verify_pins == 1 &&
+	      c.cuda == 0);
 	CHECK(strcmp(c.mirror,
 		     "https://developer.download.nvidia.com/compute/cudnn/redist/") ==
 	      0);
@@ -74,6 +75,10 @@ main(void)
 	CHECK(parse(&c, "[install]\nkeep_archives = yes\n") == 0);
 	CHECK(c.keep_archives == CV_KEEP_YES);
 	CHECK(parse(&c, "[install]\nkeep_archives = sometimes\n") < 0);
+	/* verify_pins: yes, no, or mirror (all but the configured mirror) */
+	CHECK(parse(&c, "[remote]\nverify_pins = mirror\n") == 0);
+	CHECK(c.verify_pins == CV_PINS_MIRROR);
+	CHECK(parse(&c, "[remote]\nverify_pins = mirrors\n") < 0);
 	CHECK(strcmp(c.ca_file, "/etc/ca.pem") == 0);
 	/* the same platform list install --platform takes */
 	CHECK(parse(&c, "[install]\nplatform = linux-ppc64le\n") == 0);
