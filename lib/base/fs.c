@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,40 @@ cv_fs_unlock(int fd)
 		close(fd);
 }
 
+/* The temporaries of earlier writes of `base` in `dir` whose writer is
+ * gone (killed between open and rename): nothing else would ever remove
+ * them from a project, a venv or the shim folder. Only this user's
+ * regular files named .<base>.<pid>.<hex>.tmp, of a pid no process has. */
+static void
+sweep_temporaries(const char *dir, const char *base)
+{
+	DIR *d = opendir(*dir ? dir : ".");
+	struct dirent *de;
+	size_t bl = strlen(base);
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name, *p;
+		size_t len = strlen(n);
+		struct stat sb;
+		char *end;
+		long pid;
+		if (n[0] != '.' || len < bl + 8 ||
+		    strncmp(n + 1, base, bl) != 0 || n[bl + 1] != '.' ||
+		    strcmp(n + len - 4, ".tmp") != 0)
+			continue;
+		p = n + bl + 2;
+		pid = strtol(p, &end, 10);
+		if (end == p || *end != '.' || pid <= 0 || pid == getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
+			unlinkat(dirfd(d), n, 0);
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
 /* A hidden name beside `path` (same file system, so the rename is
  * atomic), never an existing file or a link planted there: its descriptor,
  * or -1 with errno (*tmp NULL). */
@@ -358,6 +393,13 @@ cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 				    "cannot replace '%s'", path);
 	}
 	free(tmp);
+	{
+		const char *slash = strrchr(path, '/');
+		size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+		char *dir = xstrndup(path, dirlen);
+		sweep_temporaries(dir, path + dirlen);
+		free(dir);
+	}
 	return 0;
 fail:
 	unlink(tmp);

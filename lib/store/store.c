@@ -459,9 +459,13 @@ static int
 deps_foreign(const struct cv_store *st, const char *vpath, struct cv_trust *t)
 {
 	struct cv_installed inst;
+	struct stat dsb;
 	int bad = 0;
 
-	if (cv_store_read_meta(vpath, &inst, NULL) < 0)
+	/* a store without deps/ pays no metadata read: the prompt hook's
+	 * budget */
+	if (fstatat(st->dirfd, "deps", &dsb, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    cv_store_read_meta(vpath, &inst, NULL) < 0)
 		return 0;
 	for (int i = 0; i < inst.ndeps && !bad; i++) {
 		struct stat sb;
@@ -1821,7 +1825,7 @@ cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
 	/* a version without metadata is judged by whoever reads it; one
 	 * whose metadata is damaged is refused here as list refuses it, so
 	 * that no activation follows records the reader does not trust */
-	if (cv_store_read_meta(home, &inst, NULL) < 0 || inst.ndeps == 0) {
+	if ((r = cv_store_read_meta(home, &inst, NULL)) < 0) {
 		char *meta = cv_path_join(home, "cudnnvm.json");
 		r = access(meta, F_OK) == 0
 			    ? cv_store_read_meta(home, &inst, err)
@@ -1829,6 +1833,10 @@ cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
 		free(meta);
 		free(home);
 		return r < 0 ? r : 0;
+	}
+	if (inst.ndeps == 0) {
+		free(home);
+		return 0;
 	}
 	root = st->root;
 	for (int i = 0; i < inst.ndeps && r == 0; i++) {
@@ -1877,6 +1885,24 @@ dep_needed(const struct cv_installed *all, size_t n, const char *name)
 	return 0;
 }
 
+/* Read again under the dependency's exclusive lock: an install that held
+ * it shared published its version (which may need this folder) before it
+ * let go, after the list the collection started from was read. */
+static int
+still_unneeded(struct cv_store *st, const char *name)
+{
+	struct cv_store *sys = st->system;
+	struct cv_installed *all = NULL;
+	size_t n = 0;
+	int r;
+
+	st->system = NULL;
+	r = cv_store_list(st, &all, &n, NULL) == 0 && !dep_needed(all, n, name);
+	st->system = sys;
+	free(all);
+	return r;
+}
+
 int
 cv_store_deps_collect(struct cv_store *st)
 {
@@ -1920,7 +1946,8 @@ cv_store_deps_collect(struct cv_store *st)
 			/* into staging first: it vanishes in one step, and a
 			 * killed run leaves only sweepable staging */
 			sub = xasprintf("deps/%s", de->d_name);
-			if (cv_store_staging_new(st, "rm", &name, &slfd,
+			if (still_unneeded(st, de->d_name) &&
+			    cv_store_staging_new(st, "rm", &name, &slfd,
 						 NULL) == 0) {
 				char *to = xasprintf("%s/old", name);
 				if (renameat(st->dirfd, sub, st->stagingfd,

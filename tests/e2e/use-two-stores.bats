@@ -289,6 +289,9 @@ SH
 	cd "$NR/proj"
 	as_user cudnnvm install --no-validate --archive "$v8_ARCH" --sha256 "$v8_SHA" >/dev/null
 	as_user cudnnvm use 9.19 --no-validate >/dev/null
+	# root passes over a pin another user owns (H14): root's own pin,
+	# which the user follows too, makes both runs resolve it
+	chown 0 . .cudnn-version
 	# the version is already applied, as at a prompt inside the project:
 	# the frameworks check of a switch (which reads the Python
 	# environment on PATH, another for root than for the user) stays out

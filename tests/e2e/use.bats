@@ -224,3 +224,19 @@ nodejs 20" ]
 	run cudnnvm current
 	[ "$status" -eq 1 ]
 }
+
+@test "temporaries a killed write left beside the pin are swept by the next write; a live writer's stay (H19)" {
+	mkdir -p p && cd p
+	# pids no process has (above any pid_max), and this shell's own
+	dead="..cudnn-version.2147483646.1f2e.tmp"
+	live="..cudnn-version.$$.abcd.tmp"
+	echo 9.1 >"$dead"
+	echo 9.1 >"$live"
+	echo keep >".other.2147483646.1f2e.tmp"
+	run cudnnvm use 9.13
+	[ "$status" -eq 0 ]
+	[ ! -e "$dead" ]
+	[ -e "$live" ]
+	[ -e ".other.2147483646.1f2e.tmp" ]
+	[ "$(cat .cudnn-version)" = 9.13 ]
+}
