@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void __attribute__((format(printf, 3, 4)))
 say(struct cv_verdict *v, int what, const char *fmt, ...)

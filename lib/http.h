@@ -9,6 +9,13 @@
 #include <curl/curl.h>
 #include <stdatomic.h>
 
+/* libcurl before 7.87 (Debian 11's 7.74, where the release files are
+ * built) names no write-callback error: any count other than the one it
+ * passed fails the transfer the same way. */
+#ifndef CURL_WRITEFUNC_ERROR
+#define CURL_WRITEFUNC_ERROR 0xFFFFFFFF
+#endif
+
 /* 1 once cv_remote_interrupt() ran (Ctrl-C). */
 int cv_remote_interrupted(void);
 int cv_remote_retries(const struct cv_remote *r);
