@@ -38,7 +38,15 @@ FRONT_LIBS  = $(if $(filter 1,$(FRONT_STATIC)),-Wl$(comma)-Bstatic) \
 	      $(shell pkg-config --libs $(FRONT_PKGS) 2>/dev/null) \
 	      $(if $(filter 1,$(FRONT_STATIC)),-Wl$(comma)-Bdynamic)
 comma := ,
-HELPER_LIBS = $(shell pkg-config --libs $(HELPER_PKGS) 2>/dev/null)
+# HELPER_STATIC: packages the helper links from their static archives
+# (the release build's libarchive, pkg/dist.sh says why), their own
+# libraries still shared
+HELPER_STATIC ?=
+HELPER_LIBS = $(if $(HELPER_STATIC),-Wl$(comma)-Bstatic \
+	        $(shell pkg-config --libs-only-l $(HELPER_STATIC) 2>/dev/null) -Wl$(comma)-Bdynamic \
+	        $(filter-out $(shell pkg-config --libs-only-l $(HELPER_STATIC) 2>/dev/null), \
+	          $(shell pkg-config --static --libs $(HELPER_STATIC) 2>/dev/null))) \
+	      $(shell pkg-config --libs $(filter-out $(HELPER_STATIC),$(HELPER_PKGS)) 2>/dev/null)
 
 WARN    = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
           -Wformat=2 -Wvla -Wwrite-strings -Wno-unused-parameter \
@@ -72,7 +80,7 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 .PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
         install uninstall clean format format-check lint lint-cppcheck \
         lint-tidy lint-layout fuzz fuzz-bins fuzz-build completions \
-        dist deb wheel sign check-dist
+        dist deb wheel rpm sign check-dist oldroot
 all: $(BIN) $(HELPER)
 
 $(BUILD)/%.o: %.c
@@ -98,6 +106,10 @@ FORCE:
 # where an installed front binary looks for the helper when it is not at
 # ../libexec/cudnnvm/ beside it
 $(BUILD)/cmd/handoff.o: ALL_CFLAGS += -DCV_LIBEXECDIR='"$(LIBEXECDIR)"'
+# a release build names the glibc its helper needs (pkg/dist.sh): the
+# front binary then says so in one line on an older system
+GLIBC_FLOOR ?=
+$(BUILD)/cmd/handoff.o: ALL_CFLAGS += $(if $(GLIBC_FLOOR),-DCV_GLIBC_FLOOR='"$(GLIBC_FLOOR)"')
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -240,13 +252,20 @@ uninstall:
 
 # Release files (pkg/dist.sh says how each is made), built apart from
 # build/ in $(DIST_BUILD), written to $(DISTDIR): `make dist` gives the
-# source and binary archives, the .deb, the wheel, the SPDX SBOM and
-# SHA256SUMS; `make deb` and `make wheel` one file each. Reproducible from
-# one commit (SOURCE_DATE_EPOCH: the commit's time unless set).
+# source and binary archives, the .deb, the wheel, the .rpm, the SPDX SBOM
+# and SHA256SUMS; `make deb`, `make wheel` and `make rpm` one file each.
+# Reproducible from one commit (SOURCE_DATE_EPOCH: the commit's time
+# unless set). The wheel, the binary archive and the .rpm are built in the
+# Debian 11 root `make oldroot` makes (debootstrap, as root; kept in
+# OLDROOT and reused), for glibc 2.28; OLDROOT=none builds them here.
 DIST_BUILD ?= build-dist
 DISTDIR    ?= $(DIST_BUILD)/out
-dist deb wheel: deps
-	@DIST_BUILD=$(DIST_BUILD) DISTDIR=$(DISTDIR) MAKE="$(MAKE)" CC=$(CC) pkg/dist.sh $@
+OLDROOT    ?=
+dist deb wheel rpm: deps
+	@DIST_BUILD=$(DIST_BUILD) DISTDIR=$(DISTDIR) MAKE="$(MAKE)" CC=$(CC) \
+	  $(if $(OLDROOT),OLDROOT=$(OLDROOT)) pkg/dist.sh $@
+oldroot:
+	@$(if $(OLDROOT),OLDROOT=$(OLDROOT)) pkg/oldroot.sh
 
 # SHA256SUMS.minisig, with the secret key in MINISIGN_KEY (minisign asks
 # for its password); users check it against pkg/minisign.pub.
