@@ -268,17 +268,22 @@ oldroot:
 	@$(if $(OLDROOT),OLDROOT=$(OLDROOT)) pkg/oldroot.sh
 
 # SHA256SUMS.minisig, with the secret key in MINISIGN_KEY (minisign asks
-# for its password); users check it against pkg/minisign.pub.
+# for its password), and beside it the public key users check it with
+# (pkg/minisign.pub), as minisign.pub: the README's command finds both.
 MINISIGN_KEY ?= $(HOME)/.minisign/cudnnvm.key
+MINISIGN_PUB ?= pkg/minisign.pub
 sign:
 	minisign -S -s $(MINISIGN_KEY) -m $(DISTDIR)/SHA256SUMS \
 	  -t "cudnnvm $$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$$/\1/p' lib/cudnnvm.h)"
+	cp $(MINISIGN_PUB) $(DISTDIR)/minisign.pub
 
 # The release files built twice from this commit, compared byte for byte,
-# then tests/dist/ against them: the .deb unpacked, the wheel in a fresh
-# venv, the binary archive unpacked, each installing from the test mirror;
-# the SBOM, the glibc tag, minisign with a throwaway key. Slow (two
-# release builds): CI runs it after make test.
+# then tests/dist/ against them: the .deb unpacked, the wheel in every
+# layout pip, uv and pipx make, the binary archive unpacked, each
+# installing from the test mirror; the wheel, the archive and the .rpm
+# again in the Debian 11 root (older than this system); the SBOM, the
+# glibc floor of every ELF file, minisign with a throwaway key. Slow (four
+# builds, two in the root; the root itself once): CI runs it after make test.
 check-dist: deps
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-dist.XXXXXX") && \
 	export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} && \
@@ -287,7 +292,7 @@ check-dist: deps
 	    { cat "$$d/$$n.log"; rm -rf "$$d"; exit 1; }; \
 	done; \
 	CUDNNVM_DIST="$$d/a/out" CUDNNVM_DIST2="$$d/b/out" CUDNNVM_DIST_BUILD="$$d/a" \
-	  bats --tap tests/dist; rc=$$?; rm -rf "$$d"; exit $$rc
+	  $(if $(OLDROOT),OLDROOT=$(OLDROOT)) bats --tap tests/dist; rc=$$?; rm -rf "$$d"; exit $$rc
 
 clean:
 	rm -rf build build-asan build-fuzz build-dist

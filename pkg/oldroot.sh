@@ -11,7 +11,8 @@
 #   usage: pkg/oldroot.sh                    make it (once), print its path
 #          pkg/oldroot.sh run [--bind DIR]... CMD...
 #                 run CMD in it with this environment, each DIR (absolute)
-#                 mounted at the same path inside
+#                 mounted at the same path inside, in this folder when
+#                 the root has it
 # Made once and reused (a stamp names what it holds; a changed package
 # list installs only what is new). The Debian mirror is the one this
 # machine's apt sources name (DEBIAN_MIRROR overrides). Needs root.
@@ -89,8 +90,9 @@ if [ "${1:-}" = run ]; then
 	# shellcheck disable=SC2016
 	exec unshare -m sh -c 'r=$1 n=$2 && shift 2 && mount -t proc proc "$r/proc" &&
 		mount --rbind /dev "$r/dev" && while [ "$n" -gt 0 ]; do
-		mount --bind "$1" "$r$1" && shift && n=$((n - 1)); done && exec chroot "$r" "$@"' \
-		sh "$ROOT" "${#binds[@]}" "${binds[@]}" "$@"
+		mount --bind "$1" "$r$1" && shift && n=$((n - 1)); done &&
+		exec chroot "$r" sh -c "cd \"\$0\" 2>/dev/null || cd /; exec \"\$@\"" "$@"' \
+		sh "$ROOT" "${#binds[@]}" "${binds[@]}" "$PWD" "$@"
 fi
 
 [ "$(id -u)" -eq 0 ] || { echo "pkg/oldroot.sh: debootstrap and chroot need root" >&2; exit 77; }

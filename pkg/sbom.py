@@ -68,8 +68,9 @@ def bundled(wheel):
     out = {}
     with zipfile.ZipFile(wheel) as z:
         for n in z.namelist():
-            if n.startswith("cudnnvm.libs/") and not n.endswith("/"):
-                f = n.split("/", 1)[1]
+            # the wheel's data/libexec/cudnnvm.libs/ (pkg/dist.sh)
+            if "cudnnvm.libs/" in n and not n.endswith("/"):
+                f = n.rsplit("/", 1)[1]
                 out[re.sub(r"-[0-9a-f]{8}(?=\.)", "", f, count=1)] = n
     return out
 
@@ -153,7 +154,7 @@ def main():
         "STATIC_LINK": "linked from its static archive (inih and jansson into the "
         "front binary; any other into the helper)",
         "DYNAMIC_LINK": "loaded at run time by the Debian package's binaries",
-        "CONTAINS": "bundled in the wheel (cudnnvm.libs/) and the binary archive "
+        "CONTAINS": "bundled in the wheel, the binary archive and the .rpm "
         "(libexec/cudnnvm.libs/)",
     }
     for pkg in sorted(pkgs):

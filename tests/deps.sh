@@ -22,7 +22,7 @@ PKGS="gcc make pkg-config libarchive-dev libcurl4-openssl-dev libssl-dev liblzma
 libdeflate-dev libinih-dev libjansson-dev bats zsh fish dash python3 python3-venv python3-jsonschema openssl
 xz-utils zip unzip util-linux lmod tcl slurm-wlm munge mandoc curl ca-certificates procps
 hyperfine direnv file binutils strace time bsdutils tcsh clang libclang-rt-14-dev
-bash-completion tcl-dev liblua5.3-dev dpkg-dev lintian minisign pipx"
+bash-completion tcl-dev liblua5.3-dev dpkg-dev lintian minisign pipx debootstrap rpm cpio man-db"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
