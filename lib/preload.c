@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include "glibc_compat.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

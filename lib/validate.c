@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include "glibc_compat.h"
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>

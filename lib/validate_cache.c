@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include "glibc_compat.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -57,7 +57,10 @@ pkg_build() {
 	# reads, is the one user of libxml2 (GLIBC_2.29), and the linker
 	# leaves both out; --as-needed drops the libraries that then go unused
 	local static=""
-	[ -z "${GLIBC_FLOOR:-}" ] || { static=libarchive && LDFLAGS="$LDFLAGS -Wl,--as-needed"; }
+	# (and lib/glibc_compat.h keeps the front binary to glibc 2.17)
+	[ -z "${GLIBC_FLOOR:-}" ] || {
+		static=libarchive LDFLAGS="$LDFLAGS -Wl,--as-needed" CPPFLAGS="$CPPFLAGS -DCV_GLIBC_COMPAT"
+	}
 	# stage's make install sees the same, or it would link again
 	BUILD_VARS=(BUILD="$B" PREFIX=/usr LIBEXECDIR=/usr/libexec
 		CFLAGS="$CFLAGS $CPPFLAGS -Wno-error=unused-result -ffile-prefix-map=$PWD=."

@@ -269,6 +269,11 @@ EOF
 	for f in "$T"/whl/cudnnvm-"$V".data/scripts/cudnnvm "$T"/whl/cudnnvm-"$V".data/data/libexec/cudnnvm/cudnnvm-helper; do
 		echo "# floor of ${f##*/}: $(objdump -T "$f" | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1)" >&3
 	done
+	# the front binary starts on glibc 2.17 (lib/glibc_compat.h) and says,
+	# in one line, that the helper's libraries need 2.28
+	f=$(objdump -T "$T/whl/cudnnvm-$V.data/scripts/cudnnvm" | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1)
+	[ "$(printf '%s\n' "$f" GLIBC_2.17 | sort -V | tail -1)" = GLIBC_2.17 ]
+	strings "$T/whl/cudnnvm-$V.data/scripts/cudnnvm" | grep -q "needs glibc $FLOOR or newer; this system has"
 	floor=$(glibc_floor "$T/whl")
 	tag=${WHL##*-py3-none-}
 	tag=${tag%.whl}
