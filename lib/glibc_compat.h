@@ -1,8 +1,8 @@
 /* glibc_compat.h: what the release build (pkg/dist.sh defines
  * CV_GLIBC_COMPAT) binds to older glibc symbol versions, so that the
  * front binary starts on glibc 2.17 (RHEL 7) and can say in one line that
- * the helper needs 2.28, where the loader would print a trace. Include it
- * after <glob.h> in each file that calls glob. */
+ * the helper needs 2.28, where the loader would print a trace. Each file that
+ * calls glob includes it. */
 #ifndef CUDNNVM_GLIBC_COMPAT_H
 #define CUDNNVM_GLIBC_COMPAT_H
 

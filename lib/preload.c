@@ -34,13 +34,13 @@
  *    version's libcudnn.so.N first in LD_PRELOAD, so the front library is
  *    the store's and the sub-libraries it dlopens come through
  *    LD_LIBRARY_PATH from the same folder. */
+#include "glibc_compat.h"
 #include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include "glibc_compat.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,12 +2,12 @@
  * environment and turn what it reports, or how it died, into the five
  * steps of doc/SPEC.md. A crash, abort or hang inside cuDNN becomes a `fail`
  * naming the signal and what the child was doing. */
+#include "glibc_compat.h"
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include "glibc_compat.h"
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>

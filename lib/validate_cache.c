@@ -2,13 +2,13 @@
  * and the identity of every lib/libcudnn* file, so that repeating an
  * activation costs a few stat(2) calls. The key is the plain text of all
  * that; a result is used only when its stored key is byte-identical. */
+#include "glibc_compat.h"
 #include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include "glibc_compat.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
