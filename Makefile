@@ -81,7 +81,7 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
         install uninstall clean format format-check lint lint-cppcheck \
         lint-tidy lint-layout fuzz fuzz-bins fuzz-build completions \
         dist deb wheel rpm sign check-dist oldroot
-all: $(BIN) $(HELPER)
+all: $(BIN) $(HELPER) $(BUILD)/cudnnvm.1.txt
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -106,6 +106,16 @@ FORCE:
 # where an installed front binary looks for the helper when it is not at
 # ../libexec/cudnnvm/ beside it
 $(BUILD)/cmd/handoff.o: ALL_CFLAGS += -DCV_LIBEXECDIR='"$(LIBEXECDIR)"'
+# and where `help <command>` finds the man page's text (lib/mantext.c)
+$(BUILD)/lib/mantext.o: ALL_CFLAGS += -DCV_DATADIR='"$(DATADIR)"'
+# The man page as plain text, which `help <command>` prints where man(1)
+# is absent; empty where mandoc is (then help prints the options alone).
+MANDOC ?= mandoc
+$(BUILD)/cudnnvm.1.txt: man/cudnnvm.1
+	@mkdir -p $(@D)
+	@if command -v $(MANDOC) >/dev/null; then \
+	  $(MANDOC) -T ascii -O width=78 man/cudnnvm.1 | sed 's/.\x08//g' >$@.tmp && mv $@.tmp $@; \
+	else : >$@; fi
 # a release build names the glibc its helper needs (pkg/dist.sh): the
 # front binary then says so in one line on an older system
 GLIBC_FLOOR ?=
@@ -221,7 +231,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
-install: $(BIN) $(HELPER)
+install: $(BIN) $(HELPER) $(BUILD)/cudnnvm.1.txt
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/cudnnvm $(DESTDIR)$(MANDIR)/man1 \
 	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/shims \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -232,6 +242,7 @@ install: $(BIN) $(HELPER)
 	if [ -f completions/cudnnvm.bash ]; then install -m 644 completions/cudnnvm.bash $(DESTDIR)$(BASHCOMPDIR)/cudnnvm; fi
 	if [ -f completions/_cudnnvm ]; then install -m 644 completions/_cudnnvm $(DESTDIR)$(ZSHCOMPDIR)/_cudnnvm; fi
 	if [ -f completions/cudnnvm.fish ]; then install -m 644 completions/cudnnvm.fish $(DESTDIR)$(FISHCOMPDIR)/cudnnvm.fish; fi
+	if [ -s $(BUILD)/cudnnvm.1.txt ]; then install -m 644 $(BUILD)/cudnnvm.1.txt $(DESTDIR)$(DATADIR)/cudnnvm.1.txt; fi
 	for f in shims/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(DATADIR)/shims/; done; true
 
 uninstall:

@@ -1648,4 +1648,12 @@ void cv_checkpoint(const char *name);
 #include "uninstall.h"
 #include "venv.h"
 
+/* mantext.c: the man page's text for `help <command>` where man(1) is
+ * absent. cv_man_command_text: 1 and CMD's entry of the page (xmalloc'd,
+ * in *out) when no man is on PATH and the page that make install renders
+ * (<datadir>/cudnnvm.1.txt, found from this executable's place) has it;
+ * else 0. cv_path_has_program: 1 when an executable NAME is on PATH. */
+int cv_man_command_text(const char *cmd, char **out);
+int cv_path_has_program(const char *name);
+
 #endif

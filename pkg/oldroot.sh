@@ -23,7 +23,8 @@ TOOLS=/opt/cudnnvm-tools
 PKGS="gcc make pkg-config libc6-dev libcurl4-openssl-dev libssl-dev liblzma-dev
 libdeflate-dev libinih-dev libjansson-dev libarchive-dev python3 python3-venv
 dpkg-dev file binutils ca-certificates procps
-nettle-dev libacl1-dev libzstd-dev liblz4-dev libbz2-dev zlib1g-dev libxml2-dev"
+nettle-dev libacl1-dev libzstd-dev liblz4-dev libbz2-dev zlib1g-dev libxml2-dev
+mandoc"
 PKGS=$(echo $PKGS)
 
 # the first URI of this machine's apt sources that serves Debian's main

@@ -339,6 +339,10 @@ EOF
 		echo "$output"
 		[ "$status" -eq 0 ]
 		[[ "$output" == *9.13.0.50* ]]
+		# no man on that PATH: help goes on with the page's own words
+		PATH="$b" run cudnnvm help install
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"from cudnnvm(1):"*"     cudnnvm install [<spec>]"* ]]
 		rm -rf "$CUDNNVM_STORE" "$T/project"
 		end_to_end "$b/cudnnvm"
 	done
