@@ -27,7 +27,7 @@ VERSION=$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$/\1/p' lib/cudnnvm.h)
 # the build root has no git: what git says comes in from outside
 COMMIT=${CV_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 BUILD_COMMIT=${BUILD_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(
-	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo -dirty)}
+	git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo -dirty || true)}
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 export SOURCE_DATE_EPOCH TZ=UTC LC_ALL=C
 umask 022
