@@ -2,7 +2,8 @@
  * CV_GLIBC_COMPAT) binds to older glibc symbol versions, so that the
  * front binary starts on glibc 2.17 (RHEL 7) and can say in one line that
  * the helper needs 2.28, where the loader would print a trace. Each file that
- * calls glob includes it. */
+ * calls glob includes it after <glob.h>: before it, gcc leaves the call
+ * unversioned. */
 #ifndef CUDNNVM_GLIBC_COMPAT_H
 #define CUDNNVM_GLIBC_COMPAT_H
 

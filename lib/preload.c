@@ -34,7 +34,6 @@
  *    version's libcudnn.so.N first in LD_PRELOAD, so the front library is
  *    the store's and the sub-libraries it dlopens come through
  *    LD_LIBRARY_PATH from the same folder. */
-#include "glibc_compat.h"
 #include "internal.h"
 
 #include <dirent.h>
@@ -47,6 +46,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* after <glob.h>: it rebinds glob */
+#include "glibc_compat.h"
 
 #define MODULE_FILE "_cudnnvm_preload.py"
 #define FINDER_FILE "_cudnnvm_finder.py"

@@ -2,7 +2,6 @@
  * environment and turn what it reports, or how it died, into the five
  * steps of doc/SPEC.md. A crash, abort or hang inside cuDNN becomes a `fail`
  * naming the signal and what the child was doing. */
-#include "glibc_compat.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -17,6 +16,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* after <glob.h>: it rebinds glob */
+#include "glibc_compat.h"
 
 /* SEGV for SIGSEGV: glibc's sigabbrev_np (2.32) where the build has it,
  * else the signals a crashing check process dies of */

@@ -2,7 +2,6 @@
  * and the identity of every lib/libcudnn* file, so that repeating an
  * activation costs a few stat(2) calls. The key is the plain text of all
  * that; a result is used only when its stored key is byte-identical. */
-#include "glibc_compat.h"
 #include "internal.h"
 
 #include <dirent.h>
@@ -15,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* after <glob.h>: it rebinds glob */
+#include "glibc_compat.h"
 
 static int
 cmp_str(const void *a, const void *b)
