@@ -97,6 +97,10 @@ if [ "${1:-}" = run ]; then
 fi
 
 [ "$(id -u)" -eq 0 ] || { echo "pkg/oldroot.sh: debootstrap and chroot need root" >&2; exit 77; }
+# one maker at a time (two check-dist runs on one machine share the root)
+mkdir -p "${ROOT%/*}"
+exec 9>"$ROOT.lock"
+flock 9
 stamp=$ROOT/.cudnnvm-oldroot
 want="$SUITE $PKGS tools deflate-pc"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
@@ -109,7 +113,6 @@ MIRROR=${DEBIAN_MIRROR:-$(host_mirror)}
 if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
 	echo "oldroot: debootstrap $SUITE from $MIRROR into $ROOT" >&2
 	rm -rf "$ROOT.part"
-	mkdir -p "${ROOT%/*}"
 	debootstrap --variant=minbase --include="${PKGS// /,}" "$SUITE" "$ROOT.part" "$MIRROR" >&2
 	printf 'deb %s %s main\ndeb-src %s %s main\n' "$MIRROR" "$SUITE" "$MIRROR" "$SUITE" >"$ROOT.part/etc/apt/sources.list"
 	mv "$ROOT.part" "$ROOT"
