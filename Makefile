@@ -38,7 +38,15 @@ FRONT_LIBS  = $(if $(filter 1,$(FRONT_STATIC)),-Wl$(comma)-Bstatic) \
 	      $(shell pkg-config --libs $(FRONT_PKGS) 2>/dev/null) \
 	      $(if $(filter 1,$(FRONT_STATIC)),-Wl$(comma)-Bdynamic)
 comma := ,
-HELPER_LIBS = $(shell pkg-config --libs $(HELPER_PKGS) 2>/dev/null)
+# HELPER_STATIC: packages the helper links from their static archives
+# (the release build's libarchive, pkg/dist.sh says why), their own
+# libraries still shared
+HELPER_STATIC ?=
+HELPER_LIBS = $(if $(HELPER_STATIC),-Wl$(comma)-Bstatic \
+	        $(shell pkg-config --libs-only-l $(HELPER_STATIC) 2>/dev/null) -Wl$(comma)-Bdynamic \
+	        $(filter-out $(shell pkg-config --libs-only-l $(HELPER_STATIC) 2>/dev/null), \
+	          $(shell pkg-config --static --libs $(HELPER_STATIC) 2>/dev/null))) \
+	      $(shell pkg-config --libs $(filter-out $(HELPER_STATIC),$(HELPER_PKGS)) 2>/dev/null)
 
 WARN    = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
           -Wformat=2 -Wvla -Wwrite-strings -Wno-unused-parameter \
@@ -83,8 +91,8 @@ SAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 .PHONY: all check test check-install unit unit-bins e2e asan deps demo bench \
         install uninstall clean format format-check lint lint-cppcheck \
         lint-tidy lint-layout lint-layers fuzz fuzz-bins fuzz-build completions \
-        dist deb wheel sign check-dist
-all: $(BIN) $(HELPER)
+        dist deb wheel rpm sign check-dist oldroot
+all: $(BIN) $(HELPER) $(BUILD)/cudnnvm.1.txt
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -115,6 +123,20 @@ $(BUILD)/lib/libcv-$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/$(1)/*.c))
 	$$(AR) rcs $$@ $$^
 endef
 $(foreach w,$(WINGS),$(eval $(call wing_archive,$(w))))
+# and where `help <command>` finds the man page's text (lib/base/mantext.c)
+$(BUILD)/lib/base/mantext.o: ALL_CFLAGS += -DCV_DATADIR='"$(DATADIR)"'
+# The man page as plain text, which `help <command>` prints where man(1)
+# is absent; empty where mandoc is (then help prints the options alone).
+MANDOC ?= mandoc
+$(BUILD)/cudnnvm.1.txt: man/cudnnvm.1
+	@mkdir -p $(@D)
+	@if command -v $(MANDOC) >/dev/null; then \
+	  $(MANDOC) -T ascii -O width=78 man/cudnnvm.1 | sed 's/.\x08//g' >$@.tmp && mv $@.tmp $@; \
+	else : >$@; fi
+# a release build names the glibc its helper needs (pkg/dist.sh): the
+# front binary then says so in one line on an older system
+GLIBC_FLOOR ?=
+$(BUILD)/cmd/handoff.o: ALL_CFLAGS += $(if $(GLIBC_FLOOR),-DCV_GLIBC_FLOOR='"$(GLIBC_FLOOR)"')
 $(CMDA): $(filter-out $(FRONT_OBJ) $(BUILD)/cmd/table.o,$(CMD_OBJ))
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -222,7 +244,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
-install: $(BIN) $(HELPER)
+install: $(BIN) $(HELPER) $(BUILD)/cudnnvm.1.txt
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/cudnnvm $(DESTDIR)$(MANDIR)/man1 \
 	  $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/shims \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -233,6 +255,7 @@ install: $(BIN) $(HELPER)
 	if [ -f completions/cudnnvm.bash ]; then install -m 644 completions/cudnnvm.bash $(DESTDIR)$(BASHCOMPDIR)/cudnnvm; fi
 	if [ -f completions/_cudnnvm ]; then install -m 644 completions/_cudnnvm $(DESTDIR)$(ZSHCOMPDIR)/_cudnnvm; fi
 	if [ -f completions/cudnnvm.fish ]; then install -m 644 completions/cudnnvm.fish $(DESTDIR)$(FISHCOMPDIR)/cudnnvm.fish; fi
+	if [ -s $(BUILD)/cudnnvm.1.txt ]; then install -m 644 $(BUILD)/cudnnvm.1.txt $(DESTDIR)$(DATADIR)/cudnnvm.1.txt; fi
 	for f in shims/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(DATADIR)/shims/; done; true
 
 uninstall:
@@ -253,26 +276,38 @@ uninstall:
 
 # Release files (pkg/dist.sh says how each is made), built apart from
 # build/ in $(DIST_BUILD), written to $(DISTDIR): `make dist` gives the
-# source and binary archives, the .deb, the wheel, the SPDX SBOM and
-# SHA256SUMS; `make deb` and `make wheel` one file each. Reproducible from
-# one commit (SOURCE_DATE_EPOCH: the commit's time unless set).
+# source and binary archives, the .deb, the wheel, the .rpm, the SPDX SBOM
+# and SHA256SUMS; `make deb`, `make wheel` and `make rpm` one file each.
+# Reproducible from one commit (SOURCE_DATE_EPOCH: the commit's time
+# unless set). The wheel, the binary archive and the .rpm are built in the
+# Debian 11 root `make oldroot` makes (debootstrap, as root; kept in
+# OLDROOT and reused), for glibc 2.28; OLDROOT=none builds them here.
 DIST_BUILD ?= build-dist
 DISTDIR    ?= $(DIST_BUILD)/out
-dist deb wheel: deps
-	@DIST_BUILD=$(DIST_BUILD) DISTDIR=$(DISTDIR) MAKE="$(MAKE)" CC=$(CC) pkg/dist.sh $@
+OLDROOT    ?=
+dist deb wheel rpm: deps
+	@DIST_BUILD=$(DIST_BUILD) DISTDIR=$(DISTDIR) MAKE="$(MAKE)" CC=$(CC) \
+	  $(if $(OLDROOT),OLDROOT=$(OLDROOT)) pkg/dist.sh $@
+oldroot:
+	@$(if $(OLDROOT),OLDROOT=$(OLDROOT)) pkg/oldroot.sh
 
 # SHA256SUMS.minisig, with the secret key in MINISIGN_KEY (minisign asks
-# for its password); users check it against pkg/minisign.pub.
+# for its password), and beside it the public key users check it with
+# (pkg/minisign.pub), as minisign.pub: the README's command finds both.
 MINISIGN_KEY ?= $(HOME)/.minisign/cudnnvm.key
+MINISIGN_PUB ?= pkg/minisign.pub
 sign:
 	minisign -S -s $(MINISIGN_KEY) -m $(DISTDIR)/SHA256SUMS \
 	  -t "cudnnvm $$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$$/\1/p' lib/base/base.h)"
+	cp $(MINISIGN_PUB) $(DISTDIR)/minisign.pub
 
 # The release files built twice from this commit, compared byte for byte,
-# then tests/dist/ against them: the .deb unpacked, the wheel in a fresh
-# venv, the binary archive unpacked, each installing from the test mirror;
-# the SBOM, the glibc tag, minisign with a throwaway key. Slow (two
-# release builds): CI runs it after make test.
+# then tests/dist/ against them: the .deb unpacked, the wheel in every
+# layout pip, uv and pipx make, the binary archive unpacked, each
+# installing from the test mirror; the wheel, the archive and the .rpm
+# again in the Debian 11 root (older than this system); the SBOM, the
+# glibc floor of every ELF file, minisign with a throwaway key. Slow (four
+# builds, two in the root; the root itself once): CI runs it after make test.
 check-dist: deps
 	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/cudnnvm-check-dist.XXXXXX") && \
 	export SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct)} && \
@@ -281,7 +316,7 @@ check-dist: deps
 	    { cat "$$d/$$n.log"; rm -rf "$$d"; exit 1; }; \
 	done; \
 	CUDNNVM_DIST="$$d/a/out" CUDNNVM_DIST2="$$d/b/out" CUDNNVM_DIST_BUILD="$$d/a" \
-	  bats --tap tests/dist; rc=$$?; rm -rf "$$d"; exit $$rc
+	  $(if $(OLDROOT),OLDROOT=$(OLDROOT)) bats --tap tests/dist; rc=$$?; rm -rf "$$d"; exit $$rc
 
 clean:
 	rm -rf build build-asan build-fuzz build-dist

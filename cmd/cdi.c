@@ -1,5 +1,5 @@
 /* cdi.c: `cudnnvm cdi [<spec>...] [--output FILE] [--prefix P]`: the CDI
- * spec of the installed versions (lib/cdi.c), one device each. */
+ * spec of the installed versions (lib/activate/cdi.c), one device each. */
 #include "cmd.h"
 #include "ui.h"
 

@@ -1,4 +1,4 @@
-/* config.c: `cudnnvm config list|get|set|unset`: the keys of lib/config.c,
+/* config.c: `cudnnvm config list|get|set|unset`: the keys of lib/base/config.c,
  * their values as every command sees them, and edits of the user's file
  * (or of --config FILE) that keep its other lines. */
 #include "cmd.h"

@@ -1,6 +1,6 @@
 /* export.c: `cudnnvm export oci DIR [<spec>] [--tag REF]`: the build the
  * project's cudnnvm.lock locks (or an installed version) as an OCI image
- * layout (lib/export_oci.c). */
+ * layout (lib/install/export_oci.c). */
 #include "cmd.h"
 #include "install/install.h"
 #include "ui.h"

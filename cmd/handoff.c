@@ -10,8 +10,10 @@
 #include "ui.h"
 
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,6 +21,24 @@
 #define CV_LIBEXECDIR "/usr/local/libexec"
 #endif
 #define HELPER "cudnnvm-helper"
+
+/* A release build (make dist) names the glibc its helper and bundled
+ * libraries need (CV_GLIBC_FLOOR, "2.28"): this binary needs less, so on
+ * an older system it can say so in one line where the loader would print
+ * a trace of missing symbol versions. */
+#ifdef CV_GLIBC_FLOOR
+static int
+glibc_older(const char *have, const char *floor)
+{
+	char *end;
+	long hm = strtol(have, &end, 10),
+	     hn = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+	long fm = strtol(floor, &end, 10),
+	     fn = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+
+	return hm < fm || (hm == fm && hn < fn);
+}
+#endif
 
 int
 cmd_handoff(char **argv)
@@ -38,9 +58,28 @@ cmd_handoff(char **argv)
 	/* argv[0] names this binary: ps shows cudnnvm, and the helper runs
 	 * validation's probe child with it */
 	argv[0] = self;
+#ifdef CV_GLIBC_FLOOR
+	if (glibc_older(gnu_get_libc_version(), CV_GLIBC_FLOOR)) {
+		cv_err_set(&err, CV_ERROR,
+			   "'%s' needs glibc " CV_GLIBC_FLOOR
+			   " or newer; this system has %s",
+			   argv[1] ? argv[1] : "", gnu_get_libc_version());
+		cv_err_hint(&err, "install cudnnvm from your distribution's "
+				  "packages or build it from source (README, "
+				  "\"Install\")");
+		return cmd_fail(&err);
+	}
+#endif
 	for (int i = 0; i < 3; i++) {
-		if (access(path[i], X_OK) != 0)
+		if (access(path[i], F_OK) != 0)
 			continue;
+		if (access(path[i], X_OK) != 0) {
+			cv_err_set(&err, CV_ERROR,
+				   "the helper '%s' is not executable; "
+				   "reinstall cudnnvm",
+				   path[i]);
+			return cmd_fail(&err);
+		}
 		execv(path[i], argv);
 		cv_err_errno(&err, cv_code_from_errno(errno),
 			     "cannot run the helper '%s'; reinstall cudnnvm",

@@ -61,6 +61,20 @@ cmd_lists_global(const struct cmd_spec *c, const struct cmd_opt *d)
 	       cmd_opt_find(c->opts, d->name) == NULL;
 }
 
+/* Where `man cudnnvm` cannot work (no man on PATH), the page's own words
+ * for the command, from the text make install rendered beside it. */
+static void
+print_man_entry(FILE *out, const char *name)
+{
+	char *text;
+
+	if (cv_man_command_text(name, &text) != 1)
+		return;
+	fputs("\nfrom cudnnvm(1):\n\n", out);
+	fputs(text, out);
+	free(text);
+}
+
 void
 cmd_print_help(FILE *out, const struct cmd_spec *c)
 {
@@ -75,6 +89,7 @@ cmd_print_help(FILE *out, const struct cmd_spec *c)
 	for (const struct cmd_opt *d = cmd_global_opts; d->name; d++)
 		if (cmd_lists_global(c, d))
 			print_option(out, d);
+	print_man_entry(out, c->name);
 }
 
 void

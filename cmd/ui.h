@@ -44,7 +44,7 @@ void ui_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ui_warn_later(void *payload, const char *msg);
 /* Print the held warnings (at a successful end, or before exec). */
 void ui_warnings_flush(void);
-/* Say what a gate (lib/gate.h) returned: r < 0 is err (cmd_fail); else
+/* Say what a gate (lib/python/python.h) returned: r < 0 is err (cmd_fail); else
  * the verdict's notes and warnings (silenced by -q), then its refusal.
  * The exit status: 0 when the version may become active. */
 int ui_verdict(int r, const struct cv_err *err, const struct cv_verdict *v);
@@ -77,7 +77,7 @@ void ui_size(char *out, size_t n, uint64_t bytes);
 /* What use, global and shell are asked: the options each declares in
  * cmd/table.c (keys 'u' --unset, 'e' --eval, 'f' --force, 'n'
  * --no-validate, 's' --system, 'i' --no-install, 'c' --cuda) and the gate
- * a version passes before it becomes active (lib/gate.h). Defined in
+ * a version passes before it becomes active (lib/python/python.h). Defined in
  * cmd/opts.c. */
 struct cmd_activation {
 	int unset;

@@ -4,7 +4,8 @@
 Lists every library the release links or carries, each as the Debian
 package it came from, with that package's version:
   - linked statically into the front binary (inih, jansson: the static
-    archives it was linked with, Makefile FRONT_STATIC);
+    archives it was linked with, Makefile FRONT_STATIC) or into the helper
+    (--static-lib: libarchive in the release build, pkg/dist.sh);
   - linked dynamically by the front binary or the helper (what the loader
     maps for them here: ldd);
   - bundled in the wheel and the binary archive (the files auditwheel
@@ -12,6 +13,7 @@ package it came from, with that package's version:
 Deterministic: no clock but SOURCE_DATE_EPOCH, packages sorted by name.
 
 usage: pkg/sbom.py --version V --commit C --front BIN --helper BIN [--wheel WHL]
+                   [--static-lib NAME]...
 """
 import argparse
 import json
@@ -66,8 +68,9 @@ def bundled(wheel):
     out = {}
     with zipfile.ZipFile(wheel) as z:
         for n in z.namelist():
-            if n.startswith("cudnnvm.libs/") and not n.endswith("/"):
-                f = n.split("/", 1)[1]
+            # the wheel's data/libexec/cudnnvm.libs/ (pkg/dist.sh)
+            if "cudnnvm.libs/" in n and not n.endswith("/"):
+                f = n.rsplit("/", 1)[1]
                 out[re.sub(r"-[0-9a-f]{8}(?=\.)", "", f, count=1)] = n
     return out
 
@@ -79,6 +82,7 @@ def main():
     ap.add_argument("--front", required=True)
     ap.add_argument("--helper", required=True)
     ap.add_argument("--wheel")
+    ap.add_argument("--static-lib", action="append", default=[])
     a = ap.parse_args()
 
     arch = sh("dpkg", "--print-architecture").strip()
@@ -92,7 +96,7 @@ def main():
         if soname:
             e["sonames"].add(soname)
 
-    for lib in ("inih", "jansson"):
+    for lib in ["inih", "jansson"] + a.static_lib:
         a_file = sh(CC, "-print-file-name=lib%s.a" % lib).strip()
         add(deb_package(a_file), "STATIC_LINK", "lib%s.a" % lib)
     dynamic = {}
@@ -147,9 +151,10 @@ def main():
         ],
     }
     says = {
-        "STATIC_LINK": "linked into the front binary from its static archive",
+        "STATIC_LINK": "linked from its static archive (inih and jansson into the "
+        "front binary; any other into the helper)",
         "DYNAMIC_LINK": "loaded at run time by the Debian package's binaries",
-        "CONTAINS": "bundled in the wheel (cudnnvm.libs/) and the binary archive "
+        "CONTAINS": "bundled in the wheel, the binary archive and the .rpm "
         "(libexec/cudnnvm.libs/)",
     }
     for pkg in sorted(pkgs):

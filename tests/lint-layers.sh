@@ -4,7 +4,9 @@
 # A file of lib/<w>/ includes only its own wing's headers and the faces
 # (<v>/<v>.h) of the wings before it; cmd/ includes only faces, and the
 # install wing's face only in the files of the commands the helper runs
-# (HELPER_CMD in cmd/table.c). From the objects: no call into a later
+# (HELPER_CMD in cmd/table.c); base/glibc_compat.h, which binds older
+# glibc symbol versions in a release build, goes after <glob.h> in any
+# wing. From the objects: no call into a later
 # wing, and no cycle of calls between the files of lib/ (tsort).
 set -u
 wings=$1 build=$2 rc=0
@@ -14,6 +16,8 @@ for f in lib/*/*.[ch]; do
 	for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
 		case $inc in
 		"$w/$w.h" | "$w/${w}_int.h") continue ;;
+		# symbol versions for the release build, after <glob.h>
+		base/glibc_compat.h) continue ;;
 		*/*.h) v=${inc%%/*} ;;
 		*) v= ;;
 		esac

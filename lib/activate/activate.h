@@ -38,7 +38,7 @@ struct cv_active {
 	char id[64];               /* the install id it resolves to */
 	/* set when the Python environment in play has a pin of `cudnnvm
 	 * venv` its frameworks load and they cannot load what the pin file
-	 * or global default named (lib/gate.c): id is the venv's pin,
+	 * or global default named (lib/python/gate.c): id is the venv's pin,
 	 * passed_over what origin named, why the framework's need */
 	char venv[4096];
 	char passed_over[64];

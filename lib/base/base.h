@@ -658,4 +658,12 @@ int cv_config_edit(const char *path, const char *key, const char *value,
 /* url.c: whether two mirror URLs name one folder (a trailing '/' aside) */
 int cv_url_same_mirror(const char *a, const char *b);
 
+/* mantext.c: the man page's text for `help <command>` where man(1) is
+ * absent. cv_man_command_text: 1 and CMD's entry of the page (xmalloc'd,
+ * in *out) when no man is on PATH and the page that make install renders
+ * (<datadir>/cudnnvm.1.txt, found from this executable's place) has it;
+ * else 0. cv_path_has_program: 1 when an executable NAME is on PATH. */
+int cv_man_command_text(const char *cmd, char **out);
+int cv_path_has_program(const char *name);
+
 #endif

@@ -429,7 +429,7 @@ check_ld_path(struct findings *fs, const struct cv_doctor_ctx *ctx,
 }
 
 /* `cudnnvm import ROOT` when import can tell the version of the cuDNN in
- * libdir as it does (lib/import.c read_version: a versioned
+ * libdir as it does (lib/install/import.c read_version: a versioned
  * libcudnn.so.N.x.y behind libcudnn.so.N, or cudnn_version.h / cudnn.h in
  * ROOT/include or beside the libraries), else NULL: it would ask for
  * --version, which doctor cannot know. */

@@ -213,11 +213,19 @@ xz_main(void *arg)
 	int failed = 0, filled = 0;
 
 	memset(&mt, 0, sizeof mt);
+#if LZMA_VERSION >= 50040002
 	mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
 	mt.threads = d->threads;
 	mt.memlimit_threading = xz_thread_memlimit();
 	mt.memlimit_stop = UINT64_MAX;
 	ret = lzma_stream_decoder_mt(&s, &mt);
+#else
+	/* liblzma before 5.4 (Debian 11's 5.2.5, where the release files
+	 * are built) has no threaded decoder: one thread, the same bytes */
+	(void)mt;
+	(void)xz_thread_memlimit;
+	ret = lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED);
+#endif
 	if (ret != LZMA_OK) {
 		xz_error(ret, &err);
 		failed = 1;

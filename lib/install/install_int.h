@@ -470,4 +470,11 @@ uint64_t cv_download_group_received(void *g);
 uint64_t cv_download_group_total(struct cv_download_group *g);
 void cv_download_group_free(struct cv_download_group *g);
 
+/* libcurl before 7.87 (Debian 11's 7.74, where the release files are
+ * built) names no write-callback error: any count other than the one it
+ * passed fails the transfer the same way. */
+#ifndef CURL_WRITEFUNC_ERROR
+#define CURL_WRITEFUNC_ERROR 0xFFFFFFFF
+#endif
+
 #endif

@@ -214,8 +214,17 @@ cv_http_setup(const struct cv_remote *r, CURL *h, const char *url, char *errbuf)
 	/* ~/.netrc is the place for a private mirror's password: it stays
 	 * out of the configuration, of messages and of cudnnvm.json */
 	curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+#if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protos);
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protos);
+#else
+	/* libcurl before 7.85 (Debian 11's, where the release files are
+	 * built) takes the same set as a bit mask */
+	long mask = CURLPROTO_HTTPS | (r->allow_file ? CURLPROTO_FILE : 0);
+	(void)protos;
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS, mask);
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS, mask);
+#endif
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
 	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);

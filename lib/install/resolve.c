@@ -42,7 +42,7 @@ fill(struct cv_resolved *out, const struct cv_manifest *m,
 	out->url = cv_manifest_url(mirror, f->relative_path);
 	snprintf(out->art.source, sizeof out->art.source, "%s", out->url);
 	snprintf(out->label, sizeof out->label, "%s", m->label);
-	/* what a lock file records (lib/lock_resolve.c) */
+	/* what a lock file records (lib/install/lock_resolve.c) */
 	snprintf(out->relative_path, sizeof out->relative_path, "%s",
 		 f->relative_path);
 	snprintf(out->manifest, sizeof out->manifest, "%s", m->name);

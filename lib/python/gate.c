@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void __attribute__((format(printf, 3, 4)))
 say(struct cv_verdict *v, int what, const char *fmt, ...)
@@ -469,8 +470,8 @@ cv_gate_notes(const struct cv_store *st, const char *id,
 	} else if ((f = first_user(&fe)) != NULL && fe.bundled_dir[0] &&
 		   (said == NULL || strcmp(said, fe.prefix) != 0) &&
 		   !has_pth(fe.prefix, fe.bundled_dir)) {
-		/* lib/preload.c says why: its RPATH and its own dlopen by
-		 * path beat LD_LIBRARY_PATH for the front library */
+		/* lib/python/preload.c says why: its RPATH and its own dlopen
+		 * by path beat LD_LIBRARY_PATH for the front library */
 		say(v, CV_SAY_WARN,
 		    "%s %s (%s) loads its own cuDNN front library from %s "
 		    "before %s's, and mixes the two: an activation by env or "

@@ -25,7 +25,7 @@
  *    from exec, env or the hooks) or CUDNNVM_VERSION wins over the pin of
  *    its major when the environment's frameworks can load it (the bounds
  *    `cudnnvm venv` checked the pin against, written into the module as
- *    NEEDS), else the checked pin does, as lib/gate.c has it for env and
+ *    NEEDS), else the checked pin does, as lib/python/gate.c has it for env and
  *    the hooks; a version that is gone gives one warning line, never a
  *    failed import.
  *  - A venv may pin one version per cuDNN major (`cudnnvm venv 9.19 8.9`):
@@ -51,6 +51,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* after <glob.h>: it rebinds glob */
+#include "base/glibc_compat.h"
+
 #define MODULE_FILE "_cudnnvm_preload.py"
 #define FINDER_FILE "_cudnnvm_finder.py"
 
@@ -70,7 +73,7 @@ static const char module_py[] =
 	"NEEDS = @NEEDS@\n"
 	"\n"
 	"\n"
-	"# The grammar of lib/version.c, to the letter (the table of\n"
+	"# The grammar of lib/base/version.c, to the letter (the table of\n"
 	"# tests/fixtures/spec-vectors.tsv holds both to it): ASCII digits only,\n"
 	"# no sign, blank, '_' or leading zero, though int() takes them.\n"
 	"def _num(s, most):\n"
@@ -120,7 +123,7 @@ static const char module_py[] =
 	"\n"
 	"# Whoever may change a folder or file it loads from could run code in\n"
 	"# this interpreter, so, as cudnnvm's own commands require of the store\n"
-	"# (lib/store.c), each must belong to this user or root and be writable\n"
+	"# (lib/store/store.c), each must belong to this user or root and be writable\n"
 	"# by nobody else; above the store a sticky folder (/tmp) will do.\n"
 	"def _owned(os, path, strict):\n"
 	"    st = os.stat(path)\n"
@@ -316,7 +319,7 @@ static const char module_py[] =
 	"_run()\n";
 
 /* The top-level packages whose first import loads the pinned cuDNN: the
- * frameworks lib/frameworks.c reads the needs of, by the name they are
+ * frameworks lib/python/frameworks.c reads the needs of, by the name they are
  * imported as, and NVIDIA's own users of cuDNN. A package that imports
  * one of these (torchvision, keras, flax, faster_whisper) fires through
  * it. */
@@ -495,7 +498,7 @@ py_tuple(struct cv_buf *out, const struct cv_version *v)
 
 /* NEEDS of the module: for each cuDNN major a framework of `prefix`
  * states, the highest floor and the lowest bound of them all, the ones
- * the gate held the pins to (lib/gate.c) when `cudnnvm venv` ran. A
+ * the gate held the pins to (lib/python/gate.c) when `cudnnvm venv` ran. A
  * Python dict literal; "{}" when none states one. */
 static char *
 needs_text(const char *prefix)
@@ -640,7 +643,7 @@ cv_preload_hook(const char *prefix, const struct cv_preload_pin *pins, size_t n,
 }
 
 /* The ids of the "# Pinned:" line of a module we wrote (ids hold no
- * blank: the grammar of lib/version.c). */
+ * blank: the grammar of lib/base/version.c). */
 static int
 pins_one(const char *sp, void *arg, struct cv_err *err)
 {

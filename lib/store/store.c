@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1024,7 +1025,10 @@ cv_store_publish(struct cv_store *st, const char *name, const char *id,
 	if (r < 0 ||
 	    (r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
 		return r;
-	if (renameat2(st->stagingfd, name, st->dirfd, id, how) != 0)
+	/* the system call, not glibc's renameat2 (2.28): the front binary
+	 * of a release keeps to glibc 2.17 (lib/base/glibc_compat.h) */
+	if (syscall(SYS_renameat2, st->stagingfd, name, st->dirfd, id, how) !=
+	    0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot publish '%s/%s'", st->root, id);
 	else if (fsync(st->dirfd) != 0)

@@ -20,6 +20,38 @@
 #include <time.h>
 #include <unistd.h>
 
+/* after <glob.h>: it rebinds glob */
+#include "base/glibc_compat.h"
+
+/* SEGV for SIGSEGV: glibc's sigabbrev_np (2.32) where the build has it,
+ * else the signals a crashing check process dies of */
+static const char *
+sig_abbrev(int sig)
+{
+#if __GLIBC_PREREQ(2, 32)
+	const char *a = sigabbrev_np(sig);
+
+	return a ? a : "?";
+#else
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{ SIGSEGV, "SEGV" }, { SIGABRT, "ABRT" }, { SIGBUS, "BUS" },
+		{ SIGFPE, "FPE" },   { SIGILL, "ILL" },   { SIGKILL, "KILL" },
+		{ SIGTERM, "TERM" }, { SIGINT, "INT" },   { SIGHUP, "HUP" },
+		{ SIGPIPE, "PIPE" }, { SIGQUIT, "QUIT" }, { SIGTRAP, "TRAP" },
+		{ SIGSYS, "SYS" },   { SIGXCPU, "XCPU" }, { SIGALRM, "ALRM" },
+		{ SIGUSR1, "USR1" }, { SIGUSR2, "USR2" }
+	};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return "?";
+#endif
+}
+
 static void
 copy_str(char *dst, size_t n, const char *src)
 {
@@ -320,8 +352,7 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 			snprintf(why, sizeof why,
 				 "the check process died of SIG%s (%s) while "
 				 "%s%s%s",
-				 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
-				 strsignal(sig), r.last_what,
+				 sig_abbrev(sig), strsignal(sig), r.last_what,
 				 *tail ? "; it printed: " : "", tail);
 		else if (status < 0)
 			snprintf(why, sizeof why,

@@ -17,6 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* after <glob.h>: it rebinds glob */
+#include "base/glibc_compat.h"
+
 static int
 cmp_str(const void *a, const void *b)
 {

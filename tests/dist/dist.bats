@@ -2,11 +2,17 @@
 # The release files of `make dist` (pkg/dist.sh): run by `make check-dist`,
 # which builds them twice from this commit into $CUDNNVM_DIST and
 # $CUDNNVM_DIST2. Each way in that README's "Install" gives (the .deb, the
-# wheel in a fresh venv, the binary archive) installs from the test mirror,
-# activates and validates; the files are byte-identical between the two
-# builds, SHA256SUMS covers them and verifies with minisign, the SBOM names
-# every library, the wheel's tag is the glibc its files need.
+# wheel in every layout a Python installer makes, the binary archive, the
+# .rpm) installs from the test mirror, activates and validates; the wheel,
+# the binary archive and the .rpm do so in the Debian 11 root they were
+# built in (glibc 2.31, older than this machine's), and no ELF file in them
+# needs a glibc newer than 2.28 (doc/reliability.md R1-R4). The files are
+# byte-identical between the two builds, SHA256SUMS covers them and
+# verifies with minisign as the README says, the SBOM names every library.
 load ../e2e/remote
+
+# the floor the wheel, the binary archive and the .rpm keep to
+FLOOR=2.28
 
 setup_file() {
 	[ -s "${CUDNNVM_DIST:-}/SHA256SUMS" ] || {
@@ -22,7 +28,33 @@ setup_file() {
 	V=$(sed -n 's/^#define CV_VERSION_STRING "\(.*\)"$/\1/p' "$REPO_ROOT/lib/base/base.h")
 	WHL=$(ls "$D"/cudnnvm-"$V"-py3-none-manylinux_*.whl)
 	DEB=$(ls "$D"/cudnnvm_"$V"-1_*.deb)
-	export D V WHL DEB
+	RPM=$(ls "$D"/cudnnvm-"$V"-1.*.rpm)
+	OLDROOT=${OLDROOT:-$("$REPO_ROOT/pkg/oldroot.sh")}
+	export D V WHL DEB RPM OLDROOT
+	# the stub cuDNN again, built in the Debian 11 root: this machine's
+	# needs its newer glibc
+	export STUBS_OLD="$BATS_FILE_TMPDIR/stubs-old"
+	in_old_root "$FIXTURES/build_stubs.sh" "$STUBS_OLD" >/dev/null
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$STUBS_OLD/arch" \
+		--version 9.19.0.56 --cuda 13 --libdir "$STUBS_OLD/v9/lib" --preset 0 >"$STUBS_OLD/v9.json"
+}
+
+# old_root_setup: the stubs built in the root, for a test run there
+old_root_setup() {
+	export STUBS=$STUBS_OLD CUDNNVM_TEST_CUDA_LIBDIRS=$STUBS_OLD/cuda-nodev
+}
+
+# in_old_root CMD...: CMD in the Debian 11 build root (pkg/oldroot.sh),
+# with this environment and this run's temporary files at their own paths
+in_old_root() {
+	"$REPO_ROOT/pkg/oldroot.sh" run --bind "$BATS_RUN_TMPDIR" --bind "$REPO_ROOT" \
+		${CUDNNVM_DIST_BUILD:+--bind "$CUDNNVM_DIST_BUILD"} "$@"
+}
+
+# glibc_floor DIR: the highest GLIBC_2.N any ELF file under DIR needs
+glibc_floor() {
+	find "$1" -type f -exec sh -c 'file -b "$1" | grep -q ^ELF && objdump -T "$1"' _ {} \; |
+		grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1
 }
 
 setup() {
@@ -31,32 +63,38 @@ setup() {
 }
 
 # end_to_end BIN: --version, install (an archive, validated, and a release
-# from the mirror), use in a project, validate without a GPU
+# from the mirror), use in a project, env, validate without a GPU; each
+# command through $E2E_IN (in_old_root: in the Debian 11 root) when set
 end_to_end() {
-	local bin=$1
-	run "$bin" --version
+	local bin=$1 w=${E2E_IN:-}
+	run $w "$bin" --version
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "cudnnvm $V"* ]]
 	sed -i 's/^validate = no$/validate = yes/' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
-	run "$bin" install --archive "$(stub v9 path)" --sha256 "$(stub v9 sha256)"
+	run $w "$bin" install --archive "$(stub v9 path)" --sha256 "$(stub v9 sha256)"
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"validated 9.19.0.56-cuda13: files, version and library provenance pass"* ]]
-	run "$bin" list-remote 9.13 --cuda 12
+	run $w "$bin" list-remote 9.13 --cuda 12
 	[ "$status" -eq 0 ]
 	[[ "$output" == *9.13.0.50* ]]
-	run "$bin" install 9.13 --cuda 12 --no-validate
+	run $w "$bin" install 9.13 --cuda 12 --no-validate
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"installed cuDNN 9.13.0.50-cuda12"* ]]
 	mkdir -p "$T/project"
 	cd "$T/project"
-	run "$bin" use 9.19.0.56-cuda13
+	run $w "$bin" use 9.19.0.56-cuda13
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(cat .cudnn-version)" = 9.19.0.56-cuda13 ]
-	run "$bin" current
+	run $w "$bin" current
 	[ "$status" -eq 0 ]
 	[[ "$output" == *9.19.0.56-cuda13* ]]
-	run "$bin" validate --no-gpu
+	run $w "$bin" env
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$CUDNNVM_STORE/9.19.0.56-cuda13"* ]]
+	run $w "$bin" validate --no-gpu
+	echo "$output"
 	[ "$status" -eq 0 ]
 	cd "$T"
 }
@@ -74,7 +112,7 @@ end_to_end() {
 	run bash -c "cd '$D' && sha256sum -c --strict SHA256SUMS"
 	[ "$status" -eq 0 ]
 	[ "$(wc -l <"$D/SHA256SUMS")" -eq "$(find "$D" -maxdepth 1 -type f ! -name 'SHA256SUMS*' | wc -l)" ]
-	for suffix in .tar.gz -linux-x86_64.tar.gz .spdx.json; do
+	for suffix in .tar.gz -linux-x86_64.tar.gz .spdx.json -1.x86_64.rpm; do
 		grep -q "  cudnnvm-$V$suffix\$" "$D/SHA256SUMS"
 	done
 	grep -q "  ${WHL##*/}\$" "$D/SHA256SUMS"
@@ -108,35 +146,48 @@ EOF
 	done
 }
 
-@test "SHA256SUMS signed with minisign (throwaway key): verifies, and a changed file does not" {
+@test "SHA256SUMS signed with minisign (throwaway key): the README's command verifies it, and a changed file does not" {
+	local cmd
 	cp -r "$D" "$T/dist"
 	minisign -G -W -p "$T/key.pub" -s "$T/key.sec" >/dev/null
-	run make -C "$REPO_ROOT" -s sign DISTDIR="$T/dist" MINISIGN_KEY="$T/key.sec"
+	run make -C "$REPO_ROOT" -s sign DISTDIR="$T/dist" MINISIGN_KEY="$T/key.sec" MINISIGN_PUB="$T/key.pub"
 	[ "$status" -eq 0 ]
-	run minisign -V -p "$T/key.pub" -m "$T/dist/SHA256SUMS"
+	# the signature and the public key lie beside the sums
+	[ -s "$T/dist/SHA256SUMS.minisig" ]
+	cmp "$T/key.pub" "$T/dist/minisign.pub"
+	# the README's Install command, as printed, in the download folder
+	cmd=$(grep -m1 '^minisign -V' "$REPO_ROOT/README.md")
+	[ -n "$cmd" ]
+	cd "$T/dist"
+	run sh -c "$cmd"
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Trusted comment: cudnnvm $V"* ]]
-	sed -i '1s/^./0/' "$T/dist/SHA256SUMS"
-	run minisign -V -p "$T/key.pub" -m "$T/dist/SHA256SUMS"
+	[[ "$output" == *"${WHL##*/}: OK"* ]]
+	sed -i '1s/^./0/' SHA256SUMS
+	run sh -c "$cmd"
 	[ "$status" -ne 0 ]
+	cd "$T"
 	# the project's public key is a minisign key
 	[ "$(sed -n 1p "$REPO_ROOT/pkg/minisign.pub")" = "untrusted comment: minisign public key $(sed -n 2p "$REPO_ROOT/pkg/minisign.pub" | base64 -d | tail -c +3 | head -c 8 | od -An -tx8 | tr -d ' ' | tr a-f A-F)" ]
 }
 
 @test "the SBOM is SPDX 2.3 and names, with its version, every library linked or bundled" {
-	local sbom=$D/cudnnvm-$V.spdx.json
-	mkdir "$T/deb" "$T/whl"
-	dpkg-deb -x "$DEB" "$T/deb"
+	local sbom=$D/cudnnvm-$V.spdx.json b=$CUDNNVM_DIST_BUILD/bundle/build
+	[ -x "$b/cudnnvm-helper" ]
+	mkdir "$T/whl"
 	python3 -m zipfile -e "$WHL" "$T/whl"
 	{
-		# what the Debian package's binaries load, and what the wheel carries
-		for b in "$T/deb/usr/bin/cudnnvm" "$T/deb/usr/libexec/cudnnvm/cudnnvm-helper"; do
-			ldd "$b" | awk '$2 == "=>" {print $1} $1 ~ /^\// {sub(".*/", "", $1); print $1}'
+		# what the release build's binaries load in the root they were
+		# built in, and what the wheel carries
+		for f in "$b/cudnnvm" "$b/cudnnvm-helper"; do
+			in_old_root ldd "$f" | awk '$2 == "=>" {print $1} $1 ~ /^\// {sub(".*/", "", $1); print $1}'
 		done
 		# auditwheel names each copy NAME-HASH.so.N.M after the file NAME.so.N.M
-		ls "$T/whl/cudnnvm.libs"
+		ls "$T/whl/cudnnvm-$V.data/data/libexec/cudnnvm.libs"
 		echo libinih.a
 		echo libjansson.a
+		echo libarchive.a
 	} | sort -u >"$T/want"
 	[ "$(grep -c . "$T/want")" -gt 30 ]
 	python3 - "$sbom" "$T/want" <<'EOF'
@@ -148,6 +199,7 @@ named = {}
 for p in doc["packages"][1:]:
     assert p["versionInfo"], p
     assert p["externalRefs"][0]["referenceLocator"].startswith("pkg:deb/debian/" + p["name"] + "@")
+    assert "distro=debian-11" in p["externalRefs"][0]["referenceLocator"], p
     for f in re.match(r"files: ([^;]*);", p["comment"]).group(1).split(", "):
         named[f] = p
 for r in doc["relationships"]:
@@ -160,8 +212,9 @@ for want in open(sys.argv[2]).read().split():
     assert plain in named, "SBOM lacks " + want
 print("ok")
 EOF
-	grep -q '"name": "libarchive13"' "$sbom"
-	grep -q "\"versionInfo\": \"$(dpkg-query -W -f '${Version}' libarchive13)\"" "$sbom"
+	# libarchive is linked from Debian 11's static archive, with its version
+	grep -q '"name": "libarchive-dev"' "$sbom"
+	grep -q "\"versionInfo\": \"$(in_old_root dpkg-query -W -f '${Version}' libarchive-dev)\"" "$sbom"
 }
 
 @test "deb: Debian places, dependencies from dpkg-shlibdeps, lintian clean" {
@@ -198,39 +251,101 @@ EOF
 	cmp <(gzip -dc "$T/root/usr/share/man/man1/cudnnvm.1.gz") "$REPO_ROOT/man/cudnnvm.1"
 }
 
-@test "wheel: tagged manylinux with the highest GLIBC_ version of every ELF in it" {
-	local floor tag
-	mkdir "$T/whl"
+# doc/reliability.md R4. The measured floor of each file is printed to the
+# TAP stream: find DIR -type f -exec sh -c 'file -b "$1" | grep -q ^ELF &&
+# objdump -T "$1"' _ {} \; | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1
+@test "every ELF file in the wheel, the binary archive and the .rpm needs at most GLIBC_2.28, the wheel's tag no less than its files" {
+	local floor tag f
+	mkdir "$T/whl" "$T/tgz" "$T/rpm"
 	python3 -m zipfile -e "$WHL" "$T/whl"
-	floor=$(find "$T/whl" -type f -exec sh -c 'file -b "$1" | grep -q ^ELF && objdump -T "$1"' _ {} \; |
-		grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1)
-	[ -n "$floor" ]
+	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/tgz"
+	(cd "$T/rpm" && rpm2cpio "$RPM" | cpio -idm --quiet)
+	for f in whl tgz rpm; do
+		floor=$(glibc_floor "$T/$f")
+		echo "# floor of the $f: $floor" >&3
+		[ -n "$floor" ]
+		[ "$(printf '%s\n' "$floor" "GLIBC_$FLOOR" | sort -V | tail -1)" = "GLIBC_$FLOOR" ]
+	done
+	for f in "$T"/whl/cudnnvm-"$V".data/scripts/cudnnvm "$T"/whl/cudnnvm-"$V".data/data/libexec/cudnnvm/cudnnvm-helper; do
+		echo "# floor of ${f##*/}: $(objdump -T "$f" | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1)" >&3
+	done
+	# the front binary starts on glibc 2.17 (lib/base/glibc_compat.h) and says,
+	# in one line, that the helper's libraries need 2.28
+	f=$(objdump -T "$T/whl/cudnnvm-$V.data/scripts/cudnnvm" | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1)
+	[ "$(printf '%s\n' "$f" GLIBC_2.17 | sort -V | tail -1)" = GLIBC_2.17 ]
+	strings "$T/whl/cudnnvm-$V.data/scripts/cudnnvm" | grep -q "needs glibc $FLOOR or newer; this system has"
+	floor=$(glibc_floor "$T/whl")
 	tag=${WHL##*-py3-none-}
 	tag=${tag%.whl}
-	echo "floor $floor, tag $tag"
-	[ "$tag" = "manylinux_2_${floor#GLIBC_2.}_$(uname -m)" ]
+	echo "# wheel tag: $tag" >&3
+	[[ "$tag" =~ ^manylinux_2_([0-9]+)_$(uname -m)$ ]]
+	[ "${BASH_REMATCH[1]}" -ge "${floor#GLIBC_2.}" ]
+	[ "${BASH_REMATCH[1]}" -le "${FLOOR#2.}" ]
 	grep -qx "Tag: py3-none-$tag" "$T"/whl/cudnnvm-"$V".dist-info/WHEEL
-	# the front binary needs libc alone; the helper's libraries travel inside
+	# the front binary needs libc alone; the helper links libarchive from
+	# its static archive (no libxml2: its xar format is left out) and the
+	# rest travels beside it
 	readelf -d "$T/whl/cudnnvm-$V.data/scripts/cudnnvm" | grep NEEDED >"$T/needed"
 	! grep -v -E '\[(libc\.so\.6|ld-linux[^]]*)\]' "$T/needed"
-	ls "$T"/whl/cudnnvm.libs/libarchive-*.so* "$T"/whl/cudnnvm.libs/libinih-*.so* \
-		"$T"/whl/cudnnvm.libs/libcurl-*.so*
+	readelf -d "$T/whl/cudnnvm-$V.data/data/libexec/cudnnvm/cudnnvm-helper" >"$T/needed"
+	! grep -E 'NEEDED.*lib(archive|xml2)' "$T/needed"
+	grep -q 'R.*PATH.*\$ORIGIN/\.\./cudnnvm\.libs' "$T/needed"
+	ls "$T"/whl/cudnnvm-"$V".data/data/libexec/cudnnvm.libs/libcurl-*.so* \
+		"$T"/whl/cudnnvm-"$V".data/data/libexec/cudnnvm.libs/libinih-*.so*
+	! ls "$T"/whl/cudnnvm-"$V".data/data/libexec/cudnnvm.libs/libxml2-*
+	# nothing but the one command in scripts/, no Python launcher anywhere
+	[ "$(ls "$T/whl/cudnnvm-$V.data/scripts")" = cudnnvm ]
+	[ ! -e "$T/whl/cudnnvm.scripts" ]
+	! find "$T/whl" -name '*.py' | grep .
 }
 
-@test "wheel: pip install --no-index into a fresh venv gives a cudnnvm that installs, activates, validates; pip uninstall removes it" {
+@test "wheel: pip install --no-index into a fresh venv gives a cudnnvm that installs, activates, validates; man finds its page; pip uninstall removes it" {
 	python3 -m venv "$T/venv"
 	run "$T/venv/bin/pip" install --no-index --no-cache-dir "$WHL"
 	[ "$status" -eq 0 ]
 	[ -x "$T/venv/bin/cudnnvm" ]
+	[ ! -e "$T/venv/bin/cudnnvm-helper" ]
 	# the helper it runs loads the libraries the wheel carries
-	run ldd "$(ls "$T"/venv/lib/python3*/site-packages/cudnnvm.scripts/cudnnvm-helper)"
-	[[ "$output" == *"libarchive-"*" => $T/venv/lib/python3"*"/site-packages/cudnnvm.scripts/../cudnnvm.libs/libarchive-"* ]]
+	run ldd "$T/venv/libexec/cudnnvm/cudnnvm-helper"
+	[[ "$output" == *"libcurl-"*" => $T/venv/libexec/cudnnvm/../cudnnvm.libs/libcurl-"* ]]
 	end_to_end "$T/venv/bin/cudnnvm"
 	[ -f "$T/venv/share/man/man1/cudnnvm.1" ]
+	# man-db finds a page beside the bin/ folder on PATH
+	if command -v man >/dev/null; then
+		[ "$(PATH="$T/venv/bin:/usr/bin:/bin" MANPATH='' man -w cudnnvm)" = "$T/venv/share/man/man1/cudnnvm.1" ]
+	fi
 	run "$T/venv/bin/pip" uninstall -y cudnnvm
 	[ "$status" -eq 0 ]
 	[ ! -e "$T/venv/bin/cudnnvm" ]
-	[ ! -e "$T/venv/bin/cudnnvm-helper" ]
+	[ ! -e "$T/venv/libexec/cudnnvm/cudnnvm-helper" ]
+}
+
+# doc/reliability.md R1, R2: the layouts whose launcher used to look in the
+# system's site-packages, one under a path with a space and non-ASCII bytes
+@test "wheel: pip install --user, --target and --prefix (a path with a space and é): only cudnnvm on PATH, and it installs, activates, validates" {
+	local bins=() b
+	PYTHONUSERBASE="$T/user base" python3 -m pip install -q --user --break-system-packages \
+		--no-index --no-cache-dir --no-warn-script-location "$WHL"
+	bins+=("$T/user base/bin")
+	python3 -m pip install -q --target "$T/target" --no-index --no-cache-dir "$WHL"
+	bins+=("$T/target/bin")
+	python3 -m pip install -q --prefix "$T/pre fix/é" --break-system-packages \
+		--no-index --no-cache-dir --no-warn-script-location "$WHL"
+	bins+=("$T/pre fix/é/bin")
+	for b in "${bins[@]}"; do
+		[ "$(ls "$b")" = cudnnvm ]
+		# nothing of Python on the way: this bin/ folder and the system's
+		PATH="$b:/usr/bin:/bin" run cudnnvm list-remote 9.13 --cuda 12
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *9.13.0.50* ]]
+		# no man on that PATH: help goes on with the page's own words
+		PATH="$b" run cudnnvm help install
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"from cudnnvm(1):"*"     cudnnvm install [<spec>]"* ]]
+		rm -rf "$CUDNNVM_STORE" "$T/project"
+		end_to_end "$b/cudnnvm"
+	done
 }
 
 @test "wheel: uv tool install (offline) puts a working cudnnvm on the tool bin folder; uv tool uninstall removes it" {
@@ -261,6 +376,55 @@ EOF
 	mkdir "$T/opt"
 	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
 	run ldd "$T/opt/libexec/cudnnvm/cudnnvm-helper"
-	[[ "$output" == *"libarchive-"*" => $T/opt/libexec/cudnnvm/../cudnnvm.libs/libarchive-"* ]]
+	[[ "$output" == *"libcurl-"*" => $T/opt/libexec/cudnnvm/../cudnnvm.libs/libcurl-"* ]]
 	end_to_end "$T/opt/bin/cudnnvm"
+}
+
+@test "Debian 11 (glibc 2.31): the binary archive, unpacked, installs, activates and validates" {
+	[ "$(in_old_root cut -d. -f1 /etc/debian_version)" = 11 ]
+	mkdir "$T/opt"
+	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	old_root_setup
+	E2E_IN=in_old_root end_to_end "$T/opt/bin/cudnnvm"
+}
+
+@test "Debian 11: its pip (20.3) takes the manylinux_2_28 wheel into a venv; that cudnnvm installs, activates and validates" {
+	cp "$WHL" "$T/"
+	in_old_root python3 -m venv "$T/venv"
+	run in_old_root "$T/venv/bin/pip" install --no-index --no-cache-dir "$T/${WHL##*/}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	old_root_setup
+	E2E_IN=in_old_root end_to_end "$T/venv/bin/cudnnvm"
+}
+
+@test "rpm: Fedora's places, requirements only glibc's (at most GLIBC_2.28) and zlib; unpacked by rpm2cpio | cpio it runs in Debian 11" {
+	local top
+	run rpm -qp --qf '%{NAME} %{VERSION}-%{RELEASE} %{ARCH}\n' "$RPM"
+	[ "$output" = "cudnnvm $V-1 $(uname -m)" ]
+	run rpm -qpl "$RPM"
+	for p in /usr/bin/cudnnvm /usr/libexec/cudnnvm/cudnnvm-helper /usr/share/man/man1/cudnnvm.1.gz \
+		/usr/share/man/man5/cudnnvm.ini.5.gz /usr/share/bash-completion/completions/cudnnvm \
+		/usr/share/zsh/site-functions/_cudnnvm /usr/share/fish/vendor_completions.d/cudnnvm.fish \
+		/usr/share/cudnnvm/shims/hook.bash; do
+		[[ $'\n'"$output"$'\n' == *$'\n'"$p"$'\n'* ]]
+	done
+	[[ "$output" == *"/usr/libexec/cudnnvm.libs/libcurl-"* ]]
+	[[ "$output" != *build-id* && "$output" != *usr/local* ]]
+	run rpm -qpR "$RPM"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# what RHEL 8 has in its base: glibc's libraries and zlib; the bundled
+	# copies (NAME-HASH.so) require nothing outside
+	! grep -v -E '^(rpmlib\(|rtld\(GNU_HASH\)$|ld-linux-x86-64\.so\.2|lib(c|dl|pthread|resolv|rt|m|z)\.so\.[0-9]+\()' <<<"$output"
+	grep -q '^libc\.so\.6(GLIBC_2\.[0-9]*)(64bit)$' <<<"$output"
+	top=$(grep -o 'GLIBC_2\.[0-9]*' <<<"$output" | sort -uV | tail -1)
+	[ "$(printf '%s\n' "$top" "GLIBC_$FLOOR" | sort -V | tail -1)" = "GLIBC_$FLOOR" ]
+	run rpm -qpP "$RPM"
+	[[ "$output" != *".so"* ]]
+	mkdir "$T/rpmroot"
+	(cd "$T/rpmroot" && rpm2cpio "$RPM" | cpio -idm --quiet)
+	old_root_setup
+	E2E_IN=in_old_root end_to_end "$T/rpmroot/usr/bin/cudnnvm"
+	cmp <(gzip -dc "$T/rpmroot/usr/share/man/man1/cudnnvm.1.gz") "$REPO_ROOT/man/cudnnvm.1"
 }

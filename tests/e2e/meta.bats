@@ -88,3 +88,25 @@ setup() { common_setup; }
 	run --separate-stderr cudnnvm list
 	[[ $stderr == *"unknown key 'frobnicate'" ]]
 }
+
+@test "help <command> prints the man page's entry for it where man is absent, found beside the binary" {
+	local p="$T/pre fix"
+	mkdir -p "$p/bin" "$p/share/cudnnvm" "$T/with-man"
+	cp "$CUDNNVM_BIN" "$p/bin/cudnnvm"
+	cp "$(dirname "$CUDNNVM_BIN")/cudnnvm.1.txt" "$p/share/cudnnvm/cudnnvm.1.txt"
+	[ -s "$p/share/cudnnvm/cudnnvm.1.txt" ]
+	# PATH holds the binary alone: no man
+	PATH="$p/bin" run cudnnvm help list
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: cudnnvm list"*"--json"*"from cudnnvm(1):"*"     cudnnvm list [--json]"*"List installed versions, newest first"* ]]
+	# the entry ends where the next command's begins
+	[[ "$output" != *"cudnnvm list-remote"* ]]
+	PATH="$p/bin" run cudnnvm help list-remote
+	[[ "$output" == *"from cudnnvm(1):"*"     cudnnvm list-remote [<spec>]"* ]]
+	# with a man on PATH, help is the options as before
+	printf '#!/bin/sh\nexit 0\n' >"$T/with-man/man"
+	chmod 755 "$T/with-man/man"
+	PATH="$p/bin:$T/with-man" run cudnnvm help list
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"cudnnvm(1):"* ]]
+}

@@ -61,3 +61,24 @@ setup() {
 	[[ "$maps" != *libcrypto* ]]
 	[[ "$maps" == *libcudnn.so* ]]
 }
+
+# doc/reliability.md R3
+@test "a missing helper is one line naming where it looked; one not executable names itself" {
+	local p="$T/pre fix"
+	[ ! -e "/usr/local/libexec/cudnnvm/cudnnvm-helper" ] || skip "a cudnnvm is installed under /usr/local"
+	mkdir -p "$p/bin" "$p/libexec/cudnnvm"
+	cp "$CUDNNVM_BIN" "$p/bin/cudnnvm"
+	run --separate-stderr "$p/bin/cudnnvm" install --archive "$(stub v9 path)" --sha256 "$(stub v9 sha256)"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "cudnnvm: cannot find cudnnvm-helper, which runs 'install' (looked in $p/bin, $p/bin/../libexec/cudnnvm and "*"); reinstall cudnnvm" ]]
+	install -m 644 "$(dirname "$CUDNNVM_BIN")/cudnnvm-helper" "$p/libexec/cudnnvm/cudnnvm-helper"
+	run --separate-stderr "$p/bin/cudnnvm" install --archive "$(stub v9 path)" --sha256 "$(stub v9 sha256)"
+	[ "$status" -eq 1 ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[ "$stderr" = "cudnnvm: the helper '$p/bin/../libexec/cudnnvm/cudnnvm-helper' is not executable; reinstall cudnnvm" ]
+	# made executable, the same copy runs the command
+	chmod 755 "$p/libexec/cudnnvm/cudnnvm-helper"
+	run "$p/bin/cudnnvm" install --no-validate --archive "$(stub v9 path)" --sha256 "$(stub v9 sha256)"
+	[ "$status" -eq 0 ]
+}
