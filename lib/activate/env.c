@@ -120,147 +120,163 @@ strip_home(char *val, const char *home)
 	return val;
 }
 
-int
-cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
-	     cv_getenv_fn get, void *ctx, struct cv_err *err)
+/* What one build's variables are made of: the folders of the version
+ * coming in (id) and of the one going out (prev). */
+struct env_plan {
+	const char *id, *prev, *unset0;
+	char *home, *prevroot, *libdir, *incdir, *bindir, *ldpath;
+	int windows;
+	struct cv_buf unset; /* the variables it adds that were not set */
+};
+
+static void
+plan_release(struct env_plan *p)
 {
-	const char *prev = lookup(get, ctx, "CUDNNVM_ACTIVE");
-	const char *unset0 = lookup(get, ctx, SAVED_UNSET);
+	cv_buf_release(&p->unset);
+	free(p->home);
+	free(p->prevroot);
+	free(p->libdir);
+	free(p->ldpath);
+	free(p->incdir);
+	free(p->bindir);
+}
+
+/* The folders of installed p->id, held to the store's trust rule. */
+static int
+plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
+{
+	const char *id = p->id;
 	struct cv_version v;
-	char *home = NULL, *prevroot = NULL;
-	char *libdir = NULL, *incdir = NULL, *bindir = NULL, *ldpath = NULL;
-	struct cv_buf unset = CV_BUF_INIT;
 	struct stat sb;
-	int windows = 0;
+	char *deps = NULL;
 
-	if (prev != NULL &&
-	    (*prev == '\0' || cv_install_id_parse(&v, prev, NULL) < 0))
-		prev = NULL;
-	if (prev == NULL && id == NULL)
-		return 0; /* nothing of ours to leave */
-	if (id != NULL) {
-		if (cv_install_id_parse(&v, id, err) < 0)
-			return CV_EUSAGE;
-		if (cv_store_check_trusted(st, id, err) < 0)
-			return CV_ESTORE;
-		home = cv_store_dir(st, id);
-		/* every list variable is cut at ':' (and ';' where the
-		 * shell or Windows reads it): a piece of such a path would
-		 * name a folder relative to the working folder, from which
-		 * a cloned repository could have the loader open a library */
-		if (strpbrk(home, ":;") != NULL) {
-			cv_err_set(err, CV_ESTORE,
-				   "cannot put '%s' on LD_LIBRARY_PATH, CPATH, "
-				   "LIBRARY_PATH or PATH: they are cut at ':' "
-				   "and ';', so pieces of that path would name "
-				   "folders relative to the working folder",
-				   home);
-			cv_err_hint(err, "cudnnvm --store %s install %s",
-				    "\"$HOME/.local/share/cudnnvm\"", id);
-			free(home);
-			return CV_ESTORE;
-		}
-		libdir = cv_path_join(home, "lib/x64");
-		windows = stat(libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
-		if (!windows) {
-			free(libdir);
-			libdir = cv_path_join(home, "lib");
-		}
-		incdir = cv_path_join(home, "include");
-		bindir = cv_path_join(home, "bin");
-		/* what cuDNN loads beside itself comes right after it */
-		if (!windows) {
-			char *deps = NULL;
-			if (cv_store_dep_path(st, id, &deps, err) < 0) {
-				free(home);
-				free(libdir);
-				free(incdir);
-				free(bindir);
-				return CV_ESTORE;
-			}
-			ldpath = deps ? xasprintf("%s:%s", libdir, deps)
-				      : xstrdup(libdir);
-			free(deps);
-		}
+	if (cv_install_id_parse(&v, id, err) < 0)
+		return CV_EUSAGE;
+	if (cv_store_check_trusted(st, id, err) < 0)
+		return CV_ESTORE;
+	p->home = cv_store_dir(st, id);
+	/* every list variable is cut at ':' (and ';' where the shell or
+	 * Windows reads it): a piece of such a path would name a folder
+	 * relative to the working folder, from which a cloned repository
+	 * could have the loader open a library */
+	if (strpbrk(p->home, ":;") != NULL) {
+		cv_err_set(err, CV_ESTORE,
+			   "cannot put '%s' on LD_LIBRARY_PATH, CPATH, "
+			   "LIBRARY_PATH or PATH: they are cut at ':' and ';', "
+			   "so pieces of that path would name folders relative "
+			   "to the working folder",
+			   p->home);
+		cv_err_hint(err, "cudnnvm --store %s install %s",
+			    "\"$HOME/.local/share/cudnnvm\"", id);
+		return CV_ESTORE;
 	}
-	if (prev != NULL)
-		prevroot = cv_store_dir(st, prev);
+	p->libdir = cv_path_join(p->home, "lib/x64");
+	p->windows = stat(p->libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (!p->windows) {
+		free(p->libdir);
+		p->libdir = cv_path_join(p->home, "lib");
+	}
+	p->incdir = cv_path_join(p->home, "include");
+	p->bindir = cv_path_join(p->home, "bin");
+	if (p->windows)
+		return 0;
+	/* what cuDNN loads beside itself comes right after it */
+	if (cv_store_dep_path(st, id, &deps, err) < 0)
+		return CV_ESTORE;
+	p->ldpath =
+		deps ? xasprintf("%s:%s", p->libdir, deps) : xstrdup(p->libdir);
+	free(deps);
+	return 0;
+}
 
-	/* list variables: strip old entries, put the new one first */
-	for (int i = 0; lists[i]; i++) {
-		const char *name = lists[i];
-		const char *cur = lookup(get, ctx, name);
-		const char *want = NULL;
-		char *added = xasprintf(SAVED_ADDED "%s", name);
-		const char *was = prev != NULL ? lookup(get, ctx, added) : NULL;
-		char *val;
+/* The folder list variable `name` gets from p->id, or NULL. */
+static const char *
+list_want(const struct env_plan *p, const char *name)
+{
+	if (p->id == NULL)
+		return NULL;
+	if (strcmp(name, "LD_LIBRARY_PATH") == 0 && !p->windows)
+		return p->ldpath;
+	if (strcmp(name, "PATH") == 0 && p->windows)
+		return p->bindir;
+	if (strcmp(name, "CPATH") == 0)
+		return p->incdir;
+	if (strcmp(name, "LIBRARY_PATH") == 0)
+		return p->libdir;
+	return NULL;
+}
 
-		if (id != NULL) {
-			if (strcmp(name, "LD_LIBRARY_PATH") == 0 && !windows)
-				want = ldpath;
-			else if (strcmp(name, "PATH") == 0 && windows)
-				want = bindir;
-			else if (strcmp(name, "CPATH") == 0)
-				want = incdir;
-			else if (strcmp(name, "LIBRARY_PATH") == 0)
-				want = libdir;
-		}
-		add(out, added, want);
-		free(added);
-		if (cur == NULL && want == NULL)
-			continue;
-		val = xstrdup(cur ? cur : "");
-		/* the entry recorded when it was added (it may lie in another
-		 * store), and the store's own folders of both versions */
-		if (was != NULL && was[0] == '/') {
-			/* each entry it added (a version and its deps) */
-			char *copy = xstrdup(was), *save = NULL;
-			for (char *e = strtok_r(copy, ":", &save); e;
-			     e = strtok_r(NULL, ":", &save)) {
-				char *n = cv_env_path_remove(val, e);
-				free(val);
-				val = n;
-			}
-			free(copy);
-		}
-		if (prevroot != NULL)
-			val = strip_home(val, prevroot);
-		if (home != NULL)
-			val = strip_home(val, home);
-		if (want != NULL) {
-			char *n = *val ? xasprintf("%s:%s", want, val)
-				       : xstrdup(want);
+/* One list variable: the old version's entries stripped, the new one's
+ * put first. */
+static void
+set_list(struct cv_env *out, struct env_plan *p, const char *name,
+	 cv_getenv_fn get, void *ctx)
+{
+	const char *cur = lookup(get, ctx, name);
+	const char *want = list_want(p, name);
+	char *added = xasprintf(SAVED_ADDED "%s", name);
+	const char *was = p->prev != NULL ? lookup(get, ctx, added) : NULL;
+	char *val;
+
+	add(out, added, want);
+	free(added);
+	if (cur == NULL && want == NULL)
+		return;
+	val = xstrdup(cur ? cur : "");
+	/* the entry recorded when it was added (it may lie in another
+	 * store), and the store's own folders of both versions */
+	if (was != NULL && was[0] == '/') {
+		/* each entry it added (a version and its deps) */
+		char *copy = xstrdup(was), *save = NULL;
+		for (char *e = strtok_r(copy, ":", &save); e;
+		     e = strtok_r(NULL, ":", &save)) {
+			char *n = cv_env_path_remove(val, e);
 			free(val);
 			val = n;
-			if (cur == NULL &&
-			    (prev == NULL || !has_word(unset0, name))) {
-				if (unset.len)
-					cv_buf_add(&unset, " ", 1);
-				cv_buf_adds(&unset, name);
-			}
-			add(out, name, val);
-		} else if (*val == '\0' && prev != NULL &&
-			   has_word(unset0, name)) {
-			add(out, name, NULL);
-		} else if (cur == NULL || strcmp(val, cur) != 0) {
-			add(out, name, val);
 		}
-		free(val);
+		free(copy);
 	}
+	if (p->prevroot != NULL)
+		val = strip_home(val, p->prevroot);
+	if (p->home != NULL)
+		val = strip_home(val, p->home);
+	if (want != NULL) {
+		char *n = *val ? xasprintf("%s:%s", want, val) : xstrdup(want);
+		free(val);
+		val = n;
+		if (cur == NULL &&
+		    (p->prev == NULL || !has_word(p->unset0, name))) {
+			if (p->unset.len)
+				cv_buf_add(&p->unset, " ", 1);
+			cv_buf_adds(&p->unset, name);
+		}
+		add(out, name, val);
+	} else if (*val == '\0' && p->prev != NULL &&
+		   has_word(p->unset0, name)) {
+		add(out, name, NULL);
+	} else if (cur == NULL || strcmp(val, cur) != 0) {
+		add(out, name, val);
+	}
+	free(val);
+}
 
-	/* scalars: save the user's own values on first activation */
+/* The scalars, the user's own values saved on first activation, and the
+ * record of what to unset on leaving. */
+static void
+set_scalars(struct cv_env *out, struct env_plan *p, cv_getenv_fn get, void *ctx)
+{
 	for (int i = 0; scalars[i]; i++) {
 		char *saved = xasprintf("CUDNNVM_SAVED_%s", scalars[i]);
 		const char *cur = lookup(get, ctx, scalars[i]);
 		const char *sv = lookup(get, ctx, saved);
 
-		if (id != NULL) {
-			const char *val = home;
+		if (p->id != NULL) {
+			const char *val = p->home;
 			if (strcmp(scalars[i], "CUDNN_INCLUDE_DIR") == 0)
-				val = incdir;
+				val = p->incdir;
 			else if (strcmp(scalars[i], "CUDNN_LIB_DIR") == 0)
-				val = libdir;
-			if (prev == NULL)
+				val = p->libdir;
+			if (p->prev == NULL)
 				add(out, saved, cur);
 			add(out, scalars[i], val);
 		} else {
@@ -269,22 +285,27 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		}
 		free(saved);
 	}
-	if (id != NULL) {
-		if (prev == NULL)
-			add(out, SAVED_UNSET, unset.len ? unset.buf : NULL);
-		else if (unset.len) {
-			char *n = unset0 && *unset0 ? xasprintf("%s %s", unset0,
-								unset.buf)
-						    : xstrdup(unset.buf);
-			add(out, SAVED_UNSET, n);
-			free(n);
-		}
-		add(out, "CUDNNVM_ACTIVE", id);
-	} else {
+	if (p->id == NULL) {
 		add(out, SAVED_UNSET, NULL);
 		add(out, "CUDNNVM_ACTIVE", NULL);
+		return;
 	}
-	/* drop no-op unsets of variables that are not there */
+	if (p->prev == NULL)
+		add(out, SAVED_UNSET, p->unset.len ? p->unset.buf : NULL);
+	else if (p->unset.len) {
+		char *n = p->unset0 && *p->unset0
+				  ? xasprintf("%s %s", p->unset0, p->unset.buf)
+				  : xstrdup(p->unset.buf);
+		add(out, SAVED_UNSET, n);
+		free(n);
+	}
+	add(out, "CUDNNVM_ACTIVE", p->id);
+}
+
+/* Drop no-op unsets of variables that are not there. */
+static void
+drop_noop_unsets(struct cv_env *out, cv_getenv_fn get, void *ctx)
+{
 	for (size_t i = 0; i < out->n;) {
 		if (out->v[i].value == NULL &&
 		    lookup(get, ctx, out->v[i].name) == NULL) {
@@ -295,13 +316,37 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		} else
 			i++;
 	}
-	cv_buf_release(&unset);
-	free(home);
-	free(prevroot);
-	free(libdir);
-	free(ldpath);
-	free(incdir);
-	free(bindir);
+}
+
+int
+cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
+	     cv_getenv_fn get, void *ctx, struct cv_err *err)
+{
+	struct env_plan p;
+	struct cv_version v;
+	int r;
+
+	memset(&p, 0, sizeof p);
+	p.unset = (struct cv_buf)CV_BUF_INIT;
+	p.id = id;
+	p.prev = lookup(get, ctx, "CUDNNVM_ACTIVE");
+	p.unset0 = lookup(get, ctx, SAVED_UNSET);
+	if (p.prev != NULL &&
+	    (*p.prev == '\0' || cv_install_id_parse(&v, p.prev, NULL) < 0))
+		p.prev = NULL;
+	if (p.prev == NULL && id == NULL)
+		return 0; /* nothing of ours to leave */
+	if (id != NULL && (r = plan_folders(&p, st, err)) < 0) {
+		plan_release(&p);
+		return r;
+	}
+	if (p.prev != NULL)
+		p.prevroot = cv_store_dir(st, p.prev);
+	for (int i = 0; lists[i]; i++)
+		set_list(out, &p, lists[i], get, ctx);
+	set_scalars(out, &p, get, ctx);
+	drop_noop_unsets(out, get, ctx);
+	plan_release(&p);
 	return 0;
 }
 

@@ -191,47 +191,37 @@ set_str(char **slot, const char *v)
 	*slot = *v ? xstrdup(v) : NULL;
 }
 
+/* A key of no row of keys[]: did-you-mean within its section. */
 static int
-handler(void *user, const char *section, const char *name, const char *value)
+unknown_key(struct parse *p, const char *section, const char *name)
 {
-	struct parse *p = user;
-	struct cv_config *c = p->cfg;
-	const char *why;
-	int k, b;
-	long n;
-
-	if (p->failed)
-		return 0;
-	for (k = 0; k < K_NKEYS; k++)
-		if (strcmp(keys[k].section, section) == 0 &&
-		    strcmp(keys[k].name, name) == 0)
-			break;
-	if (k == K_NKEYS) {
-		struct cv_suggest near = CV_SUGGEST_INIT(name);
-		int known = 0;
-		for (int i = 0; i < K_NKEYS; i++)
-			if (strcmp(keys[i].section, section) == 0) {
-				known = 1;
-				cv_suggest_consider(&near, keys[i].name);
-			}
-		if (!known)
-			return fail(
-				p,
-				"unknown section '[%s]' (known: [store], [remote], [install])",
-				section);
-		if (cv_suggest_result(&near) != NULL)
-			return fail(p, "unknown key '%s' (did you mean '%s'?)",
-				    name, cv_suggest_result(&near));
-		return fail(p, "unknown key '%s'", name);
-	}
-	if (p->seen[k])
+	struct cv_suggest near = CV_SUGGEST_INIT(name);
+	int known = 0;
+	for (int i = 0; i < K_NKEYS; i++)
+		if (strcmp(keys[i].section, section) == 0) {
+			known = 1;
+			cv_suggest_consider(&near, keys[i].name);
+		}
+	if (!known)
 		return fail(
 			p,
-			"'%s' is set twice (or an indented line continues it)",
-			name);
-	p->seen[k] = 1;
-	if (has_ctl(value))
-		return fail(p, "control character in the value of '%s'", name);
+			"unknown section '[%s]' (known: [store], [remote], [install])",
+			section);
+	if (cv_suggest_result(&near) != NULL)
+		return fail(p, "unknown key '%s' (did you mean '%s'?)", name,
+			    cv_suggest_result(&near));
+	return fail(p, "unknown key '%s'", name);
+}
+
+/* The value of row k into the configuration: 1, or 0 with p failed. */
+static int
+set_value(struct parse *p, int k, const char *value)
+{
+	struct cv_config *c = p->cfg;
+	const char *why;
+	int b;
+	long n;
+
 	switch (k) {
 	case K_STORE_PATH:
 		if (*value && !check_path(p, value))
@@ -365,6 +355,31 @@ handler(void *user, const char *section, const char *name, const char *value)
 		break;
 	}
 	return 1;
+}
+
+static int
+handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	int k;
+
+	if (p->failed)
+		return 0;
+	for (k = 0; k < K_NKEYS; k++)
+		if (strcmp(keys[k].section, section) == 0 &&
+		    strcmp(keys[k].name, name) == 0)
+			break;
+	if (k == K_NKEYS)
+		return unknown_key(p, section, name);
+	if (p->seen[k])
+		return fail(
+			p,
+			"'%s' is set twice (or an indented line continues it)",
+			name);
+	p->seen[k] = 1;
+	if (has_ctl(value))
+		return fail(p, "control character in the value of '%s'", name);
+	return set_value(p, k, value);
 }
 
 /* inih's reader: hand out one line at a time, counting lines and refusing
