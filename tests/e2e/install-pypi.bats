@@ -757,7 +757,7 @@ no_index_config() {
 	run script -qec "cudnnvm install 9.13 --cuda 12" /dev/null
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"installing libcublas 12.8.4.1 (CUDA 12)"*"installing cuda_nvrtc 12.8.93 (CUDA 12)"*"downloading them side by side with cuDNN ("*" MB in all)"*"100%"* ]]
+	[[ "$output" == *"cuDNN loads libcublas 12.8.4.1 (CUDA 12) beside itself"*"cuDNN loads cuda_nvrtc 12.8.93 (CUDA 12) beside itself"*"downloading them side by side with cuDNN ("*" MB in all)"*"100%"* ]]
 	# one display: the cuDNN wheel gets no line and bar of its own
 	[[ "$output" != *"downloading nvidia_cudnn_cu12-9.13.0.50"* ]]
 	[ "$(grep -o "side by side" <<<"$output" | wc -l)" -eq 1 ]

@@ -260,6 +260,8 @@ $L9/libcudnn.so.9 $v9" ]
 		run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
 		[[ $output == "$CUDNNVM_STORE/9.19.0.57-cuda13/lib/libcudnn.so.9"* ]]
 	done
+}
+
 @test "a venv's python run directly: the shell's version its torch cannot load loses to the venv's checked pin" {
 	# torch 2.11 needs cuDNN 9.19; the shell has 9.12 active (the hook,
 	# env or a global): the venv's interpreter, not activated, loads 9.19
