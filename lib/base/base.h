@@ -134,6 +134,9 @@ struct cv_version {
  * only, no leading zeros beyond a single "0". CV_EUSAGE on anything else;
  * the message quotes the input safely. */
 int cv_version_parse(struct cv_version *out, const char *s, struct cv_err *err);
+/* 1 when v is a dotted release of a library cuDNN loads (13.0.2.14):
+ * digits, each dot between two of them, any number of parts. */
+int cv_version_dotted(const char *v);
 
 /* A spec as a command takes it: cv_version_parse's grammar, or `latest`
  * (optionally latest-cudaN), the newest version, which is nparts 0 (it

@@ -222,3 +222,15 @@ cv_spec_with_cuda(struct cv_version *spec, const char *cuda_arg,
 	spec->cuda = cuda;
 	return 0;
 }
+
+int
+cv_version_dotted(const char *v)
+{
+	if (v[0] < '0' || v[0] > '9')
+		return 0;
+	for (; *v; v++)
+		if (!((*v >= '0' && *v <= '9') ||
+		      (*v == '.' && v[1] >= '0' && v[1] <= '9')))
+			return 0;
+	return 1;
+}

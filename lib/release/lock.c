@@ -92,19 +92,6 @@ path_ok(const char *s, const char *name, const char *field, struct cv_err *err)
 	return 0;
 }
 
-/* A dotted version: digits, each dot between two of them. */
-static int
-dotted(const char *v)
-{
-	if (v[0] < '0' || v[0] > '9')
-		return 0;
-	for (; *v; v++)
-		if (!((*v >= '0' && *v <= '9') ||
-		      (*v == '.' && v[1] >= '0' && v[1] <= '9')))
-			return 0;
-	return 1;
-}
-
 /* The CUDA redist tree files a component's archive as
  * <name>/<platform>/<name>-<platform>-<version>-archive.<ext>: a lock's
  * entry names no other file, so no archive of the tree can be installed
@@ -165,7 +152,7 @@ parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 			return bad(err, name, field,
 				   "expected libcublas or cuda_nvrtc");
 		snprintf(field, sizeof field, "%s.version", at);
-		if (!dotted(d->version))
+		if (!cv_version_dotted(d->version))
 			return bad(err, name, field,
 				   "expected a version like 13.0.2.14");
 		snprintf(field, sizeof field, "%s.url", at);

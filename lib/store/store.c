@@ -1151,19 +1151,6 @@ cv_store_deps_json(const struct cv_installed *inst)
 	return a;
 }
 
-/* A dotted version (13.0.2.14): digits, each dot between two of them. */
-static int
-dep_version_ok(const char *v)
-{
-	if (v[0] < '0' || v[0] > '9')
-		return 0;
-	for (; *v; v++)
-		if (!((*v >= '0' && *v <= '9') ||
-		      (*v == '.' && v[1] >= '0' && v[1] <= '9')))
-			return 0;
-	return 1;
-}
-
 /* A folder found on the machine: absolute, printable, no "." or ".."
  * segment, and no ':' or ';', which would split it on LD_LIBRARY_PATH
  * into entries relative to the working folder. */
@@ -1208,7 +1195,7 @@ read_dep(json_t *o, struct cv_dep *d)
 	     strcmp(name, "cuda_nvrtc") != 0) ||
 	    strlen(ver) >= sizeof d->version ||
 	    /* a folder found on the machine has no release of its own */
-	    !(dep_version_ok(ver) || (found != NULL && ver[0] == '\0')) ||
+	    !(cv_version_dotted(ver) || (found != NULL && ver[0] == '\0')) ||
 	    !json_is_integer(cuda) || json_integer_value(cuda) < 1 ||
 	    json_integer_value(cuda) > 99 || (dir == NULL) == (found == NULL))
 		return -1;
