@@ -128,8 +128,7 @@ layer_open(struct layer *l, const char *tmp_path, struct cv_err *err)
 	    archive_write_set_filter_option(l->gz, "gzip", "timestamp", NULL) !=
 		    ARCHIVE_OK ||
 	    archive_write_set_format_raw(l->gz) != ARCHIVE_OK ||
-	    archive_write_open2(l->gz, l, NULL, gz_write, NULL, NULL) !=
-		    ARCHIVE_OK)
+	    archive_write_open(l->gz, l, NULL, gz_write, NULL) != ARCHIVE_OK)
 		return archive_failed(l, l->gz, "gzip");
 	e = archive_entry_new();
 	archive_entry_set_pathname(e, "layer.tar");
@@ -139,8 +138,7 @@ layer_open(struct layer *l, const char *tmp_path, struct cv_err *err)
 	if (r != ARCHIVE_OK)
 		return archive_failed(l, l->gz, "gzip");
 	if (archive_write_set_format_pax_restricted(l->tar) != ARCHIVE_OK ||
-	    archive_write_open2(l->tar, l, NULL, tar_write, NULL, NULL) !=
-		    ARCHIVE_OK)
+	    archive_write_open(l->tar, l, NULL, tar_write, NULL) != ARCHIVE_OK)
 		return archive_failed(l, l->tar, "tar");
 	return 0;
 }

@@ -98,6 +98,9 @@ cv_resolve_begin(const struct cv_resolve_req *req, struct cv_version *spec,
 {
 	int rc;
 
+	/* every output defined on every path, an early error's too */
+	*cuda = 0;
+	platform[0] = '\0';
 	memset(spec, 0, sizeof *spec);
 	memset(passed, 0, sizeof *passed);
 	passed->any_gpu = req->any_gpu;

@@ -143,7 +143,7 @@ is_validation(const char *name)
 	char id[128];
 	struct cv_version v;
 
-	if (len < 6 || len >= sizeof id || strcmp(name + len - 5, ".json"))
+	if (len < 6 || len >= sizeof id || strcmp(name + len - 5, ".json") != 0)
 		return 0;
 	len -= 5;
 	if (len > 11 && strncmp(name + len - 11, ".frameworks", 11) == 0)
