@@ -225,17 +225,17 @@ $L9/libcudnn.so.9 $v9" ]
 @test "a _cudnnvm_preload.py in the working or the script's folder is not what the hook runs (H11)" {
 	cudnnvm -q venv 9.19 --path "$T/ve" --force
 	fake_framework "$T/ve" torch
-	mkdir -p "$T/work"
-	echo 'open("'"$T"'/HIJACKED", "w").write("x")' >"$T/work/_cudnnvm_preload.py"
-	cd "$T/work"
+	mkdir -p "$T/cwd"
+	echo 'open("'"$T"'/HIJACKED", "w").write("x")' >"$T/cwd/_cudnnvm_preload.py"
+	cd "$T/cwd"
 	run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ ! -e "$T/HIJACKED" ]
 	[[ $output == "$L9/libcudnn.so.9"* ]]
-	printf '%s\n' "$(mapped torch)" >"$T/work/run.py"
+	printf '%s\n' "$(mapped torch)" >"$T/cwd/run.py"
 	cd "$T"
-	run --separate-stderr "$T/ve/bin/python" "$T/work/run.py"
+	run --separate-stderr "$T/ve/bin/python" "$T/cwd/run.py"
 	[ "$status" -eq 0 ]
 	[ ! -e "$T/HIJACKED" ]
 	[[ $output == "$L9/libcudnn.so.9"* ]]
