@@ -143,6 +143,27 @@ layer_open(struct layer *l, const char *tmp_path, struct cv_err *err)
 	return 0;
 }
 
+#if defined(CV_GLIBC_COMPAT)
+/* The release helper links libarchive's static archive (pkg/dist.sh), and
+ * in libarchive 3.4 (the old build root's) the tar writer's one reference
+ * outside itself, this helper, lives in the object holding the table of
+ * every writer: linking that object pulls in the xar writer and with it
+ * libxml2, whose libm calls need glibc 2.29. The layer only ever holds
+ * files, folders and links, so this is never called; defined here, the
+ * table stays out. */
+void __archive_write_entry_filetype_unsupported(struct archive *a,
+						struct archive_entry *entry,
+						const char *format);
+void
+__archive_write_entry_filetype_unsupported(struct archive *a,
+					   struct archive_entry *entry,
+					   const char *format)
+{
+	archive_set_error(a, EINVAL, "%s: a file type %s cannot hold",
+			  archive_entry_pathname(entry), format);
+}
+#endif
+
 /* Finish both writers; the digests into out. */
 static int
 layer_close(struct layer *l, struct cv_oci_result *out)
