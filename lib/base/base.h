@@ -1,6 +1,6 @@
 /* base.h: the face of the base wing, what every wing stands on: errors as
- * values, memory, buffers, paths, files, locks and children (every call into
- * the OS), the version grammar, URLs, shell quoting, the configuration and
+ * values, memory, buffers, paths, files, locks and children, the version
+ * grammar, URLs, shell quoting, the configuration and
  * the platform name. Only what cmd/ and the wings above call; the rest is in
  * base_int.h. */
 #ifndef CUDNNVM_BASE_BASE_H
