@@ -67,31 +67,7 @@ mkdir -p "$W/root/files"
 ln -s "$WHL" "$W/root/files/$(basename "$WHL")"
 for f in "$DEPS"/*.whl; do ln -s "$f" "$W/root/files/$(basename "$f")"; done
 bench_certs "$W/certs"
-rm -f "$W/port"
-python3 tests/fixtures/pypi_index.py serve "$W/root" --cert "$W/certs/server.pem" \
-	--key "$W/certs/server.key" --port-file "$W/port" --rate "$RATE" \
-	>"$W/server.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 100); do [ -s "$W/port" ] && break; sleep 0.1; done
-INDEX="https://127.0.0.1:$(cat "$W/port")/simple/"
-
-export HOME="$W/home" XDG_CONFIG_HOME="$W/home/.config" CUDNNVM_STORE="$W/store"
-export SSL_CERT_FILE="$W/certs/ca.pem" UV_NO_PROGRESS=1
-unset CUDNNVM_CONFIG CUDNNVM_MIRROR http_proxy https_proxy HTTPS_PROXY all_proxy
-mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
-cat >"$XDG_CONFIG_HOME/cudnnvm/config.ini" <<EOF
-[store]
-cache = $W/cache
-[remote]
-source = pypi
-index = $INDEX
-ca_file = $W/certs/ca.pem
-[install]
-validate = no
-deps = never
-platform = linux-x86_64
-EOF
+bench_pypi_index "$W" "deps = never" --rate "$RATE"
 
 ours() { "$BIN" -q install 9.99.0 --cuda 12; }
 theirs() {

@@ -129,3 +129,25 @@ pack_local_cudnn() {
 		--cuda 12 --libdir "$libdir" --preset 6 --block-mb 1 >/dev/null
 	echo "6 $libdir" >"$PACKED.from"
 }
+
+# bench_pypi_index W INSTALL_LINES [SERVE_ARGS...]: serve W/root as a
+# loopback PyPI index (W/certs made by bench_certs), its server killed on
+# exit; sets INDEX and SERVER, a private HOME and store under W, and a
+# config.ini for source = pypi with INSTALL_LINES under [install]
+bench_pypi_index() {
+	local w=$1 install=$2
+	shift 2
+	rm -f "$w/port"
+	python3 tests/fixtures/pypi_index.py serve "$w/root" --cert "$w/certs/server.pem" \
+		--key "$w/certs/server.key" --port-file "$w/port" "$@" >"$w/server.log" 2>&1 &
+	SERVER=$!
+	trap 'kill $SERVER 2>/dev/null || true' EXIT
+	for _ in $(seq 100); do [ -s "$w/port" ] && break; sleep 0.1; done
+	INDEX="https://127.0.0.1:$(cat "$w/port")/simple/"
+	export HOME="$w/home" XDG_CONFIG_HOME="$w/home/.config" CUDNNVM_STORE="$w/store"
+	export SSL_CERT_FILE="$w/certs/ca.pem" UV_NO_PROGRESS=1
+	unset CUDNNVM_CONFIG CUDNNVM_MIRROR http_proxy https_proxy HTTPS_PROXY all_proxy
+	mkdir -p "$XDG_CONFIG_HOME/cudnnvm"
+	printf '[store]\ncache = %s\n[remote]\nsource = pypi\nindex = %s\nca_file = %s\n[install]\nvalidate = no\n%s\nplatform = linux-x86_64\n' \
+		"$w/cache" "$INDEX" "$w/certs/ca.pem" "$install" >"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+}
