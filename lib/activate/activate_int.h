@@ -41,6 +41,9 @@ int cv_pin_write(const char *dir, const struct cv_version *spec,
 
 /* ---- modulefile.c: Lmod / Environment Modules files ------------------- */
 
+/* Append the module file of install `inst` of the store at `root`: the
+ * variables cv_env_build sets (lists prepended, scalars pushed so unload
+ * restores them), CUDNNVM_VERSION, and `conflict cudnn`. */
 int cv_modulefile_text(struct cv_buf *out, const struct cv_store *st,
 		       const struct cv_installed *inst, int fmt,
 		       struct cv_err *err);

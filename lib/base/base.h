@@ -533,6 +533,11 @@ int cv_fs_walk_up(const char *path, int nofollow,
 
 void cv_fs_unlock(int fd);
 
+/* pipe.c: a bounded queue of buffers between two threads. The
+ * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
+ * and cv_pipe_put's it, and finally cv_pipe_close's the pipe (err: why it
+ * ended early, or NULL). The consumer's cv_pipe_take returns the next
+ * buffer (valid until the next take), 0 at the end, <0 with err. */
 struct cv_pipe *cv_pipe_new(size_t nbufs, size_t bufsize);
 
 void cv_pipe_free(struct cv_pipe *p);
@@ -555,6 +560,8 @@ ssize_t cv_pipe_read(void *pipe, const void **buf, struct cv_err *err);
 /* Consumer gives up: the producer's next cv_pipe_get returns NULL. */
 void cv_pipe_abort(struct cv_pipe *p);
 
+/* A thread that reads `src` to its end into `pipe`, then closes it; <0
+ * when the thread cannot start. */
 int cv_pump_start(struct cv_source *src, struct cv_pipe *pipe,
 		  struct cv_pump **out, struct cv_err *err);
 

@@ -18,8 +18,9 @@
 struct cv_download;
 struct cv_ctr_view;
 struct cv_download_group;
+/* index.c: the mirror's releases (redistrib_<version>.json names) */
 struct cv_index;
-struct cv_remote;
+struct cv_remote; /* remote.c: the HTTPS client (libcurl) */
 struct cv_store;
 
 /* ---- config.c: INI files with inih (see doc/SPEC.md) ------------------- */
@@ -77,6 +78,10 @@ const char *cv_remote_mirror(const struct cv_remote *r);
 /* Async-signal-safe: abort transfers in flight with CV_EINTR. */
 void cv_remote_interrupt(void);
 
+/* download.c: a download of one archive, cached by sha256 in `cache_dir`:
+ * a verified archive is read back from the cache (no network), a partial is
+ * resumed with a Range request. The fetcher's source yields the bytes while
+ * they arrive; close(ok) keeps (keep_archives) or drops the file. */
 int cv_download_new(struct cv_download **out, struct cv_remote *r,
 		    const struct cv_artifact *art, const char *url,
 		    const char *cache_dir, int keep, struct cv_err *err);

@@ -208,6 +208,13 @@ int cv_wheel_check_dist_info(const char *filename, const char *dist_info,
 int cv_wheel_links(const char *dir, const struct cv_version *v,
 		   struct cv_err *err);
 
+/* extract_stream.c: a wheel unpacked while it is still being written to
+ * `path` (the scheme is described there). start: <0 when its threads
+ * cannot start; *out NULL: unpack it the usual way once it is whole. `grew`
+ * tells how many bytes the file holds now; `finish` with whole = 1 (all bytes
+ * in, hash checked) checks the result against the central directory, redoing it
+ * from the directory where they differ; with whole = 0 it only stops the
+ * threads. */
 int cv_zip_stream_start(const char *path, const char *dest,
 			const struct cv_extract_limits *lim, int threads,
 			struct cv_zip_stream **out, struct cv_err *err);
@@ -217,6 +224,8 @@ void cv_zip_stream_grew(struct cv_zip_stream *z, uint64_t bytes);
 int cv_zip_stream_finish(struct cv_zip_stream *z, int whole,
 			 struct cv_err *err);
 
+/* remote.c: GET a small document (listing, manifest) into `out`, at most
+ * `max` bytes, with the client's retries. */
 int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		  struct cv_buf *out, struct cv_err *err);
 
@@ -263,6 +272,7 @@ void cv_passed_over_warn(const struct cv_passed_over *p, const char *taken);
  * CV_ERROR (exit 1), before any download; the caller adds the hint. */
 int cv_passed_over_refuse(const struct cv_passed_over *p, struct cv_err *err);
 
+/* index.c: the client an index reads with. */
 struct cv_remote *cv_index_remote(const struct cv_index *ix);
 
 /* artifact.c: the checks cv_artifact_init makes, for an artifact filled

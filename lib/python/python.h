@@ -132,6 +132,9 @@ int cv_fw_probe_run(const struct cv_store *st, const char *id,
 		    const char *const *self, struct cv_fw_probe *out,
 		    struct cv_err *err);
 
+/* The verdicts as a JSON object (`validate --frameworks --json`, the
+ * cache): ok, skipped, cached, libdir, status and one object per
+ * framework. */
 struct json_t *cv_fw_probe_json(const struct cv_fw_probe *p);
 
 /* How a fix names a version in the command that failed: head, the

@@ -37,6 +37,13 @@ int cv_gate_frameworks(const struct cv_store *st, const char *id,
 		       const char *prefix, const struct cv_gate_fix *fix,
 		       int *uses_cudnn, struct cv_err *why);
 
+/* A pin file or the global default named a->id; when the Python
+ * environment in play was pinned with `cudnnvm venv` to an installed
+ * version that every framework there loads, and one of them cannot load
+ * a->id, that pin wins (unless CUDNNVM_VERSION or a spec chose: those are
+ * never passed over): a->id becomes it, and a->venv, a->passed_over and
+ * a->why say so. 1 when it won. Cheap when the environment has no pin
+ * (two failed opens); the frameworks are read only when it has one. */
 int cv_gate_venv_pin(const struct cv_store *st, struct cv_active *a);
 
 /* The .pth file `cudnnvm venv` writes into each site-packages: where it

@@ -128,12 +128,17 @@ char *cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
 int cv_validate_cache_get(const char *cache_dir, const char *key,
 			  struct cv_validation *out);
 
+/* Another kind of result kept beside a version's validation (kind "":
+ * the validation itself; ".frameworks": validate --frameworks), under the
+ * same rule: used only when its key is byte-identical. NULL when none. */
 struct json_t *cv_validate_cache_get_json(const char *cache_dir,
 					  const char *key, const char *kind);
 
 void cv_validate_cache_put_json(const char *cache_dir, const char *key,
 				const char *kind, struct json_t *result);
 
+/* One "label=path:dev:inode:size:mtime:mode" line of a key (none when the
+ * path cannot be stat'ed). */
 void cv_validate_key_identity(struct cv_buf *b, const char *label,
 			      const char *path);
 

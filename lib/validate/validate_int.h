@@ -80,6 +80,7 @@ struct cv_cudnn_fwd_perf {
 	int determinism, math_type, reserved[3];
 };
 
+/* probe.c: write one JSON object (taking its reference) as a line. */
 void cv_probe_emit(int fd, struct json_t *o);
 
 #endif
