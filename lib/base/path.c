@@ -12,5 +12,11 @@ cv_path_join(const char *a, const char *b)
 		la--;
 	while (*b == '/')
 		b++;
-	return xasprintf("%.*s/%s", (int)la, a, b);
+	/* no printf: the prompt's commands join a path per folder they check */
+	size_t lb = strlen(b);
+	char *p = xmalloc(la + lb + 2);
+	memcpy(p, a, la);
+	p[la] = '/';
+	memcpy(p + la + 1, b, lb + 1);
+	return p;
 }
