@@ -32,7 +32,9 @@ int cv_sha256_file(const char *path, char hex[65], struct cv_err *err);
 /* ---- http_winhttp.c: one HTTPS GET, the body streamed ----------------- */
 
 struct cv_transport_req {
-	const char *url;     /* https:// only; anything else is refused */
+	const char *url;     /* https:// only; anything else is refused. Its
+			      * user:pass@ goes, as Basic auth, to its host
+			      * and port only, never into a message */
 	const char *ca_file; /* PEM: the only root the server may chain
 			      * to; NULL: the system's trust store */
 	const char *proxy;   /* [http://]host:port; NULL: the system's */

@@ -59,6 +59,7 @@ why(DWORD e)
 {
 	switch (e) {
 	case ERROR_WINHTTP_TIMEOUT:
+	case WSAETIMEDOUT: /* wine's WinHTTP, when a read waits too long */
 		return "timed out";
 	case ERROR_WINHTTP_NAME_NOT_RESOLVED:
 		return "could not resolve the host name";
@@ -88,7 +89,7 @@ net_error(struct cv_err *err, const char *doing, const char *url)
 			    doing, shown, why(e), (unsigned long)e);
 
 	free(shown);
-	if (e == ERROR_WINHTTP_TIMEOUT)
+	if (e == ERROR_WINHTTP_TIMEOUT || e == WSAETIMEDOUT)
 		return cv_err_hint(err,
 				   "cudnnvm config set remote.timeout 120");
 	if (e == ERROR_WINHTTP_SECURE_FAILURE ||
@@ -96,6 +97,23 @@ net_error(struct cv_err *err, const char *doing, const char *url)
 		return cv_err_hint(
 			err,
 			"cudnnvm config set remote.ca_file /path/to/ca.pem");
+	return rc;
+}
+
+/* A request through [remote] proxy that failed: say which proxy. */
+static int
+proxy_error(struct cv_err *err, const char *url, const char *proxy)
+{
+	DWORD e = GetLastError();
+	char *shown = cv_url_redact(url), *via = cv_url_redact(proxy);
+	int rc = cv_err_set(err, CV_ENETWORK,
+			    "cannot download %s via proxy %s: %s (WinHTTP "
+			    "error %lu); check the proxy settings ([remote] "
+			    "proxy)",
+			    shown, via, why(e), (unsigned long)e);
+
+	free(shown);
+	free(via);
 	return rc;
 }
 
@@ -374,6 +392,65 @@ struct hop {
 	wchar_t host[256];
 };
 
+/* The credentials of https://user:pass@host/, sent (as libcurl sends
+ * them) to that host and port only, whichever hop reaches it. */
+struct auth {
+	char *line; /* "Authorization: Basic ...", NULL: none */
+	wchar_t host[256];
+	INTERNET_PORT port;
+};
+
+static int
+unhex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The Authorization line for the user:pass of `url` (percent-decoded, as
+ * a URL carries them), or NULL when it has none. */
+static char *
+basic_line(const char *url)
+{
+	char *ui = cv_url_userinfo(url), *plain, *b64, *line = NULL;
+	size_t n = 0;
+	DWORD len = 0;
+
+	if (ui == NULL)
+		return NULL;
+	plain = xmalloc(strlen(ui) + 1);
+	for (const char *p = ui; *p; p++) {
+		if (p[0] == '%' && unhex(p[1]) >= 0 && unhex(p[2]) >= 0) {
+			plain[n++] = (char)(unhex(p[1]) * 16 + unhex(p[2]));
+			p += 2;
+		} else
+			plain[n++] = *p;
+	}
+	if (CryptBinaryToStringA((const BYTE *)plain, (DWORD)n,
+				 CRYPT_STRING_BASE64 | CRYPT_STRING_NOCRLF,
+				 NULL, &len)) {
+		b64 = xmalloc(len + 1);
+		if (CryptBinaryToStringA((const BYTE *)plain, (DWORD)n,
+					 CRYPT_STRING_BASE64 |
+						 CRYPT_STRING_NOCRLF,
+					 b64, &len))
+			line = xasprintf("Authorization: Basic %.*s", (int)len,
+					 b64);
+		SecureZeroMemory(b64, len);
+		free(b64);
+	}
+	SecureZeroMemory(plain, n);
+	SecureZeroMemory(ui, strlen(ui));
+	free(plain);
+	free(ui);
+	return line;
+}
+
 static void
 hop_close(struct hop *h)
 {
@@ -400,7 +477,7 @@ add_header(HINTERNET req, const char *line)
 /* Connect, send the request for `url` and read the status line and
  * headers; the certificate is checked before the caller sees them. */
 static int
-hop_open(HINTERNET s, struct hop *h, const char *url,
+hop_open(HINTERNET s, struct hop *h, struct auth *a, const char *url,
 	 const struct cv_transport_req *q, struct cv_err *err)
 {
 	URL_COMPONENTS uc = { 0 };
@@ -450,6 +527,14 @@ hop_open(HINTERNET s, struct hop *h, const char *url,
 		if (add_header(h->req, line) != 0)
 			return net_error(err, "cannot download", url);
 	}
+	if (a->host[0] == L'\0') {
+		/* the first hop: the host the credentials belong to */
+		wcscpy(a->host, h->host);
+		a->port = uc.nPort;
+	}
+	if (a->line != NULL && a->port == uc.nPort &&
+	    _wcsicmp(a->host, h->host) == 0 && add_header(h->req, a->line) != 0)
+		return net_error(err, "cannot download", url);
 	if (q->accept != NULL) {
 		snprintf(line, sizeof line, "Accept: %.400s", q->accept);
 		if (add_header(h->req, line) != 0)
@@ -458,7 +543,8 @@ hop_open(HINTERNET s, struct hop *h, const char *url,
 	if (!WinHttpSendRequest(h->req, WINHTTP_NO_ADDITIONAL_HEADERS, 0,
 				WINHTTP_NO_REQUEST_DATA, 0, 0, 0) ||
 	    !WinHttpReceiveResponse(h->req, NULL))
-		return net_error(err, "cannot download", url);
+		return q->proxy ? proxy_error(err, url, q->proxy)
+				: net_error(err, "cannot download", url);
 	return verify_server(h->req, q->ca_file, h->host, url, err);
 }
 
@@ -607,6 +693,7 @@ cv_transport_get(const struct cv_transport_req *q,
 		 struct cv_transport_resp *resp, struct cv_err *err)
 {
 	struct hop h = { 0 };
+	struct auth a = { 0 };
 	char *url = xstrdup(q->url), *next, *len;
 	HINTERNET s;
 	int rc;
@@ -628,8 +715,9 @@ cv_transport_get(const struct cv_transport_req *q,
 		free(url);
 		return rc;
 	}
+	a.line = basic_line(url);
 	for (;;) {
-		if ((rc = hop_open(s, &h, url, q, err)) != 0)
+		if ((rc = hop_open(s, &h, &a, url, q, err)) != 0)
 			goto out;
 		resp->status = status_of(h.req);
 		if (resp->status < 300 || resp->status >= 400 ||
@@ -669,6 +757,9 @@ cv_transport_get(const struct cv_transport_req *q,
 out:
 	hop_close(&h);
 	WinHttpCloseHandle(s);
+	if (a.line != NULL)
+		SecureZeroMemory(a.line, strlen(a.line));
+	free(a.line);
 	free(url);
 	return rc;
 }

@@ -166,7 +166,76 @@ main(int argc, char **argv)
 	CHECK(rc == 0 && resp.status == 206 && resp.got == size - half);
 	CHECK(g.n == size && strcmp(hex, sha) == 0);
 
+	/* a mirror URL's user:pass goes to its host as Basic auth, and
+	 * into no message; without it that mirror answers 401 */
+	snprintf(url, sizeof url,
+		 "https://u:sekr%%69t@127.0.0.1:%s/fault/auth/%s", argv[2],
+		 argv[5]);
+	g = (struct got){ cv_sha256_new(), 0, 0 };
+	rc = get(url, ca, 0, &g, &resp, &err);
+	cv_sha256_final(g.h, hex);
+	cv_sha256_free(g.h);
+	if (rc != 0)
+		printf("# %s\n", err.msg);
+	CHECK(rc == 0 && g.n == size && strcmp(hex, sha) == 0);
+	snprintf(url, sizeof url, "https://u:wrong@127.0.0.1:%s/fault/auth/%s",
+		 argv[2], argv[5]);
+	g = (struct got){ cv_sha256_new(), 0, 0 };
+	rc = get(url, ca, 0, &g, &resp, &err);
+	cv_sha256_free(g.h);
+	printf("# %s\n", err.msg);
+	CHECK(rc == CV_ENETWORK && resp.status == 401 && g.n == 0 &&
+	      strstr(err.msg, "wrong") == NULL);
+
+	/* D7: a 404 is an error that names the status */
+	snprintf(url, sizeof url, "https://127.0.0.1:%s/fault/404/%s", argv[2],
+		 argv[5]);
+	g = (struct got){ cv_sha256_new(), 0, 0 };
+	rc = get(url, ca, 0, &g, &resp, &err);
+	cv_sha256_free(g.h);
+	printf("# %s\n", err.msg);
+	CHECK(rc == CV_ENETWORK && strstr(err.msg, "HTTP 404") != NULL);
+
+	/* D13: a body that stalls after its first bytes times out */
+	{
+		struct cv_transport_req q = { 0 };
+
+		snprintf(url, sizeof url, "https://127.0.0.1:%s/fault/stall/%s",
+			 argv[2], argv[5]);
+		g = (struct got){ cv_sha256_new(), 0, 0 };
+		q.url = url;
+		q.ca_file = ca;
+		q.timeout = 1;
+		q.sink = sink;
+		q.arg = &g;
+		err = (struct cv_err)CV_ERR_INIT;
+		rc = cv_transport_get(&q, &resp, &err);
+		cv_sha256_free(g.h);
+		printf("# %s\n", err.msg);
+		CHECK(rc == CV_ENETWORK && g.n < size &&
+		      strstr(err.msg, "timed out") != NULL);
+	}
+
+	/* D20: [remote] proxy is where the request goes, and its failure
+	 * names it (nothing listens on port 1) */
+	{
+		struct cv_transport_req q = { 0 };
+
+		snprintf(url, sizeof url, "https://127.0.0.1:%s/%s", argv[2],
+			 argv[5]);
+		q.url = url;
+		q.ca_file = ca;
+		q.timeout = 5;
+		q.proxy = "http://127.0.0.1:1";
+		err = (struct cv_err)CV_ERR_INIT;
+		rc = cv_transport_get(&q, &resp, &err);
+		printf("# %s\n", err.msg);
+		CHECK(rc == CV_ENETWORK &&
+		      strstr(err.msg, "via proxy http://127.0.0.1:1") != NULL);
+	}
+
 	/* D2: a body over the limit is refused */
+	snprintf(url, sizeof url, "https://127.0.0.1:%s/%s", argv[2], argv[5]);
 	{
 		struct cv_transport_req q = { 0 };
 
