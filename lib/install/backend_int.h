@@ -34,7 +34,9 @@ int cv_sha256_file(const char *path, char hex[65], struct cv_err *err);
 struct cv_transport_req {
 	const char *url;     /* https:// only; anything else is refused. Its
 			      * user:pass@ goes, as Basic auth, to its host
-			      * and port only, never into a message */
+			      * and port only (once it answered 401 with a
+			      * certificate that passed), never into a
+			      * message */
 	const char *ca_file; /* PEM: the only root the server may chain
 			      * to; NULL: the system's trust store */
 	const char *proxy;   /* [http://]host:port; NULL: the system's */

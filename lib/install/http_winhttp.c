@@ -388,14 +388,19 @@ verify_server(HINTERNET req, const char *ca_file, const wchar_t *host,
 
 struct hop {
 	HINTERNET conn, req;
-	char *shown; /* the URL for messages, without a password */
+	char *shown;   /* the URL for messages, without a password */
+	int at_origin; /* the host and port the credentials belong to */
 	wchar_t host[256];
 };
 
-/* The credentials of https://user:pass@host/, sent (as libcurl sends
- * them) to that host and port only, whichever hop reaches it. */
+/* The credentials of https://user:pass@host/, sent to that host and port
+ * only, whichever hop reaches it, and (unlike libcurl, which sends them
+ * at once) only once that host answered 401 over a connection whose
+ * certificate passed: WinHTTP sends a request before its certificate can
+ * be checked here, and with a ca_file it does not check the CA itself. */
 struct auth {
 	char *line; /* "Authorization: Basic ...", NULL: none */
+	int armed;  /* 1: the next request to the origin carries it */
 	wchar_t host[256];
 	INTERNET_PORT port;
 };
@@ -532,8 +537,8 @@ hop_open(HINTERNET s, struct hop *h, struct auth *a, const char *url,
 		wcscpy(a->host, h->host);
 		a->port = uc.nPort;
 	}
-	if (a->line != NULL && a->port == uc.nPort &&
-	    _wcsicmp(a->host, h->host) == 0 && add_header(h->req, a->line) != 0)
+	h->at_origin = a->port == uc.nPort && _wcsicmp(a->host, h->host) == 0;
+	if (a->armed && h->at_origin && add_header(h->req, a->line) != 0)
 		return net_error(err, "cannot download", url);
 	if (q->accept != NULL) {
 		snprintf(line, sizeof line, "Accept: %.400s", q->accept);
@@ -720,6 +725,14 @@ cv_transport_get(const struct cv_transport_req *q,
 		if ((rc = hop_open(s, &h, &a, url, q, err)) != 0)
 			goto out;
 		resp->status = status_of(h.req);
+		if (resp->status == 401 && a.line != NULL && !a.armed &&
+		    h.at_origin) {
+			/* this server's certificate passed: ask again, now
+			 * with the credentials */
+			a.armed = 1;
+			hop_close(&h);
+			continue;
+		}
 		if (resp->status < 300 || resp->status >= 400 ||
 		    resp->status == 304)
 			break;
