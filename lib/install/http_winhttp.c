@@ -516,6 +516,11 @@ hop_open(HINTERNET s, struct hop *h, struct auth *a, const char *url,
 		return net_error(err, "cannot download", url);
 	v = WINHTTP_DISABLE_REDIRECTS;
 	WinHttpSetOption(h->req, WINHTTP_OPTION_DISABLE_FEATURE, &v, sizeof v);
+	/* the wait for the answer's headers has a timeout of its own, apart
+	 * from WinHttpSetTimeouts' (90 s unless set) */
+	v = q->timeout > 0 ? (DWORD)(q->timeout * 1000) : 30000;
+	WinHttpSetOption(h->req, WINHTTP_OPTION_RECEIVE_RESPONSE_TIMEOUT, &v,
+			 sizeof v);
 	if (q->ca_file != NULL) {
 		/* the CA and the name are checked below, against ca_file
 		 * and (for an address, which wine's check does not match)
@@ -765,8 +770,15 @@ cv_transport_get(const struct cv_transport_req *q,
 		rc = cv_err_set(err, CV_EDATA,
 				"%s is larger than the manifest says; refused",
 				h.shown);
-	else if (!q->head)
-		rc = read_body(&h, q, resp, err);
+	else if (!q->head && (rc = read_body(&h, q, resp, err)) == 0 &&
+		 resp->length >= 0 && resp->got != (uint64_t)resp->length)
+		/* the connection closed before Content-Length: WinHTTP
+		 * reads that as the end of the body */
+		rc = cv_err_set(err, CV_ENETWORK,
+				"the transfer of %s ended after %llu of %lld "
+				"bytes; run the same command again to resume",
+				h.shown, (unsigned long long)resp->got,
+				(long long)resp->length);
 out:
 	hop_close(&h);
 	WinHttpCloseHandle(s);

@@ -216,6 +216,40 @@ main(int argc, char **argv)
 		      strstr(err.msg, "timed out") != NULL);
 	}
 
+	/* D4: a body cut short of its Content-Length is an error, not the
+	 * end; D3 and D2: an endless body and a Content-Length over the
+	 * limit stop at the limit; D22: a server that accepts and never
+	 * answers times out */
+	{
+		static const char *const modes[] = { "truncate", "endless",
+						     "bigcl", "silent" };
+		static const int codes[] = { CV_ENETWORK, CV_EDATA, CV_EDATA,
+					     CV_ENETWORK };
+		static const char *const says[] = { "ended after", "larger",
+						    "larger", "timed out" };
+
+		for (int i = 0; i < 4; i++) {
+			struct cv_transport_req q = { 0 };
+
+			snprintf(url, sizeof url,
+				 "https://127.0.0.1:%s/fault/%s/%s", argv[2],
+				 modes[i], argv[5]);
+			g = (struct got){ cv_sha256_new(), 0, 0 };
+			q.url = url;
+			q.ca_file = ca;
+			q.timeout = 1;
+			q.max = size;
+			q.sink = sink;
+			q.arg = &g;
+			err = (struct cv_err)CV_ERR_INIT;
+			rc = cv_transport_get(&q, &resp, &err);
+			cv_sha256_free(g.h);
+			printf("# %s: %s\n", modes[i], err.msg);
+			CHECK(rc == codes[i] && g.n <= size &&
+			      strstr(err.msg, says[i]) != NULL);
+		}
+	}
+
 	/* D20: [remote] proxy is where the request goes, and its failure
 	 * names it (nothing listens on port 1) */
 	{
