@@ -17,6 +17,7 @@ for t in wine python3 openssl sha256sum; do
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudnnvm-win.XXXXXX") || exit 1
 pid=
+# shellcheck disable=SC2317 # run by the trap
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null
 	rm -rf "$tmp"
