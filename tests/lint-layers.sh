@@ -1,7 +1,8 @@
 #!/bin/sh
 # make lint-layers: the wings of lib/ in one direction.
 #   $1: the wings, lowest first; $2: a build folder holding their objects.
-# A file of lib/<w>/ includes only its own wing's headers and the faces
+# A file of lib/<w>/ includes only its own wing's headers (<w>/<w>.h and
+# the private <w>/*_int.h) and the faces
 # (<v>/<v>.h) of the wings before it; cmd/ includes only faces, and the
 # install wing's face only in the files of the commands the helper runs
 # (HELPER_CMD in cmd/table.c); base/glibc_compat.h, which binds older
@@ -15,7 +16,7 @@ for f in lib/*/*.[ch]; do
 	w=${f#lib/}; w=${w%%/*}; r=$(rank "$w")
 	for inc in $(sed -n 's/^#include "\(.*\)"/\1/p' "$f"); do
 		case $inc in
-		"$w/$w.h" | "$w/${w}_int.h") continue ;;
+		"$w/$w.h" | "$w/"*_int.h) continue ;;
 		# symbol versions for the release build, after <glob.h>
 		base/glibc_compat.h) continue ;;
 		*/*.h) v=${inc%%/*} ;;

@@ -8,6 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* the Windows C runtime has neither; nothing there inherits by exec */
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
 static void
 vset(struct cv_err *err, int code, const char *suffix, const char *fmt,
      va_list ap)
@@ -111,7 +116,9 @@ cv_code_from_errno(int errnum)
 {
 	switch (errnum) {
 	case ENOSPC:
+#ifdef EDQUOT /* Windows has no quotas errno */
 	case EDQUOT:
+#endif
 	case EIO:
 	case EFBIG:
 		return CV_EIO;
@@ -174,7 +181,7 @@ cv_checkpoint(const char *name)
 			close(fd);
 	}
 	for (;;)
-		pause();
+		sleep(3600); /* pause() is POSIX only */
 }
 
 /* Warnings: lib/ never prints, so a warning that must reach the user

@@ -4,6 +4,7 @@
 #define CUDNNVM_INSTALL_INSTALL_INT_H
 
 #include "base/base.h"
+#include "install/backend_int.h"
 #include "install/install.h"
 #include "release/release.h"
 #include "store/store.h"
@@ -50,20 +51,6 @@ int cv_artifact_init(struct cv_artifact *art, const struct cv_version *version,
 		     const char *platform, const char *sha256, uint64_t size,
 		     const char *filename, const char *source,
 		     struct cv_err *err);
-
-/* ---- sha256.c: streaming SHA-256 with OpenSSL EVP ---------------------- */
-
-struct cv_sha256 *cv_sha256_new(void);
-
-void cv_sha256_update(struct cv_sha256 *h, const void *data, size_t len);
-
-/* Writes 64 lower-case hex digits and a NUL into hex[65]. */
-void cv_sha256_final(struct cv_sha256 *h, char hex[65]);
-
-void cv_sha256_free(struct cv_sha256 *h);
-
-/* Hash a whole file. */
-int cv_sha256_file(const char *path, char hex[65], struct cv_err *err);
 
 /* ---- extract_*.c: safe extraction with libarchive ---------------------- */
 

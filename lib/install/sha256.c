@@ -1,61 +1,21 @@
-/* sha256.c: streaming SHA-256 with OpenSSL's EVP interface. */
+/* sha256.c: what SHA-256 needs beyond the hash itself, on every platform
+ * (the hash: sha256_openssl.c, or sha256_bcrypt.c on Windows). */
 #include "base/base.h"
-#include "install/install_int.h"
+#include "install/backend_int.h"
+#include "install/install.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-struct cv_sha256 {
-	EVP_MD_CTX *ctx;
-};
-
-struct cv_sha256 *
-cv_sha256_new(void)
-{
-	struct cv_sha256 *h = xmalloc(sizeof *h);
-
-	h->ctx = EVP_MD_CTX_new();
-	if (h->ctx == NULL ||
-	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
-		abort(); /* out of memory, as xmalloc */
-	return h;
-}
-
-void
-cv_sha256_update(struct cv_sha256 *h, const void *data, size_t len)
-{
-	if (len > 0 && EVP_DigestUpdate(h->ctx, data, len) != 1)
-		abort();
-}
-
-void
-cv_sha256_final(struct cv_sha256 *h, char hex[65])
-{
-	static const char digits[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-
-	if (EVP_DigestFinal_ex(h->ctx, md, &n) != 1 || n != 32)
-		abort();
-	for (unsigned int i = 0; i < n; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
-}
-
-void
-cv_sha256_free(struct cv_sha256 *h)
-{
-	if (h == NULL)
-		return;
-	EVP_MD_CTX_free(h->ctx);
-	free(h);
-}
+/* Windows opens files as text unless told; POSIX has neither flag's need */
+#ifndef O_BINARY
+#define O_BINARY 0
+#endif
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
 
 int
 cv_sha256_valid_hex(const char *s)
@@ -78,7 +38,7 @@ cv_sha256_file(const char *path, char hex[65], struct cv_err *err)
 	struct cv_sha256 *h;
 	char *buf;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_BINARY | O_CLOEXEC);
 
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
