@@ -234,8 +234,8 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	host = cv_url_host(from);
 	ui_wait_begin("%s to answer (its release listing)", host);
 	free(host);
-	shown = l.pypi ? cv_builds_pypi(&ctx->cfg, ctx->st, &req, &err)
-		       : cv_builds_nvidia(&ctx->cfg, ctx->st, &req, &bad, &err);
+	shown = cv_builds(l.pypi ? CV_SOURCE_PYPI : CV_SOURCE_NVIDIA, &ctx->cfg,
+			  ctx->st, &req, &bad, &err);
 	ui_wait_end();
 	r = shown < 0 ? cmd_fail(&err) : finish(&a, &l, platform, shown, bad);
 	json_decref(l.arr);

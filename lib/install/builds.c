@@ -35,6 +35,36 @@ needs_arch(const struct cv_version *v)
 		       : 0;
 }
 
+/* What the listers' visitors read beside the build they are given. */
+struct wheel_view {
+	const struct cv_store *st;
+	const struct cv_builds_req *req;
+	const struct cv_wheel_walk *ww;
+};
+
+static int
+wheel_build(void *arg, const struct cv_candidate *c, int k)
+{
+	const struct wheel_view *view = arg;
+	const struct cv_wheel *w = &view->ww->w[c->at];
+	struct cv_build b;
+
+	(void)k;
+	memset(&b, 0, sizeof b);
+	cv_version_format_id(&w->version, b.id, sizeof b.id);
+	cv_version_format(&w->version, b.version, sizeof b.version);
+	b.cuda = w->version.cuda;
+	b.platform = w->platform;
+	b.size = w->size;
+	b.sha256 = w->sha256;
+	b.url = w->url;
+	b.installed = cv_store_has(view->st, b.id);
+	b.fits = cv_machine_fits(&w->version, b.cuda, b.fit_reason,
+				 sizeof b.fit_reason);
+	b.needs_arch = needs_arch(&w->version);
+	return view->req->build(view->req->arg, &b);
+}
+
 int
 cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 	       const struct cv_builds_req *req, struct cv_err *err)
@@ -50,27 +80,15 @@ cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 	    (r = cv_pypi_list(rem, cv_remote_mirror(rem), req->cuda,
 			      req->platform, &w, &n, err)) < 0)
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		struct cv_build b;
+	{
+		struct cv_wheel_walk ww = { w, n, 0, NULL, NULL, NULL, 0, 0 };
+		struct cv_rank_source src = { cv_wheel_walk_next, &ww };
+		struct cv_rank_req rq = { .spec = req->spec };
+		struct wheel_view view = { st, req, &ww };
+		int stopped;
 
-		if (req->spec != NULL &&
-		    !cv_version_matches(req->spec, &w[i].version))
-			continue;
-		memset(&b, 0, sizeof b);
-		cv_version_format_id(&w[i].version, b.id, sizeof b.id);
-		cv_version_format(&w[i].version, b.version, sizeof b.version);
-		b.cuda = w[i].version.cuda;
-		b.platform = w[i].platform;
-		b.size = w[i].size;
-		b.sha256 = w[i].sha256;
-		b.url = w[i].url;
-		b.installed = cv_store_has(st, b.id);
-		b.fits = cv_machine_fits(&w[i].version, b.cuda, b.fit_reason,
-					 sizeof b.fit_reason);
-		b.needs_arch = needs_arch(&w[i].version);
-		shown++;
-		if (req->build(req->arg, &b))
-			break;
+		shown = cv_rank_each(&src, &rq, wheel_build, &view, &stopped,
+				     err);
 	}
 	r = shown;
 out:
@@ -79,47 +97,56 @@ out:
 	return r;
 }
 
-/* The builds of one release for the platform, newest CUDA major first. */
+struct mirror_view {
+	const struct cv_remote *rem;
+	const struct cv_store *st;
+	const struct cv_builds_req *req;
+	const struct cv_mirror_walk *mw;
+	int *bad;
+};
+
+/* One build of a release, as list-remote shows it. */
 static int
-release_builds(const struct cv_remote *rem, const struct cv_store *st,
-	       const struct cv_manifest *m, const struct cv_builds_req *req)
+mirror_build(void *arg, const struct cv_candidate *c, int k)
 {
-	int shown = 0;
+	const struct mirror_view *view = arg;
+	const struct cv_manifest *m = &view->mw->m;
+	const struct cv_release_file *f;
+	struct cv_version v = m->version;
+	struct cv_build b;
+	char *url;
+	int stop;
 
-	for (int cu = 999; cu > 0; cu--) {
-		const struct cv_release_file *f;
-		struct cv_version v = m->version;
-		struct cv_build b;
-		char *url;
-		int stop;
+	f = cv_manifest_find(m, view->req->platform, c->cuda[k]);
+	memset(&b, 0, sizeof b);
+	v.cuda = c->cuda[k];
+	cv_version_format_id(&v, b.id, sizeof b.id);
+	cv_version_format(&m->version, b.version, sizeof b.version);
+	url = cv_manifest_url(cv_remote_mirror(view->rem), f->relative_path);
+	b.release = m->label;
+	b.cuda = v.cuda;
+	b.platform = view->req->platform;
+	b.size = f->size;
+	b.sha256 = f->sha256;
+	b.url = url;
+	b.installed = cv_store_has(view->st, b.id);
+	b.fits = cv_machine_fits(&m->version, b.cuda, b.fit_reason,
+				 sizeof b.fit_reason);
+	b.needs_arch = needs_arch(&m->version);
+	stop = view->req->build(view->req->arg, &b);
+	free(url);
+	return stop;
+}
 
-		if (req->cuda && cu != req->cuda)
-			continue;
-		f = cv_manifest_find(m, req->platform, cu);
-		if (f == NULL || f->bad[0])
-			continue;
-		memset(&b, 0, sizeof b);
-		v.cuda = cu;
-		cv_version_format_id(&v, b.id, sizeof b.id);
-		cv_version_format(&m->version, b.version, sizeof b.version);
-		url = cv_manifest_url(cv_remote_mirror(rem), f->relative_path);
-		b.release = m->label;
-		b.cuda = cu;
-		b.platform = req->platform;
-		b.size = f->size;
-		b.sha256 = f->sha256;
-		b.url = url;
-		b.installed = cv_store_has(st, b.id);
-		b.fits = cv_machine_fits(&m->version, b.cuda, b.fit_reason,
-					 sizeof b.fit_reason);
-		b.needs_arch = needs_arch(&m->version);
-		shown++;
-		stop = req->build(req->arg, &b);
-		free(url);
-		if (stop)
-			return -shown - 1;
-	}
-	return shown;
+/* A manifest that cannot be read: said, and the others still listed. */
+static void
+mirror_skipped(void *arg, const struct cv_err *merr)
+{
+	const struct mirror_view *view = arg;
+
+	view->req->skipped(view->req->arg, merr);
+	if (!*view->bad || merr->code == CV_EDATA)
+		*view->bad = merr->code;
 }
 
 /* The listing, read once more when it names no release of spec, and
@@ -146,38 +173,22 @@ static int
 walk(struct cv_index *ix, struct cv_remote *rem, const struct cv_store *st,
      const struct cv_builds_req *req, int *bad, struct cv_err *err)
 {
-	const struct cv_version *spec = req->spec;
-	int r, shown = 0;
+	struct cv_mirror_walk mw;
+	struct mirror_view view = { rem, st, req, &mw, bad };
+	struct cv_rank_source src = { cv_mirror_walk_next, &mw };
+	/* latest: the newest release only */
+	struct cv_rank_req rq = { .spec = req->spec,
+				  .cuda = req->cuda,
+				  .newest_only = req->spec != NULL &&
+						 req->spec->nparts == 0 };
+	int r, stopped;
 
-	for (size_t i = 0; i < cv_index_count(ix); i++) {
-		struct cv_manifest m;
-		struct cv_err merr = CV_ERR_INIT;
-		const struct cv_version *name = cv_index_version(ix, i);
-
-		/* the listing name may be shorter or longer than the spec */
-		if (spec != NULL && !cv_version_matches(spec, name) &&
-		    !cv_version_matches(name, spec))
-			continue;
-		if (cv_index_manifest(ix, i, &m, &merr) < 0) {
-			if (merr.code == CV_EINTR) {
-				*err = merr;
-				return CV_EINTR;
-			}
-			/* one bad manifest does not hide the others */
-			req->skipped(req->arg, &merr);
-			if (!*bad || merr.code == CV_EDATA)
-				*bad = merr.code;
-			continue;
-		}
-		r = spec != NULL && !cv_version_matches(spec, &m.version)
-			    ? 0
-			    : release_builds(rem, st, &m, req);
-		cv_manifest_release(&m);
-		shown += r < 0 ? -r - 1 : r;
-		if (r < 0 || (shown && spec != NULL && spec->nparts == 0))
-			break; /* latest: the newest release only */
-	}
-	return shown;
+	cv_mirror_walk_init(&mw, ix, req->spec, req->platform);
+	mw.skipped = mirror_skipped;
+	mw.skipped_arg = &view;
+	r = cv_rank_each(&src, &rq, mirror_build, &view, &stopped, err);
+	cv_mirror_walk_release(&mw);
+	return r;
 }
 
 int

@@ -722,9 +722,10 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	struct cv_installed inst;
 	struct cv_version given = { 0 };
 	json_t *files = json_object(), *rec = NULL;
-	char *src = NULL, *name = NULL, *stage = NULL, *stagepath = NULL;
-	char *text = NULL, *path, how[PATH_MAX + 64] = "--cuda";
-	int vfd = -1, lfd = -1, r;
+	struct cv_store_txn *txn = NULL;
+	const char *stagepath;
+	char *src = NULL, *text = NULL, *path, how[PATH_MAX + 64] = "--cuda";
+	int r;
 	uint64_t total = 0;
 
 	memset(&f, 0, sizeof f);
@@ -780,7 +781,8 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 		snprintf(inst.platform, sizeof inst.platform, "linux-x86_64");
 	snprintf(inst.source, sizeof inst.source, "import:%s", src);
 
-	if ((r = cv_store_lock(st, inst.id, 0, NULL, NULL, &vfd, err)) < 0)
+	if ((r = cv_store_txn_begin(st, CV_STORE_TXN_VERSION, inst.id, 0, NULL,
+				    &txn, err)) < 0)
 		goto out;
 	if (cv_store_has(st, inst.id)) {
 		r = cv_err_set(
@@ -789,10 +791,9 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 			inst.id);
 		goto out;
 	}
-	if ((r = cv_store_staging_new(st, inst.id, &name, &lfd, err)) < 0)
+	if ((r = cv_store_txn_stage(txn, 0, err)) < 0)
 		goto out;
-	stage = xasprintf(".staging/%s", name);
-	stagepath = cv_path_join(cv_store_root(st), stage);
+	stagepath = cv_store_txn_path(txn);
 	if ((r = copy_files(&f, stagepath, files, &total, err)) < 0)
 		goto out;
 	/* the metadata's sha256 covers the file list and its hashes */
@@ -819,21 +820,17 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	path = cv_path_join(stagepath, "import.json");
 	r = write_json(path, rec, err);
 	free(path);
-	if (r < 0 || (r = cv_store_write_meta(stagepath, &inst, err)) < 0)
-		goto out;
-	r = cv_store_publish(st, name, inst.id, 0, err);
+	if (r == 0) {
+		const struct cv_store_record one = { &inst, NULL };
+		r = cv_store_txn_commit(txn, &one, err);
+	}
 out:
-	if (name != NULL)
-		cv_store_staging_drop(st, name, lfd);
-	cv_fs_unlock(vfd);
+	cv_store_txn_abort(txn);
 	if (r < 0 && err && src != NULL)
 		cv_err_prefix(err, "import %s: ", src);
 	json_decref(files);
 	json_decref(rec);
 	free(text);
-	free(name);
-	free(stage);
-	free(stagepath);
 	free(src);
 	found_release(&f);
 	return r;

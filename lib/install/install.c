@@ -426,11 +426,15 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		 struct cv_err *err)
 {
 	static const struct cv_install_opts defaults = CV_INSTALL_OPTS_INIT;
+	const struct cv_store_txn_wait wait = { opts ? opts->nowait : 0,
+						opts ? opts->waiting : NULL,
+						opts ? opts->payload : NULL };
 	struct cv_installed inst;
 	struct cv_artifact sized;
 	struct cv_source raw = { NULL, NULL };
-	char id[64], *name = NULL, *stagepath = NULL;
-	int vfd = -1, lfd = -1, r, opened = 0, replace = 0;
+	struct cv_store_txn *txn = NULL;
+	char id[64];
+	int r, opened = 0, replace = 0;
 
 	if (opts == NULL)
 		opts = &defaults;
@@ -440,14 +444,14 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if (!cv_store_writable(st))
 		return cv_err_set(err, CV_ESTORE,
 				  "the store is not open for writing");
-	if ((r = cv_store_lock(st, id, opts->nowait, opts->waiting,
-			       opts->payload, &vfd, err)) < 0)
+	if ((r = cv_store_txn_begin(st, CV_STORE_TXN_VERSION, id, 0, &wait,
+				    &txn, err)) < 0)
 		return r;
 	cv_checkpoint("after-lock");
 	if (cv_store_in_system(st, id)) {
 		/* every user already has the admin's copy; a private one
 		 * would only hide it */
-		cv_fs_unlock(vfd);
+		cv_store_txn_abort(txn);
 		if (!opts->force) {
 			*already = 1;
 			return 0;
@@ -460,21 +464,20 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 	if (cv_store_has_own(st, id)) {
 		if (!opts->force) {
 			*already = 1;
-			cv_fs_unlock(vfd);
+			cv_store_txn_abort(txn);
 			return 0;
 		}
 		/* before anything is fetched: swapping the files under a
 		 * process that mapped them mixes two builds in it */
 		if (!opts->even_if_in_use &&
 		    (r = cv_store_check_unused(st, id, 1, err)) < 0) {
-			cv_fs_unlock(vfd);
+			cv_store_txn_abort(txn);
 			return r;
 		}
 		replace = 1;
 	}
-	if ((r = cv_store_staging_new(st, id, &name, &lfd, err)) < 0)
+	if ((r = cv_store_txn_stage(txn, replace, err)) < 0)
 		goto out;
-	stagepath = cv_store_staging_path(st, name);
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
@@ -493,27 +496,22 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 			.threads = thread_budget(opts->threads),
 			.wheel = art->wheel
 		};
-		if ((r = extract_verified(art, id, stagepath, &raw, &lim, &inst,
-					  err)) < 0)
+		if ((r = extract_verified(art, id, cv_store_txn_path(txn), &raw,
+					  &lim, &inst, err)) < 0)
 			goto out;
 	}
 	for (int i = 0; i < opts->ndeps && i < CV_MAX_DEPS; i++)
 		inst.deps[inst.ndeps++] = opts->deps[i];
-	if ((r = cv_store_write_meta(stagepath, &inst, err)) < 0)
-		goto out;
-	cv_checkpoint("before-publish");
-	r = cv_store_publish(st, name, id, replace, err);
+	{
+		const struct cv_store_record rec = { &inst, NULL };
+		r = cv_store_txn_commit(txn, &rec, err);
+	}
 out:
 	if (opened)
 		fetch->close(fetch->arg, r == 0);
-	/* After an exchange the staging folder holds the old version. */
-	if (name != NULL)
-		cv_store_staging_drop(st, name, lfd);
+	cv_store_txn_abort(txn);
 	if (r < 0 && err)
 		cv_err_prefix(err, "install %s: ", id);
-	free(name);
-	free(stagepath);
-	cv_fs_unlock(vfd);
 	return r;
 }
 
@@ -595,16 +593,14 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		.wheel = art->wheel,
 		.dep_lib_prefix = lib_prefix
 	};
+	const struct cv_store_txn_wait wait = { opts->nowait, opts->waiting,
+						opts->payload };
 	struct cv_source raw = { NULL, NULL };
-	char *name = NULL, *stagepath = NULL, lockname[96];
-	int lfd = -1, vfd = -1, r, opened = 0;
+	struct cv_store_txn *txn = NULL;
+	int r, opened = 0;
 
-	/* one installer of this dependency at a time; the second finds the
-	 * first one's copy */
-	cv_store_dep_lockname(dep->name, dep->cuda, lockname, sizeof lockname);
-	strcat(lockname, "-install");
-	if ((r = cv_store_lock(st, lockname, opts->nowait, opts->waiting,
-			       opts->payload, &vfd, err)) < 0)
+	if ((r = cv_store_txn_begin(st, CV_STORE_TXN_DEP, dep->name, dep->cuda,
+				    &wait, &txn, err)) < 0)
 		return r;
 	{
 		struct cv_dep have;
@@ -613,36 +609,31 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		if (cv_store_dep_get(st, dep->name, dep->version, &have) &&
 		    have.cuda == dep->cuda) {
 			*dep = have;
-			cv_fs_unlock(vfd);
+			cv_store_txn_abort(txn);
 			return 0;
 		}
 	}
-	if ((r = cv_store_deps_mkdir(st, err)) < 0 ||
-	    (r = cv_store_staging_new(st, dep->name, &name, &lfd, err)) < 0)
+	if ((r = cv_store_txn_stage(txn, 0, err)) < 0)
 		goto out;
-	stagepath = cv_store_staging_path(st, name);
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;
 	opened = 1;
-	if ((r = extract_verified(art, dep->dir, stagepath, &raw, &lim, NULL,
-				  err)) < 0)
+	if ((r = extract_verified(art, dep->dir, cv_store_txn_path(txn), &raw,
+				  &lim, NULL, err)) < 0)
 		goto out;
-	keep_own_sonames(stagepath, lib_prefix);
+	keep_own_sonames(cv_store_txn_path(txn), lib_prefix);
 	snprintf(dep->sha256, sizeof dep->sha256, "%s", art->sha256);
 	dep->size = art->size;
 	dep->in_store = 1;
-	if ((r = cv_store_dep_write_meta(stagepath, dep, err)) < 0)
-		goto out;
-	r = cv_store_publish(st, name, dep->dir, 0, err);
+	{
+		const struct cv_store_record rec = { NULL, dep };
+		r = cv_store_txn_commit(txn, &rec, err);
+	}
 out:
 	if (opened)
 		fetch->close(fetch->arg, r == 0);
-	if (name != NULL)
-		cv_store_staging_drop(st, name, lfd);
+	cv_store_txn_abort(txn);
 	if (r < 0 && err)
 		cv_err_prefix(err, "install %s %s: ", dep->name, dep->version);
-	free(name);
-	free(stagepath);
-	cv_fs_unlock(vfd);
 	return r;
 }

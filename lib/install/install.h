@@ -297,6 +297,13 @@ int cv_builds_nvidia(const struct cv_config *cfg, const struct cv_store *st,
 int cv_builds_pypi(const struct cv_config *cfg, const struct cv_store *st,
 		   const struct cv_builds_req *req, struct cv_err *err);
 
+/* The builds of `source` (enum cv_source_kind), through its row of the
+ * install wing's backend table: cv_builds_nvidia, or cv_builds_pypi (with
+ * *bad 0). */
+int cv_builds(int source, const struct cv_config *cfg,
+	      const struct cv_store *st, const struct cv_builds_req *req,
+	      int *bad, struct cv_err *err);
+
 /* The artifact of the file at `path` with `version` (4 parts and the CUDA
  * major) and `sha256`. `named` is what its name said (zeroed when it said
  * nothing); the platform is `platform`, else the name's, else windows for

@@ -239,7 +239,7 @@ char *cv_url_resolve(const char *base, const char *ref);
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
 
-/* resolve.c: the releases a resolver passes over because the GPU has no
+/* rank.c: the releases a resolver passes over because the GPU has no
  * code in them (cv_machine_arch_fits), for the mirror's and the index's
  * resolvers alike: the newest and oldest of them, and why the oldest. */
 struct cv_passed_over {
@@ -261,6 +261,118 @@ int cv_passed_over_refuse(const struct cv_passed_over *p, struct cv_err *err);
 
 /* index.c: the client an index reads with. */
 struct cv_remote *cv_index_remote(const struct cv_index *ix);
+
+/* ---- rank.c: the one walk of both resolvers and both listers ----------
+ * A source (NVIDIA's listing, a wheel index) offers its releases newest
+ * first, one at a time; the walk holds each to the spec, the GPU and the
+ * CUDA major wanted, and picks or lists the builds. */
+
+#define CV_RANK_MAX_CUDA 8
+
+/* One release a source offers and its builds for the platform. */
+struct cv_candidate {
+	size_t at;                 /* the source's own index of it */
+	struct cv_version version; /* what the spec is held to */
+	const char *label;         /* its name in notes; NULL: version */
+	const char *has;           /* the builds it has, for an error */
+	int ncuda;                 /* its builds, newest major first */
+	int cuda[CV_RANK_MAX_CUDA];
+	/* why a build cannot be installed, or NULL */
+	const char *bad[CV_RANK_MAX_CUDA];
+};
+
+/* next() fills *c with the next release and returns 1, 0 after the last,
+ * <0 with err; what c points to lives until the next call. */
+struct cv_rank_source {
+	int (*next)(void *arg, struct cv_candidate *c, struct cv_err *err);
+	void *arg;
+};
+
+struct cv_rank_req {
+	const struct cv_version *spec; /* NULL: every release */
+	int cuda; /* the major wanted, 0: each release's newest */
+	/* the major came from the machine: take the newest older one when
+	 * no release has a build of it */
+	int fallback;
+	/* the source offers older majors only after every build of the
+	 * wanted one (a wheel index: one project per major), so the first
+	 * older build found is the one to take */
+	int fallback_first;
+	/* notes the releases this GPU has no code in and skips them; NULL
+	 * (the listers): none is skipped */
+	struct cv_passed_over *passed;
+	int newest_only; /* cv_rank_each: the newest release with a build */
+};
+
+enum { CV_RANK_NONE = 0, CV_RANK_TAKEN = 1, CV_RANK_BAD = 2 };
+
+struct cv_rank_pick {
+	size_t at;     /* the release taken (TAKEN, BAD) */
+	int cuda;      /* and its build's major */
+	int fell_back; /* older than the major wanted */
+	char bad[256]; /* BAD: why the wanted build cannot be installed */
+	/* NONE: a release held to the spec and the GPU lacked the build;
+	 * the first such, its label and the builds it has */
+	int matched;
+	size_t first_at;
+	char first[48], first_has[128];
+	size_t fallback_at; /* internal: the older build noted */
+	int fallback_cuda;
+};
+
+/* The build to take: CV_RANK_TAKEN, CV_RANK_NONE (pick says why; the
+ * caller words the error), CV_RANK_BAD (the wanted build of the newest
+ * matching release is damaged), <0 from the source. */
+int cv_rank_best(const struct cv_rank_source *src,
+		 const struct cv_rank_req *req, struct cv_rank_pick *pick,
+		 struct cv_err *err);
+
+/* Each build of each matching release (of major req->cuda, 0: all) that
+ * can be installed, newest first: visit() nonzero stops (*stopped set).
+ * How many were visited, <0 from the source. */
+int cv_rank_each(const struct cv_rank_source *src,
+		 const struct cv_rank_req *req,
+		 int (*visit)(void *arg, const struct cv_candidate *c, int k),
+		 void *arg, int *stopped, struct cv_err *err);
+
+/* resolve.c: the mirror's releases as the walk's source, newest first,
+ * each manifest read when the walk reaches it (one whose listing name
+ * cannot match the spec is never fetched). With skipped set (a lister),
+ * a manifest that cannot be read is handed to it and passed (Ctrl-C
+ * still stops the walk). w->m is the release last given. */
+struct cv_mirror_walk {
+	struct cv_index *ix;
+	const struct cv_version *spec;
+	const char *platform;
+	void (*skipped)(void *arg, const struct cv_err *err);
+	void *skipped_arg;
+	size_t i;
+	struct cv_manifest m;
+	int loaded;
+	char has[128];
+};
+
+void cv_mirror_walk_init(struct cv_mirror_walk *w, struct cv_index *ix,
+			 const struct cv_version *spec, const char *platform);
+
+int cv_mirror_walk_next(void *arg, struct cv_candidate *c, struct cv_err *err);
+
+void cv_mirror_walk_release(struct cv_mirror_walk *w);
+
+/* pypi.c: a list of wheels (cv_pypi_list) as the walk's source, each
+ * wheel one release with one build; with `older` set, the lists of the
+ * older majors follow it, each fetched when reached (one the index
+ * cannot give is passed). w->w[c->at] is the wheel last given. */
+struct cv_wheel_walk {
+	struct cv_wheel *w; /* the list walked now */
+	size_t n, i;
+	struct cv_remote *r; /* for the older lists */
+	const char *index, *platform;
+	int older; /* the next older major to fetch, 0: none */
+	int own;   /* w is an older list, freed by the walk */
+};
+
+int cv_wheel_walk_next(void *arg, struct cv_candidate *c, struct cv_err *err);
 
 /* artifact.c: the checks cv_artifact_init makes, for an artifact filled
  * by hand; id gets the install id. */

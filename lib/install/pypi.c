@@ -715,19 +715,34 @@ cv_pypi_list(struct cv_remote *r, const char *index, int cuda,
 	return list_done(&l, rc, out, n);
 }
 
-/* The first (newest) wheel spec matches that has code for this GPU, n
- * when none does; p notes the wheels passed over for the GPU. */
-static size_t
-first_match(const struct cv_wheel *w, size_t n, const struct cv_version *spec,
-	    struct cv_passed_over *p)
+int
+cv_wheel_walk_next(void *arg, struct cv_candidate *c, struct cv_err *err)
 {
-	size_t i = 0;
+	struct cv_wheel_walk *ww = arg;
 
-	while (i < n &&
-	       ((spec != NULL && !cv_version_matches(spec, &w[i].version)) ||
-		cv_passed_over(p, &w[i].version, NULL)))
-		i++;
-	return i;
+	(void)err;
+	while (ww->i == ww->n && ww->older >= 11) {
+		struct cv_wheel *ow = NULL;
+		size_t on = 0;
+
+		/* an older list the index cannot give is passed */
+		if (cv_pypi_list(ww->r, ww->index, ww->older--, ww->platform,
+				 &ow, &on, NULL) < 0)
+			continue;
+		if (ww->own)
+			cv_wheels_free(ww->w, ww->n);
+		ww->w = ow;
+		ww->n = on;
+		ww->i = 0;
+		ww->own = 1;
+	}
+	if (ww->i == ww->n)
+		return 0;
+	c->at = ww->i++;
+	c->version = ww->w[c->at].version;
+	c->ncuda = 1;
+	c->cuda[0] = c->version.cuda;
+	return 1;
 }
 
 /* Every wheel matching the spec lacks code for this GPU: the refusal, with
@@ -759,10 +774,14 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		const struct cv_resolve_req *req, struct cv_resolved *out,
 		struct cv_err *err)
 {
-	struct cv_wheel *w = NULL;
+	struct cv_wheel *w = NULL, *take;
 	struct cv_version spec;
+	struct cv_wheel_walk ww;
+	struct cv_rank_source src = { cv_wheel_walk_next, &ww };
+	struct cv_rank_req rq;
+	struct cv_rank_pick pick;
 	char platform[32], how[512] = "";
-	size_t n = 0, i;
+	size_t n = 0;
 	int cuda = 0, rc;
 	struct cv_passed_over passed;
 
@@ -772,66 +791,70 @@ cv_pypi_resolve(struct cv_remote *r, const char *index,
 		return rc;
 	if ((rc = cv_pypi_list(r, index, cuda, platform, &w, &n, err)) < 0)
 		return rc;
-	i = first_match(w, n, req->spec != NULL ? &spec : NULL, &passed);
+	memset(&rq, 0, sizeof rq);
+	rq.spec = req->spec != NULL ? &spec : NULL;
+	rq.cuda = cuda;
 	/* as the mirror's resolver does: the machine's major (not one the
 	 * user named) falls back to the newest older one with a wheel, since
-	 * a cuda12 build runs on a CUDA 13 driver, never the reverse */
-	if (i == n && cuda > 11 &&
-	    (req->spec == NULL || req->spec->cuda == 0) && req->cuda <= 0) {
-		for (int older = cuda - 1; older >= 11 && i == n; older--) {
-			struct cv_wheel *ow = NULL;
-			size_t on = 0, oi;
-
-			if (cv_pypi_list(r, index, older, platform, &ow, &on,
-					 NULL) < 0)
-				continue;
-			oi = first_match(ow, on,
-					 req->spec != NULL ? &spec : NULL,
-					 &passed);
-			if (oi == on) {
-				cv_wheels_free(ow, on);
-				continue;
-			}
-			cv_warn("the index has no cuda%d wheel of cuDNN %s (this "
-				"machine's CUDA comes from %s); took the cuda%d "
-				"one, which a CUDA %d driver runs too; --cuda N "
-				"chooses another",
-				cuda, ow[oi].filename, how, older, cuda);
+	 * a cuda12 build runs on a CUDA 13 driver, never the reverse; the
+	 * index has one project per major, so the newest older one with a
+	 * match is the one */
+	rq.fallback = cuda > 11 &&
+		      (req->spec == NULL || req->spec->cuda == 0) &&
+		      req->cuda <= 0;
+	rq.fallback_first = 1;
+	rq.passed = &passed;
+	memset(&ww, 0, sizeof ww);
+	ww.w = w;
+	ww.n = n;
+	ww.r = r;
+	ww.index = index;
+	ww.platform = platform;
+	ww.older = rq.fallback ? cuda - 1 : 0;
+	rc = cv_rank_best(&src, &rq, &pick, err);
+	if (rc != CV_RANK_TAKEN) {
+		if (ww.own)
+			cv_wheels_free(ww.w, ww.n);
+		if (rc < 0) {
 			cv_wheels_free(w, n);
-			w = ow;
-			n = on;
-			i = oi;
+			return rc;
 		}
-	}
-	if (i == n && passed.oldest[0] != '\0') {
-		rc = refuse_for_gpu(w, n, &passed, cuda, err);
+		if (passed.oldest[0] != '\0')
+			rc = refuse_for_gpu(w, n, &passed, cuda, err);
+		else {
+			char s[64] = "any version", cu[16] = "";
+			if (req->spec != NULL)
+				cv_version_format(&spec, s, sizeof s);
+			if (cuda)
+				snprintf(cu, sizeof cu, " cuda%d", cuda);
+			rc = cv_err_set(err, CV_ENOTFOUND,
+					"no wheel of cuDNN %s for %s%s on the "
+					"index %s; see 'cudnnvm list-remote "
+					"--source pypi'",
+					s, platform, cu,
+					index ? index : "(none)");
+		}
 		cv_wheels_free(w, n);
 		return rc;
 	}
-	/* (w is NULL only for an empty list: said for the analyzer, which
-	 * does not follow first_match) */
-	if (i == n || w == NULL) {
-		char s[64] = "any version", cu[16] = "";
-		if (req->spec != NULL)
-			cv_version_format(&spec, s, sizeof s);
-		if (cuda)
-			snprintf(cu, sizeof cu, " cuda%d", cuda);
-		rc = cv_err_set(err, CV_ENOTFOUND,
-				"no wheel of cuDNN %s for %s%s on the index "
-				"%s; see 'cudnnvm list-remote --source pypi'",
-				s, platform, cu, index ? index : "(none)");
-		cv_wheels_free(w, n);
-		return rc;
-	}
+	take = &ww.w[pick.at];
+	if (pick.fell_back)
+		cv_warn("the index has no cuda%d wheel of cuDNN %s (this "
+			"machine's CUDA comes from %s); took the cuda%d one, "
+			"which a CUDA %d driver runs too; --cuda N chooses "
+			"another",
+			cuda, take->filename, how, pick.cuda, cuda);
 	/* a size the page does not give is asked for by the download, once
 	 * the version is known not to be in the store */
-	rc = cv_artifact_init(&out->art, &w[i].version, w[i].platform,
-			      w[i].sha256, w[i].size, w[i].filename, w[i].url,
-			      err);
+	rc = cv_artifact_init(&out->art, &take->version, take->platform,
+			      take->sha256, take->size, take->filename,
+			      take->url, err);
 	out->art.wheel = 1;
-	out->url = xstrdup(w[i].url);
-	cv_version_format(&w[i].version, out->label, sizeof out->label);
+	out->url = xstrdup(take->url);
+	cv_version_format(&take->version, out->label, sizeof out->label);
 	cv_passed_over_warn(&passed, out->label);
+	if (ww.own)
+		cv_wheels_free(ww.w, ww.n);
 	cv_wheels_free(w, n);
 	if (rc < 0)
 		cv_resolved_release(out);

@@ -1,5 +1,7 @@
 /* resolve.c: a spec -> the newest release on the mirror that has a build
- * for the platform and CUDA major, and that build's archive. */
+ * for the platform and CUDA major, and that build's archive: the mirror's
+ * releases walked (cv_mirror_walk_next, which list-remote's lister walks
+ * too) and ranked by the one walk of rank.c. */
 #include "base/base.h"
 #include "install/install_int.h"
 #include "machine/machine.h"
@@ -9,19 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The newest usable variant of a platform, 0 when none. */
-static int
-newest_variant(const struct cv_manifest *m, const char *platform)
-{
-	int best = 0;
-
-	for (size_t i = 0; i < m->nfiles; i++)
-		if (!m->files[i].bad[0] && m->files[i].cuda > best &&
-		    strcmp(m->files[i].platform, platform) == 0)
-			best = m->files[i].cuda;
-	return best;
-}
 
 static void
 fill(struct cv_resolved *out, const struct cv_manifest *m,
@@ -47,48 +36,6 @@ fill(struct cv_resolved *out, const struct cv_manifest *m,
 		 f->relative_path);
 	snprintf(out->manifest, sizeof out->manifest, "%s", m->name);
 	memcpy(out->manifest_sha256, m->sha256, sizeof out->manifest_sha256);
-}
-
-int
-cv_passed_over(struct cv_passed_over *p, const struct cv_version *v,
-	       const char *label)
-{
-	char why[sizeof p->why];
-	struct cv_version release = *v;
-
-	if (p->any_gpu || cv_machine_arch_fits(v, why, sizeof why) != 0)
-		return 0;
-	release.cuda = 0;
-	if (label != NULL)
-		snprintf(p->oldest, sizeof p->oldest, "%s", label);
-	else
-		cv_version_format(&release, p->oldest, sizeof p->oldest);
-	if (p->newest[0] == '\0')
-		memcpy(p->newest, p->oldest, sizeof p->newest);
-	snprintf(p->why, sizeof p->why, "%s", why);
-	return 1;
-}
-
-void
-cv_passed_over_warn(const struct cv_passed_over *p, const char *taken)
-{
-	if (p->oldest[0] == '\0')
-		return;
-	if (strcmp(p->newest, p->oldest) == 0)
-		cv_warn("took cuDNN %s, not %s: it %s; --force takes it", taken,
-			p->oldest, p->why);
-	else
-		cv_warn("took cuDNN %s, not %s to %s: %s %s; --force takes "
-			"them",
-			taken, p->newest, p->oldest, p->oldest, p->why);
-}
-
-int
-cv_passed_over_refuse(const struct cv_passed_over *p, struct cv_err *err)
-{
-	return cv_err_set(err, CV_ERROR,
-			  "cuDNN %s %s; --force installs it anyway", p->oldest,
-			  p->why);
 }
 
 int
@@ -128,6 +75,90 @@ cv_resolve_begin(const struct cv_resolve_req *req, struct cv_version *spec,
 	return 0;
 }
 
+/* ---- the mirror's releases as the ranking walk's candidates ------------ */
+
+void
+cv_mirror_walk_init(struct cv_mirror_walk *w, struct cv_index *ix,
+		    const struct cv_version *spec, const char *platform)
+{
+	memset(w, 0, sizeof *w);
+	w->ix = ix;
+	w->spec = spec;
+	w->platform = platform;
+}
+
+void
+cv_mirror_walk_release(struct cv_mirror_walk *w)
+{
+	if (w->loaded)
+		cv_manifest_release(&w->m);
+	w->loaded = 0;
+}
+
+/* The builds of the loaded manifest for the platform, newest major
+ * first, each as cv_manifest_find gives it. */
+static void
+builds_of(struct cv_mirror_walk *w, struct cv_candidate *c)
+{
+	for (size_t i = 0; i < w->m.nfiles; i++) {
+		const struct cv_release_file *f = &w->m.files[i];
+		int at = 0;
+
+		if (strcmp(f->platform, w->platform) != 0)
+			continue;
+		while (at < c->ncuda && c->cuda[at] > f->cuda)
+			at++;
+		if ((at < c->ncuda && c->cuda[at] == f->cuda) ||
+		    c->ncuda == CV_RANK_MAX_CUDA)
+			continue;
+		memmove(&c->cuda[at + 1], &c->cuda[at],
+			(size_t)(c->ncuda - at) * sizeof c->cuda[0]);
+		c->cuda[at] = f->cuda;
+		c->ncuda++;
+	}
+	for (int k = 0; k < c->ncuda; k++)
+		c->bad[k] =
+			cv_manifest_find(&w->m, w->platform, c->cuda[k])->bad;
+}
+
+int
+cv_mirror_walk_next(void *arg, struct cv_candidate *c, struct cv_err *err)
+{
+	struct cv_mirror_walk *w = arg;
+	int rc;
+
+	for (; w->i < cv_index_count(w->ix); w->i++) {
+		const struct cv_version *name = cv_index_version(w->ix, w->i);
+		struct cv_err merr = CV_ERR_INIT;
+
+		/* the listing name may be shorter or longer than the spec */
+		if (w->spec != NULL && !cv_version_matches(w->spec, name) &&
+		    !cv_version_matches(name, w->spec))
+			continue;
+		cv_mirror_walk_release(w);
+		if ((rc = cv_index_manifest(w->ix, w->i, &w->m, &merr)) < 0) {
+			/* one bad manifest does not hide the others from a
+			 * lister; Ctrl-C stops it */
+			if (w->skipped != NULL && merr.code != CV_EINTR) {
+				w->skipped(w->skipped_arg, &merr);
+				continue;
+			}
+			if (err != NULL)
+				*err = merr;
+			return rc;
+		}
+		w->loaded = 1;
+		c->at = w->i++;
+		c->version = w->m.version;
+		c->label = w->m.label;
+		cv_manifest_variants(&w->m, w->platform, w->has, sizeof w->has);
+		c->has = w->has;
+		builds_of(w, c);
+		return 1;
+	}
+	return 0;
+}
+
 /* The refusal when every release matching the spec lacks code for this
  * GPU: before any download, with the newest listed release that has it
  * as the command to run instead. */
@@ -156,109 +187,21 @@ refuse_for_gpu(struct cv_index *ix, const struct cv_resolve_req *req,
 	return err->code;
 }
 
-int
-cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
-	   struct cv_resolved *out, struct cv_err *err)
+/* No build to take: the error that says why, and what to run instead. */
+static int
+resolve_none(struct cv_index *ix, const struct cv_resolve_req *req,
+	     const struct cv_rank_pick *pick, const struct cv_version *spec,
+	     int cuda, const char *platform, const char *how,
+	     const struct cv_passed_over *passed, struct cv_err *err)
 {
-	struct cv_passed_over passed;
-	struct cv_version spec;
-	char platform[32], how[PATH_MAX + 64] = "", first[32] = "",
-					  variants[128] = "";
-	int cuda, rc, from_machine, fallback_cuda = 0;
-	size_t fallback = 0;
 	const char *mirror = cv_remote_mirror(cv_index_remote(ix));
 
-	memset(out, 0, sizeof *out);
-	if ((rc = cv_resolve_begin(req, &spec, &cuda, how, sizeof how, platform,
-				   &passed, err)) < 0)
-		return rc;
-
-	/* the machine's major (not one the user named) may fall back to an
-	 * older variant when no release matching the spec has a build for
-	 * it: a cuda12 build runs on a CUDA 13 driver, never the reverse */
-	from_machine = cuda > 0 &&
-		       (req->spec == NULL || req->spec->cuda == 0) &&
-		       req->cuda <= 0;
-	for (size_t i = 0; i < cv_index_count(ix); i++) {
-		struct cv_manifest m;
-		const struct cv_release_file *f;
-		int want = cuda;
-		const struct cv_version *name = cv_index_version(ix, i);
-
-		/* the listing name may be shorter or longer than the spec */
-		if (req->spec != NULL && !cv_version_matches(&spec, name) &&
-		    !cv_version_matches(name, &spec))
-			continue;
-		if ((rc = cv_index_manifest(ix, i, &m, err)) < 0)
-			return rc;
-		if ((req->spec != NULL &&
-		     !cv_version_matches(&spec, &m.version)) ||
-		    cv_passed_over(&passed, &m.version, m.label)) {
-			cv_manifest_release(&m);
-			continue;
-		}
-		if (want == 0)
-			want = newest_variant(&m, platform);
-		f = want ? cv_manifest_find(&m, platform, want) : NULL;
-		if (f != NULL && f->bad[0]) {
-			rc = cv_err_set(err, CV_EDATA,
-					"manifest %s: %s; this build cannot be "
-					"installed",
-					m.name, f->bad);
-			cv_manifest_release(&m);
-			return rc;
-		}
-		if (f != NULL) {
-			fill(out, &m, f, mirror);
-			cv_passed_over_warn(&passed, m.label);
-			cv_manifest_release(&m);
-			return 0;
-		}
-		if (from_machine && fallback_cuda == 0) {
-			for (size_t k = 0; k < m.nfiles; k++)
-				if (!m.files[k].bad[0] &&
-				    m.files[k].cuda < cuda &&
-				    m.files[k].cuda > fallback_cuda &&
-				    strcmp(m.files[k].platform, platform) == 0)
-					fallback_cuda = m.files[k].cuda;
-			if (fallback_cuda > 0)
-				fallback = i;
-		}
-		if (first[0] == '\0') {
-			snprintf(first, sizeof first, "%s", m.label);
-			cv_manifest_variants(&m, platform, variants,
-					     sizeof variants);
-		}
-		cv_manifest_release(&m);
-	}
-	if (fallback_cuda > 0) {
-		struct cv_manifest m;
-		const struct cv_release_file *f;
-
-		if ((rc = cv_index_manifest(ix, fallback, &m, err)) < 0)
-			return rc;
-		f = cv_manifest_find(&m, platform, fallback_cuda);
-		if (f == NULL || f->bad[0]) {
-			cv_manifest_release(&m);
-			return cv_err_set(err, CV_EDATA,
-					  "manifest %s changed while read",
-					  m.name);
-		}
-		fill(out, &m, f, mirror);
-		cv_passed_over_warn(&passed, m.label);
-		cv_warn("cuDNN %s has no build for cuda%d (this machine's "
-			"CUDA comes from %s); took its cuda%d build, which a "
-			"CUDA %d driver runs too; --cuda N chooses another",
-			m.label, cuda, how, fallback_cuda, cuda);
-		cv_manifest_release(&m);
-		return 0;
-	}
-	if (first[0] == '\0' && passed.oldest[0] != '\0')
-		return refuse_for_gpu(ix, req, &passed, err);
-	if (first[0] == '\0') {
+	if (!pick->matched && passed->oldest[0] != '\0')
+		return refuse_for_gpu(ix, req, passed, err);
+	if (!pick->matched) {
 		char s[64] = "";
 		if (req->spec != NULL)
-			cv_version_format(&spec, s, sizeof s);
+			cv_version_format(spec, s, sizeof s);
 		return cv_err_set(err, CV_ENOTFOUND,
 				  "no cuDNN release %s%son the mirror %s; see "
 				  "'cudnnvm list-remote'",
@@ -268,13 +211,81 @@ cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
 		return cv_err_set(err, CV_ENOTFOUND,
 				  "cuDNN %s has no build for %s; choose "
 				  "another platform with --platform",
-				  first, platform);
+				  pick->first, platform);
 	return cv_err_set(err, CV_ENOTFOUND,
 			  "cuDNN %s has no build for cuda%d on %s; builds "
 			  "exist for: %s (cuda%d from %s; choose with --cuda)",
-			  first, cuda, platform,
-			  variants[0] ? variants : "none", cuda,
+			  pick->first, cuda, platform,
+			  pick->first_has[0] ? pick->first_has : "none", cuda,
 			  how[0] ? how : "the environment");
+}
+
+int
+cv_resolve(struct cv_index *ix, const struct cv_resolve_req *req,
+	   struct cv_resolved *out, struct cv_err *err)
+{
+	struct cv_passed_over passed;
+	struct cv_version spec;
+	struct cv_mirror_walk w;
+	struct cv_rank_pick pick;
+	struct cv_rank_req rq;
+	struct cv_rank_source src;
+	const struct cv_release_file *f;
+	char platform[32], how[PATH_MAX + 64] = "";
+	int cuda, rc;
+	const char *mirror = cv_remote_mirror(cv_index_remote(ix));
+
+	memset(out, 0, sizeof *out);
+	if ((rc = cv_resolve_begin(req, &spec, &cuda, how, sizeof how, platform,
+				   &passed, err)) < 0)
+		return rc;
+	memset(&rq, 0, sizeof rq);
+	rq.spec = req->spec != NULL ? &spec : NULL;
+	rq.cuda = cuda;
+	/* the machine's major (not one the user named) may fall back to an
+	 * older variant when no release matching the spec has a build for
+	 * it: a cuda12 build runs on a CUDA 13 driver, never the reverse */
+	rq.fallback = cuda > 0 && (req->spec == NULL || req->spec->cuda == 0) &&
+		      req->cuda <= 0;
+	rq.passed = &passed;
+	cv_mirror_walk_init(&w, ix, rq.spec, platform);
+	src.next = cv_mirror_walk_next;
+	src.arg = &w;
+	rc = cv_rank_best(&src, &rq, &pick, err);
+	if (rc == CV_RANK_BAD)
+		rc = cv_err_set(err, CV_EDATA,
+				"manifest %s: %s; this build cannot be "
+				"installed",
+				w.m.name, pick.bad);
+	if (rc != CV_RANK_TAKEN) {
+		cv_mirror_walk_release(&w);
+		return rc < 0 ? rc
+			      : resolve_none(ix, req, &pick, &spec, cuda,
+					     platform, how, &passed, err);
+	}
+	/* the fallback's manifest is read again: the walk went past it */
+	if (pick.fell_back) {
+		cv_mirror_walk_release(&w);
+		if ((rc = cv_index_manifest(ix, pick.at, &w.m, err)) < 0)
+			return rc;
+		w.loaded = 1;
+	}
+	f = cv_manifest_find(&w.m, platform, pick.cuda);
+	if (f == NULL || f->bad[0]) {
+		rc = cv_err_set(err, CV_EDATA, "manifest %s changed while read",
+				w.m.name);
+		cv_mirror_walk_release(&w);
+		return rc;
+	}
+	fill(out, &w.m, f, mirror);
+	cv_passed_over_warn(&passed, w.m.label);
+	if (pick.fell_back)
+		cv_warn("cuDNN %s has no build for cuda%d (this machine's "
+			"CUDA comes from %s); took its cuda%d build, which a "
+			"CUDA %d driver runs too; --cuda N chooses another",
+			w.m.label, cuda, how, pick.cuda, cuda);
+	cv_mirror_walk_release(&w);
+	return 0;
 }
 
 int

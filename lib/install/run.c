@@ -385,7 +385,10 @@ deps_then_fetch(const struct cv_install_run *run, struct cv_remote *rem,
 
 /* ---- the sources ----------------------------------------------------------
  * One row per source: how to reach it (`from` names it to the user, and
- * what it is waited for), and the artifact a spec names there. */
+ * what it is waited for), the artifact a spec names there, and the builds
+ * list-remote shows; the resolver and the lister of a row both walk the
+ * source's releases through the one ranking walk (rank.c), fed by that
+ * source's own walk of them (cv_mirror_walk_next, cv_wheel_walk_next). */
 struct source_backend {
 	int source; /* enum cv_source_kind */
 	const char *(*from)(const struct cv_install_run *run);
@@ -395,6 +398,9 @@ struct source_backend {
 		       struct cv_err *err);
 	/* the package index a build's dependencies come from, or NULL */
 	const char *(*deps_index)(struct cv_remote *rem);
+	int (*builds)(const struct cv_config *cfg, const struct cv_store *st,
+		      const struct cv_builds_req *req, int *bad,
+		      struct cv_err *err);
 };
 
 static const char *
@@ -460,9 +466,20 @@ pypi_deps_index(struct cv_remote *rem)
 	return cv_remote_mirror(rem);
 }
 
+/* an index has no manifests that could be skipped */
+static int
+pypi_builds(const struct cv_config *cfg, const struct cv_store *st,
+	    const struct cv_builds_req *req, int *bad, struct cv_err *err)
+{
+	*bad = 0;
+	return cv_builds_pypi(cfg, st, req, err);
+}
+
 static const struct source_backend backends[] = {
-	{ CV_SOURCE_NVIDIA, nvidia_from, nvidia_resolve, nvidia_deps_index },
-	{ CV_SOURCE_PYPI, pypi_from, pypi_resolve, pypi_deps_index },
+	{ CV_SOURCE_NVIDIA, nvidia_from, nvidia_resolve, nvidia_deps_index,
+	  cv_builds_nvidia },
+	{ CV_SOURCE_PYPI, pypi_from, pypi_resolve, pypi_deps_index,
+	  pypi_builds },
 };
 
 static const struct source_backend *
@@ -472,6 +489,13 @@ backend_of(int source)
 		if (backends[i].source == source)
 			return &backends[i];
 	return &backends[0];
+}
+
+int
+cv_builds(int source, const struct cv_config *cfg, const struct cv_store *st,
+	  const struct cv_builds_req *req, int *bad, struct cv_err *err)
+{
+	return backend_of(source)->builds(cfg, st, req, bad, err);
 }
 
 /* ---- the forms ----------------------------------------------------------- */

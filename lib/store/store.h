@@ -416,44 +416,14 @@ int cv_store_lock(const struct cv_store *st, const char *name, int nowait,
 		  void (*waiting)(void *, const char *), void *payload, int *fd,
 		  struct cv_err *err);
 
-/* A fresh staging folder <root>/.staging/<tag>.<pid>.<rand> (0755) owned
- * by this process (its lock held in *lockfd). *name: xmalloc'd base name. */
-int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
-			 int *lockfd, struct cv_err *err);
-
-/* Delete a staging folder and release its lock. */
-void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
-
-/* Absolute path of staging folder `name` (xmalloc'd). */
-char *cv_store_staging_path(const struct cv_store *st, const char *name);
-
-/* Publish staging folder `name` as <root>/<id>: fsync each of its files
- * and folders, then one renameat2 under the store lock (replace: exchange
- * with the installed one, which is left in staging to be dropped), then
- * fsync the store folder. */
-int cv_store_publish(struct cv_store *st, const char *name, const char *id,
-		     int replace, struct cv_err *err);
-
-/* Write <dir>/cudnnvm.json for `inst` (fsync'd). */
-int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
-			struct cv_err *err);
-
 /* Read and check <dir>/cudnnvm.json. */
 int cv_store_read_meta(const char *dir, struct cv_installed *out,
 		       struct cv_err *err);
-
-/* Make <root>/deps (0755) for a dependency's publish. */
-int cv_store_deps_mkdir(struct cv_store *st, struct cv_err *err);
 
 /* The newest dependency folder deps/<component>-<M.*> of CUDA major M in
  * the writable store: 1 and *dep filled from its cudnnvm-dep.json, else 0. */
 int cv_store_dep_find(const struct cv_store *st, const char *component,
 		      int cuda, struct cv_dep *dep);
-
-/* Write <dir>/cudnnvm-dep.json for a dependency folder about to be
- * published (its record, read back by cv_store_dep_find). */
-int cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
-			    struct cv_err *err);
 
 /* The lock a use of dependency (component, cuda) holds shared from the
  * moment it is chosen until the version that needs it is published, so
@@ -464,6 +434,65 @@ void cv_store_dep_lockname(const char *component, int cuda, char *out,
 
 int cv_store_dep_lock_shared(const struct cv_store *st, const char *component,
 			     int cuda, int *fd, struct cv_err *err);
+
+/* ---- txn.c: one publish into the store ---------------------------------
+ * Every writer of a version or a dependency folder goes through it:
+ * begin (the name's lock), stage (a staging folder the inventory knows as
+ * cudnnvm's own), extract into cv_store_txn_path(), commit (the record,
+ * every file fsync'd, one rename under the store lock), abort. */
+
+enum cv_store_txn_kind {
+	CV_STORE_TXN_VERSION, /* <root>/<id>, its record cudnnvm.json */
+	CV_STORE_TXN_DEP      /* <root>/deps/<folder>, cudnnvm-dep.json */
+};
+
+struct cv_store_txn;
+
+/* How begin waits on a busy lock (as cv_store_lock); NULL: as the store
+ * waits (cv_store_set_lock_wait). */
+struct cv_store_txn_wait {
+	int nowait;
+	void (*waiting)(void *payload, const char *what);
+	void *payload;
+};
+
+/* What commit writes and where it publishes: a version's record (its id
+ * names the folder) or a dependency's (its dir, "deps/<folder>"). */
+struct cv_store_record {
+	const struct cv_installed *version; /* CV_STORE_TXN_VERSION */
+	const struct cv_dep *dep;           /* CV_STORE_TXN_DEP */
+};
+
+/* Take the lock of what is to be published, waiting as `wait` says
+ * (CV_ELOCKED when busy and nowait): a version's lock (`name` its id; the
+ * one uninstall takes), or for a dependency (`name` its component, `cuda`
+ * its CUDA major) the lock one installer of that pair holds. Whether it is
+ * there already is the caller's to ask, under this lock. */
+int cv_store_txn_begin(struct cv_store *st, enum cv_store_txn_kind kind,
+		       const char *name, int cuda,
+		       const struct cv_store_txn_wait *wait,
+		       struct cv_store_txn **txn, struct cv_err *err);
+
+/* Make the staging folder (for a dependency <root>/deps/ first). With
+ * `replace`, commit exchanges it with the installed folder of that name
+ * (else a folder already there fails the commit). */
+int cv_store_txn_stage(struct cv_store_txn *txn, int replace,
+		       struct cv_err *err);
+
+/* The staging folder to fill (absolute); NULL before stage. */
+const char *cv_store_txn_path(const struct cv_store_txn *txn);
+
+/* Write the record into staging, then publish it as cv_store_publish
+ * does (fsync, one renameat2, fsync of the store). */
+int cv_store_txn_commit(struct cv_store_txn *txn,
+			const struct cv_store_record *rec, struct cv_err *err);
+
+/* End it, committed or not (NULL: nothing): remove its own staging folder
+ * (after an exchange, the replaced version) and its owner lock, release
+ * the lock begin took, free it. Every path out of a transaction, errors
+ * and Ctrl-C's included, ends here; after a commit nothing published is
+ * touched. */
+void cv_store_txn_abort(struct cv_store_txn *txn);
 
 /* ---- inventory.c: what cudnnvm may delete. Every removal of a folder
  * that a user could have pointed somewhere shared (the store, the cache,

@@ -21,6 +21,38 @@ struct cv_store;
 /* The kind of that store (enum cv_store_kind). */
 int cv_store_kind(const struct cv_store *st);
 
+/* The staging and publish steps txn.c puts together; no other wing
+ * calls them. */
+/* A fresh staging folder <root>/.staging/<tag>.<pid>.<rand> (0755) owned
+ * by this process (its lock held in *lockfd). *name: xmalloc'd base name. */
+int cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
+			 int *lockfd, struct cv_err *err);
+
+/* Delete a staging folder and release its lock. */
+void cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd);
+
+/* Absolute path of staging folder `name` (xmalloc'd). */
+char *cv_store_staging_path(const struct cv_store *st, const char *name);
+
+/* Publish staging folder `name` as <root>/<id>: fsync each of its files
+ * and folders, then one renameat2 under the store lock (replace: exchange
+ * with the installed one, which is left in staging to be dropped), then
+ * fsync the store folder. */
+int cv_store_publish(struct cv_store *st, const char *name, const char *id,
+		     int replace, struct cv_err *err);
+
+/* Write <dir>/cudnnvm.json for `inst` (fsync'd). */
+int cv_store_write_meta(const char *dir, const struct cv_installed *inst,
+			struct cv_err *err);
+
+/* Make <root>/deps (0755) for a dependency's publish. */
+int cv_store_deps_mkdir(struct cv_store *st, struct cv_err *err);
+
+/* Write <dir>/cudnnvm-dep.json for a dependency folder about to be
+ * published (its record, read back by cv_store_dep_find). */
+int cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
+			    struct cv_err *err);
+
 /* ---- sysmode.c: system mode (ld.so.conf.d + ldconfig) ----------------- */
 
 /* Write the ld.so.conf.d file for `id` as current (when it differs): the
