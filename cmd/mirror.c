@@ -50,10 +50,24 @@ from_lock(struct cmd_ctx *ctx, const char *file, const char *dir,
 	struct cv_lock lk;
 	int r = 0;
 
+	/* the dependencies first: their destinations are checked before
+	 * any copy begins that install --frozen could not find */
 	if (cv_lock_read(file, &lk, &err) < 0 ||
 	    cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
-	    cv_mirror_lock(rem, dir, &lk, mo, &err) < 0)
+	    cv_mirror_lock_deps(&ctx->cfg, mirror, dir, &lk, mo, &err) < 0 ||
+	    cv_mirror_lock(rem, dir, &lk, mo, &err) < 0) {
+		if (err.code == CV_EUSAGE) {
+			char *f = cv_shell_quote_word(file),
+			     *d = cv_shell_quote_word(dir);
+			cv_err_hint(&err,
+				    "cudnnvm mirror --from-lock %s "
+				    "%s/compute/cudnn/redist",
+				    f, d);
+			free(f);
+			free(d);
+		}
 		r = cmd_fail(&err);
+	}
 	cv_remote_free(rem);
 	if (r == 0 && !cmd_g.quiet)
 		printf("mirror ready with %s: use it with 'mirror = file://%s' "

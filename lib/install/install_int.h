@@ -161,6 +161,32 @@ int cv_deps_resolve(const struct cv_deps_req *req,
 		    struct cv_dep_file out[CV_MAX_DEPS], int *n,
 		    struct cv_err *err);
 
+/* The newest release of need's component for the build's CUDA major on
+ * the listing ix (of `channel`, CV_CHANNEL_*) that the driver runs, for
+ * req->platform, into f. CV_ENOTFOUND when none fits; CV_EDATA when its
+ * manifest is bad or names another file than that component's archive. */
+int cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
+		      const struct cv_dep_need *need, const char *channel,
+		      struct cv_dep_file *f, struct cv_err *err);
+
+/* ---- cublas_channel.c: cuBLAS's own channel, before the CUDA tree ------ */
+
+/* The channel's client in *rem (made once), and with `listing` its
+ * listing in *ix: 0; 1 when the channel is not to be had (told to
+ * req->fallback: the CUDA tree answers); <0 on an error. Without
+ * `listing` (a lock names the archive) a channel that cannot be derived
+ * is an error. */
+int cv_cublas_open(const struct cv_deps_req *req, int listing,
+		   struct cv_remote **rem, struct cv_index **ix,
+		   struct cv_err *err);
+
+/* need's (libcublas) newest fitting release on the channel into f: 0; 1
+ * when the channel is not to be had or has none that fits (told to
+ * req->fallback); <0 on bad data or another error. *rem as above. */
+int cv_cublas_pick(const struct cv_deps_req *req,
+		   const struct cv_dep_need *need, struct cv_remote **rem,
+		   struct cv_dep_file *f, struct cv_err *err);
+
 /* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
 
 /* One installable wheel of nvidia-cudnn-cuN. */

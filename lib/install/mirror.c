@@ -10,6 +10,7 @@
 #include "install/install_int.h"
 #include "release/release.h"
 #include "store/store.h"
+#include "validate/validate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -500,5 +501,99 @@ cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o, size_t *bad,
 		cv_manifest_release(&m);
 	}
 	closedir(d);
+	return rc;
+}
+
+/* ---- the dependencies a lock names (cuBLAS, nvrtc) ----------------------- */
+
+/* Where dependency d's channel is (*src, from cfg and the cuDNN mirror) and
+ * where its copy goes (*dst: beside dir, as NVIDIA's trees sit). */
+static int
+dep_trees(const struct cv_config *cfg, const char *cudnn_mirror,
+	  const char *dir, const struct cv_lock_dep *d, char **src, char **dst,
+	  struct cv_err *err)
+{
+	int cublas = strcmp(d->channel, CV_CHANNEL_CUBLAS) == 0;
+
+	*src = cublas ? cv_deps_cublas_mirror(cfg, cudnn_mirror, err)
+		      : cv_deps_cuda_mirror(cfg, cudnn_mirror, err);
+	if (*src == NULL)
+		return err->code;
+	*dst = cv_deps_sibling_dir(dir, cublas ? "cublas" : "cuda");
+	if (*dst == NULL) {
+		free(*src);
+		*src = NULL;
+		return cv_err_set(err, CV_EUSAGE,
+				  "the lock names dependencies (%s), whose "
+				  "copies go beside the cuDNN tree as NVIDIA "
+				  "lays them out: give a folder ending in "
+				  "cudnn/redist",
+				  d->name);
+	}
+	return 0;
+}
+
+/* One dependency archive, held to the lock's sha256 and size (no
+ * manifest names it for the copy: install --frozen reads none). */
+static int
+copy_dep(const struct cv_config *cfg, const char *cudnn_mirror, const char *dir,
+	 const struct cv_lock *lk, const struct cv_lock_entry *e,
+	 const struct cv_lock_dep *d, const struct cv_mirror_opts *o,
+	 struct cv_err *err)
+{
+	struct cv_manifest m;
+	struct cv_release_file f;
+	struct cv_remote *r = NULL;
+	char *src = NULL, *dst = NULL, *dest;
+	int rc;
+
+	memset(&m, 0, sizeof m);
+	memset(&f, 0, sizeof f);
+	if (cv_version_parse(&m.version, d->version, NULL) < 0)
+		return cv_err_set(err, CV_EDATA, "%s: bad version %s", d->name,
+				  d->version);
+	snprintf(f.platform, sizeof f.platform, "%s", e->platform);
+	f.cuda = lk->id_v.cuda;
+	snprintf(f.relative_path, sizeof f.relative_path, "%s", d->url);
+	memcpy(f.sha256, d->sha256, sizeof f.sha256);
+	f.size = d->size;
+	if ((rc = dep_trees(cfg, cudnn_mirror, dir, d, &src, &dst, err)) < 0)
+		return rc;
+	if ((rc = cv_remote_new(&r, cfg, src, err)) == 0 &&
+	    (rc = cv_fs_mkdirs(dst, 0755, err)) == 0) {
+		dest = cv_path_join(dst, f.relative_path);
+		rc = keep_or_fetch(r, dst, &m, &f, dest, o, err);
+		rc = rc > 0 ? 0 : rc;
+		free(dest);
+		drop_empty_cache(dst);
+	}
+	cv_remote_free(r);
+	free(src);
+	free(dst);
+	return rc;
+}
+
+int
+cv_mirror_lock_deps(const struct cv_config *cfg, const char *cudnn_mirror,
+		    const char *dir, const struct cv_lock *lk,
+		    const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	int rc = 0;
+
+	/* every destination known before a byte is copied */
+	for (size_t i = 0; i < lk->n && rc == 0; i++)
+		for (size_t k = 0; k < lk->entries[i].ndeps && rc == 0; k++) {
+			char *src = NULL, *dst = NULL;
+			rc = dep_trees(cfg, cudnn_mirror, dir,
+				       &lk->entries[i].deps[k], &src, &dst,
+				       err);
+			free(src);
+			free(dst);
+		}
+	for (size_t i = 0; i < lk->n && rc == 0; i++)
+		for (size_t k = 0; k < lk->entries[i].ndeps && rc == 0; k++)
+			rc = copy_dep(cfg, cudnn_mirror, dir, lk,
+				      &lk->entries[i], &lk->entries[i].deps[k],
+				      o, err);
 	return rc;
 }
