@@ -192,6 +192,7 @@ cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
 	int r, cublas = strcmp(channel, CV_CHANNEL_CUBLAS) == 0;
 
 	memset(&p, 0, sizeof p);
+	memset(f, 0, sizeof *f);
 	p.component = need->component;
 	p.platform = req->platform;
 	p.cuda = req->version->cuda;
@@ -209,7 +210,6 @@ cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
 				  p.tree, cv_remote_mirror(cv_index_remote(ix)),
 				  need->component, p.version, req->platform,
 				  p.file.relative_path);
-	memset(f, 0, sizeof *f);
 	snprintf(f->channel, sizeof f->channel, "%s", channel);
 	snprintf(f->name, sizeof f->name, "%s", need->component);
 	snprintf(f->version, sizeof f->version, "%s", p.version);
