@@ -17,6 +17,7 @@
 struct component_pick {
 	const char *component, *platform;
 	const char *tree; /* for messages: "the CUDA mirror", ... */
+	size_t at;        /* the listing's release it was found in */
 	int cuda;
 	struct cv_release_file file;
 	char version[32];
@@ -66,6 +67,7 @@ pick_release(struct cv_index *ix, struct component_pick *p, char **url,
 			return r;
 		*url = cv_manifest_url(cv_remote_mirror(cv_index_remote(ix)),
 				       p->file.relative_path);
+		p->at = i;
 		return 0;
 	}
 	cv_err_set(err, CV_ENOTFOUND, "%s %s has no %s for CUDA %d on %s%s",
@@ -211,6 +213,8 @@ cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
 				  need->component, p.version, req->platform,
 				  p.file.relative_path);
 	snprintf(f->channel, sizeof f->channel, "%s", channel);
+	snprintf(f->manifest, sizeof f->manifest, "redistrib_%s.json",
+		 cv_index_name(ix, p.at));
 	snprintf(f->name, sizeof f->name, "%s", need->component);
 	snprintf(f->version, sizeof f->version, "%s", p.version);
 	snprintf(f->url, sizeof f->url, "%s", p.file.relative_path);

@@ -137,6 +137,9 @@ struct cv_dep_file {
 	char sha256[65];
 	uint64_t size;
 	char channel[8]; /* CV_CHANNEL_CUDA or CV_CHANNEL_CUBLAS */
+	/* the tree's manifest it was chosen from (redistrib_12.8.1.json);
+	 * "" when a lock named it */
+	char manifest[64];
 };
 
 struct cv_deps_req {
@@ -266,6 +269,18 @@ int cv_mirror_lock(struct cv_remote *r, const char *dir,
 int cv_mirror_lock_deps(const struct cv_config *cfg, const char *cudnn_mirror,
 			const char *dir, const struct cv_lock *lk,
 			const struct cv_mirror_opts *o, struct cv_err *err);
+
+/* With `dir` ending in cudnn/redist: beside it, what installing each build
+ * of `specs` that cv_mirror_specs copied would download with it (the
+ * dependencies as cv_deps_resolve chooses them: cuBLAS from its channel,
+ * else the CUDA tree; nvrtc from the tree), each tree's manifest byte for
+ * byte and the archive, verified, at their paths; so that the copy serves
+ * a plain `install` as the mirror does. Another dir: nothing (0). A tree
+ * that cannot be had is reported through o->progress ("skipped"). */
+int cv_mirror_specs_deps(const struct cv_deps_req *tmpl, struct cv_index *ix,
+			 const char *dir, const struct cv_version *specs,
+			 size_t nspecs, const struct cv_mirror_opts *o,
+			 struct cv_err *err);
 
 /* Re-hash every archive the manifests in `dir` name; *bad counts those
  * whose size or sha256 differ. */

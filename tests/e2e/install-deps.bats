@@ -670,3 +670,26 @@ assert d["cuda_nvrtc"]["channel"] == "cuda", d' "$output"
 	run cudnnvm list-remote 9.13 --cuda 12 --deps
 	[[ "$output" == *"adds no dependency"* ]]
 }
+
+@test "mirror of a spec copies, beside the cuDNN copy, cuBLAS's channel manifest and archive and the CUDA tree's for nvrtc: the copy serves a plain install (C4)" {
+	channel 12.8.7
+	run cudnnvm mirror "$T/m/compute/cudnn/redist" 9.13 --cuda 12
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cmp "$T/m/compute/cublas/redist/redistrib_12.8.7.json" "$(CHANNEL_DIR)/redistrib_12.8.7.json"
+	cmp "$T/m/compute/cublas/redist/$(chan_field 12.8.7 relative_path)" \
+		"$(CHANNEL_DIR)/$(chan_field 12.8.7 relative_path)"
+	cmp "$T/m/compute/cuda/redist/redistrib_12.8.1.json" "$CUDA_TREE/redistrib_12.8.1.json"
+	cmp "$T/m/compute/cuda/redist/$(field 12.8.1 cuda_nvrtc relative_path)" \
+		"$CUDA_TREE/$(field 12.8.1 cuda_nvrtc relative_path)"
+	# only what the build needs: no CUDA-tree cuBLAS
+	[ ! -e "$T/m/compute/cuda/redist/libcublas" ]
+	log_mark
+	CUDNNVM_STORE="$T/s1" run --separate-stderr cudnnvm install 9.13 --cuda 12 \
+		--mirror "file://$T/m/compute/cudnn/redist/"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -L "$T/s1/deps/libcublas-12.8.7.1/lib/libcublasLt.so.12" ]
+	[ -L "$T/s1/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
+	[ "$(archive_gets)" -eq 0 ]
+}
