@@ -2,12 +2,13 @@
  * redist/, beside cudnn/ and cuda/) before the CUDA toolkit tree: its
  * maintenance releases per CUDA minor (12.9.3, 13.1.2, ...) are newer than
  * any toolkit carries. Its manifests have the cuDNN shape (libcublas ->
- * <platform> -> cuda<N> -> file); the release is chosen as the CUDA tree's
- * is (deps_install.c). A channel that cannot be had (no mirror to derive
- * it from, unreachable, no listing, no release that fits) is no error:
- * the CUDA tree answers, said once through req->fallback. A channel that
- * answers with bad data (a manifest that does not parse, an archive that
- * is not that component's) is an error, never a reason to fall back. */
+ * <platform> -> cuda<N> -> file); deps_install.c chooses the release on
+ * its listing as on the CUDA tree's. This file opens the channel and says
+ * when the tree answers instead: a channel that cannot be had (no mirror
+ * to derive it from, unreachable, no listing, no release that fits) is no
+ * error, the CUDA tree answers, said once through req->fallback. A channel
+ * that answers with bad data (a manifest that does not parse, an archive
+ * that is not that component's) is an error, never a reason to fall back. */
 #include "base/base.h"
 #include "install/install_int.h"
 #include "store/store.h"
@@ -17,10 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The CUDA tree answers instead: told once (the caller asks only for
- * libcublas, once per build and platform). */
-static int
-fall_back(const struct cv_deps_req *req, const struct cv_err *why)
+int
+cv_cublas_fall_back(const struct cv_deps_req *req, const struct cv_err *why)
 {
 	char line[sizeof why->msg + 48];
 
@@ -43,7 +42,7 @@ cv_cublas_open(const struct cv_deps_req *req, int listing,
 		mirror = cv_deps_cublas_mirror(req->cfg, req->cudnn_mirror,
 					       &why);
 		if (mirror == NULL && listing)
-			return fall_back(req, &why);
+			return cv_cublas_fall_back(req, &why);
 		if (mirror == NULL) {
 			*err = why;
 			return err->code;
@@ -58,27 +57,7 @@ cv_cublas_open(const struct cv_deps_req *req, int listing,
 	r = cv_index_open(ix, *rem, cv_store_cache_dir(req->st), req->refresh,
 			  &why);
 	if (r == CV_ENETWORK || r == CV_ENOTFOUND)
-		return fall_back(req, &why);
-	if (r < 0)
-		*err = why;
-	return r;
-}
-
-int
-cv_cublas_pick(const struct cv_deps_req *req, const struct cv_dep_need *need,
-	       struct cv_remote **rem, struct cv_dep_file *f,
-	       struct cv_err *err)
-{
-	struct cv_index *ix = NULL;
-	struct cv_err why = CV_ERR_INIT;
-	int r = cv_cublas_open(req, 1, rem, &ix, err);
-
-	if (r != 0)
-		return r;
-	r = cv_deps_pick_file(req, ix, need, CV_CHANNEL_CUBLAS, f, &why);
-	cv_index_free(ix);
-	if (r == CV_ENOTFOUND)
-		return fall_back(req, &why);
+		return cv_cublas_fall_back(req, &why);
 	if (r < 0)
 		*err = why;
 	return r;

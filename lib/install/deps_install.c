@@ -184,10 +184,14 @@ plan_file(const struct cv_deps_req *req, struct cv_remote *rem,
 	return r;
 }
 
-int
-cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
-		  const struct cv_dep_need *need, const char *channel,
-		  struct cv_dep_file *f, struct cv_err *err)
+/* The newest release of need's component for the build's CUDA major on
+ * the listing ix (of `channel`, CV_CHANNEL_*) that the driver runs, for
+ * req->platform: CV_ENOTFOUND when none fits, CV_EDATA when its manifest
+ * names another file than that component's archive of that release. */
+static int
+pick_file(const struct cv_deps_req *req, struct cv_index *ix,
+	  const struct cv_dep_need *need, const char *channel,
+	  struct cv_dep_file *f, struct cv_err *err)
 {
 	struct component_pick p;
 	char *url = NULL;
@@ -223,6 +227,28 @@ cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
 	return 0;
 }
 
+/* need's (libcublas) newest fitting release on cuBLAS's channel into f:
+ * 0; 1 when the channel cannot be had or has none that fits (told once
+ * through req->fallback: the CUDA tree answers); <0 on bad data. */
+static int
+cublas_pick(const struct cv_deps_req *req, const struct cv_dep_need *need,
+	    struct cv_remote **rem, struct cv_dep_file *f, struct cv_err *err)
+{
+	struct cv_index *ix = NULL;
+	struct cv_err why = CV_ERR_INIT;
+	int r = cv_cublas_open(req, 1, rem, &ix, err);
+
+	if (r != 0)
+		return r;
+	r = pick_file(req, ix, need, CV_CHANNEL_CUBLAS, f, &why);
+	cv_index_free(ix);
+	if (r == CV_ENOTFOUND)
+		return cv_cublas_fall_back(req, &why);
+	if (r < 0)
+		*err = why;
+	return r;
+}
+
 static int
 plan_one(const struct cv_deps_req *req, struct cv_index *ix,
 	 const struct cv_dep_need *need, struct dep_job *job,
@@ -231,8 +257,7 @@ plan_one(const struct cv_deps_req *req, struct cv_index *ix,
 	struct cv_dep_file f;
 	int r;
 
-	if ((r = cv_deps_pick_file(req, ix, need, CV_CHANNEL_CUDA, &f, err)) <
-	    0)
+	if ((r = pick_file(req, ix, need, CV_CHANNEL_CUDA, &f, err)) < 0)
 		return r;
 	return plan_file(req, cv_index_remote(ix), need, &f, job, err);
 }
@@ -286,14 +311,14 @@ cv_deps_resolve(const struct cv_deps_req *req,
 	for (int i = 0; i < n && r == 0; i++) {
 		/* cuBLAS from its own channel first */
 		if (strcmp(need[i].component, "libcublas") == 0 &&
-		    (r = cv_cublas_pick(req, &need[i], &crem, &out[*nout],
-					err)) <= 0) {
+		    (r = cublas_pick(req, &need[i], &crem, &out[*nout], err)) <=
+			    0) {
 			*nout += r == 0;
 			continue;
 		}
 		if ((r = cuda_index(req, &rem, &ix, 1, err)) == 0 &&
-		    (r = cv_deps_pick_file(req, ix, &need[i], CV_CHANNEL_CUDA,
-					   &out[*nout], err)) == 0)
+		    (r = pick_file(req, ix, &need[i], CV_CHANNEL_CUDA,
+				   &out[*nout], err)) == 0)
 			(*nout)++;
 	}
 	cv_index_free(ix);
@@ -432,7 +457,7 @@ plan_dep(const struct cv_deps_req *req, const struct cv_dep_need *need,
 			       ? r
 			       : plan_file(req, *rem, need, locked, job, err);
 	if (strcmp(need->component, "libcublas") == 0 &&
-	    (r = cv_cublas_pick(req, need, crem, &f, err)) <= 0)
+	    (r = cublas_pick(req, need, crem, &f, err)) <= 0)
 		return r < 0 ? r : plan_file(req, *crem, need, &f, job, err);
 	if ((r = cuda_index(req, rem, ix, 1, err)) < 0)
 		return r;

@@ -161,14 +161,6 @@ int cv_deps_resolve(const struct cv_deps_req *req,
 		    struct cv_dep_file out[CV_MAX_DEPS], int *n,
 		    struct cv_err *err);
 
-/* The newest release of need's component for the build's CUDA major on
- * the listing ix (of `channel`, CV_CHANNEL_*) that the driver runs, for
- * req->platform, into f. CV_ENOTFOUND when none fits; CV_EDATA when its
- * manifest is bad or names another file than that component's archive. */
-int cv_deps_pick_file(const struct cv_deps_req *req, struct cv_index *ix,
-		      const struct cv_dep_need *need, const char *channel,
-		      struct cv_dep_file *f, struct cv_err *err);
-
 /* ---- cublas_channel.c: cuBLAS's own channel, before the CUDA tree ------ */
 
 /* The channel's client in *rem (made once), and with `listing` its
@@ -180,12 +172,10 @@ int cv_cublas_open(const struct cv_deps_req *req, int listing,
 		   struct cv_remote **rem, struct cv_index **ix,
 		   struct cv_err *err);
 
-/* need's (libcublas) newest fitting release on the channel into f: 0; 1
- * when the channel is not to be had or has none that fits (told to
- * req->fallback); <0 on bad data or another error. *rem as above. */
-int cv_cublas_pick(const struct cv_deps_req *req,
-		   const struct cv_dep_need *need, struct cv_remote **rem,
-		   struct cv_dep_file *f, struct cv_err *err);
+/* The CUDA tree answers for cuBLAS instead: `why` told to req->fallback
+ * in one line; returns 1. */
+int cv_cublas_fall_back(const struct cv_deps_req *req,
+			const struct cv_err *why);
 
 /* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
 
