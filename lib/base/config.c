@@ -46,15 +46,24 @@ enum key {
 static const struct {
 	const char *section, *name;
 } keys[K_NKEYS] = {
-	{ "store", "path" },         { "store", "cache" },
-	{ "remote", "mirror" },      { "remote", "ca_file" },
-	{ "remote", "proxy" },       { "remote", "timeout" },
-	{ "remote", "retries" },     { "remote", "verify_pins" },
-	{ "remote", "source" },      { "remote", "index" },
-	{ "remote", "cuda_mirror" }, { "remote", "cublas_mirror" },
-	{ "install", "cuda" },       { "install", "platform" },
-	{ "install", "validate" },   { "install", "keep_archives" },
-	{ "install", "threads" },    { "install", "deps" },
+	{ "store", "path" },
+	{ "store", "cache" },
+	{ "remote", "mirror" },
+	{ "remote", "ca_file" },
+	{ "remote", "proxy" },
+	{ "remote", "timeout" },
+	{ "remote", "retries" },
+	{ "remote", "verify_pins" },
+	{ "remote", "source" },
+	{ "remote", "index" },
+	{ "remote", "cuda_mirror" },
+	{ "remote", "cublas_mirror" }, /* cuBLAS's own channel */
+	{ "install", "cuda" },
+	{ "install", "platform" },
+	{ "install", "validate" },
+	{ "install", "keep_archives" },
+	{ "install", "threads" },
+	{ "install", "deps" },
 };
 
 struct parse {
