@@ -15,6 +15,11 @@
 struct listing {
 	json_t *arr; /* --json: the builds so far; NULL: print lines */
 	int pypi;
+	/* --deps: the build an install would take (the first that fits,
+	 * else the first) and its row of arr */
+	char first[64];
+	int first_fits;
+	size_t first_row;
 };
 
 static int
@@ -25,6 +30,11 @@ show(void *arg, const struct cv_build *b)
 
 	/* the first row ends the wait for the network */
 	ui_wait_end();
+	if (l->first[0] == '\0' || (!l->first_fits && b->fits == 1)) {
+		snprintf(l->first, sizeof l->first, "%s", b->id);
+		l->first_fits = b->fits == 1;
+		l->first_row = l->arr != NULL ? json_array_size(l->arr) : 0;
+	}
 
 	json_t *fits =
 		json_pack("{s:o,s:s}", "ok",
@@ -83,7 +93,7 @@ struct args {
 	const char *platform, *spec_s, *source_s;
 	const char *mirror, *index; /* --mirror, --index */
 	struct cv_version spec;
-	int cuda, json, refresh, source;
+	int cuda, json, refresh, source, deps;
 };
 
 static int
@@ -110,6 +120,8 @@ parse(int argc, char **argv, struct args *a)
 			a->source_s = o.arg;
 		else if (c == 'I')
 			a->index = o.arg;
+		else if (c == 'D')
+			a->deps = 1;
 	}
 	if (c < 0)
 		return o.status;
@@ -159,6 +171,66 @@ choose_platform(const struct cv_config *cfg, const char *flag,
 	return 0;
 }
 
+static void
+deps_fallback(void *payload, const char *why)
+{
+	(void)payload;
+	ui_note("%s; cuBLAS comes from the CUDA redist tree instead", why);
+}
+
+/* --deps: what installing l->first would download beside it, as lines
+ * or as the "deps" of its JSON row. */
+static int
+show_deps(struct cmd_ctx *ctx, const struct args *a, struct listing *l,
+	  const char *platform)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_dep_file f[CV_MAX_DEPS];
+	struct cv_deps_req req;
+	struct cv_version v;
+	json_t *arr = json_array();
+	int n = 0;
+
+	memset(&req, 0, sizeof req);
+	req.st = ctx->st;
+	req.cfg = &ctx->cfg;
+	req.cudnn_mirror = a->mirror;
+	req.version = &v;
+	req.platform = platform;
+	req.mode =
+		ctx->cfg.deps == CV_DEPS_NEVER ? CV_DEPS_AUTO : ctx->cfg.deps;
+	req.refresh = a->refresh;
+	req.fallback = deps_fallback;
+	if (cv_install_id_parse(&v, l->first, NULL) < 0 ||
+	    cv_deps_preview(&req, f, &n, &err) < 0) {
+		json_decref(arr);
+		return cmd_fail(&err);
+	}
+	if (l->arr == NULL && n == 0)
+		printf("install %s adds no dependency: the store or this "
+		       "machine has them\n",
+		       l->first);
+	else if (l->arr == NULL)
+		printf("install %s adds:\n", l->first);
+	for (int i = 0; i < n; i++) {
+		if (l->arr == NULL)
+			printf("  %-12s %-12s %-8s %8.1f MiB\n", f[i].name,
+			       f[i].version, f[i].channel,
+			       (double)f[i].size / (1024.0 * 1024.0));
+		json_array_append_new(
+			arr,
+			json_pack("{s:s,s:s,s:s,s:I,s:s,s:s}", "name",
+				  f[i].name, "version", f[i].version, "channel",
+				  f[i].channel, "size", (json_int_t)f[i].size,
+				  "url", f[i].url, "sha256", f[i].sha256));
+	}
+	if (l->arr != NULL)
+		json_object_set(json_array_get(l->arr, l->first_row), "deps",
+				arr);
+	json_decref(arr);
+	return 0;
+}
+
 /* What ends the listing: the JSON, or why nothing or not all was shown. */
 static int
 finish(const struct args *a, struct listing *l, const char *platform, int shown,
@@ -200,7 +272,7 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_builds_req req;
-	struct listing l = { NULL, 0 };
+	struct listing l = { NULL, 0, "", 0, 0 };
 	struct args a;
 	const char *from;
 	char platform[32], *host;
@@ -218,6 +290,10 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	    (r = choose_platform(&ctx->cfg, a.platform, platform)) != 0)
 		return r;
 	l.pypi = a.source == CV_SOURCE_PYPI;
+	if (a.deps && l.pypi)
+		return cmd_usage_error("list-remote",
+				       "--deps shows NVIDIA's redist trees; "
+				       "with source pypi they are wheels");
 	l.arr = a.json ? json_array() : NULL;
 	memset(&req, 0, sizeof req);
 	req.spec = a.spec_s != NULL ? &a.spec : NULL;
@@ -237,6 +313,11 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	shown = cv_builds(l.pypi ? CV_SOURCE_PYPI : CV_SOURCE_NVIDIA, &ctx->cfg,
 			  ctx->st, &req, &bad, &err);
 	ui_wait_end();
+	if (shown > 0 && a.deps && !l.pypi &&
+	    (r = show_deps(ctx, &a, &l, platform)) != 0) {
+		json_decref(l.arr);
+		return r;
+	}
 	r = shown < 0 ? cmd_fail(&err) : finish(&a, &l, platform, shown, bad);
 	json_decref(l.arr);
 	return r;

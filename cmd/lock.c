@@ -129,6 +129,18 @@ platforms(const struct lock_args *a, const struct cv_lock *old,
 
 /* Resolve the new lock from the manifests. keep: the old lock's build,
  * checked against what the mirror serves now. */
+/* cuBLAS's channel could not answer: said once for all platforms. */
+static void
+lock_fallback(void *payload, const char *why)
+{
+	static int said;
+
+	(void)payload;
+	if (!said++)
+		ui_note("%s; cuBLAS comes from the CUDA redist tree instead",
+			why);
+}
+
 static int
 resolve(struct cmd_ctx *ctx, const struct project *p, const struct lock_args *a,
 	const struct cv_lock *old, int keep, struct cv_lock *lk,
@@ -157,6 +169,7 @@ resolve(struct cmd_ctx *ctx, const struct project *p, const struct lock_args *a,
 		struct cv_deps_req dr;
 		struct cv_err skipped = CV_ERR_INIT;
 		memset(&dr, 0, sizeof dr);
+		dr.fallback = lock_fallback;
 		dr.st = ctx->st;
 		dr.cfg = &ctx->cfg;
 		dr.cudnn_mirror = a->mirror;

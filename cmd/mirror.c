@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void
 report(void *payload, const char *what, const char *path)
@@ -19,7 +20,17 @@ report(void *payload, const char *what, const char *path)
 		printf("%-8s %s\n", what, path);
 }
 
-/* Copy the releases of specs from the mirror into dir. */
+static void
+deps_fallback(void *payload, const char *why)
+{
+	(void)payload;
+	if (!cmd_g.quiet)
+		ui_note("%s; cuBLAS comes from the CUDA redist tree instead",
+			why);
+}
+
+/* Copy the releases of specs from the mirror into dir, and beside it what
+ * installing them adds (cuBLAS, nvrtc). */
 static int
 copy(struct cmd_ctx *ctx, const char *dir, const struct cv_version *specs,
      size_t nspecs, const char *mirror, int refresh,
@@ -28,12 +39,20 @@ copy(struct cmd_ctx *ctx, const char *dir, const struct cv_version *specs,
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_remote *rem = NULL;
 	struct cv_index *ix = NULL;
+	struct cv_deps_req dr;
 	int r = 0;
 
+	memset(&dr, 0, sizeof dr);
+	dr.st = ctx->st;
+	dr.cfg = &ctx->cfg;
+	dr.cudnn_mirror = mirror;
+	dr.refresh = refresh;
+	dr.fallback = deps_fallback;
 	if (cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
 	    cv_index_open(&ix, rem, cv_store_cache_dir(ctx->st), refresh,
 			  &err) < 0 ||
-	    cv_mirror_specs(ix, dir, specs, nspecs, mo, &err) < 0)
+	    cv_mirror_specs(ix, dir, specs, nspecs, mo, &err) < 0 ||
+	    cv_mirror_specs_deps(&dr, ix, dir, specs, nspecs, mo, &err) < 0)
 		r = cmd_fail(&err);
 	cv_index_free(ix);
 	cv_remote_free(rem);
@@ -50,10 +69,24 @@ from_lock(struct cmd_ctx *ctx, const char *file, const char *dir,
 	struct cv_lock lk;
 	int r = 0;
 
+	/* the dependencies first: their destinations are checked before
+	 * any copy begins that install --frozen could not find */
 	if (cv_lock_read(file, &lk, &err) < 0 ||
 	    cv_remote_new(&rem, &ctx->cfg, mirror, &err) < 0 ||
-	    cv_mirror_lock(rem, dir, &lk, mo, &err) < 0)
+	    cv_mirror_lock_deps(&ctx->cfg, mirror, dir, &lk, mo, &err) < 0 ||
+	    cv_mirror_lock(rem, dir, &lk, mo, &err) < 0) {
+		if (err.code == CV_EUSAGE) {
+			char *f = cv_shell_quote_word(file),
+			     *d = cv_shell_quote_word(dir);
+			cv_err_hint(&err,
+				    "cudnnvm mirror --from-lock %s "
+				    "%s/compute/cudnn/redist",
+				    f, d);
+			free(f);
+			free(d);
+		}
 		r = cmd_fail(&err);
+	}
 	cv_remote_free(rem);
 	if (r == 0 && !cmd_g.quiet)
 		printf("mirror ready with %s: use it with 'mirror = file://%s' "

@@ -129,6 +129,9 @@ static const struct cmd_opt list_remote_opts[] = {
 	      "--source pypi"),
 	FLAG('j', "json", "machine-readable output"),
 	FLAG('r', "refresh", "re-read the mirror's index now"),
+	FLAG('D', "deps",
+	     "also what installing the first build adds beside it (cuBLAS, "
+	     "nvrtc): component, version, channel, size"),
 	END,
 };
 /* use, global and shell: cmd_activation_opts reads these keys */
@@ -324,7 +327,7 @@ const struct cmd_spec cmd_table[] = {
 	  CMD_STORE | CMD_READS_STATE },
 	{ "list-remote", HELPER_CMD(cmd_list_remote),
 	  "list versions available on the mirror",
-	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--json] [--refresh]",
+	  "list-remote [<spec>] [--cuda N] [--platform P] [--source nvidia|pypi] [--mirror URL | --index URL] [--json] [--refresh] [--deps]",
 	  NULL, list_remote_opts, CMD_K_REMOTE, NULL, CMD_STORE },
 	{ "use", cmd_use, "pin a version for this project (./.cudnn-version)",
 	  "use <spec|system> [--cuda N] [--force] [--no-validate] [--no-install]\n"

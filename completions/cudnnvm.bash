@@ -111,7 +111,7 @@ _cudnnvm() {
 		install) w="--cuda --platform --source --index --archive --sha256 --version --force --even-if-in-use --no-validate --refresh --jobs --deps --keep --locked --frozen --prefix --layout --accept-eula --mirror --no-wait" ;;
 		uninstall) w="--force --even-if-in-use" ;;
 		list) w="--json" ;;
-		list-remote) w="--cuda --platform --source --index --json --refresh --mirror" ;;
+		list-remote) w="--cuda --platform --source --index --json --refresh --deps --mirror" ;;
 		use) w="--cuda --unset --force --no-validate --no-install" ;;
 		global) w="--cuda --unset --system --force --no-validate" ;;
 		shell) w="--cuda --unset --force --no-validate" ;;

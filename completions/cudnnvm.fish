@@ -84,6 +84,7 @@ complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l source -x -a 'nvi
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l index -x -d 'the PyPI simple index instead of [remote] index; implies --source pypi'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l json -d 'machine-readable output'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l refresh -d 're-read the mirror\'s index now'
+complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l deps -d 'also what installing the first build adds beside it (cuBLAS, nvrtc): component, version, channel, size'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote' -l mirror -x -d 'NVIDIA\'s redist mirror (https:// or file://) instead of [remote] mirror and CUDNNVM_MIRROR'
 complete -c cudnnvm -n '__cudnnvm_is list-remote ls-remote; and not __cudnnvm_after_dashdash' -a '(command cudnnvm commands --remote-versions 2>/dev/null)'
 complete -c cudnnvm -n '__cudnnvm_is use' -l cuda -x -d 'the build for CUDA major N (as <spec>-cudaN)'

@@ -207,6 +207,9 @@ struct cv_config {
 	/* [remote] cuda_mirror: NVIDIA's CUDA redist tree, for cuDNN's own
 	 * dependencies; NULL: derived from mirror (cv_deps_cuda_mirror) */
 	char *cuda_mirror;
+	/* [remote] cublas_mirror: cuBLAS's own channel; NULL: derived from
+	 * mirror (cv_deps_cublas_mirror) */
+	char *cublas_mirror;
 	int deps; /* [install] deps: enum cv_deps_mode */
 	/* where mirror and ca_file came from, for messages: "remote.mirror",
 	 * "CUDNNVM_MIRROR", "--mirror", "SSL_CERT_FILE" ... (static text) */

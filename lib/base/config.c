@@ -33,6 +33,7 @@ enum key {
 	K_SOURCE,
 	K_INDEX,
 	K_CUDA_MIRROR,
+	K_CUBLAS_MIRROR,
 	K_CUDA,
 	K_PLATFORM,
 	K_VALIDATE,
@@ -56,6 +57,7 @@ static const struct {
 	{ "remote", "source" },
 	{ "remote", "index" },
 	{ "remote", "cuda_mirror" },
+	{ "remote", "cublas_mirror" }, /* cuBLAS's own channel */
 	{ "install", "cuda" },
 	{ "install", "platform" },
 	{ "install", "validate" },
@@ -103,6 +105,7 @@ cv_config_release(struct cv_config *cfg)
 	free(cfg->platform);
 	free(cfg->pypi_index);
 	free(cfg->cuda_mirror);
+	free(cfg->cublas_mirror);
 	free(cfg->pins_mirror);
 	memset(cfg, 0, sizeof *cfg);
 }
@@ -257,6 +260,15 @@ set_value(struct parse *p, int k, const char *value)
 			return 0;
 		}
 		set_str(&c->cuda_mirror, value);
+		break;
+	case K_CUBLAS_MIRROR:
+		if ((why = cv_url_mirror_problem(value)) != NULL) {
+			char *shown = cv_url_redact(value);
+			fail(p, "cublas_mirror '%s' %s", shown, why);
+			free(shown);
+			return 0;
+		}
+		set_str(&c->cublas_mirror, value);
 		break;
 	case K_DEPS:
 		if (cv_config_deps_mode(value, &c->deps) < 0)
@@ -770,6 +782,9 @@ value_of(const struct cv_config *c, int k)
 	case K_CUDA_MIRROR:
 		return c->cuda_mirror ? cv_url_redact(c->cuda_mirror)
 				      : xstrdup("");
+	case K_CUBLAS_MIRROR:
+		return c->cublas_mirror ? cv_url_redact(c->cublas_mirror)
+					: xstrdup("");
 	}
 	return xstrdup("");
 }

@@ -16,6 +16,8 @@
 
 struct component_pick {
 	const char *component, *platform;
+	const char *tree; /* for messages: "the CUDA mirror", ... */
+	size_t at;        /* the listing's release it was found in */
 	int cuda;
 	struct cv_release_file file;
 	char version[32];
@@ -65,12 +67,12 @@ pick_release(struct cv_index *ix, struct component_pick *p, char **url,
 			return r;
 		*url = cv_manifest_url(cv_remote_mirror(cv_index_remote(ix)),
 				       p->file.relative_path);
+		p->at = i;
 		return 0;
 	}
-	cv_err_set(err, CV_ENOTFOUND,
-		   "the CUDA mirror %s has no %s for CUDA %d on %s%s",
-		   cv_remote_mirror(cv_index_remote(ix)), p->component, p->cuda,
-		   p->platform,
+	cv_err_set(err, CV_ENOTFOUND, "%s %s has no %s for CUDA %d on %s%s",
+		   p->tree, cv_remote_mirror(cv_index_remote(ix)), p->component,
+		   p->cuda, p->platform,
 		   cv_machine_get(CV_MACHINE_DRIVER)->driver.major == p->cuda
 			   ? " that this driver runs"
 			   : "");
@@ -98,6 +100,7 @@ struct dep_job {
 	struct cv_dep *dep;
 	struct cv_remote *rem;
 	struct cv_download *dl;
+	int channel; /* from cuBLAS's channel: its library must be kept */
 };
 
 /* job's artifact from url, as dep. */
@@ -127,12 +130,14 @@ job_install(const struct cv_deps_req *req, struct dep_job *job,
 	    struct cv_err *err)
 {
 	struct cv_fetcher fetch;
+	struct cv_install_opts opts = req->opts;
 	int r;
 
+	if (job->channel)
+		opts.dep_require = job->need;
 	cv_download_fetcher(job->dl, &fetch);
 	r = cv_store_install_dep(req->st, &job->art, job->dep,
-				 job->need->lib_prefix, &fetch, &req->opts,
-				 err);
+				 job->need->lib_prefix, &fetch, &opts, err);
 	if (r == CV_EDATA && cv_download_used_cache(job->dl))
 		cv_download_discard(job->dl);
 	if (r == CV_EDATA && strstr(err->msg, job->url) == NULL) {
@@ -167,6 +172,7 @@ plan_file(const struct cv_deps_req *req, struct cv_remote *rem,
 	}
 	art.version = v;
 	art.size = f->size;
+	job->channel = strcmp(f->channel, CV_CHANNEL_CUBLAS) == 0;
 	snprintf(art.platform, sizeof art.platform, "%s", req->platform);
 	memcpy(art.sha256, f->sha256, sizeof art.sha256);
 	snprintf(art.filename, sizeof art.filename, "%s", base);
@@ -179,30 +185,68 @@ plan_file(const struct cv_deps_req *req, struct cv_remote *rem,
 }
 
 /* The newest release of need's component for the build's CUDA major on
- * the mirror that the driver runs, for req->platform. */
+ * the listing ix (of `channel`, CV_CHANNEL_*) that the driver runs, for
+ * req->platform: CV_ENOTFOUND when none fits, CV_EDATA when its manifest
+ * names another file than that component's archive of that release. */
 static int
 pick_file(const struct cv_deps_req *req, struct cv_index *ix,
-	  const struct cv_dep_need *need, struct cv_dep_file *f,
-	  struct cv_err *err)
+	  const struct cv_dep_need *need, const char *channel,
+	  struct cv_dep_file *f, struct cv_err *err)
 {
 	struct component_pick p;
 	char *url = NULL;
-	int r;
+	int r, cublas = strcmp(channel, CV_CHANNEL_CUBLAS) == 0;
 
 	memset(&p, 0, sizeof p);
+	memset(f, 0, sizeof *f);
 	p.component = need->component;
 	p.platform = req->platform;
 	p.cuda = req->version->cuda;
+	p.tree = cublas ? "cuBLAS's channel" : "the CUDA mirror";
 	if ((r = pick_release(ix, &p, &url, err)) < 0)
 		return r;
 	free(url);
-	memset(f, 0, sizeof *f);
+	/* the manifest names that component's archive of that release, as
+	 * a lock must: not another component's under this one's name */
+	if (!cv_dep_url_ok(need->component, req->platform, p.version,
+			   cublas ? p.cuda : 0, p.file.relative_path))
+		return cv_err_set(err, CV_EDATA,
+				  "%s %s: the %s %s entry for %s names '%s', "
+				  "not that release's archive; refused",
+				  p.tree, cv_remote_mirror(cv_index_remote(ix)),
+				  need->component, p.version, req->platform,
+				  p.file.relative_path);
+	snprintf(f->channel, sizeof f->channel, "%s", channel);
+	snprintf(f->manifest, sizeof f->manifest, "redistrib_%s.json",
+		 cv_index_name(ix, p.at));
 	snprintf(f->name, sizeof f->name, "%s", need->component);
 	snprintf(f->version, sizeof f->version, "%s", p.version);
 	snprintf(f->url, sizeof f->url, "%s", p.file.relative_path);
 	memcpy(f->sha256, p.file.sha256, sizeof f->sha256);
 	f->size = p.file.size;
 	return 0;
+}
+
+/* need's (libcublas) newest fitting release on cuBLAS's channel into f:
+ * 0; 1 when the channel cannot be had or has none that fits (told once
+ * through req->fallback: the CUDA tree answers); <0 on bad data. */
+static int
+cublas_pick(const struct cv_deps_req *req, const struct cv_dep_need *need,
+	    struct cv_remote **rem, struct cv_dep_file *f, struct cv_err *err)
+{
+	struct cv_index *ix = NULL;
+	struct cv_err why = CV_ERR_INIT;
+	int r = cv_cublas_open(req, 1, rem, &ix, err);
+
+	if (r != 0)
+		return r;
+	r = pick_file(req, ix, need, CV_CHANNEL_CUBLAS, f, &why);
+	cv_index_free(ix);
+	if (r == CV_ENOTFOUND)
+		return cv_cublas_fall_back(req, &why);
+	if (r < 0)
+		*err = why;
+	return r;
 }
 
 static int
@@ -213,7 +257,7 @@ plan_one(const struct cv_deps_req *req, struct cv_index *ix,
 	struct cv_dep_file f;
 	int r;
 
-	if ((r = pick_file(req, ix, need, &f, err)) < 0)
+	if ((r = pick_file(req, ix, need, CV_CHANNEL_CUDA, &f, err)) < 0)
 		return r;
 	return plan_file(req, cv_index_remote(ix), need, &f, job, err);
 }
@@ -257,19 +301,29 @@ cv_deps_resolve(const struct cv_deps_req *req,
 		struct cv_err *err)
 {
 	struct cv_dep_need need[CV_MAX_DEPS];
-	struct cv_remote *rem = NULL;
+	struct cv_remote *rem = NULL, *crem = NULL;
 	struct cv_index *ix = NULL;
 	int n = cv_deps_needed(req->version, need), r = 0;
 
 	*nout = 0;
 	if (req->mode == CV_DEPS_NEVER)
 		return 0;
-	for (int i = 0; i < n && r == 0; i++)
+	for (int i = 0; i < n && r == 0; i++) {
+		/* cuBLAS from its own channel first */
+		if (strcmp(need[i].component, "libcublas") == 0 &&
+		    (r = cublas_pick(req, &need[i], &crem, &out[*nout], err)) <=
+			    0) {
+			*nout += r == 0;
+			continue;
+		}
 		if ((r = cuda_index(req, &rem, &ix, 1, err)) == 0 &&
-		    (r = pick_file(req, ix, &need[i], &out[*nout], err)) == 0)
+		    (r = pick_file(req, ix, &need[i], CV_CHANNEL_CUDA,
+				   &out[*nout], err)) == 0)
 			(*nout)++;
+	}
 	cv_index_free(ix);
 	cv_remote_free(rem);
+	cv_remote_free(crem);
 	return r;
 }
 
@@ -379,10 +433,11 @@ dep_here(const struct cv_deps_req *req, const struct cv_dep_need *need,
  * lock's release byte for byte, or the newest the CUDA mirror offers. */
 static int
 plan_dep(const struct cv_deps_req *req, const struct cv_dep_need *need,
-	 struct cv_remote **rem, struct cv_index **ix, struct dep_job *job,
-	 struct cv_err *err)
+	 struct cv_remote **rem, struct cv_remote **crem, struct cv_index **ix,
+	 struct dep_job *job, struct cv_err *err)
 {
 	const struct cv_dep_file *locked = locked_file(req, need->component);
+	struct cv_dep_file f;
 	int r;
 
 	if (req->pypi_index != NULL) {
@@ -392,10 +447,18 @@ plan_dep(const struct cv_deps_req *req, const struct cv_dep_need *need,
 			return r;
 		return plan_pypi(req, *rem, need, job, err);
 	}
+	/* the lock's channel, byte for byte: no fallback to another */
+	if (locked != NULL && strcmp(locked->channel, CV_CHANNEL_CUBLAS) == 0)
+		return (r = cv_cublas_open(req, 0, crem, NULL, err)) < 0
+			       ? r
+			       : plan_file(req, *crem, need, locked, job, err);
 	if (locked != NULL)
 		return (r = cuda_index(req, rem, ix, 0, err)) < 0
 			       ? r
 			       : plan_file(req, *rem, need, locked, job, err);
+	if (strcmp(need->component, "libcublas") == 0 &&
+	    (r = cublas_pick(req, need, crem, &f, err)) <= 0)
+		return r < 0 ? r : plan_file(req, *crem, need, &f, job, err);
 	if ((r = cuda_index(req, rem, ix, 1, err)) < 0)
 		return r;
 	return plan_one(req, *ix, need, job, err);
@@ -437,7 +500,7 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 {
 	struct cv_dep_need need[CV_MAX_DEPS];
 	struct dep_job jobs[CV_MAX_DEPS];
-	struct cv_remote *rem = NULL;
+	struct cv_remote *rem = NULL, *crem = NULL;
 	struct cv_index *ix = NULL;
 	int n = cv_deps_needed(req->version, need), r = 0, njobs = 0;
 
@@ -464,7 +527,7 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 		if (fetch) {
 			jobs[njobs].need = &need[i];
 			jobs[njobs].dep = dep;
-			if ((r = plan_dep(req, &need[i], &rem, &ix,
+			if ((r = plan_dep(req, &need[i], &rem, &crem, &ix,
 					  &jobs[njobs], err)) < 0)
 				break;
 			njobs++;
@@ -475,7 +538,41 @@ cv_deps_ensure(const struct cv_deps_req *req, struct cv_dep out[CV_MAX_DEPS],
 		r = run_jobs(req, jobs, njobs, err);
 	cv_index_free(ix);
 	cv_remote_free(rem);
+	cv_remote_free(crem);
 	if (r < 0)
 		cv_deps_release(held);
 	return r;
+}
+
+int
+cv_deps_preview(const struct cv_deps_req *req,
+		struct cv_dep_file out[CV_MAX_DEPS], int *nout,
+		struct cv_err *err)
+{
+	struct cv_dep_need need[CV_MAX_DEPS];
+	struct cv_dep_file all[CV_MAX_DEPS];
+	int n = cv_deps_needed(req->version, need), na = 0, r;
+
+	*nout = 0;
+	if ((r = cv_deps_resolve(req, all, &na, err)) < 0)
+		return r;
+	for (int i = 0; i < na; i++) {
+		struct cv_dep have;
+		char *found = NULL;
+		int k;
+		for (k = 0; k < n; k++)
+			if (strcmp(need[k].component, all[i].name) == 0)
+				break;
+		/* what dep_here would take instead of a download */
+		if (k < n &&
+		    (cv_store_dep_find(req->st, all[i].name, req->version->cuda,
+				       &have) ||
+		     (req->mode == CV_DEPS_AUTO &&
+		      (found = cv_deps_find_on_machine(&need[k])) != NULL))) {
+			free(found);
+			continue;
+		}
+		out[(*nout)++] = all[i];
+	}
+	return 0;
 }

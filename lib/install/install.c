@@ -580,6 +580,32 @@ keep_own_sonames(const char *stage, const char *prefix)
 	closedir(d);
 }
 
+/* That <stage>/lib/<soname> is a library whose SONAME is soname (what
+ * keep_own_sonames left): a channel's archive that lacks the library
+ * cuDNN loads, or files another library under its name, is refused. */
+static int
+has_soname(const char *stage, const char *soname, const char *filename,
+	   struct cv_err *err)
+{
+	char *lib = cv_path_join(stage, "lib"), *path, so[256];
+	int fd, ok = 0;
+
+	path = cv_path_join(lib, soname);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		ok = cv_elf_soname(fd, so, sizeof so) == CV_ELF_SONAME &&
+		     strcmp(so, soname) == 0;
+		close(fd);
+	}
+	free(path);
+	free(lib);
+	if (ok)
+		return 0;
+	return cv_err_set(err, CV_EDATA,
+			  "the archive '%s' holds no library whose SONAME is "
+			  "%s; it was not installed",
+			  filename, soname);
+}
+
 int
 cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		     struct cv_dep *dep, const char *lib_prefix,
@@ -622,6 +648,14 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 				  &lim, NULL, err)) < 0)
 		goto out;
 	keep_own_sonames(cv_store_txn_path(txn), lib_prefix);
+	if (opts->dep_require != NULL &&
+	    ((r = has_soname(cv_store_txn_path(txn), opts->dep_require->soname,
+			     art->filename, err)) < 0 ||
+	     (opts->dep_require->soname2[0] != '\0' &&
+	      (r = has_soname(cv_store_txn_path(txn),
+			      opts->dep_require->soname2, art->filename, err)) <
+		      0)))
+		goto out;
 	snprintf(dep->sha256, sizeof dep->sha256, "%s", art->sha256);
 	dep->size = art->size;
 	dep->in_store = 1;

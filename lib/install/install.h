@@ -132,15 +132,19 @@ void cv_resolved_release(struct cv_resolved *res);
 
 /* ---- deps_install.c: cuDNN's own dependencies into the store ----------- */
 
-/* One dependency archive chosen on the CUDA redist tree: component,
- * version, path relative to that tree, sha256 and size (what a lock
- * records). */
+/* One dependency archive chosen on its channel (the CUDA redist tree, or
+ * cuBLAS's own): component, version, path relative to that tree, sha256,
+ * size and the channel (what a lock records). */
 struct cv_dep_file {
 	char name[32];
 	char version[32];
 	char url[512];
 	char sha256[65];
 	uint64_t size;
+	char channel[8]; /* CV_CHANNEL_CUDA or CV_CHANNEL_CUBLAS */
+	/* the tree's manifest it was chosen from (redistrib_12.8.1.json);
+	 * "" when a lock named it */
+	char manifest[64];
 };
 
 struct cv_deps_req {
@@ -175,6 +179,9 @@ struct cv_deps_req {
 	 * `downloading` is called once they all run, for one display */
 	struct cv_download_group *group;
 	void (*downloading)(void *payload, struct cv_download_group *g);
+	/* not NULL: told, in one line, why cuBLAS comes from the CUDA tree
+	 * rather than its own channel (missing, or no release that fits) */
+	void (*fallback)(void *payload, const char *why);
 };
 
 /* Use locks held from cv_deps_ensure until the version is published. */
@@ -192,6 +199,14 @@ int cv_deps_ensure(const struct cv_deps_req *req,
 		   struct cv_deps_held *held, struct cv_err *err);
 
 void cv_deps_release(struct cv_deps_held *held);
+
+/* What installing req->version on req->platform would download beside
+ * it (list-remote --deps): each dependency neither the store holds nor,
+ * under deps = auto, this machine has, as chosen on its channel (cuBLAS's
+ * own first, then the CUDA tree). Nothing is downloaded. */
+int cv_deps_preview(const struct cv_deps_req *req,
+		    struct cv_dep_file out[CV_MAX_DEPS], int *n,
+		    struct cv_err *err);
 
 /* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
 
@@ -249,6 +264,28 @@ int cv_mirror_specs(struct cv_index *ix, const char *dir,
 int cv_mirror_lock(struct cv_remote *r, const char *dir,
 		   const struct cv_lock *lk, const struct cv_mirror_opts *o,
 		   struct cv_err *err);
+
+/* Copy the dependency archives (cuBLAS, nvrtc) the lock names, each held
+ * to the lock's sha256 and size, from its channel (cv_deps_cuda_mirror,
+ * cv_deps_cublas_mirror of cfg and `cudnn_mirror`) to the same tree beside
+ * `dir` (.../cudnn/redist -> .../cuda/redist, .../cublas/redist), so that
+ * `install --frozen` from the copy gets them too. CV_EUSAGE before
+ * anything is copied when dir names no cudnn/redist folder. */
+int cv_mirror_lock_deps(const struct cv_config *cfg, const char *cudnn_mirror,
+			const char *dir, const struct cv_lock *lk,
+			const struct cv_mirror_opts *o, struct cv_err *err);
+
+/* With `dir` ending in cudnn/redist: beside it, what installing each build
+ * of `specs` that cv_mirror_specs copied would download with it (the
+ * dependencies as cv_deps_resolve chooses them: cuBLAS from its channel,
+ * else the CUDA tree; nvrtc from the tree), each tree's manifest byte for
+ * byte and the archive, verified, at their paths; so that the copy serves
+ * a plain `install` as the mirror does. Another dir: nothing (0). A tree
+ * that cannot be had is reported through o->progress ("skipped"). */
+int cv_mirror_specs_deps(const struct cv_deps_req *tmpl, struct cv_index *ix,
+			 const char *dir, const struct cv_version *specs,
+			 size_t nspecs, const struct cv_mirror_opts *o,
+			 struct cv_err *err);
 
 /* Re-hash every archive the manifests in `dir` name; *bad counts those
  * whose size or sha256 differ. */

@@ -148,6 +148,22 @@ int cv_deps_resolve(const struct cv_deps_req *req,
 		    struct cv_dep_file out[CV_MAX_DEPS], int *n,
 		    struct cv_err *err);
 
+/* ---- cublas_channel.c: cuBLAS's own channel, before the CUDA tree ------ */
+
+/* The channel's client in *rem (made once), and with `listing` its
+ * listing in *ix: 0; 1 when the channel is not to be had (told to
+ * req->fallback: the CUDA tree answers); <0 on an error. Without
+ * `listing` (a lock names the archive) a channel that cannot be derived
+ * is an error. */
+int cv_cublas_open(const struct cv_deps_req *req, int listing,
+		   struct cv_remote **rem, struct cv_index **ix,
+		   struct cv_err *err);
+
+/* The CUDA tree answers for cuBLAS instead: `why` told to req->fallback
+ * in one line; returns 1. */
+int cv_cublas_fall_back(const struct cv_deps_req *req,
+			const struct cv_err *why);
+
 /* ---- pypi.c: NVIDIA's cuDNN wheels on a Python package index ----------- */
 
 /* One installable wheel of nvidia-cudnn-cuN. */

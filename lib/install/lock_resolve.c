@@ -201,6 +201,8 @@ cv_lock_resolve_deps(struct cv_lock *lk, const struct cv_lock *old,
 			snprintf(d->url, sizeof d->url, "%s", f[k].url);
 			memcpy(d->sha256, f[k].sha256, sizeof d->sha256);
 			d->size = f[k].size;
+			snprintf(d->channel, sizeof d->channel, "%s",
+				 f[k].channel);
 		}
 	}
 	return 0;
@@ -219,5 +221,8 @@ cv_lock_deps_files(const struct cv_lock_entry *e, struct cv_dep_file *out,
 		snprintf(f->url, sizeof f->url, "%s", e->deps[i].url);
 		memcpy(f->sha256, e->deps[i].sha256, sizeof f->sha256);
 		f->size = e->deps[i].size;
+		snprintf(f->channel, sizeof f->channel, "%s",
+			 e->deps[i].channel[0] ? e->deps[i].channel
+					       : CV_CHANNEL_CUDA);
 	}
 }

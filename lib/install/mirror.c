@@ -10,6 +10,7 @@
 #include "install/install_int.h"
 #include "release/release.h"
 #include "store/store.h"
+#include "validate/validate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -500,5 +501,222 @@ cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o, size_t *bad,
 		cv_manifest_release(&m);
 	}
 	closedir(d);
+	return rc;
+}
+
+/* ---- the dependencies of what is copied (cuBLAS, nvrtc) ----------------- */
+
+/* One dependency archive to copy: from a lock's entry or as chosen for a
+ * build; manifest: the tree's manifest to copy with it, or NULL. */
+struct dep_copy {
+	const char *name, *version, *url, *sha256, *channel, *manifest;
+	const char *platform;
+	uint64_t size;
+	int cuda;
+};
+
+/* Where dependency d's channel is (*src, from cfg and the cuDNN mirror) and
+ * where its copy goes (*dst: beside dir, as NVIDIA's trees sit). */
+static int
+dep_trees(const struct cv_config *cfg, const char *cudnn_mirror,
+	  const char *dir, const struct dep_copy *d, char **src, char **dst,
+	  struct cv_err *err)
+{
+	int cublas = strcmp(d->channel, CV_CHANNEL_CUBLAS) == 0;
+
+	*src = cublas ? cv_deps_cublas_mirror(cfg, cudnn_mirror, err)
+		      : cv_deps_cuda_mirror(cfg, cudnn_mirror, err);
+	if (*src == NULL)
+		return err->code;
+	*dst = cv_deps_sibling_dir(dir, cublas ? "cublas" : "cuda");
+	if (*dst == NULL) {
+		free(*src);
+		*src = NULL;
+		return cv_err_set(err, CV_EUSAGE,
+				  "the lock names dependencies (%s), whose "
+				  "copies go beside the cuDNN tree as NVIDIA "
+				  "lays them out: give a folder ending in "
+				  "cudnn/redist",
+				  d->name);
+	}
+	return 0;
+}
+
+/* The tree's manifest `name`, byte for byte, into dst. */
+static int
+copy_manifest(struct cv_remote *r, const char *dst, const char *name,
+	      const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	struct cv_buf raw = CV_BUF_INIT;
+	char *url = cv_manifest_url(cv_remote_mirror(r), name);
+	char *path = cv_path_join(dst, name);
+	int rc = cv_remote_get(r, url, CV_MANIFEST_MAX_BYTES, &raw, err);
+
+	if (rc == 0)
+		rc = cv_fs_write_atomic(path, raw.buf, raw.len, 0644, err);
+	if (rc == 0 && o->progress != NULL)
+		o->progress(o->payload, "fetched", name);
+	cv_buf_release(&raw);
+	free(path);
+	free(url);
+	return rc;
+}
+
+/* One dependency archive, held to d's sha256 and size, into its tree
+ * beside dir (and its manifest, when d names one). */
+static int
+copy_dep(const struct cv_config *cfg, const char *cudnn_mirror, const char *dir,
+	 const struct dep_copy *d, const struct cv_mirror_opts *o,
+	 struct cv_err *err)
+{
+	struct cv_manifest m;
+	struct cv_release_file f;
+	struct cv_remote *r = NULL;
+	char *src = NULL, *dst = NULL, *dest;
+	int rc;
+
+	memset(&m, 0, sizeof m);
+	memset(&f, 0, sizeof f);
+	if (cv_version_parse(&m.version, d->version, NULL) < 0)
+		return cv_err_set(err, CV_EDATA, "%s: bad version %s", d->name,
+				  d->version);
+	snprintf(f.platform, sizeof f.platform, "%s", d->platform);
+	f.cuda = d->cuda;
+	snprintf(f.relative_path, sizeof f.relative_path, "%s", d->url);
+	snprintf(f.sha256, sizeof f.sha256, "%s", d->sha256);
+	f.size = d->size;
+	if ((rc = dep_trees(cfg, cudnn_mirror, dir, d, &src, &dst, err)) < 0)
+		return rc;
+	if ((rc = cv_remote_new(&r, cfg, src, err)) == 0 &&
+	    (rc = cv_fs_mkdirs(dst, 0755, err)) == 0 &&
+	    (d->manifest == NULL ||
+	     (rc = copy_manifest(r, dst, d->manifest, o, err)) == 0)) {
+		dest = cv_path_join(dst, f.relative_path);
+		rc = keep_or_fetch(r, dst, &m, &f, dest, o, err);
+		rc = rc > 0 ? 0 : rc;
+		free(dest);
+		drop_empty_cache(dst);
+	}
+	cv_remote_free(r);
+	free(src);
+	free(dst);
+	return rc;
+}
+
+static void
+lock_dep_copy(const struct cv_lock *lk, const struct cv_lock_entry *e,
+	      const struct cv_lock_dep *ld, struct dep_copy *d)
+{
+	d->name = ld->name;
+	d->version = ld->version;
+	d->url = ld->url;
+	d->sha256 = ld->sha256;
+	d->channel = ld->channel[0] ? ld->channel : CV_CHANNEL_CUDA;
+	d->manifest = NULL; /* install --frozen reads none */
+	d->platform = e->platform;
+	d->size = ld->size;
+	d->cuda = lk->id_v.cuda;
+}
+
+int
+cv_mirror_lock_deps(const struct cv_config *cfg, const char *cudnn_mirror,
+		    const char *dir, const struct cv_lock *lk,
+		    const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	int rc = 0;
+
+	/* every destination known before a byte is copied */
+	for (size_t i = 0; i < lk->n && rc == 0; i++)
+		for (size_t k = 0; k < lk->entries[i].ndeps && rc == 0; k++) {
+			struct dep_copy d;
+			char *src = NULL, *dst = NULL;
+			lock_dep_copy(lk, &lk->entries[i],
+				      &lk->entries[i].deps[k], &d);
+			rc = dep_trees(cfg, cudnn_mirror, dir, &d, &src, &dst,
+				       err);
+			free(src);
+			free(dst);
+		}
+	for (size_t i = 0; i < lk->n && rc == 0; i++)
+		for (size_t k = 0; k < lk->entries[i].ndeps && rc == 0; k++) {
+			struct dep_copy d;
+			lock_dep_copy(lk, &lk->entries[i],
+				      &lk->entries[i].deps[k], &d);
+			rc = copy_dep(cfg, cudnn_mirror, dir, &d, o, err);
+		}
+	return rc;
+}
+
+/* The dependencies of build v (platform) as install would choose them,
+ * copied beside dir with their trees' manifests. */
+static int
+build_deps(const struct cv_deps_req *tmpl, const struct cv_version *v,
+	   const char *platform, const char *dir,
+	   const struct cv_mirror_opts *o, struct cv_err *err)
+{
+	struct cv_deps_req req = *tmpl;
+	struct cv_dep_file f[CV_MAX_DEPS];
+	struct cv_err why = CV_ERR_INIT;
+	int n = 0, rc;
+
+	req.version = v;
+	req.platform = platform;
+	req.mode = CV_DEPS_ALWAYS;
+	if ((rc = cv_deps_resolve(&req, f, &n, &why)) < 0) {
+		if (rc != CV_ENETWORK && rc != CV_ENOTFOUND &&
+		    rc != CV_ECONFIG) {
+			*err = why;
+			return rc;
+		}
+		/* a copy of the cuDNN tree is still worth having */
+		if (o->progress != NULL)
+			o->progress(o->payload, "skipped", why.msg);
+		return 0;
+	}
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct dep_copy d = { f[i].name,   f[i].version, f[i].url,
+				      f[i].sha256, f[i].channel, f[i].manifest,
+				      platform,    f[i].size,    v->cuda };
+		rc = copy_dep(tmpl->cfg, tmpl->cudnn_mirror, dir, &d, o, err);
+	}
+	return rc;
+}
+
+int
+cv_mirror_specs_deps(const struct cv_deps_req *tmpl, struct cv_index *ix,
+		     const char *dir, const struct cv_version *specs,
+		     size_t nspecs, const struct cv_mirror_opts *o,
+		     struct cv_err *err)
+{
+	char platform[32], *beside = cv_deps_sibling_dir(dir, "cuda");
+	int rc = 0;
+
+	if (beside == NULL)
+		return 0; /* no place for them as NVIDIA lays the trees out */
+	free(beside);
+	if (o->platform != NULL)
+		snprintf(platform, sizeof platform, "%s", o->platform);
+	else if ((rc = cv_platform_detect(platform, err)) < 0)
+		return rc;
+	for (size_t s = 0; s < nspecs && rc == 0; s++) {
+		struct cv_manifest m;
+		size_t idx = 0;
+		int cuda = specs[s].cuda ? specs[s].cuda : o->cuda;
+
+		memset(&m, 0, sizeof m);
+		if ((rc = find_release(ix, &specs[s], &m, &idx, err)) < 0)
+			break;
+		for (size_t i = 0; i < m.nfiles && rc == 0; i++) {
+			const struct cv_release_file *f = &m.files[i];
+			struct cv_version v = m.version;
+			if (strcmp(f->platform, platform) != 0 ||
+			    (cuda && f->cuda != cuda) ||
+			    entry_refused(&m, f) != NULL)
+				continue;
+			v.cuda = f->cuda;
+			rc = build_deps(tmpl, &v, platform, dir, o, err);
+		}
+		cv_manifest_release(&m);
+	}
 	return rc;
 }

@@ -116,6 +116,16 @@ dep_fetching(void *payload, const struct cv_dep *dep,
 	    dep->name, dep->version, dep->cuda, art->filename, size);
 }
 
+/* cuBLAS's own channel could not answer: one line, and on it goes. */
+static void
+dep_fallback(void *payload, const char *why)
+{
+	const struct deps_view *view = payload;
+
+	say(view->ui, CV_SAY_NOTE,
+	    "%s; cuBLAS comes from the CUDA redist tree instead", why);
+}
+
 /* The downloads of the dependencies and of the cuDNN archive all run:
  * one line and one bar for them together. */
 static void
@@ -170,6 +180,7 @@ ensure_deps(const struct cv_install_run *run, const struct cv_version *v,
 	req.beside = beside;
 	req.group = group;
 	req.downloading = deps_downloading;
+	req.fallback = dep_fallback;
 	req.payload = view;
 	r = cv_deps_ensure(&req, deps, ndeps, held, err);
 	if ((r == CV_ECONFIG || r == CV_ENOTFOUND || r == CV_ENETWORK) &&

@@ -27,10 +27,11 @@ bad(struct cv_err *err, const char *name, const char *field, const char *what)
 			  *field ? ": " : "", what);
 }
 
-/* Only the keys of the format, each of them. */
+/* Only the keys of the format, each of them, and `optional` (NULL: none)
+ * when there. */
 static int
-keys_exactly(json_t *obj, const char *const *keys, const char *name,
-	     const char *where, struct cv_err *err)
+keys_optional(json_t *obj, const char *const *keys, const char *optional,
+	      const char *name, const char *where, struct cv_err *err)
 {
 	const char *key;
 	json_t *v;
@@ -42,7 +43,8 @@ keys_exactly(json_t *obj, const char *const *keys, const char *name,
 		for (i = 0; keys[i] != NULL; i++)
 			if (strcmp(keys[i], key) == 0)
 				break;
-		if (keys[i] == NULL) {
+		if (keys[i] == NULL &&
+		    (optional == NULL || strcmp(key, optional) != 0)) {
 			snprintf(field, sizeof field, "%s%s%.40s", where,
 				 *where ? "." : "", key);
 			return bad(err, name, field,
@@ -56,6 +58,13 @@ keys_exactly(json_t *obj, const char *const *keys, const char *name,
 			return bad(err, name, field, "missing");
 		}
 	return 0;
+}
+
+static int
+keys_exactly(json_t *obj, const char *const *keys, const char *name,
+	     const char *where, struct cv_err *err)
+{
+	return keys_optional(obj, keys, NULL, name, where, err);
 }
 
 static int
@@ -92,29 +101,59 @@ path_ok(const char *s, const char *name, const char *field, struct cv_err *err)
 	return 0;
 }
 
-/* The CUDA redist tree files a component's archive as
- * <name>/<platform>/<name>-<platform>-<version>-archive.<ext>: a lock's
- * entry names no other file, so no archive of the tree can be installed
- * under another component's or release's name. */
-static int
-dep_url_ok(const struct cv_lock_dep *d, const char *platform)
+int
+cv_dep_url_ok(const char *name, const char *platform, const char *version,
+	      int channel_cuda, const char *url)
 {
-	char want[256];
-	size_t n = (size_t)snprintf(want, sizeof want,
-				    "%s/%s/%s-%s-%s-archive.", d->name,
-				    platform, d->name, platform, d->version);
-	const char *ext = d->url + n;
+	char want[256], tail[24] = "-archive.";
+	size_t n;
+	const char *ext;
 
-	return n < sizeof want && strncmp(d->url, want, n) == 0 &&
+	/* the channel names its archives as cuDNN's: ..._cuda<N>-archive */
+	if (channel_cuda > 0)
+		snprintf(tail, sizeof tail, "_cuda%d-archive.", channel_cuda);
+	n = (size_t)snprintf(want, sizeof want, "%s/%s/%s-%s-%s%s", name,
+			     platform, name, platform, version, tail);
+	ext = url + n;
+	return n < sizeof want && strlen(url) > n &&
+	       strncmp(url, want, n) == 0 &&
 	       (strcmp(ext, "tar.xz") == 0 || strcmp(ext, "tar.gz") == 0 ||
 		strcmp(ext, "zip") == 0);
 }
 
-/* A platform's "deps": [{name, version, url, sha256, size}], each a
- * component cuDNN loads (libcublas, cuda_nvrtc), its url relative to the
- * CUDA redist tree and the very file of that component and release. */
+/* A dependency's "channel": "cuda" (NVIDIA's CUDA redist tree, also what
+ * a lock without the key means) or "cublas" (cuBLAS's own channel, which
+ * serves libcublas only). */
 static int
-parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
+parse_channel(struct cv_lock_dep *d, json_t *v, const char *name,
+	      const char *at, struct cv_err *err)
+{
+	char field[160];
+	int r;
+
+	snprintf(d->channel, sizeof d->channel, "%s", CV_CHANNEL_CUDA);
+	if (json_object_get(v, "channel") == NULL)
+		return 0;
+	if ((r = get_string(v, "channel", d->channel, sizeof d->channel, name,
+			    at, err)) < 0)
+		return r;
+	snprintf(field, sizeof field, "%s.channel", at);
+	if (strcmp(d->channel, CV_CHANNEL_CUDA) != 0 &&
+	    strcmp(d->channel, CV_CHANNEL_CUBLAS) != 0)
+		return bad(err, name, field, "expected cuda or cublas");
+	if (strcmp(d->channel, CV_CHANNEL_CUBLAS) == 0 &&
+	    strcmp(d->name, "libcublas") != 0)
+		return bad(err, name, field,
+			   "the cublas channel serves libcublas only");
+	return 0;
+}
+
+/* A platform's "deps": [{name, version, url, sha256, size, channel}],
+ * each a component cuDNN loads (libcublas, cuda_nvrtc), its url relative
+ * to its channel's tree and the very file of that component and release
+ * (for the cublas channel, of the lock's CUDA major). */
+static int
+parse_deps(struct cv_lock_entry *e, json_t *a, int cuda, const char *name,
 	   const char *where, struct cv_err *err)
 {
 	static const char *const keys[] = { "name", "sha256",  "size",
@@ -136,7 +175,9 @@ parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 		snprintf(at, sizeof at, "%s[%zu]", where, i);
 		if (!json_is_object(v))
 			return bad(err, name, at, "expected an object");
-		if ((r = keys_exactly(v, keys, name, at, err)) < 0 ||
+		/* channel is optional: locks written before it still read */
+		if ((r = keys_optional(v, keys, "channel", name, at, err)) <
+			    0 ||
 		    (r = get_string(v, "name", d->name, sizeof d->name, name,
 				    at, err)) < 0 ||
 		    (r = get_string(v, "version", d->version, sizeof d->version,
@@ -151,6 +192,8 @@ parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 		    strcmp(d->name, "cuda_nvrtc") != 0)
 			return bad(err, name, field,
 				   "expected libcublas or cuda_nvrtc");
+		if ((r = parse_channel(d, v, name, at, err)) < 0)
+			return r;
 		snprintf(field, sizeof field, "%s.version", at);
 		if (!cv_version_dotted(d->version))
 			return bad(err, name, field,
@@ -158,9 +201,13 @@ parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 		snprintf(field, sizeof field, "%s.url", at);
 		if ((r = path_ok(d->url, name, field, err)) < 0)
 			return r;
-		if (!dep_url_ok(d, e->platform))
+		if (!cv_dep_url_ok(d->name, e->platform, d->version,
+				   strcmp(d->channel, CV_CHANNEL_CUBLAS) == 0
+					   ? cuda
+					   : 0,
+				   d->url))
 			return bad(err, name, field,
-				   "expected the CUDA tree's archive of that "
+				   "expected the channel's archive of that "
 				   "name, platform and version");
 		snprintf(field, sizeof field, "%s.sha256", at);
 		if (!sha256_ok(d->sha256))
@@ -179,7 +226,7 @@ parse_deps(struct cv_lock_entry *e, json_t *a, const char *name,
 }
 
 static int
-parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v,
+parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v, int cuda,
 	    const char *name, struct cv_err *err)
 {
 	static const char *const keys[] = { "deps", "sha256", "size", "url",
@@ -214,7 +261,8 @@ parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v,
 		return bad(err, name, field, "expected a byte count");
 	e->size = (uint64_t)json_integer_value(size);
 	snprintf(field, sizeof field, "%s.deps", where);
-	return parse_deps(e, json_object_get(v, "deps"), name, field, err);
+	return parse_deps(e, json_object_get(v, "deps"), cuda, name, field,
+			  err);
 }
 
 static int
@@ -239,8 +287,8 @@ parse_platforms(struct cv_lock *lk, json_t *pv, const char *name,
 				   "linux-aarch64, windows-x86_64)");
 		if (lk->n >= CV_LOCK_MAX_PLATFORMS)
 			return bad(err, name, "platforms", "too many");
-		if ((r = parse_entry(&lk->entries[lk->n], key, v, name, err)) <
-		    0)
+		if ((r = parse_entry(&lk->entries[lk->n], key, v, lk->id_v.cuda,
+				     name, err)) < 0)
 			return r;
 		lk->n++;
 	}
@@ -395,10 +443,12 @@ entry_json(const struct cv_lock_entry *e)
 	for (size_t i = 0; i < e->ndeps; i++) {
 		const struct cv_lock_dep *d = &e->deps[i];
 		json_array_append_new(
-			deps, json_pack("{s:s, s:s, s:I, s:s, s:s}", "name",
-					d->name, "sha256", d->sha256, "size",
-					(json_int_t)d->size, "url", d->url,
-					"version", d->version));
+			deps,
+			json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "channel",
+				  d->channel[0] ? d->channel : CV_CHANNEL_CUDA,
+				  "name", d->name, "sha256", d->sha256, "size",
+				  (json_int_t)d->size, "url", d->url, "version",
+				  d->version));
 	}
 	return json_pack("{s:o, s:s, s:I, s:s}", "deps", deps, "sha256",
 			 e->sha256, "size", (json_int_t)e->size, "url", e->url);

@@ -387,6 +387,21 @@ cv_manifest_variants(const struct cv_manifest *m, const char *platform,
 
 /* ---- a CUDA redistrib manifest: one component ---------------------------- */
 
+/* Whether a platform object has a cuda<N> key (the channel's shape). */
+static int
+has_variants(json_t *pv)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(pv, key, v)
+	{
+		if (variant_key(key) != 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 cv_manifest_component(const char *name, const char *data, size_t len,
 		      const char *component, const char *platform, int cuda,
@@ -430,6 +445,21 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 			       "like 13.0.2.14",
 			       name, component);
 		goto out;
+	}
+	/* cuBLAS's own channel files each CUDA major's archive a level
+	 * deeper, as cuDNN's manifests do: <platform>.cuda<N> */
+	if (json_object_get(file, "relative_path") == NULL &&
+	    has_variants(file)) {
+		char key[16];
+		snprintf(key, sizeof key, "cuda%d", cuda);
+		file = json_object_get(file, key);
+		if (!json_is_object(file)) {
+			r = cv_err_set(err, CV_ENOTFOUND,
+				       "manifest %s has no %s for %s and "
+				       "CUDA %d",
+				       name, component, platform, cuda);
+			goto out;
+		}
 	}
 	snprintf(version, 32, "%s", json_string_value(ver));
 	snprintf(out->platform, sizeof out->platform, "%s", platform);

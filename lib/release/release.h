@@ -76,9 +76,11 @@ void cv_manifest_variants(const struct cv_manifest *m, const char *platform,
 			  char *buf, size_t n);
 
 /* From the CUDA redistrib manifest `name` (redistrib_13.0.2.json: one
- * object per component, no cuda_variant level), `component`'s file for
- * `platform` (cuda: the release's CUDA major) and its version. CV_ENOTFOUND
- * when the release has none, CV_EDATA for bad JSON or a bad field. */
+ * object per component, no cuda_variant level; or cuBLAS's own channel's,
+ * whose platform object holds one cuda<N> object per CUDA major), `component`'s
+ * file for `platform` (cuda: the release's CUDA major) and its version.
+ * CV_ENOTFOUND when the release has none, CV_EDATA for bad JSON or a bad field.
+ */
 int cv_manifest_component(const char *name, const char *data, size_t len,
 			  const char *component, const char *platform, int cuda,
 			  struct cv_release_file *out, char version[32],
@@ -116,16 +118,30 @@ size_t cv_index_cached_versions(const char *cache_dir, char ***names);
 
 #define CV_LOCK_MAX_PLATFORMS 8
 
+/* Where a dependency comes from: NVIDIA's CUDA redist tree ([remote]
+ * cuda_mirror) or cuBLAS's own channel ([remote] cublas_mirror). */
+#define CV_CHANNEL_CUDA   "cuda"
+#define CV_CHANNEL_CUBLAS "cublas"
+
 /* One dependency archive of a platform (cuBLAS, nvrtc): NVIDIA's
- * component, its version, its path relative to the CUDA redist tree
- * ([remote] cuda_mirror), sha256 and size, from that tree's manifest. */
+ * component, its version, its path relative to its channel's tree,
+ * sha256 and size, from that tree's manifest, and the channel. */
 struct cv_lock_dep {
 	char name[32];
 	char version[32];
 	char url[512];
 	char sha256[65];
 	uint64_t size;
+	char channel[8]; /* CV_CHANNEL_*; "cuda" when the lock has none */
 };
+
+/* A channel files a component's archive as <name>/<platform>/<name>-
+ * <platform>-<version>-archive.<ext> (the CUDA tree; channel_cuda 0) or
+ * ..-<version>_cuda<N>-archive.<ext> (cuBLAS's channel, N = channel_cuda):
+ * 1 when url is that file. A lock or a manifest naming another file could
+ * install one archive under another component's or release's name. */
+int cv_dep_url_ok(const char *name, const char *platform, const char *version,
+		  int channel_cuda, const char *url);
 
 #define CV_LOCK_MAX_DEPS 2
 

@@ -296,11 +296,16 @@ struct cv_install_opts {
 	/* what the version's cudnnvm.json records as its dependencies */
 	const struct cv_dep *deps;
 	int ndeps;
+	/* a dependency archive (cv_store_install_dep) whose lib/ must keep
+	 * need->soname (and soname2) under that very SONAME, else it is
+	 * refused (cuBLAS's channel: one component per archive); NULL: what
+	 * the SONAME rule keeps is enough */
+	const struct cv_dep_need *dep_require;
 };
 
-#define CV_INSTALL_OPTS_INIT                    \
-	{                                       \
-		0, 0, 0, NULL, NULL, 0, NULL, 0 \
+#define CV_INSTALL_OPTS_INIT                          \
+	{                                             \
+		0, 0, 0, NULL, NULL, 0, NULL, 0, NULL \
 	}
 
 /* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */

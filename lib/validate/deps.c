@@ -65,29 +65,60 @@ cv_deps_find_on_machine(const struct cv_dep_need *need)
 	return p;
 }
 
+/* The tree `name` (cuda, cublas) beside the cuDNN one in NVIDIA's layout:
+ * .../compute/cudnn/redist/ -> .../compute/<name>/redist/ (a site mirror
+ * copying them keeps that), or NULL when m names no cudnn/redist. */
+static char *
+sibling_tree(const char *m, const char *name)
+{
+	const char *at = NULL, *p;
+
+	for (p = m; (p = strstr(p, "/cudnn/redist")) != NULL; p++)
+		at = p;
+	if (at == NULL)
+		return NULL;
+	return xasprintf("%.*s/%s/redist%s", (int)(at - m), m, name, at + 13);
+}
+
 char *
 cv_deps_cuda_mirror(const struct cv_config *cfg, const char *cudnn_mirror,
 		    struct cv_err *err)
 {
 	const char *m = cudnn_mirror != NULL ? cudnn_mirror : cfg->mirror;
-	const char *at = NULL, *p;
 	char *out;
 
 	if (cfg->cuda_mirror != NULL && cfg->cuda_mirror[0] != '\0')
 		return xstrdup(cfg->cuda_mirror);
-	/* NVIDIA's trees sit side by side: …/compute/cudnn/redist/ and
-	 * …/compute/cuda/redist/ (a site mirror copying both keeps that) */
-	for (p = m; (p = strstr(p, "/cudnn/redist")) != NULL; p++)
-		at = p;
-	if (at == NULL) {
+	if ((out = sibling_tree(m, "cuda")) == NULL)
 		cv_err_set(err, CV_ECONFIG,
 			   "cannot tell where the CUDA redist tree (cuBLAS, "
 			   "nvrtc) is from the mirror %s: set [remote] "
 			   "cuda_mirror to the folder holding its "
 			   "redistrib_<cuda version>.json",
 			   m);
-		return NULL;
-	}
-	out = xasprintf("%.*s/cuda/redist%s", (int)(at - m), m, at + 13);
 	return out;
+}
+
+char *
+cv_deps_cublas_mirror(const struct cv_config *cfg, const char *cudnn_mirror,
+		      struct cv_err *err)
+{
+	const char *m = cudnn_mirror != NULL ? cudnn_mirror : cfg->mirror;
+	char *out;
+
+	if (cfg->cublas_mirror != NULL && cfg->cublas_mirror[0] != '\0')
+		return xstrdup(cfg->cublas_mirror);
+	if ((out = sibling_tree(m, "cublas")) == NULL)
+		cv_err_set(err, CV_ECONFIG,
+			   "cannot tell where cuBLAS's own channel is from "
+			   "the mirror %s: set [remote] cublas_mirror to the "
+			   "folder holding its redistrib_<version>.json",
+			   m);
+	return out;
+}
+
+char *
+cv_deps_sibling_dir(const char *cudnn_dir, const char *channel)
+{
+	return sibling_tree(cudnn_dir, channel);
 }

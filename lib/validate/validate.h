@@ -38,6 +38,17 @@ char *cv_deps_find_on_machine(const struct cv_dep_need *need);
 char *cv_deps_cuda_mirror(const struct cv_config *cfg, const char *cudnn_mirror,
 			  struct cv_err *err);
 
+/* cuBLAS's own channel (compute/cublas/redist/): [remote] cublas_mirror,
+ * else the cuDNN mirror with /cudnn/redist turned into /cublas/redist;
+ * NULL and CV_ECONFIG when neither says (xmalloc'd). */
+char *cv_deps_cublas_mirror(const struct cv_config *cfg,
+			    const char *cudnn_mirror, struct cv_err *err);
+
+/* The folder of `channel` (cuda, cublas) beside a copy of the cuDNN tree
+ * at cudnn_dir (.../cudnn/redist -> .../<channel>/redist), or NULL when
+ * cudnn_dir names no cudnn/redist folder (xmalloc'd). */
+char *cv_deps_sibling_dir(const char *cudnn_dir, const char *channel);
+
 /* ---- validate.c / doctor.c: proof that a version works ----------------- */
 
 enum cv_check { CV_CHECK_NONE, CV_CHECK_PASS, CV_CHECK_FAIL, CV_CHECK_SKIP };

@@ -408,3 +408,288 @@ PY
 	[[ $output == *"9.13.0.50-cuda12"* ]]
 	! grep -q '"found": "lib"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
 }
+
+# ---- cuBLAS's own channel (compute/cublas/redist/, beside cudnn/ and cuda/)
+
+CHANNEL_DIR() { echo "$MIRROR_DIR/root/compute/cublas/redist"; }
+# channel RELEASE [mkcuda.py channel options]: a release on the channel
+channel() {
+	local rel=$1
+	shift
+	# the cached manifests and downloads would answer for the channel's
+	rm -rf "$T/cache"
+	python3 "$FIXTURES/mkcuda.py" channel "$(CHANNEL_DIR)" "$rel" --pad-mb 1 "$@" \
+		>"$T/chan-$rel.json"
+}
+chan_field() { # RELEASE KEY
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["libcublas"][sys.argv[2]])' \
+		"$T/chan-$1.json" "$2"
+}
+# chan_edit RELEASE PYTHON: PYTHON edits `e`, the release's linux-x86_64
+# cuda12 entry of its manifest
+chan_edit() {
+	python3 - "$(CHANNEL_DIR)/redistrib_$1.json" "$2" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+e = m["libcublas"]["linux-x86_64"]["cuda12"]
+exec(sys.argv[2])
+json.dump(m, open(sys.argv[1], "w"), indent=4)
+PY
+}
+nothing_published() {
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ] &&
+		[ -z "$(ls -A "$CUDNNVM_STORE/deps" 2>/dev/null)" ]
+}
+
+# every test leaves the mirror without the channel, as setup_file made it
+teardown() { rm -rf "$MIRROR_DIR/root/compute/cublas"; }
+
+@test "cuBLAS comes from its own channel first: the newest release of the CUDA major the driver runs; nvrtc still from the CUDA tree" {
+	channel 12.8.7
+	channel 12.9.3
+	channel 13.1.2
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"cuDNN loads libcublas 12.8.7.1 (CUDA 12) beside itself"* ]]
+	[[ "$stderr" != *"CUDA redist tree instead"* ]]
+	[ -L "$CUDNNVM_STORE/deps/libcublas-12.8.7.1/lib/libcublasLt.so.12" ]
+	[ -L "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
+	[ ! -e "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+	grep -q "compute/cublas/redist/$(chan_field 12.8.7 relative_path)" "$MIRROR_DIR/root/requests.log"
+	! grep -q 'compute/cuda/redist/libcublas/' "$MIRROR_DIR/root/requests.log"
+	python3 - "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json" "$(chan_field 12.8.7 sha256)" <<'PY'
+import json, sys
+d = {x["name"]: x for x in json.load(open(sys.argv[1]))["deps"]}
+assert d["libcublas"]["sha256"] == sys.argv[2], d
+PY
+	# a driver of CUDA 12.9 runs the 12.9 line
+	CUDNNVM_OVERRIDE_DRIVER_CUDA=12.9 CUDNNVM_STORE="$T/s129" run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -d "$T/s129/deps/libcublas-12.9.3.1/lib" ]
+}
+
+@test "without cuBLAS's channel, or without a release of it that fits, the CUDA tree serves cuBLAS, said once on one line" {
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'cuBLAS comes from the CUDA redist tree instead' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"no cuBLAS from its own channel ("*"compute/cublas/redist/"*"); cuBLAS comes from the CUDA redist tree instead"* ]]
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib" ]
+	# a channel whose only CUDA 12 release is newer than the driver runs
+	channel 12.9.3
+	CUDNNVM_STORE="$T/s2" run --separate-stderr cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'CUDA redist tree instead' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"has no libcublas for CUDA 12 on linux-x86_64 that this driver runs"* ]]
+	[ -d "$T/s2/deps/libcublas-12.8.4.1/lib" ]
+}
+
+@test "a cuBLAS channel manifest that lies is exit 65 with nothing published: size, sha256, another library's SONAME, another component's archive (C1)" {
+	local a
+	# a size the archive does not have
+	channel 12.8.7
+	chan_edit 12.8.7 'e["size"] = str(int(e["size"]) + 1)'
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "size: $status $stderr"
+	[ "$status" -eq 65 ]
+	nothing_published
+	# a sha256 of other bytes
+	channel 12.8.7
+	chan_edit 12.8.7 'e["sha256"] = "ab" * 32'
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "sha256: $status $stderr"
+	[ "$status" -eq 65 ]
+	[[ "$stderr" == *"sha256"* ]]
+	nothing_published
+	# libcublasLt.so.12 that is really another library
+	mkdir -p "$T/evil"
+	echo 'int deflate(void) { return 0; }' >"$T/evil/z.c"
+	cc -shared -fPIC -o "$T/evil/libcublasLt.so.12" -Wl,-soname,libz.so.1 "$T/evil/z.c"
+	cc -shared -fPIC -o "$T/evil/libcublas.so.12" -Wl,-soname,libcublas.so.12 "$T/evil/z.c"
+	channel 12.8.7 --libdir "$T/evil"
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "soname: $status $stderr"
+	[ "$status" -eq 65 ]
+	[[ "$stderr" == *"no library whose SONAME is libcublasLt.so.12"* ]]
+	nothing_published
+	# the entry names nvrtc's archive (its bytes, sha256 and size)
+	channel 12.8.7
+	a=$(field 12.8.1 cuda_nvrtc relative_path)
+	mkdir -p "$(CHANNEL_DIR)/$(dirname "$a")"
+	cp "$CUDA_TREE/$a" "$(CHANNEL_DIR)/$a"
+	chan_edit 12.8.7 "e.update(relative_path='$a', sha256='$(field 12.8.1 cuda_nvrtc sha256)', size='$(field 12.8.1 cuda_nvrtc size)')"
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "component path: $status $stderr"
+	[ "$status" -eq 65 ]
+	[[ "$stderr" == *"not that release's archive"* ]]
+	nothing_published
+	# nvrtc's archive under cuBLAS's name: its top folder gives it away
+	# (nvrtc found on the machine: its own download of the same bytes
+	# does not run beside)
+	channel 12.8.7
+	cp "$CUDA_TREE/$a" "$(CHANNEL_DIR)/$(chan_field 12.8.7 relative_path)"
+	chan_edit 12.8.7 "e.update(sha256='$(field 12.8.1 cuda_nvrtc sha256)', size='$(field 12.8.1 cuda_nvrtc size)')"
+	mkdir -p "$T/tk"
+	cc -shared -fPIC -o "$T/tk/libnvrtc.so.12" -Wl,-soname,libnvrtc.so.12 -x c /dev/null
+	CUDNNVM_TEST_CUDA_LIBDIRS="$T/tk" run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "component bytes: $status $stderr"
+	[ "$status" -eq 65 ]
+	[[ "$stderr" == *"top folder"* ]]
+	nothing_published
+}
+
+@test "a channel listing the CUDA tree's cuBLAS release with other bytes: the channel's own, held to its own manifest, is what installs (C2)" {
+	# 12.8.4 on the channel is libcublas 12.8.4.1, the tree's release
+	channel 12.8.4
+	[ "$(chan_field 12.8.4 version)" = "$(field 12.8.1 libcublas version)" ]
+	[ "$(chan_field 12.8.4 sha256)" != "$(field 12.8.1 libcublas sha256)" ]
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	grep -q "\"sha256\": \"$(chan_field 12.8.4 sha256)\"" "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/cudnnvm-dep.json"
+	! grep -q 'compute/cuda/redist/libcublas/' "$MIRROR_DIR/root/requests.log"
+}
+
+@test "lock records each dependency's channel; install --frozen takes cuBLAS from that channel, and a lock without the field reads as the CUDA tree's (C3)" {
+	channel 12.8.7
+	mkdir -p "$T/proj" && cd "$T/proj"
+	echo 9.13-cuda12 >.cudnn-version
+	run cudnnvm lock
+	[ "$status" -eq 0 ]
+	python3 - "$T/proj/cudnnvm.lock" "$(chan_field 12.8.7 relative_path)" <<'PY'
+import json, sys
+d = {x["name"]: x for x in json.load(open(sys.argv[1]))["platforms"]["linux-x86_64"]["deps"]}
+assert d["libcublas"]["channel"] == "cublas", d
+assert d["libcublas"]["url"] == sys.argv[2], d
+assert d["libcublas"]["version"] == "12.8.7.1", d
+assert d["cuda_nvrtc"]["channel"] == "cuda", d
+PY
+	CUDNNVM_STORE="$T/s1" run cudnnvm install --frozen
+	[ "$status" -eq 0 ]
+	[ -d "$T/s1/deps/libcublas-12.8.7.1/lib" ]
+	# the lock's channel is not left for another: without it, exit 69
+	cp cudnnvm.lock "$T/cublas.lock"
+	rm -rf "$(CHANNEL_DIR)" "$T/cache/downloads" "$T/cache/manifests"
+	CUDNNVM_STORE="$T/s2" run cudnnvm install --frozen --deps always
+	[ "$status" -ne 0 ]
+	[ ! -e "$T/s2/deps/libcublas-12.8.4.1" ]
+	# a lock written before the field: its deps are the CUDA tree's
+	rm cudnnvm.lock
+	cudnnvm -q lock
+	python3 - cudnnvm.lock <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))
+for d in l["platforms"]["linux-x86_64"]["deps"]:
+    assert d.pop("channel") == "cuda", d
+json.dump(l, open(sys.argv[1], "w"))
+PY
+	CUDNNVM_STORE="$T/s3" run cudnnvm install --frozen
+	[ "$status" -eq 0 ]
+	[ -d "$T/s3/deps/libcublas-12.8.4.1/lib" ]
+	# a channel the format does not have, nvrtc from cuBLAS's channel, and
+	# a cublas url of the CUDA tree's form are refused (65)
+	for edit in 'd0["channel"] = "ftp"' 'd1["channel"] = "cublas"' 'd0["channel"] = "cublas"'; do
+		python3 - cudnnvm.lock "$T/bad.lock" "$edit" <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))
+d = {x["name"]: x for x in l["platforms"]["linux-x86_64"]["deps"]}
+d0, d1 = d["libcublas"], d["cuda_nvrtc"]
+exec(sys.argv[3])
+json.dump(l, open(sys.argv[2], "w"))
+PY
+		cp cudnnvm.lock "$T/good.lock"
+		cp "$T/bad.lock" cudnnvm.lock
+		CUDNNVM_STORE="$T/s4" run --separate-stderr cudnnvm install --frozen
+		cp "$T/good.lock" cudnnvm.lock
+		echo "$edit: $status $stderr"
+		[ "$status" -eq 65 ]
+		[[ "$stderr" == *"cudnnvm.lock: "*"deps["* ]]
+		[ ! -e "$T/s4/9.13.0.50-cuda12" ]
+	done
+}
+
+@test "mirror --from-lock copies the dependency archives the lock names beside the cuDNN copy: served alone, install --frozen gets cuDNN and its deps (C4)" {
+	channel 12.8.7
+	mkdir -p "$T/proj" && cd "$T/proj"
+	echo 9.13-cuda12 >.cudnn-version
+	cudnnvm -q lock
+	# a folder that is no .../cudnn/redist has no place for them: 64
+	run -64 --separate-stderr cudnnvm mirror --from-lock cudnnvm.lock "$T/flat"
+	[[ "$stderr" == *"cudnn/redist"* ]]
+	[ ! -e "$T/flat" ]
+	run cudnnvm mirror --from-lock cudnnvm.lock "$T/air/compute/cudnn/redist"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cmp "$T/air/compute/cublas/redist/$(chan_field 12.8.7 relative_path)" \
+		"$(CHANNEL_DIR)/$(chan_field 12.8.7 relative_path)"
+	cmp "$T/air/compute/cuda/redist/$(field 12.8.1 cuda_nvrtc relative_path)" \
+		"$CUDA_TREE/$(field 12.8.1 cuda_nvrtc relative_path)"
+	# serve the copy alone, on a port of its own
+	python3 "$FIXTURES/mirror.py" serve "$T/air" --cert "$MIRROR_DIR/certs/server.pem" \
+		--key "$MIRROR_DIR/certs/server.key" --port-file "$T/air.port" \
+		>"$T/air.log" 2>&1 3>&- &
+	echo $! >"$T/air.pid"
+	wait_for_file "$T/air.port"
+	sed -i "s|^mirror = .*|mirror = https://127.0.0.1:$(cat "$T/air.port")/compute/cudnn/redist/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	log_mark
+	CUDNNVM_STORE="$T/s1" run --separate-stderr cudnnvm install --frozen
+	kill "$(cat "$T/air.pid")"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -d "$T/s1/9.13.0.50-cuda12" ]
+	[ -L "$T/s1/deps/libcublas-12.8.7.1/lib/libcublasLt.so.12" ]
+	[ -L "$T/s1/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
+	[ ! -s "$MIRROR_DIR/root/requests.log" ]
+	# other bytes under a locked dependency's name: 65
+	sed -i "s|^mirror = .*|mirror = https://127.0.0.1:$MIRROR_PORT/compute/cudnn/redist/|" \
+		"$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	printf 'x' | dd of="$(CHANNEL_DIR)/$(chan_field 12.8.7 relative_path)" bs=1 seek=3000 conv=notrunc 2>/dev/null
+	run -65 cudnnvm mirror --from-lock cudnnvm.lock "$T/air2/compute/cudnn/redist"
+	[ ! -e "$T/air2/compute/cublas/redist/$(chan_field 12.8.7 relative_path)" ]
+}
+
+@test "list-remote --deps shows what an install would add: component, version, channel, size" {
+	channel 12.8.7
+	run --separate-stderr cudnnvm list-remote 9.13 --cuda 12 --deps
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"install 9.13.0.50-cuda12 adds:"* ]]
+	[[ "$output" =~ libcublas\ +12\.8\.7\.1\ +cublas\ +[0-9.]+\ MiB ]]
+	[[ "$output" =~ cuda_nvrtc\ +12\.8\.61\ +cuda\ +[0-9.]+\ MiB ]]
+	run cudnnvm list-remote 9.13 --cuda 12 --deps --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys
+rows = json.loads(sys.argv[1])
+d = {x["name"]: x for x in rows[0]["deps"]}
+assert d["libcublas"]["channel"] == "cublas" and d["libcublas"]["size"] > 0, d
+assert d["cuda_nvrtc"]["channel"] == "cuda", d' "$output"
+	# nothing is downloaded to say so, and once the store has them, none
+	[ "$(archive_gets)" -eq 0 ]
+	cudnnvm -q install 9.13 --cuda 12
+	run cudnnvm list-remote 9.13 --cuda 12 --deps
+	[[ "$output" == *"adds no dependency"* ]]
+}
+
+@test "mirror of a spec copies, beside the cuDNN copy, cuBLAS's channel manifest and archive and the CUDA tree's for nvrtc: the copy serves a plain install (C4)" {
+	channel 12.8.7
+	run cudnnvm mirror "$T/m/compute/cudnn/redist" 9.13 --cuda 12
+	echo "$output"
+	[ "$status" -eq 0 ]
+	cmp "$T/m/compute/cublas/redist/redistrib_12.8.7.json" "$(CHANNEL_DIR)/redistrib_12.8.7.json"
+	cmp "$T/m/compute/cublas/redist/$(chan_field 12.8.7 relative_path)" \
+		"$(CHANNEL_DIR)/$(chan_field 12.8.7 relative_path)"
+	cmp "$T/m/compute/cuda/redist/redistrib_12.8.1.json" "$CUDA_TREE/redistrib_12.8.1.json"
+	cmp "$T/m/compute/cuda/redist/$(field 12.8.1 cuda_nvrtc relative_path)" \
+		"$CUDA_TREE/$(field 12.8.1 cuda_nvrtc relative_path)"
+	# only what the build needs: no CUDA-tree cuBLAS
+	[ ! -e "$T/m/compute/cuda/redist/libcublas" ]
+	log_mark
+	CUDNNVM_STORE="$T/s1" run --separate-stderr cudnnvm install 9.13 --cuda 12 \
+		--mirror "file://$T/m/compute/cudnn/redist/"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ -L "$T/s1/deps/libcublas-12.8.7.1/lib/libcublasLt.so.12" ]
+	[ -L "$T/s1/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
+	[ "$(archive_gets)" -eq 0 ]
+}

@@ -192,3 +192,17 @@ f = rows["9.13.0.50-cuda12"]
 assert f["ok"] is True and "no GPU compute capability known" in f["reason"], f
 ' "$output"
 }
+
+@test "list-remote --deps: the wheels' source is a usage error (64); a mirror whose CUDA tree cannot be told is one error with the key to set" {
+	run -64 --separate-stderr cudnnvm list-remote 9.13 --deps --source pypi --index "https://127.0.0.1:$MIRROR_PORT/simple/"
+	[[ "$stderr" == *"--deps shows NVIDIA's redist trees"* ]]
+	# this mirror is no .../cudnn/redist: neither tree can be derived
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$T/nolibs"
+	mkdir -p "$T/nolibs"
+	run --separate-stderr cudnnvm list-remote 9.13 --cuda 12 --deps --platform linux-x86_64
+	echo "$status $stderr"
+	[ "$status" -eq 78 ]
+	[[ "$stderr" == *"no cuBLAS from its own channel (cannot tell where cuBLAS's own channel is"*"cuBLAS comes from the CUDA redist tree instead"* ]]
+	[[ "$stderr" == *"cudnnvm: cannot tell where the CUDA redist tree"*"set [remote] cuda_mirror"* ]]
+	[ "$(archive_gets)" -eq 0 ]
+}

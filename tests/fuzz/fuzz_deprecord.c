@@ -194,14 +194,24 @@ lock_deps(const char *in, size_t n, int plain)
 				   "component %s", d->name);
 			FUZZ_CHECK(dotted(d->version), "version %s",
 				   d->version);
+			/* cuBLAS's channel names the lock's CUDA major */
+			int cublas = strcmp(d->channel, "cublas") == 0;
+			char tail[24] = "";
+			FUZZ_CHECK(cublas || strcmp(d->channel, "cuda") == 0,
+				   "channel %s", d->channel);
+			FUZZ_CHECK(!cublas || strcmp(d->name, "libcublas") == 0,
+				   "%s from the cublas channel", d->name);
+			if (cublas)
+				snprintf(tail, sizeof tail, "_cuda%d",
+					 lk.id_v.cuda);
 			for (int x = 0; x < 3 && !ok; x++) {
 				static const char *const ext[] = { "tar.xz",
 								   "tar.gz",
 								   "zip" };
 				snprintf(want, sizeof want,
-					 "%s/%s/%s-%s-%s-archive.%s", d->name,
+					 "%s/%s/%s-%s-%s%s-archive.%s", d->name,
 					 e->platform, d->name, e->platform,
-					 d->version, ext[x]);
+					 d->version, tail, ext[x]);
 				ok = strcmp(d->url, want) == 0;
 			}
 			FUZZ_CHECK(ok, "url %s for %s %s on %s", d->url,

@@ -65,8 +65,8 @@ rel_path(const char *s)
 	return 1;
 }
 
-static const char *const dep_keys[] = { "name", "sha256", "size", "url",
-					"version" };
+static const char *const dep_keys[] = { "name", "sha256",  "size",
+					"url",  "version", "channel" };
 
 /* A dependency's version: digits and dots, not empty, no dot first,
  * last or twice in a row. */
@@ -79,12 +79,17 @@ dep_version(const char *v)
 	       v[n - 1] != '.' && strstr(v, "..") == NULL;
 }
 
-/* The CUDA tree's file of that component, platform and release:
- * <name>/<platform>/<name>-<platform>-<version>-archive.{tar.xz,tar.gz,zip},
- * checked by cutting the url at its slashes and dashes. */
+/* The channel's file of that component, platform and release:
+ * <name>/<platform>/<name>-<platform>-<version>-archive.{tar.xz,tar.gz,zip}
+ * on the CUDA tree, ...-<version>_cuda<N>-archive.<ext> on cuBLAS's
+ * channel (N: the id's CUDA major, `cuda` > 0), checked by cutting the
+ * url at its slashes and dashes. */
 static int
-dep_url(const char *url, const char *name, const char *ver, const char *plat)
+dep_url(const char *url, const char *name, const char *ver, const char *plat,
+	int cuda)
 {
+	char tail[32] = "-archive.";
+	size_t tl;
 	size_t nl = strlen(name), pl = strlen(plat), vl = strlen(ver);
 	const char *p = url, *ext;
 
@@ -100,17 +105,40 @@ dep_url(const char *url, const char *name, const char *ver, const char *plat)
 	if (strncmp(p, plat, pl) != 0 || p[pl] != '-')
 		return 0;
 	p += pl + 1;
-	if (strncmp(p, ver, vl) != 0 || strncmp(p + vl, "-archive.", 9) != 0)
+	if (cuda > 0)
+		snprintf(tail, sizeof tail, "_cuda%d-archive.", cuda);
+	tl = strlen(tail);
+	if (strncmp(p, ver, vl) != 0 || strncmp(p + vl, tail, tl) != 0)
 		return 0;
-	ext = p + vl + 9;
+	ext = p + vl + tl;
 	return strcmp(ext, "tar.xz") == 0 || strcmp(ext, "tar.gz") == 0 ||
 	       strcmp(ext, "zip") == 0;
 }
 
-/* At most two {name, version, url, sha256, size}, name libcublas or
- * cuda_nvrtc, url the tree's archive of it. */
+/* "channel": absent (a lock written before it), "cuda", or "cublas"
+ * for libcublas only: 1 for cublas, 0 for cuda, -1 for anything else. */
 static int
-deps_ok(json_t *deps, const char *plat)
+dep_channel(json_t *d, const char *name)
+{
+	json_t *c = json_object_get(d, "channel");
+	const char *s = str(d, "channel", 8);
+
+	if (c == NULL)
+		return 0;
+	if (s == NULL)
+		return -1;
+	if (strcmp(s, "cuda") == 0)
+		return 0;
+	return strcmp(s, "cublas") == 0 && name != NULL &&
+			       strcmp(name, "libcublas") == 0
+		       ? 1
+		       : -1;
+}
+
+/* At most two {name, version, url, sha256, size[, channel]}, name
+ * libcublas or cuda_nvrtc, url its channel's archive of it. */
+static int
+deps_ok(json_t *deps, const char *plat, int cuda)
 {
 	size_t i;
 	json_t *d;
@@ -123,12 +151,17 @@ deps_ok(json_t *deps, const char *plat)
 			   *url = str(d, "url", 512),
 			   *sha = str(d, "sha256", 65);
 		json_t *size = json_object_get(d, "size");
-		if (!has_keys(d, dep_keys, 5) || name == NULL ||
+		int ch = dep_channel(d, name);
+		if (ch < 0 ||
+		    !has_keys(d, dep_keys,
+			      json_object_get(d, "channel") != NULL ? 6 : 5) ||
+		    name == NULL ||
 		    (strcmp(name, "libcublas") != 0 &&
 		     strcmp(name, "cuda_nvrtc") != 0) ||
 		    !dep_version(str(d, "version", 32)) || url == NULL ||
 		    !rel_path(url) ||
-		    !dep_url(url, name, str(d, "version", 32), plat) ||
+		    !dep_url(url, name, str(d, "version", 32), plat,
+			     ch ? cuda : 0) ||
 		    sha == NULL || !fuzz_lower_hex64(sha) ||
 		    !json_is_integer(size) || json_integer_value(size) < 1 ||
 		    json_integer_value(size) > (json_int_t)(64LL << 30))
@@ -138,7 +171,7 @@ deps_ok(json_t *deps, const char *plat)
 }
 
 static int
-entry_ok(json_t *e, const char *plat)
+entry_ok(json_t *e, const char *plat, int cuda)
 {
 	const char *url = str(e, "url", 512), *sha = str(e, "sha256", 65);
 	json_t *size = json_object_get(e, "size"),
@@ -148,11 +181,11 @@ entry_ok(json_t *e, const char *plat)
 	       sha != NULL && fuzz_lower_hex64(sha) && json_is_integer(size) &&
 	       json_integer_value(size) >= 1 &&
 	       json_integer_value(size) <= (json_int_t)(64LL << 30) &&
-	       deps_ok(deps, plat);
+	       deps_ok(deps, plat, cuda);
 }
 
 static int
-platforms_ok(json_t *p)
+platforms_ok(json_t *p, int cuda)
 {
 	const char *key;
 	json_t *v;
@@ -164,7 +197,7 @@ platforms_ok(json_t *p)
 		int known = 0;
 		for (size_t i = 0; i < 4; i++)
 			known |= strcmp(key, platform_names[i]) == 0;
-		if (!known || !entry_ok(v, key))
+		if (!known || !entry_ok(v, key, cuda))
 			return 0;
 	}
 	return 1;
@@ -206,7 +239,7 @@ oracle(const uint8_t *data, size_t size)
 	     cv_install_id_parse(&id, i, NULL) == 0 &&
 	     cv_version_matches(&spec, &id) &&
 	     manifest_ok(json_object_get(root, "manifest")) &&
-	     platforms_ok(json_object_get(root, "platforms"));
+	     platforms_ok(json_object_get(root, "platforms"), id.cuda);
 	json_decref(root);
 	return ok;
 }
@@ -226,8 +259,14 @@ same_lock(const struct cv_lock *a, const struct cv_lock *b)
 					   *y = cv_lock_entry(b, x->platform);
 		FUZZ_CHECK(y != NULL && strcmp(x->url, y->url) == 0 &&
 				   strcmp(x->sha256, y->sha256) == 0 &&
-				   x->size == y->size,
+				   x->size == y->size && x->ndeps == y->ndeps,
 			   "round trip changed %s", x->platform);
+		for (size_t d = 0; d < x->ndeps; d++)
+			FUZZ_CHECK(strcmp(x->deps[d].channel,
+					  y->deps[d].channel) == 0 &&
+					   strcmp(x->deps[d].url,
+						  y->deps[d].url) == 0,
+				   "round trip changed %s's deps", x->platform);
 	}
 }
 

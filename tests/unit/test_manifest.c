@@ -290,6 +290,43 @@ main(void)
 		CHECK(strcmp(u, "https://h/redist/cudnn/a.tar.xz") == 0);
 		free(u);
 	}
+	/* cuBLAS's own channel: the cuDNN shape, one cuda<N> per CUDA major */
+	{
+		static const char chan[] =
+			"{\"libcublas\": {\"version\": \"12.9.3.1\", "
+			"\"cuda_variant\": [\"12\"], \"linux-x86_64\": "
+			"{\"cuda12\": {\"relative_path\": "
+			"\"libcublas/linux-x86_64/libcublas-linux-x86_64-"
+			"12.9.3.1_cuda12-archive.tar.xz\", \"sha256\": \"" GOOD_SHA
+			"\", \"size\": \"7\"}}}}";
+		struct cv_release_file cf;
+		struct cv_err e = CV_ERR_INIT;
+		char ver[32];
+		CHECK(cv_manifest_component("c.json", chan, strlen(chan),
+					    "libcublas", "linux-x86_64", 12,
+					    &cf, ver, &e) == 0 &&
+		      strcmp(ver, "12.9.3.1") == 0 && cf.size == 7 &&
+		      cf.cuda == 12);
+		CHECK(cv_manifest_component("c.json", chan, strlen(chan),
+					    "libcublas", "linux-x86_64", 13,
+					    &cf, ver, &e) == CV_ENOTFOUND);
+	}
+	/* the file a channel names for a component, release and CUDA major */
+	CHECK(cv_dep_url_ok("libcublas", "linux-x86_64", "12.8.4.1", 0,
+			    "libcublas/linux-x86_64/libcublas-linux-x86_64-"
+			    "12.8.4.1-archive.tar.xz"));
+	CHECK(cv_dep_url_ok("libcublas", "linux-x86_64", "12.9.3.1", 12,
+			    "libcublas/linux-x86_64/libcublas-linux-x86_64-"
+			    "12.9.3.1_cuda12-archive.tar.xz"));
+	CHECK(!cv_dep_url_ok("libcublas", "linux-x86_64", "12.9.3.1", 13,
+			     "libcublas/linux-x86_64/libcublas-linux-x86_64-"
+			     "12.9.3.1_cuda12-archive.tar.xz"));
+	CHECK(!cv_dep_url_ok("libcublas", "linux-x86_64", "12.9.3.1", 12,
+			     "cuda_nvrtc/linux-x86_64/cuda_nvrtc-linux-x86_64-"
+			     "12.9.3.1_cuda12-archive.tar.xz"));
+	CHECK(!cv_dep_url_ok("libcublas", "linux-x86_64", "12.9.3.1", 12,
+			     "libcublas/linux-x86_64/libcublas-linux-x86_64-"
+			     "12.9.3.1_cuda12-archive."));
 	/* platform names */
 	CHECK(cv_platform_valid("linux-sbsa"));
 	CHECK(!cv_platform_valid("linux-x86"));
