@@ -320,7 +320,14 @@ cv_venv_pin_of(const char *prefix, char id[64])
 		"bin/activate", "etc/conda/activate.d/cudnnvm.sh"
 	};
 	struct cv_version v;
-	int hooked = cv_preload_pin_of(prefix, id);
+	struct cv_err not_env = CV_ERR_INIT;
+	int hooked;
+
+	/* only what `cudnnvm venv` pins (a stat or two): the prompt hook
+	 * never lists a system prefix's lib/ (/usr/lib) */
+	if (cv_venv_kind(prefix, &not_env) < 0)
+		return 0;
+	hooked = cv_preload_pin_of(prefix, id);
 
 	/* the module is written last of a pin's files, renamed into place:
 	 * the one point a pin is made at, for Python and for this */
