@@ -814,7 +814,7 @@ cublaslt_fix(const struct cv_doctor_ctx *ctx)
 		if (cuda == ctx->active_cuda)
 			continue;
 		snprintf(so, sizeof so, "libcublasLt.so.%d", cuda);
-		if ((lt = cv_validate_find_lib(so)) != NULL) {
+		if ((lt = cv_machine_find_lib(so)) != NULL) {
 			char *fix = activate_variant(ctx, cuda);
 			free(lt);
 			if (fix != NULL)
@@ -900,7 +900,7 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 	if (ctx->active_major >= 8) {
 		snprintf(so, sizeof so, "libcublasLt.so.%d", ctx->active_cuda);
 		lt = cublaslt_in_store(ctx, so) ? xstrdup(so)
-						: cv_validate_find_lib(so);
+						: cv_machine_find_lib(so);
 		if (lt == NULL) {
 			char *why = xasprintf(
 				"cuDNN %d loads %s at run time; without it the "
@@ -1035,7 +1035,7 @@ validated_here(const struct cv_store *st, const struct cv_installed *inst)
 	snprintf(soname, sizeof soname, "libcublasLt.so.%d",
 		 inst->version.cuda);
 	dir = cv_store_dir(st, inst->id);
-	cublaslt = cv_validate_find_lib(soname);
+	cublaslt = cv_machine_find_lib(soname);
 	key = cv_validate_cache_key(dir, inst->id, 0, cublaslt);
 	ok = cv_validate_cache_get(cv_store_cache_dir(st), key, &v) == 0 &&
 	     cv_validation_failed(&v) < 0;

@@ -18,6 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The ELF machine this program runs as: the loader maps no other. */
+#if defined(__x86_64__)
+#define NATIVE_EM EM_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_EM EM_AARCH64
+#elif defined(__powerpc64__)
+#define NATIVE_EM EM_PPC64
+#endif
+
 #define MAX_PHDRS   512       /* real libraries have about ten */
 #define MAX_DYNAMIC (1 << 20) /* bytes of dynamic entries read at most */
 
@@ -207,6 +216,35 @@ read_string(const struct elf_file *f, uint64_t strtab, uint64_t off, char *out,
 	    memchr(out, '\0', n) == NULL || out[0] == '\0')
 		return -1;
 	return 0;
+}
+
+int
+cv_elf_native(int fd)
+{
+	struct elf_file f = { fd, 0, 0, 0, 0, 0 };
+	unsigned char ident[EI_NIDENT];
+	uint16_t hdr[2]; /* e_type, e_machine: the same place in both classes */
+	struct stat sb;
+
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return -1;
+	f.size = (uint64_t)sb.st_size;
+	if (read_at(&f, 0, ident, sizeof ident) < 0 ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0 ||
+	    read_at(&f, EI_NIDENT, hdr, sizeof hdr) < 0)
+		return -1;
+	return ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64
+						       : ELFCLASS32) &&
+			       ident[EI_DATA] ==
+				       (__BYTE_ORDER == __LITTLE_ENDIAN
+						? ELFDATA2LSB
+						: ELFDATA2MSB) &&
+			       hdr[0] == ET_DYN
+#ifdef NATIVE_EM
+			       && hdr[1] == NATIVE_EM
+#endif
+		       ? 1
+		       : 0;
 }
 
 int

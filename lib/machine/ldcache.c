@@ -1,10 +1,16 @@
-/* ldcache.c: the loader's cache as `ldconfig -p` prints it, so code that
- * asks "where would the loader find this soname" reads it one way. */
+/* ldcache.c: the loader's cache as `ldconfig -p` prints it, and the one
+ * answer to "where would the loader find this soname": what --deps auto
+ * records as found on the machine and what validation hands its child are
+ * the same file, one the loader itself would load. */
 #include "base/base.h"
 #include "machine/machine_int.h"
 
+#include <elf.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* `<exe> [-C cache] -p` into out; 0 when it ran and exited 0. A wedged
  * ldconfig must not hang validate or doctor: 5 seconds at most. */
@@ -57,4 +63,115 @@ cv_ldcache_each(cv_ldcache_fn fn, void *payload)
 			fn(payload, name, arrow);
 	}
 	cv_buf_release(&out);
+}
+
+/* ---- where the loader finds a library ---------------------------------- */
+
+int
+cv_machine_lib_loads(const char *path, const char *so)
+{
+	/* follows links as the loader does: a dangling one fails here; never
+	 * blocks on a FIFO */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	char name[CV_ELF_NAME_MAX];
+	struct stat sb;
+	int ok;
+
+	if (fd < 0)
+		return 0;
+	/* the loader maps only a regular ELF object of this program's class,
+	 * byte order and machine; and a file declaring another SONAME is not
+	 * the library asked for (a libz filed as libcublasLt.so.12) */
+	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	     cv_elf_native(fd) == 1 &&
+	     cv_elf_soname(fd, name, sizeof name) == CV_ELF_SONAME &&
+	     strcmp(name, so) == 0;
+	close(fd);
+	return ok;
+}
+
+/* dir/so when the loader would load it from there. A relative folder is
+ * the working folder's, different for every later process: nothing to
+ * record or load from. */
+static char *
+try_dir(const char *dir, const char *so)
+{
+	char *p;
+
+	if (dir == NULL || *dir != '/')
+		return NULL;
+	p = xasprintf("%s/%s", dir, so);
+	if (cv_machine_lib_loads(p, so))
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* The first folder of a ':' list holding a loadable `so`: the loader
+ * passes over a file it cannot load and tries the next folder. */
+static char *
+try_list(const char *list, const char *so)
+{
+	char *copy, *save = NULL, *p = NULL;
+
+	if (list == NULL)
+		return NULL;
+	copy = xstrdup(list);
+	for (char *d = strtok_r(copy, ":", &save); d && !p;
+	     d = strtok_r(NULL, ":", &save))
+		p = try_dir(d, so);
+	free(copy);
+	return p;
+}
+
+struct ldfind {
+	const char *so;
+	char *path; /* the first match the loader would load */
+};
+
+static void
+ldfind_cb(void *payload, const char *soname, const char *path)
+{
+	struct ldfind *lf = payload;
+
+	/* a stale cache names files that are gone (a removed or hidden
+	 * toolkit), and it lists other classes' copies (libc6 beside
+	 * libc6,x86-64): the loader passes over those, and so does this */
+	if (lf->path == NULL && strcmp(soname, lf->so) == 0 &&
+	    cv_machine_lib_loads(path, lf->so))
+		lf->path = xstrdup(path);
+}
+
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__powerpc64__) && __BYTE_ORDER == __LITTLE_ENDIAN
+#define MULTIARCH "powerpc64le-linux-gnu"
+#endif
+
+char *
+cv_machine_find_lib(const char *so)
+{
+	/* the loader's built-in folders (`ld.so --help`: "system search
+	 * path"), Debian's multiarch ones and the lib64 ones of the others */
+	static const char *const sys_dirs =
+#ifdef MULTIARCH
+		"/lib/" MULTIARCH ":/usr/lib/" MULTIARCH ":"
+#endif
+		"/lib64:/usr/lib64:/lib:/usr/lib";
+	/* the test hook stands in for the machine's own places: its cache
+	 * and its built-in folders */
+	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	struct ldfind lf = { so, NULL };
+	char *p;
+
+	if ((p = try_list(getenv("LD_LIBRARY_PATH"), so)) != NULL)
+		return p;
+	if (test != NULL)
+		return try_list(test, so);
+	cv_ldcache_each(ldfind_cb, &lf);
+	if (lf.path != NULL)
+		return lf.path;
+	return try_list(sys_dirs, so);
 }

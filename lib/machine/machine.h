@@ -111,4 +111,21 @@ typedef void (*cv_elf_name_fn)(void *payload, const char *name);
 
 int cv_elf_needed(int fd, cv_elf_name_fn fn, void *payload);
 
+/* elf.c / ldcache.c: what the loader would load. cv_elf_native: 1 when
+ * the file open on fd is an ELF shared object of this program's class,
+ * byte order and machine, 0 for another one, -1 when not ELF at all.
+ * cv_machine_lib_loads: whether the loader would load the file at path
+ * (links followed) as library `so`: readable, a regular file, native
+ * (cv_elf_native) and declaring SONAME `so`. cv_machine_find_lib: where
+ * the loader would find `so` for a process started now, in its order:
+ * the absolute LD_LIBRARY_PATH entries, ld.so.cache, its built-in folders
+ * (CUDNNVM_TEST_CUDA_LIBDIRS, a ':' list, stands in for the last two),
+ * passing over every file it would not load; xmalloc'd, or NULL. The one
+ * answer for --deps auto, validation and doctor. */
+int cv_elf_native(int fd);
+
+int cv_machine_lib_loads(const char *path, const char *so);
+
+char *cv_machine_find_lib(const char *so);
+
 #endif

@@ -418,6 +418,7 @@ each_site_packages(const char *prefix, int writing,
 struct pins_args {
 	char (*ids)[64];
 	size_t max, n;
+	int sites; /* site-packages folders seen */
 };
 
 struct pth_args {
@@ -453,10 +454,12 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 	r = cv_fs_write_atomic(path, a->module, strlen(a->module), 0644, err);
 	if (r == 0)
 		drop_compiled(sp);
+	cv_checkpoint("venv-module-written");
 	snprintf(path, sizeof path, "%s/" FINDER_FILE, sp);
 	if (r == 0)
 		r = cv_fs_write_atomic(path, a->finder, strlen(a->finder), 0644,
 				       err);
+	cv_checkpoint("venv-finder-written");
 	/* the line that imports them last: never one without the other */
 	snprintf(path, sizeof path, "%s/" CV_PRELOAD_PTH, sp);
 	if (r == 0)
@@ -652,7 +655,13 @@ pins_one(const char *sp, void *arg, struct cv_err *err)
 	char path[PATH_MAX * 2 + 32], head[2048], *line, *tok, *save;
 
 	(void)err;
+	a->sites++;
 	if (a->n > 0)
+		return 0;
+	/* without its .pth line the interpreter never imports the module:
+	 * a pin killed before that last write is no pin, as Python sees it */
+	snprintf(path, sizeof path, "%s/" CV_PRELOAD_PTH, sp);
+	if (cv_fs_read_head(AT_FDCWD, path, 1, head, sizeof head) < 0)
 		return 0;
 	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
 	if (cv_fs_read_head(AT_FDCWD, path, 1, head, sizeof head) < 0 ||
@@ -670,11 +679,27 @@ pins_one(const char *sp, void *arg, struct cv_err *err)
 int
 cv_preload_pins(const char *prefix, char (*ids)[64], size_t max)
 {
-	struct pins_args a = { ids, max, 0 };
+	struct pins_args a = { ids, max, 0, 0 };
 	struct cv_err err = CV_ERR_INIT;
 
 	each_site_packages(prefix, 0, pins_one, &a, &err);
 	return (int)a.n;
+}
+
+int
+cv_preload_pin_of(const char *prefix, char id[64])
+{
+	char ids[CV_VENV_MAXPINS][64];
+	struct pins_args a = { ids, CV_VENV_MAXPINS, 0, 0 };
+	struct cv_err err = CV_ERR_INIT;
+
+	each_site_packages(prefix, 0, pins_one, &a, &err);
+	if (a.sites == 0)
+		return -1;
+	if (a.n == 0)
+		return 0;
+	snprintf(id, 64, "%s", ids[0]);
+	return 1;
 }
 
 int

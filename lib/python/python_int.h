@@ -74,9 +74,18 @@ enum cv_venv_kind { CV_VENV_PYTHON = 1, CV_VENV_CONDA = 2 };
  * unpinned since): its path, and its entries appended to dirs. */
 void cv_venv_registry_path(char *out, size_t n);
 
-/* The install id `cudnnvm venv` pinned the environment `prefix` to (its
- * block in bin/activate or conda's activate.d): 1 and id set, else 0. */
+/* The install id `cudnnvm venv` pinned the environment `prefix` to: 1
+ * and id set, else 0. An environment with Python is pinned to what its
+ * interpreter loads (cv_preload_pin_of), so that a venv killed mid-pin
+ * reads as one version here and in Python; one without (a bare conda
+ * prefix) to the block of its activate script. */
 int cv_venv_pin_of(const char *prefix, char id[64]);
+
+/* preload.c: the primary pin the hook of `prefix` loads (its .pth line
+ * and module both there): 1 and id set; 0 when the environment has a
+ * site-packages but no complete hook (a pin killed before its .pth line
+ * was written, or none); -1 when it has no site-packages at all. */
+int cv_preload_pin_of(const char *prefix, char id[64]);
 
 /* frameworks.c: the requirement grammar, one line at a time (the fuzz
  * target and the unit test reach it here). One METADATA "Requires-Dist:"

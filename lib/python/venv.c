@@ -320,7 +320,19 @@ cv_venv_pin_of(const char *prefix, char id[64])
 		"bin/activate", "etc/conda/activate.d/cudnnvm.sh"
 	};
 	struct cv_version v;
+	struct cv_err not_env = CV_ERR_INIT;
+	int hooked;
 
+	/* only what `cudnnvm venv` pins (a stat or two): the prompt hook
+	 * never lists a system prefix's lib/ (/usr/lib) */
+	if (cv_venv_kind(prefix, &not_env) < 0)
+		return 0;
+	hooked = cv_preload_pin_of(prefix, id);
+
+	/* the module is written last of a pin's files, renamed into place:
+	 * the one point a pin is made at, for Python and for this */
+	if (hooked >= 0)
+		return hooked == 1 && cv_install_id_parse(&v, id, NULL) == 0;
 	for (size_t j = 0; j < sizeof scripts / sizeof scripts[0]; j++) {
 		char path[PATH_MAX], *buf, *begin, *end, *p;
 		size_t len = 0;
@@ -568,6 +580,7 @@ cv_venv_write(const char *dir, const struct cv_store *st,
 	r = kind == CV_VENV_CONDA
 		    ? write_conda(dir, n ? ids[0] : "", exe, remove, err)
 		    : write_python(dir, n ? ids[0] : "", exe, remove, err);
+	cv_checkpoint("venv-scripts-written");
 	if (r == 0)
 		r = cv_preload_hook(dir, pins, n, remove, err);
 	if (r == 0)

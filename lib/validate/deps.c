@@ -5,6 +5,7 @@
  * CUDA 12 builds nvrtc too (doc/cudnn-facts.md, "Runtime dependencies").
  * Installing them is deps_install.c's, in the helper. */
 #include "base/base.h"
+#include "machine/machine.h"
 #include "store/store.h"
 #include "validate/validate_int.h"
 
@@ -51,12 +52,12 @@ cv_deps_needed(const struct cv_version *v, struct cv_dep_need need[CV_MAX_DEPS])
 char *
 cv_deps_find_on_machine(const struct cv_dep_need *need)
 {
-	char *p = cv_validate_find_lib(need->soname), *q;
+	char *p = cv_machine_find_lib(need->soname), *q;
 
 	if (p == NULL || need->soname2[0] == '\0')
 		return p;
 	/* both of cuDNN 8's libraries, from one place */
-	q = cv_validate_find_lib(need->soname2);
+	q = cv_machine_find_lib(need->soname2);
 	if (q == NULL) {
 		free(p);
 		return NULL;

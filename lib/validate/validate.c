@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -19,9 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* after <glob.h>: it rebinds glob */
-#include "base/glibc_compat.h"
 
 /* SEGV for SIGSEGV: glibc's sigabbrev_np (2.32) where the build has it,
  * else the signals a crashing check process dies of */
@@ -56,105 +52,6 @@ static void
 copy_str(char *dst, size_t n, const char *src)
 {
 	snprintf(dst, n, "%s", src ? src : "");
-}
-
-/* ---- finding libcublasLt ---------------------------------------------- */
-
-static char *
-try_dir(const char *dir, const char *so)
-{
-	char *p;
-
-	/* a relative folder is the working folder's, different for every
-	 * later process: nothing to record or load from */
-	if (dir == NULL || *dir != '/')
-		return NULL;
-	p = xasprintf("%s/%s", dir, so);
-	if (access(p, R_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
-}
-
-static char *
-try_list(const char *list, const char *so)
-{
-	char *copy, *save = NULL, *p = NULL;
-
-	if (list == NULL)
-		return NULL;
-	copy = xstrdup(list);
-	for (char *d = strtok_r(copy, ":", &save); d && !p;
-	     d = strtok_r(NULL, ":", &save))
-		p = try_dir(d, so);
-	free(copy);
-	return p;
-}
-
-struct ldfind {
-	const char *so;
-	char *path; /* the first match */
-};
-
-static void
-ldfind_cb(void *payload, const char *soname, const char *path)
-{
-	struct ldfind *lf = payload;
-
-	/* a stale cache names files that are gone (a removed or hidden
-	 * toolkit): the loader passes over those, and so does this */
-	if (lf->path == NULL && strcmp(soname, lf->so) == 0 &&
-	    access(path, R_OK) == 0)
-		lf->path = xstrdup(path);
-}
-
-/* Where is `so` (libcublasLt.so.<cuda>): the library path, $CUDA_HOME, the CUDA
- * toolkits under /usr/local, the system folders, then ld.so.cache. The
- * test hook CUDNNVM_TEST_CUDA_LIBDIRS replaces the whole search. */
-char *
-cv_validate_find_lib(const char *so)
-{
-	static const char *const fixed[] = {
-		"/usr/local/cuda/lib64",
-		"/usr/local/cuda/lib",
-		"/usr/lib/x86_64-linux-gnu",
-		"/usr/lib/aarch64-linux-gnu",
-		"/usr/lib64",
-		"/usr/lib",
-		NULL,
-	};
-	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
-	char *p = NULL, *home;
-	glob_t g;
-
-	if (test != NULL)
-		return try_list(test, so);
-	if ((p = try_list(getenv("LD_LIBRARY_PATH"), so)) != NULL)
-		return p;
-	for (int i = 0; i < 2 && !p; i++) {
-		home = getenv(i ? "CUDA_PATH" : "CUDA_HOME");
-		if (home != NULL) {
-			char *l = xasprintf("%s/lib64:%s/lib", home, home);
-			p = try_list(l, so);
-			free(l);
-		}
-	}
-	for (int i = 0; fixed[i] && !p; i++)
-		p = try_dir(fixed[i], so);
-	if (p == NULL && glob("/usr/local/cuda-*/lib64", 0, NULL, &g) == 0) {
-		for (size_t i = g.gl_pathc; i > 0 && !p; i--)
-			p = try_dir(g.gl_pathv[i - 1], so);
-		globfree(&g);
-	}
-	if (p != NULL)
-		return p;
-	/* ld.so.cache, as the loader sees it. */
-	{
-		struct ldfind lf = { so, NULL };
-		cv_ldcache_each(ldfind_cb, &lf);
-		p = lf.path;
-	}
-	return p;
 }
 
 /* ---- the child -------------------------------------------------------- */
@@ -507,7 +404,7 @@ dep_dirs(const char *dir, const struct cv_installed *inst, const char *so,
 		if (*cublaslt == NULL &&
 		    strcmp(inst->deps[i].name, "libcublas") == 0) {
 			char *p = cv_path_join(lib, so);
-			if (access(p, R_OK) == 0)
+			if (cv_machine_lib_loads(p, so))
 				*cublaslt = p;
 			else
 				free(p);
@@ -538,7 +435,7 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
 	deps = dep_dirs(dir, inst, cuda, &cublaslt);
 	if (cublaslt == NULL)
-		cublaslt = cv_validate_find_lib(cuda);
+		cublaslt = cv_machine_find_lib(cuda);
 	while (opts->extra_args != NULL && opts->extra_args[nextra] != NULL)
 		nextra++;
 	if (opts->cache_dir != NULL && nextra == 0) {

@@ -270,9 +270,4 @@ char *cv_bench_json(const struct cv_layer *layers, size_t nlayers,
 		    const struct cv_bench_run *runs, size_t nruns,
 		    const struct cv_bench_opts *opts);
 
-/* validate.c: find a CUDA library (libcublasLt.so.13) the way validation
- * does: library path, $CUDA_HOME, /usr/local/cuda*, system folders,
- * ld.so.cache. xmalloc'd path or NULL. */
-char *cv_validate_find_lib(const char *soname);
-
 #endif

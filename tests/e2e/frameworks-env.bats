@@ -193,3 +193,50 @@ hint: cudnnvm venv 9.19 --path '$T/ve'"
 	[[ $output == "9.14.0.64-cuda13 "* ]]
 	[[ $output != *"passed over"* ]]
 }
+
+@test "a venv re-pin killed after any of its writes reads as one version, for current and for Python's import of the hook (H22)" {
+	mkver 9.20.0.48-cuda13
+	# a real venv: its interpreter runs the hook's .pth line
+	mkenv "$T/proj/.venv" --venv torch-2.11.0 >/dev/null
+	echo 9.14 >"$T/proj/.cudnn-version"
+	cd "$T/proj"
+	for step in venv-scripts-written venv-module-written venv-finder-written; do
+		cudnnvm venv 9.19 --path "$T/proj/.venv"
+		rm -f "$T/parked"
+		CUDNNVM_TEST_CHECKPOINT=$step CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+			cudnnvm venv 9.20 --path "$T/proj/.venv" &
+		pid=$!
+		wait_for_file "$T/parked"
+		kill -9 "$pid"
+		wait "$pid" || true
+		cur=$(cudnnvm current --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+		# what the interpreter's hook pins: its .pth line run, its module
+		py=$(.venv/bin/python3 -c 'import sys
+if "_cudnnvm_finder" not in sys.modules:
+    print("none")
+else:
+    import importlib.util as u
+    f = sys.modules["_cudnnvm_finder"].__file__.rpartition("/")[0]
+    s = u.spec_from_file_location("m", f + "/_cudnnvm_preload.py")
+    src = open(s.origin).read().split("\nSTORE, PINNED")[0]
+    g = {}
+    exec(src, g)
+    print(g["PINS"][0][1])')
+		echo "$step: current $cur, python $py"
+		[ "$cur" = "$py" ]
+		[[ $cur == 9.19.0.56-cuda13 || $cur == 9.20.0.48-cuda13 ]]
+	done
+	# --remove takes the activate blocks out first, the hook last: killed
+	# between, the venv is still pinned to its version for both
+	cudnnvm venv 9.19 --path "$T/proj/.venv"
+	rm -f "$T/parked"
+	CUDNNVM_TEST_CHECKPOINT=venv-scripts-written CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		cudnnvm venv --remove --path "$T/proj/.venv" &
+	pid=$!
+	wait_for_file "$T/parked"
+	kill -9 "$pid"
+	wait "$pid" || true
+	run cudnnvm current --json
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])' <<<"$output")" = 9.19.0.56-cuda13 ]
+	grep -q "9.19.0.56-cuda13" .venv/lib/python3*/site-packages/_cudnnvm_preload.py
+}

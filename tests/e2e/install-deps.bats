@@ -693,3 +693,60 @@ assert d["cuda_nvrtc"]["channel"] == "cuda", d' "$output"
 	[ -L "$T/s1/deps/cuda_nvrtc-12.8.61/lib/libnvrtc.so.12" ]
 	[ "$(archive_gets)" -eq 0 ]
 }
+
+# The dependency went into the store: a copy the loader would not load was
+# not trusted as found on the machine (H21).
+installed_not_found() {
+	run --separate-stderr cudnnvm install 9.13 --cuda 12
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '"found"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json")" -eq 0 ]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	[ -f "$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib/libcublasLt.so.12" ]
+}
+
+@test "a libcublasLt.so.12 of another ELF class or machine is not found on the machine: auto installs it (H21)" {
+	mkdir -p "$T/tk32" "$T/tkarm"
+	# a 32-bit x86 shared object's header, and a 64-bit library whose
+	# e_machine says AArch64: the loader refuses both ("wrong ELF class")
+	python3 -c 'import struct,sys
+open(sys.argv[1], "wb").write(b"\x7fELF\x01\x01\x01" + b"\0" * 9 +
+    struct.pack("<HHI", 3, 3, 1) + b"\0" * 32)' "$T/tk32/libcublasLt.so.12"
+	cc -shared -fPIC -o "$T/tkarm/libcublasLt.so.12" -Wl,-soname,libcublasLt.so.12 -x c /dev/null
+	printf '\267\000' | dd of="$T/tkarm/libcublasLt.so.12" bs=1 seek=18 conv=notrunc status=none
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$T/tk32:$T/tkarm"
+	installed_not_found
+	[ "$(dep_gets)" -eq 2 ]
+}
+
+@test "a libcublasLt.so.12 that is a dangling link or cannot be read is not found on the machine: auto installs it (H21)" {
+	mkdir -p "$T/dangle" "$T/notfile/libcublasLt.so.12" "$T/noread"
+	ln -s libcublasLt.so.12.8.4.1 "$T/dangle/libcublasLt.so.12"
+	dirs="$T/dangle:$T/notfile"
+	# root reads a file of mode 000; anyone else cannot
+	if [ "$(id -u)" -ne 0 ]; then
+		cc -shared -fPIC -o "$T/noread/libcublasLt.so.12" -Wl,-soname,libcublasLt.so.12 -x c /dev/null
+		chmod 000 "$T/noread/libcublasLt.so.12"
+		dirs="$dirs:$T/noread"
+	fi
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$dirs"
+	installed_not_found
+}
+
+@test "a libcublasLt.so.12 only in a relative LD_LIBRARY_PATH folder is not found on the machine: auto installs it (H21)" {
+	mkdir -p "$T/w/lib" && cd "$T/w"
+	cc -shared -fPIC -o lib/libcublasLt.so.12 -Wl,-soname,libcublasLt.so.12 -x c /dev/null
+	LD_LIBRARY_PATH=lib:./lib installed_not_found
+}
+
+@test "the finder passes over a copy the loader would not load to the next folder, as the loader does (H21)" {
+	mkdir -p "$T/bad" "$T/good"
+	echo 'not a library' >"$T/bad/libcublasLt.so.12"
+	cc -shared -fPIC -o "$T/good/libcublasLt.so.12" -Wl,-soname,libcublasLt.so.12 -x c /dev/null
+	CUDNNVM_TEST_CUDA_LIBDIRS="$T/bad:$T/good" run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	# cuBLAS from the second folder; nvrtc is nowhere, so downloaded
+	grep -q "\"found\": \"$T/good\"" "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	[ "$(grep -c "\"found\": \"$T/bad\"" "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json")" -eq 0 ]
+	[ "$(dep_gets)" -eq 1 ]
+}

@@ -417,3 +417,22 @@ install_into_tmp() {
 	[ "$status" -eq 0 ]
 	python3 -c 'import json,sys; json.loads(sys.argv[1])' "$output"
 }
+
+@test "validation hands its child only a libcublasLt the loader would load: one of another ELF class is not found, the next folder's is used (H21)" {
+	inst v9
+	mkdir -p "$T/cuda32" "$T/lt"
+	cp -a "$STUBS/cuda/." "$T/cuda32/"
+	# a 32-bit x86 shared object's header in the place of the stub's
+	rm "$T/cuda32/libcublasLt.so.13"
+	python3 -c 'import struct,sys
+open(sys.argv[1], "wb").write(b"\x7fELF\x01\x01\x01" + b"\0" * 9 +
+    struct.pack("<HHI", 3, 3, 1) + b"\0" * 32)' "$T/cuda32/libcublasLt.so.13"
+	CUDNNVM_TEST_CUDA_LIBDIRS="$T/cuda32" run cudnnvm validate "$ID"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"4 driver      fail: libcublasLt.so.13 is not found (cuDNN 9 loads it for its kernels)"* ]]
+	# the loader passes over it to the next folder, and so does the finder
+	cp -a "$STUBS/cuda/libcublasLt.so.13" "$T/lt/"
+	CUDNNVM_TEST_CUDA_LIBDIRS="$T/cuda32:$T/lt" run cudnnvm validate "$ID"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"4 driver      pass (driver for CUDA 13.0, $T/lt/libcublasLt.so.13)"* ]]
+}

@@ -5,6 +5,7 @@
 #include "machine/machine_int.h"
 #include "tap.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,78 @@ at(const char *rel)
 	static char buf[512];
 	snprintf(buf, sizeof buf, "%s/%s", tmp, rel);
 	return buf;
+}
+
+/* The loader's choice (ldcache.c): a file it would not load is passed
+ * over to the next folder, whatever its name says (H21). */
+static void
+loader_choice(void)
+{
+	/* a 32-bit x86 shared object's header: ident, e_type, e_machine */
+	static const unsigned char elf32[52] = {
+		0x7f, 'E', 'L', 'F', 1, 1, 1, [16] = 3, [18] = 3, [20] = 1
+	};
+	char *libc = cv_machine_find_lib("libc.so.6"), dirs[2200], *p;
+	FILE *f;
+	int fd;
+
+	/* the real search finds this program's own C library */
+	CHECK(libc != NULL && cv_machine_lib_loads(libc, "libc.so.6"));
+	/* its SONAME is not another library's */
+	CHECK(libc != NULL && !cv_machine_lib_loads(libc, "libz.so.1"));
+	fd = libc != NULL ? open(libc, O_RDONLY) : -1;
+	CHECK(fd >= 0 && cv_elf_native(fd) == 1);
+	if (fd >= 0)
+		close(fd);
+	put("l32/libc.so.6", "", 0644);
+	f = fopen(at("l32/libc.so.6"), "wb");
+	if (f != NULL) {
+		fwrite(elf32, 1, sizeof elf32, f);
+		fclose(f);
+	}
+	fd = open(at("l32/libc.so.6"), O_RDONLY);
+	CHECK(fd >= 0 && cv_elf_native(fd) == 0);
+	if (fd >= 0)
+		close(fd);
+	put("text/libc.so.6", "not a library\n", 0644);
+	fd = open(at("text/libc.so.6"), O_RDONLY);
+	CHECK(fd >= 0 && cv_elf_native(fd) == -1);
+	if (fd >= 0)
+		close(fd);
+	mkdir(at("isdir"), 0755);
+	mkdir(at("isdir/libc.so.6"), 0755);
+	mkdir(at("dangle"), 0755);
+	CHECK(symlink("libc.so.6.gone", at("dangle/libc.so.6")) == 0);
+	mkdir(at("good"), 0755);
+	CHECK(libc != NULL && symlink(libc, at("good/libc.so.6")) == 0);
+	dirs[0] = '\0';
+	for (int i = 0; i < 5; i++) {
+		static const char *const d[] = { "l32", "text", "isdir",
+						 "dangle", "good" };
+		snprintf(dirs + strlen(dirs), sizeof dirs - strlen(dirs),
+			 "%s%s", i ? ":" : "", at(d[i]));
+	}
+	unsetenv("LD_LIBRARY_PATH");
+	setenv("CUDNNVM_TEST_CUDA_LIBDIRS", dirs, 1);
+	p = cv_machine_find_lib("libc.so.6");
+	CHECK(p != NULL && strcmp(p, at("good/libc.so.6")) == 0);
+	free(p);
+	/* an absolute LD_LIBRARY_PATH folder comes first; a relative one is
+	 * the working folder's, never an answer */
+	setenv("CUDNNVM_TEST_CUDA_LIBDIRS", at("nothing"), 1);
+	CHECK(chdir(tmp) == 0);
+	setenv("LD_LIBRARY_PATH", "good", 1);
+	p = cv_machine_find_lib("libc.so.6");
+	CHECK(p == NULL);
+	free(p);
+	setenv("LD_LIBRARY_PATH", at("good"), 1);
+	p = cv_machine_find_lib("libc.so.6");
+	CHECK(p != NULL && strcmp(p, at("good/libc.so.6")) == 0);
+	free(p);
+	CHECK(chdir("/") == 0);
+	unsetenv("LD_LIBRARY_PATH");
+	unsetenv("CUDNNVM_TEST_CUDA_LIBDIRS");
+	free(libc);
 }
 
 int
@@ -280,6 +353,7 @@ main(void)
 		cv_machine_forget();
 	}
 	setenv("PATH", "/usr/bin:/bin", 1);
+	loader_choice();
 	{
 		char *cmd = NULL;
 		int n = asprintf(&cmd, "rm -rf '%s'", tmp);
