@@ -8,17 +8,13 @@
 #include "validate/validate_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 /* after <glob.h>: it rebinds glob */
 #include "base/glibc_compat.h"
@@ -70,7 +66,7 @@ try_dir(const char *dir, const char *so)
 	if (dir == NULL || *dir != '/')
 		return NULL;
 	p = xasprintf("%s/%s", dir, so);
-	if (access(p, R_OK) == 0)
+	if (cv_os_access(p, CV_ACCESS_READ) == 0)
 		return p;
 	free(p);
 	return NULL;
@@ -104,7 +100,7 @@ ldfind_cb(void *payload, const char *soname, const char *path)
 	/* a stale cache names files that are gone (a removed or hidden
 	 * toolkit): the loader passes over those, and so does this */
 	if (lf->path == NULL && strcmp(soname, lf->so) == 0 &&
-	    access(path, R_OK) == 0)
+	    cv_os_access(path, CV_ACCESS_READ) == 0)
 		lf->path = xstrdup(path);
 }
 
@@ -125,7 +121,7 @@ cv_validate_find_lib(const char *so)
 	};
 	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
 	char *p = NULL, *home;
-	glob_t g;
+	struct cv_strv g = CV_STRV_INIT;
 
 	if (test != NULL)
 		return try_list(test, so);
@@ -141,10 +137,10 @@ cv_validate_find_lib(const char *so)
 	}
 	for (int i = 0; fixed[i] && !p; i++)
 		p = try_dir(fixed[i], so);
-	if (p == NULL && glob("/usr/local/cuda-*/lib64", 0, NULL, &g) == 0) {
-		for (size_t i = g.gl_pathc; i > 0 && !p; i--)
-			p = try_dir(g.gl_pathv[i - 1], so);
-		globfree(&g);
+	if (p == NULL && cv_os_glob("/usr/local/cuda-*/lib64", &g) > 0) {
+		for (size_t i = g.n; i > 0 && !p; i--)
+			p = try_dir(g.v[i - 1], so);
+		cv_strv_release(&g);
 	}
 	if (p != NULL)
 		return p;
@@ -507,7 +503,7 @@ dep_dirs(const char *dir, const struct cv_installed *inst, const char *so,
 		if (*cublaslt == NULL &&
 		    strcmp(inst->deps[i].name, "libcublas") == 0) {
 			char *p = cv_path_join(lib, so);
-			if (access(p, R_OK) == 0)
+			if (cv_os_access(p, CV_ACCESS_READ) == 0)
 				*cublaslt = p;
 			else
 				free(p);
