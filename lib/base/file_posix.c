@@ -274,10 +274,12 @@ cv_os_readlink_at(int dir, const char *name, char *buf, size_t n)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	len = readlinkat(dir, name, buf, n - 1);
+	/* all n bytes asked for: a target that fills them has no room for
+	 * the NUL, and may have been cut */
+	len = readlinkat(dir, name, buf, n);
 	if (len < 0)
 		return -1;
-	if ((size_t)len >= n - 1) {
+	if ((size_t)len >= n) {
 		buf[0] = '\0';
 		errno = ENAMETOOLONG;
 		return -1;
