@@ -94,10 +94,6 @@ sched_getaffinity'
 # Files not yet moved onto base's face, each with what keeps it here. The
 # gate fails as well for a file listed here that no longer needs to be.
 os_exempt=$(sed 's/#.*//' <<'EOF'
-# the store's race-safe folder handles (openat, renameat2 with
-# RENAME_NOREPLACE/EXCHANGE, O_NOFOLLOW): not moved yet
-store/cache store/hint store/inuse store/inventory store/link store/store
-store/sysmode
 activate/activate activate/env activate/hook activate/modulefile # not moved yet
 activate/shim
 python/frameworks python/fw_probe python/gate python/preload # not moved yet

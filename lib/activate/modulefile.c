@@ -288,7 +288,7 @@ names_version(const char *name)
 }
 
 static int
-foreign(const char *path, const struct stat *sb, int sticky_ok,
+foreign(const char *path, const struct cv_stat *sb, int sticky_ok,
 	struct cv_err *err)
 {
 	int who = cv_fs_foreign_writer(sb, sticky_ok);
@@ -297,7 +297,7 @@ foreign(const char *path, const struct stat *sb, int sticky_ok,
 		return cv_err_set(
 			err, CV_ESTORE,
 			"'%s' belongs to another user (uid %ld), who could change the module files written there; refusing to write them (pick a folder of your own with --out DIR)",
-			path, (long)sb->st_uid);
+			path, sb->uid);
 	if (who != 0)
 		return cv_err_set(
 			err, CV_ESTORE,
@@ -312,7 +312,7 @@ foreign(const char *path, const struct stat *sb, int sticky_ok,
  * be this user's or root's and writable by nobody else, as the store is;
  * the module folder itself is checked on its descriptor once open. */
 static int
-above_one(const char *dir, const struct stat *sb, void *err)
+above_one(const char *dir, const struct cv_stat *sb, void *err)
 {
 	return sb == NULL ? 0 : foreign(dir, sb, 1, err);
 }
@@ -332,15 +332,15 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 	struct cv_buf text = CV_BUF_INIT;
 	const char *fmtname = fmt == CV_MODFMT_LUA ? "lua" : "tcl";
 	char *marker = xasprintf("format=%s\n", fmtname);
-	struct stat sb;
+	struct cv_stat sb;
 	DIR *d = NULL;
 	struct dirent *de;
 	int dfd = -1, r = 0, m;
 
 	if ((r = check_above(dir, err)) < 0)
 		goto out;
-	if (lstat(dir, &sb) == 0) {
-		if (!S_ISDIR(sb.st_mode)) {
+	if (cv_os_lstat(dir, &sb) == 0) {
+		if (sb.kind != CV_KIND_DIR) {
 			r = cv_err_set(
 				err, CV_ESTORE,
 				"'%s' is not a folder; refusing to use it",
@@ -368,7 +368,7 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 				 "cannot open '%s'", dir);
 		goto out;
 	}
-	if (fstat(dfd, &sb) != 0) {
+	if (cv_os_fstat(dfd, &sb) != 0) {
 		r = cv_err_errno(err, CV_EIO, "cannot inspect '%s'", dir);
 		goto out;
 	}

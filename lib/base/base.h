@@ -17,6 +17,7 @@
 struct cv_buf;
 struct cv_pipe;
 struct cv_pump;
+struct cv_stat;
 struct stat;
 
 #define CV_VERSION_STRING "0.1.0"
@@ -518,7 +519,7 @@ int cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown,
  * nobody; 'u' it belongs to another user; 'g' its group, 'o' every user
  * may write it (a sticky folder allowed with sticky_ok: others may add
  * names there, not replace ours). */
-int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
+int cv_fs_foreign_writer(const struct cv_stat *sb, int sticky_ok);
 
 /* The folders above `path`, nearest first, up to and including /: for
  * each, check(folder, its stat, payload) with stat() (lstat() with
@@ -527,7 +528,7 @@ int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
  * may change a folder decides what its children hold, so every trust
  * check walks up the same way. */
 int cv_fs_walk_up(const char *path, int nofollow,
-		  int (*check)(const char *dir, const struct stat *sb,
+		  int (*check)(const char *dir, const struct cv_stat *sb,
 			       void *payload),
 		  void *payload);
 
@@ -634,6 +635,10 @@ int cv_fs_read_each(const char *path,
 int cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err);
 int cv_fs_symlink(const char *target, const char *path, struct cv_err *err);
 int cv_fs_rename(const char *from, const char *to, struct cv_err *err);
+/* Every file and folder under `dir` on disk (fsync'd, files before the
+ * folders that name them, links not followed): what a writer does before
+ * the rename that makes a tree visible. */
+int cv_fs_sync_tree(const char *dir, struct cv_err *err);
 
 /* ---- file_posix.c, dl_posix.c, proc_posix.c: the OS as the wings above
  * base see it. No POSIX type or constant crosses this face, so another

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,12 +440,12 @@ cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 
 int
 cv_fs_walk_up(const char *path, int nofollow,
-	      int (*check)(const char *dir, const struct stat *sb,
+	      int (*check)(const char *dir, const struct cv_stat *sb,
 			   void *payload),
 	      void *payload)
 {
 	char *p = xstrdup(path);
-	struct stat sb;
+	struct cv_stat sb;
 	int r = 0;
 
 	while (r == 0 && strcmp(p, "/") != 0) {
@@ -455,7 +456,7 @@ cv_fs_walk_up(const char *path, int nofollow,
 			p[1] = '\0';
 		else
 			*slash = '\0';
-		if ((nofollow ? lstat(p, &sb) : stat(p, &sb)) == 0)
+		if (cv_os_stat_at(AT_FDCWD, p, nofollow, &sb) == 0)
 			r = check(p, &sb, payload);
 		else
 			r = check(p, NULL, payload);
@@ -465,14 +466,13 @@ cv_fs_walk_up(const char *path, int nofollow,
 }
 
 int
-cv_fs_foreign_writer(const struct stat *sb, int sticky_ok)
+cv_fs_foreign_writer(const struct cv_stat *sb, int sticky_ok)
 {
-	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+	if (sb->uid != (long)geteuid() && sb->uid != 0)
 		return 'u';
-	if ((sb->st_mode & 022) == 0 ||
-	    (sticky_ok && (sb->st_mode & S_ISVTX) != 0))
+	if ((sb->perm & 022) == 0 || (sticky_ok && (sb->perm & S_ISVTX) != 0))
 		return 0;
-	return (sb->st_mode & 002) != 0 ? 'o' : 'g';
+	return (sb->perm & 002) != 0 ? 'o' : 'g';
 }
 
 int
@@ -741,4 +741,64 @@ cv_fs_rename(const char *from, const char *to, struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot move '%s' to '%s'", from, to);
 	return 0;
+}
+
+/* Everything under a folder on disk (a staged version before the store
+ * publishes it): each file and folder of it, not the whole filesystem
+ * (syncfs would also wait for the download cache and whatever else the
+ * machine has written). The
+ * files' writeback was started as each was finished; a first pass starts
+ * any that was not, so the disk gets them all at once, then the second
+ * waits, files before the folders that name them. */
+static struct cv_err *sync_err;
+
+static int
+sync_start_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	int fd;
+
+	(void)f;
+	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		close(fd);
+	}
+	return 0;
+}
+
+static int
+sync_wait_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	int fd;
+
+	(void)sb;
+	(void)f;
+	if (flag != FTW_F && flag != FTW_DP)
+		return 0; /* links live in their folder */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+				(flag == FTW_DP ? O_DIRECTORY : 0));
+	if (fd < 0 || fsync(fd) != 0) {
+		cv_err_errno(sync_err, CV_EIO, "cannot sync '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+cv_fs_sync_tree(const char *dir, struct cv_err *err)
+{
+	int r;
+
+	sync_err = err;
+	nftw(dir, sync_start_fn, 32, FTW_PHYS);
+	r = nftw(dir, sync_wait_fn, 32, FTW_PHYS | FTW_DEPTH);
+	sync_err = NULL;
+	if (r < 0)
+		return cv_err_errno(err, CV_EIO, "cannot walk '%s'", dir);
+	return r > 0 ? err->code : 0;
 }
