@@ -104,7 +104,6 @@ install/download install/easybuild install/export_oci
 install/extract_policy install/extract_stream install/extract_zip
 install/import install/index install/install install/local_archive
 install/mirror install/pypi install/remote install/sha256
-doctor/doctor doctor/implode    # not moved yet
 EOF
 )
 syms_file=$build/lint-layers.os

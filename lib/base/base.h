@@ -534,6 +534,11 @@ int cv_fs_walk_up(const char *path, int nofollow,
 
 void cv_fs_unlock(int fd);
 
+/* 1 when another process holds the flock of the existing lock file
+ * `path` (it is looked at, never created or taken); 0 when nobody does,
+ * or there is no such file. */
+int cv_fs_lock_busy(const char *path);
+
 struct cv_pipe *cv_pipe_new(size_t nbufs, size_t bufsize);
 
 void cv_pipe_free(struct cv_pipe *p);

@@ -285,6 +285,19 @@ cv_fs_unlock(int fd)
 		close(fd);
 }
 
+int
+cv_fs_lock_busy(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), busy = 0;
+
+	if (fd >= 0) {
+		/* taken for an instant at most, and given back by the close */
+		busy = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+		close(fd);
+	}
+	return busy;
+}
+
 /* The temporaries of earlier writes of `base` in `dir` whose writer is
  * gone (killed between open and rename): nothing else would ever remove
  * them from a project, a venv or the shim folder. Only this user's

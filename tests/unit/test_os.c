@@ -248,6 +248,73 @@ loading(void)
 	CHECK(cv_dl_each_loaded(count_loaded, &n) == 7 && n == 2);
 }
 
+struct walk {
+	int calls, missing, root_dir;
+};
+
+static int
+walk_one(const char *d, const struct cv_stat *sb, void *payload)
+{
+	struct walk *w = payload;
+
+	w->calls++;
+	if (sb == NULL)
+		w->missing += errno == ENOENT;
+	else if (strcmp(d, "/") == 0)
+		w->root_dir = sb->kind == CV_KIND_DIR;
+	return 0;
+}
+
+/* fs.c's calls that take base's stat, and the lock probe doctor uses */
+static void
+fs_calls(void)
+{
+	struct cv_err err = CV_ERR_INIT;
+	struct cv_stat sb = { 0 };
+	struct walk w = { 0 };
+	int fd = -1;
+
+	/* who besides us and root could change it */
+	sb.uid = cv_os_euid();
+	sb.perm = 0755;
+	CHECK(cv_fs_foreign_writer(&sb, 0) == 0);
+	sb.perm = 0775;
+	CHECK(cv_fs_foreign_writer(&sb, 0) == 'g');
+	sb.perm = 0777;
+	CHECK(cv_fs_foreign_writer(&sb, 0) == 'o');
+	sb.perm = 01777;
+	CHECK(cv_fs_foreign_writer(&sb, 1) == 0 &&
+	      cv_fs_foreign_writer(&sb, 0) == 'o');
+	sb.perm = 0755;
+	sb.uid = 0;
+	CHECK(cv_fs_foreign_writer(&sb, 0) == 0);
+	sb.uid = cv_os_euid() + 1;
+	CHECK(sb.uid == 0 || cv_fs_foreign_writer(&sb, 0) == 'u');
+	/* the walk up: the missing folders said as such, / as a folder */
+	CHECK(cv_fs_walk_up("/cv-none/a/b", 1, walk_one, &w) == 0);
+	CHECK(w.calls == 3 && w.missing == 2 && w.root_dir == 1);
+	/* a lock file: free, held by another open of it, gone */
+	CHECK(cv_fs_lock_busy(at("lock")) == 0);
+	CHECK(cv_os_access(at("lock"), CV_ACCESS_EXISTS) < 0);
+	CHECK(cv_fs_lock_at(CV_AT_CWD, at("lock"), "lock", 1, NULL, NULL,
+			    "testing", &fd, &err) == 0);
+	CHECK(cv_fs_lock_busy(at("lock")) == 1);
+	cv_fs_unlock(fd);
+	CHECK(cv_fs_lock_busy(at("lock")) == 0);
+	cv_os_unlink(at("lock"));
+	/* every file and folder synced; a missing tree is an error */
+	CHECK(cv_os_mkdir(at("t"), 0755) == 0 &&
+	      cv_os_mkdir(at("t/u"), 0755) == 0);
+	fd = cv_os_open(at("t/u/f"), CV_OPEN_WRITE | CV_OPEN_CREATE, 0644);
+	CHECK(fd >= 0 && cv_os_write_all(fd, "x", 1) == 0);
+	cv_os_close(fd);
+	CHECK(cv_os_symlink_at("u/f", CV_AT_CWD, at("t/l")) == 0);
+	CHECK(cv_fs_sync_tree(at("t"), &err) == 0);
+	CHECK(cv_fs_sync_tree(at("none"), &err) == CV_EIO &&
+	      strstr(err.msg, "cannot walk") != NULL);
+	CHECK(cv_fs_rmtree(at("t"), &err) == 0);
+}
+
 static void
 process(void)
 {
@@ -279,6 +346,7 @@ main(void)
 	files();
 	listings();
 	loading();
+	fs_calls();
 	process();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
