@@ -698,6 +698,7 @@ int cv_os_same_file(const struct cv_stat *a, const struct cv_stat *b);
 #define CV_OPEN_DIR      0x080 /* a folder, as a handle for the *_at calls */
 #define CV_OPEN_NONBLOCK 0x100 /* a FIFO in its place cannot hang the open */
 #define CV_OPEN_NOCTTY   0x200 /* a terminal does not become ours */
+#define CV_OPEN_PATH     0x400 /* a handle to find names by, not to read */
 
 /* Open `name` of folder handle dir: the handle, or -1 with errno. */
 int cv_os_open_at(int dir, const char *name, unsigned flags, unsigned mode);
@@ -745,6 +746,15 @@ long cv_os_readlink(const char *path, char *buf, size_t n);
  * nofollow, where the platform can), or of the open fd. */
 int cv_os_chmod_at(int dir, const char *name, unsigned perm, int nofollow);
 int cv_os_fchmod(int fd, unsigned perm);
+/* Set the access and change times of `name` of dir (the link itself with
+ * nofollow), or of the open fd, both to *t (struct timespec, C11). */
+int cv_os_set_times_at(int dir, const char *name, const struct timespec *t,
+		       int nofollow);
+int cv_os_fset_times(int fd, const struct timespec *t);
+/* A new file of a unique name made from tmpl, whose last six characters
+ * are XXXXXX (replaced), created 0600 without following a link: its
+ * handle, or -1 with errno. */
+int cv_os_mkstemp(char *tmpl);
 
 /* What cv_os_access asks. */
 #define CV_ACCESS_EXISTS 0
@@ -808,6 +818,9 @@ long cv_os_uid(void);
 long cv_os_euid(void);
 long cv_os_pid(void);
 long cv_os_ppid(void);
+/* Set the variable name of this process's environment to value (NULL:
+ * remove it), as a child started after inherits it. */
+int cv_os_setenv(const char *name, const char *value);
 /* 1 when a process `pid` exists (ours or another user's), 0 when none
  * has that id. */
 int cv_os_pid_alive(long pid);

@@ -104,6 +104,7 @@ open_flags(unsigned flags)
 	f |= (flags & CV_OPEN_DIR) ? O_DIRECTORY : 0;
 	f |= (flags & CV_OPEN_NONBLOCK) ? O_NONBLOCK : 0;
 	f |= (flags & CV_OPEN_NOCTTY) ? O_NOCTTY : 0;
+	f |= (flags & CV_OPEN_PATH) ? O_PATH : 0;
 	return f;
 }
 
@@ -305,6 +306,29 @@ int
 cv_os_fchmod(int fd, unsigned perm)
 {
 	return fchmod(fd, (mode_t)perm);
+}
+
+int
+cv_os_set_times_at(int dir, const char *name, const struct timespec *t,
+		   int nofollow)
+{
+	struct timespec ts[2] = { *t, *t };
+
+	return utimensat(dir, name, ts, nofollow ? AT_SYMLINK_NOFOLLOW : 0);
+}
+
+int
+cv_os_fset_times(int fd, const struct timespec *t)
+{
+	struct timespec ts[2] = { *t, *t };
+
+	return futimens(fd, ts);
+}
+
+int
+cv_os_mkstemp(char *tmpl)
+{
+	return mkostemp(tmpl, O_CLOEXEC);
 }
 
 static int

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 long
@@ -28,6 +29,12 @@ long
 cv_os_ppid(void)
 {
 	return (long)getppid();
+}
+
+int
+cv_os_setenv(const char *name, const char *value)
+{
+	return value != NULL ? setenv(name, value, 1) : unsetenv(name);
 }
 
 int

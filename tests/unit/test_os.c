@@ -315,6 +315,54 @@ fs_calls(void)
 	CHECK(cv_fs_rmtree(at("t"), &err) == 0);
 }
 
+/* times, unique names, path handles */
+static void
+more_files(void)
+{
+	struct timespec t = { 1000000000, 500 };
+	struct cv_stat sb;
+	char tmpl[128];
+	int fd;
+
+	snprintf(tmpl, sizeof tmpl, "%s/stamp.XXXXXX", dir);
+	fd = cv_os_mkstemp(tmpl);
+	CHECK(fd >= 0 && strstr(tmpl, "XXXXXX") == NULL);
+	CHECK(cv_os_fstat(fd, &sb) == 0 && sb.perm == 0600 && sb.size == 0);
+	CHECK(cv_os_fset_times(fd, &t) == 0 && cv_os_fstat(fd, &sb) == 0 &&
+	      sb.mtime == 1000000000 && sb.mtime_ns == 500 &&
+	      sb.atime == 1000000000);
+	cv_os_close(fd);
+	t.tv_sec = 1100000000;
+	CHECK(cv_os_set_times_at(CV_AT_CWD, tmpl, &t, 1) == 0 &&
+	      cv_os_stat(tmpl, &sb) == 0 && sb.mtime == 1100000000);
+	errno = 0;
+	CHECK(cv_os_set_times_at(CV_AT_CWD, at("none"), &t, 1) < 0 &&
+	      errno == ENOENT);
+	cv_os_unlink(tmpl);
+	/* a template without its XXXXXX: EINVAL */
+	snprintf(tmpl, sizeof tmpl, "%s/stamp", dir);
+	errno = 0;
+	CHECK(cv_os_mkstemp(tmpl) < 0 && errno == EINVAL);
+	/* a path handle finds names, and .. of / is / */
+	fd = cv_os_open("/", CV_OPEN_PATH | CV_OPEN_DIR, 0);
+	CHECK(fd >= 0);
+	{
+		int up = cv_os_open_at(fd, "..", CV_OPEN_PATH | CV_OPEN_DIR, 0);
+		struct cv_stat a, b;
+		CHECK(up >= 0 && cv_os_fstat(fd, &a) == 0 &&
+		      cv_os_fstat(up, &b) == 0 && cv_os_same_file(&a, &b));
+		cv_os_close(up);
+	}
+	cv_os_close(fd);
+	/* the environment a child would inherit */
+	CHECK(cv_os_setenv("CV_TEST_OS", "one") == 0 &&
+	      strcmp(getenv("CV_TEST_OS"), "one") == 0);
+	CHECK(cv_os_setenv("CV_TEST_OS", NULL) == 0 &&
+	      getenv("CV_TEST_OS") == NULL);
+	errno = 0;
+	CHECK(cv_os_setenv("CV=BAD", "x") < 0 && errno == EINVAL);
+}
+
 static void
 process(void)
 {
@@ -347,6 +395,7 @@ main(void)
 	listings();
 	loading();
 	fs_calls();
+	more_files();
 	process();
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
