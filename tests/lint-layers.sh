@@ -94,8 +94,6 @@ sched_getaffinity'
 # Files not yet moved onto base's face, each with what keeps it here. The
 # gate fails as well for a file listed here that no longer needs to be.
 os_exempt=$(sed 's/#.*//' <<'EOF'
-python/frameworks python/fw_probe python/gate python/preload # not moved yet
-python/venv
 # the extraction's writers (pwrite, fchdir, umask) and the downloads:
 # not moved yet
 install/download install/easybuild install/export_oci

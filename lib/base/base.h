@@ -286,6 +286,11 @@ unsigned cv_usable_cores(void);
 
 int cv_platform_valid(const char *p);
 
+/* The machine's hardware name as the kernel gives it (x86_64, aarch64:
+ * what Python's platform_machine compares against) into out; -1 when it
+ * cannot be told. */
+int cv_os_machine(char *out, size_t n);
+
 /* linux-x86_64 / linux-sbsa / linux-aarch64 (Jetson); CV_ENOTFOUND else. */
 int cv_platform_detect(char out[32], struct cv_err *err);
 
