@@ -632,7 +632,7 @@ void cv_fs_stream_abort(struct cv_fs_stream *s);
  * through a link. `rel` is the path below root. A non-zero return of
  * visit ends the walk and is returned. */
 typedef int (*cv_fs_visit_fn)(const char *rel, const char *full,
-			      const struct stat *sb, void *payload,
+			      const struct cv_stat *sb, void *payload,
 			      struct cv_err *err);
 int cv_fs_walk_sorted(const char *root, cv_fs_visit_fn visit, void *payload,
 		      struct cv_err *err);
@@ -713,6 +713,7 @@ int cv_os_open(const char *path, unsigned flags, unsigned mode);
 long cv_os_read(int fd, void *buf, size_t n);
 long cv_os_pread(int fd, void *buf, size_t n, uint64_t off);
 long cv_os_write(int fd, const void *buf, size_t n);
+long cv_os_pwrite(int fd, const void *buf, size_t n, uint64_t off);
 /* All n bytes or -1 with errno (EINTR retried, a 0-byte write is EIO). */
 int cv_os_write_all(int fd, const void *buf, size_t n);
 /* Up to n-1 bytes of the whole file at fd from its current offset,
@@ -779,6 +780,11 @@ int cv_os_access_at(int dir, const char *name, int what);
 char *cv_os_realpath(const char *path, char *buf, size_t n);
 /* The working folder (xmalloc'd), NULL with errno. */
 char *cv_os_getcwd(void);
+/* Make path, or the folder open at fd, the working folder. */
+int cv_os_chdir(const char *path);
+int cv_os_fchdir(int fd);
+/* Set the mask of permission bits new files do not get: the old one. */
+unsigned cv_os_umask(unsigned mask);
 /* The paths matching the shell pattern, sorted, appended to out: how many
  * (0 when none or on an error). */
 size_t cv_os_glob(const char *pattern, struct cv_strv *out);
@@ -794,7 +800,8 @@ struct cv_dir *cv_dir_open_at(int dir, const char *name, int nofollow);
 struct cv_dir *cv_dir_adopt(int fd);
 /* The next name (valid until the next call) and its kind into *kind
  * (may be NULL; CV_KIND_NONE when the file system does not say); NULL
- * at the end. */
+ * at the end, errno left alone, or on an error, errno set (a caller that
+ * tells them apart zeroes errno first). */
 const char *cv_dir_next(struct cv_dir *d, int *kind);
 /* The listing's folder handle, for the *_at calls on its names. */
 int cv_dir_fd(const struct cv_dir *d);

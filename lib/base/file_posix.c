@@ -133,6 +133,12 @@ cv_os_pread(int fd, void *buf, size_t n, uint64_t off)
 }
 
 long
+cv_os_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
+	return (long)pwrite(fd, buf, n, (off_t)off);
+}
+
+long
 cv_os_write(int fd, const void *buf, size_t n)
 {
 	return (long)write(fd, buf, n);
@@ -392,6 +398,24 @@ cv_os_getcwd(void)
 	r = xstrdup(p);
 	free(p);
 	return r;
+}
+
+int
+cv_os_chdir(const char *path)
+{
+	return chdir(path);
+}
+
+int
+cv_os_fchdir(int fd)
+{
+	return fchdir(fd);
+}
+
+unsigned
+cv_os_umask(unsigned mask)
+{
+	return (unsigned)umask((mode_t)mask);
 }
 
 size_t

@@ -661,12 +661,12 @@ walk_sorted(const char *full, const char *rel, cv_fs_visit_fn visit,
 		char *f = cv_path_join(full, names[i]);
 		char *rl =
 			*rel ? cv_path_join(rel, names[i]) : xstrdup(names[i]);
-		struct stat sb;
-		if (lstat(f, &sb) != 0)
+		struct cv_stat sb;
+		if (cv_os_lstat(f, &sb) != 0)
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot read '%s'", f);
 		else if ((r = visit(rl, f, &sb, payload, err)) == 0 &&
-			 S_ISDIR(sb.st_mode))
+			 sb.kind == CV_KIND_DIR)
 			r = walk_sorted(f, rl, visit, payload, depth + 1, err);
 		free(f);
 		free(rl);

@@ -3,11 +3,9 @@
 #include "install/install_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct cv_sha256 {
 	EVP_MD_CTX *ctx;
@@ -77,15 +75,15 @@ cv_sha256_file(const char *path, char hex[65], struct cv_err *err)
 {
 	struct cv_sha256 *h;
 	char *buf;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long n;
+	int fd = cv_os_open(path, CV_OPEN_READ, 0);
 
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s'", path);
 	h = cv_sha256_new();
 	buf = xmalloc(1 << 20);
-	while ((n = read(fd, buf, 1 << 20)) != 0) {
+	while ((n = cv_os_read(fd, buf, 1 << 20)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -98,6 +96,6 @@ cv_sha256_file(const char *path, char hex[65], struct cv_err *err)
 		cv_sha256_final(h, hex);
 	cv_sha256_free(h);
 	free(buf);
-	close(fd);
+	cv_os_close(fd);
 	return n == 0 ? 0 : CV_EIO;
 }

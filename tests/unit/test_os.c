@@ -354,6 +354,36 @@ more_files(void)
 		cv_os_close(up);
 	}
 	cv_os_close(fd);
+	/* pwrite at an offset, the file's own offset left alone */
+	fd = cv_os_open(at("pw"), CV_OPEN_READ | CV_OPEN_WRITE | CV_OPEN_CREATE,
+			0644);
+	CHECK(cv_os_pwrite(fd, "abc", 3, 4) == 3);
+	{
+		char b[16];
+		CHECK(cv_os_read_full(fd, b, sizeof b) == 7 &&
+		      memcmp(b, "\0\0\0\0abc", 7) == 0);
+	}
+	cv_os_close(fd);
+	cv_os_unlink(at("pw"));
+	/* the working folder and the mask, each given back */
+	{
+		char *was = cv_os_getcwd(), *now;
+		int here = cv_os_open(".", CV_OPEN_PATH | CV_OPEN_DIR, 0);
+		unsigned old = cv_os_umask(077);
+		CHECK(cv_os_umask(old) == 077);
+		CHECK(cv_os_chdir(dir) == 0);
+		now = cv_os_getcwd();
+		CHECK(now != NULL && strstr(now, "cv-test-os") != NULL);
+		free(now);
+		errno = 0;
+		CHECK(cv_os_chdir(at("none")) < 0 && errno == ENOENT);
+		CHECK(cv_os_fchdir(here) == 0);
+		now = cv_os_getcwd();
+		CHECK(now != NULL && was != NULL && strcmp(now, was) == 0);
+		free(now);
+		free(was);
+		cv_os_close(here);
+	}
 	/* the environment a child would inherit */
 	CHECK(cv_os_setenv("CV_TEST_OS", "one") == 0 &&
 	      strcmp(getenv("CV_TEST_OS"), "one") == 0);
