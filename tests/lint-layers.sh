@@ -94,10 +94,10 @@ sched_getaffinity'
 # Files not yet moved onto base's face, each with what keeps it here. The
 # gate fails as well for a file listed here that no longer needs to be.
 os_exempt=$(sed 's/#.*//' <<'EOF'
-# not moved yet: the downloads, the zip extractor, import, the
+# not moved yet: the downloads, import, the
 # install's own steps, the mirror and PyPI (files other work is changing
 # at the same time)
-install/download install/extract_zip install/import install/install
+install/download install/import install/install
 install/mirror install/pypi
 EOF
 )
