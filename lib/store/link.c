@@ -30,8 +30,11 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 			 : cv_os_readlink_at(dfd, CURRENT, buf, sizeof buf);
 	struct cv_stat sb;
 
-	if (n < 0 && errno == ENAMETOOLONG)
-		n = (long)sizeof buf - 1; /* too long for an id, said below */
+	if (n < 0 && errno == ENAMETOOLONG) {
+		/* too long for an id: said below, as a link to no id */
+		buf[0] = '\0';
+		n = (long)sizeof buf - 1;
+	}
 	if (n < 0) {
 		int e = errno;
 		if (e == EINVAL && cv_os_stat_at(dfd, CURRENT, 1, &sb) == 0)
