@@ -10,14 +10,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Read at most CV_PIN_MAX bytes of the regular file `name` of the folder
  * `dirfd` into buf (NUL-ended); `path` names it in messages. */
@@ -25,11 +22,12 @@ static int
 read_small(int dirfd, const char *name, const char *path, char *buf, size_t cap,
 	   struct cv_err *err)
 {
-	struct stat sb;
-	ssize_t n;
+	struct cv_stat sb;
+	long n;
 	size_t got = 0;
-	int fd = openat(dirfd, name,
-			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = cv_os_open_at(
+		dirfd, name, CV_OPEN_READ | CV_OPEN_NOFOLLOW | CV_OPEN_NONBLOCK,
+		0);
 
 	buf[0] = '\0';
 	if (fd < 0) {
@@ -41,27 +39,27 @@ read_small(int dirfd, const char *name, const char *path, char *buf, size_t cap,
 		return cv_err_errno(err, errno == EACCES ? CV_EPERM : CV_EDATA,
 				    "cannot read pin file '%s'", path);
 	}
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (cv_os_fstat(fd, &sb) < 0 || sb.kind != CV_KIND_FILE) {
+		cv_os_close(fd);
 		return cv_err_set(
 			err, CV_EDATA,
 			"pin file '%s' is not a regular file; replace it with a file holding a version such as 9.13",
 			path);
 	}
-	if (sb.st_size > (off_t)(cap - 1)) {
-		close(fd);
+	if (sb.size > (uint64_t)(cap - 1)) {
+		cv_os_close(fd);
 		return cv_err_set(
 			err, CV_EDATA,
 			"pin file '%s' is larger than %zu bytes; it should hold one version such as 9.13",
 			path, cap - 1);
 	}
 	while (got < cap - 1) {
-		n = read(fd, buf + got, cap - 1 - got);
+		n = cv_os_read(fd, buf + got, cap - 1 - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			int e = errno;
-			close(fd);
+			cv_os_close(fd);
 			errno = e;
 			return cv_err_errno(err, CV_EIO,
 					    "cannot read pin file '%s'", path);
@@ -72,15 +70,15 @@ read_small(int dirfd, const char *name, const char *path, char *buf, size_t cap,
 	}
 	if (got == cap - 1) {
 		char c;
-		if (read(fd, &c, 1) > 0) {
-			close(fd);
+		if (cv_os_read(fd, &c, 1) > 0) {
+			cv_os_close(fd);
 			return cv_err_set(
 				err, CV_EDATA,
 				"pin file '%s' is larger than %zu bytes; it should hold one version such as 9.13",
 				path, cap - 1);
 		}
 	}
-	close(fd);
+	cv_os_close(fd);
 	buf[got] = '\0';
 	if (memchr(buf, '\0', got) != NULL)
 		return cv_err_set(
@@ -194,12 +192,12 @@ cv_pin_read(const char *path, int tool_versions, char spec[64],
 {
 	struct cv_version v;
 
-	return pin_read(AT_FDCWD, path, path, tool_versions, spec, &v, err);
+	return pin_read(CV_AT_CWD, path, path, tool_versions, spec, &v, err);
 }
 
 static const char *const pin_names[] = { CV_PIN_FILE, CV_TOOL_VERSIONS };
 
-/* The pins of one folder: `dirfd` and `name` reach it (AT_FDCWD and its
+/* The pins of one folder: `dirfd` and `name` reach it (CV_AT_CWD and its
  * path, or its descriptor and "."); `shown` names it. */
 static int
 pins_in(int dirfd, const char *name, const char *shown, char file[4096],
@@ -208,7 +206,7 @@ pins_in(int dirfd, const char *name, const char *shown, char file[4096],
 {
 	const char *sep = strcmp(shown, "/") == 0 ? "" : "/";
 	char look[4096];
-	struct stat sb;
+	struct cv_stat sb;
 
 	if (seen != NULL)
 		seen(payload, shown);
@@ -218,16 +216,19 @@ pins_in(int dirfd, const char *name, const char *shown, char file[4096],
 		snprintf(file, 4096, "%.4000s%s%s", shown, sep, pin_names[i]);
 		snprintf(look, sizeof look, "%.4000s%s%s", name, sep,
 			 pin_names[i]);
-		if (fstatat(dirfd, dirfd == AT_FDCWD ? look : pin_names[i], &sb,
-			    AT_SYMLINK_NOFOLLOW) < 0)
+		if (cv_os_stat_at(dirfd,
+				  dirfd == CV_AT_CWD ? look : pin_names[i], 1,
+				  &sb) < 0)
 			continue;
 		if (seen != NULL)
 			seen(payload, file);
-		if (cv_fs_project_foreign(dirfd, dirfd == AT_FDCWD ? name : ".",
+		if (cv_fs_project_foreign(dirfd,
+					  dirfd == CV_AT_CWD ? name : ".",
 					  pin_names[i], file))
 			continue;
-		int r = pin_read(dirfd, dirfd == AT_FDCWD ? look : pin_names[i],
-				 file, i == 1, spec, v, err);
+		int r = pin_read(dirfd,
+				 dirfd == CV_AT_CWD ? look : pin_names[i], file,
+				 i == 1, spec, v, err);
 		if (r != 0)
 			return r;
 	}
@@ -243,26 +244,26 @@ pin_find_here(char file[4096], char spec[64], struct cv_version *v,
 	      cv_seen_fn seen, void *payload, struct cv_err *err)
 {
 	char shown[4096] = ".";
-	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), r = 0;
+	int fd = cv_os_open(".", CV_OPEN_PATH | CV_OPEN_DIR, 0), r = 0;
 
 	file[0] = '\0';
 	while (fd >= 0 && r == 0) {
-		struct stat here, up;
+		struct cv_stat here, up;
 		int next;
 
 		if ((r = pins_in(fd, ".", shown, file, spec, v, seen, payload,
 				 err)) != 0)
 			break;
-		next = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (next < 0 || fstat(fd, &here) != 0 ||
-		    fstat(next, &up) != 0 ||
-		    (here.st_dev == up.st_dev && here.st_ino == up.st_ino) ||
+		next = cv_os_open_at(fd, "..", CV_OPEN_PATH | CV_OPEN_DIR, 0);
+		if (next < 0 || cv_os_fstat(fd, &here) != 0 ||
+		    cv_os_fstat(next, &up) != 0 ||
+		    cv_os_same_file(&here, &up) ||
 		    strlen(shown) + 4 >= sizeof shown - 32) {
 			if (next >= 0)
-				close(next);
+				cv_os_close(next);
 			break;
 		}
-		close(fd);
+		cv_os_close(fd);
 		fd = next;
 		if (strcmp(shown, ".") == 0)
 			strcpy(shown, "..");
@@ -270,7 +271,7 @@ pin_find_here(char file[4096], char spec[64], struct cv_version *v,
 			strcat(shown, "/..");
 	}
 	if (fd >= 0)
-		close(fd);
+		cv_os_close(fd);
 	if (r == 0)
 		file[0] = '\0';
 	return r;
@@ -280,14 +281,21 @@ static int
 pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
 	 cv_seen_fn seen, void *payload, struct cv_err *err)
 {
-	char cur[4096];
+	char cur[4096], *wd = NULL;
 	size_t len;
 
 	/* the working folder: by its path when it has one that fits, else
 	 * by descriptors; every command gets the same answer either way */
-	if (dir == NULL && ((dir = getcwd(cur, sizeof cur)) == NULL ||
-			    strlen(dir) >= sizeof cur - 32))
+	if (dir == NULL &&
+	    ((wd = cv_os_getcwd()) == NULL || strlen(wd) >= sizeof cur - 32)) {
+		free(wd);
 		return pin_find_here(file, spec, v, seen, payload, err);
+	}
+	if (wd != NULL) {
+		snprintf(cur, sizeof cur, "%s", wd);
+		free(wd);
+		dir = cur;
+	}
 	len = strlen(dir);
 	if (dir[0] != '/' || len >= sizeof cur - 32)
 		return cv_err_set(err, CV_EUSAGE,
@@ -297,7 +305,7 @@ pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
 		cur[--len] = '\0';
 	/* Walk the string upwards: no link is followed, so no cycle. */
 	for (;;) {
-		int r = pins_in(AT_FDCWD, cur, cur, file, spec, v, seen,
+		int r = pins_in(CV_AT_CWD, cur, cur, file, spec, v, seen,
 				payload, err);
 		if (r != 0)
 			return r;
@@ -379,7 +387,7 @@ pin_set_text(const char *dir, const char *text, char file[4096],
 	     struct cv_err *err)
 {
 	char buf[CV_PIN_MAX + 1], *tv, *pin, *out;
-	struct stat sb;
+	struct cv_stat sb;
 	int r;
 
 	pin = cv_path_join(dir, CV_PIN_FILE);
@@ -387,15 +395,15 @@ pin_set_text(const char *dir, const char *text, char file[4096],
 	snprintf(file, 4096, "%s", pin);
 	/* a .cudnn-version here is read first; update a .tool-versions line
 	 * only when it is the pin that counts */
-	if (lstat(pin, &sb) < 0 && lstat(tv, &sb) == 0) {
-		if ((r = read_small(AT_FDCWD, tv, tv, buf, sizeof buf, err)) <
+	if (cv_os_lstat(pin, &sb) < 0 && cv_os_lstat(tv, &sb) == 0) {
+		if ((r = read_small(CV_AT_CWD, tv, tv, buf, sizeof buf, err)) <
 		    0)
 			goto out;
 		out = tool_versions_replace(buf, text);
 		if (out != NULL) {
 			snprintf(file, 4096, "%s", tv);
 			r = cv_fs_write_atomic(tv, out, strlen(out),
-					       sb.st_mode & 0777, err);
+					       sb.perm & 0777, err);
 			free(out);
 			goto out;
 		}
@@ -455,22 +463,22 @@ int
 cv_pin_unset(const char *dir, char file[4096], struct cv_err *err)
 {
 	char buf[CV_PIN_MAX + 1], *tv, *pin, *out = NULL;
-	struct stat sb;
+	struct cv_stat sb;
 	int r = 0;
 
 	pin = cv_path_join(dir, CV_PIN_FILE);
 	tv = cv_path_join(dir, CV_TOOL_VERSIONS);
 	snprintf(file, 4096, "%s", pin);
-	if (lstat(pin, &sb) == 0) {
-		if (unlink(pin) < 0)
+	if (cv_os_lstat(pin, &sb) == 0) {
+		if (cv_os_unlink(pin) < 0)
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot remove '%s'", pin);
-	} else if (lstat(tv, &sb) == 0 &&
-		   (r = read_small(AT_FDCWD, tv, tv, buf, sizeof buf, err)) ==
+	} else if (cv_os_lstat(tv, &sb) == 0 &&
+		   (r = read_small(CV_AT_CWD, tv, tv, buf, sizeof buf, err)) ==
 			   0 &&
 		   (out = tool_versions_drop(buf)) != NULL) {
 		snprintf(file, 4096, "%s", tv);
-		r = cv_fs_write_atomic(tv, out, strlen(out), sb.st_mode & 0777,
+		r = cv_fs_write_atomic(tv, out, strlen(out), sb.perm & 0777,
 				       err);
 	} else if (r == 0) {
 		r = cv_err_set(err, CV_ENOTFOUND,
@@ -519,7 +527,7 @@ locked(const struct cv_store *st, struct cv_active *out, cv_seen_fn seen,
 		slash = strrchr(dir, '/');
 		if (slash != NULL) {
 			*slash = '\0';
-			if (cv_fs_project_foreign(AT_FDCWD, *dir ? dir : "/",
+			if (cv_fs_project_foreign(CV_AT_CWD, *dir ? dir : "/",
 						  CV_LOCK_FILE, out->lock)) {
 				out->lock[0] = '\0';
 				return 0;

@@ -11,7 +11,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char *const scalars[] = { "CUDNN_HOME",    "CUDNN_PATH",
 				       "CUDNN_ROOT",    "CUDNN_INCLUDE_DIR",
@@ -147,7 +146,7 @@ plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
 {
 	const char *id = p->id;
 	struct cv_version v;
-	struct stat sb;
+	struct cv_stat sb;
 	char *deps = NULL;
 
 	if (cv_install_id_parse(&v, id, err) < 0)
@@ -171,7 +170,7 @@ plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
 		return CV_ESTORE;
 	}
 	p->libdir = cv_path_join(p->home, "lib/x64");
-	p->windows = stat(p->libdir, &sb) == 0 && S_ISDIR(sb.st_mode);
+	p->windows = cv_os_stat(p->libdir, &sb) == 0 && sb.kind == CV_KIND_DIR;
 	if (!p->windows) {
 		free(p->libdir);
 		p->libdir = cv_path_join(p->home, "lib");
@@ -354,8 +353,7 @@ int
 cv_env_apply(const struct cv_env *e, struct cv_err *err)
 {
 	for (size_t i = 0; i < e->n; i++) {
-		int r = e->v[i].value ? setenv(e->v[i].name, e->v[i].value, 1)
-				      : unsetenv(e->v[i].name);
+		int r = cv_os_setenv(e->v[i].name, e->v[i].value);
 		if (r < 0)
 			return cv_err_errno(err, CV_ERROR, "cannot set %s",
 					    e->v[i].name);

@@ -5,15 +5,11 @@
 #include "base/base.h"
 #include "store/store.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static void
 stamp_dir(char *out, size_t n)
@@ -21,9 +17,10 @@ stamp_dir(char *out, size_t n)
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	const char *cache = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
-	struct stat sb;
+	struct cv_stat sb;
 
-	if (rt && *rt == '/' && stat(rt, &sb) == 0 && S_ISDIR(sb.st_mode))
+	if (rt && *rt == '/' && cv_os_stat(rt, &sb) == 0 &&
+	    sb.kind == CV_KIND_DIR)
 		snprintf(out, n, "%s/cudnnvm-hook", rt);
 	else if (cache && *cache == '/')
 		snprintf(out, n, "%s/cudnnvm/hook", cache);
@@ -44,7 +41,7 @@ cv_hook_loaded(void)
 	const char *pid = getenv("CUDNNVM_HOOK");
 	char want[32];
 
-	snprintf(want, sizeof want, "%ld", (long)getppid());
+	snprintf(want, sizeof want, "%ld", cv_os_ppid());
 	return pid != NULL && strcmp(pid, want) == 0;
 }
 
@@ -57,12 +54,14 @@ cv_hook_first_note(void)
 	stamp_dir(dir, sizeof dir);
 	if (cv_fs_mkdirs(dir, 0700, NULL) < 0)
 		return 1;
-	snprintf(path, sizeof path, "%s/nohook.%ld", dir, (long)getppid());
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
+	snprintf(path, sizeof path, "%s/nohook.%ld", dir, cv_os_ppid());
+	fd = cv_os_open(path,
+			CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				CV_OPEN_NOFOLLOW,
+			0600);
 	if (fd < 0)
 		return 0;
-	close(fd);
+	cv_os_close(fd);
 	return 1;
 }
 
@@ -70,24 +69,24 @@ cv_hook_first_note(void)
 static void
 sweep_stamps(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct stat sb;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *de;
+	struct cv_stat sb;
 	time_t now = time(NULL);
 	char p[PATH_MAX + 256];
 
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "stamp.", 6) != 0 &&
-		    strncmp(de->d_name, "nohook.", 7) != 0)
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
+		if (strncmp(de, "stamp.", 6) != 0 &&
+		    strncmp(de, "nohook.", 7) != 0)
 			continue;
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    now - sb.st_atime > 7 * 86400 && now - sb.st_mtime > 86400)
-			unlink(p);
+		snprintf(p, sizeof p, "%s/%s", dir, de);
+		if (cv_os_lstat(p, &sb) == 0 && sb.kind == CV_KIND_FILE &&
+		    now - sb.atime > 7 * 86400 && now - sb.mtime > 86400)
+			cv_os_unlink(p);
 	}
-	closedir(d);
+	cv_dir_close(d);
 }
 
 /* Set the stamp's time one second in the past, so that a change in the
@@ -99,7 +98,7 @@ touch(struct cv_hook_stamp *s, const char *given)
 	size_t n = sizeof s->path;
 	char dir[PATH_MAX];
 	struct timespec ts[2];
-	struct stat sb;
+	struct cv_stat sb;
 	size_t dl;
 	int fd;
 
@@ -111,9 +110,9 @@ touch(struct cv_hook_stamp *s, const char *given)
 	ts[1] = ts[0];
 	if (given != NULL && strncmp(given, dir, dl) == 0 && given[dl] == '/' &&
 	    strchr(given + dl + 1, '/') == NULL &&
-	    strstr(given, "/stamp.") != NULL && lstat(given, &sb) == 0 &&
-	    S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
-	    utimensat(AT_FDCWD, given, ts, AT_SYMLINK_NOFOLLOW) == 0) {
+	    strstr(given, "/stamp.") != NULL && cv_os_lstat(given, &sb) == 0 &&
+	    sb.kind == CV_KIND_FILE && sb.uid == cv_os_euid() &&
+	    cv_os_set_times_at(CV_AT_CWD, given, &ts[0], 1) == 0) {
 		snprintf(out, n, "%s", given);
 		return 0;
 	}
@@ -121,11 +120,11 @@ touch(struct cv_hook_stamp *s, const char *given)
 		return -1;
 	sweep_stamps(dir);
 	snprintf(out, n, "%s/stamp.XXXXXX", dir);
-	fd = mkstemp(out);
+	fd = cv_os_mkstemp(out);
 	if (fd < 0)
 		return -1;
-	futimens(fd, ts);
-	close(fd);
+	cv_os_fset_times(fd, &ts[0]);
+	cv_os_close(fd);
 	return 0;
 }
 
@@ -146,27 +145,33 @@ cv_hook_stamp_settle(const struct cv_hook_stamp *s, char *const *watched,
 {
 	const char *stamp = s->path;
 	struct timespec ts[2], cap, newest = { 0, 0 };
-	struct stat sb;
+	struct cv_stat sb;
 
-	if (stat(stamp, &sb) < 0)
+	if (cv_os_stat(stamp, &sb) < 0)
 		return;
-	ts[0] = sb.st_mtim;
+	ts[0].tv_sec = (time_t)sb.mtime;
+	ts[0].tv_nsec = sb.mtime_ns;
 	cap = s->start;
 	cap.tv_nsec -= 10000000;
 	if (cap.tv_nsec < 0) {
 		cap.tv_nsec += 1000000000;
 		cap.tv_sec--;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (stat(watched[i], &sb) == 0 &&
-		    ts_before(&newest, &sb.st_mtim))
-			newest = sb.st_mtim;
+	for (size_t i = 0; i < n; i++) {
+		struct timespec m;
+		if (cv_os_stat(watched[i], &sb) != 0)
+			continue;
+		m.tv_sec = (time_t)sb.mtime;
+		m.tv_nsec = sb.mtime_ns;
+		if (ts_before(&newest, &m))
+			newest = m;
+	}
 	if (ts_before(&cap, &newest))
 		newest = cap;
 	if (!ts_before(&ts[0], &newest))
 		return;
 	ts[0] = ts[1] = newest;
-	utimensat(AT_FDCWD, stamp, ts, AT_SYMLINK_NOFOLLOW);
+	cv_os_set_times_at(CV_AT_CWD, stamp, &ts[0], 1);
 }
 
 void
@@ -179,7 +184,7 @@ cv_hook_stamp_touch(struct cv_hook_stamp *s, const char *given)
 void
 cv_hook_watch_store(const struct cv_store *st, struct cv_strv *w)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char *slash, parent[PATH_MAX];
 
 	cv_strv_push(w, cv_store_root(st));
@@ -189,7 +194,7 @@ cv_hook_watch_store(const struct cv_store *st, struct cv_strv *w)
 	/* no store yet: watch the folder it will be made in */
 	snprintf(parent, sizeof parent, "%s", cv_store_root(st));
 	slash = strrchr(parent, '/');
-	if (stat(parent, &sb) < 0 && slash != NULL) {
+	if (cv_os_stat(parent, &sb) < 0 && slash != NULL) {
 		slash[slash == parent ? 1 : 0] = '\0';
 		cv_strv_push(w, parent);
 	}

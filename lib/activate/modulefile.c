@@ -11,14 +11,10 @@
 #include "base/base.h"
 #include "store/store.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MARK        "cudnnvm-generated modulefile; 'cudnnvm modulefiles' rewrites it"
 #define MARKER_FILE ".cudnnvm"
@@ -202,38 +198,32 @@ static int
 write_file(int dfd, const char *dir, const char *name, const char *text,
 	   struct cv_err *err)
 {
-	char *tmp = xasprintf(".%s.tmp.%ld", name, (long)getpid());
-	size_t len = strlen(text), off = 0;
+	char *tmp = xasprintf(".%s.tmp.%ld", name, cv_os_pid());
 	int fd, r = 0;
 
-	unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	cv_os_remove_at(dfd, tmp, 0);
+	fd = cv_os_open_at(dfd, tmp,
+			   CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				   CV_OPEN_NOFOLLOW,
+			   0644);
 	if (fd < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot write '%s/%s'", dir, name);
 		free(tmp);
 		return r;
 	}
-	while (off < len && r == 0) {
-		ssize_t n = write(fd, text + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			r = cv_err_errno(err, cv_code_from_errno(errno),
-					 "cannot write '%s/%s'", dir, name);
-		else
-			off += (size_t)n;
-	}
-	if (r == 0 && fsync(fd) != 0)
+	if (cv_os_write_all(fd, text, strlen(text)) != 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s/%s'", dir, name);
+	if (r == 0 && cv_os_sync(fd) != 0)
 		r = cv_err_errno(err, CV_EIO, "cannot write '%s/%s'", dir,
 				 name);
-	close(fd);
-	if (r == 0 && renameat(dfd, tmp, dfd, name) != 0)
+	cv_os_close(fd);
+	if (r == 0 && cv_os_rename_at(dfd, tmp, dfd, name) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot write '%s/%s'", dir, name);
 	if (r < 0)
-		unlinkat(dfd, tmp, 0);
+		cv_os_remove_at(dfd, tmp, 0);
 	free(tmp);
 	return r;
 }
@@ -241,17 +231,14 @@ write_file(int dfd, const char *dir, const char *name, const char *text,
 static int
 empty_dir(int dfd)
 {
-	DIR *d = fdopendir(dup(dfd));
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open_at(dfd, ".", 0);
 	int empty = 1;
 
 	if (d == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0)
-			empty = 0;
-	closedir(d);
+	while (cv_dir_next(d, NULL) != NULL)
+		empty = 0;
+	cv_dir_close(d);
 	return empty;
 }
 
@@ -288,7 +275,7 @@ names_version(const char *name)
 }
 
 static int
-foreign(const char *path, const struct stat *sb, int sticky_ok,
+foreign(const char *path, const struct cv_stat *sb, int sticky_ok,
 	struct cv_err *err)
 {
 	int who = cv_fs_foreign_writer(sb, sticky_ok);
@@ -297,7 +284,7 @@ foreign(const char *path, const struct stat *sb, int sticky_ok,
 		return cv_err_set(
 			err, CV_ESTORE,
 			"'%s' belongs to another user (uid %ld), who could change the module files written there; refusing to write them (pick a folder of your own with --out DIR)",
-			path, (long)sb->st_uid);
+			path, sb->uid);
 	if (who != 0)
 		return cv_err_set(
 			err, CV_ESTORE,
@@ -312,7 +299,7 @@ foreign(const char *path, const struct stat *sb, int sticky_ok,
  * be this user's or root's and writable by nobody else, as the store is;
  * the module folder itself is checked on its descriptor once open. */
 static int
-above_one(const char *dir, const struct stat *sb, void *err)
+above_one(const char *dir, const struct cv_stat *sb, void *err)
 {
 	return sb == NULL ? 0 : foreign(dir, sb, 1, err);
 }
@@ -332,23 +319,23 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 	struct cv_buf text = CV_BUF_INIT;
 	const char *fmtname = fmt == CV_MODFMT_LUA ? "lua" : "tcl";
 	char *marker = xasprintf("format=%s\n", fmtname);
-	struct stat sb;
-	DIR *d = NULL;
-	struct dirent *de;
+	struct cv_stat sb;
+	struct cv_dir *d = NULL;
+	const char *de;
 	int dfd = -1, r = 0, m;
 
 	if ((r = check_above(dir, err)) < 0)
 		goto out;
-	if (lstat(dir, &sb) == 0) {
-		if (!S_ISDIR(sb.st_mode)) {
+	if (cv_os_lstat(dir, &sb) == 0) {
+		if (sb.kind != CV_KIND_DIR) {
 			r = cv_err_set(
 				err, CV_ESTORE,
 				"'%s' is not a folder; refusing to use it",
 				dir);
 			goto out;
 		}
-		dfd = open(dir,
-			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		dfd = cv_os_open(
+			dir, CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 		if (dfd >= 0 && ours(dfd, MARKER_FILE, "format=") != 1 &&
 		    !empty_dir(dfd)) {
 			r = cv_err_set(
@@ -360,15 +347,15 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 	} else {
 		if ((r = cv_fs_mkdirs(dir, 0755, err)) < 0)
 			goto out;
-		dfd = open(dir,
-			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		dfd = cv_os_open(
+			dir, CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 	}
 	if (dfd < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot open '%s'", dir);
 		goto out;
 	}
-	if (fstat(dfd, &sb) != 0) {
+	if (cv_os_fstat(dfd, &sb) != 0) {
 		r = cv_err_errno(err, CV_EIO, "cannot inspect '%s'", dir);
 		goto out;
 	}
@@ -390,26 +377,25 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 
 	/* drop our files of versions no longer installed, or of the other
 	 * format; leave everything else alone */
-	if ((d = fdopendir(dup(dfd))) != NULL) {
-		while ((de = readdir(d)) != NULL) {
+	if ((d = cv_dir_open_at(dfd, ".", 0)) != NULL) {
+		while ((de = cv_dir_next(d, NULL)) != NULL) {
 			int keep = 0;
-			if (!names_version(de->d_name) ||
-			    ours(dfd, de->d_name, MARK) != 1)
+			if (!names_version(de) || ours(dfd, de, MARK) != 1)
 				continue;
 			for (size_t i = 0; i < n && !keep; i++) {
 				char *name = file_name(list[i].id, fmt);
-				keep = strcmp(name, de->d_name) == 0;
+				keep = strcmp(name, de) == 0;
 				free(name);
 			}
-			if (!keep && unlinkat(dfd, de->d_name, 0) != 0 &&
+			if (!keep && cv_os_remove_at(dfd, de, 0) != 0 &&
 			    errno != ENOENT) {
 				r = cv_err_errno(err, cv_code_from_errno(errno),
 						 "cannot remove '%s/%s'", dir,
-						 de->d_name);
+						 de);
 				break;
 			}
 		}
-		closedir(d);
+		cv_dir_close(d);
 	}
 	for (size_t i = 0; i < n && r == 0; i++) {
 		char *name = file_name(list[i].id, fmt);
@@ -431,13 +417,13 @@ cv_modulefiles_write(const char *outdir, const struct cv_store *st,
 			    "\nset ModulesVersion \"%s\"\n",
 			    default_id);
 		r = write_file(dfd, dir, ".version", text.buf, err);
-	} else if (m == 1 && unlinkat(dfd, ".version", 0) != 0) {
+	} else if (m == 1 && cv_os_remove_at(dfd, ".version", 0) != 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot remove '%s/.version'", dir);
 	}
 out:
 	if (dfd >= 0)
-		close(dfd);
+		cv_os_close(dfd);
 	cv_buf_release(&text);
 	free(marker);
 	free(dir);
@@ -448,20 +434,22 @@ int
 cv_modulefiles_format_of(const char *outdir, int *fmt)
 {
 	char *dir = cv_path_join(outdir, MODULE_NAME);
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = cv_os_open(dir, CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW,
+			     0);
 	char buf[64];
-	ssize_t n;
+	long n;
 	int fd, found = 0;
 
 	free(dir);
 	if (dfd < 0)
 		return 0;
-	fd = openat(dfd, MARKER_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	close(dfd);
+	fd = cv_os_open_at(dfd, MARKER_FILE, CV_OPEN_READ | CV_OPEN_NOFOLLOW,
+			   0);
+	cv_os_close(dfd);
 	if (fd < 0)
 		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	n = cv_os_read(fd, buf, sizeof buf - 1);
+	cv_os_close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';

@@ -6,15 +6,11 @@
 #include "activate/activate_int.h"
 #include "base/base.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MARK "# cudnnvm shim for "
 
@@ -55,7 +51,7 @@ is_ours(const char *path)
 {
 	char buf[256];
 
-	return cv_fs_read_head(AT_FDCWD, path, 1, buf, sizeof buf) > 0 &&
+	return cv_fs_read_head(CV_AT_CWD, path, 1, buf, sizeof buf) > 0 &&
 	       strstr(buf, "\n" MARK) != NULL;
 }
 
@@ -75,7 +71,8 @@ cv_shim_add(const char *dir, const char *prog, const char *exe,
 	}
 	r = cv_shell_expand(out, shim_tpl, CV_SHELL_SH, vars, err);
 	snprintf(path, sizeof path, "%s/%s", dir, prog);
-	if (r == 0 && access(path, F_OK) == 0 && !is_ours(path))
+	if (r == 0 && cv_os_access(path, CV_ACCESS_EXISTS) == 0 &&
+	    !is_ours(path))
 		r = cv_err_set(
 			err, CV_ERROR,
 			"'%s' exists and is not a cudnnvm shim; move it away first",
@@ -105,7 +102,7 @@ cv_shim_target_on_path(const char *prog, const char *dir)
 		    !(strlen(dir) == len && strncmp(p, dir, len) == 0)) {
 			snprintf(path, sizeof path, "%.*s/%s", (int)len, p,
 				 prog);
-			if (access(path, X_OK) == 0)
+			if (cv_os_access(path, CV_ACCESS_EXEC) == 0)
 				return 1;
 		}
 		p = end ? end + 1 : NULL;
@@ -119,7 +116,7 @@ cv_shim_remove(const char *dir, const char *prog, struct cv_err *err)
 	char path[PATH_MAX + 160];
 
 	snprintf(path, sizeof path, "%s/%s", dir, prog);
-	if (access(path, F_OK) < 0)
+	if (cv_os_access(path, CV_ACCESS_EXISTS) < 0)
 		return cv_err_set(
 			err, CV_ENOTFOUND,
 			"there is no shim for '%s'; see 'cudnnvm shim list'",
@@ -128,7 +125,7 @@ cv_shim_remove(const char *dir, const char *prog, struct cv_err *err)
 		return cv_err_set(err, CV_ERROR,
 				  "'%s' is not a cudnnvm shim; not removing it",
 				  path);
-	if (unlink(path) < 0)
+	if (cv_os_unlink(path) < 0)
 		return cv_err_errno(err, CV_EIO, "cannot remove '%s'", path);
 	return 0;
 }
@@ -137,15 +134,15 @@ void
 cv_shim_list(const char *dir, struct cv_strv *names)
 {
 	char path[PATH_MAX + 300];
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *de;
 
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (de->d_name[0] != '.' && is_ours(path))
-			cv_strv_push(names, de->d_name);
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
+		snprintf(path, sizeof path, "%s/%s", dir, de);
+		if (de[0] != '.' && is_ours(path))
+			cv_strv_push(names, de);
 	}
-	closedir(d);
+	cv_dir_close(d);
 }

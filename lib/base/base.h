@@ -17,6 +17,7 @@
 struct cv_buf;
 struct cv_pipe;
 struct cv_pump;
+struct cv_stat;
 struct stat;
 
 #define CV_VERSION_STRING "0.1.0"
@@ -288,6 +289,11 @@ unsigned cv_usable_cores(void);
 
 int cv_platform_valid(const char *p);
 
+/* The machine's hardware name as the kernel gives it (x86_64, aarch64:
+ * what Python's platform_machine compares against) into out; -1 when it
+ * cannot be told. */
+int cv_os_machine(char *out, size_t n);
+
 /* linux-x86_64 / linux-sbsa / linux-aarch64 (Jetson); CV_ENOTFOUND else. */
 int cv_platform_detect(char out[32], struct cv_err *err);
 
@@ -521,7 +527,7 @@ int cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown,
  * nobody; 'u' it belongs to another user; 'g' its group, 'o' every user
  * may write it (a sticky folder allowed with sticky_ok: others may add
  * names there, not replace ours). */
-int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
+int cv_fs_foreign_writer(const struct cv_stat *sb, int sticky_ok);
 
 /* The folders above `path`, nearest first, up to and including /: for
  * each, check(folder, its stat, payload) with stat() (lstat() with
@@ -530,11 +536,16 @@ int cv_fs_foreign_writer(const struct stat *sb, int sticky_ok);
  * may change a folder decides what its children hold, so every trust
  * check walks up the same way. */
 int cv_fs_walk_up(const char *path, int nofollow,
-		  int (*check)(const char *dir, const struct stat *sb,
+		  int (*check)(const char *dir, const struct cv_stat *sb,
 			       void *payload),
 		  void *payload);
 
 void cv_fs_unlock(int fd);
+
+/* 1 when another process holds the flock of the existing lock file
+ * `path` (it is looked at, never created or taken); 0 when nobody does,
+ * or there is no such file. */
+int cv_fs_lock_busy(const char *path);
 
 /* pipe.c: a bounded queue of buffers between two threads. The
  * producer takes a free buffer (cv_pipe_get: NULL once aborted), fills it
@@ -631,7 +642,7 @@ void cv_fs_stream_abort(struct cv_fs_stream *s);
  * through a link. `rel` is the path below root. A non-zero return of
  * visit ends the walk and is returned. */
 typedef int (*cv_fs_visit_fn)(const char *rel, const char *full,
-			      const struct stat *sb, void *payload,
+			      const struct cv_stat *sb, void *payload,
 			      struct cv_err *err);
 int cv_fs_walk_sorted(const char *root, cv_fs_visit_fn visit, void *payload,
 		      struct cv_err *err);
@@ -644,6 +655,197 @@ int cv_fs_read_each(const char *path,
 int cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err);
 int cv_fs_symlink(const char *target, const char *path, struct cv_err *err);
 int cv_fs_rename(const char *from, const char *to, struct cv_err *err);
+/* Every file and folder under `dir` on disk (fsync'd, files before the
+ * folders that name them, links not followed): what a writer does before
+ * the rename that makes a tree visible. */
+int cv_fs_sync_tree(const char *dir, struct cv_err *err);
+
+/* ---- file_posix.c, dl_posix.c, proc_posix.c: the OS as the wings above
+ * base see it. No POSIX type or constant crosses this face, so another
+ * platform is one more set of these files. Unless said otherwise a call
+ * returns 0 (or a handle, a length) on success and -1 with errno set on
+ * failure, errno being what callers already tell ENOENT and EEXIST by.
+ * Handles are ints; CV_AT_CWD as a folder handle means the working
+ * folder. Every handle base opens is closed in children (close-on-exec). */
+#define CV_AT_CWD (-100)
+
+/* What a name is; CV_KIND_NONE where a listing does not say (stat it). */
+enum cv_kind {
+	CV_KIND_NONE = 0,
+	CV_KIND_FILE,  /* a regular file */
+	CV_KIND_DIR,   /* a folder */
+	CV_KIND_LINK,  /* a symbolic link */
+	CV_KIND_OTHER, /* a FIFO, socket or device */
+};
+
+/* What callers look at in a stat: identity (dev, ino) for same-file
+ * checks, the owner for trust checks, permission bits, size, times. */
+struct cv_stat {
+	int kind;      /* enum cv_kind */
+	unsigned perm; /* permission bits, 07777 */
+	long uid;      /* the owner */
+	uint64_t size; /* bytes */
+	int64_t mtime; /* seconds since the epoch */
+	long mtime_ns; /* and nanoseconds */
+	int64_t atime; /* last access, seconds */
+	uint64_t dev, ino;
+};
+
+/* Stat `name` of folder handle dir (CV_AT_CWD: a path), through a link at
+ * the end or (nofollow) of the link itself. */
+int cv_os_stat_at(int dir, const char *name, int nofollow, struct cv_stat *st);
+/* cv_os_stat_at(CV_AT_CWD, path, 0/1, st): stat and lstat. */
+int cv_os_stat(const char *path, struct cv_stat *st);
+int cv_os_lstat(const char *path, struct cv_stat *st);
+/* The file open at handle fd. */
+int cv_os_fstat(int fd, struct cv_stat *st);
+/* 1 when a and b are one file (same dev and ino). */
+int cv_os_same_file(const struct cv_stat *a, const struct cv_stat *b);
+
+/* Flags of cv_os_open: access (READ, WRITE or both), then how. */
+#define CV_OPEN_READ     0x001
+#define CV_OPEN_WRITE    0x002
+#define CV_OPEN_CREATE   0x004 /* create when missing, with `mode` */
+#define CV_OPEN_EXCL     0x008 /* with CREATE: fail (EEXIST) if it is there */
+#define CV_OPEN_TRUNC    0x010 /* empty it */
+#define CV_OPEN_APPEND   0x020 /* every write at the end */
+#define CV_OPEN_NOFOLLOW 0x040 /* a link at the last part: fail (ELOOP) */
+#define CV_OPEN_DIR      0x080 /* a folder, as a handle for the *_at calls */
+#define CV_OPEN_NONBLOCK 0x100 /* a FIFO in its place cannot hang the open */
+#define CV_OPEN_NOCTTY   0x200 /* a terminal does not become ours */
+#define CV_OPEN_PATH     0x400 /* a handle to find names by, not to read */
+
+/* Open `name` of folder handle dir: the handle, or -1 with errno. */
+int cv_os_open_at(int dir, const char *name, unsigned flags, unsigned mode);
+int cv_os_open(const char *path, unsigned flags, unsigned mode);
+/* read(2)/write(2)/pread(2) on a handle: the bytes moved, 0 at the end,
+ * -1 with errno (EINTR included: the caller decides whether to retry). */
+long cv_os_read(int fd, void *buf, size_t n);
+long cv_os_pread(int fd, void *buf, size_t n, uint64_t off);
+long cv_os_write(int fd, const void *buf, size_t n);
+long cv_os_pwrite(int fd, const void *buf, size_t n, uint64_t off);
+/* All n bytes or -1 with errno (EINTR retried, a 0-byte write is EIO). */
+int cv_os_write_all(int fd, const void *buf, size_t n);
+/* Up to n-1 bytes of the whole file at fd from its current offset,
+ * NUL-terminated: the bytes read or -1 with errno (EINTR retried). */
+long cv_os_read_full(int fd, char *buf, size_t n);
+int cv_os_close(int fd);
+/* Flush the file's data and metadata to the disk (fsync). */
+int cv_os_sync(int fd);
+/* Start writing the file's dirty pages back without waiting (Linux
+ * sync_file_range; a no-op where the platform has none). */
+void cv_os_writeback(int fd, uint64_t off, uint64_t len);
+
+/* Remove the file (or, with dir, the empty folder) `name` of dir. */
+int cv_os_remove_at(int dir, const char *name, int is_dir);
+int cv_os_unlink(const char *path);
+int cv_os_rmdir(const char *path);
+int cv_os_mkdir_at(int dir, const char *name, unsigned mode);
+int cv_os_mkdir(const char *path, unsigned mode);
+/* Rename from (of fromdir) to to (of todir), replacing a file there. */
+int cv_os_rename_at(int fromdir, const char *from, int todir, const char *to);
+/* The same, but never replacing what is at `to` (EEXIST); ENOSYS/EINVAL
+ * where the kernel or file system cannot do it atomically. */
+int cv_os_rename_noreplace(int fromdir, const char *from, int todir,
+			   const char *to);
+/* Swap the two names atomically, both of which must exist (the same
+ * ENOSYS/EINVAL where that cannot be done). */
+int cv_os_rename_exchange(int fromdir, const char *from, int todir,
+			  const char *to);
+/* A symbolic link `name` (of dir) to target. */
+int cv_os_symlink_at(const char *target, int dir, const char *name);
+/* The target of link `name` of dir into buf, NUL-terminated: its length,
+ * or -1 with errno (ENAMETOOLONG when it does not fit in n-1 bytes). */
+long cv_os_readlink_at(int dir, const char *name, char *buf, size_t n);
+long cv_os_readlink(const char *path, char *buf, size_t n);
+/* Set the permission bits of `name` of dir (never through a link with
+ * nofollow, where the platform can), or of the open fd. */
+int cv_os_chmod_at(int dir, const char *name, unsigned perm, int nofollow);
+int cv_os_fchmod(int fd, unsigned perm);
+/* Set the access and change times of `name` of dir (the link itself with
+ * nofollow), or of the open fd, both to *t (struct timespec, C11). */
+int cv_os_set_times_at(int dir, const char *name, const struct timespec *t,
+		       int nofollow);
+int cv_os_fset_times(int fd, const struct timespec *t);
+/* A new file of a unique name made from tmpl, whose last six characters
+ * are XXXXXX (replaced), created 0600 without following a link: its
+ * handle, or -1 with errno. */
+int cv_os_mkstemp(char *tmpl);
+
+/* What cv_os_access asks. */
+#define CV_ACCESS_EXISTS 0
+#define CV_ACCESS_READ   0x1
+#define CV_ACCESS_WRITE  0x2
+#define CV_ACCESS_EXEC   0x4
+/* or'd in: judged by the effective ids (what a write will be judged by),
+ * not the real ones; of a link at the last part itself */
+#define CV_ACCESS_EFFECTIVE 0x10
+#define CV_ACCESS_NOFOLLOW  0x20
+/* 0 when this process (its real ids) may do `what` to path (or name of
+ * dir), -1 with errno otherwise. */
+int cv_os_access(const char *path, int what);
+int cv_os_access_at(int dir, const char *name, int what);
+/* The absolute path of path, links and dots resolved, into buf (n bytes):
+ * buf, or NULL with errno. */
+char *cv_os_realpath(const char *path, char *buf, size_t n);
+/* The working folder (xmalloc'd), NULL with errno. */
+char *cv_os_getcwd(void);
+/* Make path, or the folder open at fd, the working folder. */
+int cv_os_chdir(const char *path);
+int cv_os_fchdir(int fd);
+/* Set the mask of permission bits new files do not get: the old one. */
+unsigned cv_os_umask(unsigned mask);
+/* The paths matching the shell pattern, sorted, appended to out: how many
+ * (0 when none or on an error). */
+size_t cv_os_glob(const char *pattern, struct cv_strv *out);
+
+/* A folder's names, "." and ".." left out, in the file system's order. */
+struct cv_dir;
+/* Open the folder path (following links), or name of dir (never through
+ * a link at name with nofollow): NULL with errno. */
+struct cv_dir *cv_dir_open(const char *path);
+struct cv_dir *cv_dir_open_at(int dir, const char *name, int nofollow);
+/* A listing of the folder handle fd, which it takes over (closed by
+ * cv_dir_close; left open when this fails). */
+struct cv_dir *cv_dir_adopt(int fd);
+/* The next name (valid until the next call) and its kind into *kind
+ * (may be NULL; CV_KIND_NONE when the file system does not say); NULL
+ * at the end, errno left alone, or on an error, errno set (a caller that
+ * tells them apart zeroes errno first). */
+const char *cv_dir_next(struct cv_dir *d, int *kind);
+/* The listing's folder handle, for the *_at calls on its names. */
+int cv_dir_fd(const struct cv_dir *d);
+/* Start again from the first name. */
+void cv_dir_rewind(struct cv_dir *d);
+void cv_dir_close(struct cv_dir *d);
+
+/* Dynamic loading. cv_dl_open: the library at path (or a bare name the
+ * loader searches), its symbols bound now; global: its symbols serve the
+ * libraries loaded after it. NULL on failure, cv_dl_error then says why
+ * (NULL when nothing failed since the last call). */
+void *cv_dl_open(const char *path, int global);
+void *cv_dl_sym(void *lib, const char *name);
+const char *cv_dl_error(void);
+void cv_dl_close(void *lib);
+/* The file the loaded code at addr comes from, as the loader names it,
+ * into buf: 0, or -1 when no loaded object holds addr. */
+int cv_dl_file_of(const void *addr, char *buf, size_t n);
+/* Each object loaded in this process (the main program's "" included),
+ * its path to fn; a non-zero return stops the walk and is returned. */
+int cv_dl_each_loaded(int (*fn)(const char *path, void *payload),
+		      void *payload);
+
+/* This process: its real and effective user, its id and its parent's. */
+long cv_os_uid(void);
+long cv_os_euid(void);
+long cv_os_pid(void);
+long cv_os_ppid(void);
+/* Set the variable name of this process's environment to value (NULL:
+ * remove it), as a child started after inherits it. */
+int cv_os_setenv(const char *name, const char *value);
+/* 1 when a process `pid` exists (ours or another user's), 0 when none
+ * has that id. */
+int cv_os_pid_alive(long pid);
 
 /* config.c: `cudnnvm config`, over the one table of keys the reader uses.
  * Keys are "section.name". verify_pins = mirror checks the built-in pins

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,19 @@ cv_fs_unlock(int fd)
 		close(fd);
 }
 
+int
+cv_fs_lock_busy(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), busy = 0;
+
+	if (fd >= 0) {
+		/* taken for an instant at most, and given back by the close */
+		busy = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+		close(fd);
+	}
+	return busy;
+}
+
 /* The temporaries of earlier writes of `base` in `dir` whose writer is
  * gone (killed between open and rename): nothing else would ever remove
  * them from a project, a venv or the shim folder. Only this user's
@@ -439,12 +453,12 @@ cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 
 int
 cv_fs_walk_up(const char *path, int nofollow,
-	      int (*check)(const char *dir, const struct stat *sb,
+	      int (*check)(const char *dir, const struct cv_stat *sb,
 			   void *payload),
 	      void *payload)
 {
 	char *p = xstrdup(path);
-	struct stat sb;
+	struct cv_stat sb;
 	int r = 0;
 
 	while (r == 0 && strcmp(p, "/") != 0) {
@@ -455,7 +469,7 @@ cv_fs_walk_up(const char *path, int nofollow,
 			p[1] = '\0';
 		else
 			*slash = '\0';
-		if ((nofollow ? lstat(p, &sb) : stat(p, &sb)) == 0)
+		if (cv_os_stat_at(AT_FDCWD, p, nofollow, &sb) == 0)
 			r = check(p, &sb, payload);
 		else
 			r = check(p, NULL, payload);
@@ -465,14 +479,13 @@ cv_fs_walk_up(const char *path, int nofollow,
 }
 
 int
-cv_fs_foreign_writer(const struct stat *sb, int sticky_ok)
+cv_fs_foreign_writer(const struct cv_stat *sb, int sticky_ok)
 {
-	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+	if (sb->uid != (long)geteuid() && sb->uid != 0)
 		return 'u';
-	if ((sb->st_mode & 022) == 0 ||
-	    (sticky_ok && (sb->st_mode & S_ISVTX) != 0))
+	if ((sb->perm & 022) == 0 || (sticky_ok && (sb->perm & S_ISVTX) != 0))
 		return 0;
-	return (sb->st_mode & 002) != 0 ? 'o' : 'g';
+	return (sb->perm & 002) != 0 ? 'o' : 'g';
 }
 
 int
@@ -648,12 +661,12 @@ walk_sorted(const char *full, const char *rel, cv_fs_visit_fn visit,
 		char *f = cv_path_join(full, names[i]);
 		char *rl =
 			*rel ? cv_path_join(rel, names[i]) : xstrdup(names[i]);
-		struct stat sb;
-		if (lstat(f, &sb) != 0)
+		struct cv_stat sb;
+		if (cv_os_lstat(f, &sb) != 0)
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot read '%s'", f);
 		else if ((r = visit(rl, f, &sb, payload, err)) == 0 &&
-			 S_ISDIR(sb.st_mode))
+			 sb.kind == CV_KIND_DIR)
 			r = walk_sorted(f, rl, visit, payload, depth + 1, err);
 		free(f);
 		free(rl);
@@ -741,4 +754,64 @@ cv_fs_rename(const char *from, const char *to, struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot move '%s' to '%s'", from, to);
 	return 0;
+}
+
+/* Everything under a folder on disk (a staged version before the store
+ * publishes it): each file and folder of it, not the whole filesystem
+ * (syncfs would also wait for the download cache and whatever else the
+ * machine has written). The
+ * files' writeback was started as each was finished; a first pass starts
+ * any that was not, so the disk gets them all at once, then the second
+ * waits, files before the folders that name them. */
+static struct cv_err *sync_err;
+
+static int
+sync_start_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	int fd;
+
+	(void)f;
+	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		close(fd);
+	}
+	return 0;
+}
+
+static int
+sync_wait_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+{
+	int fd;
+
+	(void)sb;
+	(void)f;
+	if (flag != FTW_F && flag != FTW_DP)
+		return 0; /* links live in their folder */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+				(flag == FTW_DP ? O_DIRECTORY : 0));
+	if (fd < 0 || fsync(fd) != 0) {
+		cv_err_errno(sync_err, CV_EIO, "cannot sync '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+cv_fs_sync_tree(const char *dir, struct cv_err *err)
+{
+	int r;
+
+	sync_err = err;
+	nftw(dir, sync_start_fn, 32, FTW_PHYS);
+	r = nftw(dir, sync_wait_fn, 32, FTW_PHYS | FTW_DEPTH);
+	sync_err = NULL;
+	if (r < 0)
+		return cv_err_errno(err, CV_EIO, "cannot walk '%s'", dir);
+	return r > 0 ? err->code : 0;
 }

@@ -29,6 +29,17 @@ cv_platform_valid(const char *p)
 }
 
 int
+cv_os_machine(char *out, size_t n)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		return -1;
+	snprintf(out, n, "%s", u.machine);
+	return 0;
+}
+
+int
 cv_platform_detect(char out[32], struct cv_err *err)
 {
 	struct utsname u;

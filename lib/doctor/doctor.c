@@ -12,9 +12,7 @@
 #include "store/store.h"
 #include "validate/validate.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -22,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct findings {
 	struct cv_finding *f;
@@ -63,28 +58,20 @@ static void
 check_staging(struct findings *fs, const char *root)
 {
 	char *dir = cv_path_join(root, ".staging");
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *e;
 
-	while (d != NULL && (e = readdir(d)) != NULL) {
+	while (d != NULL && (e = cv_dir_next(d, NULL)) != NULL) {
 		char *path, *lock, *q, *fix;
-		size_t len = strlen(e->d_name);
-		int fd, busy = 0;
+		size_t len = strlen(e);
 
-		if (e->d_name[0] == '.' ||
-		    (len > 5 && strcmp(e->d_name + len - 5, ".lock") == 0))
+		if (e[0] == '.' ||
+		    (len > 5 && strcmp(e + len - 5, ".lock") == 0))
 			continue;
-		path = cv_path_join(dir, e->d_name);
+		path = cv_path_join(dir, e);
 		lock = xasprintf("%s.lock", path);
 		/* An install in progress holds the lock: leave it alone. */
-		fd = open(lock, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (flock(fd, LOCK_EX | LOCK_NB) < 0 &&
-			    errno == EWOULDBLOCK)
-				busy = 1;
-			close(fd);
-		}
-		if (!busy) {
+		if (cv_fs_lock_busy(lock) != 1) {
 			q = cv_shell_quote_word(path);
 			fix = xasprintf("rm -rf %s", q);
 			add(fs, CV_LEVEL_WARN, fix,
@@ -97,8 +84,7 @@ check_staging(struct findings *fs, const char *root)
 		free(lock);
 		free(path);
 	}
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 	free(dir);
 }
 
@@ -107,14 +93,14 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	      const char *root)
 {
 	char *cur = cv_path_join(root, "current"), target[PATH_MAX];
-	struct stat st;
-	ssize_t n;
+	struct cv_stat st;
+	long n;
 
-	if (lstat(cur, &st) < 0) {
+	if (cv_os_lstat(cur, &st) < 0) {
 		free(cur);
 		return;
 	}
-	if (!S_ISLNK(st.st_mode)) {
+	if (st.kind != CV_KIND_LINK) {
 		/* moved aside, never deleted: it may hold someone's files */
 		char *aside = xasprintf("%s.moved", cur);
 		char *q = cv_shell_quote_word(cur),
@@ -132,15 +118,15 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 		free(cur);
 		return;
 	}
-	n = readlink(cur, target, sizeof target - 1);
-	target[n > 0 ? n : 0] = '\0';
+	if ((n = cv_os_readlink(cur, target, sizeof target)) < 0)
+		target[0] = '\0';
 	if (strcmp(target, CV_SYSTEM) == 0) {
 		/* `global system`: no version by default, on purpose */
 	} else if (n > 0 &&
 		   cv_store_system_link_id(ctx->store, target) != NULL) {
 		/* a user's global in the system store: the link global
 		 * makes; dangling once the admin removed that version */
-		if (stat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (cv_os_stat(cur, &st) < 0 || st.kind != CV_KIND_DIR) {
 			char *pick = cv_hint_pick_global(ctx->store);
 
 			add(fs, CV_LEVEL_WARN, pick,
@@ -158,7 +144,7 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 		    "cudnnvm only makes links to a folder of the store; "
 		    "someone else changed it",
 		    "foreign current link: %s -> %s", cur, target);
-	} else if (stat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	} else if (cv_os_stat(cur, &st) < 0 || st.kind != CV_KIND_DIR) {
 		/* the version it names, installed again, keeps the default */
 		struct cv_version v;
 		char *fix = cv_install_id_parse(&v, target, NULL) == 0
@@ -177,8 +163,8 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 static int
 find_unreadable(const char *dir, char *out, size_t n, int depth)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *e;
 	int found = 0;
 
 	if (d == NULL) {
@@ -188,26 +174,24 @@ find_unreadable(const char *dir, char *out, size_t n, int depth)
 		}
 		return 0;
 	}
-	while (!found && (e = readdir(d)) != NULL) {
-		struct stat st;
+	while (!found && (e = cv_dir_next(d, NULL)) != NULL) {
+		struct cv_stat st;
 		char *p;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		p = cv_path_join(dir, e->d_name);
-		if (lstat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode) && depth < 8)
+		p = cv_path_join(dir, e);
+		if (cv_os_lstat(p, &st) == 0) {
+			if (st.kind == CV_KIND_DIR && depth < 8)
 				found = find_unreadable(p, out, n, depth + 1);
-			else if (S_ISREG(st.st_mode) &&
-				 ((st.st_mode & 0444) != 0444 ||
-				  access(p, R_OK) != 0)) {
+			else if (st.kind == CV_KIND_FILE &&
+				 ((st.perm & 0444) != 0444 ||
+				  cv_os_access(p, CV_ACCESS_READ) != 0)) {
 				snprintf(out, n, "%s", p);
 				found = 1;
 			}
 		}
 		free(p);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return found;
 }
 
@@ -244,8 +228,8 @@ static void
 check_installs(struct findings *fs, const char *root,
 	       const struct cv_store *store)
 {
-	DIR *d = opendir(root);
-	struct dirent *e;
+	struct cv_dir *d = cv_dir_open(root);
+	const char *e;
 
 	/* a user who has no store of their own yet (a fresh user, or one
 	 * who uses only the system store's versions) gets an info finding,
@@ -281,28 +265,26 @@ check_installs(struct findings *fs, const char *root,
 		free(q);
 		return;
 	}
-	while ((e = readdir(d)) != NULL) {
+	while ((e = cv_dir_next(d, NULL)) != NULL) {
 		char *dir, *meta, bad[PATH_MAX];
-		struct stat st;
+		struct cv_stat st;
 
 		struct cv_version v;
 
 		/* a version's folder is named by its install id: deps/ (the
 		 * dependency store), modulefiles/ and what else a user keeps
 		 * there are no installs, and no install fix applies to them */
-		if (e->d_name[0] == '.' ||
-		    cv_install_id_parse(&v, e->d_name, NULL) < 0)
+		if (e[0] == '.' || cv_install_id_parse(&v, e, NULL) < 0)
 			continue;
-		dir = cv_path_join(root, e->d_name);
-		if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		dir = cv_path_join(root, e);
+		if (cv_os_lstat(dir, &st) < 0 || st.kind != CV_KIND_DIR) {
 			free(dir);
 			continue;
 		}
-		check_trust(fs, store, e->d_name);
+		check_trust(fs, store, e);
 		meta = cv_path_join(dir, "cudnnvm.json");
-		if (access(meta, F_OK) != 0) {
-			char *fix = xasprintf("cudnnvm install %s --force",
-					      e->d_name);
+		if (cv_os_access(meta, CV_ACCESS_EXISTS) != 0) {
+			char *fix = xasprintf("cudnnvm install %s --force", e);
 			add(fs, CV_LEVEL_WARN, fix,
 			    "every install has a cudnnvm.json; this folder "
 			    "was made or changed by hand",
@@ -316,14 +298,14 @@ check_installs(struct findings *fs, const char *root,
 			    "users other than its owner cannot load it (the "
 			    "classic missing chmod a+r after copying cuDNN "
 			    "by hand)",
-			    "unreadable file in %s: %s", e->d_name, bad);
+			    "unreadable file in %s: %s", e, bad);
 			free(fix);
 			free(q);
 		}
 		free(meta);
 		free(dir);
 	}
-	closedir(d);
+	cv_dir_close(d);
 }
 
 /* ---- other cuDNN copies ----------------------------------------------- */
@@ -333,7 +315,7 @@ seen_before(struct findings *fs, const char *dir)
 {
 	char real[PATH_MAX];
 
-	if (realpath(dir, real) == NULL)
+	if (cv_os_realpath(dir, real, sizeof real) == NULL)
 		snprintf(real, sizeof real, "%s", dir);
 	for (size_t i = 0; i < fs->nseen; i++)
 		if (strcmp(fs->seen[i], real) == 0)
@@ -347,17 +329,15 @@ seen_before(struct findings *fs, const char *dir)
 static char *
 cudnn_in(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *e;
 	char *found = NULL;
 
-	while (d != NULL && found == NULL && (e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, "libcudnn.so.", 12) == 0 &&
-		    e->d_name[12] >= '0' && e->d_name[12] <= '9')
-			found = xstrndup(e->d_name, 12 + strspn(e->d_name + 12,
-								"0123456789"));
-	if (d != NULL)
-		closedir(d);
+	while (d != NULL && found == NULL && (e = cv_dir_next(d, NULL)) != NULL)
+		if (strncmp(e, "libcudnn.so.", 12) == 0 && e[12] >= '0' &&
+		    e[12] <= '9')
+			found = xstrndup(e, 12 + strspn(e + 12, "0123456789"));
+	cv_dir_close(d);
 	return found;
 }
 
@@ -368,7 +348,8 @@ same_dir(const char *a, const char *b)
 
 	if (a == NULL || b == NULL)
 		return 0;
-	if (realpath(a, ra) == NULL || realpath(b, rb) == NULL)
+	if (cv_os_realpath(a, ra, sizeof ra) == NULL ||
+	    cv_os_realpath(b, rb, sizeof rb) == NULL)
 		return strcmp(a, b) == 0;
 	return strcmp(ra, rb) == 0;
 }
@@ -438,21 +419,18 @@ static int
 imported_from(const struct cv_store *st, const char *root)
 {
 	struct cv_installed *all = NULL;
-	char *real = realpath(root, NULL), *src;
+	char buf[PATH_MAX], *src;
+	const char *real = cv_os_realpath(root, buf, sizeof buf);
 	size_t n = 0;
 	int yes = 0;
 
-	if (st == NULL || real == NULL ||
-	    cv_store_list(st, &all, &n, NULL) < 0) {
-		free(real);
+	if (st == NULL || real == NULL || cv_store_list(st, &all, &n, NULL) < 0)
 		return 0;
-	}
 	src = xasprintf("import:%s", real);
 	for (size_t i = 0; i < n && !yes; i++)
 		yes = strcmp(all[i].source, src) == 0;
 	free(all);
 	free(src);
-	free(real);
 	return yes;
 }
 
@@ -461,7 +439,8 @@ import_fix(const struct cv_store *st, const char *root, const char *libdir,
 	   const char *soname)
 {
 	static const char *const heads[] = { "cudnn_version.h", "cudnn.h" };
-	char *so = cv_path_join(libdir, soname), *real = realpath(so, NULL);
+	char buf[PATH_MAX], *so = cv_path_join(libdir, soname),
+			    *real = cv_os_realpath(so, buf, sizeof buf);
 	const char *b = real ? strrchr(real, '/') + 1 : NULL;
 	int known = 0, dots = 0;
 
@@ -472,12 +451,12 @@ import_fix(const struct cv_store *st, const char *root, const char *libdir,
 		char *inc = cv_path_join(root, "include"),
 		     *h1 = cv_path_join(inc, heads[i]),
 		     *h2 = cv_path_join(libdir, heads[i]);
-		known = access(h1, R_OK) == 0 || access(h2, R_OK) == 0;
+		known = cv_os_access(h1, CV_ACCESS_READ) == 0 ||
+			cv_os_access(h2, CV_ACCESS_READ) == 0;
 		free(h2);
 		free(h1);
 		free(inc);
 	}
-	free(real);
 	free(so);
 	if (!known || imported_from(st, root))
 		return NULL;
@@ -499,7 +478,8 @@ toolkit_lib(const char *libdir)
 	for (int i = 0; i < 2 && !yes; i++) {
 		char *v = cv_path_join(up, "version.json"),
 		     *n = cv_path_join(up, "bin/nvcc");
-		yes = access(v, F_OK) == 0 || access(n, F_OK) == 0;
+		yes = cv_os_access(v, CV_ACCESS_EXISTS) == 0 ||
+		      cv_os_access(n, CV_ACCESS_EXISTS) == 0;
 		free(n);
 		free(v);
 		if ((slash = strrchr(up, '/')) == NULL || slash == up)
@@ -524,7 +504,7 @@ removal_fix(const struct cv_store *st, const char *root, const char *libdir,
 
 	/* sudo is no fix for a user without it: adopting the copy is; and
 	 * nothing when import could not tell the version */
-	if (import == NULL || geteuid() != 0)
+	if (import == NULL || cv_os_euid() != 0)
 		fix = import;
 	else if (strncmp(libdir, "/usr/lib", 8) == 0 ||
 		 strncmp(libdir, "/lib", 4) == 0)
@@ -840,7 +820,7 @@ cublaslt_in_store(const struct cv_doctor_ctx *ctx, const char *so)
 	for (int i = 0; i < inst.ndeps && !ok; i++) {
 		char *lib = cv_store_dep_libdir(ctx->active_dir, &inst.deps[i]),
 		     *p = lib ? cv_path_join(lib, so) : NULL;
-		ok = p != NULL && access(p, R_OK) == 0;
+		ok = p != NULL && cv_os_access(p, CV_ACCESS_READ) == 0;
 		free(p);
 		free(lib);
 	}

@@ -18,8 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void
 xdg(char *out, size_t n, const char *var, const char *fallback)
@@ -83,7 +81,7 @@ cv_implode_plan(const struct cv_store *st, struct cv_implode *p)
 	p->inv = xcalloc(1, sizeof *p->inv);
 	startup_lines(&p->startup);
 	cv_venv_registered(&p->venvs);
-	p->sysmode = geteuid() == 0 && cv_sysmode_names(root);
+	p->sysmode = cv_os_euid() == 0 && cv_sysmode_names(root);
 	xdg(data, sizeof data, "XDG_DATA_HOME", ".local/share");
 	xdg(cache, sizeof cache, "XDG_CACHE_HOME", ".cache");
 	/* one walk of a folder that is two of them (the default store is

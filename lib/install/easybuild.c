@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct copy {
 	const char *to;
@@ -23,7 +22,7 @@ copy_chunk(const void *data, size_t len, void *p, struct cv_err *err)
 }
 
 static int
-copy_entry(const char *rel, const char *full, const struct stat *sb, void *p,
+copy_entry(const char *rel, const char *full, const struct cv_stat *sb, void *p,
 	   struct cv_err *err)
 {
 	const struct copy *c = p;
@@ -35,15 +34,15 @@ copy_entry(const char *rel, const char *full, const struct stat *sb, void *p,
 	if (strcmp(rel, "cudnnvm.json") == 0)
 		return 0;
 	dst = cv_path_join(c->to, rel);
-	if (S_ISDIR(sb->st_mode))
+	if (sb->kind == CV_KIND_DIR)
 		r = cv_fs_mkdirs(dst, 0755, err);
-	else if (S_ISLNK(sb->st_mode))
+	else if (sb->kind == CV_KIND_LINK)
 		r = cv_fs_readlink(full, target, sizeof target, err) < 0
 			    ? err->code
 			    : cv_fs_symlink(target, dst, err);
-	else if (S_ISREG(sb->st_mode)) {
-		r = cv_fs_stream_open(dst, (sb->st_mode & 0111) ? 0755 : 0644,
-				      &s, err);
+	else if (sb->kind == CV_KIND_FILE) {
+		r = cv_fs_stream_open(dst, (sb->perm & 0111) ? 0755 : 0644, &s,
+				      err);
 		if (r == 0 &&
 		    (r = cv_fs_read_each(full, copy_chunk, s, err)) == 0)
 			r = cv_fs_stream_commit(s, dst, err);
@@ -112,17 +111,17 @@ write_easybuild(const char *dir, const struct cv_installed *inst,
 static int
 publish(const char *stage, const char *dest, int force, struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char *old;
 	int r;
 
-	if (lstat(dest, &sb) != 0)
+	if (cv_os_lstat(dest, &sb) != 0)
 		return cv_fs_rename(stage, dest, err);
 	if (!force) {
 		cv_err_set(err, CV_ERROR, "'%s' is already there", dest);
 		return cv_err_hint(err, "add --force to replace it");
 	}
-	old = xasprintf("%s.old.%ld", dest, (long)getpid());
+	old = xasprintf("%s.old.%ld", dest, cv_os_pid());
 	if ((r = cv_fs_rename(dest, old, err)) == 0 &&
 	    (r = cv_fs_rename(stage, dest, err)) == 0)
 		r = cv_fs_rmtree(old, err);
@@ -154,7 +153,7 @@ cv_easybuild_install(const struct cv_store *st, const char *id,
 	snprintf(ver, sizeof ver, "%s-CUDA-%d", v, inst.version.cuda);
 	parent = xasprintf("%s/software/cuDNN", prefix);
 	dest = xasprintf("%s/%s", parent, ver);
-	stage = xasprintf("%s/.%s.%ld.tmp", parent, ver, (long)getpid());
+	stage = xasprintf("%s/.%s.%ld.tmp", parent, ver, cv_os_pid());
 	home = cv_store_dir(st, id);
 	c.to = stage;
 	if ((r = cv_fs_mkdirs(stage, 0755, err)) == 0 &&

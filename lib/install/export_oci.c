@@ -19,7 +19,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +267,7 @@ fixed_meta(const char *path, struct cv_err *err)
 }
 
 static int
-visit(const char *rel, const char *full, const struct stat *sb, void *p,
+visit(const char *rel, const char *full, const struct cv_stat *sb, void *p,
       struct cv_err *err)
 {
 	struct layer *l = p;
@@ -276,13 +275,13 @@ visit(const char *rel, const char *full, const struct stat *sb, void *p,
 	char target[4096];
 	int r;
 
-	if (S_ISDIR(sb->st_mode)) {
+	if (sb->kind == CV_KIND_DIR) {
 		r = put_header(l, name, AE_IFDIR, 0755, 0, NULL);
-	} else if (S_ISLNK(sb->st_mode)) {
+	} else if (sb->kind == CV_KIND_LINK) {
 		r = cv_fs_readlink(full, target, sizeof target, err);
 		if (r == 0)
 			r = put_header(l, name, AE_IFLNK, 0777, 0, target);
-	} else if (S_ISREG(sb->st_mode) && l->version_root != NULL &&
+	} else if (sb->kind == CV_KIND_FILE && l->version_root != NULL &&
 		   strcmp(rel, "cudnnvm.json") == 0) {
 		char *meta = fixed_meta(full, err);
 		r = meta == NULL ? err->code
@@ -291,10 +290,10 @@ visit(const char *rel, const char *full, const struct stat *sb, void *p,
 		if (r == 0)
 			r = put_data(meta, strlen(meta), l, err);
 		free(meta);
-	} else if (S_ISREG(sb->st_mode)) {
+	} else if (sb->kind == CV_KIND_FILE) {
 		r = put_header(l, name, AE_IFREG,
-			       (sb->st_mode & 0111) ? 0755 : 0644,
-			       (int64_t)sb->st_size, NULL);
+			       (sb->perm & 0111) ? 0755 : 0644,
+			       (int64_t)sb->size, NULL);
 		if (r == 0)
 			r = cv_fs_read_each(full, put_data, l, err);
 	} else {
@@ -431,8 +430,8 @@ write_config_manifest(const char *dir, const struct cv_ctr_view *v,
 }
 
 static int
-first_entry(const char *rel, const char *full, const struct stat *sb, void *p,
-	    struct cv_err *err)
+first_entry(const char *rel, const char *full, const struct cv_stat *sb,
+	    void *p, struct cv_err *err)
 {
 	(void)rel, (void)full, (void)sb, (void)p, (void)err;
 	return 1;
@@ -444,19 +443,19 @@ static int
 check_dir(const char *dir, struct cv_err *err)
 {
 	char *path = xasprintf("%s/oci-layout", dir), buf[256];
-	ssize_t n = cv_fs_read_head(AT_FDCWD, path, 1, buf, sizeof buf);
-	struct stat sb;
+	ssize_t n = cv_fs_read_head(CV_AT_CWD, path, 1, buf, sizeof buf);
+	struct cv_stat sb;
 	int r;
 
 	free(path);
 	if (n > 0 && strstr(buf, "\"imageLayoutVersion\"") != NULL)
 		return 1;
-	if (stat(dir, &sb) != 0)
+	if (cv_os_stat(dir, &sb) != 0)
 		return errno == ENOENT
 			       ? 0
 			       : cv_err_errno(err, cv_code_from_errno(errno),
 					      "cannot read '%s'", dir);
-	if (S_ISDIR(sb.st_mode) &&
+	if (sb.kind == CV_KIND_DIR &&
 	    (r = cv_fs_walk_sorted(dir, first_entry, NULL, err)) <= 0)
 		return r;
 	cv_err_set(err, CV_EUSAGE,

@@ -11,26 +11,22 @@
 #include "base/base.h"
 #include "install/install_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Advisory: an error here changes nothing, the sync reports real ones. */
 void
 extract_writeback(int dirfd, const char *rel)
 {
-	int fd = openat(dirfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = cv_os_open_at(dirfd, rel, CV_OPEN_READ | CV_OPEN_NOFOLLOW, 0);
 
 	if (fd >= 0) {
-		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-		close(fd);
+		cv_os_writeback(fd, 0, 0);
+		cv_os_close(fd);
 	}
 }
 
@@ -516,8 +512,8 @@ resolve_in_tree(int rootfd, const char *linkpath, const char *target)
 	while (todo.len > 0) {
 		size_t n = strcspn(todo.buf, "/");
 		char comp[NAME_MAX + 1];
-		struct stat sb;
-		ssize_t len;
+		struct cv_stat sb;
+		long len;
 		size_t keep;
 
 		if (n > NAME_MAX) {
@@ -548,17 +544,17 @@ resolve_in_tree(int rootfd, const char *linkpath, const char *target)
 		cv_buf_addf(&cur, "%s%s", keep ? "/" : "", comp);
 		/* every earlier component of cur is a real folder, so this
 		 * follows no link on the way */
-		if (fstatat(rootfd, cur.buf, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (cv_os_stat_at(rootfd, cur.buf, 1, &sb) != 0) {
 			v = LINK_NOWHERE;
 			break;
 		}
-		if (S_ISLNK(sb.st_mode)) {
+		if (sb.kind == CV_KIND_LINK) {
 			if (++hops > MAX_LINK_HOPS) {
 				v = LINK_NOWHERE;
 				break;
 			}
-			len = readlinkat(rootfd, cur.buf, next,
-					 sizeof next - 1);
+			len = cv_os_readlink_at(rootfd, cur.buf, next,
+						sizeof next);
 			if (len <= 0) {
 				v = LINK_NOWHERE;
 				break;
@@ -580,7 +576,7 @@ resolve_in_tree(int rootfd, const char *linkpath, const char *target)
 			}
 			continue;
 		}
-		if (todo.len > 0 && !S_ISDIR(sb.st_mode)) {
+		if (todo.len > 0 && sb.kind != CV_KIND_DIR) {
 			v = LINK_NOWHERE; /* ENOTDIR */
 			break;
 		}
@@ -605,12 +601,11 @@ static int
 walk_link(struct tree_walk *w, int dirfd, const char *name)
 {
 	char target[PATH_MAX], safe[300];
-	ssize_t n = readlinkat(dirfd, name, target, sizeof target - 1);
+	long n = cv_os_readlink_at(dirfd, name, target, sizeof target);
 
 	if (n < 0)
 		return cv_err_errno(w->err, CV_EIO, "cannot read '%s'",
 				    w->rel.buf);
-	target[n] = '\0';
 	extract_safe_name(w->rel.buf, safe, sizeof safe);
 	switch (target[0] == '/'
 			? LINK_LEAVES
@@ -634,68 +629,64 @@ walk_link(struct tree_walk *w, int dirfd, const char *name)
 static int
 walk_entry(struct tree_walk *w, int dirfd, const char *name)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	int fd, r;
 
-	if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+	if (cv_os_stat_at(dirfd, name, 1, &sb) != 0)
 		return cv_err_errno(w->err, CV_EIO, "cannot inspect '%s'",
 				    w->rel.buf);
-	if (S_ISLNK(sb.st_mode))
+	if (sb.kind == CV_KIND_LINK)
 		return walk_link(w, dirfd, name);
-	if (S_ISDIR(sb.st_mode)) {
-		fd = openat(dirfd, name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sb.kind == CV_KIND_DIR) {
+		fd = cv_os_open_at(
+			dirfd, name,
+			CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 		if (fd < 0)
 			return cv_err_errno(w->err, CV_EIO, "cannot open '%s'",
 					    w->rel.buf);
 		r = walk_folder(w, fd);
-		close(fd);
+		cv_os_close(fd);
 		return r;
 	}
-	if (!S_ISREG(sb.st_mode))
+	if (sb.kind != CV_KIND_FILE)
 		return cv_err_set(
 			w->err, CV_EDATA,
 			"unsafe archive: '%s' is not a file, folder or symlink",
 			w->rel.buf);
 	/* a regular file, as fstatat just saw: nothing here follows links */
-	if ((sb.st_mode & 07777) != 0644 && fchmodat(dirfd, name, 0644, 0) != 0)
+	if (sb.perm != 0644 && cv_os_chmod_at(dirfd, name, 0644, 0) != 0)
 		return cv_err_errno(w->err, CV_EIO,
 				    "cannot set the mode of '%s'", w->rel.buf);
 	return 0;
 }
 
-/* The folder open at `dirfd` (taken over by fdopendir on a copy), then
+/* The folder open at `dirfd` (listed through a handle of its own), then
  * everything in it, depth first. */
 static int
 walk_folder(struct tree_walk *w, int dirfd)
 {
-	struct dirent *e;
-	DIR *d;
+	struct cv_dir *d;
+	const char *e;
 	size_t keep = w->rel.len;
-	int fd, r = 0;
+	int r = 0;
 
-	if (fchmod(dirfd, 0755) != 0)
+	if (cv_os_fchmod(dirfd, 0755) != 0)
 		return cv_err_errno(w->err, CV_EIO,
 				    "cannot set the mode of '%s'",
 				    keep ? w->rel.buf : ".");
-	if ((fd = dup(dirfd)) < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if ((d = cv_dir_open_at(dirfd, ".", 0)) == NULL)
 		return cv_err_errno(w->err, CV_EIO, "cannot list '%s'",
 				    keep ? w->rel.buf : ".");
-	}
-	while (r == 0 && (errno = 0, e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		cv_buf_addf(&w->rel, "%s%s", keep ? "/" : "", e->d_name);
-		r = walk_entry(w, dirfd, e->d_name);
+	while (r == 0 && (errno = 0, e = cv_dir_next(d, NULL)) != NULL) {
+		cv_buf_addf(&w->rel, "%s%s", keep ? "/" : "", e);
+		r = walk_entry(w, dirfd, e);
 		w->rel.len = keep;
 		w->rel.buf[keep] = '\0';
 	}
 	if (r == 0 && e == NULL && errno != 0)
 		r = cv_err_errno(w->err, CV_EIO, "cannot list '%s'",
 				 keep ? w->rel.buf : ".");
-	closedir(d);
+	cv_dir_close(d);
 	return r;
 }
 
@@ -703,15 +694,15 @@ int
 extract_check_tree(const char *dest, struct cv_err *err)
 {
 	struct tree_walk w = { -1, CV_BUF_INIT, err };
-	struct stat sb;
+	struct cv_stat sb;
 	char *lib = cv_path_join(dest, "lib");
 	char *lib64 = cv_path_join(dest, "lib64");
 	char *bin = cv_path_join(dest, "bin");
 	int r = 0;
 
-	if (lstat(lib, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-	    lstat(lib64, &sb) != 0 && lstat(bin, &sb) != 0 &&
-	    symlink("lib", lib64) != 0)
+	if (cv_os_lstat(lib, &sb) == 0 && sb.kind == CV_KIND_DIR &&
+	    cv_os_lstat(lib64, &sb) != 0 && cv_os_lstat(bin, &sb) != 0 &&
+	    cv_os_symlink_at("lib", CV_AT_CWD, lib64) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot create '%s'", lib64);
 	free(lib);
@@ -719,11 +710,11 @@ extract_check_tree(const char *dest, struct cv_err *err)
 	free(bin);
 	if (r < 0)
 		return r;
-	w.rootfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w.rootfd = cv_os_open(dest, CV_OPEN_READ | CV_OPEN_DIR, 0);
 	if (w.rootfd < 0)
 		return cv_err_errno(err, CV_EIO, "cannot open '%s'", dest);
 	r = walk_folder(&w, w.rootfd);
-	close(w.rootfd);
+	cv_os_close(w.rootfd);
 	cv_buf_release(&w.rel);
 	return r;
 }
@@ -733,28 +724,28 @@ extract_enter(const char *dest, struct extract_place *back, struct cv_err *err)
 {
 	int r;
 
-	back->oldcwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	back->oldcwd = cv_os_open(".", CV_OPEN_PATH | CV_OPEN_DIR, 0);
 	if (back->oldcwd < 0)
 		return cv_err_errno(err, CV_EIO,
 				    "cannot open the current folder");
-	if (chdir(dest) != 0) {
+	if (cv_os_chdir(dest) != 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot enter '%s'", dest);
-		close(back->oldcwd);
+		cv_os_close(back->oldcwd);
 		return r;
 	}
-	back->oldmask = umask(022);
+	back->oldmask = cv_os_umask(022);
 	return 0;
 }
 
 int
 extract_leave(struct extract_place *back, int r, struct cv_err *err)
 {
-	umask(back->oldmask);
-	if (fchdir(back->oldcwd) != 0 && r == 0)
+	cv_os_umask(back->oldmask);
+	if (cv_os_fchdir(back->oldcwd) != 0 && r == 0)
 		r = cv_err_errno(err, CV_EIO,
 				 "cannot return to the current folder");
-	close(back->oldcwd);
+	cv_os_close(back->oldcwd);
 	return r;
 }
 

@@ -21,13 +21,10 @@
 #include "install/install_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libdeflate.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define STREAM_CHUNK       (1 << 20)
 #define STREAM_RATIO_FLOOR (256ULL << 20)
@@ -86,7 +83,7 @@ stream_read(struct archive *a, void *ud, const void **buf)
 		       ? (size_t)(avail - (uint64_t)rd->off)
 		       : STREAM_CHUNK;
 	do
-		n = pread(z->fd, rd->buf, want, rd->off);
+		n = cv_os_pread(z->fd, rd->buf, want, (uint64_t)rd->off);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		archive_set_error(a, errno, "cannot read the wheel");
@@ -143,7 +140,7 @@ stream_mkparents(int dfd, const char *rel)
 
 	for (s = strchr(p, '/'); s != NULL && r == 0; s = strchr(s + 1, '/')) {
 		*s = '\0';
-		if (mkdirat(dfd, p, 0755) != 0 && errno != EEXIST)
+		if (cv_os_mkdir_at(dfd, p, 0755) != 0 && errno != EEXIST)
 			r = -1;
 		*s = '/';
 	}
@@ -189,7 +186,8 @@ stream_scout(void *arg)
 			z->x.total += (uint64_t)(j.size > 0 ? j.size : 0);
 			if (z->x.total > z->cap ||
 			    stream_mkparents(z->dfd, j.rel) != 0 ||
-			    (j.dir && mkdirat(z->dfd, j.rel, 0755) != 0 &&
+			    (j.dir &&
+			     cv_os_mkdir_at(z->dfd, j.rel, 0755) != 0 &&
 			     errno != EEXIST)) {
 				free(j.rel);
 				free(j.name);
@@ -276,14 +274,16 @@ stream_inflate(struct cv_zip_stream *z, const struct zip_job *j,
 	if (extract_zip_locate(z->fd, j->hdr, &loc, &next) < 0 ||
 	    !loc.inflatable)
 		return 1;
-	fd = openat(z->dfd, j->rel,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = cv_os_open_at(z->dfd, j->rel,
+			   CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				   CV_OPEN_NOFOLLOW,
+			   0644);
 	if (fd < 0)
 		return -1;
 	r = extract_inflate(inflater, z->fd, &loc, fd, j->rel, &feed, &ignored);
-	if (fchmod(fd, 0644) != 0 && r == 0)
+	if (cv_os_fchmod(fd, 0644) != 0 && r == 0)
 		r = -1;
-	if (close(fd) != 0 && r == 0)
+	if (cv_os_close(fd) != 0 && r == 0)
 		r = -1;
 	return r < 0 ? -1 : 0;
 }
@@ -319,10 +319,10 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 		    ? 0
 		    : -1;
 	if (r == 0)
-		fd = openat(z->dfd, j->rel,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				    O_CLOEXEC,
-			    0644);
+		fd = cv_os_open_at(z->dfd, j->rel,
+				   CV_OPEN_WRITE | CV_OPEN_CREATE |
+					   CV_OPEN_EXCL | CV_OPEN_NOFOLLOW,
+				   0644);
 	if (fd < 0)
 		r = -1;
 	while (r == 0 && (r = archive_read_data_block(a, &buf, &size, &off)) ==
@@ -332,7 +332,7 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 
 		if ((got + (int64_t)size) / WRITEBACK_STEP !=
 		    got / WRITEBACK_STEP)
-			sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+			cv_os_writeback(fd, 0, 0);
 		got += (int64_t)size;
 		pthread_mutex_lock(&z->mu);
 		total = z->written += size;
@@ -346,7 +346,7 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 			break;
 		}
 		while (size > 0) {
-			ssize_t n = pwrite(fd, p, size, off);
+			long n = cv_os_pwrite(fd, p, size, (uint64_t)off);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
@@ -363,8 +363,8 @@ stream_entry(struct cv_zip_stream *z, const struct zip_job *j,
 	else if (r == 0 || r == ARCHIVE_EOF)
 		r = -1;
 	if (r == 0)
-		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-	if (fd >= 0 && (fchmod(fd, 0644) != 0 || close(fd) != 0))
+		cv_os_writeback(fd, 0, 0);
+	if (fd >= 0 && (cv_os_fchmod(fd, 0644) != 0 || cv_os_close(fd) != 0))
 		r = -1;
 	archive_read_free(a);
 	return r < 0 ? -1 : 0;
@@ -437,8 +437,8 @@ stream_stop(struct cv_zip_stream *z, int scout, int workers, int whole)
 static void
 stream_free(struct cv_zip_stream *z)
 {
-	close(z->fd);
-	close(z->dfd);
+	cv_os_close(z->fd);
+	cv_os_close(z->dfd);
 	extract_jobs_free(z->jobs, z->njobs);
 	extract_ctx_release(&z->x);
 	pthread_mutex_destroy(&z->mu);
@@ -462,12 +462,12 @@ cv_zip_stream_start(const char *path, const char *dest,
 	 * the hash is checked: such a wheel waits for its download */
 	if (limits == NULL || limits->max_total_bytes == 0)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = cv_os_open(path, CV_OPEN_READ, 0);
 	if (fd < 0)
 		return 0;
-	dfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = cv_os_open(dest, CV_OPEN_READ | CV_OPEN_DIR, 0);
 	if (dfd < 0) {
-		close(fd);
+		cv_os_close(fd);
 		return 0;
 	}
 	z = xcalloc(1, sizeof *z);

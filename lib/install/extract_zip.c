@@ -10,16 +10,12 @@
 #include "base/base.h"
 #include "install/install_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libdeflate.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 static int inflate_write_error(const char *rel, struct cv_err *err);
@@ -146,7 +142,7 @@ cdir_locate(int fd, uint64_t fsize, uint64_t *off, uint64_t *len,
 	unsigned char *t = xmalloc(tail ? tail : 1), l[20], z[56];
 	int64_t at = -1;
 
-	if (pread(fd, t, tail, (off_t)(fsize - tail)) != (ssize_t)tail) {
+	if (cv_os_pread(fd, t, tail, (uint64_t)(fsize - tail)) != (long)tail) {
 		free(t);
 		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
 	}
@@ -163,9 +159,11 @@ cdir_locate(int fd, uint64_t fsize, uint64_t *off, uint64_t *len,
 		return cd_unsafe(err, "cannot be found");
 	if (*count != 0xffff && *len != ZIP64_MARK && *off != ZIP64_MARK)
 		return 0;
-	if (at < 20 || pread(fd, l, sizeof l, at - 20) != (ssize_t)sizeof l ||
+	if (at < 20 ||
+	    cv_os_pread(fd, l, sizeof l, at - 20) != (long)sizeof l ||
 	    le32(l) != EOCD64_LOC_SIG ||
-	    pread(fd, z, sizeof z, (off_t)le64(l + 8)) != (ssize_t)sizeof z ||
+	    cv_os_pread(fd, z, sizeof z, (uint64_t)le64(l + 8)) !=
+		    (long)sizeof z ||
 	    le32(z) != EOCD64_SIG)
 		return cd_unsafe(err, "has no readable zip64 end record");
 	*count = le64(z + 32);
@@ -187,22 +185,20 @@ by_header(const void *pa, const void *pb)
 static int
 cdir_read(int fd, struct cdir *d, struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	uint64_t off = 0, len = 0, count = 0;
 	size_t at = 0;
 	int r;
 
 	memset(d, 0, sizeof *d);
-	if (fstat(fd, &sb) != 0)
+	if (cv_os_fstat(fd, &sb) != 0)
 		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
-	if ((r = cdir_locate(fd, (uint64_t)sb.st_size, &off, &len, &count,
-			     err)) < 0)
+	if ((r = cdir_locate(fd, sb.size, &off, &len, &count, err)) < 0)
 		return r;
-	if (len > CDIR_MAX || off + len > (uint64_t)sb.st_size ||
-	    count > len / CDIR_SIZE)
+	if (len > CDIR_MAX || off + len > sb.size || count > len / CDIR_SIZE)
 		return cd_unsafe(err, "does not fit in the file");
 	d->raw = xmalloc(len ? (size_t)len : 1);
-	if (pread(fd, d->raw, (size_t)len, (off_t)off) != (ssize_t)len) {
+	if (cv_os_pread(fd, d->raw, (size_t)len, (uint64_t)off) != (long)len) {
 		cdir_free(d);
 		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
 	}
@@ -272,7 +268,7 @@ cdir_agrees(int fd, const struct cd_rec *c, struct cv_err *err)
 	uint32_t flags;
 	const char *why = NULL;
 
-	if (pread(fd, h, sizeof h, c->hdr) != (ssize_t)sizeof h ||
+	if (cv_os_pread(fd, h, sizeof h, c->hdr) != (long)sizeof h ||
 	    le32(h) != LOCAL_HEADER_SIG) {
 		cd_name(c->name, c->nlen, cn, sizeof cn);
 		return cv_err_set(err, CV_EDATA,
@@ -287,8 +283,8 @@ cdir_agrees(int fd, const struct cd_rec *c, struct cv_err *err)
 	csize = le32(h + 18);
 	usize = le32(h + 22);
 	rest = xmalloc(nl + xl + 1);
-	if (pread(fd, rest, nl + xl, c->hdr + LOCAL_HEADER_SIZE) !=
-	    (ssize_t)(nl + xl))
+	if (cv_os_pread(fd, rest, nl + xl, c->hdr + LOCAL_HEADER_SIZE) !=
+	    (long)(nl + xl))
 		why = "a local header cut short";
 	else if (nl != c->nlen || memcmp(rest, c->name, nl) != 0)
 		why = "another name";
@@ -359,15 +355,16 @@ static int
 inflate_file(struct libdeflate_decompressor *inflater, int fd,
 	     const struct zip_job *j, struct cv_err *err)
 {
-	int out = openat(AT_FDCWD, j->rel,
-			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			 0644);
+	int out = cv_os_open(j->rel,
+			     CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				     CV_OPEN_NOFOLLOW,
+			     0644);
 	int r;
 
 	if (out < 0)
 		return inflate_write_error(j->rel, err);
 	r = extract_inflate(inflater, fd, j, out, j->rel, NULL, err);
-	if (close(out) != 0 && r == 0)
+	if (cv_os_close(out) != 0 && r == 0)
 		r = inflate_write_error(j->rel, err);
 	return r;
 }
@@ -388,7 +385,7 @@ zip_work(void *arg)
 	}
 	/* without it, every entry goes through libarchive; without
 	 * libdeflate's (no memory), every one in chunks */
-	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC)) >= 0)
+	if ((fd = cv_os_open(w->path, CV_OPEN_READ, 0)) >= 0)
 		inflater = libdeflate_alloc_decompressor();
 	aw = archive_write_disk_new();
 	archive_write_disk_set_options(
@@ -439,7 +436,7 @@ zip_work(void *arg)
 		       ARCHIVE_OK) {
 			if ((got + (int64_t)size) / WRITEBACK_STEP !=
 			    got / WRITEBACK_STEP)
-				extract_writeback(AT_FDCWD, j->rel);
+				extract_writeback(CV_AT_CWD, j->rel);
 			got += (int64_t)size;
 			/* the directory's size is what the policy allowed */
 			if (got > j->size) {
@@ -473,7 +470,7 @@ zip_work(void *arg)
 					   "cannot write '%s': %s", j->rel,
 					   archive_error_string(aw));
 		if (w->rc == 0)
-			extract_writeback(AT_FDCWD, j->rel);
+			extract_writeback(CV_AT_CWD, j->rel);
 		if (w->rc < 0)
 			break;
 	}
@@ -487,7 +484,7 @@ zip_work(void *arg)
 	if (inflater != NULL)
 		libdeflate_free_decompressor(inflater);
 	if (fd >= 0)
-		close(fd);
+		cv_os_close(fd);
 	return NULL;
 }
 
@@ -499,7 +496,7 @@ zip_work(void *arg)
 static void
 zip_locate_all(const char *path, struct zip_job *jobs, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = cv_os_open(path, CV_OPEN_READ, 0);
 	int64_t pos = 0;
 
 	for (size_t i = 0; fd >= 0 && i < n && pos >= 0; i++) {
@@ -508,7 +505,7 @@ zip_locate_all(const char *path, struct zip_job *jobs, size_t n)
 			break;
 	}
 	if (fd >= 0)
-		close(fd);
+		cv_os_close(fd);
 }
 
 /* What a wheel's .dist-info says of it, gathered as zip_plan meets the
@@ -567,13 +564,13 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 
 	if ((r = zip_open(path, &x->ar, x->err)) < 0)
 		return r;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	if ((fd = cv_os_open(path, CV_OPEN_READ, 0)) < 0 ||
 	    (r = cdir_read(fd, &cd, x->err)) < 0) {
 		if (fd < 0)
 			r = cv_err_errno(x->err, CV_EIO, "cannot read '%s'",
 					 path);
 		else
-			close(fd);
+			cv_os_close(fd);
 		archive_read_free(x->ar);
 		x->ar = NULL;
 		return r;
@@ -643,7 +640,7 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	archive_read_free(x->ar);
 	x->ar = NULL;
 	cdir_free(&cd);
-	close(fd);
+	cv_os_close(fd);
 	if (r == 0 && x->lim.check_dist_info != NULL)
 		r = x->lim.check_dist_info(x->lim.payload, di.dir, di.text,
 					   x->err);
@@ -724,27 +721,24 @@ extract_jobs_free(struct zip_job *jobs, size_t n)
 static int
 clear_but(const char *keep, struct cv_err *err)
 {
-	struct stat ks, sb;
-	struct dirent *e;
-	DIR *d = opendir(".");
-	int r = 0, have = stat(keep, &ks) == 0;
+	struct cv_stat ks, sb;
+	struct cv_dir *d = cv_dir_open(".");
+	const char *e;
+	int r = 0, have = cv_os_stat(keep, &ks) == 0;
 
 	if (d == NULL)
 		return cv_err_errno(err, CV_EIO,
 				    "cannot list the staging folder");
-	while (r == 0 && (e = readdir(d)) != NULL) {
+	while (r == 0 && (e = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_err ignored = CV_ERR_INIT;
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+		if (have && cv_os_lstat(e, &sb) == 0 &&
+		    cv_os_same_file(&sb, &ks))
 			continue;
-		if (have && lstat(e->d_name, &sb) == 0 &&
-		    sb.st_dev == ks.st_dev && sb.st_ino == ks.st_ino)
-			continue;
-		if (cv_fs_rmtree_at(AT_FDCWD, e->d_name, &ignored) < 0 &&
+		if (cv_fs_rmtree_at(CV_AT_CWD, e, &ignored) < 0 &&
 		    errno != ENOENT)
-			r = cv_err_errno(err, CV_EIO, "cannot clear '%s'",
-					 e->d_name);
+			r = cv_err_errno(err, CV_EIO, "cannot clear '%s'", e);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return r;
 }
 
@@ -868,7 +862,7 @@ extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next)
 
 	j->inflatable = 0;
 	*next = -1;
-	if (hdr < 0 || pread(fd, h, sizeof h, hdr) != (ssize_t)sizeof h ||
+	if (hdr < 0 || cv_os_pread(fd, h, sizeof h, hdr) != (long)sizeof h ||
 	    le32(h) != LOCAL_HEADER_SIG)
 		return -1;
 	flags = le16(h + 6);
@@ -890,8 +884,8 @@ extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next)
 		if (le16(h + 26) != len)
 			return 0;
 		got = xmalloc(len + 1);
-		same = pread(fd, got, len, hdr + LOCAL_HEADER_SIZE) ==
-			       (ssize_t)len &&
+		same = cv_os_pread(fd, got, len, hdr + LOCAL_HEADER_SIZE) ==
+			       (long)len &&
 		       memcmp(got, j->name, len) == 0;
 		free(got);
 		if (!same)
@@ -924,7 +918,7 @@ inflate_read(int fd, void *buf, size_t n, uint64_t off)
 	char *p = buf;
 
 	while (n > 0) {
-		ssize_t got = pread(fd, p, n, (off_t)off);
+		long got = cv_os_pread(fd, p, n, off);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -942,7 +936,7 @@ inflate_write(int fd, const void *buf, size_t n)
 	const char *p = buf;
 
 	while (n > 0) {
-		ssize_t put = write(fd, p, n);
+		long put = cv_os_write(fd, p, n);
 		if (put < 0 && errno == EINTR)
 			continue;
 		if (put <= 0)
@@ -980,13 +974,13 @@ static int
 inflate_have(int fd, const struct inflate_feed *feed, uint64_t end,
 	     const char *rel, struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 
 	if (feed != NULL)
 		return feed->wait(feed->ud, end) == 0
 			       ? 0
 			       : cv_err_set(err, CV_EDATA, "stopped");
-	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < end)
+	if (cv_os_fstat(fd, &sb) != 0 || sb.size < end)
 		return inflate_damaged(
 			rel, "its data runs past the end of the file", err);
 	return 0;
@@ -1086,8 +1080,7 @@ inflate_chunks(z_stream *s, unsigned char *in, unsigned char *out, int fd,
 				return inflate_write_error(rel, err);
 			if ((total + made) / WRITEBACK_STEP !=
 			    total / WRITEBACK_STEP)
-				sync_file_range(outfd, 0, 0,
-						SYNC_FILE_RANGE_WRITE);
+				cv_os_writeback(outfd, 0, 0);
 			total += made;
 		}
 		if (zr == Z_STREAM_END)
@@ -1130,6 +1123,6 @@ extract_inflate(struct libdeflate_decompressor *d, int fd,
 		free(out);
 	}
 	if (r == 0)
-		sync_file_range(outfd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		cv_os_writeback(outfd, 0, 0);
 	return r;
 }

@@ -7,15 +7,11 @@
 #include "install/install_int.h"
 #include "release/release.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define LISTING_MAX_AGE (24 * 60 * 60)
 #define MAX_RELEASES    1024
@@ -40,20 +36,20 @@ enum { AHEAD_NONE, AHEAD_BYTES, AHEAD_ERROR };
 static int
 slurp(const char *path, size_t max, struct cv_buf *out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = cv_os_open(path, CV_OPEN_READ | CV_OPEN_NOFOLLOW, 0);
 	char tmp[65536];
-	ssize_t n;
+	long n;
 
 	if (fd < 0)
 		return -1;
 	out->max = max;
 	cv_buf_reset(out);
-	while ((n = read(fd, tmp, sizeof tmp)) > 0)
+	while ((n = cv_os_read(fd, tmp, sizeof tmp)) > 0)
 		if (cv_buf_add(out, tmp, (size_t)n) < 0) {
 			n = -1;
 			break;
 		}
-	close(fd);
+	cv_os_close(fd);
 	return n < 0 ? -1 : 0;
 }
 
@@ -120,20 +116,20 @@ static int
 list_folder(const char *url, struct cv_buf *out, struct cv_err *err)
 {
 	const char *path = url + 7;
-	DIR *d;
-	struct dirent *e;
+	struct cv_dir *d;
+	const char *e;
 
 	if (strncmp(path, "localhost/", 10) == 0)
 		path += 9;
-	d = opendir(path);
+	d = cv_dir_open(path);
 	if (d == NULL)
 		return cv_err_errno(err, CV_ENETWORK,
 				    "cannot read the mirror folder %s", path);
 	out->max = CV_MANIFEST_MAX_BYTES;
-	while ((e = readdir(d)) != NULL)
-		if (cv_buf_addf(out, "%s\n", e->d_name) < 0)
+	while ((e = cv_dir_next(d, NULL)) != NULL)
+		if (cv_buf_addf(out, "%s\n", e) < 0)
 			break;
-	closedir(d);
+	cv_dir_close(d);
 	return 0;
 }
 
@@ -146,7 +142,7 @@ cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
 	struct cv_sha256 *h;
 	char key[65], *listing;
 	const char *mirror = cv_remote_mirror(r);
-	struct stat st;
+	struct cv_stat st;
 	int fresh, rc = 0;
 
 	h = cv_sha256_new();
@@ -168,9 +164,9 @@ cv_index_open(struct cv_index **out, struct cv_remote *r, const char *cache_dir,
 		return rc;
 	}
 	listing = cv_path_join(ix->dir, "listing");
-	fresh = !refresh && stat(listing, &st) == 0 &&
-		time(NULL) - st.st_mtime < LISTING_MAX_AGE &&
-		time(NULL) >= st.st_mtime;
+	fresh = !refresh && cv_os_stat(listing, &st) == 0 &&
+		time(NULL) - st.mtime < LISTING_MAX_AGE &&
+		time(NULL) >= st.mtime;
 	ix->cache_dir = xstrdup(cache_dir);
 	if (fresh && slurp(listing, CV_MANIFEST_MAX_BYTES, &buf) == 0) {
 		scan_listing(ix, buf.buf);
@@ -348,12 +344,12 @@ cv_index_read(struct cv_index *ix, size_t i, cv_manifest_parse_fn parse,
 	if (cv_remote_verify_pins(ix->r) &&
 	    (rc = cv_pins_check(name, buf.buf, buf.len, err)) < 0) {
 		if (from_cache)
-			unlink(cached);
+			cv_os_unlink(cached);
 		goto out;
 	}
 	if ((rc = parse(arg, name, buf.buf, buf.len, err)) < 0) {
 		if (from_cache)
-			unlink(cached); /* fetch it again next time */
+			cv_os_unlink(cached); /* fetch it again next time */
 		cv_err_prefix(err, "%s: ", url);
 		goto out;
 	}
@@ -389,12 +385,12 @@ cv_index_prefetch(struct cv_index *ix, const struct cv_version *spec,
 
 	for (size_t i = 0; i < ix->n; i++) {
 		char *name, *cached;
-		struct stat st;
+		struct cv_stat st;
 		if (!wanted(spec, &ix->vers[i]))
 			continue;
 		name = xasprintf("redistrib_%s.json", ix->names[i]);
 		cached = cv_path_join(ix->dir, name);
-		if (lstat(cached, &st) != 0) {
+		if (cv_os_lstat(cached, &st) != 0) {
 			urls[n] =
 				cv_manifest_url(cv_remote_mirror(ix->r), name);
 			slot[n++] = i;

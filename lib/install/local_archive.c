@@ -5,14 +5,12 @@
 #include "install/install_int.h"
 #include "release/release.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The platform a name that says none is built for. */
 static void
@@ -33,7 +31,7 @@ cv_local_archive(const char *path, const struct cv_version *version,
 {
 	const char *base = strrchr(path, '/');
 	char real[PATH_MAX], plat[32];
-	struct stat sb;
+	struct cv_stat sb;
 	uint64_t size = 0;
 	int r;
 
@@ -44,17 +42,18 @@ cv_local_archive(const char *path, const struct cv_version *version,
 		snprintf(plat, sizeof plat, "%s", named->platform);
 	else
 		guess_platform(base, plat);
-	if (stat(path, &sb) != 0)
+	if (cv_os_stat(path, &sb) != 0)
 		return cv_err_errno(err,
 				    errno == ENOENT ? CV_ENOTFOUND
 						    : cv_code_from_errno(errno),
 				    "cannot read the archive '%s'", path);
-	if (S_ISDIR(sb.st_mode))
+	if (sb.kind == CV_KIND_DIR)
 		return cv_err_set(err, CV_EUSAGE,
 				  "'%s' is a folder, not an archive", path);
-	if (S_ISREG(sb.st_mode))
-		size = (uint64_t)sb.st_size;
-	if (realpath(path, real) == NULL || strlen(real) >= sizeof art->source)
+	if (sb.kind == CV_KIND_FILE)
+		size = sb.size;
+	if (cv_os_realpath(path, real, sizeof real) == NULL ||
+	    strlen(real) >= sizeof art->source)
 		return cv_err_set(
 			err, CV_EUSAGE,
 			"cannot resolve the archive path '%s' (too long?)",
@@ -107,39 +106,37 @@ cv_manifest_cached_sha256(const char *cache_dir, const char *file, char sha[65],
 	struct cv_artifact named;
 	const char *base = strrchr(file, '/');
 	char *top = cv_path_join(cache_dir, "manifests");
-	DIR *d = opendir(top);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(top);
+	const char *de;
 	int found = 0;
 
 	base = base ? base + 1 : file;
 	memset(&named, 0, sizeof named);
 	if (cv_artifact_from_filename(&named, file, NULL) < 0 ||
 	    named.version.nparts != 4 || named.version.cuda == 0) {
-		if (d != NULL)
-			closedir(d);
+		cv_dir_close(d);
 		free(top);
 		return 0;
 	}
 	/* each mirror's cached redistrib_<major.minor.patch>.json */
-	while (!found && d != NULL && (de = readdir(d)) != NULL) {
+	while (!found && d != NULL && (de = cv_dir_next(d, NULL)) != NULL) {
 		char *path;
-		struct stat sb;
+		struct cv_stat sb;
 
-		if (de->d_name[0] == '.')
+		if (de[0] == '.')
 			continue;
-		path = xasprintf("%s/%s/redistrib_%lu.%lu.%lu.json", top,
-				 de->d_name, named.version.part[0],
-				 named.version.part[1], named.version.part[2]);
-		if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    sb.st_size <= (off_t)CV_MANIFEST_MAX_BYTES &&
+		path = xasprintf("%s/%s/redistrib_%lu.%lu.%lu.json", top, de,
+				 named.version.part[0], named.version.part[1],
+				 named.version.part[2]);
+		if (cv_os_lstat(path, &sb) == 0 && sb.kind == CV_KIND_FILE &&
+		    sb.size <= (uint64_t)CV_MANIFEST_MAX_BYTES &&
 		    lists_file(path, &named, base, sha)) {
 			snprintf(from, 4096, "%s", path);
 			found = 1;
 		}
 		free(path);
 	}
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 	free(top);
 	return found;
 }

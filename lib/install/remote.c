@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /* lock-free, so safe to set from a signal handler */
 static atomic_int interrupted;
@@ -86,7 +85,8 @@ remote_new(struct cv_remote **out, const struct cv_config *cfg,
 	}
 	/* a bundle that is not there fails every request alike: say which
 	 * setting named it, before any */
-	if (cfg->ca_file != NULL && access(cfg->ca_file, R_OK) != 0)
+	if (cfg->ca_file != NULL &&
+	    cv_os_access(cfg->ca_file, CV_ACCESS_READ) != 0)
 		return cv_err_errno(err, CV_ECONFIG, "%s names '%.200s'",
 				    cfg->ca_from ? cfg->ca_from
 						 : "remote.ca_file",

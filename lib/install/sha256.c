@@ -5,17 +5,8 @@
 #include "install/install.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
-
-/* Windows opens files as text unless told; POSIX has neither flag's need */
-#ifndef O_BINARY
-#define O_BINARY 0
-#endif
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
+#include <string.h>
 
 int
 cv_sha256_valid_hex(const char *s)
@@ -37,15 +28,15 @@ cv_sha256_file(const char *path, char hex[65], struct cv_err *err)
 {
 	struct cv_sha256 *h;
 	char *buf;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_BINARY | O_CLOEXEC);
+	long n;
+	int fd = cv_os_open(path, CV_OPEN_READ, 0);
 
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s'", path);
 	h = cv_sha256_new();
 	buf = xmalloc(1 << 20);
-	while ((n = read(fd, buf, 1 << 20)) != 0) {
+	while ((n = cv_os_read(fd, buf, 1 << 20)) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -58,6 +49,6 @@ cv_sha256_file(const char *path, char hex[65], struct cv_err *err)
 		cv_sha256_final(h, hex);
 	cv_sha256_free(h);
 	free(buf);
-	close(fd);
+	cv_os_close(fd);
 	return n == 0 ? 0 : CV_EIO;
 }

@@ -15,8 +15,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The ELF machine this program runs as: the loader maps no other. */
 #if defined(__x86_64__)
@@ -46,8 +44,8 @@ read_at(const struct elf_file *f, uint64_t off, void *buf, size_t n)
 	if (off > f->size || n > f->size - off)
 		return -1;
 	while (got < n) {
-		ssize_t r = pread(f->fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
+		long r = cv_os_pread(f->fd, (char *)buf + got, n - got,
+				     off + got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -139,13 +137,13 @@ open_dynamic(int fd, struct elf_file *f, uint64_t *dyn, uint64_t *bias)
 	unsigned char ident[EI_NIDENT];
 	uint64_t phoff;
 	unsigned phnum, phentsize;
-	struct stat sb;
+	struct cv_stat sb;
 	int r;
 
 	f->fd = fd;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE)
 		return CV_ELF_BAD;
-	f->size = (uint64_t)sb.st_size;
+	f->size = sb.size;
 	if (f->size < EI_NIDENT || read_at(f, 0, ident, sizeof ident) < 0 ||
 	    memcmp(ident, ELFMAG, SELFMAG) != 0)
 		return CV_ELF_NOT_ELF;
@@ -224,11 +222,11 @@ cv_elf_native(int fd)
 	struct elf_file f = { fd, 0, 0, 0, 0, 0 };
 	unsigned char ident[EI_NIDENT];
 	uint16_t hdr[2]; /* e_type, e_machine: the same place in both classes */
-	struct stat sb;
+	struct cv_stat sb;
 
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE)
 		return -1;
-	f.size = (uint64_t)sb.st_size;
+	f.size = sb.size;
 	if (read_at(&f, 0, ident, sizeof ident) < 0 ||
 	    memcmp(ident, ELFMAG, SELFMAG) != 0 ||
 	    read_at(&f, EI_NIDENT, hdr, sizeof hdr) < 0)

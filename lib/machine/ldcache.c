@@ -6,11 +6,8 @@
 #include "machine/machine_int.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* `<exe> [-C cache] -p` into out; 0 when it ran and exited 0. A wedged
  * ldconfig must not hang validate or doctor: 5 seconds at most. */
@@ -72,9 +69,10 @@ cv_machine_lib_loads(const char *path, const char *so)
 {
 	/* follows links as the loader does: a dangling one fails here; never
 	 * blocks on a FIFO */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fd = cv_os_open(
+		path, CV_OPEN_READ | CV_OPEN_NONBLOCK | CV_OPEN_NOCTTY, 0);
 	char name[CV_ELF_NAME_MAX];
-	struct stat sb;
+	struct cv_stat sb;
 	int ok;
 
 	if (fd < 0)
@@ -82,11 +80,11 @@ cv_machine_lib_loads(const char *path, const char *so)
 	/* the loader maps only a regular ELF object of this program's class,
 	 * byte order and machine; and a file declaring another SONAME is not
 	 * the library asked for (a libz filed as libcublasLt.so.12) */
-	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	ok = cv_os_fstat(fd, &sb) == 0 && sb.kind == CV_KIND_FILE &&
 	     cv_elf_native(fd) == 1 &&
 	     cv_elf_soname(fd, name, sizeof name) == CV_ELF_SONAME &&
 	     strcmp(name, so) == 0;
-	close(fd);
+	cv_os_close(fd);
 	return ok;
 }
 

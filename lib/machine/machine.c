@@ -15,15 +15,11 @@
 #include "machine/machine_int.h"
 
 #include <ctype.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static struct cv_machine machine;
 static int toolkit_done, driver_done, gpu_done;
@@ -90,23 +86,22 @@ fact_set(struct cv_fact *f, int major, int minor, const char *source,
 static int
 read_small(const char *path, char *buf, size_t n)
 {
-	return cv_fs_read_head(AT_FDCWD, path, 0, buf, n) < 0 ? -1 : 0;
+	return cv_fs_read_head(CV_AT_CWD, path, 0, buf, n) < 0 ? -1 : 0;
 }
 
 /* The newest major of the libcudart.so.N files in dir, 0 when none. */
 static int
 newest_cudart(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *e;
 	int best = 0, m, mi;
 
-	while (d != NULL && (e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, "libcudart.so.", 13) == 0 &&
-		    parse_major_minor(e->d_name + 13, &m, &mi) && m > best)
+	while (d != NULL && (e = cv_dir_next(d, NULL)) != NULL)
+		if (strncmp(e, "libcudart.so.", 13) == 0 &&
+		    parse_major_minor(e + 13, &m, &mi) && m > best)
 			best = m;
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 	return best;
 }
 
@@ -228,9 +223,9 @@ nvcc_on_path(void)
 	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
 	     dir = strtok_r(NULL, ":", &save)) {
 		char *f = cv_path_join(*dir ? dir : ".", "nvcc");
-		struct stat sb;
-		if (stat(f, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		    access(f, X_OK) == 0)
+		struct cv_stat sb;
+		if (cv_os_stat(f, &sb) == 0 && sb.kind == CV_KIND_FILE &&
+		    cv_os_access(f, CV_ACCESS_EXEC) == 0)
 			found = f;
 		else
 			free(f);
@@ -409,14 +404,13 @@ driver_from_libcuda(char *ver, size_t n)
 						       : NULL) != NULL) {
 		char target[256];
 		const char *base, *v;
-		ssize_t len;
+		long len;
 		int major, minor;
 
 		snprintf(from, sizeof from, "%s/libcuda.so.1", dir);
-		len = readlink(from, target, sizeof target - 1);
+		len = cv_os_readlink(from, target, sizeof target);
 		if (len <= 0)
 			continue;
-		target[len] = '\0';
 		base = strrchr(target, '/');
 		base = base != NULL ? base + 1 : target;
 		v = base + 11;

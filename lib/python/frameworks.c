@@ -22,18 +22,13 @@
 #include "machine/machine.h"
 #include "python/python_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Distribution names (normalised: lower case, '-' and '.' as '_') whose
  * METADATA is always read. */
@@ -85,15 +80,15 @@ starts_with(const char *s, const char *p)
 static int
 is_dir(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+	struct cv_stat sb;
+	return cv_os_stat(p, &sb) == 0 && sb.kind == CV_KIND_DIR;
 }
 
 static int
 is_file(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+	struct cv_stat sb;
+	return cv_os_stat(p, &sb) == 0 && sb.kind == CV_KIND_FILE;
 }
 
 /* The scan sits in front of every activation and in the prompt hook, so
@@ -134,7 +129,7 @@ read_file(struct cv_fw_env *e, const char *path, size_t max, int whole,
 	if (scan_spent(e))
 		return NULL;
 	buf = xmalloc(max + 2);
-	got = cv_fs_read_head(AT_FDCWD, path, nofollow, buf,
+	got = cv_fs_read_head(CV_AT_CWD, path, nofollow, buf,
 			      whole ? max + 2 : max + 1);
 	if (got >= 0)
 		e->read_bytes += (size_t)got;
@@ -281,7 +276,7 @@ parse_specifiers(struct cv_fw_need *n, const char *s)
 static int
 marker_applies(const char *m)
 {
-	struct utsname u;
+	char machine[65];
 	const char *p;
 
 	if (m == NULL)
@@ -291,7 +286,7 @@ marker_applies(const char *m)
 		if (!strstr(m, "!="))
 			return 0;
 	p = strstr(m, "platform_machine");
-	if (p != NULL && uname(&u) == 0) {
+	if (p != NULL && cv_os_machine(machine, sizeof machine) == 0) {
 		const char *q = p + strlen("platform_machine");
 		while (*q == ' ')
 			q++;
@@ -305,7 +300,7 @@ marker_applies(const char *m)
 			       *q != '\'')
 				want[k++] = *q++;
 			want[k] = '\0';
-			if (strcmp(want, u.machine) != 0)
+			if (strcmp(want, machine) != 0)
 				return 0;
 		}
 	}
@@ -589,14 +584,16 @@ scan_elf(struct cv_fw_env *e, struct cv_framework *f, const char *sp,
 		if (!record_so(sp, line, so, sizeof so) || scan_spent(e))
 			continue;
 		/* never blocks (a FIFO), never follows a link out */
-		fd = open(so, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+		fd = cv_os_open(
+			so, CV_OPEN_READ | CV_OPEN_NONBLOCK | CV_OPEN_NOFOLLOW,
+			0);
 		if (fd < 0)
 			continue;
 		files++;
 		if (cv_elf_needed(fd, elf_name, &x) >= 0 && x.cudnn)
 			snprintf(f->need.source, sizeof f->need.source, "%s",
 				 so);
-		close(fd);
+		cv_os_close(fd);
 	}
 	free(buf);
 	if (files == 0)
@@ -638,17 +635,16 @@ note_bundled_pip(struct cv_fw_env *e, const char *sp, const char *name,
 static void
 scan_site_packages(struct cv_fw_env *e, const char *sp)
 {
-	DIR *d = opendir(sp);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(sp);
+	const char *de;
 	char **others = NULL, name[128], ver[64];
 	size_t nothers = 0;
 	int wheel = 0, claimed = 0;
 
 	if (d == NULL)
 		return;
-	while (!scan_spent(e) && (de = readdir(d)) != NULL) {
-		if (!split_dist_info(de->d_name, name, sizeof name, ver,
-				     sizeof ver))
+	while (!scan_spent(e) && (de = cv_dir_next(d, NULL)) != NULL) {
+		if (!split_dist_info(de, name, sizeof name, ver, sizeof ver))
 			continue;
 		if (cudnn_wheel_name(name, NULL)) {
 			wheel = 1;
@@ -665,7 +661,7 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 					: 1;
 			if (strcmp(name, "jax") == 0)
 				is_framework = 0; /* its plugin says it */
-			claimed |= scan_metadata(e, sp, de->d_name, name, ver,
+			claimed |= scan_metadata(e, sp, de, name, ver,
 						 is_framework);
 			if (e->n == before)
 				continue;
@@ -685,13 +681,13 @@ scan_site_packages(struct cv_fw_env *e, const char *sp)
 			}
 			/* a build file may name the CUDA major alone */
 			if (e->fw[e->n - 1].need.min.nparts == 0)
-				scan_elf(e, &e->fw[e->n - 1], sp, de->d_name);
+				scan_elf(e, &e->fw[e->n - 1], sp, de);
 			continue;
 		}
 		others = xrealloc(others, (nothers + 1) * sizeof *others);
-		others[nothers++] = xstrdup(de->d_name);
+		others[nothers++] = xstrdup(de);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	/* an installed cuDNN wheel that no known framework asked for: find
 	 * who did */
 	for (size_t i = 0; i < nothers; i++) {
@@ -843,26 +839,26 @@ static void
 scan_conda(struct cv_fw_env *e, const char *prefix)
 {
 	char dir[PATH_MAX], path[PATH_MAX * 2], name[128];
-	struct dirent *de;
-	DIR *d;
+	struct cv_dir *d;
+	const char *de;
 
 	snprintf(dir, sizeof dir, "%s/conda-meta", prefix);
-	d = opendir(dir);
+	d = cv_dir_open(dir);
 	if (d == NULL)
 		return;
-	while (!scan_spent(e) && (de = readdir(d)) != NULL) {
+	while (!scan_spent(e) && (de = cv_dir_next(d, NULL)) != NULL) {
 		int k;
-		if (!conda_name(de->d_name, name, sizeof name))
+		if (!conda_name(de, name, sizeof name))
 			continue;
 		for (k = 0; known_conda[k]; k++)
 			if (strcmp(name, known_conda[k]) == 0)
 				break;
 		if (known_conda[k] == NULL)
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		snprintf(path, sizeof path, "%s/%s", dir, de);
 		scan_conda_record(e, prefix, path, name);
 	}
-	closedir(d);
+	cv_dir_close(d);
 }
 
 /* site-packages folders of a prefix: lib/python3.*\/site-packages (and
@@ -875,32 +871,31 @@ scan_prefix(struct cv_fw_env *e, const char *prefix)
 	char dir[PATH_MAX], sp[PATH_MAX * 2];
 
 	for (int i = 0; libs[i]; i++) {
-		DIR *d;
-		struct dirent *de;
+		struct cv_dir *d;
+		const char *de;
 		char real[PATH_MAX];
 
 		snprintf(dir, sizeof dir, "%s/%s", prefix, libs[i]);
 		/* lib64 is often a link to lib: read it once */
-		if (i == 1 && realpath(dir, real) != NULL) {
+		if (i == 1 && cv_os_realpath(dir, real, sizeof real) != NULL) {
 			char lib[PATH_MAX + 8], rl[PATH_MAX];
 			snprintf(lib, sizeof lib, "%s/lib", prefix);
-			if (realpath(lib, rl) != NULL && strcmp(rl, real) == 0)
+			if (cv_os_realpath(lib, rl, sizeof rl) != NULL &&
+			    strcmp(rl, real) == 0)
 				continue;
 		}
-		d = opendir(dir);
+		d = cv_dir_open(dir);
 		if (d == NULL)
 			continue;
-		while (!scan_spent(e) && (de = readdir(d)) != NULL) {
-			if (!starts_with(de->d_name, "python3"))
+		while (!scan_spent(e) && (de = cv_dir_next(d, NULL)) != NULL) {
+			if (!starts_with(de, "python3"))
 				continue;
-			snprintf(sp, sizeof sp, "%s/%s/site-packages", dir,
-				 de->d_name);
+			snprintf(sp, sizeof sp, "%s/%s/site-packages", dir, de);
 			scan_site_packages(e, sp);
-			snprintf(sp, sizeof sp, "%s/%s/dist-packages", dir,
-				 de->d_name);
+			snprintf(sp, sizeof sp, "%s/%s/dist-packages", dir, de);
 			scan_site_packages(e, sp);
 		}
-		closedir(d);
+		cv_dir_close(d);
 	}
 	snprintf(dir, sizeof dir, "%s/conda-meta", prefix);
 	if (is_dir(dir))
@@ -964,7 +959,8 @@ python_prefix(char *out, size_t n)
 		if (len > 0 && len < PATH_MAX - 16 && p[0] == '/') {
 			snprintf(cand, sizeof cand, "%.*s/python3", (int)len,
 				 p);
-			if (access(cand, X_OK) == 0 && is_file(cand)) {
+			if (cv_os_access(cand, CV_ACCESS_EXEC) == 0 &&
+			    is_file(cand)) {
 				char up[PATH_MAX + 16];
 				/* <prefix>/bin/python3 */
 				snprintf(up, sizeof up, "%.*s/../pyvenv.cfg",
@@ -976,11 +972,12 @@ python_prefix(char *out, size_t n)
 				if (is_file(up) || is_dir(up)) {
 					snprintf(up, sizeof up, "%.*s/..",
 						 (int)len, p);
-					if (realpath(up, out) == NULL)
+					if (cv_os_realpath(up, out, n) == NULL)
 						return 0;
 					return 1;
 				}
-				if (realpath(cand, real) == NULL)
+				if (cv_os_realpath(cand, real, sizeof real) ==
+				    NULL)
 					return 0;
 				/* /usr/bin/python3.11 -> /usr */
 				for (int i = 0; i < 2; i++) {
@@ -1006,10 +1003,14 @@ python_prefix(char *out, size_t n)
 static int
 dot_venv(char *out, size_t n)
 {
-	char dir[PATH_MAX], cfg[PATH_MAX + 32];
+	char dir[PATH_MAX], cfg[PATH_MAX + 32], *wd = cv_os_getcwd();
 
-	if (getcwd(dir, sizeof dir) == NULL)
+	if (wd == NULL || strlen(wd) >= sizeof dir) {
+		free(wd);
 		return 0;
+	}
+	snprintf(dir, sizeof dir, "%s", wd);
+	free(wd);
 	for (;;) {
 		char *slash = strrchr(dir, '/');
 		snprintf(cfg, sizeof cfg, "%s/.venv/pyvenv.cfg",
@@ -1018,7 +1019,7 @@ dot_venv(char *out, size_t n)
 			snprintf(out, n, "%s/.venv",
 				 strcmp(dir, "/") == 0 ? "" : dir);
 			/* another user's environment decides nothing here */
-			if (!cv_fs_project_foreign(AT_FDCWD, out, "pyvenv.cfg",
+			if (!cv_fs_project_foreign(CV_AT_CWD, out, "pyvenv.cfg",
 						   out))
 				return 1;
 		}
@@ -1094,7 +1095,7 @@ find_program(const char *cmd, char *out, size_t n)
 	for (const char *p = path ? path : ""; *p;) {
 		size_t len = strcspn(p, ":");
 		snprintf(out, n, "%.*s/%s", (int)len, len ? p : ".", cmd);
-		if (access(out, X_OK) == 0 && is_file(out))
+		if (cv_os_access(out, CV_ACCESS_EXEC) == 0 && is_file(out))
 			return 1;
 		p += len + (p[len] == ':');
 	}
@@ -1113,8 +1114,9 @@ is_env_python(const struct cv_fw_env *e, const char *path)
 		return 0;
 	snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
 	snprintf(bin, sizeof bin, "%s/bin", e->prefix);
-	return realpath(dir[0] ? dir : "/", rdir) != NULL &&
-	       realpath(bin, rbin) != NULL && strcmp(rdir, rbin) == 0;
+	return cv_os_realpath(dir[0] ? dir : "/", rdir, sizeof rdir) != NULL &&
+	       cv_os_realpath(bin, rbin, sizeof rbin) != NULL &&
+	       strcmp(rdir, rbin) == 0;
 }
 
 int
@@ -1130,7 +1132,7 @@ cv_fw_env_runs(const struct cv_fw_env *e, const char *cmd)
 		return 1;
 	/* a script: its "#!" line names the interpreter, directly or
 	 * through env (`#!/usr/bin/env python3`, found on PATH) */
-	got = cv_fs_read_head(AT_FDCWD, path, 0, head, sizeof head - 1);
+	got = cv_fs_read_head(CV_AT_CWD, path, 0, head, sizeof head - 1);
 	if (got < 2 || head[0] != '#' || head[1] != '!')
 		return 0;
 	head[got] = '\0';

@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define PROBE_TIMEOUT_S 300
 
@@ -197,7 +195,7 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 		const char *base;
 		if (p == NULL)
 			continue;
-		if (realpath(p, real) == NULL)
+		if (cv_os_realpath(p, real, sizeof real) == NULL)
 			snprintf(real, sizeof real, "%s", p);
 		snprintf(d, sizeof d, "%s", real);
 		dir_of(d);
@@ -259,7 +257,7 @@ pick(const char *fws[8], char *python, size_t n, struct cv_buf *key,
      struct cv_err *err)
 {
 	struct cv_fw_env fe;
-	struct stat sb;
+	struct cv_stat sb;
 	size_t nfw = 0;
 
 	if (cv_frameworks_find(&fe, NULL, err) < 0)
@@ -280,7 +278,7 @@ pick(const char *fws[8], char *python, size_t n, struct cv_buf *key,
 		cv_validate_key_identity(key, "pth", sp);
 	}
 	snprintf(python, n, "%s/bin/python3", fe.prefix);
-	if (stat(python, &sb) < 0)
+	if (cv_os_stat(python, &sb) < 0)
 		snprintf(python, n, "%s/bin/python", fe.prefix);
 	cv_validate_key_identity(key, "python", python);
 	cv_validate_key_identity(key, "bundled", fe.bundled_dir);
@@ -395,7 +393,7 @@ cv_fw_probe_run(const struct cv_store *st, const char *id,
 		return err->code;
 	}
 	libdir = cv_path_join(vdir, "lib");
-	if (realpath(libdir, out->libdir) == NULL)
+	if (cv_os_realpath(libdir, out->libdir, sizeof out->libdir) == NULL)
 		snprintf(out->libdir, sizeof out->libdir, "%s", libdir);
 	free(libdir);
 	free(vdir);

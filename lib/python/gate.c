@@ -7,13 +7,11 @@
 #include "store/store.h"
 #include "validate/validate.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void __attribute__((format(printf, 3, 4)))
 say(struct cv_verdict *v, int what, const char *fmt, ...)
@@ -416,27 +414,27 @@ has_pth(const char *prefix, const char *bundled)
 	char lib[PATH_MAX], path[PATH_MAX * 2];
 	const char *tail = "/nvidia/cudnn/lib";
 	size_t bl = strlen(bundled), tl = strlen(tail);
-	struct dirent *de;
-	DIR *d;
+	struct cv_dir *d;
+	const char *de;
 	int found = 0;
 
 	if (bl > tl && strcmp(bundled + bl - tl, tail) == 0) {
 		snprintf(path, sizeof path, "%.*s/%s", (int)(bl - tl), bundled,
 			 CV_PRELOAD_PTH);
-		if (access(path, F_OK) == 0)
+		if (cv_os_access(path, CV_ACCESS_EXISTS) == 0)
 			return 1;
 	}
 	snprintf(lib, sizeof lib, "%s/lib", prefix);
-	if ((d = opendir(lib)) == NULL)
+	if ((d = cv_dir_open(lib)) == NULL)
 		return 0;
-	while (!found && (de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "python3", 7) != 0)
+	while (!found && (de = cv_dir_next(d, NULL)) != NULL) {
+		if (strncmp(de, "python3", 7) != 0)
 			continue;
-		snprintf(path, sizeof path, "%s/%s/site-packages/%s", lib,
-			 de->d_name, CV_PRELOAD_PTH);
-		found = access(path, F_OK) == 0;
+		snprintf(path, sizeof path, "%s/%s/site-packages/%s", lib, de,
+			 CV_PRELOAD_PTH);
+		found = cv_os_access(path, CV_ACCESS_EXISTS) == 0;
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return found;
 }
 

@@ -40,16 +40,11 @@
 #include "base/base.h"
 #include "python/python_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* after <glob.h>: it rebinds glob */
 #include "base/glibc_compat.h"
@@ -386,22 +381,23 @@ each_site_packages(const char *prefix, int writing,
 		   void *arg, struct cv_err *err)
 {
 	char lib[PATH_MAX], sp[PATH_MAX * 2], real[PATH_MAX], top[PATH_MAX];
-	struct dirent *de;
-	struct stat sb;
+	const char *de;
+	struct cv_stat sb;
 	size_t n;
-	DIR *d;
+	struct cv_dir *d;
 	int r = 0;
 
 	snprintf(lib, sizeof lib, "%s/lib", prefix);
-	if (realpath(prefix, top) == NULL || (d = opendir(lib)) == NULL)
+	if (cv_os_realpath(prefix, top, sizeof top) == NULL ||
+	    (d = cv_dir_open(lib)) == NULL)
 		return 0;
 	n = strlen(top);
-	while (r == 0 && (de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "python3", 7) != 0)
+	while (r == 0 && (de = cv_dir_next(d, NULL)) != NULL) {
+		if (strncmp(de, "python3", 7) != 0)
 			continue;
-		snprintf(sp, sizeof sp, "%s/%s/site-packages", lib, de->d_name);
-		if (stat(sp, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
-		    realpath(sp, real) == NULL)
+		snprintf(sp, sizeof sp, "%s/%s/site-packages", lib, de);
+		if (cv_os_stat(sp, &sb) < 0 || sb.kind != CV_KIND_DIR ||
+		    cv_os_realpath(sp, real, sizeof real) == NULL)
 			continue;
 		if (strncmp(real, top, n) == 0 && (n == 1 || real[n] == '/'))
 			r = fn != NULL ? fn(real, arg, err) : 0;
@@ -411,7 +407,7 @@ each_site_packages(const char *prefix, int writing,
 				"'%s' leads to '%s', outside the environment '%s', so a hook written there would load cuDNN into another interpreter; make it a folder of the environment, or recreate the environment",
 				sp, real, prefix);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return r;
 }
 
@@ -433,13 +429,13 @@ static void
 drop_compiled(const char *sp)
 {
 	char path[PATH_MAX * 2 + 32];
-	glob_t g;
+	struct cv_strv g = CV_STRV_INIT;
 
 	snprintf(path, sizeof path, "%s/__pycache__/_cudnnvm_*.pyc", sp);
-	if (glob(path, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			unlink(g.gl_pathv[i]);
-		globfree(&g);
+	if (cv_os_glob(path, &g) > 0) {
+		for (size_t i = 0; i < g.n; i++)
+			cv_os_unlink(g.v[i]);
+		cv_strv_release(&g);
 	}
 }
 
@@ -477,7 +473,7 @@ remove_one(const char *sp, void *arg, struct cv_err *err)
 	(void)arg;
 	for (int i = 0; names[i]; i++) {
 		snprintf(path, sizeof path, "%s/%s", sp, names[i]);
-		if (unlink(path) < 0 && errno != ENOENT)
+		if (cv_os_unlink(path) < 0 && errno != ENOENT)
 			return cv_err_errno(err, CV_EIO, "cannot remove '%s'",
 					    path);
 	}
@@ -661,10 +657,10 @@ pins_one(const char *sp, void *arg, struct cv_err *err)
 	/* without its .pth line the interpreter never imports the module:
 	 * a pin killed before that last write is no pin, as Python sees it */
 	snprintf(path, sizeof path, "%s/" CV_PRELOAD_PTH, sp);
-	if (cv_fs_read_head(AT_FDCWD, path, 1, head, sizeof head) < 0)
+	if (cv_fs_read_head(CV_AT_CWD, path, 1, head, sizeof head) < 0)
 		return 0;
 	snprintf(path, sizeof path, "%s/" MODULE_FILE, sp);
-	if (cv_fs_read_head(AT_FDCWD, path, 1, head, sizeof head) < 0 ||
+	if (cv_fs_read_head(CV_AT_CWD, path, 1, head, sizeof head) < 0 ||
 	    (line = strstr(head, tag)) == NULL)
 		return 0;
 	line += strlen(tag);
@@ -713,11 +709,11 @@ cv_preload_exec(const char *vdir, const char *id, struct cv_err *err)
 {
 	char lib[PATH_MAX * 2];
 	const char *old = getenv("LD_PRELOAD");
-	struct stat sb;
+	struct cv_stat sb;
 	long major = strtol(id, NULL, 10);
 
 	snprintf(lib, sizeof lib, "%s/lib/libcudnn.so.%ld", vdir, major);
-	if (stat(lib, &sb) < 0 || !S_ISREG(sb.st_mode))
+	if (cv_os_stat(lib, &sb) < 0 || sb.kind != CV_KIND_FILE)
 		return 0;
 	/* the loader cuts LD_PRELOAD at every space and ':' and opens each
 	 * piece, a relative one from the working folder: such a path would
@@ -729,10 +725,10 @@ cv_preload_exec(const char *vdir, const char *id, struct cv_err *err)
 			lib);
 	if (old != NULL && *old) {
 		char *both = xasprintf("%s:%s", lib, old);
-		setenv("LD_PRELOAD", both, 1);
+		cv_os_setenv("LD_PRELOAD", both);
 		free(both);
 	} else {
-		setenv("LD_PRELOAD", lib, 1);
+		cv_os_setenv("LD_PRELOAD", lib);
 	}
 	return 1;
 }

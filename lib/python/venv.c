@@ -12,13 +12,10 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define BEGIN     "# >>> cudnnvm >>>"
 #define END       "# <<< cudnnvm <<<"
@@ -84,27 +81,27 @@ expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
 }
 
 static char *
-slurp(const char *path, struct stat *sb, struct cv_err *err)
+slurp(const char *path, struct cv_stat *sb, struct cv_err *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = cv_os_open(path, CV_OPEN_READ | CV_OPEN_NOFOLLOW, 0);
 	char *buf;
-	ssize_t n;
+	long n;
 
 	if (fd < 0) {
 		cv_err_errno(err, CV_EIO, "cannot read '%s'", path);
 		return NULL;
 	}
-	if (fstat(fd, sb) < 0 || !S_ISREG(sb->st_mode) ||
-	    sb->st_size > (1 << 20)) {
-		close(fd);
+	if (cv_os_fstat(fd, sb) < 0 || sb->kind != CV_KIND_FILE ||
+	    sb->size > (1 << 20)) {
+		cv_os_close(fd);
 		cv_err_set(err, CV_EDATA,
 			   "'%s' is not a regular file of at most 1 MiB", path);
 		return NULL;
 	}
-	buf = xmalloc((size_t)sb->st_size + 1);
-	n = read(fd, buf, (size_t)sb->st_size);
-	close(fd);
-	if (n != sb->st_size) {
+	buf = xmalloc((size_t)sb->size + 1);
+	n = cv_os_read(fd, buf, (size_t)sb->size);
+	cv_os_close(fd);
+	if (n < 0 || (uint64_t)n != sb->size) {
 		free(buf);
 		cv_err_set(err, CV_EIO, "cannot read '%s'", path);
 		return NULL;
@@ -126,7 +123,7 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 	const char *anchor =
 		sh == CV_SHELL_FISH ? "function deactivate" : "deactivate () {";
 	struct cv_buf *out = cv_text_new();
-	struct stat sb;
+	struct cv_stat sb;
 	char *buf = slurp(path, &sb, err), *line, *next;
 	int skip = 0, anchored = 0, r = 0;
 
@@ -185,7 +182,7 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 	if (r == 0)
 		r = cv_fs_write_atomic(path, cv_text_str(out),
 				       strlen(cv_text_str(out)),
-				       sb.st_mode & 07777, err);
+				       sb.perm & 07777, err);
 	free(buf);
 	cv_text_free(out);
 	return r;
@@ -203,7 +200,7 @@ conda_script(const char *prefix, const char *sub, const char *ext,
 	snprintf(dir, sizeof dir, "%s/etc/conda/%s", prefix, sub);
 	snprintf(path, sizeof path, "%s/cudnnvm.%s", dir, ext);
 	if (remove) {
-		if (unlink(path) < 0 && errno != ENOENT)
+		if (cv_os_unlink(path) < 0 && errno != ENOENT)
 			return cv_err_errno(err, CV_EIO, "cannot remove '%s'",
 					    path);
 		return 0;
@@ -211,10 +208,10 @@ conda_script(const char *prefix, const char *sub, const char *ext,
 	for (char *p = dir + strlen(prefix) + 1; *p; p++)
 		if (*p == '/') {
 			*p = '\0';
-			mkdir(dir, 0755);
+			cv_os_mkdir(dir, 0755);
 			*p = '/';
 		}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (cv_os_mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return cv_err_errno(err, CV_EIO, "cannot create '%s'", dir);
 	out = cv_text_new();
 	r = expand(out, tpl, sh, id, exe, err);
@@ -231,7 +228,7 @@ static int
 block_sets(const char *path, const char *spec)
 {
 	struct cv_err err = CV_ERR_INIT;
-	struct stat sb;
+	struct cv_stat sb;
 	char *buf = slurp(path, &sb, &err), *begin, *end, *p;
 	int found = 0;
 
@@ -301,8 +298,8 @@ cv_venv_pinning(const char *id, struct cv_strv *dirs)
 		int seen = 0;
 
 		if (cands[i] == NULL || *cands[i] == '\0' ||
-		    realpath(cands[i], real) == NULL ||
-		    (i == 2 && cv_fs_project_foreign(AT_FDCWD, real,
+		    cv_os_realpath(cands[i], real, sizeof real) == NULL ||
+		    (i == 2 && cv_fs_project_foreign(CV_AT_CWD, real,
 						     "pyvenv.cfg", real)) ||
 		    !env_sets(real, id))
 			continue;
@@ -342,7 +339,7 @@ cv_venv_pin_of(const char *prefix, char id[64])
 		/* read without blocking (a FIFO in its place cannot hang the
 		 * prompt hook that asks), our block near the end of 64 KiB */
 		buf = xmalloc(64 * 1024 + 1);
-		got = cv_fs_read_head(AT_FDCWD, path, 1, buf, 64 * 1024);
+		got = cv_fs_read_head(CV_AT_CWD, path, 1, buf, 64 * 1024);
 		if (got <= 0) {
 			free(buf);
 			continue;
@@ -372,13 +369,13 @@ int
 cv_venv_kind(const char *dir, struct cv_err *err)
 {
 	char path[PATH_MAX + 32];
-	struct stat sb;
+	struct cv_stat sb;
 
 	snprintf(path, sizeof path, "%s/bin/activate", dir);
-	if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+	if (cv_os_lstat(path, &sb) == 0 && sb.kind == CV_KIND_FILE)
 		return CV_VENV_PYTHON;
 	snprintf(path, sizeof path, "%s/conda-meta", dir);
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+	if (cv_os_stat(path, &sb) == 0 && sb.kind == CV_KIND_DIR)
 		return CV_VENV_CONDA;
 	return cv_err_set(
 		err, CV_EUSAGE,
@@ -398,13 +395,13 @@ write_python(const char *dir, const char *id, const char *exe, int remove,
 			{ "activate.fish", CV_SHELL_FISH, 1 },
 			{ "activate.csh", CV_SHELL_CSH, 1 } };
 	char path[PATH_MAX + 32];
-	struct stat sb;
+	struct cv_stat sb;
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < sizeof scripts / sizeof *scripts;
 	     i++) {
 		snprintf(path, sizeof path, "%s/bin/%s", dir, scripts[i].name);
-		if (scripts[i].optional && lstat(path, &sb) < 0)
+		if (scripts[i].optional && cv_os_lstat(path, &sb) < 0)
 			continue;
 		r = edit_activate(path, scripts[i].sh, id, exe, remove, err);
 	}
@@ -451,7 +448,7 @@ cv_venv_registered(struct cv_strv *dirs)
 {
 	char path[PATH_MAX];
 	struct cv_err err = CV_ERR_INIT;
-	struct stat sb;
+	struct cv_stat sb;
 	char *buf, *line, *save = NULL;
 
 	cv_venv_registry_path(path, sizeof path);
@@ -474,7 +471,7 @@ registry_update(const char *dir, int add)
 	char path[PATH_MAX], real[PATH_MAX], *parent;
 	int found = 0;
 
-	if (realpath(dir, real) == NULL)
+	if (cv_os_realpath(dir, real, sizeof real) == NULL)
 		return;
 	cv_venv_registered(&all);
 	for (size_t i = 0; i < all.n; i++) {
@@ -521,7 +518,7 @@ check_owner(const char *dir, const char *const *ids, size_t n,
 
 	for (size_t i = 0; i < sizeof subs / sizeof subs[0] && r == 0; i++) {
 		char *p = xasprintf("%s%s", dir, subs[i]);
-		if (cv_fs_foreign_at(AT_FDCWD, p, &uid))
+		if (cv_fs_foreign_at(CV_AT_CWD, p, &uid))
 			r = cv_err_set(
 				err, CV_EPERM,
 				"'%s' belongs to another user (uid %ld): "

@@ -5,7 +5,6 @@
 #include "base/base.h"
 #include "release/release_int.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,22 +77,21 @@ cv_index_cached_versions(const char *cache_dir, char ***names)
 {
 	char *base = cv_path_join(cache_dir, "manifests");
 	struct cached *all = xcalloc(MAX_CACHED, sizeof *all);
-	DIR *d = opendir(base);
-	struct dirent *e;
+	struct cv_dir *d = cv_dir_open(base);
+	const char *e;
 	size_t n = 0;
 
-	while (d != NULL && (e = readdir(d)) != NULL) {
+	while (d != NULL && (e = cv_dir_next(d, NULL)) != NULL) {
 		char *dir, *listing;
-		if (e->d_name[0] == '.')
+		if (e[0] == '.')
 			continue;
-		dir = cv_path_join(base, e->d_name);
+		dir = cv_path_join(base, e);
 		listing = cv_path_join(dir, "listing");
 		scan_file(listing, all, &n);
 		free(listing);
 		free(dir);
 	}
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 	qsort(all, n, sizeof *all, newest_first);
 	*names = xcalloc(n ? n : 1, sizeof **names);
 	for (size_t i = 0; i < n; i++)

@@ -10,7 +10,6 @@
 #include "release/release_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,7 +412,8 @@ int
 cv_lock_read(const char *path, struct cv_lock *lk, struct cv_err *err)
 {
 	char *buf = xmalloc(LOCK_MAX_BYTES + 2);
-	ssize_t n = cv_fs_read_head(AT_FDCWD, path, 1, buf, LOCK_MAX_BYTES + 2);
+	ssize_t n =
+		cv_fs_read_head(CV_AT_CWD, path, 1, buf, LOCK_MAX_BYTES + 2);
 	int r;
 
 	memset(lk, 0, sizeof *lk);

@@ -11,15 +11,11 @@
 #include "base/base.h"
 #include "store/store_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define ARCHIVE_SUFFIX ".archive"
 
@@ -56,17 +52,17 @@ plan(const struct cv_store *st, struct cv_inventory *inv)
 static void
 tally_plan(const struct cv_inventory *inv, struct cv_cache_usage *u)
 {
-	struct stat sb;
+	struct cv_stat sb;
 
 	for (size_t i = 0; i < inv->n; i++) {
 		if (inv->v[i].how == CV_INV_DIR ||
-		    lstat(inv->v[i].path, &sb) < 0)
+		    cv_os_lstat(inv->v[i].path, &sb) < 0)
 			continue;
-		if (S_ISDIR(sb.st_mode))
-			tally(AT_FDCWD, inv->v[i].path, u, 0);
-		else if (S_ISREG(sb.st_mode)) {
+		if (sb.kind == CV_KIND_DIR)
+			tally(CV_AT_CWD, inv->v[i].path, u, 0);
+		else if (sb.kind == CV_KIND_FILE) {
 			u->files++;
-			u->bytes += (uint64_t)sb.st_size;
+			u->bytes += sb.size;
 		}
 	}
 }
@@ -84,30 +80,25 @@ is_archive(const char *name)
 static void
 tally(int dirfd, const char *name, struct cv_cache_usage *u, int depth)
 {
-	int fd = openat(dirfd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *e;
-	struct stat sb;
+	struct cv_dir *d = cv_dir_open_at(dirfd, name, 1);
+	struct cv_stat sb;
+	const char *e;
+	int fd;
 
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if (d == NULL)
 		return;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 ||
-		    strcmp(e->d_name, "..") == 0 ||
-		    fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+	fd = cv_dir_fd(d);
+	while ((e = cv_dir_next(d, NULL)) != NULL) {
+		if (cv_os_stat_at(fd, e, 1, &sb) < 0)
 			continue;
-		if (S_ISDIR(sb.st_mode) && depth < 8)
-			tally(fd, e->d_name, u, depth + 1);
-		else if (S_ISREG(sb.st_mode)) {
+		if (sb.kind == CV_KIND_DIR && depth < 8)
+			tally(fd, e, u, depth + 1);
+		else if (sb.kind == CV_KIND_FILE) {
 			u->files++;
-			u->bytes += (uint64_t)sb.st_size;
+			u->bytes += sb.size;
 		}
 	}
-	closedir(d);
+	cv_dir_close(d);
 }
 
 /* Walk <cache>/downloads: count every file, and the archives no installed
@@ -120,40 +111,37 @@ walk_downloads(const struct cv_store *st, const char *sha256, int remove,
 	char *dir = cv_path_join(cv_store_cache_dir(st), "downloads");
 	struct cv_installed *all = NULL;
 	size_t n = 0;
-	struct dirent *e;
-	struct stat sb;
-	DIR *d;
+	struct cv_stat sb;
+	struct cv_dir *d;
+	const char *e;
 	int r = 0;
 
 	if ((r = cv_store_list(st, &all, &n, err)) < 0) {
 		free(dir);
 		return r;
 	}
-	d = opendir(dir);
-	while (d != NULL && (e = readdir(d)) != NULL) {
-		int fd = dirfd(d);
+	d = cv_dir_open(dir);
+	while (d != NULL && (e = cv_dir_next(d, NULL)) != NULL) {
+		int fd = cv_dir_fd(d);
 
-		if (fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(sb.st_mode) ||
-		    !cv_inventory_is_download(e->d_name))
+		if (cv_os_stat_at(fd, e, 1, &sb) < 0 ||
+		    sb.kind != CV_KIND_FILE || !cv_inventory_is_download(e))
 			continue;
 		u->files++;
-		u->bytes += (uint64_t)sb.st_size;
-		if (!is_archive(e->d_name) ||
-		    installed_from(all, n, e->d_name) ||
-		    (sha256 != NULL && strncasecmp(e->d_name, sha256, 64) != 0))
+		u->bytes += sb.size;
+		if (!is_archive(e) || installed_from(all, n, e) ||
+		    (sha256 != NULL && strncasecmp(e, sha256, 64) != 0))
 			continue;
-		if (remove && unlinkat(fd, e->d_name, 0) < 0 &&
+		if (remove && cv_os_remove_at(fd, e, 0) < 0 &&
 		    errno != ENOENT) {
 			r = cv_err_errno(err, cv_code_from_errno(errno),
-					 "cannot remove %s/%s", dir, e->d_name);
+					 "cannot remove %s/%s", dir, e);
 			break;
 		}
 		u->stale++;
-		u->stale_bytes += (uint64_t)sb.st_size;
+		u->stale_bytes += sb.size;
 	}
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 	free(all);
 	free(dir);
 	return r;

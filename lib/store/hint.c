@@ -12,12 +12,9 @@
 #include "release/release.h"
 #include "store/store_int.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The newest release cached under <cache>/manifests/<mirror>/ that spec
  * matches, parsed into *m. 1 when found. */
@@ -26,31 +23,31 @@ newest_cached(const char *cache_dir, const struct cv_version *spec,
 	      struct cv_manifest *m)
 {
 	char *base = cv_path_join(cache_dir, "manifests");
-	DIR *top = opendir(base);
-	struct dirent *de;
+	struct cv_dir *top = cv_dir_open(base);
+	const char *de;
 	struct cv_version best = { 0 };
 	char *best_path = NULL;
 	int found = 0;
 
-	while (top != NULL && (de = readdir(top)) != NULL) {
+	while (top != NULL && (de = cv_dir_next(top, NULL)) != NULL) {
 		char *dir;
-		DIR *d;
-		struct dirent *e;
+		struct cv_dir *d;
+		const char *e;
 
-		if (de->d_name[0] == '.')
+		if (de[0] == '.')
 			continue;
-		dir = cv_path_join(base, de->d_name);
-		d = opendir(dir);
-		while (d != NULL && (e = readdir(d)) != NULL) {
+		dir = cv_path_join(base, de);
+		d = cv_dir_open(dir);
+		while (d != NULL && (e = cv_dir_next(d, NULL)) != NULL) {
 			struct cv_version v;
 			char ver[64];
-			size_t len = strlen(e->d_name);
+			size_t len = strlen(e);
 
-			if (strncmp(e->d_name, "redistrib_", 10) != 0 ||
-			    len < 16 || len - 15 >= sizeof ver ||
-			    strcmp(e->d_name + len - 5, ".json") != 0)
+			if (strncmp(e, "redistrib_", 10) != 0 || len < 16 ||
+			    len - 15 >= sizeof ver ||
+			    strcmp(e + len - 5, ".json") != 0)
 				continue;
-			memcpy(ver, e->d_name + 10, len - 15);
+			memcpy(ver, e + 10, len - 15);
 			ver[len - 15] = '\0';
 			if (cv_version_parse(&v, ver, NULL) < 0 ||
 			    (!cv_version_matches(spec, &v) &&
@@ -60,28 +57,27 @@ newest_cached(const char *cache_dir, const struct cv_version *spec,
 			    cv_version_cmp(&v, &best) > 0) {
 				best = v;
 				free(best_path);
-				best_path = cv_path_join(dir, e->d_name);
+				best_path = cv_path_join(dir, e);
 			}
 		}
-		if (d != NULL)
-			closedir(d);
+		cv_dir_close(d);
 		free(dir);
 	}
-	if (top != NULL)
-		closedir(top);
+	cv_dir_close(top);
 	free(base);
 	if (best_path != NULL) {
 		struct cv_buf b = CV_BUF_INIT;
 		char buf[65536];
-		ssize_t n;
-		int fd = open(best_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		long n;
+		int fd = cv_os_open(best_path, CV_OPEN_READ | CV_OPEN_NOFOLLOW,
+				    0);
 
 		b.max = CV_MANIFEST_MAX_BYTES;
-		while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+		while (fd >= 0 && (n = cv_os_read(fd, buf, sizeof buf)) > 0)
 			if (cv_buf_add(&b, buf, (size_t)n) < 0)
 				break;
 		if (fd >= 0)
-			close(fd);
+			cv_os_close(fd);
 		if (b.len > 0 &&
 		    cv_manifest_parse(m, "cached", b.buf, b.len, NULL) == 0) {
 			found = cv_version_matches(spec, &m->version);

@@ -10,14 +10,11 @@
 #include "store/store_int.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAPS_CHUNK (64 * 1024)
 #define MAX_NAMED  5
@@ -29,16 +26,16 @@ maps_mention(int procfd, const char *pid, const char *needle, char *buf)
 {
 	char path[64];
 	size_t nlen = strlen(needle), have = 0;
-	ssize_t n;
+	long n;
 	int fd, found = 0;
 
 	snprintf(path, sizeof path, "%s/maps", pid);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	fd = cv_os_open_at(procfd, path, CV_OPEN_READ, 0);
 	if (fd < 0)
 		return 0; /* gone, or another user's: as far as we may read */
 	for (;;) {
 		do
-			n = read(fd, buf + have, MAPS_CHUNK - have);
+			n = cv_os_read(fd, buf + have, MAPS_CHUNK - have);
 		while (n < 0 && errno == EINTR);
 		if (n <= 0)
 			break;
@@ -52,7 +49,7 @@ maps_mention(int procfd, const char *pid, const char *needle, char *buf)
 			have = nlen - 1;
 		}
 	}
-	close(fd);
+	cv_os_close(fd);
 	return found;
 }
 
@@ -60,16 +57,16 @@ static void
 comm_of(int procfd, const char *pid, char *out, size_t n)
 {
 	char path[64];
-	ssize_t len;
+	long len;
 	int fd;
 
 	snprintf(out, n, "?");
 	snprintf(path, sizeof path, "%s/comm", pid);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	fd = cv_os_open_at(procfd, path, CV_OPEN_READ, 0);
 	if (fd < 0)
 		return;
-	len = read(fd, out, n - 1);
-	close(fd);
+	len = cv_os_read(fd, out, n - 1);
+	cv_os_close(fd);
 	if (len <= 0) {
 		snprintf(out, n, "?");
 		return;
@@ -84,37 +81,32 @@ cv_store_check_unused(const struct cv_store *st, const char *id, int replacing,
 {
 	char real[PATH_MAX], *needle, *buf, self[32];
 	struct cv_buf who = CV_BUF_INIT;
-	struct dirent *de;
+	const char *de;
 	size_t users = 0;
 	int procfd, r = 0;
-	DIR *d;
+	struct cv_dir *d;
 
-	if (realpath(cv_store_root(st), real) == NULL)
+	if (cv_os_realpath(cv_store_root(st), real, sizeof real) == NULL)
 		return 0; /* no store, nothing installed in it */
-	procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (procfd < 0)
+	d = cv_dir_open("/proc");
+	if (d == NULL)
 		return 0; /* no /proc: nothing to learn */
-	d = fdopendir(procfd);
-	if (d == NULL) {
-		close(procfd);
-		return 0;
-	}
+	procfd = cv_dir_fd(d);
 	needle = xasprintf("%s/%s/", real, id);
 	buf = xmalloc(MAPS_CHUNK);
-	snprintf(self, sizeof self, "%ld", (long)getpid());
-	while ((de = readdir(d)) != NULL) {
+	snprintf(self, sizeof self, "%ld", cv_os_pid());
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
 		char comm[64];
-		if (!isdigit((unsigned char)de->d_name[0]) ||
-		    strcmp(de->d_name, self) == 0 ||
-		    !maps_mention(procfd, de->d_name, needle, buf))
+		if (!isdigit((unsigned char)de[0]) || strcmp(de, self) == 0 ||
+		    !maps_mention(procfd, de, needle, buf))
 			continue;
 		if (users++ < MAX_NAMED) {
-			comm_of(procfd, de->d_name, comm, sizeof comm);
+			comm_of(procfd, de, comm, sizeof comm);
 			cv_buf_addf(&who, "%spid %s (%s)",
-				    users > 1 ? ", " : "", de->d_name, comm);
+				    users > 1 ? ", " : "", de, comm);
 		}
 	}
-	closedir(d);
+	cv_dir_close(d);
 	if (users > MAX_NAMED)
 		cv_buf_addf(&who, " and %zu more", users - MAX_NAMED);
 	if (users > 0)

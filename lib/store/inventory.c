@@ -9,15 +9,11 @@
  * ask here; --dry-run prints the same plan the real run carries out. */
 #include "store/store_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* what a folder inside a root is; the root itself is CTX_ROOT */
 enum ctx {
@@ -59,9 +55,8 @@ static int
 has_regular(int dirfd, const char *dir, const char *file)
 {
 	char *p = xasprintf("%s/%s", dir, file);
-	struct stat sb;
-	int r = fstatat(dirfd, p, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		S_ISREG(sb.st_mode);
+	struct cv_stat sb;
+	int r = cv_os_stat_at(dirfd, p, 1, &sb) == 0 && sb.kind == CV_KIND_FILE;
 
 	free(p);
 	return r;
@@ -70,10 +65,10 @@ has_regular(int dirfd, const char *dir, const char *file)
 static int
 real_dir(int dirfd, const char *name)
 {
-	struct stat sb;
+	struct cv_stat sb;
 
-	return fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISDIR(sb.st_mode);
+	return cv_os_stat_at(dirfd, name, 1, &sb) == 0 &&
+	       sb.kind == CV_KIND_DIR;
 }
 
 int
@@ -169,10 +164,10 @@ marked_shim(int dirfd, const char *name)
  * kinds in `kinds`): CV_INV_TREE or CV_INV_FILE to remove it, CV_INV_DIR
  * with *sub set to walk into it, -1 to leave it (*why says so), KEEP. */
 static int
-judge(int ctx, int kinds, int dfd, const char *name, const struct stat *sb,
+judge(int ctx, int kinds, int dfd, const char *name, const struct cv_stat *sb,
       int *sub, const char **why)
 {
-	int dir = S_ISDIR(sb->st_mode), reg = S_ISREG(sb->st_mode);
+	int dir = sb->kind == CV_KIND_DIR, reg = sb->kind == CV_KIND_FILE;
 
 	*why = "not a name cudnnvm writes here";
 	if (is_temporary(name) && reg)
@@ -189,7 +184,7 @@ judge(int ctx, int kinds, int dfd, const char *name, const struct stat *sb,
 				return -1;
 			}
 			if (strcmp(name, "current") == 0 &&
-			    S_ISLNK(sb->st_mode))
+			    sb->kind == CV_KIND_LINK)
 				return CV_INV_FILE;
 			if (dir && strcmp(name, ".locks") == 0)
 				return *sub = CTX_LOCKS, CV_INV_DIR;
@@ -291,33 +286,31 @@ static int
 walk(struct cv_inventory *inv, int fd, const char *path, int ctx, int kinds,
      int depth)
 {
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_adopt(fd);
+	const char *de;
 	int whole = 1;
 
 	if (d == NULL) {
-		close(fd);
+		cv_os_close(fd);
 		push_left(inv, path, "cannot be read");
 		return 0;
 	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat sb;
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
+		struct cv_stat sb;
 		const char *why = "";
 		char *child;
 		int sub = 0, how;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		child = cv_path_join(path, de->d_name);
-		if (fstatat(fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		child = cv_path_join(path, de);
+		if (cv_os_stat_at(fd, de, 1, &sb) < 0) {
 			free(child);
 			continue;
 		}
-		how = judge(ctx, kinds, fd, de->d_name, &sb, &sub, &why);
+		how = judge(ctx, kinds, fd, de, &sb, &sub, &why);
 		if (how == CV_INV_DIR && depth < 4) {
-			int cfd = openat(fd, de->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						 O_CLOEXEC);
+			int cfd = cv_os_open_at(fd, de,
+						CV_OPEN_READ | CV_OPEN_DIR |
+							CV_OPEN_NOFOLLOW,
+						0);
 			int skinds = (sub & 0x100) ? CV_INV_CACHE : kinds;
 			size_t from = inv->n;
 			int all = cfd >= 0 && walk(inv, cfd, child, sub & 0xff,
@@ -341,27 +334,27 @@ walk(struct cv_inventory *inv, int fd, const char *path, int ctx, int kinds,
 		}
 		free(child);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return whole;
 }
 
 void
 cv_inventory_add(struct cv_inventory *inv, const char *root, int kinds)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	size_t from = inv->n;
 	int fd, all;
 
-	if (lstat(root, &sb) < 0 || sb.st_uid != geteuid())
+	if (cv_os_lstat(root, &sb) < 0 || sb.uid != cv_os_euid())
 		return;
-	if (!S_ISDIR(sb.st_mode)) {
+	if (sb.kind != CV_KIND_DIR) {
 		push_left(inv, root, "not a folder");
 		return;
 	}
 	for (size_t i = 0; i < inv->n; i++)
 		if (strcmp(inv->v[i].path, root) == 0)
 			return;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = cv_os_open(root, CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 	if (fd < 0) {
 		push_left(inv, root, "cannot be opened");
 		return;
@@ -390,7 +383,7 @@ cv_inventory_apply(struct cv_inventory *inv, struct cv_strv *failed)
 	for (size_t i = 0; i < inv->n; i++) {
 		const struct cv_inv_item *it = &inv->v[i];
 		if (it->how == CV_INV_DIR) {
-			if (rmdir(it->path) == 0 || errno == ENOENT)
+			if (cv_os_rmdir(it->path) == 0 || errno == ENOENT)
 				continue;
 			if (errno == ENOTEMPTY || errno == EEXIST)
 				push_left(

@@ -9,16 +9,12 @@
 #include "base/base.h"
 #include "store/store_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define CURRENT    "current"
 #define TMP_PREFIX ".current."
@@ -30,14 +26,18 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 	struct cv_version v;
 	const char *root = cv_store_root(st);
 	int dfd = cv_store_dirfd(st);
-	ssize_t n = dfd < 0 ? (errno = ENOENT, -1)
-			    : readlinkat(dfd, CURRENT, buf, sizeof buf - 1);
-	struct stat sb;
+	long n = dfd < 0 ? (errno = ENOENT, -1)
+			 : cv_os_readlink_at(dfd, CURRENT, buf, sizeof buf);
+	struct cv_stat sb;
 
+	if (n < 0 && errno == ENAMETOOLONG) {
+		/* too long for an id: said below, as a link to no id */
+		buf[0] = '\0';
+		n = (long)sizeof buf - 1;
+	}
 	if (n < 0) {
 		int e = errno;
-		if (e == EINVAL &&
-		    fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		if (e == EINVAL && cv_os_stat_at(dfd, CURRENT, 1, &sb) == 0)
 			return cv_store_current_not_link(err, root);
 		if (e == ENOENT || e == ENOTDIR)
 			return cv_err_set(err, CV_ENOTFOUND,
@@ -86,12 +86,11 @@ cv_store_global_in_system(const struct cv_store *st)
 {
 	char buf[PATH_MAX];
 	int dfd = cv_store_dirfd(st);
-	ssize_t n =
-		dfd < 0 ? -1 : readlinkat(dfd, CURRENT, buf, sizeof buf - 1);
+	long n =
+		dfd < 0 ? -1 : cv_os_readlink_at(dfd, CURRENT, buf, sizeof buf);
 
 	if (n <= 0)
 		return 0;
-	buf[n] = '\0';
 	return cv_store_system_link_id(st, buf) != NULL;
 }
 
@@ -100,31 +99,27 @@ cv_store_global_in_system(const struct cv_store *st)
 static void
 sweep(int dfd)
 {
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct dirent *de;
-	struct stat sb;
+	struct cv_dir *d = cv_dir_open_at(dfd, ".", 0);
+	struct cv_stat sb;
+	const char *de;
 
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if (d == NULL)
 		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0)
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
+		if (strncmp(de, TMP_PREFIX, strlen(TMP_PREFIX)) != 0)
 			continue;
-		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(sb.st_mode))
-			unlinkat(dfd, de->d_name, 0);
+		if (cv_os_stat_at(dfd, de, 1, &sb) == 0 &&
+		    sb.kind == CV_KIND_LINK)
+			cv_os_remove_at(dfd, de, 0);
 	}
-	closedir(d);
+	cv_dir_close(d);
 }
 
 int
 cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 {
 	struct cv_version v;
-	struct stat sb;
+	struct cv_stat sb;
 	char tmp[64];
 	const char *root = cv_store_root(st);
 	int dfd, lockfd = -1, r = 0, sys;
@@ -146,13 +141,13 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 		goto out;
 	sys = cv_sysmode_names(root);
 	sweep(dfd);
-	if (fstatat(dfd, CURRENT, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISLNK(sb.st_mode)) {
+	if (cv_os_stat_at(dfd, CURRENT, 1, &sb) == 0 &&
+	    sb.kind != CV_KIND_LINK) {
 		r = cv_store_current_not_link(err, root);
 		goto out;
 	}
 	if (id == NULL) {
-		if (unlinkat(dfd, CURRENT, 0) < 0 && errno != ENOENT) {
+		if (cv_os_remove_at(dfd, CURRENT, 0) < 0 && errno != ENOENT) {
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot remove '%s/current'", root);
 			goto out;
@@ -179,14 +174,14 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 	}
 link:
 	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", (long)getpid(),
+	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", cv_os_pid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &
 			 0xffffffffUL);
 	/* relative for our own versions (the store may move); a system
 	 * store's version by its path, so <store>/current/lib still works */
 	target =
 		cv_store_in_system(st, id) ? cv_store_dir(st, id) : xstrdup(id);
-	if (symlinkat(target, dfd, tmp) < 0) {
+	if (cv_os_symlink_at(target, dfd, tmp) < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot create the global link in '%s'", root);
 		free(target);
@@ -194,14 +189,14 @@ link:
 	}
 	free(target);
 	cv_checkpoint("global-before-rename");
-	if (renameat(dfd, tmp, dfd, CURRENT) < 0) {
+	if (cv_os_rename_at(dfd, tmp, dfd, CURRENT) < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot replace '%s/current'", root);
-		unlinkat(dfd, tmp, 0);
+		cv_os_remove_at(dfd, tmp, 0);
 		goto out;
 	}
 sync:
-	if (fsync(dfd) < 0 && errno != EINVAL)
+	if (cv_os_sync(dfd) < 0 && errno != EINVAL)
 		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
 				 root);
 	/* still under the lock: the cache ends up naming the last switch */
@@ -221,7 +216,7 @@ cv_store_default_get(const struct cv_store *st, char id[64], int *from_system,
 	const char *sysroot = cv_store_system_root(st);
 	int r = cv_store_global_get(st, id, err);
 	char buf[256], *link;
-	ssize_t n;
+	long n;
 	struct cv_version v;
 
 	*from_system = 0;
@@ -229,11 +224,10 @@ cv_store_default_get(const struct cv_store *st, char id[64], int *from_system,
 		return r;
 	/* the admin's default, for a user who chose none: one readlink */
 	link = cv_path_join(sysroot, CURRENT);
-	n = readlink(link, buf, sizeof buf - 1);
+	n = cv_os_readlink(link, buf, sizeof buf);
 	free(link);
 	if (n <= 0 || (size_t)n >= 64)
 		return r;
-	buf[n] = '\0';
 	if (cv_install_id_parse(&v, buf, NULL) < 0)
 		return r;
 	memcpy(id, buf, (size_t)n + 1);
@@ -250,7 +244,7 @@ cv_store_global_system(struct cv_store *st, const char *id, struct cv_err *err)
 	char *dir, *lib;
 	int r, already;
 
-	if (geteuid() != 0) {
+	if (cv_os_euid() != 0) {
 		cv_err_set(err, CV_EPERM,
 			   "system mode changes the loader of every program; "
 			   "it needs root");

@@ -25,19 +25,13 @@
 #include "release/release.h"
 #include "store/store_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #define DEFAULT_ROOT "/opt/cudnn"
 
@@ -139,12 +133,12 @@ cv_store_free(struct cv_store *st)
 	if (st == NULL)
 		return;
 	if (st->dirfd >= 0)
-		close(st->dirfd);
+		cv_os_close(st->dirfd);
 	cv_store_free(st->system);
 	if (st->locksfd >= 0)
-		close(st->locksfd);
+		cv_os_close(st->locksfd);
 	if (st->stagingfd >= 0)
-		close(st->stagingfd);
+		cv_os_close(st->stagingfd);
 	free(st->root);
 	free(st->cache);
 	free(st);
@@ -159,10 +153,12 @@ writable_or_creatable(const char *path)
 	int ok = 0;
 
 	for (;;) {
-		struct stat sb;
+		struct cv_stat sb;
 		char *slash;
-		if (stat(p, &sb) == 0) {
-			ok = S_ISDIR(sb.st_mode) && access(p, W_OK | X_OK) == 0;
+		if (cv_os_stat(p, &sb) == 0) {
+			ok = sb.kind == CV_KIND_DIR &&
+			     cv_os_access(p, CV_ACCESS_WRITE |
+						     CV_ACCESS_EXEC) == 0;
 			break;
 		}
 		if (errno != ENOENT)
@@ -184,13 +180,14 @@ writable_or_creatable(const char *path)
 static char *
 absolute(const char *path)
 {
-	char cwd[4096], *r;
+	char *cwd = path[0] == '/' ? NULL : cv_os_getcwd(), *r;
 	size_t n;
 
-	if (path[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+	if (cwd == NULL)
 		r = xstrdup(path);
 	else
 		r = cv_path_join(cwd, path);
+	free(cwd);
 	n = strlen(r);
 	while (n > 1 && r[n - 1] == '/')
 		r[--n] = '\0';
@@ -224,11 +221,11 @@ open_system(const char *root)
 	sys->cache = xstrdup(sys->root);
 	sys->kind = CV_STORE_SYSTEM;
 	sys->locksfd = sys->stagingfd = -1;
-	sys->dirfd = open(sys->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sys->dirfd = cv_os_open(sys->root, CV_OPEN_READ | CV_OPEN_DIR, 0);
 	/* a system store another user could change is not seen at all:
 	 * its libraries would run in this user's programs */
 	if (sys->dirfd >= 0 && check_owners(sys, NULL) < 0) {
-		close(sys->dirfd);
+		cv_os_close(sys->dirfd);
 		sys->dirfd = -1;
 	}
 	return sys;
@@ -291,7 +288,7 @@ is_private(const char *name)
  * this user or root and be writable by nobody else. A sticky parent (/tmp)
  * is allowed: others may add names there but not replace ours. */
 static int
-untrusted(const char *path, const struct stat *sb, int sticky_ok,
+untrusted(const char *path, const struct cv_stat *sb, int sticky_ok,
 	  struct cv_err *err)
 {
 	int who = cv_fs_foreign_writer(sb, sticky_ok);
@@ -300,8 +297,7 @@ untrusted(const char *path, const struct stat *sb, int sticky_ok,
 		return cv_err_set(
 			err, CV_ESTORE,
 			"'%s' belongs to another user (uid %ld), who could plant libraries in the store; refusing to use it (chown it to %s, or use --store DIR)",
-			path, (long)sb->st_uid,
-			geteuid() == 0 ? "root" : "yourself");
+			path, sb->uid, cv_os_euid() == 0 ? "root" : "yourself");
 	if (who != 0)
 		return cv_err_set(
 			err, CV_ESTORE,
@@ -318,7 +314,7 @@ untrusted(const char *path, const struct stat *sb, int sticky_ok,
  * looked at (not there yet is fine) ends the walk, as the kernel will
  * refuse the paths below it anyway. */
 static int
-owner_above(const char *dir, const struct stat *sb, void *err)
+owner_above(const char *dir, const struct cv_stat *sb, void *err)
 {
 	if (sb == NULL)
 		return errno == ENOENT ? 0 : STOP_WALK;
@@ -328,12 +324,12 @@ owner_above(const char *dir, const struct stat *sb, void *err)
 static int
 check_owners(const struct cv_store *st, struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	int r = 0;
 
-	if (st->dirfd >= 0 && fstat(st->dirfd, &sb) == 0)
+	if (st->dirfd >= 0 && cv_os_fstat(st->dirfd, &sb) == 0)
 		r = untrusted(st->root, &sb, 0, err);
-	else if (stat(st->root, &sb) == 0)
+	else if (cv_os_stat(st->root, &sb) == 0)
 		r = untrusted(st->root, &sb, 0, err);
 	else if (errno != ENOENT)
 		return 0;
@@ -349,15 +345,14 @@ static int
 check_folder_at(const struct cv_store *st, const char *name, const char *remedy,
 		struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char *path;
 	int r;
 
-	if (st->dirfd < 0 ||
-	    fstatat(st->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+	if (st->dirfd < 0 || cv_os_stat_at(st->dirfd, name, 1, &sb) != 0)
 		return 0;
 	path = cv_path_join(st->root, name);
-	if (!S_ISDIR(sb.st_mode))
+	if (sb.kind != CV_KIND_DIR)
 		r = cv_err_set(err, CV_ESTORE,
 			       "'%s' is not a folder (a symlink?); %s", path,
 			       remedy);
@@ -369,14 +364,14 @@ check_folder_at(const struct cv_store *st, const char *name, const char *remedy,
 
 /* 1 when `sb` could be changed by a user other than this one or root. */
 static int
-foreign(const struct stat *sb, struct cv_trust *t, const char *path)
+foreign(const struct cv_stat *sb, struct cv_trust *t, const char *path)
 {
-	uid_t me = geteuid();
+	long me = cv_os_euid();
 
-	t->other_owner = sb->st_uid != me && sb->st_uid != 0;
-	if (!t->other_owner && (sb->st_mode & 022) == 0)
+	t->other_owner = sb->uid != me && sb->uid != 0;
+	if (!t->other_owner && (sb->perm & 022) == 0)
 		return 0;
-	t->uid = (long)sb->st_uid;
+	t->uid = sb->uid;
 	snprintf(t->path, sizeof t->path, "%s", path);
 	return 1;
 }
@@ -392,24 +387,24 @@ inner_foreign(int vfd, const char *vpath, struct cv_trust *t)
 {
 	static const char *const dirs[] = { "lib", "lib/x64", "include", "bin",
 					    NULL };
-	uid_t me = geteuid();
+	long me = cv_os_euid();
 	int bad = 0;
 
 	for (int i = 0; dirs[i] && !bad; i++) {
-		struct stat sb;
-		struct dirent *de;
+		struct cv_stat sb;
+		struct cv_dir *d;
+		const char *de;
 		char *path;
-		DIR *d;
-		int fd;
+		int kind;
 
-		if (fstatat(vfd, dirs[i], &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		if (cv_os_stat_at(vfd, dirs[i], 1, &sb) != 0)
 			continue;
 		path = cv_path_join(vpath, dirs[i]);
-		if (!S_ISDIR(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+		if (sb.kind != CV_KIND_DIR && sb.kind != CV_KIND_LINK) {
 			free(path);
 			continue; /* a file of that name is on no path */
 		}
-		if (S_ISLNK(sb.st_mode)) {
+		if (sb.kind == CV_KIND_LINK) {
 			/* env names these folders, so a link there leads the
 			 * loader wherever it points */
 			snprintf(t->path, sizeof t->path, "%s", path);
@@ -418,34 +413,26 @@ inner_foreign(int vfd, const char *vpath, struct cv_trust *t)
 			return 1;
 		}
 		bad = foreign(&sb, t, path);
-		fd = bad ? -1
-			 : openat(vfd, dirs[i],
-				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					  O_CLOEXEC);
-		d = fd >= 0 ? fdopendir(fd) : NULL;
-		if (d == NULL && fd >= 0)
-			close(fd);
-		while (d != NULL && !bad && (de = readdir(d)) != NULL) {
+		d = bad ? NULL : cv_dir_open_at(vfd, dirs[i], 1);
+		while (d != NULL && !bad &&
+		       (de = cv_dir_next(d, &kind)) != NULL) {
 			/* links are replaced, never changed, by whoever
 			 * controls the folder checked above: the entry's type
 			 * from the folder says so without a stat (a real
 			 * cuDNN's lib/ is half links), and a path is made
 			 * only for the file at fault */
-			if ((de->d_type != DT_REG &&
-			     de->d_type != DT_UNKNOWN) ||
-			    fstatat(dirfd(d), de->d_name, &sb,
-				    AT_SYMLINK_NOFOLLOW) != 0 ||
-			    !S_ISREG(sb.st_mode))
+			if ((kind != CV_KIND_FILE && kind != CV_KIND_NONE) ||
+			    cv_os_stat_at(cv_dir_fd(d), de, 1, &sb) != 0 ||
+			    sb.kind != CV_KIND_FILE)
 				continue;
-			if ((sb.st_uid != 0 && sb.st_uid != me) ||
-			    (sb.st_mode & 022) != 0) {
-				char *file = cv_path_join(path, de->d_name);
+			if ((sb.uid != 0 && sb.uid != me) ||
+			    (sb.perm & 022) != 0) {
+				char *file = cv_path_join(path, de);
 				bad = foreign(&sb, t, file);
 				free(file);
 			}
 		}
-		if (d != NULL)
-			closedir(d);
+		cv_dir_close(d);
 		free(path);
 	}
 	return bad;
@@ -460,33 +447,33 @@ static int
 deps_foreign(const struct cv_store *st, const char *vpath, struct cv_trust *t)
 {
 	struct cv_installed inst;
-	struct stat dsb;
+	struct cv_stat dsb;
 	int bad = 0;
 
 	/* a store without deps/ pays no metadata read: the prompt hook's
 	 * budget */
-	if (fstatat(st->dirfd, "deps", &dsb, AT_SYMLINK_NOFOLLOW) != 0 ||
+	if (cv_os_stat_at(st->dirfd, "deps", 1, &dsb) != 0 ||
 	    cv_store_read_meta(vpath, &inst, NULL) < 0)
 		return 0;
 	for (int i = 0; i < inst.ndeps && !bad; i++) {
-		struct stat sb;
+		struct cv_stat sb;
 		char *path;
 		int fd;
 		if (!inst.deps[i].in_store ||
-		    fstatat(st->dirfd, inst.deps[i].dir, &sb,
-			    AT_SYMLINK_NOFOLLOW) != 0)
+		    cv_os_stat_at(st->dirfd, inst.deps[i].dir, 1, &sb) != 0)
 			continue;
 		path = cv_path_join(st->root, inst.deps[i].dir);
-		if (!S_ISDIR(sb.st_mode)) {
+		if (sb.kind != CV_KIND_DIR) {
 			snprintf(t->path, sizeof t->path, "%s", path);
 			t->not_folder = 1;
 			bad = 1;
 		} else if (!(bad = foreign(&sb, t, path)) &&
-			   (fd = openat(st->dirfd, inst.deps[i].dir,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						O_CLOEXEC)) >= 0) {
+			   (fd = cv_os_open_at(st->dirfd, inst.deps[i].dir,
+					       CV_OPEN_READ | CV_OPEN_DIR |
+						       CV_OPEN_NOFOLLOW,
+					       0)) >= 0) {
 			bad = inner_foreign(fd, path, t);
-			close(fd);
+			cv_os_close(fd);
 		}
 		free(path);
 	}
@@ -496,29 +483,29 @@ deps_foreign(const struct cv_store *st, const char *vpath, struct cv_trust *t)
 int
 cv_store_trust(const struct cv_store *st, const char *id, struct cv_trust *t)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char *vpath;
 	int vfd, bad;
 
 	memset(t, 0, sizeof *t);
 	if (st->system != NULL && cv_store_in_system(st, id))
 		return cv_store_trust(st->system, id, t);
-	if (st->dirfd < 0 ||
-	    fstatat(st->dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+	if (st->dirfd < 0 || cv_os_stat_at(st->dirfd, id, 1, &sb) != 0)
 		return 0;
 	vpath = cv_path_join(st->root, id);
-	if (!S_ISDIR(sb.st_mode)) {
+	if (sb.kind != CV_KIND_DIR) {
 		snprintf(t->path, sizeof t->path, "%s", vpath);
 		t->not_folder = 1;
 		free(vpath);
 		return 1;
 	}
 	bad = foreign(&sb, t, vpath);
-	if (!bad && (vfd = openat(st->dirfd, id,
-				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					  O_CLOEXEC)) >= 0) {
+	if (!bad &&
+	    (vfd = cv_os_open_at(st->dirfd, id,
+				 CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW,
+				 0)) >= 0) {
 		bad = inner_foreign(vfd, vpath, t);
-		close(vfd);
+		cv_os_close(vfd);
 	}
 	if (!bad)
 		bad = deps_foreign(st, vpath, t);
@@ -538,32 +525,30 @@ cv_store_trust(const struct cv_store *st, const char *id, struct cv_trust *t)
 static _Thread_local struct trusted_memo {
 	const struct cv_store *st;
 	char id[64];
-	dev_t dev;
-	ino_t ino;
+	unsigned long long dev, ino;
 } last_trusted;
 
 static int
-trusted_before(const struct cv_store *st, const char *id, struct stat *sb)
+trusted_before(const struct cv_store *st, const char *id, struct cv_stat *sb)
 {
-	if (st->dirfd < 0 ||
-	    fstatat(st->dirfd, id, sb, AT_SYMLINK_NOFOLLOW) != 0) {
-		sb->st_ino = 0;
+	if (st->dirfd < 0 || cv_os_stat_at(st->dirfd, id, 1, sb) != 0) {
+		sb->ino = 0;
 		return 0;
 	}
 	return last_trusted.st == st && strcmp(last_trusted.id, id) == 0 &&
-	       last_trusted.dev == sb->st_dev && last_trusted.ino == sb->st_ino;
+	       last_trusted.dev == sb->dev && last_trusted.ino == sb->ino;
 }
 
 static void
 remember_trusted(const struct cv_store *st, const char *id,
-		 const struct stat *sb)
+		 const struct cv_stat *sb)
 {
 	last_trusted.st = NULL;
-	if (sb->st_ino == 0 || strlen(id) >= sizeof last_trusted.id)
+	if (sb->ino == 0 || strlen(id) >= sizeof last_trusted.id)
 		return;
 	memcpy(last_trusted.id, id, strlen(id) + 1);
-	last_trusted.dev = sb->st_dev;
-	last_trusted.ino = sb->st_ino;
+	last_trusted.dev = sb->dev;
+	last_trusted.ino = sb->ino;
 	last_trusted.st = st;
 }
 
@@ -572,7 +557,7 @@ cv_store_check_trusted(const struct cv_store *st, const char *id,
 		       struct cv_err *err)
 {
 	struct cv_trust t;
-	struct stat sb;
+	struct cv_stat sb;
 	char *fix;
 	int r;
 
@@ -630,37 +615,32 @@ check_private(const struct cv_store *st, struct cv_err *err)
 static int
 check_layout(struct cv_store *st, struct cv_err *err)
 {
-	struct stat sb;
-	DIR *d;
-	struct dirent *de;
-	int fd, r = 0;
+	struct cv_stat sb;
+	struct cv_dir *d;
+	const char *de;
+	int r = 0;
 
 	if ((r = check_private(st, err)) < 0)
 		return r;
-	if (fstatat(st->dirfd, "current", &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISLNK(sb.st_mode))
+	if (cv_os_stat_at(st->dirfd, "current", 1, &sb) == 0 &&
+	    sb.kind != CV_KIND_LINK)
 		return cv_store_current_not_link(err, st->root);
-	fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if ((d = cv_dir_open_at(st->dirfd, ".", 0)) == NULL)
 		return cv_err_errno(err, CV_ESTORE,
 				    "cannot read the store '%s'", st->root);
-	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_version v;
-		if (is_private(de->d_name) ||
-		    cv_install_id_parse(&v, de->d_name, NULL) < 0)
+		if (is_private(de) || cv_install_id_parse(&v, de, NULL) < 0)
 			continue;
 		/* the folder only: what is inside is checked when the
 		 * version is used, and install --force or uninstall must
 		 * still be able to replace a version whose lib/ is bad */
-		if ((r = check_folder_at(st, de->d_name,
+		if ((r = check_folder_at(st, de,
 					 "remove it and reinstall that version",
 					 err)) < 0)
 			break;
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return r;
 }
 
@@ -671,13 +651,13 @@ mkdir_at(struct cv_store *st, const char *name, int *fd, struct cv_err *err)
 {
 	/* -1 on every failure, so that no caller closes a stray number */
 	*fd = -1;
-	if (mkdirat(st->dirfd, name, 0755) == 0)
-		fchmodat(st->dirfd, name, 0755, 0);
+	if (cv_os_mkdir_at(st->dirfd, name, 0755) == 0)
+		cv_os_chmod_at(st->dirfd, name, 0755, 0);
 	else if (errno != EEXIST)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot create '%s/%s'", st->root, name);
-	*fd = openat(st->dirfd, name,
-		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*fd = cv_os_open_at(st->dirfd, name,
+			    CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 	if (*fd < 0)
 		return cv_err_errno(err, CV_ESTORE, "cannot open '%s/%s'",
 				    st->root, name);
@@ -688,8 +668,8 @@ mkdir_at(struct cv_store *st, const char *name, int *fd, struct cv_err *err)
 static int
 open_private(const struct cv_store *st, const char *name)
 {
-	return openat(st->dirfd, name,
-		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return cv_os_open_at(st->dirfd, name,
+			     CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 }
 
 /* Remove what dead runs left in .staging: folders whose owner lock is free
@@ -697,57 +677,49 @@ open_private(const struct cv_store *st, const char *name)
 static void
 sweep(struct cv_store *st)
 {
-	int sfd, lfd;
-	DIR *d;
-	struct dirent *de;
+	int lfd;
+	struct cv_dir *d;
+	const char *de;
 
 	if (st->stagingfd < 0)
 		return;
-	sfd = openat(st->stagingfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sfd < 0 || (d = fdopendir(sfd)) == NULL) {
-		if (sfd >= 0)
-			close(sfd);
+	if ((d = cv_dir_open_at(st->stagingfd, ".", 0)) == NULL)
 		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
+		size_t len = strlen(de);
 		char *lock, *shown;
-		struct stat sb;
+		struct cv_stat sb;
 		int r;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (len > 5 && strcmp(de->d_name + len - 5, ".lock") == 0) {
+		if (len > 5 && strcmp(de + len - 5, ".lock") == 0) {
 			/* Orphan lock: its folder is gone. */
-			char *dir = xstrndup(de->d_name, len - 5);
-			if (fstatat(st->stagingfd, dir, &sb,
-				    AT_SYMLINK_NOFOLLOW) != 0 &&
-			    cv_fs_trylock_at(st->stagingfd, de->d_name,
-					     de->d_name, &lfd, NULL) == 1) {
-				unlinkat(st->stagingfd, de->d_name, 0);
+			char *dir = xstrndup(de, len - 5);
+			if (cv_os_stat_at(st->stagingfd, dir, 1, &sb) != 0 &&
+			    cv_fs_trylock_at(st->stagingfd, de, de, &lfd,
+					     NULL) == 1) {
+				cv_os_remove_at(st->stagingfd, de, 0);
 				cv_fs_unlock(lfd);
 			}
 			free(dir);
 			continue;
 		}
-		lock = xasprintf("%s.lock", de->d_name);
+		lock = xasprintf("%s.lock", de);
 		shown = cv_path_join(st->root, lock);
 		lfd = -1;
-		r = fstatat(st->stagingfd, lock, &sb, AT_SYMLINK_NOFOLLOW) == 0
+		r = cv_os_stat_at(st->stagingfd, lock, 1, &sb) == 0
 			    ? cv_fs_trylock_at(st->stagingfd, lock, shown, &lfd,
 					       NULL)
 			    : 1;
 		if (r == 1) {
-			cv_fs_rmtree_at(st->stagingfd, de->d_name, NULL);
+			cv_fs_rmtree_at(st->stagingfd, de, NULL);
 			if (lfd >= 0) {
-				unlinkat(st->stagingfd, lock, 0);
+				cv_os_remove_at(st->stagingfd, lock, 0);
 				cv_fs_unlock(lfd);
 			}
 		}
 		free(lock);
 		free(shown);
 	}
-	closedir(d);
+	cv_dir_close(d);
 }
 
 int
@@ -786,12 +758,11 @@ cv_store_lock(const struct cv_store *st, const char *name, int nowait,
 static void
 resolve_root(struct cv_store *st)
 {
-	char *real = realpath(st->root, NULL);
+	char real[PATH_MAX];
 
-	if (real != NULL) {
+	if (cv_os_realpath(st->root, real, sizeof real) != NULL) {
 		free(st->root);
 		st->root = xstrdup(real);
-		free(real);
 	}
 }
 
@@ -810,11 +781,12 @@ open_for_write(struct cv_store *st, struct cv_err *err)
 		return r;
 	}
 	resolve_root(st);
-	st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	st->dirfd = cv_os_open(st->root, CV_OPEN_READ | CV_OPEN_DIR, 0);
 	if (st->dirfd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open the store '%s'", st->root);
-	if (faccessat(st->dirfd, ".", W_OK, AT_EACCESS) != 0) {
+	if (cv_os_access_at(st->dirfd, ".",
+			    CV_ACCESS_WRITE | CV_ACCESS_EFFECTIVE) != 0) {
 		if (errno == EROFS)
 			return cv_err_set(
 				err, CV_ESTORE,
@@ -862,7 +834,7 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 	resolve_root(st);
 	if (cfg->cache_path != NULL)
 		st->cache = xstrdup(cfg->cache_path);
-	else if (geteuid() != 0 &&
+	else if (cv_os_euid() != 0 &&
 		 (st->cache = home_dir("XDG_CACHE_HOME", ".cache")) != NULL)
 		;
 	else
@@ -870,7 +842,7 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 	if (for_write) {
 		r = open_for_write(st, err);
 	} else {
-		st->dirfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		st->dirfd = cv_os_open(st->root, CV_OPEN_READ | CV_OPEN_DIR, 0);
 		if (st->dirfd < 0 && errno == EACCES)
 			r = cv_err_errno(err, CV_EPERM,
 					 "cannot open the store '%s' (ask its "
@@ -889,7 +861,9 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 		}
 		/* A reader sweeps too, when it may (best effort). */
 		if (st->stagingfd >= 0 && st->locksfd >= 0 &&
-		    faccessat(st->stagingfd, ".", W_OK, AT_EACCESS) == 0) {
+		    cv_os_access_at(st->stagingfd, ".",
+				    CV_ACCESS_WRITE | CV_ACCESS_EFFECTIVE) ==
+			    0) {
 			int lfd;
 			if (cv_fs_trylock_at(st->locksfd, "store.lock",
 					     "store.lock", &lfd, NULL) == 1) {
@@ -915,15 +889,14 @@ cv_store_has(const struct cv_store *st, const char *id)
 int
 cv_store_has_own(const struct cv_store *st, const char *id)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char *meta = xasprintf("%s/cudnnvm.json", id);
 	int ok;
 
-	ok = st->dirfd >= 0 &&
-	     fstatat(st->dirfd, id, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	     S_ISDIR(sb.st_mode) &&
-	     fstatat(st->dirfd, meta, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	     S_ISREG(sb.st_mode);
+	ok = st->dirfd >= 0 && cv_os_stat_at(st->dirfd, id, 1, &sb) == 0 &&
+	     sb.kind == CV_KIND_DIR &&
+	     cv_os_stat_at(st->dirfd, meta, 1, &sb) == 0 &&
+	     sb.kind == CV_KIND_FILE;
 	free(meta);
 	return ok;
 }
@@ -947,18 +920,18 @@ cv_store_staging_new(struct cv_store *st, const char *tag, char **name,
 		int retry = 1;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		rnd = (unsigned int)ts.tv_nsec ^
-		      ((unsigned int)getpid() << 16) ^
+		      ((unsigned int)cv_os_pid() << 16) ^
 		      (unsigned int)tries * 2654435761u;
-		*name = xasprintf("%s.%ld.%08x", tag, (long)getpid(), rnd);
+		*name = xasprintf("%s.%ld.%08x", tag, cv_os_pid(), rnd);
 		lock = xasprintf("%s.lock", *name);
 		shown = xasprintf("%s/.staging/%s", st->root, lock);
 		r = cv_fs_lock_at(st->stagingfd, lock, shown, 1, NULL, NULL,
 				  "staging", lockfd, err);
-		if (r == 0 && mkdirat(st->stagingfd, *name, 0755) == 0) {
-			fchmodat(st->stagingfd, *name, 0755, 0);
+		if (r == 0 && cv_os_mkdir_at(st->stagingfd, *name, 0755) == 0) {
+			cv_os_chmod_at(st->stagingfd, *name, 0755, 0);
 		} else if (r == 0) {
 			int e = errno;
-			unlinkat(st->stagingfd, lock, 0);
+			cv_os_remove_at(st->stagingfd, lock, 0);
 			cv_fs_unlock(*lockfd);
 			errno = e;
 			r = cv_err_errno(err, cv_code_from_errno(e),
@@ -985,7 +958,7 @@ cv_store_staging_drop(struct cv_store *st, const char *name, int lockfd)
 	char *lock = xasprintf("%s.lock", name);
 
 	cv_fs_rmtree_at(st->stagingfd, name, NULL);
-	unlinkat(st->stagingfd, lock, 0);
+	cv_os_remove_at(st->stagingfd, lock, 0);
 	cv_fs_unlock(lockfd);
 	free(lock);
 }
@@ -996,87 +969,26 @@ cv_store_staging_path(const struct cv_store *st, const char *name)
 	return xasprintf("%s/.staging/%s", st->root, name);
 }
 
-/* Everything in the staging folder on disk before it is published: each
- * file and folder of it, not the whole filesystem (syncfs would also wait
- * for the download cache and whatever else the machine has written). The
- * files' writeback was started as each was finished; a first pass starts
- * any that was not, so the disk gets them all at once, then the second
- * waits, files before the folders that name them. */
-static struct cv_err *sync_err;
-
-static int
-sync_start_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	int fd;
-
-	(void)f;
-	if (flag != FTW_F || !S_ISREG(sb->st_mode))
-		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-		close(fd);
-	}
-	return 0;
-}
-
-static int
-sync_wait_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	int fd;
-
-	(void)sb;
-	(void)f;
-	if (flag != FTW_F && flag != FTW_DP)
-		return 0; /* links live in their folder */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-				(flag == FTW_DP ? O_DIRECTORY : 0));
-	if (fd < 0 || fsync(fd) != 0) {
-		cv_err_errno(sync_err, CV_EIO, "cannot sync '%s'", path);
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	close(fd);
-	return 0;
-}
-
-static int
-sync_tree(const char *dir, struct cv_err *err)
-{
-	int r;
-
-	sync_err = err;
-	nftw(dir, sync_start_fn, 32, FTW_PHYS);
-	r = nftw(dir, sync_wait_fn, 32, FTW_PHYS | FTW_DEPTH);
-	sync_err = NULL;
-	if (r < 0)
-		return cv_err_errno(err, CV_EIO, "cannot walk '%s'", dir);
-	return r > 0 ? err->code : 0;
-}
-
 int
 cv_store_publish(struct cv_store *st, const char *name, const char *id,
 		 int replace, struct cv_err *err)
 {
-	unsigned int how = replace ? RENAME_EXCHANGE : RENAME_NOREPLACE;
 	char *stagepath = cv_store_staging_path(st, name);
 	int sfd, r;
 
 	/* every writer of a version (install, import) gets this: nothing
 	 * is published that a power loss could leave empty */
-	r = sync_tree(stagepath, err);
+	r = cv_fs_sync_tree(stagepath, err);
 	free(stagepath);
 	if (r < 0 ||
 	    (r = cv_store_lock(st, "store", 0, NULL, NULL, &sfd, err)) < 0)
 		return r;
-	/* the system call, not glibc's renameat2 (2.28): the front binary
-	 * of a release keeps to glibc 2.17 (lib/base/glibc_compat.h) */
-	if (syscall(SYS_renameat2, st->stagingfd, name, st->dirfd, id, how) !=
-	    0)
+	if ((replace ? cv_os_rename_exchange(st->stagingfd, name, st->dirfd, id)
+		     : cv_os_rename_noreplace(st->stagingfd, name, st->dirfd,
+					      id)) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot publish '%s/%s'", st->root, id);
-	else if (fsync(st->dirfd) != 0)
+	else if (cv_os_sync(st->dirfd) != 0)
 		r = cv_err_errno(err, CV_EIO, "cannot sync the store '%s'",
 				 st->root);
 	cv_fs_unlock(sfd);
@@ -1115,38 +1027,28 @@ cv_store_write_meta(const char *dir, const struct cv_installed *inst,
 {
 	char *path = cv_path_join(dir, "cudnnvm.json");
 	char *text = meta_text(inst);
-	size_t len, off = 0;
 	int fd, r = 0;
 
 	if (text == NULL) {
 		free(path);
 		return cv_err_set(err, CV_ERROR, "cannot encode the metadata");
 	}
-	len = strlen(text);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		  0644);
+	fd = cv_os_open(path,
+			CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				CV_OPEN_NOFOLLOW,
+			0644);
 	if (fd < 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot write '%s'", path);
 		goto out;
 	}
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = cv_err_errno(err, cv_code_from_errno(errno),
-					 "cannot write '%s'", path);
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (r == 0 && (write(fd, "\n", 1) != 1 || fsync(fd) != 0))
+	if (cv_os_write_all(fd, text, strlen(text)) != 0 ||
+	    cv_os_write_all(fd, "\n", 1) != 0 || cv_os_sync(fd) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot write '%s'", path);
-	if (close(fd) != 0 && r == 0)
+	if (cv_os_close(fd) != 0 && r == 0)
 		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
-	fchmodat(AT_FDCWD, path, 0644, 0);
+	cv_os_chmod_at(CV_AT_CWD, path, 0644, 0);
 out:
 	free(text);
 	free(path);
@@ -1398,32 +1300,26 @@ static int
 list_one(const struct cv_store *st, const struct cv_store *skip,
 	 struct cv_installed **out, size_t *n, size_t *capp, struct cv_err *err)
 {
-	DIR *d;
-	struct dirent *de;
+	struct cv_dir *d;
+	const char *de;
 	size_t cap = *capp;
-	int fd;
 
 	if (st->dirfd < 0)
 		return 0;
-	fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if ((d = cv_dir_open_at(st->dirfd, ".", 0)) == NULL)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read the store '%s'", st->root);
-	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_version v;
 		struct cv_installed inst;
 		char *dir;
-		if (is_private(de->d_name) ||
-		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
-		    !cv_store_has_own(st, de->d_name) ||
-		    (skip != NULL && cv_store_has_own(skip, de->d_name)))
+		if (is_private(de) || cv_install_id_parse(&v, de, NULL) < 0 ||
+		    !cv_store_has_own(st, de) ||
+		    (skip != NULL && cv_store_has_own(skip, de)))
 			continue;
-		dir = cv_path_join(st->root, de->d_name);
+		dir = cv_path_join(st->root, de);
 		if (cv_store_read_meta(dir, &inst, NULL) == 0 &&
-		    strcmp(inst.id, de->d_name) == 0) {
+		    strcmp(inst.id, de) == 0) {
 			if (*n == cap) {
 				cap = cap ? cap * 2 : 8;
 				*out = xrealloc(*out, cap * sizeof **out);
@@ -1433,7 +1329,7 @@ list_one(const struct cv_store *st, const struct cv_store *skip,
 		}
 		free(dir);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	*capp = cap;
 	return 0;
 }
@@ -1511,19 +1407,15 @@ static void
 candidates(const struct cv_store *st, cv_accept_fn accept, void *payload,
 	   struct candidate **cand, size_t *n, size_t *cap)
 {
-	DIR *d = NULL;
-	struct dirent *de;
-	int fd;
+	struct cv_dir *d = NULL;
+	const char *de;
 
-	if (st->dirfd >= 0 &&
-	    (fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
-		    0 &&
-	    (d = fdopendir(fd)) == NULL)
-		close(fd);
-	while (d != NULL && (de = readdir(d)) != NULL) {
+	if (st->dirfd >= 0)
+		d = cv_dir_open_at(st->dirfd, ".", 0);
+	while (d != NULL && (de = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_version v;
-		if (is_private(de->d_name) || strlen(de->d_name) >= 64 ||
-		    cv_install_id_parse(&v, de->d_name, NULL) < 0 ||
+		if (is_private(de) || strlen(de) >= 64 ||
+		    cv_install_id_parse(&v, de, NULL) < 0 ||
 		    !accept(payload, &v))
 			continue;
 		if (*n == *cap) {
@@ -1531,11 +1423,10 @@ candidates(const struct cv_store *st, cv_accept_fn accept, void *payload,
 			*cand = xrealloc(*cand, *cap * sizeof **cand);
 		}
 		(*cand)[*n].v = v;
-		strcpy((*cand)[*n].id, de->d_name);
+		strcpy((*cand)[*n].id, de);
 		(*n)++;
 	}
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 }
 
 /* Both views' candidates (the user's store and the system one), newest
@@ -1701,7 +1592,7 @@ cv_store_deps_mkdir(struct cv_store *st, struct cv_err *err)
 	if ((r = check_folder_at(st, "deps", "move it away", err)) < 0 ||
 	    (r = mkdir_at(st, "deps", &fd, err)) < 0)
 		return r;
-	close(fd);
+	cv_os_close(fd);
 	return 0;
 }
 
@@ -1767,19 +1658,12 @@ dep_read_meta(const struct cv_store *st, const char *name, struct cv_dep *dep)
 
 /* The store's deps/ folder to read, when it is one nobody else controls;
  * NULL when there is none. */
-static DIR *
+static struct cv_dir *
 open_deps(const struct cv_store *st)
 {
-	DIR *d;
-	int fd;
-
-	if (st->dirfd < 0 || check_folder_at(st, "deps", "", NULL) < 0 ||
-	    (fd = openat(st->dirfd, "deps",
-			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if (st->dirfd < 0 || check_folder_at(st, "deps", "", NULL) < 0)
 		return NULL;
-	if ((d = fdopendir(fd)) == NULL)
-		close(fd);
-	return d;
+	return cv_dir_open_at(st->dirfd, "deps", 1);
 }
 
 int
@@ -1789,23 +1673,23 @@ cv_store_dep_find(const struct cv_store *st, const char *component, int cuda,
 	char prefix[64];
 	struct cv_version best, v;
 	int found = 0;
-	DIR *d;
-	struct dirent *de;
+	struct cv_dir *d;
+	const char *de;
 
 	if ((d = open_deps(st)) == NULL)
 		return 0;
 	snprintf(prefix, sizeof prefix, "%s-%d.", component, cuda);
-	while ((de = readdir(d)) != NULL) {
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_dep one;
 		char *sub;
-		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
-		    cv_version_parse(&v, de->d_name + strlen(component) + 1,
-				     NULL) < 0 ||
+		if (strncmp(de, prefix, strlen(prefix)) != 0 ||
+		    cv_version_parse(&v, de + strlen(component) + 1, NULL) <
+			    0 ||
 		    (found && cv_version_cmp(&v, &best) <= 0))
 			continue;
-		sub = xasprintf("deps/%s", de->d_name);
+		sub = xasprintf("deps/%s", de);
 		if (check_folder_at(st, sub, "", NULL) == 0 &&
-		    dep_read_meta(st, de->d_name, &one) == 0 &&
+		    dep_read_meta(st, de, &one) == 0 &&
 		    strcmp(one.name, component) == 0 && one.cuda == cuda) {
 			*dep = one;
 			best = v;
@@ -1813,7 +1697,7 @@ cv_store_dep_find(const struct cv_store *st, const char *component, int cuda,
 		}
 		free(sub);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return found;
 }
 
@@ -1863,7 +1747,7 @@ cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
 	 * that no activation follows records the reader does not trust */
 	if ((r = cv_store_read_meta(home, &inst, NULL)) < 0) {
 		char *meta = cv_path_join(home, "cudnnvm.json");
-		r = access(meta, F_OK) == 0
+		r = cv_os_access(meta, CV_ACCESS_EXISTS) == 0
 			    ? cv_store_read_meta(home, &inst, err)
 			    : 0;
 		free(meta);
@@ -1885,7 +1769,8 @@ cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
 			    0 &&
 		    (r = check_folder_at(st, d->dir, "remove it", err)) == 0 &&
 		    (r = check_folder_at(st, lib, "remove it", err)) == 0 &&
-		    faccessat(st->dirfd, lib, X_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+		    cv_os_access_at(st->dirfd, lib,
+				    CV_ACCESS_EXEC | CV_ACCESS_NOFOLLOW) != 0) {
 			cv_err_set(
 				err, CV_ESTORE,
 				"%s %s, which cuDNN %s loads, is missing from %s/%s",
@@ -1945,8 +1830,8 @@ cv_store_deps_collect(struct cv_store *st)
 	struct cv_installed *all = NULL;
 	size_t n = 0;
 	int removed = 0;
-	DIR *d;
-	struct dirent *de;
+	struct cv_dir *d;
+	const char *de;
 
 	if (!st->writable || (d = open_deps(st)) == NULL)
 		return 0;
@@ -1960,17 +1845,17 @@ cv_store_deps_collect(struct cv_store *st)
 		}
 		st->system = sys;
 	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_dep dep;
 		char lock[112], *shown, *sub;
 		int lfd = -1;
-		if (dep_needed(all, n, de->d_name))
+		if (dep_needed(all, n, de))
 			continue;
 		/* only what the inventory proves a dependency folder (its
 		 * record is written before the publish), and whose record
 		 * reads: anything else in deps/ is not cudnnvm's to remove */
-		if (!cv_inventory_is_dep(dirfd(d), de->d_name) ||
-		    dep_read_meta(st, de->d_name, &dep) < 0)
+		if (!cv_inventory_is_dep(cv_dir_fd(d), de) ||
+		    dep_read_meta(st, de, &dep) < 0)
 			continue;
 		cv_store_dep_lockname(dep.name, dep.cuda, lock, sizeof lock);
 		strcat(lock, ".lock");
@@ -1981,13 +1866,13 @@ cv_store_deps_collect(struct cv_store *st)
 			int slfd = -1;
 			/* into staging first: it vanishes in one step, and a
 			 * killed run leaves only sweepable staging */
-			sub = xasprintf("deps/%s", de->d_name);
-			if (still_unneeded(st, de->d_name) &&
+			sub = xasprintf("deps/%s", de);
+			if (still_unneeded(st, de) &&
 			    cv_store_staging_new(st, "rm", &name, &slfd,
 						 NULL) == 0) {
 				char *to = xasprintf("%s/old", name);
-				if (renameat(st->dirfd, sub, st->stagingfd,
-					     to) == 0)
+				if (cv_os_rename_at(st->dirfd, sub,
+						    st->stagingfd, to) == 0)
 					removed++;
 				free(to);
 				cv_store_staging_drop(st, name, slfd);
@@ -1999,8 +1884,8 @@ cv_store_deps_collect(struct cv_store *st)
 		free(shown);
 	}
 	if (removed > 0)
-		fsync(dirfd(d));
-	closedir(d);
+		cv_os_sync(cv_dir_fd(d));
+	cv_dir_close(d);
 	free(all);
 	return removed;
 }
@@ -2046,11 +1931,11 @@ cv_store_uninstall(struct cv_store *st, const char *id, struct cv_err *err)
 	/* Move the version into staging: it vanishes in one step, and a
 	 * killed run leaves only sweepable staging. */
 	dir = xasprintf("%s/old", name);
-	if (renameat(st->dirfd, id, st->stagingfd, dir) != 0)
+	if (cv_os_rename_at(st->dirfd, id, st->stagingfd, dir) != 0)
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot remove '%s/%s'", st->root, id);
 	else
-		fsync(st->dirfd);
+		cv_os_sync(st->dirfd);
 	free(dir);
 	cv_store_staging_drop(st, name, lfd);
 	free(name);
@@ -2127,7 +2012,8 @@ cv_store_trust_fix(const struct cv_store *st, const char *id,
 	if (!t->other_owner && !t->not_folder) {
 		/* the owner (this user, or root) takes the others' write
 		 * bit away */
-		cv_buf_adds(&b, geteuid() != 0 && t->uid == 0 ? "sudo " : "");
+		cv_buf_adds(&b,
+			    cv_os_euid() != 0 && t->uid == 0 ? "sudo " : "");
 		cv_buf_adds(&b, "chmod go-w ");
 		cv_shell_quote(&b, CV_SHELL_SH, t->path, NULL);
 		return cv_buf_detach(&b);

@@ -20,15 +20,11 @@
 #include "machine/machine.h"
 #include "store/store_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MARK \
 	"# written by 'cudnnvm global --system'; 'cudnnvm global --system --unset' removes it"
@@ -45,10 +41,10 @@ int
 cv_sysmode_read(char *libdir, size_t n, struct cv_err *err)
 {
 	char buf[8192];
-	ssize_t len;
-	int fd =
-		open(cv_sysmode_conf_path(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat sb;
+	long len;
+	int fd = cv_os_open(cv_sysmode_conf_path(),
+			    CV_OPEN_READ | CV_OPEN_NOFOLLOW, 0);
+	struct cv_stat sb;
 	char *line;
 
 	if (fd < 0) {
@@ -59,12 +55,12 @@ cv_sysmode_read(char *libdir, size_t n, struct cv_err *err)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read '%s'", cv_sysmode_conf_path());
 	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE) {
+		cv_os_close(fd);
 		return 0;
 	}
-	len = read(fd, buf, sizeof buf - 1);
-	close(fd);
+	len = cv_os_read(fd, buf, sizeof buf - 1);
+	cv_os_close(fd);
 	if (len < 0)
 		return cv_err_errno(err, CV_EIO, "cannot read '%s'",
 				    cv_sysmode_conf_path());
@@ -87,14 +83,14 @@ struct root_walk {
 };
 
 static int
-root_one(const char *dir, const struct stat *sb, void *payload)
+root_one(const char *dir, const struct cv_stat *sb, void *payload)
 {
 	struct root_walk *w = payload;
 
 	if (sb == NULL)
 		return cv_err_errno(w->err, CV_ESTORE, "cannot inspect '%s'",
 				    dir);
-	if (sb->st_uid != 0 || (sb->st_mode & 022) != 0)
+	if (sb->uid != 0 || (sb->perm & 022) != 0)
 		return cv_err_set(
 			w->err, CV_ESTORE,
 			"'%s' can be changed by a user other than root, so the loader cannot trust the store '%s'; use a root-owned store (e.g. /opt/cudnn)",
@@ -106,8 +102,8 @@ int
 cv_sysmode_root_only(const char *path, struct cv_err *err)
 {
 	struct root_walk w = { path, err };
-	struct stat sb;
-	int r = root_one(path, lstat(path, &sb) == 0 ? &sb : NULL, &w);
+	struct cv_stat sb;
+	int r = root_one(path, cv_os_lstat(path, &sb) == 0 ? &sb : NULL, &w);
 
 	return r < 0 ? r : cv_fs_walk_up(path, 1, root_one, &w);
 }
@@ -134,19 +130,19 @@ cv_sysmode_names(const char *store_root)
 static int
 cudnn_named(int dfd, const char *name, char *soname, size_t n)
 {
-	int fd =
-		openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat sb;
+	int fd = cv_os_open_at(
+		dfd, name, CV_OPEN_READ | CV_OPEN_NONBLOCK | CV_OPEN_NOCTTY, 0);
+	struct cv_stat sb;
 	int r;
 
 	if (fd < 0)
 		return errno == ENOENT ? 1 : -1; /* a dangling link */
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE) {
+		cv_os_close(fd);
 		return 1;
 	}
 	r = cv_elf_soname(fd, soname, n);
-	close(fd);
+	cv_os_close(fd);
 	if (r == CV_ELF_NOT_ELF)
 		return 1;
 	if (r == CV_ELF_BAD)
@@ -159,34 +155,27 @@ cudnn_named(int dfd, const char *name, char *soname, size_t n)
 int
 cv_sysmode_check_libdir(const char *libdir, struct cv_err *err)
 {
-	int dfd = open(libdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(libdir);
+	const char *de;
 	char soname[256], *shown = NULL;
 	int r = 0;
 
-	if (d == NULL) {
-		if (dfd >= 0)
-			close(dfd);
+	if (d == NULL)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read '%s'", libdir);
-	}
-	while (r == 0 && (de = readdir(d)) != NULL) {
+	while (r == 0 && (de = cv_dir_next(d, NULL)) != NULL) {
 		int ok;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
 		free(shown);
-		shown = cv_path_join(libdir, de->d_name);
+		shown = cv_path_join(libdir, de);
 		/* ldconfig also reads this subfolder's libraries */
-		if (strcmp(de->d_name, "glibc-hwcaps") == 0) {
+		if (strcmp(de, "glibc-hwcaps") == 0) {
 			r = cv_err_set(
 				err, CV_ESTORE,
 				"'%s' would give the machine's loader libraries by subfolder; system mode refuses a version holding it (remove it, or reinstall the version)",
 				shown);
 			break;
 		}
-		ok = cudnn_named(dirfd(d), de->d_name, soname, sizeof soname);
+		ok = cudnn_named(cv_dir_fd(d), de, soname, sizeof soname);
 		if (ok < 0)
 			r = cv_err_set(
 				err, CV_ESTORE,
@@ -199,7 +188,7 @@ cv_sysmode_check_libdir(const char *libdir, struct cv_err *err)
 				shown, soname);
 	}
 	free(shown);
-	closedir(d);
+	cv_dir_close(d);
 	return r;
 }
 
@@ -214,7 +203,7 @@ cv_sysmode_reload(struct cv_err *err)
 	int status;
 
 	for (int i = 0; paths[i] && argv[0] == NULL; i++)
-		if (access(paths[i], X_OK) == 0)
+		if (cv_os_access(paths[i], CV_ACCESS_EXEC) == 0)
 			argv[0] = paths[i];
 	if (argv[0] == NULL)
 		return cv_err_set(err, CV_ERROR,
@@ -270,7 +259,7 @@ cv_sysmode_write_conf(const struct cv_store *st, const char *id,
 
 	if (text == NULL)
 		return err ? err->code : CV_ESTORE;
-	n = cv_fs_read_head(AT_FDCWD, cv_sysmode_conf_path(), 1, old,
+	n = cv_fs_read_head(CV_AT_CWD, cv_sysmode_conf_path(), 1, old,
 			    sizeof old);
 	if (n >= 0 && strcmp(old, text) == 0) {
 		free(text);
@@ -288,7 +277,7 @@ cv_sysmode_disable(struct cv_err *err)
 {
 	int r;
 
-	if (geteuid() != 0) {
+	if (cv_os_euid() != 0) {
 		cv_err_set(err, CV_EPERM,
 			   "system mode changes the loader of every program; "
 			   "it needs root");
@@ -299,7 +288,7 @@ cv_sysmode_disable(struct cv_err *err)
 		return cv_sysmode_refuse_foreign(err);
 	if (r < 0)
 		return r;
-	if (r == 1 && unlink(cv_sysmode_conf_path()) != 0)
+	if (r == 1 && cv_os_unlink(cv_sysmode_conf_path()) != 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot remove '%s'",
 				    cv_sysmode_conf_path());

@@ -9,7 +9,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,7 +376,7 @@ read_file(const char *path, unsigned dtypes, unsigned layouts,
 {
 	char *text = xmalloc(SHAPES_MAX_BYTES + 1);
 	ssize_t got =
-		cv_fs_read_head(AT_FDCWD, path, 0, text, SHAPES_MAX_BYTES + 1);
+		cv_fs_read_head(CV_AT_CWD, path, 0, text, SHAPES_MAX_BYTES + 1);
 	int r;
 
 	if (got < 0 && errno == EINVAL)

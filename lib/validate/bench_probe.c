@@ -15,7 +15,6 @@
 #include "store/store.h"
 #include "validate/validate_int.h"
 
-#include <dlfcn.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -157,7 +156,7 @@ struct layer_run {
 static void
 load(void *lib, void *field, const char *name, int required, struct bench *b)
 {
-	void *f = lib ? dlsym(lib, name) : NULL;
+	void *f = lib ? cv_dl_sym(lib, name) : NULL;
 
 	memcpy(field, &f, sizeof f);
 	if (f == NULL && required && b->missing[0] == '\0')

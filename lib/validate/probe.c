@@ -9,21 +9,15 @@
 #include "store/store.h"
 #include "validate/validate_int.h"
 
-#include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <link.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* cuDNN and driver API types, values as documented by NVIDIA. */
 typedef void *cudnn_handle;
@@ -56,22 +50,12 @@ void
 cv_probe_emit(int fd, json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
-	size_t len, off = 0;
-
 	json_decref(o);
 	if (s == NULL)
 		return;
-	len = strlen(s);
-	while (off < len) {
-		ssize_t w = write(fd, s + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	while (write(fd, "\n", 1) < 0 && errno == EINTR)
-		;
+	/* the line ends even after a short write, as the reader splits on it */
+	cv_os_write_all(fd, s, strlen(s));
+	cv_os_write_all(fd, "\n", 1);
 	free(s);
 }
 
@@ -204,7 +188,7 @@ cv_probe_cc_ok(int major, int minor, int cc_major, int cc_minor, int *need)
 static void *
 sym(void *h, const char *name)
 {
-	return h ? dlsym(h, name) : NULL;
+	return h ? cv_dl_sym(h, name) : NULL;
 }
 
 /* ---- step 1: files ---------------------------------------------------- */
@@ -214,9 +198,9 @@ step_files(struct probe *p)
 {
 	char *main_lib =
 		xasprintf("%s/libcudnn.so.%d", p->a->libdir, p->a->major);
-	int fd = open(main_lib, O_RDONLY | O_CLOEXEC), dfd, ok = 1;
-	struct dirent *e;
-	DIR *d;
+	int fd = cv_os_open(main_lib, CV_OPEN_READ, 0), dfd, ok = 1;
+	const char *e;
+	struct cv_dir *d;
 
 	phase(p, CV_STEP_FILES, "reading the library files");
 	if (fd < 0) {
@@ -226,38 +210,35 @@ step_files(struct probe *p)
 		free(main_lib);
 		return 0;
 	}
-	close(fd);
+	cv_os_close(fd);
 	free(main_lib);
-	if (realpath(p->a->libdir, p->libdir_real) == NULL)
+	if (cv_os_realpath(p->a->libdir, p->libdir_real,
+			   sizeof p->libdir_real) == NULL)
 		snprintf(p->libdir_real, sizeof p->libdir_real, "%s",
 			 p->a->libdir);
 
 	/* Every libcudnn* must be readable: the classic "chmod a+r". */
-	dfd = open(p->a->libdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	while (d != NULL && ok && (e = readdir(d)) != NULL) {
-		struct stat st;
+	d = cv_dir_open(p->a->libdir);
+	dfd = d != NULL ? cv_dir_fd(d) : -1;
+	while (d != NULL && ok && (e = cv_dir_next(d, NULL)) != NULL) {
+		struct cv_stat st;
 		int f;
 
-		if (strncmp(e->d_name, "libcudnn", 8) != 0 ||
-		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode))
+		if (strncmp(e, "libcudnn", 8) != 0 ||
+		    cv_os_stat_at(dfd, e, 1, &st) < 0 ||
+		    st.kind != CV_KIND_FILE)
 			continue;
-		f = openat(dfd, e->d_name, O_RDONLY | O_CLOEXEC);
+		f = cv_os_open_at(dfd, e, CV_OPEN_READ, 0);
 		if (f < 0) {
 			result(p, CV_STEP_FILES, CV_CHECK_FAIL,
 			       "%s/%s is not readable (%s); run: sudo chmod "
 			       "a+r %s/libcudnn*",
-			       p->a->libdir, e->d_name, strerror(errno),
-			       p->a->libdir);
+			       p->a->libdir, e, strerror(errno), p->a->libdir);
 			ok = 0;
 		} else
-			close(f);
+			cv_os_close(f);
 	}
-	if (d != NULL)
-		closedir(d);
-	else if (dfd >= 0)
-		close(dfd);
+	cv_dir_close(d);
 	if (ok)
 		result(p, CV_STEP_FILES, CV_CHECK_PASS, "%s", "");
 	return ok;
@@ -339,7 +320,7 @@ load_sublibs(struct probe *p, struct probe_state *ps)
 			continue;
 		/* Learn why by loading the sub-library by path. */
 		path = xasprintf("%s/%s", p->a->libdir, c->soname);
-		if (access(path, F_OK) != 0) {
+		if (cv_os_access(path, CV_ACCESS_EXISTS) != 0) {
 			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
 			       "%s returned status %d: %s is missing from "
 			       "%s; reinstall this version",
@@ -347,8 +328,8 @@ load_sublibs(struct probe *p, struct probe_state *ps)
 			free(path);
 			return 0;
 		}
-		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		dlerr = h ? NULL : dlerror();
+		h = cv_dl_open(path, 0);
+		dlerr = h ? NULL : cv_dl_error();
 		dep = missing_dep(dlerr);
 		free(path);
 		if (dep != NULL) {
@@ -381,9 +362,9 @@ step_version(struct probe *p, struct probe_state *ps)
 
 	snprintf(what, sizeof what, "loading %s", path);
 	phase(p, CV_STEP_VERSION, what);
-	p->cudnn = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	p->cudnn = cv_dl_open(path, 0);
 	if (p->cudnn == NULL) {
-		const char *dlerr = dlerror();
+		const char *dlerr = cv_dl_error();
 		char *dep = missing_dep(dlerr);
 		if (dep != NULL)
 			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
@@ -467,20 +448,19 @@ struct prov {
 };
 
 static int
-prov_cb(struct dl_phdr_info *info, size_t size, void *arg)
+prov_cb(const char *name, void *arg)
 {
 	struct prov *pv = arg;
-	const char *name = info->dlpi_name, *base;
+	const char *base;
 	char real[PATH_MAX], *slash;
 
-	(void)size;
-	if (name == NULL || *name == '\0')
+	if (*name == '\0')
 		return 0;
 	base = strrchr(name, '/');
 	base = base ? base + 1 : name;
 	if (strncmp(base, "libcudnn", 8) != 0)
 		return 0;
-	if (realpath(name, real) == NULL)
+	if (cv_os_realpath(name, real, sizeof real) == NULL)
 		snprintf(real, sizeof real, "%s", name);
 	slash = strrchr(real, '/');
 	if (slash != NULL)
@@ -504,7 +484,7 @@ recheck_provenance(struct probe *p)
 
 	memset(&pv, 0, sizeof pv);
 	pv.want = p->libdir_real;
-	dl_iterate_phdr(prov_cb, &pv);
+	cv_dl_each_loaded(prov_cb, &pv);
 	if (pv.nforeign)
 		result(p, CV_STEP_PROVENANCE, CV_CHECK_FAIL,
 		       "mixed load during the convolution: %s, not from %s; "
@@ -522,7 +502,7 @@ step_provenance(struct probe *p, int loaded, const struct probe_state *ps,
 	memset(&pv, 0, sizeof pv);
 	pv.want = p->libdir_real;
 	phase(p, CV_STEP_PROVENANCE, "listing the loaded libraries");
-	dl_iterate_phdr(prov_cb, &pv);
+	cv_dl_each_loaded(prov_cb, &pv);
 	if (pv.nforeign > 1)
 		snprintf(more, sizeof more, " (and %d more)", pv.nforeign - 1);
 	if (pv.nforeign) {
@@ -602,9 +582,10 @@ driver_init(struct driver *d)
 		snprintf(d->why, sizeof d->why, "--no-gpu given");
 		return;
 	}
-	d->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+	d->cuda = cv_dl_open("libcuda.so.1", 1);
 	if (d->cuda == NULL) {
-		if (access("/proc/driver/nvidia/version", F_OK) == 0) {
+		if (cv_os_access("/proc/driver/nvidia/version",
+				 CV_ACCESS_EXISTS) == 0) {
 			d->state = -1;
 			snprintf(d->why, sizeof d->why,
 				 "the NVIDIA kernel driver is loaded but "
@@ -687,15 +668,14 @@ step_driver(struct probe *p, const struct driver *d,
 		       ps->dep_needer, ps->dep_missing, p->a->cuda);
 		return 0;
 	}
-	if (p->a->major == 8 &&
-	    dlopen("libcuda.so", RTLD_NOW | RTLD_GLOBAL) == NULL) {
+	if (p->a->major == 8 && cv_dl_open("libcuda.so", 1) == NULL) {
 		/* 8.x cnn_infer dlopens the unversioned name (WSL, some
 		 * containers only have libcuda.so.1). */
-		Dl_info info;
+		char file[PATH_MAX];
 		char dir[PATH_MAX] = "<driver folder>", *slash;
 		void *f = sym(p->cuda, "cuInit");
-		if (f != NULL && dladdr(f, &info) && info.dli_fname != NULL &&
-		    realpath(info.dli_fname, dir) != NULL &&
+		if (f != NULL && cv_dl_file_of(f, file, sizeof file) == 0 &&
+		    cv_os_realpath(file, dir, sizeof dir) != NULL &&
 		    (slash = strrchr(dir, '/')) != NULL)
 			*slash = '\0';
 		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
@@ -709,7 +689,7 @@ step_driver(struct probe *p, const struct driver *d,
 		phase(p, CV_STEP_DRIVER, "loading libcublasLt");
 		snprintf(so, sizeof so, "libcublasLt.so.%d", p->a->cuda);
 		if (p->a->cublaslt == NULL ||
-		    dlopen(p->a->cublaslt, RTLD_NOW | RTLD_GLOBAL) == NULL) {
+		    cv_dl_open(p->a->cublaslt, 1) == NULL) {
 			result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
 			       "%s is not found (cuDNN %d loads it for its "
 			       "kernels); install the CUDA %d libraries "

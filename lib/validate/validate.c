@@ -8,16 +8,13 @@
 #include "validate/validate_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 /* SEGV for SIGSEGV: glibc's sigabbrev_np (2.32) where the build has it,
  * else the signals a crashing check process dies of */

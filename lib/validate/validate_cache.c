@@ -6,16 +6,11 @@
 #include "store/store.h"
 #include "validate/validate_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* after <glob.h>: it rebinds glob */
 #include "base/glibc_compat.h"
@@ -29,28 +24,37 @@ cmp_str(const void *a, const void *b)
 void
 cv_validate_key_identity(struct cv_buf *b, const char *label, const char *path)
 {
-	struct stat st;
+	/* the type bits of st_mode as every Unix numbers them, so that the
+	 * keys of caches written before read the same */
+	static const unsigned type_bits[] = {
+		[CV_KIND_FILE] = 0100000,
+		[CV_KIND_DIR] = 0040000,
+		[CV_KIND_LINK] = 0120000,
+	};
+	struct cv_stat st;
 
-	if (path == NULL || stat(path, &st) < 0) {
+	if (path == NULL || cv_os_stat(path, &st) < 0) {
 		cv_buf_addf(b, "%s=none\n", label);
 		return;
 	}
 	cv_buf_addf(b, "%s=%s:%lu:%lu:%lld:%lld.%09ld:%o\n", label, path,
-		    (unsigned long)st.st_dev, (unsigned long)st.st_ino,
-		    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-		    st.st_mtim.tv_nsec, (unsigned)st.st_mode);
+		    (unsigned long)st.dev, (unsigned long)st.ino,
+		    (long long)st.size, (long long)st.mtime, st.mtime_ns,
+		    (st.kind < CV_KIND_OTHER ? type_bits[st.kind] : 0) |
+			    st.perm);
 }
 
 static void
 add_file(struct cv_buf *b, const char *label, const char *path, size_t max)
 {
 	char buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, max < sizeof buf ? max : sizeof buf)
-			    : -1;
+	int fd = cv_os_open(path, CV_OPEN_READ, 0);
+	long n = fd >= 0 ? cv_os_read(fd, buf,
+				      max < sizeof buf ? max : sizeof buf)
+			 : -1;
 
 	if (fd >= 0)
-		close(fd);
+		cv_os_close(fd);
 	if (n < 0)
 		n = 0;
 	cv_buf_addf(b, "%s=%.*s\n", label, (int)n, buf);
@@ -65,17 +69,17 @@ cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
 	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
 	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
 	size_t n = 0, cap = 0;
-	struct dirent *e;
-	glob_t g;
-	DIR *d;
+	struct cv_strv g = CV_STRV_INIT;
+	struct cv_dir *d;
+	const char *e;
 
 	cv_buf_addf(&b, "v1\nid=%s\ndir=%s\nno_gpu=%d\n", id, dir, no_gpu);
 	/* The driver and the GPUs, as the kernel module reports them. */
 	add_file(&b, "driver", "/proc/driver/nvidia/version", 4096);
-	if (glob("/proc/driver/nvidia/gpus/*/information", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			add_file(&b, "gpu", g.gl_pathv[i], 4096);
-		globfree(&g);
+	if (cv_os_glob("/proc/driver/nvidia/gpus/*/information", &g) > 0) {
+		for (size_t i = 0; i < g.n; i++)
+			add_file(&b, "gpu", g.v[i], 4096);
+		cv_strv_release(&g);
 	}
 	cv_buf_addf(&b, "visible=%s\n", vis ? vis : "(unset)");
 	cv_validate_key_identity(&b, "cublaslt", cublaslt);
@@ -86,28 +90,27 @@ cv_validate_cache_key(const char *dir, const char *id, int no_gpu,
 		free(libcuda);
 	}
 	cv_validate_key_identity(&b, "libdir", libdir);
-	d = opendir(libdir);
-	while (d != NULL && (e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, "libcudnn", 8) != 0)
+	d = cv_dir_open(libdir);
+	while (d != NULL && (e = cv_dir_next(d, NULL)) != NULL) {
+		if (strncmp(e, "libcudnn", 8) != 0)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			names = xrealloc(names, cap * sizeof *names);
 		}
-		names[n++] = cv_path_join(libdir, e->d_name);
+		names[n++] = cv_path_join(libdir, e);
 	}
-	if (d != NULL)
-		closedir(d);
+	cv_dir_close(d);
 	if (n > 1)
 		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n; i++) {
-		struct stat st;
+		struct cv_stat st;
 		/* lstat too: a link re-pointed elsewhere changes the key */
-		if (lstat(names[i], &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (cv_os_lstat(names[i], &st) == 0 &&
+		    st.kind == CV_KIND_LINK) {
 			char target[4096];
-			ssize_t len =
-				readlink(names[i], target, sizeof target - 1);
-			target[len > 0 ? len : 0] = '\0';
+			if (cv_os_readlink(names[i], target, sizeof target) < 0)
+				target[0] = '\0';
 			cv_buf_addf(&b, "link=%s->%s\n", names[i], target);
 		} else
 			cv_validate_key_identity(&b, "lib", names[i]);
