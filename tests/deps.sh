@@ -31,7 +31,8 @@ libdeflate-dev zlib1g-dev libinih-dev libjansson-dev bats zsh fish dash python3 
 xz-utils zip unzip util-linux lmod tcl slurm-wlm munge mandoc curl ca-certificates procps
 hyperfine direnv file binutils strace time bsdutils tcsh clang libclang-rt-14-dev
 bash-completion tcl-dev liblua5.3-dev dpkg-dev lintian minisign pipx debootstrap rpm cpio man-db
-shellcheck python3-yaml skopeo umoci podman runc busybox-static"
+shellcheck python3-yaml skopeo umoci podman runc busybox-static
+gcc-mingw-w64-x86-64-posix wine wine64"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
