@@ -121,12 +121,18 @@ widen(const char *s)
 	return w;
 }
 
-/* UTF-16 into buf as UTF-8: its length, -1 with ENAMETOOLONG when it
- * does not fit in n-1 bytes */
+/* UTF-16 (wlen units, -1: up to its NUL) into buf as UTF-8: its length,
+ * -1 with ENAMETOOLONG when it does not fit in n-1 bytes */
 static long
 narrow_into(const wchar_t *w, int wlen, char *buf, size_t n)
 {
-	int len = WideCharToMultiByte(CP_UTF8, 0, w, wlen, NULL, 0, NULL, NULL);
+	int len;
+
+	if (wlen < 0)
+		wlen = (int)wcslen(w);
+	len = wlen == 0 ? 0
+			: WideCharToMultiByte(CP_UTF8, 0, w, wlen, NULL, 0,
+					      NULL, NULL);
 
 	if (len < 0 || (size_t)len >= n || n > INT_MAX) {
 		if (n > 0)
@@ -644,6 +650,13 @@ cv_os_open_at(int dir, const char *name, unsigned flags, unsigned mode)
 		CloseHandle(h);
 		free(p);
 		return fail(ENOTDIR);
+	}
+	/* a folder is never opened to be written, as on POSIX */
+	if (!want_dir && (fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) &&
+	    (flags & (CV_OPEN_WRITE | CV_OPEN_APPEND | CV_OPEN_TRUNC))) {
+		CloseHandle(h);
+		free(p);
+		return fail(EISDIR);
 	}
 	if (!(fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) &&
 	    !(flags & CV_OPEN_PATH) && (flags & CV_OPEN_APPEND)) {
@@ -1199,10 +1212,8 @@ cv_os_realpath(const char *path, char *buf, size_t n)
 	} else if (wcsncmp(w, L"\\\\?\\", 4) == 0 && wcslen(w) < MAX_PATH) {
 		w += 4;
 	}
-	if (narrow_into(w, -1, buf, n + 1) < 0 || strlen(buf) >= n) {
-		errno = ENAMETOOLONG;
+	if (narrow_into(w, -1, buf, n) < 0)
 		return NULL;
-	}
 	return buf;
 }
 

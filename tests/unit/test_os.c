@@ -453,6 +453,55 @@ more_files(void)
 	CHECK(cv_os_setenv("CV=BAD", "x") < 0 && errno == EINVAL);
 }
 
+/* names past Windows' MAX_PATH (260: the \\?\ form reaches them) and
+ * beyond ASCII (UTF-8 at the face, UTF-16 below it), and a folder that
+ * is not opened to be written */
+static void
+names(void)
+{
+	static const char utf8[] = "caf\xc3\xa9-\xe6\x96\x87";
+	char deep[1200];
+	struct cv_stat st;
+	struct cv_dir *d;
+	const char *name;
+	int fd, i, found = 0;
+
+	snprintf(deep, sizeof deep, "%s", dir);
+	for (i = 0; i < 6; i++) {
+		size_t len = strlen(deep);
+		snprintf(deep + len, sizeof deep - len, "/%d%s", i,
+			 "-a-folder-name-of-fifty-characters-past-max-path");
+		CHECK(cv_os_mkdir(deep, 0700) == 0);
+	}
+	CHECK(strlen(deep) > 300);
+	{
+		size_t len = strlen(deep);
+		snprintf(deep + len, sizeof deep - len, "/f");
+	}
+	fd = cv_os_open(deep, CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL,
+			0644);
+	CHECK(fd >= 0 && cv_os_write_all(fd, "deep", 4) == 0 &&
+	      cv_os_close(fd) == 0);
+	CHECK(cv_os_stat(deep, &st) == 0 && st.kind == CV_KIND_FILE &&
+	      st.size == 4);
+	CHECK(cv_os_unlink(deep) == 0);
+	for (i = 0; i < 6; i++) {
+		*strrchr(deep, '/') = '\0';
+		CHECK(cv_os_rmdir(deep) == 0);
+	}
+	fd = cv_os_open(at(utf8), CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL,
+			0644);
+	CHECK(fd >= 0 && cv_os_close(fd) == 0);
+	CHECK((d = cv_dir_open(dir)) != NULL);
+	while (d != NULL && (name = cv_dir_next(d, NULL)) != NULL)
+		found += strcmp(name, utf8) == 0;
+	cv_dir_close(d);
+	CHECK(found == 1);
+	CHECK(cv_os_unlink(at(utf8)) == 0);
+	errno = 0;
+	CHECK(cv_os_open(dir, CV_OPEN_WRITE, 0) < 0 && errno == EISDIR);
+}
+
 #ifdef _WIN32
 static void
 process(void)
@@ -549,6 +598,7 @@ main(int argc, char **argv)
 	fs_calls();
 #endif
 	more_files();
+	names();
 	process();
 #ifdef _WIN32
 	snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", dir);
