@@ -365,9 +365,9 @@ uid_of_sid(PSID sid)
 	 WRITE_DAC | WRITE_OWNER | DELETE | FILE_DELETE_CHILD)
 
 /* The group/other write bits (022) a caller's trust check reads: the DACL
- * allows writing to a SID other than the owner, SYSTEM, Administrators or
- * CREATOR OWNER (Windows does not tell group from other: both bits). A
- * missing DACL grants everyone everything. */
+ * allows writing to a SID other than the owner, SYSTEM, Administrators,
+ * CREATOR OWNER or OWNER RIGHTS (Windows does not tell group from other: both
+ * bits). A missing DACL grants everyone everything. */
 static unsigned
 foreign_write_bits(PACL dacl, PSID owner)
 {
@@ -390,7 +390,8 @@ foreign_write_bits(PACL dacl, PSID owner)
 		if ((owner != NULL && EqualSid(sid, owner)) ||
 		    is_well_known(sid, WinLocalSystemSid) ||
 		    is_well_known(sid, WinBuiltinAdministratorsSid) ||
-		    is_well_known(sid, WinCreatorOwnerSid))
+		    is_well_known(sid, WinCreatorOwnerSid) ||
+		    is_well_known(sid, WinCreatorOwnerRightsSid))
 			continue;
 		return 022;
 	}

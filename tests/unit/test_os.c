@@ -11,6 +11,8 @@
 #ifdef _WIN32
 #include <process.h>
 #include <windows.h>
+
+#include <sddl.h>
 /* what Windows has of a mode: the owner's read and write (the read-only
  * attribute) and run (a folder, a program), 022 only where the DACL lets
  * another write */
@@ -503,6 +505,44 @@ names(void)
 }
 
 #ifdef _WIN32
+/* what the trust checks call "writable by others" (022) on Windows: a
+ * DACL that lets a SID other than the owner, SYSTEM or Administrators
+ * write; the owner's own grant is not one */
+static void
+dacl(void)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	struct cv_stat st;
+	int fd;
+
+	fd = cv_os_open(at("w"), CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL,
+			0644);
+	CHECK(fd >= 0 && cv_os_close(fd) == 0);
+	CHECK(ConvertStringSecurityDescriptorToSecurityDescriptorA(
+		"D:P(A;;FA;;;OW)(A;;FA;;;SY)(A;;FA;;;BA)", SDDL_REVISION_1, &sd,
+		NULL));
+	CHECK(SetFileSecurityA(at("w"), DACL_SECURITY_INFORMATION, sd));
+	LocalFree(sd);
+	CHECK(cv_os_stat(at("w"), &st) == 0 && (st.perm & 022) == 0);
+	CHECK(ConvertStringSecurityDescriptorToSecurityDescriptorA(
+		"D:P(A;;FA;;;OW)(A;;FRFW;;;WD)", SDDL_REVISION_1, &sd, NULL));
+	CHECK(SetFileSecurityA(at("w"), DACL_SECURITY_INFORMATION, sd));
+	LocalFree(sd);
+	CHECK(cv_os_stat(at("w"), &st) == 0 && (st.perm & 022) == 022 &&
+	      PERM_OWNER(st.perm) == 0600);
+	/* read alone for Everyone is not a write */
+	CHECK(ConvertStringSecurityDescriptorToSecurityDescriptorA(
+		"D:P(A;;FA;;;OW)(A;;FR;;;WD)", SDDL_REVISION_1, &sd, NULL));
+	CHECK(SetFileSecurityA(at("w"), DACL_SECURITY_INFORMATION, sd));
+	LocalFree(sd);
+	CHECK(cv_os_stat(at("w"), &st) == 0 && (st.perm & 022) == 0);
+	/* wine keeps a DACL as the file's mode, where OWNER RIGHTS is not
+	 * the owner: the file may have become read-only */
+	CHECK(cv_os_remove_at(CV_AT_CWD, at("w"), 0) == 0 ||
+	      (SetFileAttributesA(at("w"), FILE_ATTRIBUTE_NORMAL) &&
+	       cv_os_unlink(at("w")) == 0));
+}
+
 static void
 process(void)
 {
@@ -599,6 +639,9 @@ main(int argc, char **argv)
 #endif
 	more_files();
 	names();
+#ifdef _WIN32
+	dacl();
+#endif
 	process();
 #ifdef _WIN32
 	snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", dir);
