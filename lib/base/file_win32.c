@@ -5,11 +5,11 @@
  * and an int is a slot of it; a folder handle keeps its full path too, as
  * the Win32 calls that act on a name take a path, not a folder handle.
  * What the POSIX side's race-safety rests on is kept where Windows can:
- * links are never followed where POSIX would refuse them
- * (FILE_FLAG_OPEN_REPARSE_POINT), and a folder handle is opened without
- * FILE_SHARE_DELETE, so that while it is held the folder cannot be renamed
- * or removed and its path keeps naming the same folder. Concepts without a
- * Windows meaning are said at each function. */
+ * links, junctions among them, are never followed where POSIX would
+ * refuse them (FILE_FLAG_OPEN_REPARSE_POINT), and a folder handle is opened
+ * without FILE_SHARE_DELETE, so that while it is held the folder cannot be
+ * renamed or removed and its path keeps naming the same folder. Concepts
+ * without a Windows meaning are said at each function. */
 #ifdef _WIN32
 /* rand_s, for cv_os_mkstemp */
 #define _CRT_RAND_S
@@ -36,7 +36,7 @@ struct reparse {
 	ULONG tag;
 	USHORT len, reserved;
 	USHORT sub_off, sub_len, print_off, print_len;
-	ULONG flags; /* symbolic links only */
+	ULONG flags; /* symbolic links only: a junction's path starts here */
 	WCHAR path[1];
 };
 
@@ -445,11 +445,21 @@ reparse_tag(HANDLE h)
 		       : 0;
 }
 
+/* A junction (a mount point) is a link too: any user may make one, and
+ * it sends a name elsewhere as a symbolic link does, so whatever refuses
+ * links refuses it. */
+static int
+is_link_tag(DWORD tag)
+{
+	return tag == IO_REPARSE_TAG_SYMLINK ||
+	       tag == IO_REPARSE_TAG_MOUNT_POINT;
+}
+
 static int
 kind_of(HANDLE h, DWORD attrs)
 {
 	if ((attrs & FILE_ATTRIBUTE_REPARSE_POINT) &&
-	    reparse_tag(h) == IO_REPARSE_TAG_SYMLINK)
+	    is_link_tag(reparse_tag(h)))
 		return CV_KIND_LINK;
 	if (attrs & FILE_ATTRIBUTE_DIRECTORY)
 		return CV_KIND_DIR;
@@ -976,8 +986,8 @@ cv_os_symlink_at(const char *target, int dir, const char *name)
 	return link_made(p);
 }
 
-/* The target as the link holds it, '\' written '/' as lib/ joins paths
- * with '/', and an absolute one without its \??\ prefix. */
+/* The target as the link (or junction) holds it, '\' written '/' as lib/
+ * joins paths with '/', and an absolute one without its \??\ prefix. */
 long
 cv_os_readlink_at(int dir, const char *name, char *buf, size_t n)
 {
@@ -988,6 +998,7 @@ cv_os_readlink_at(int dir, const char *name, char *buf, size_t n)
 		char bytes[MAXIMUM_REPARSE_DATA_BUFFER_SIZE];
 	} u;
 	DWORD got;
+	char *base;
 	WCHAR *w;
 	int wlen;
 	long len;
@@ -1009,9 +1020,14 @@ cv_os_readlink_at(int dir, const char *name, char *buf, size_t n)
 							   : errno_of(e));
 	}
 	CloseHandle(h);
-	if (u.r.tag != IO_REPARSE_TAG_SYMLINK)
+	if (!is_link_tag(u.r.tag))
 		return fail(EINVAL);
-	w = (WCHAR *)((char *)u.r.path + u.r.sub_off);
+	base = u.r.tag == IO_REPARSE_TAG_SYMLINK ? (char *)u.r.path
+						 : (char *)&u.r.flags;
+	/* the name must lie inside what the file system gave */
+	if (base + u.r.sub_off + u.r.sub_len > u.bytes + got)
+		return fail(EINVAL);
+	w = (WCHAR *)(void *)(base + u.r.sub_off);
 	wlen = u.r.sub_len / (int)sizeof(WCHAR);
 	if (wlen >= 4 && wcsncmp(w, L"\\??\\", 4) == 0)
 		w += 4, wlen -= 4;
@@ -1427,7 +1443,7 @@ cv_dir_next(struct cv_dir *d, int *kind)
 		if (f->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
 			k = CV_KIND_DIR;
 		if ((f->dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) &&
-		    f->dwReserved0 == IO_REPARSE_TAG_SYMLINK)
+		    is_link_tag(f->dwReserved0))
 			k = CV_KIND_LINK;
 		d->pending = FindNextFileW(d->find, &d->data) != 0;
 		if (len < 0 || strcmp(d->name, ".") == 0 ||
