@@ -439,6 +439,65 @@ drop_compiled(const char *sp)
 	}
 }
 
+/* The interpreter a site-packages folder belongs to:
+ * <prefix>/lib/pythonX.Y/site-packages -> <prefix>/bin/pythonX.Y (else
+ * <prefix>/bin/python3); 0 when the layout is another. */
+static int
+interpreter_of(const char *sp, char *out, size_t n)
+{
+	const char *lib = NULL, *end;
+
+	for (const char *p = strstr(sp, "/lib/python"); p != NULL;
+	     p = strstr(p + 1, "/lib/python"))
+		lib = p;
+	if (lib == NULL || (end = strchr(lib + 5, '/')) == NULL)
+		return 0;
+	snprintf(out, n, "%.*s/bin/%.*s", (int)(lib - sp), sp,
+		 (int)(end - lib - 5), lib + 5);
+	if (cv_os_access(out, CV_ACCESS_EXEC) == 0)
+		return 1;
+	snprintf(out, n, "%.*s/bin/python3", (int)(lib - sp), sp);
+	return cv_os_access(out, CV_ACCESS_EXEC) == 0;
+}
+
+/* Compile the two modules with the environment's own interpreter, into
+ * the __pycache__ it reads. Every start of that interpreter imports the
+ * finder: from source that is a first compile() in the process, some
+ * 4-5 ms (the parser's code paged in, measured on the H200 and here),
+ * and an interpreter run with PYTHONDONTWRITEBYTECODE, or by a user who
+ * cannot write site-packages, would pay it at every start. Hash-checked
+ * (PEP 552): the interpreter compares the source's hash, not its time, so
+ * a re-pin within the same second is never served the old compiled form.
+ * Best effort: without it the hook is only slower. */
+static void
+compile_modules(const char *sp)
+{
+	static const char compile_py[] =
+		"import py_compile, sys\n"
+		"m = getattr(py_compile, 'PycInvalidationMode', None)\n"
+		"for f in sys.argv[1:]:\n"
+		"    if m:\n"
+		"        py_compile.compile(f, doraise=True, "
+		"invalidation_mode=m.CHECKED_HASH)\n"
+		"    else:\n"
+		"        py_compile.compile(f, doraise=True)\n";
+	char python[PATH_MAX], module[PATH_MAX * 2 + 32],
+		finder[PATH_MAX * 2 + 32];
+	struct cv_child child = CV_CHILD_INIT;
+	struct cv_err ignored = CV_ERR_INIT;
+	const char *argv[] = { python, "-I",   "-c", compile_py,
+			       module, finder, NULL };
+
+	if (!interpreter_of(sp, python, sizeof python))
+		return;
+	snprintf(module, sizeof module, "%s/" MODULE_FILE, sp);
+	snprintf(finder, sizeof finder, "%s/" FINDER_FILE, sp);
+	child.argv = argv;
+	child.flags = CV_CHILD_STDIN_NULL | CV_CHILD_STDERR_NULL;
+	child.timeout_s = 60;
+	(void)cv_child_run(&child, &ignored);
+}
+
 static int
 install_one(const char *sp, void *arg, struct cv_err *err)
 {
@@ -456,6 +515,8 @@ install_one(const char *sp, void *arg, struct cv_err *err)
 		r = cv_fs_write_atomic(path, a->finder, strlen(a->finder), 0644,
 				       err);
 	cv_checkpoint("venv-finder-written");
+	if (r == 0)
+		compile_modules(sp);
 	/* the line that imports them last: never one without the other */
 	snprintf(path, sizeof path, "%s/" CV_PRELOAD_PTH, sp);
 	if (r == 0)

@@ -262,6 +262,35 @@ $L9/libcudnn.so.9 $v9" ]
 	done
 }
 
+@test "venv compiles the hook's modules itself, hash-checked: an interpreter that writes no bytecode imports the finder from __pycache__, never from source" {
+	fake_framework "$T/ve" torch
+	sp=$(echo "$T"/ve/lib/python3*/site-packages)
+	export PYTHONDONTWRITEBYTECODE=1
+	cudnnvm -q venv 9.19.0.56-cuda13 --path "$T/ve" --force
+	# PEP 552 flags word 3: checked against the source's hash, not its time
+	run "$T/ve/bin/python" -c '
+import importlib.util, sys
+for m in ("_cudnnvm_finder", "_cudnnvm_preload"):
+    src = sys.argv[1] + "/" + m + ".py"
+    pyc = importlib.util.cache_from_source(src)
+    flags = int.from_bytes(open(pyc, "rb").read()[4:8], "little")
+    print(m, flags)
+' "$sp"
+	[ "$status" -eq 0 ]
+	[[ $output == *"_cudnnvm_finder 3"* ]]
+	[[ $output == *"_cudnnvm_preload 3"* ]]
+	# the start imports the finder from it: no compile of its source
+	run "$T/ve/bin/python" -v -c pass
+	[[ $output == *"code object from '$sp/__pycache__/_cudnnvm_finder."* ]]
+	# and a re-pin's new text is what runs, the same second or not
+	mkver 9.19.0.57-cuda13
+	rm -rf "$CUDNNVM_STORE/9.19.0.57-cuda13/lib"
+	cp -r "$STUBS/v9/lib" "$CUDNNVM_STORE/9.19.0.57-cuda13/lib"
+	cudnnvm -q venv 9.19.0.57-cuda13 --path "$T/ve" --force
+	run --separate-stderr "$T/ve/bin/python" -c "$(mapped torch)"
+	[[ $output == "$CUDNNVM_STORE/9.19.0.57-cuda13/lib/libcudnn.so.9"* ]]
+}
+
 @test "a venv's python run directly: the shell's version its torch cannot load loses to the venv's checked pin" {
 	# torch 2.11 needs cuDNN 9.19; the shell has 9.12 active (the hook,
 	# env or a global): the venv's interpreter, not activated, loads 9.19
