@@ -102,7 +102,6 @@ install/download close fstat ftruncate geteuid lseek open pread rename unlink wr
 install/import chmod close closedir dup fchmod fstat lstat mkdir open openat opendir read readdir readlink realpath stat symlink write
 install/install close closedir fdopendir fstatat open openat read readdir rewinddir unlink unlinkat write
 install/mirror access close closedir lstat open opendir read readdir rename rmdir
-install/pypi close closedir fdopendir fstatat open readdir renameat symlinkat
 EOF
 )
 syms_file=$build/lint-layers.os
