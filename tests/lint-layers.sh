@@ -101,7 +101,6 @@ os_exempt=$(sed 's/#.*//' <<'EOF'
 install/download close fstat ftruncate geteuid lseek open pread rename unlink write
 install/import chmod close closedir dup fchmod fstat lstat mkdir open openat opendir read readdir readlink realpath stat symlink write
 install/install close closedir fdopendir fstatat open openat read readdir rewinddir unlink unlinkat write
-install/mirror access close closedir lstat open opendir read readdir rename rmdir
 EOF
 )
 syms_file=$build/lint-layers.os
