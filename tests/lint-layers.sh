@@ -98,7 +98,6 @@ sched_getaffinity'
 os_exempt=$(sed 's/#.*//' <<'EOF'
 # not moved yet: the downloads, import, the install's own steps, the
 # mirror and PyPI (files other work is changing at the same time)
-install/download close fstat ftruncate geteuid lseek open pread rename unlink write
 install/import chmod close closedir dup fchmod fstat lstat mkdir open openat opendir read readdir readlink realpath stat symlink write
 install/install close closedir fdopendir fstatat open openat read readdir rewinddir unlink unlinkat write
 EOF
