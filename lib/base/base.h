@@ -735,6 +735,13 @@ int cv_os_sync(int fd);
 /* Start writing the file's dirty pages back without waiting (Linux
  * sync_file_range; a no-op where the platform has none). */
 void cv_os_writeback(int fd, uint64_t off, uint64_t len);
+/* A file's length and offset, for a download that starts its file over:
+ * cv_os_truncate cuts (or extends with zeros) the file open at fd to len
+ * bytes, leaving the offset alone (ftruncate); cv_os_seek puts the
+ * offset at off bytes from the start (lseek SEEK_SET). 0 or -1 with
+ * errno. */
+int cv_os_truncate(int fd, uint64_t len);
+int cv_os_seek(int fd, uint64_t off);
 
 /* Remove the file (or, with dir, the empty folder) `name` of dir. */
 int cv_os_remove_at(int dir, const char *name, int is_dir);

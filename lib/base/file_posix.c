@@ -205,6 +205,26 @@ cv_os_writeback(int fd, uint64_t off, uint64_t len)
 }
 
 int
+cv_os_truncate(int fd, uint64_t len)
+{
+	if (len > (uint64_t)INT64_MAX) {
+		errno = EFBIG;
+		return -1;
+	}
+	return ftruncate(fd, (off_t)len);
+}
+
+int
+cv_os_seek(int fd, uint64_t off)
+{
+	if (off > (uint64_t)INT64_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return lseek(fd, (off_t)off, SEEK_SET) < 0 ? -1 : 0;
+}
+
+int
 cv_os_remove_at(int dir, const char *name, int is_dir)
 {
 	return unlinkat(dir, name, is_dir ? AT_REMOVEDIR : 0);

@@ -855,6 +855,47 @@ cv_os_writeback(int fd, uint64_t off, uint64_t len)
 	(void)fd, (void)off, (void)len;
 }
 
+/* ftruncate: SetEndOfFile cuts at the file pointer, so the pointer is
+ * moved to len and put back after, as ftruncate leaves the offset */
+int
+cv_os_truncate(int fd, uint64_t len)
+{
+	HANDLE h = handle_of(fd);
+	LARGE_INTEGER zero = { 0 }, here, to;
+	BOOL ok;
+
+	if (h == INVALID_HANDLE_VALUE)
+		return -1;
+	if (len > (uint64_t)INT64_MAX)
+		return fail(EFBIG);
+	if (!SetFilePointerEx(h, zero, &here, FILE_CURRENT))
+		return fail_win();
+	to.QuadPart = (LONGLONG)len;
+	ok = SetFilePointerEx(h, to, NULL, FILE_BEGIN) && SetEndOfFile(h);
+	if (!ok) {
+		DWORD e = GetLastError();
+		SetFilePointerEx(h, here, NULL, FILE_BEGIN);
+		SetLastError(e);
+		return fail_win();
+	}
+	SetFilePointerEx(h, here, NULL, FILE_BEGIN);
+	return 0;
+}
+
+int
+cv_os_seek(int fd, uint64_t off)
+{
+	HANDLE h = handle_of(fd);
+	LARGE_INTEGER to;
+
+	if (h == INVALID_HANDLE_VALUE)
+		return -1;
+	if (off > (uint64_t)INT64_MAX)
+		return fail(EINVAL);
+	to.QuadPart = (LONGLONG)off;
+	return SetFilePointerEx(h, to, NULL, FILE_BEGIN) ? 0 : fail_win();
+}
+
 /* ---- names ------------------------------------------------------------ */
 
 int

@@ -19,13 +19,10 @@
 #include "store/store.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* 16 x 256 KiB in flight between the network and the reader: enough to
  * ride out a stall of either side, small next to the 64 MiB budget. */
@@ -152,8 +149,8 @@ cv_download_used_cache(const struct cv_download *d)
 void
 cv_download_discard(struct cv_download *d)
 {
-	unlink(d->partial);
-	unlink(d->final);
+	cv_os_unlink(d->partial);
+	cv_os_unlink(d->final);
 }
 
 /* ---- the transfer thread: the producer of the pipe ---- */
@@ -208,10 +205,10 @@ replay(struct cv_download *d, struct cv_err *e)
 	buf = xmalloc(FILE_BLOCK);
 	while (off < d->replay_len) {
 		size_t want = FILE_BLOCK;
-		ssize_t n;
+		long n;
 		if (d->replay_len - off < want)
 			want = (size_t)(d->replay_len - off);
-		n = pread(d->rfd, buf, want, (off_t)off);
+		n = cv_os_pread(d->rfd, buf, want, off);
 		if (n <= 0) {
 			free(buf);
 			return cv_err_errno(e, CV_EIO,
@@ -304,7 +301,7 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 	if (!d->prefetch && replay(d, &w->err) < 0)
 		return CURL_WRITEFUNC_ERROR;
 	while (off < len) {
-		ssize_t k = write(d->wfd, p + off, len - off);
+		long k = cv_os_write(d->wfd, p + off, len - off);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -334,7 +331,7 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 static int
 restart_partial(struct cv_download *d)
 {
-	if (ftruncate(d->wfd, 0) < 0 || lseek(d->wfd, 0, SEEK_SET) < 0)
+	if (cv_os_truncate(d->wfd, 0) < 0 || cv_os_seek(d->wfd, 0) < 0)
 		return -1;
 	d->file_len = 0;
 	atomic_store(&d->received, 0);
@@ -422,16 +419,16 @@ out:
 static ssize_t dl_read(void *ctx, const void **buf, struct cv_err *err);
 
 static int
-open_nofollow(const char *path, int flags, struct stat *st)
+open_nofollow(const char *path, unsigned flags, struct cv_stat *st)
 {
-	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = cv_os_open(path, flags | CV_OPEN_NOFOLLOW, 0644);
 
-	if (fd >= 0 && fstat(fd, st) < 0) {
-		close(fd);
+	if (fd >= 0 && cv_os_fstat(fd, st) < 0) {
+		cv_os_close(fd);
 		return -1;
 	}
-	if (fd >= 0 && !S_ISREG(st->st_mode)) {
-		close(fd);
+	if (fd >= 0 && st->kind != CV_KIND_FILE) {
+		cv_os_close(fd);
 		errno = EINVAL;
 		return -1;
 	}
@@ -457,37 +454,44 @@ ask_size(struct cv_download *d)
 static int
 open_partial(struct cv_download *d, struct cv_err *err)
 {
-	struct stat st;
+	struct cv_stat st;
 
 	ask_size(d);
-	d->wfd = open_nofollow(d->partial, O_RDWR | O_CREAT | O_APPEND, &st);
+	d->wfd = open_nofollow(d->partial,
+			       CV_OPEN_READ | CV_OPEN_WRITE | CV_OPEN_CREATE |
+				       CV_OPEN_APPEND,
+			       &st);
 	if (d->wfd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open the download cache %s",
 				    d->partial);
-	if (st.st_uid != geteuid()) {
+	if (st.uid != cv_os_euid()) {
 		/* not ours: do not trust or extend it */
-		close(d->wfd);
-		unlink(d->partial);
-		d->wfd = open_nofollow(
-			d->partial, O_RDWR | O_CREAT | O_EXCL | O_APPEND, &st);
+		cv_os_close(d->wfd);
+		cv_os_unlink(d->partial);
+		d->wfd = open_nofollow(d->partial,
+				       CV_OPEN_READ | CV_OPEN_WRITE |
+					       CV_OPEN_CREATE | CV_OPEN_EXCL |
+					       CV_OPEN_APPEND,
+				       &st);
 		if (d->wfd < 0)
 			return cv_err_errno(err, cv_code_from_errno(errno),
 					    "cannot create the download cache "
 					    "%s",
 					    d->partial);
 	}
-	if ((uint64_t)st.st_size > dl_limit(d)) {
+	if (st.size > dl_limit(d)) {
 		/* larger than the manifest says: junk */
-		if (ftruncate(d->wfd, 0) < 0)
+		if (cv_os_truncate(d->wfd, 0) < 0)
 			return cv_err_errno(err, cv_code_from_errno(errno),
 					    "cannot reset %s", d->partial);
-		st.st_size = 0;
+		st.size = 0;
 	}
-	d->file_len = (uint64_t)st.st_size;
+	d->file_len = st.size;
 	atomic_store(&d->received, d->file_len);
 	if (d->file_len > 0) {
-		d->rfd = open(d->partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		d->rfd = cv_os_open(d->partial, CV_OPEN_READ | CV_OPEN_NOFOLLOW,
+				    0);
 		if (d->rfd < 0)
 			return cv_err_errno(err, cv_code_from_errno(errno),
 					    "cannot read %s", d->partial);
@@ -507,31 +511,31 @@ static int
 dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 {
 	struct cv_download *d = arg;
-	struct stat st;
+	struct cv_stat st;
 	int fd, r;
 
 	src->read = dl_read;
 	src->ctx = d;
 	/* A verified archive kept from an earlier install (one of unknown
 	 * size is checked by its hash alone, as every one is). */
-	fd = open_nofollow(d->final, O_RDONLY, &st);
+	fd = open_nofollow(d->final, CV_OPEN_READ, &st);
 	if (fd >= 0) {
-		if (d->size == 0 && st.st_size > 0 &&
-		    (uint64_t)st.st_size <= UNKNOWN_SIZE_MAX)
-			d->size = (uint64_t)st.st_size;
-		if ((uint64_t)st.st_size == d->size && st.st_uid == geteuid()) {
+		if (d->size == 0 && st.size > 0 && st.size <= UNKNOWN_SIZE_MAX)
+			d->size = st.size;
+		if (st.size == d->size && st.uid == cv_os_euid()) {
 			d->from_final = d->from_file = 1;
 			d->used_cache = 1;
 			d->rfd = fd;
 			d->file_buf = xmalloc(FILE_BLOCK);
 			return 0;
 		}
-		close(fd);
-		unlink(d->final);
+		cv_os_close(fd);
+		cv_os_unlink(d->final);
 	}
 	if (d->prefetch) {
 		/* the thread started already: follow the partial it writes */
-		d->rfd = open(d->partial, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		d->rfd = cv_os_open(d->partial, CV_OPEN_READ | CV_OPEN_NOFOLLOW,
+				    0);
 		if (d->rfd < 0)
 			return cv_err_errno(err, cv_code_from_errno(errno),
 					    "cannot read %s", d->partial);
@@ -551,15 +555,15 @@ dl_open(void *arg, struct cv_source *src, struct cv_err *err)
 int
 cv_download_prefetch(struct cv_download *d, struct cv_err *err)
 {
-	struct stat st;
+	struct cv_stat st;
 	int fd, r;
 
 	if (d == NULL || d->th_started || d->rfd >= 0 || d->wfd >= 0)
 		return 0;
 	/* a verified archive in the cache needs no transfer */
-	fd = open_nofollow(d->final, O_RDONLY, &st);
+	fd = open_nofollow(d->final, CV_OPEN_READ, &st);
 	if (fd >= 0) {
-		close(fd);
+		cv_os_close(fd);
 		return 0;
 	}
 	/* complete already, an error the reader meets again, or a partial
@@ -567,9 +571,9 @@ cv_download_prefetch(struct cv_download *d, struct cv_err *err)
 	 * over from byte 0 should the server refuse the range */
 	if ((r = open_partial(d, err)) != 0 || d->file_len > 0) {
 		if (d->rfd >= 0)
-			close(d->rfd);
+			cv_os_close(d->rfd);
 		if (d->wfd >= 0)
-			close(d->wfd);
+			cv_os_close(d->wfd);
 		d->rfd = d->wfd = -1;
 		free(d->file_buf);
 		d->file_buf = NULL;
@@ -581,7 +585,7 @@ cv_download_prefetch(struct cv_download *d, struct cv_err *err)
 	d->prefetch = 1;
 	if (pthread_create(&d->th, NULL, dl_thread, d) != 0) {
 		d->prefetch = 0;
-		close(d->wfd);
+		cv_os_close(d->wfd);
 		d->wfd = -1;
 		return cv_err_set(err, CV_ERROR, "cannot start a thread");
 	}
@@ -650,7 +654,7 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 			return follow_end(d, err);
 		if (have - d->file_off < want)
 			want = (size_t)(have - d->file_off);
-		n = pread(d->rfd, d->file_buf, want, (off_t)d->file_off);
+		n = cv_os_pread(d->rfd, d->file_buf, want, d->file_off);
 		if (n <= 0)
 			return cv_err_errno(err, CV_EIO,
 					    "cannot read the download %s",
@@ -662,7 +666,7 @@ dl_read(void *ctx, const void **buf, struct cv_err *err)
 			want = (size_t)(d->size - d->file_off);
 		if (want == 0)
 			return 0;
-		n = pread(d->rfd, d->file_buf, want, (off_t)d->file_off);
+		n = cv_os_pread(d->rfd, d->file_buf, want, d->file_off);
 		if (n <= 0)
 			return cv_err_errno(err, CV_EIO,
 					    "cannot read the cached download "
@@ -704,9 +708,9 @@ dl_stop(struct cv_download *d)
 		d->th_started = 0;
 	}
 	if (d->rfd >= 0)
-		close(d->rfd);
+		cv_os_close(d->rfd);
 	if (d->wfd >= 0)
-		close(d->wfd);
+		cv_os_close(d->wfd);
 	d->rfd = d->wfd = -1;
 }
 
@@ -723,20 +727,21 @@ dl_close(void *arg, int ok)
 	if (ok) {
 		if (d->from_final) {
 			if (!d->keep)
-				unlink(d->final);
+				cv_os_unlink(d->final);
 		} else if (d->keep) {
-			if (rename(d->partial, d->final) < 0)
-				unlink(d->partial);
+			if (cv_os_rename_at(CV_AT_CWD, d->partial, CV_AT_CWD,
+					    d->final) < 0)
+				cv_os_unlink(d->partial);
 		} else
-			unlink(d->partial);
+			cv_os_unlink(d->partial);
 		return;
 	}
 	if (d->from_final) {
-		unlink(d->final);
+		cv_os_unlink(d->final);
 		return;
 	}
 	if (!d->keep_partial && !cv_remote_interrupted())
-		unlink(d->partial);
+		cv_os_unlink(d->partial);
 }
 
 static uint64_t
@@ -763,7 +768,7 @@ cv_download_free(struct cv_download *d)
 	/* started early and never read (the install stopped before it):
 	 * nothing kept, but for a resume after Ctrl-C */
 	if (d->prefetch && !d->follow && !cv_remote_interrupted())
-		unlink(d->partial);
+		cv_os_unlink(d->partial);
 	cv_pipe_free(d->pipe);
 	pthread_mutex_destroy(&d->mu);
 	pthread_cond_destroy(&d->grew);

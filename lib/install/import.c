@@ -11,17 +11,13 @@
 #include "store/store.h"
 #include "validate/validate.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define MAX_FILES 256
 /* Larger than any cuDNN file (the largest library is under 1 GiB, the
@@ -52,11 +48,28 @@ found_release(struct found *f)
 	free(f->libdir);
 	free(f->incdir);
 	if (f->srcfd >= 0)
-		close(f->srcfd);
+		cv_os_close(f->srcfd);
 	if (f->libfd >= 0)
-		close(f->libfd);
+		cv_os_close(f->libfd);
 	if (f->incfd >= 0)
-		close(f->incfd);
+		cv_os_close(f->incfd);
+}
+
+/* The real path of p (xmalloc'd), or NULL with errno. */
+static char *
+real_path(const char *p)
+{
+	char buf[PATH_MAX];
+
+	return cv_os_realpath(p, buf, sizeof buf) != NULL ? xstrdup(buf) : NULL;
+}
+
+/* A second handle on the folder open at fd: its "." opened anew, which
+ * is the same folder whatever its path now names. */
+static int
+reopen_dir(int fd)
+{
+	return cv_os_open_at(fd, ".", CV_OPEN_READ | CV_OPEN_DIR, 0);
 }
 
 /* The folder `real` (a real path) opened from the imported folder's
@@ -79,14 +92,15 @@ open_inside(const struct found *f, const char *real, const char *shown,
 			err, CV_EDATA,
 			"'%s' leads out of the folder (to %s); import a folder whose cuDNN files are all inside it",
 			shown, real);
-	if ((fd = dup(f->srcfd)) < 0)
+	if ((fd = reopen_dir(f->srcfd)) < 0)
 		return cv_err_errno(err, CV_EIO, "cannot open '%s'", shown);
 	rel = xstrdup(real + n);
 	for (char *c = strtok_r(rel, "/", &save); c != NULL && fd >= 0;
 	     c = strtok_r(NULL, "/", &save)) {
-		int next = openat(
-			fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
+		int next = cv_os_open_at(
+			fd, c, CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW,
+			0);
+		cv_os_close(fd);
 		fd = next;
 	}
 	free(rel);
@@ -108,20 +122,19 @@ check_entry(const char *dir, const char *name, uint64_t cap, char **base,
 	    struct cv_err *err)
 {
 	char *p = cv_path_join(dir, name), *real = NULL, *slash;
-	struct stat sb;
+	struct cv_stat sb;
 	int r = 0;
 
-	if (lstat(p, &sb) != 0) {
+	if (cv_os_lstat(p, &sb) != 0) {
 		r = cv_err_errno(err, CV_EDATA, "cannot read '%s'", p);
 		goto out;
 	}
-	if (S_ISLNK(sb.st_mode)) {
-		if ((real = realpath(p, NULL)) == NULL ||
-		    lstat(real, &sb) != 0) {
-			char target[PATH_MAX] = "?";
-			ssize_t n = readlink(p, target, sizeof target - 1);
-			if (n >= 0)
-				target[n] = '\0';
+	if (sb.kind == CV_KIND_LINK) {
+		if ((real = real_path(p)) == NULL ||
+		    cv_os_lstat(real, &sb) != 0) {
+			char target[PATH_MAX];
+			if (cv_os_readlink(p, target, sizeof target) < 0)
+				snprintf(target, sizeof target, "?");
 			r = cv_err_set(
 				err, CV_EDATA,
 				"'%s' is a broken symlink chain (-> %s); repair or remove it, then import again",
@@ -140,12 +153,12 @@ check_entry(const char *dir, const char *name, uint64_t cap, char **base,
 		}
 		name = slash + 1;
 	}
-	if (!S_ISREG(sb.st_mode))
+	if (sb.kind != CV_KIND_FILE)
 		r = cv_err_set(
 			err, CV_EDATA,
 			"'%s' is not a regular file (a FIFO, a device or a folder); import a folder whose cuDNN files are plain files",
 			p);
-	else if ((uint64_t)sb.st_size > cap)
+	else if (sb.size > cap)
 		r = cv_err_set(
 			err, CV_EDATA,
 			"'%s' is larger than %llu MiB, more than any cuDNN file; import a folder holding only cuDNN's own files",
@@ -165,16 +178,17 @@ static int
 open_checked(int dirfd, const char *base, uint64_t cap, const char *shown,
 	     struct cv_err *err)
 {
-	int fd = openat(dirfd, base,
-			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-				O_CLOEXEC);
-	struct stat sb;
+	int fd = cv_os_open_at(dirfd, base,
+			       CV_OPEN_READ | CV_OPEN_NOFOLLOW |
+				       CV_OPEN_NONBLOCK | CV_OPEN_NOCTTY,
+			       0);
+	struct cv_stat sb;
 
 	if (fd < 0)
 		return cv_err_errno(err, CV_EDATA, "cannot read '%s'", shown);
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (uint64_t)sb.st_size > cap) {
-		close(fd);
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE ||
+	    sb.size > cap) {
+		cv_os_close(fd);
 		return cv_err_set(
 			err, CV_EDATA,
 			"'%s' changed while it was being imported (no longer a regular file of at most %llu MiB)",
@@ -186,8 +200,8 @@ open_checked(int dirfd, const char *base, uint64_t cap, const char *shown,
 static int
 is_dir(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+	struct cv_stat sb;
+	return cv_os_stat(p, &sb) == 0 && sb.kind == CV_KIND_DIR;
 }
 
 /* The decimal number at s (at most 5 digits), -1 when there is none;
@@ -243,17 +257,17 @@ cmp_str(const void *a, const void *b)
 static int
 scan_libs(struct found *f, const char *dir, struct cv_err *err)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *name;
 	int majors[2] = { 0, 0 }, r = 0;
 
 	if (d == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL && r == 0) {
+	while ((name = cv_dir_next(d, NULL)) != NULL && r == 0) {
 		int m;
 
-		if (strncmp(de->d_name, "libcudnn", 8) != 0 ||
-		    strstr(de->d_name, ".so") == NULL)
+		if (strncmp(name, "libcudnn", 8) != 0 ||
+		    strstr(name, ".so") == NULL)
 			continue;
 		if (f->nlibs == MAX_FILES) {
 			r = cv_err_set(
@@ -262,17 +276,17 @@ scan_libs(struct found *f, const char *dir, struct cv_err *err)
 				MAX_FILES);
 			break;
 		}
-		if ((r = check_entry(dir, de->d_name, LIB_MAX, NULL, err)) < 0)
+		if ((r = check_entry(dir, name, LIB_MAX, NULL, err)) < 0)
 			break;
-		if ((m = lib_major(de->d_name)) > 0) {
+		if ((m = lib_major(name)) > 0) {
 			if (majors[0] == 0 || majors[0] == m)
 				majors[0] = m;
 			else
 				majors[1] = m;
 		}
-		f->libs[f->nlibs++] = xstrdup(de->d_name);
+		f->libs[f->nlibs++] = xstrdup(name);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	if (r == 0 && majors[1] != 0)
 		r = cv_err_set(
 			err, CV_EDATA,
@@ -312,23 +326,24 @@ header_define(const char *text, const char *name)
 static int
 scan_headers(struct found *f, struct cv_err *err)
 {
-	DIR *d;
-	struct dirent *de;
+	struct cv_dir *d;
+	const char *name;
 	int r = 0;
 
-	if (f->incdir == NULL || (d = opendir(f->incdir)) == NULL)
+	if (f->incdir == NULL || (d = cv_dir_open(f->incdir)) == NULL)
 		return 0;
-	while ((de = readdir(d)) != NULL && f->nheaders < MAX_FILES) {
-		size_t n = strlen(de->d_name);
-		if (strncmp(de->d_name, "cudnn", 5) != 0 || n < 3 ||
-		    strcmp(de->d_name + n - 2, ".h") != 0)
+	while ((name = cv_dir_next(d, NULL)) != NULL &&
+	       f->nheaders < MAX_FILES) {
+		size_t n = strlen(name);
+		if (strncmp(name, "cudnn", 5) != 0 || n < 3 ||
+		    strcmp(name + n - 2, ".h") != 0)
 			continue;
-		if ((r = check_entry(f->incdir, de->d_name, HEADER_MAX, NULL,
-				     err)) < 0)
+		if ((r = check_entry(f->incdir, name, HEADER_MAX, NULL, err)) <
+		    0)
 			break;
-		f->headers[f->nheaders++] = xstrdup(de->d_name);
+		f->headers[f->nheaders++] = xstrdup(name);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	qsort(f->headers, f->nheaders, sizeof f->headers[0], cmp_str);
 	return r;
 }
@@ -366,7 +381,7 @@ read_version(struct found *f, struct cv_err *err)
 					     NULL };
 	int lib[3] = { -1, -1, -1 };
 	char *so = xasprintf("%s/libcudnn.so.%d", f->libdir, f->major);
-	char *real = realpath(so, NULL);
+	char *real = real_path(so);
 
 	if (real != NULL) {
 		const char *b = strrchr(real, '/') + 1;
@@ -419,7 +434,7 @@ locate(struct found *f, const char *dir, struct cv_err *err)
 
 	for (int i = 0; libs[i]; i++) {
 		char *l = *libs[i] ? cv_path_join(dir, libs[i]) : xstrdup(dir);
-		char *real = is_dir(l) ? realpath(l, NULL) : NULL;
+		char *real = is_dir(l) ? real_path(l) : NULL;
 		free(l);
 		if (real == NULL)
 			continue;
@@ -443,7 +458,7 @@ locate(struct found *f, const char *dir, struct cv_err *err)
 	{
 		char *inc = cv_path_join(dir, "include");
 		if (is_dir(inc)) {
-			f->incdir = realpath(inc, NULL);
+			f->incdir = real_path(inc);
 			r = f->incdir == NULL
 				    ? cv_err_errno(err, CV_EDATA,
 						   "cannot open '%s'", inc)
@@ -451,7 +466,7 @@ locate(struct found *f, const char *dir, struct cv_err *err)
 						  err);
 		} else {
 			f->incdir = xstrdup(f->libdir);
-			if ((f->incfd = dup(f->libfd)) < 0)
+			if ((f->incfd = reopen_dir(f->libfd)) < 0)
 				r = cv_err_errno(err, CV_EIO,
 						 "cannot open '%s'", f->libdir);
 		}
@@ -482,16 +497,16 @@ detect_cuda(const char *dir, const struct found *f, const char *probe_exe,
 	}
 	{
 		char *sp = cv_path_join(dir, "../..");
-		DIR *d = opendir(sp);
-		struct dirent *de;
+		struct cv_dir *d = cv_dir_open(sp);
+		const char *name;
 		free(sp);
-		while (d != NULL && (de = readdir(d)) != NULL && cuda == 0)
-			if (strncmp(de->d_name, "nvidia_cudnn_cu", 15) == 0)
-				if ((cuda = small_num(de->d_name + 15, NULL)) <
-				    0)
+		while (d != NULL && (name = cv_dir_next(d, NULL)) != NULL &&
+		       cuda == 0)
+			if (strncmp(name, "nvidia_cudnn_cu", 15) == 0)
+				if ((cuda = small_num(name + 15, NULL)) < 0)
 					cuda = 0;
 		if (d != NULL)
-			closedir(d);
+			cv_dir_close(d);
 		if (cuda > 0) {
 			snprintf(how, n, "the wheel's name");
 			return cuda;
@@ -514,24 +529,24 @@ static unsigned long
 dist_info_build(const char *dir, const struct found *f)
 {
 	char *sp = cv_path_join(dir, "../..");
-	DIR *d = opendir(sp);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(sp);
+	const char *name;
 	unsigned long build = 0;
 
 	free(sp);
-	while (d != NULL && (de = readdir(d)) != NULL && build == 0) {
-		const char *dash = strchr(de->d_name, '-');
-		size_t len = strlen(de->d_name);
+	while (d != NULL && (name = cv_dir_next(d, NULL)) != NULL &&
+	       build == 0) {
+		const char *dash = strchr(name, '-');
+		size_t len = strlen(name);
 		char text[64];
 		struct cv_version v;
 
-		if (strncmp(de->d_name, "nvidia_cudnn_cu", 15) != 0 ||
-		    dash == NULL || len < 10 ||
-		    strcmp(de->d_name + len - 10, ".dist-info") != 0 ||
-		    (size_t)(de->d_name + len - 10 - dash - 1) >= sizeof text)
+		if (strncmp(name, "nvidia_cudnn_cu", 15) != 0 || dash == NULL ||
+		    len < 10 || strcmp(name + len - 10, ".dist-info") != 0 ||
+		    (size_t)(name + len - 10 - dash - 1) >= sizeof text)
 			continue;
 		snprintf(text, sizeof text, "%.*s",
-			 (int)(de->d_name + len - 10 - dash - 1), dash + 1);
+			 (int)(name + len - 10 - dash - 1), dash + 1);
 		if (cv_version_parse(&v, text, NULL) == 0 && v.nparts == 4 &&
 		    v.part[0] == (unsigned long)f->ver[0] &&
 		    v.part[1] == (unsigned long)f->ver[1] &&
@@ -539,7 +554,7 @@ dist_info_build(const char *dir, const struct found *f)
 			build = v.part[3];
 	}
 	if (d != NULL)
-		closedir(d);
+		cv_dir_close(d);
 	return build;
 }
 
@@ -559,19 +574,21 @@ copy_hash(int dirfd, const char *base, const char *shown, uint64_t cap,
 
 	if (in < 0)
 		return in;
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		   0644);
-	if (out < 0 || fchmod(out, 0644) != 0) {
+	out = cv_os_open(dst,
+			 CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				 CV_OPEN_NOFOLLOW,
+			 0644);
+	if (out < 0 || cv_os_fchmod(out, 0644) != 0) {
 		r = cv_err_errno(err, cv_code_from_errno(errno),
 				 "cannot write '%s'", dst);
-		close(in);
+		cv_os_close(in);
 		if (out >= 0)
-			close(out);
+			cv_os_close(out);
 		return r;
 	}
 	h = cv_sha256_new();
 	buf = xmalloc(1 << 20);
-	while ((n = read(in, buf, 1 << 20)) != 0) {
+	while ((n = cv_os_read(in, buf, 1 << 20)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -589,7 +606,7 @@ copy_hash(int dirfd, const char *base, const char *shown, uint64_t cap,
 		cv_sha256_update(h, buf, (size_t)n);
 		*size += (uint64_t)n;
 		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			long w = cv_os_write(out, buf + off, (size_t)(n - off));
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0) {
@@ -605,8 +622,8 @@ copy_hash(int dirfd, const char *base, const char *shown, uint64_t cap,
 	cv_sha256_final(h, hex);
 	cv_sha256_free(h);
 	free(buf);
-	close(in);
-	if (close(out) != 0 && r == 0)
+	cv_os_close(in);
+	if (cv_os_close(out) != 0 && r == 0)
 		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", dst);
 	return r;
 }
@@ -615,7 +632,8 @@ copy_hash(int dirfd, const char *base, const char *shown, uint64_t cap,
 static int
 mkdir_store(const char *path, struct cv_err *err)
 {
-	if (mkdir(path, 0755) != 0 || chmod(path, 0755) != 0)
+	if (cv_os_mkdir(path, 0755) != 0 ||
+	    cv_os_chmod_at(CV_AT_CWD, path, 0755, 0) != 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot create '%s'", path);
 	return 0;
@@ -637,21 +655,18 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 		char *src = cv_path_join(f->libdir, f->libs[i]);
 		char *dst = cv_path_join(lib, f->libs[i]);
 		char target[PATH_MAX], hex[65], *key;
-		struct stat sb;
-		ssize_t n;
+		struct cv_stat sb;
 
-		if (lstat(src, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		if (cv_os_lstat(src, &sb) == 0 && sb.kind == CV_KIND_LINK) {
 			/* keep the chain, but only as links inside lib/ */
-			n = readlink(src, target, sizeof target - 1);
-			if (n < 0) {
+			if (cv_os_readlink(src, target, sizeof target) < 0) {
 				r = cv_err_errno(err, CV_EIO,
 						 "cannot read '%s'", src);
 			} else {
 				const char *base;
-				target[n] = '\0';
 				base = strrchr(target, '/');
 				base = base ? base + 1 : target;
-				if (symlink(base, dst) != 0)
+				if (cv_os_symlink_at(base, CV_AT_CWD, dst) != 0)
 					r = cv_err_errno(
 						err, cv_code_from_errno(errno),
 						"cannot create '%s'", dst);
@@ -690,7 +705,7 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 	}
 	if (r == 0) {
 		char *lib64 = cv_path_join(stage, "lib64");
-		if (symlink("lib", lib64) != 0)
+		if (cv_os_symlink_at("lib", CV_AT_CWD, lib64) != 0)
 			r = cv_err_errno(err, cv_code_from_errno(errno),
 					 "cannot create '%s'", lib64);
 		free(lib64);
@@ -736,8 +751,8 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 			       "the store is not open for writing");
 		goto out;
 	}
-	if ((src = realpath(dir, NULL)) == NULL ||
-	    (f.srcfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if ((src = real_path(dir)) == NULL ||
+	    (f.srcfd = cv_os_open(src, CV_OPEN_READ | CV_OPEN_DIR, 0)) < 0) {
 		r = cv_err_errno(err, CV_ENOTFOUND,
 				 "cannot open the folder '%s'", dir);
 		goto out;

@@ -8,16 +8,12 @@
 #include "release/release.h"
 #include "store/store.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define FILE_CHUNK (1 << 20)
 
@@ -36,7 +32,7 @@ file_read(void *ctx, const void **buf, struct cv_err *err)
 	ssize_t n;
 
 	do
-		n = read(f->fd, f->buf, FILE_CHUNK);
+		n = cv_os_read(f->fd, f->buf, FILE_CHUNK);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return cv_err_errno(err, CV_EIO, "cannot read '%s'", f->path);
@@ -49,7 +45,7 @@ file_open(void *arg, struct cv_source *src, struct cv_err *err)
 {
 	struct file_src *f = arg;
 
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	f->fd = cv_os_open(f->path, CV_OPEN_READ, 0);
 	if (f->fd < 0)
 		return cv_err_errno(err,
 				    errno == ENOENT ? CV_ENOTFOUND
@@ -68,7 +64,7 @@ file_close(void *arg, int ok)
 
 	(void)ok;
 	if (f->fd >= 0)
-		close(f->fd);
+		cv_os_close(f->fd);
 	f->fd = -1;
 	free(f->buf);
 	f->buf = NULL;
@@ -223,9 +219,10 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 					 .dep_lib_prefix = dep_prefix };
 	struct cv_zip_stream *zs = NULL;
 	char *spool = cv_path_join(stage, WHEEL_SPOOL);
-	int fd = open(spool,
-		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		      0600);
+	int fd = cv_os_open(spool,
+			    CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				    CV_OPEN_NOFOLLOW,
+			    0600);
 	int nthreads = (int)threads;
 	const void *buf;
 	ssize_t n;
@@ -242,14 +239,14 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 		lim.max_total_bytes = wheel_cap(art->size);
 		if ((r = cv_zip_stream_start(spool, stage, &lim, nthreads, &zs,
 					     err)) < 0) {
-			close(fd);
+			cv_os_close(fd);
 			goto out;
 		}
 	}
 	while ((n = hashing_read(&hs, &buf, err)) > 0) {
 		const char *p = buf;
 		while (n > 0) {
-			ssize_t w = write(fd, p, (size_t)n);
+			long w = cv_os_write(fd, p, (size_t)n);
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w < 0) {
@@ -267,7 +264,7 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 	}
 	if (n < 0 && r == 0)
 		r = (int)n;
-	if (close(fd) != 0 && r == 0)
+	if (cv_os_close(fd) != 0 && r == 0)
 		r = cv_err_errno(err, CV_EIO, "cannot write '%s'", spool);
 	cv_sha256_final(hs.h, got);
 	*nbytes = hs.n;
@@ -298,7 +295,7 @@ wheel_verified(const struct cv_artifact *art, const char *stage,
 out:
 	if (zs != NULL)
 		cv_zip_stream_finish(zs, 0, NULL);
-	unlink(spool);
+	cv_os_unlink(spool);
 	cv_sha256_free(hs.h);
 	free(spool);
 	return r;
@@ -545,39 +542,38 @@ static void
 keep_own_sonames(const char *stage, const char *prefix)
 {
 	char *lib = cv_path_join(stage, "lib");
-	int dfd = open(lib, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	struct dirent *de;
-	struct stat sb;
+	struct cv_dir *d = cv_dir_open_at(CV_AT_CWD, lib, 1);
+	const char *name;
+	struct cv_stat sb;
 	size_t pl = strlen(prefix);
+	int dfd;
 
 	free(lib);
-	if (d == NULL) {
-		if (dfd >= 0)
-			close(dfd);
+	if (d == NULL)
 		return;
-	}
-	while ((de = readdir(d)) != NULL) {
+	dfd = cv_dir_fd(d);
+	while ((name = cv_dir_next(d, NULL)) != NULL) {
 		char so[256];
 		int fd;
-		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(sb.st_mode))
+		if (cv_os_stat_at(dfd, name, 1, &sb) != 0 ||
+		    sb.kind != CV_KIND_FILE)
 			continue;
-		fd = openat(dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = cv_os_open_at(dfd, name, CV_OPEN_READ | CV_OPEN_NOFOLLOW,
+				   0);
 		if (fd < 0 ||
 		    cv_elf_soname(fd, so, sizeof so) != CV_ELF_SONAME ||
 		    strncmp(so, prefix, pl) != 0)
-			unlinkat(dfd, de->d_name, 0);
+			cv_os_remove_at(dfd, name, 0);
 		if (fd >= 0)
-			close(fd);
+			cv_os_close(fd);
 	}
-	rewinddir(d);
-	while ((de = readdir(d)) != NULL)
-		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(sb.st_mode) &&
-		    fstatat(dfd, de->d_name, &sb, 0) != 0)
-			unlinkat(dfd, de->d_name, 0);
-	closedir(d);
+	cv_dir_rewind(d);
+	while ((name = cv_dir_next(d, NULL)) != NULL)
+		if (cv_os_stat_at(dfd, name, 1, &sb) == 0 &&
+		    sb.kind == CV_KIND_LINK &&
+		    cv_os_stat_at(dfd, name, 0, &sb) != 0)
+			cv_os_remove_at(dfd, name, 0);
+	cv_dir_close(d);
 }
 
 /* That <stage>/lib/<soname> is a library whose SONAME is soname (what
@@ -591,10 +587,10 @@ has_soname(const char *stage, const char *soname, const char *filename,
 	int fd, ok = 0;
 
 	path = cv_path_join(lib, soname);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+	if ((fd = cv_os_open(path, CV_OPEN_READ, 0)) >= 0) {
 		ok = cv_elf_soname(fd, so, sizeof so) == CV_ELF_SONAME &&
 		     strcmp(so, soname) == 0;
-		close(fd);
+		cv_os_close(fd);
 	}
 	free(path);
 	free(lib);

@@ -12,14 +12,10 @@
 #include "store/store.h"
 #include "validate/validate.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define PARTIAL_DIR ".cudnnvm-partial"
 
@@ -45,11 +41,11 @@ static int
 file_matches(const char *path, uint64_t size, const char *sha,
 	     struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char hex[65];
 
-	if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (uint64_t)sb.st_size != size)
+	if (cv_os_lstat(path, &sb) != 0 || sb.kind != CV_KIND_FILE ||
+	    sb.size != size)
 		return 0;
 	if (cv_sha256_file(path, hex, err) < 0)
 		return err ? err->code : CV_EIO;
@@ -143,7 +139,7 @@ out:
 						  ? f->sha256[i] - 'A' + 'a'
 						  : f->sha256[i]);
 		cached = xasprintf("%s/downloads/%s.archive", cache, lower);
-		if (rename(cached, dest) != 0)
+		if (cv_os_rename_at(CV_AT_CWD, cached, CV_AT_CWD, dest) != 0)
 			rc = cv_err_errno(err, cv_code_from_errno(errno),
 					  "cannot move the archive to '%s'",
 					  dest);
@@ -209,8 +205,8 @@ keep_or_fetch(struct cv_remote *r, const char *dir, const struct cv_manifest *m,
 	      const struct cv_release_file *f, const char *dest,
 	      const struct cv_mirror_opts *o, struct cv_err *err)
 {
-	struct stat sb;
-	int ok = 0, exists = lstat(dest, &sb) == 0;
+	struct cv_stat sb;
+	int ok = 0, exists = cv_os_lstat(dest, &sb) == 0;
 
 	if (exists && (ok = file_matches(dest, f->size, f->sha256, err)) < 0)
 		return ok;
@@ -262,10 +258,10 @@ drop_empty_cache(const char *dir)
 {
 	char *c = cv_path_join(dir, PARTIAL_DIR "/downloads");
 
-	if (rmdir(c) == 0) {
+	if (cv_os_rmdir(c) == 0) {
 		free(c);
 		c = cv_path_join(dir, PARTIAL_DIR);
-		rmdir(c);
+		cv_os_rmdir(c);
 	}
 	free(c);
 }
@@ -441,38 +437,37 @@ int
 cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o, size_t *bad,
 		 struct cv_err *err)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *name;
 	int rc = 0;
 
 	*bad = 0;
 	if (d == NULL)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read the mirror folder '%s'", dir);
-	while ((de = readdir(d)) != NULL && rc == 0) {
+	while (rc == 0 && (name = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_manifest m;
 		struct cv_buf raw = CV_BUF_INIT;
 		char *path;
-		size_t len = strlen(de->d_name);
+		size_t len = strlen(name);
 		int fd;
 
-		if (strncmp(de->d_name, "redistrib_", 10) != 0 || len < 6 ||
-		    strcmp(de->d_name + len - 5, ".json") != 0)
+		if (strncmp(name, "redistrib_", 10) != 0 || len < 6 ||
+		    strcmp(name + len - 5, ".json") != 0)
 			continue;
-		path = cv_path_join(dir, de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		path = cv_path_join(dir, name);
+		fd = cv_os_open(path, CV_OPEN_READ | CV_OPEN_NOFOLLOW, 0);
 		raw.max = CV_MANIFEST_MAX_BYTES;
 		if (fd >= 0) {
 			char tmp[65536];
-			ssize_t n;
-			while ((n = read(fd, tmp, sizeof tmp)) > 0)
+			long n;
+			while ((n = cv_os_read(fd, tmp, sizeof tmp)) > 0)
 				if (cv_buf_add(&raw, tmp, (size_t)n) < 0)
 					break;
-			close(fd);
+			cv_os_close(fd);
 		}
 		free(path);
-		if (cv_manifest_parse(&m, de->d_name, raw.buf, raw.len, err) <
-		    0) {
+		if (cv_manifest_parse(&m, name, raw.buf, raw.len, err) < 0) {
 			rc = err ? err->code : CV_EDATA;
 			cv_buf_release(&raw);
 			break;
@@ -485,7 +480,7 @@ cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o, size_t *bad,
 			if (f->bad[0])
 				continue;
 			p = cv_path_join(dir, f->relative_path);
-			if (access(p, F_OK) == 0) {
+			if (cv_os_access(p, CV_ACCESS_EXISTS) == 0) {
 				ok = file_matches(p, f->size, f->sha256, err);
 				if (ok < 0)
 					rc = ok;
@@ -500,7 +495,7 @@ cv_mirror_verify(const char *dir, const struct cv_mirror_opts *o, size_t *bad,
 		}
 		cv_manifest_release(&m);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	return rc;
 }
 

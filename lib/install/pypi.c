@@ -14,16 +14,12 @@
 #include "python/python.h"
 #include "release/release.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define PAGE_MAX (32u << 20) /* the public index's page of cu12 is ~100 KB */
 #define ACCEPT                                  \
@@ -883,10 +879,11 @@ int
 cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
 {
 	char *lib = cv_path_join(dir, "lib");
-	int dfd = open(lib, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = cv_os_open(lib, CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW,
+			     0);
 	struct cv_strv names = CV_STRV_INIT;
-	struct dirent *de;
-	DIR *d;
+	const char *name;
+	struct cv_dir *d;
 	int rc = 0;
 
 	if (dfd < 0) {
@@ -896,39 +893,39 @@ cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
 		free(lib);
 		return rc;
 	}
-	d = fdopendir(dfd);
+	d = cv_dir_adopt(dfd);
 	if (d == NULL) {
-		close(dfd);
+		cv_os_close(dfd);
 		rc = cv_err_errno(err, CV_EIO, "cannot read '%s'", lib);
 		free(lib);
 		return rc;
 	}
-	while ((de = readdir(d)) != NULL)
-		if (soname_base(de->d_name, v->part[0]) > 0)
-			cv_strv_push(&names, de->d_name);
+	while ((name = cv_dir_next(d, NULL)) != NULL)
+		if (soname_base(name, v->part[0]) > 0)
+			cv_strv_push(&names, name);
 	for (size_t i = 0; rc == 0 && i < names.n; i++) {
 		size_t b = soname_base(names.v[i], v->part[0]);
 		char *full =
 			xasprintf("%.*s.so.%lu.%lu.%lu", (int)b, names.v[i],
 				  v->part[0], v->part[1], v->part[2]);
 		char *bare = xasprintf("%.*s.so", (int)b, names.v[i]);
-		struct stat sb;
+		struct cv_stat sb;
 
-		if (fstatat(dfd, names.v[i], &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(sb.st_mode))
+		if (cv_os_stat_at(dfd, names.v[i], 1, &sb) != 0 ||
+		    sb.kind != CV_KIND_FILE)
 			rc = cv_err_set(err, CV_EDATA,
 					"unsafe wheel: lib/%s is not a file",
 					names.v[i]);
-		else if (fstatat(dfd, full, &sb, AT_SYMLINK_NOFOLLOW) == 0 ||
-			 fstatat(dfd, bare, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		else if (cv_os_stat_at(dfd, full, 1, &sb) == 0 ||
+			 cv_os_stat_at(dfd, bare, 1, &sb) == 0)
 			rc = cv_err_set(
 				err, CV_EDATA,
 				"the wheel holds both lib/%s and lib/%s "
 				"or lib/%s; it is not one of NVIDIA's",
 				names.v[i], full, bare);
-		else if (renameat(dfd, names.v[i], dfd, full) != 0 ||
-			 symlinkat(full, dfd, names.v[i]) != 0 ||
-			 symlinkat(names.v[i], dfd, bare) != 0)
+		else if (cv_os_rename_at(dfd, names.v[i], dfd, full) != 0 ||
+			 cv_os_symlink_at(full, dfd, names.v[i]) != 0 ||
+			 cv_os_symlink_at(names.v[i], dfd, bare) != 0)
 			rc = cv_err_errno(err, cv_code_from_errno(errno),
 					  "cannot link %s in '%s'", names.v[i],
 					  lib);
@@ -941,7 +938,7 @@ cv_wheel_links(const char *dir, const struct cv_version *v, struct cv_err *err)
 				"cuDNN %lu wheel?",
 				v->part[0], v->part[0]);
 	cv_strv_release(&names);
-	closedir(d);
+	cv_dir_close(d);
 	free(lib);
 	return rc;
 }

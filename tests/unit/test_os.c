@@ -457,6 +457,32 @@ more_files(void)
 	}
 	cv_os_close(fd);
 	cv_os_unlink(at("pw"));
+	/* a file cut short keeps its offset (a write past the end leaves
+	 * zeros), and a seek to the start reads it all */
+	fd = cv_os_open(at("tr"), CV_OPEN_READ | CV_OPEN_WRITE | CV_OPEN_CREATE,
+			0644);
+	CHECK(cv_os_write_all(fd, "abcdef", 6) == 0);
+	CHECK(cv_os_truncate(fd, 2) == 0 && cv_os_write_all(fd, "x", 1) == 0);
+	CHECK(cv_os_seek(fd, 0) == 0);
+	{
+		char b[16];
+		struct cv_stat st;
+		CHECK(cv_os_fstat(fd, &st) == 0 && st.size == 7);
+		CHECK(cv_os_read_full(fd, b, sizeof b) == 7 &&
+		      memcmp(b, "ab\0\0\0\0x", 7) == 0);
+	}
+	CHECK(cv_os_truncate(fd, 0) == 0 && cv_os_seek(fd, 0) == 0 &&
+	      cv_os_write_all(fd, "y", 1) == 0);
+	{
+		struct cv_stat st;
+		CHECK(cv_os_fstat(fd, &st) == 0 && st.size == 1);
+	}
+	cv_os_close(fd);
+	cv_os_unlink(at("tr"));
+	errno = 0;
+	CHECK(cv_os_truncate(fd, 0) < 0 && errno == EBADF);
+	errno = 0;
+	CHECK(cv_os_seek(fd, 0) < 0 && errno == EBADF);
 	/* the working folder and the mask, each given back */
 	{
 		char *was = cv_os_getcwd(), *now;
