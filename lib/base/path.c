@@ -15,7 +15,8 @@ cv_path_join(const char *a, const char *b)
 	/* no printf: the prompt's commands join a path per folder they check */
 	size_t lb = strlen(b);
 	char *p = xmalloc(la + lb + 2);
-	memcpy(p, a, la);
+	/* terminated by the copy of b's NUL below */
+	memcpy(p, a, la); // NOLINT(bugprone-not-null-terminated-result)
 	p[la] = '/';
 	memcpy(p + la + 1, b, lb + 1);
 	return p;
