@@ -32,4 +32,12 @@ int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 /* The pid holding a flock on the file open at fd, 0 when unknown. */
 long cv_fs_lock_holder(int fd);
 
+#ifdef _WIN32
+#include <wchar.h>
+/* file_win32.c: UTF-8 to UTF-16 for the wide Win32 calls, xmalloc'd;
+ * NULL with EINVAL for bytes that are not UTF-8 (refused, never replaced:
+ * a changed name is another file). The *_win32.c files share it. */
+wchar_t *cv_win_widen(const char *s);
+#endif
+
 #endif

@@ -37,20 +37,6 @@ say_failure(const char *what)
 	failed = 1;
 }
 
-static wchar_t *
-widen(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL,
-				    0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = xmalloc((size_t)n * sizeof *w);
-	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
-	return w;
-}
-
 /* A path is loaded from where it says, its own dependencies looked for
  * beside it and in the system's folders (never the working folder, which
  * is what a planted DLL relies on); a bare name only in the system's
@@ -61,7 +47,7 @@ void *
 cv_dl_open(const char *path, int global)
 {
 	int has_dir = strchr(path, '/') != NULL || strchr(path, '\\') != NULL;
-	wchar_t *w = widen(path), full[32768];
+	wchar_t *w = cv_win_widen(path), full[32768];
 	HMODULE m = NULL;
 
 	(void)global;

@@ -103,10 +103,8 @@ fail(int e)
 	return -1;
 }
 
-/* UTF-8 to UTF-16, xmalloc'd; NULL with EINVAL for bytes that are not
- * UTF-8 (refused, never replaced: a changed name is another file) */
-static wchar_t *
-widen(const char *s)
+wchar_t *
+cv_win_widen(const char *s)
 {
 	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL,
 				    0);
@@ -120,6 +118,8 @@ widen(const char *s)
 	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
 	return w;
 }
+
+#define widen cv_win_widen
 
 /* UTF-16 (wlen units, -1: up to its NUL) into buf as UTF-8: its length,
  * -1 with ENAMETOOLONG when it does not fit in n-1 bytes */
@@ -707,13 +707,15 @@ cv_os_read(int fd, void *buf, size_t n)
 
 /* pread without moving the offset, as POSIX's: ReadFile at an offset
  * moves a synchronous handle's, so it is put back */
-long
-cv_os_pread(int fd, void *buf, size_t n, uint64_t off)
+/* pread(2)/pwrite(2): an OVERLAPPED offset moves the file pointer of a
+ * synchronous handle, so it is put back, as POSIX leaves it */
+static long
+positioned(int fd, void *buf, size_t n, uint64_t off, int write)
 {
 	HANDLE h = handle_of(fd);
 	LARGE_INTEGER zero = { 0 }, here;
 	OVERLAPPED ov;
-	DWORD got;
+	DWORD moved;
 	BOOL ok;
 
 	if (h == INVALID_HANDLE_VALUE)
@@ -727,9 +729,10 @@ cv_os_pread(int fd, void *buf, size_t n, uint64_t off)
 	memset(&ov, 0, sizeof ov);
 	ov.Offset = (DWORD)(off & 0xffffffffu);
 	ov.OffsetHigh = (DWORD)(off >> 32);
-	ok = ReadFile(h, buf, (DWORD)n, &got, &ov);
-	if (!ok && GetLastError() == ERROR_HANDLE_EOF)
-		ok = TRUE, got = 0;
+	ok = write ? WriteFile(h, buf, (DWORD)n, &moved, &ov)
+		   : ReadFile(h, buf, (DWORD)n, &moved, &ov);
+	if (!ok && !write && GetLastError() == ERROR_HANDLE_EOF)
+		ok = TRUE, moved = 0;
 	if (!ok) {
 		DWORD e = GetLastError();
 		SetFilePointerEx(h, here, NULL, FILE_BEGIN);
@@ -737,7 +740,13 @@ cv_os_pread(int fd, void *buf, size_t n, uint64_t off)
 		return fail_win();
 	}
 	SetFilePointerEx(h, here, NULL, FILE_BEGIN);
-	return (long)got;
+	return (long)moved;
+}
+
+long
+cv_os_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	return positioned(fd, buf, n, off, 0);
 }
 
 long
@@ -758,34 +767,7 @@ cv_os_write(int fd, const void *buf, size_t n)
 long
 cv_os_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 {
-	HANDLE h = handle_of(fd);
-	LARGE_INTEGER zero = { 0 }, here;
-	OVERLAPPED ov;
-	DWORD put;
-	BOOL ok;
-
-	if (h == INVALID_HANDLE_VALUE)
-		return -1;
-	if (n == 0)
-		return 0;
-	if (n > 0x40000000)
-		n = 0x40000000;
-	/* an OVERLAPPED offset moves the file pointer on a synchronous
-	 * handle: put it back, as pwrite(2) leaves it */
-	if (!SetFilePointerEx(h, zero, &here, FILE_CURRENT))
-		return fail_win();
-	memset(&ov, 0, sizeof ov);
-	ov.Offset = (DWORD)(off & 0xffffffffu);
-	ov.OffsetHigh = (DWORD)(off >> 32);
-	ok = WriteFile(h, buf, (DWORD)n, &put, &ov);
-	if (!ok) {
-		DWORD e = GetLastError();
-		SetFilePointerEx(h, here, NULL, FILE_BEGIN);
-		SetLastError(e);
-		return fail_win();
-	}
-	SetFilePointerEx(h, here, NULL, FILE_BEGIN);
-	return (long)put;
+	return positioned(fd, (void *)buf, n, off, 1);
 }
 
 int

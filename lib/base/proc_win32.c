@@ -77,20 +77,6 @@ cv_os_ppid(void)
 	return ppid;
 }
 
-static wchar_t *
-widen(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL,
-				    0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = xmalloc((size_t)n * sizeof *w);
-	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
-	return w;
-}
-
 /* Both environments: the C library's (getenv) and the process's, which a
  * child made by CreateProcess inherits. A value of "" is kept as "" in
  * the process's; the C library cannot hold an empty one and drops it. */
@@ -104,8 +90,8 @@ cv_os_setenv(const char *name, const char *value)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((wn = widen(name)) == NULL ||
-	    (value != NULL && (wv = widen(value)) == NULL)) {
+	if ((wn = cv_win_widen(name)) == NULL ||
+	    (value != NULL && (wv = cv_win_widen(value)) == NULL)) {
 		free(wn);
 		errno = EINVAL;
 		return -1;

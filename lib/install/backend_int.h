@@ -26,6 +26,10 @@ void cv_sha256_final(struct cv_sha256 *h, char hex[65]);
 
 void cv_sha256_free(struct cv_sha256 *h);
 
+/* sha256.c: a digest's 32 bytes as the 64 lowercase hex digits both
+ * backends give. */
+void cv_sha256_hex(const unsigned char md[32], char hex[65]);
+
 /* sha256.c: hash a whole file. */
 int cv_sha256_file(const char *path, char hex[65], struct cv_err *err);
 

@@ -64,16 +64,11 @@ cv_sha256_update(struct cv_sha256 *h, const void *data, size_t len)
 void
 cv_sha256_final(struct cv_sha256 *h, char hex[65])
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char md[32];
 
 	if (!BCRYPT_SUCCESS(BCryptFinishHash(h->hash, md, sizeof md, 0)))
 		abort();
-	for (unsigned int i = 0; i < sizeof md; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
+	cv_sha256_hex(md, hex);
 }
 
 void

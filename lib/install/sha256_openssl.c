@@ -32,17 +32,12 @@ cv_sha256_update(struct cv_sha256 *h, const void *data, size_t len)
 void
 cv_sha256_final(struct cv_sha256 *h, char hex[65])
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 
 	if (EVP_DigestFinal_ex(h->ctx, md, &n) != 1 || n != 32)
 		abort();
-	for (unsigned int i = 0; i < n; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
+	cv_sha256_hex(md, hex);
 }
 
 void
