@@ -458,7 +458,9 @@ cv_gate_notes(const struct cv_store *st, const char *id,
 	struct cv_fw_env fe;
 	char *quoted, spec[64];
 
-	memset(v, 0, sizeof *v);
+	/* the counts alone: say() writes each line it adds, and zeroing all
+	 * 24 KiB of lines at every prompt's env would be work for nothing */
+	v->refused = v->uses_cudnn = v->n = 0;
 	noted[0] = '\0';
 	if (cv_frameworks_find(&fe, NULL, NULL) < 0 || fe.prefix[0] == '\0')
 		return;
