@@ -15,6 +15,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* after <glob.h>: it rebinds glob */
+#include "base/glibc_compat.h"
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif

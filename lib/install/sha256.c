@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void
-cv_sha256_hex(const unsigned char md[32], char hex[65])
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (unsigned int i = 0; i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
-}
-
 int
 cv_sha256_valid_hex(const char *s)
 {

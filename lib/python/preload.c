@@ -46,9 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* after <glob.h>: it rebinds glob */
-#include "base/glibc_compat.h"
-
 #define MODULE_FILE "_cudnnvm_preload.py"
 #define FINDER_FILE "_cudnnvm_finder.py"
 

@@ -12,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* after <glob.h>: it rebinds glob */
-#include "base/glibc_compat.h"
-
 static int
 cmp_str(const void *a, const void *b)
 {
