@@ -382,7 +382,7 @@ WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
-	       lib/base/version.c lib/base/xalloc.c lib/base/err.c
+	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -O2 -g -MMD -MP
 WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32

@@ -474,31 +474,6 @@ cv_dir_adopt(int fd)
 	return cd;
 }
 
-struct cv_dir *
-cv_dir_open_at(int dir, const char *name, int nofollow)
-{
-	int fd = openat(dir, name,
-			O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-				(nofollow ? O_NOFOLLOW : 0));
-	struct cv_dir *d;
-	int e;
-
-	if (fd < 0)
-		return NULL;
-	if ((d = cv_dir_adopt(fd)) == NULL) {
-		e = errno;
-		close(fd);
-		errno = e;
-	}
-	return d;
-}
-
-struct cv_dir *
-cv_dir_open(const char *path)
-{
-	return cv_dir_open_at(AT_FDCWD, path, 0);
-}
-
 const char *
 cv_dir_next(struct cv_dir *d, int *kind)
 {

@@ -1504,32 +1504,6 @@ cv_dir_adopt(int fd)
 	return d;
 }
 
-struct cv_dir *
-cv_dir_open_at(int dir, const char *name, int nofollow)
-{
-	int fd = cv_os_open_at(dir, name,
-			       CV_OPEN_READ | CV_OPEN_DIR |
-				       (nofollow ? CV_OPEN_NOFOLLOW : 0),
-			       0);
-	struct cv_dir *d;
-	int e;
-
-	if (fd < 0)
-		return NULL;
-	if ((d = cv_dir_adopt(fd)) == NULL) {
-		e = errno;
-		cv_os_close(fd);
-		errno = e;
-	}
-	return d;
-}
-
-struct cv_dir *
-cv_dir_open(const char *path)
-{
-	return cv_dir_open_at(CV_AT_CWD, path, 0);
-}
-
 const char *
 cv_dir_next(struct cv_dir *d, int *kind)
 {
