@@ -396,7 +396,9 @@ int cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
 
 /* When CUDNNVM_TEST_CHECKPOINT equals `name`, create the file named by
  * CUDNNVM_TEST_CHECKPOINT_FILE (if set) and park the process in pause() so
- * a test can kill it there. Costs one getenv otherwise. */
+ * a test can kill it there; with CUDNNVM_TEST_CHECKPOINT_RESUME naming a
+ * FIFO, wait there instead until the test has written into it and closed
+ * it, then go on. Costs one getenv otherwise. */
 void cv_checkpoint(const char *name);
 
 #define CV_CHILD_SEARCH_PATH 0x1 /* argv[0] without a slash: look in PATH */

@@ -1845,6 +1845,9 @@ cv_store_deps_collect(struct cv_store *st)
 		}
 		st->system = sys;
 	}
+	/* where a test parks the collection while an install publishes a
+	 * version that needs a folder this list says nobody does (H20) */
+	cv_checkpoint("deps-collect-listed");
 	while ((de = cv_dir_next(d, NULL)) != NULL) {
 		struct cv_dep dep;
 		char lock[112], *shown, *sub;

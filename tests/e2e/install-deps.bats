@@ -151,6 +151,32 @@ print(os.environ["LD_LIBRARY_PATH"])'
 	[ ! -e "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61" ]
 }
 
+@test "uninstall's collection parked after its list of versions while an install publishes one needing the same dependency keeps it (H20)" {
+	cudnnvm install 9.13 --cuda 12
+	mkfifo "$T/resume"
+	# the collection has read which versions there are (9.13 gone: none
+	# needs libcublas 12.8.4.1) and waits there
+	CUDNNVM_TEST_CHECKPOINT=deps-collect-listed CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		CUDNNVM_TEST_CHECKPOINT_RESUME="$T/resume" \
+		cudnnvm uninstall 9.13.0.50-cuda12 >"$T/u.out" 2>&1 3>&- &
+	pid=$!
+	wait_for_file "$T/parked"
+	# meanwhile a version of the same CUDA major takes the store's copy
+	run --separate-stderr cudnnvm install 9.20 --cuda 12
+	[ "$status" -eq 0 ]
+	[ "$(dep_gets)" -eq 2 ]
+	timeout 20 sh -c 'echo go >"$1"' sh "$T/resume"
+	wait "$pid"
+	pid=
+	[ ! -e "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+	# decided again under the dependency's lock: the new version needs it
+	[ -d "$CUDNNVM_STORE/deps/libcublas-12.8.4.1" ]
+	[ -d "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61" ]
+	run --separate-stderr cudnnvm env 9.20.0.48-cuda12 --shell sh
+	[ "$status" -eq 0 ]
+	[[ $output == *"$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib"* ]]
+}
+
 @test "the driver decides the release: CUDA 12.4's driver gets 12.4's cuBLAS" {
 	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.4
 	run cudnnvm install 9.13 --cuda 12
@@ -442,7 +468,10 @@ nothing_published() {
 }
 
 # every test leaves the mirror without the channel, as setup_file made it
-teardown() { rm -rf "$MIRROR_DIR/root/compute/cublas"; }
+teardown() {
+	rm -rf "$MIRROR_DIR/root/compute/cublas"
+	[ -z "${pid:-}" ] || kill "$pid" 2>/dev/null || true
+}
 
 @test "cuBLAS comes from its own channel first: the newest release of the CUDA major the driver runs; nvrtc still from the CUDA tree" {
 	channel 12.8.7
