@@ -308,6 +308,83 @@ check_installs(struct findings *fs, const char *root,
 	cv_dir_close(d);
 }
 
+/* The versions of the writable store from all[from..n) whose record names
+ * the store's dependency folder `dir` (deps/<name>), each reinstalled with
+ * its dependencies after the folder is gone: the folder is shared, so it
+ * is replaced once for them all. */
+static void
+dep_reinstalls(struct cv_buf *fix, const struct cv_installed *all, size_t n,
+	       size_t from, const char *dir)
+{
+	for (size_t i = from; i < n; i++)
+		for (int k = 0; k < all[i].ndeps; k++)
+			if (all[i].deps[k].in_store &&
+			    strcmp(all[i].deps[k].dir, dir) == 0) {
+				cv_buf_addf(fix,
+					    " && cudnnvm install %s --deps "
+					    "always",
+					    all[i].id);
+				break;
+			}
+}
+
+/* A dependency folder whose libraries are not what its record says (an
+ * archive of another component or release filed under its name by older
+ * code or by hand): every version of that CUDA major would share it, and
+ * an install would take it again as the store's copy. Removing it is the
+ * fix; the install after it puts a copy of the right release back. */
+static void
+check_dep_folders(struct findings *fs, const struct cv_store *st,
+		  const char *root)
+{
+	struct cv_installed *all = NULL;
+	struct cv_strv seen = CV_STRV_INIT;
+	size_t n = 0;
+
+	if (st == NULL || cv_store_list(st, &all, &n, NULL) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!cv_store_has_own(st, all[i].id))
+			continue;
+		for (int k = 0; k < all[i].ndeps; k++) {
+			const struct cv_dep *d = &all[i].deps[k];
+			struct cv_err why = CV_ERR_INIT;
+			struct cv_buf fix = CV_BUF_INIT;
+			char *folder, *lib;
+			int dup = 0;
+
+			if (!d->in_store)
+				continue;
+			for (size_t j = 0; j < seen.n; j++)
+				dup |= strcmp(seen.v[j], d->dir) == 0;
+			if (dup)
+				continue;
+			cv_strv_push(&seen, d->dir);
+			folder = cv_path_join(root, d->dir);
+			lib = cv_path_join(folder, "lib");
+			if (cv_os_access(lib, CV_ACCESS_EXISTS) == 0 &&
+			    cv_deps_folder_agrees(lib, d, &why) < 0) {
+				cv_buf_adds(&fix, "rm -rf ");
+				cv_shell_quote(&fix, CV_SHELL_SH, folder, NULL);
+				dep_reinstalls(&fix, all, n, i, d->dir);
+				add(fs, CV_LEVEL_ERROR, fix.buf,
+				    "every version of that CUDA major shares "
+				    "the folder and an install takes it again "
+				    "as the store's copy; cuDNN loads what it "
+				    "holds",
+				    "the dependency folder %s is not the %s %s "
+				    "its record says: %s",
+				    folder, d->name, d->version, why.msg);
+			}
+			cv_buf_release(&fix);
+			free(lib);
+			free(folder);
+		}
+	}
+	cv_strv_release(&seen);
+	free(all);
+}
+
 /* ---- other cuDNN copies ----------------------------------------------- */
 
 static int
@@ -827,6 +904,30 @@ cublaslt_in_store(const struct cv_doctor_ctx *ctx, const char *so)
 	return ok;
 }
 
+/* Whether the active version records a store folder of cuBLAS whose
+ * libraries disagree with its record: check_dep_folders says so with the
+ * fix that replaces it, where installing the dependencies again would
+ * record that folder once more. */
+static int
+cublaslt_folder_bad(const struct cv_doctor_ctx *ctx)
+{
+	struct cv_installed inst;
+	int bad = 0;
+
+	if (ctx->active_dir == NULL ||
+	    cv_store_read_meta(ctx->active_dir, &inst, NULL) < 0)
+		return 0;
+	for (int i = 0; i < inst.ndeps && !bad; i++) {
+		char *lib = cv_store_dep_libdir(ctx->active_dir, &inst.deps[i]);
+		bad = lib != NULL &&
+		      strcmp(inst.deps[i].name, "libcublas") == 0 &&
+		      cv_os_access(lib, CV_ACCESS_EXISTS) == 0 &&
+		      cv_deps_folder_agrees(lib, &inst.deps[i], NULL) < 0;
+		free(lib);
+	}
+	return bad;
+}
+
 static void
 check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 {
@@ -881,7 +982,7 @@ check_cuda(struct findings *fs, const struct cv_doctor_ctx *ctx)
 		snprintf(so, sizeof so, "libcublasLt.so.%d", ctx->active_cuda);
 		lt = cublaslt_in_store(ctx, so) ? xstrdup(so)
 						: cv_machine_find_lib(so);
-		if (lt == NULL) {
+		if (lt == NULL && !cublaslt_folder_bad(ctx)) {
 			char *why = xasprintf(
 				"cuDNN %d loads %s at run time; without it the "
 				"first convolution aborts (\"Cannot load symbol "
@@ -1189,6 +1290,7 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		check_staging(&fs, ctx->store_root);
 		check_current(&fs, ctx, ctx->store_root);
 		check_installs(&fs, ctx->store_root, ctx->store);
+		check_dep_folders(&fs, ctx->store, ctx->store_root);
 	}
 	if (ctx->active_dir != NULL)
 		active_lib = cv_path_join(ctx->active_dir, "lib");

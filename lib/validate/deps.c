@@ -9,6 +9,7 @@
 #include "store/store.h"
 #include "validate/validate_int.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,72 @@ cv_deps_find_on_machine(const struct cv_dep_need *need)
 	}
 	free(q);
 	return p;
+}
+
+/* The libraries of component `name` cuDNN may load, for CUDA major cuda:
+ * how many, into so[0..2). */
+static int
+component_sonames(const char *name, int cuda, char so[2][32])
+{
+	if (strcmp(name, "libcublas") == 0) {
+		snprintf(so[0], sizeof so[0], "libcublasLt.so.%d", cuda);
+		snprintf(so[1], sizeof so[1], "libcublas.so.%d", cuda);
+		return 2;
+	}
+	if (strcmp(name, "cuda_nvrtc") == 0) {
+		nvrtc_soname(cuda, so[0], sizeof so[0]);
+		return 1;
+	}
+	return 0;
+}
+
+/* lib/<so> of the folder: loaded as that SONAME, and the file it leads to
+ * in the same folder named for the release (or the SONAME itself). */
+static int
+soname_agrees(const char *libdir, const char *so, const struct cv_dep *dep,
+	      struct cv_err *err)
+{
+	char *path = cv_path_join(libdir, so), real[PATH_MAX], dir[PATH_MAX];
+	const char *base, *stem_end = strstr(so, ".so.");
+	size_t stem = stem_end ? (size_t)(stem_end - so) + 4 : strlen(so);
+	int r = 0;
+
+	if (!cv_machine_lib_loads(path, so))
+		r = cv_err_set(err, CV_ESTORE,
+			       "its %s is missing or is not a library the "
+			       "loader loads as %s",
+			       so, so);
+	else if (cv_os_realpath(path, real, sizeof real) == NULL ||
+		 cv_os_realpath(libdir, dir, sizeof dir) == NULL ||
+		 (base = strrchr(real, '/')) == NULL ||
+		 strncmp(real, dir, strlen(dir)) != 0 ||
+		 real + strlen(dir) != base)
+		r = cv_err_set(err, CV_ESTORE, "its %s leads out of its lib/",
+			       so);
+	else if (strcmp(base + 1, so) != 0 &&
+		 (strncmp(base + 1, so, stem) != 0 ||
+		  strcmp(base + 1 + stem, dep->version) != 0))
+		r = cv_err_set(err, CV_ESTORE,
+			       "its %s is %s, a file of another release than "
+			       "%s",
+			       so, base + 1, dep->version);
+	free(path);
+	return r;
+}
+
+int
+cv_deps_folder_agrees(const char *libdir, const struct cv_dep *dep,
+		      struct cv_err *err)
+{
+	char so[2][32];
+	int n = component_sonames(dep->name, dep->cuda, so), r = 0;
+
+	if (n == 0)
+		return cv_err_set(err, CV_ESTORE,
+				  "%s is no component cuDNN loads", dep->name);
+	for (int i = 0; i < n && r == 0; i++)
+		r = soname_agrees(libdir, so[i], dep, err);
+	return r;
 }
 
 /* The tree `name` (cuda, cublas) beside the cuDNN one in NVIDIA's layout:

@@ -25,6 +25,15 @@ struct json_t;
 int cv_deps_needed(const struct cv_version *v,
 		   struct cv_dep_need need[CV_MAX_DEPS]);
 
+/* Whether the store's dependency folder whose lib/ is `libdir` holds what
+ * its record `dep` says: every library cuDNN loads from that component
+ * (libcublasLt.so.N and libcublas.so.N; libnvrtc.so.N) there, one the
+ * loader would load as that SONAME, of the record's release (NVIDIA names
+ * the file the SONAME leads to <stem>.so.<release>; a wheel's file is the
+ * SONAME itself). 0, or CV_ESTORE saying what disagrees. */
+int cv_deps_folder_agrees(const char *libdir, const struct cv_dep *dep,
+			  struct cv_err *err);
+
 /* Where this machine's loader search (as validation looks: the library
  * path, CUDA_HOME, the toolkits, the system folders, ld.so.cache) finds
  * what `need` names, or NULL (xmalloc'd). */

@@ -158,3 +158,74 @@ run_fixes() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"error: libcublasLt.so.13 is not found"* ]]
 }
+
+# cuda_tree: NVIDIA's CUDA redist tree (cuBLAS, nvrtc of CUDA 12.8.1) beside
+# the cuDNN one on the mirror, and installs that put them into the store.
+cuda_tree() {
+	mkdir -p "$MIRROR_DIR/root/compute/cudnn"
+	[ -e "$MIRROR_DIR/root/compute/cudnn/redist" ] ||
+		ln -s ../.. "$MIRROR_DIR/root/compute/cudnn/redist"
+	[ -d "$MIRROR_DIR/root/compute/cuda/redist/libcublas" ] ||
+		python3 "$FIXTURES/mkcuda.py" build "$MIRROR_DIR/root/compute/cuda/redist" 12.8.1 \
+			--pad-mb 1 >/dev/null
+	sed -i -e "s|^mirror = .*|mirror = https://127.0.0.1:$MIRROR_PORT/compute/cudnn/redist/|" \
+		-e 's|^deps = .*|deps = auto|' "$XDG_CONFIG_HOME/cudnnvm/config.ini"
+	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.8 CUDNNVM_OVERRIDE_CUDA=12.8
+	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Sep 25 2025\n' >"$T/driver"
+	export CUDNNVM_TEST_DRIVER_VERSION_FILE="$T/driver"
+	mkdir -p "$T/nolibs"
+	export CUDNNVM_TEST_CUDA_LIBDIRS="$T/nolibs"
+}
+
+# A store that already holds a dependency folder whose libraries are not
+# what its record says (older code filed another component's or release's
+# archive under its name): doctor names the folder, and its fix, run as
+# printed, replaces it; the fix never records that folder again (H23).
+@test "a dependency folder whose libraries disagree with its record is found, and the fix replaces it (H23)" {
+	cuda_tree
+	cudnnvm -q install 9.13 --cuda 12
+	cudnnvm -q install 9.20 --cuda 12
+	cudnnvm -q global 9.13.0.50-cuda12
+	F="$CUDNNVM_STORE/deps/libcublas-12.8.4.1"
+	# nvrtc's libraries under cuBLAS's record: no libcublasLt.so.12
+	rm -rf "$F/lib"
+	cp -a "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib" "$F/lib"
+	run --separate-stderr cudnnvm doctor
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"error: the dependency folder $F is not the libcublas 12.8.4.1 its record says: its libcublasLt.so.12 is missing or is not a library the loader loads as libcublasLt.so.12"* ]]
+	# not the fix that would record the same folder again
+	[[ $output != *"libcublasLt.so.12 is not found"* ]]
+	# one fix for the shared folder, with every version that records it
+	[[ $output == *"fix: rm -rf '$F' && cudnnvm install 9.20.0.48-cuda12 --deps always && cudnnvm install 9.13.0.50-cuda12 --deps always"* ]]
+	run_fixes
+	run --separate-stderr cudnnvm doctor
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *"dependency folder"* && $output != *"libcublasLt.so.12 is not found"* ]]
+	[ -f "$F/lib/libcublasLt.so.12.8.4.1" ]
+	run cudnnvm env 9.13.0.50-cuda12 --shell sh
+	[[ $output == *"$F/lib"* ]]
+
+	# a folder named and recorded as a release its libraries are not
+	# (12.8.4.1's files as 12.9.9.9, the lock attack older code took)
+	B="$CUDNNVM_STORE/deps/libcublas-12.9.9.9"
+	mv "$F" "$B"
+	sed -i 's/12\.8\.4\.1/12.9.9.9/g' "$B/cudnnvm-dep.json" \
+		"$CUDNNVM_STORE"/9.13.0.50-cuda12/cudnnvm.json "$CUDNNVM_STORE"/9.20.0.48-cuda12/cudnnvm.json
+	run cudnnvm env 9.13.0.50-cuda12 --shell sh
+	[ "$status" -eq 0 ]
+	run --separate-stderr cudnnvm doctor
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"error: the dependency folder $B is not the libcublas 12.9.9.9 its record says: its libcublasLt.so.12 is libcublasLt.so.12.8.4.1, a file of another release than 12.9.9.9"* ]]
+	run_fixes
+	[ ! -e "$B" ]
+	run --separate-stderr cudnnvm doctor
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *"dependency folder"* ]]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.20.0.48-cuda12/cudnnvm.json"
+	[ -f "$F/lib/libcublasLt.so.12.8.4.1" ]
+}
