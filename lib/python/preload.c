@@ -756,6 +756,36 @@ cv_preload_pin_of(const char *prefix, char id[64])
 	return 1;
 }
 
+struct site_args {
+	char *module, *pth;
+	size_t n;
+	int found;
+};
+
+static int
+site_one(const char *sp, void *arg, struct cv_err *err)
+{
+	struct site_args *a = arg;
+
+	(void)err;
+	if (!a->found) {
+		snprintf(a->module, a->n, "%s/" MODULE_FILE, sp);
+		snprintf(a->pth, a->n, "%s/" CV_PRELOAD_PTH, sp);
+		a->found = 1;
+	}
+	return 0;
+}
+
+int
+cv_preload_site_files(const char *prefix, char *module, char *pth, size_t n)
+{
+	struct site_args a = { module, pth, n, 0 };
+	struct cv_err err = CV_ERR_INIT;
+
+	each_site_packages(prefix, 0, site_one, &a, &err);
+	return a.found;
+}
+
 int
 cv_preload_hook_check(const char *prefix, struct cv_err *err)
 {

@@ -86,6 +86,12 @@ int cv_venv_pin_of(const char *prefix, char id[64]);
  * was written, or none); -1 when it has no site-packages at all. */
 int cv_preload_pin_of(const char *prefix, char id[64]);
 
+/* preload.c: where the activate scripts of `prefix` read the pin
+ * cv_preload_pin_of reads (the first site-packages' module and .pth
+ * line): 1 and both paths set (n bytes each), 0 without a site-packages. */
+int cv_preload_site_files(const char *prefix, char *module, char *pth,
+			  size_t n);
+
 /* frameworks.c: the requirement grammar, one line at a time (the fuzz
  * target and the unit test reach it here). One METADATA "Requires-Dist:"
  * value ("nvidia-cudnn-cu12==9.1.0.70; extra == 'cuda'"), or one conda

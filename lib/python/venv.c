@@ -44,6 +44,34 @@ static const char deact_fish[] =
 	"set -e _CUDNNVM_VENV; set -e _CUDNNVM_VENV_PREV; set -e _CUDNNVM_PWD; end " DEACT_TAG
 	"\n";
 
+/* An environment with Python: the scripts carry no version of their own.
+ * Each reads, as it is sourced, the primary pin of the hook's module (its
+ * "# Pinned:" line) when the hook's .pth line is there too, the rule the
+ * interpreter and cv_preload_pin_of follow: a re-pin is made at the one
+ * rename of that module, so a kill between the scripts' writes leaves
+ * every shell, `current` and Python on one version. */
+#define PIN_AWK \
+	"awk '$1 == \"#\" && $2 == \"Pinned:\" { print $3; exit }' @MODULE@"
+static const char act_sh_hook[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"_CUDNNVM_VENV_PREV=\"${CUDNNVM_VERSION-}\"\n"
+	"_CUDNNVM_PIN=\n"
+	"if [ -f @PTH@ ] && [ -r @MODULE@ ]; then _CUDNNVM_PIN=$(" PIN_AWK
+	"); fi\n"
+	"if [ -n \"$_CUDNNVM_PIN\" ]; then CUDNNVM_VERSION=$_CUDNNVM_PIN; export CUDNNVM_VERSION; fi\n"
+	"unset _CUDNNVM_PIN\n"
+	"if [ -x @EXE@ ]; then eval \"$(@EXE@ hook-env --shell sh)\"; fi\n"
+	"_CUDNNVM_VENV=1\n" END "\n";
+static const char act_fish_hook[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"set -g _CUDNNVM_VENV_PREV \"$CUDNNVM_VERSION\"\n"
+	"set -l _cudnnvm_pin\n"
+	"test -f @PTH@; and test -r @MODULE@; and set _cudnnvm_pin (" PIN_AWK
+	")\n"
+	"test -n \"$_cudnnvm_pin\"; and set -gx CUDNNVM_VERSION $_cudnnvm_pin\n"
+	"test -x @EXE@; and @EXE@ hook-env --shell fish | source\n"
+	"set -g _CUDNNVM_VENV 1\n" END "\n";
+
 /* csh: python's activate.csh has no deactivate function but an alias,
  * one line in single quotes. Its first command becomes ours (csh expands
  * each command's variables only when it runs, so the tests guard the
@@ -62,6 +90,26 @@ static const char act_csh[] = BEGIN
 	"eval `@EXE@ hook-env --shell tcsh`\n"
 	"endif\n"
 	"set _CUDNNVM_VENV=1\n" END "\n";
+static const char act_csh_hook[] = BEGIN
+	" (added by 'cudnnvm venv'; 'cudnnvm venv --remove' takes it out)\n"
+	"if ($?CUDNNVM_VERSION) then\n"
+	"set _CUDNNVM_VENV_PREV=\"$CUDNNVM_VERSION\"\n"
+	"else\n"
+	"set _CUDNNVM_VENV_PREV=\"\"\n"
+	"endif\n"
+	"set _CUDNNVM_EXE=@EXE@\n"
+	"set _CUDNNVM_PIN=\"\"\n"
+	"if ( -f @PTH@ && -r @MODULE@ ) then\n"
+	"set _CUDNNVM_PIN=`" PIN_AWK "`\n"
+	"endif\n"
+	"if ( \"$_CUDNNVM_PIN\" != \"\" ) then\n"
+	"setenv CUDNNVM_VERSION \"$_CUDNNVM_PIN\"\n"
+	"endif\n"
+	"unset _CUDNNVM_PIN\n"
+	"if ( -x @EXE@ ) then\n"
+	"eval `@EXE@ hook-env --shell tcsh`\n"
+	"endif\n"
+	"set _CUDNNVM_VENV=1\n" END "\n";
 #define CSH_ALIAS     "alias deactivate '"
 #define CSH_DEACT_END "unset _CUDNNVM_VENV _CUDNNVM_VENV_PREV _CUDNNVM_EXE; "
 static const char deact_csh[] =
@@ -70,12 +118,22 @@ static const char deact_csh[] =
 	"test $?_CUDNNVM_VENV != 0 && test \"$_CUDNNVM_VENV_PREV\" != \"\" && setenv CUDNNVM_VERSION \"$_CUDNNVM_VENV_PREV\"; "
 	"test $?_CUDNNVM_VENV != 0 && " CSH_DEACT_END;
 
-/* Expand @ID@ and @EXE@ (both quoted for the shell). */
+/* Where the activate scripts of an environment with Python read its pin
+ * (the hook's module and .pth line); both "" in one without. */
+struct pin_files {
+	char module[PATH_MAX * 2 + 32], pth[PATH_MAX * 2 + 32];
+};
+
+/* Expand @ID@, @EXE@, @MODULE@ and @PTH@ (each quoted for the shell). */
 static int
 expand(struct cv_buf *out, const char *tpl, int sh, const char *id,
-       const char *exe, struct cv_err *err)
+       const char *exe, const struct pin_files *pf, struct cv_err *err)
 {
-	const char *const vars[] = { "@ID@", id, "@EXE@", exe, NULL };
+	const char *const vars[] = { "@ID@",     id,
+				     "@EXE@",    exe,
+				     "@MODULE@", pf ? pf->module : "",
+				     "@PTH@",    pf ? pf->pth : "",
+				     NULL };
 
 	return cv_shell_expand(out, tpl, sh, vars, err);
 }
@@ -110,15 +168,27 @@ slurp(const char *path, struct cv_stat *sb, struct cv_err *err)
 	return buf;
 }
 
+/* The activate block for shell sh: reading the hook's pin where pf names
+ * one, else carrying id itself. */
+static const char *
+act_block(int sh, const struct pin_files *pf)
+{
+	if (pf != NULL)
+		return sh == CV_SHELL_FISH  ? act_fish_hook
+		       : sh == CV_SHELL_CSH ? act_csh_hook
+					    : act_sh_hook;
+	return sh == CV_SHELL_FISH  ? act_fish
+	       : sh == CV_SHELL_CSH ? act_csh
+				    : act_sh;
+}
+
 /* Rewrite one activate script: drop our block and line, then (unless
  * removing) add them again. */
 static int
 edit_activate(const char *path, int sh, const char *id, const char *exe,
-	      int remove, struct cv_err *err)
+	      const struct pin_files *pf, int remove, struct cv_err *err)
 {
-	const char *act = sh == CV_SHELL_FISH  ? act_fish
-			  : sh == CV_SHELL_CSH ? act_csh
-					       : act_sh;
+	const char *act = act_block(sh, pf);
 	const char *deact = sh == CV_SHELL_FISH ? deact_fish : deact_sh;
 	const char *anchor =
 		sh == CV_SHELL_FISH ? "function deactivate" : "deactivate () {";
@@ -168,7 +238,7 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 			cv_text_add(out, "\n", 1);
 		if (!remove && !anchored &&
 		    strncmp(line, anchor, strlen(anchor)) == 0) {
-			r = expand(out, deact, sh, id, exe, err);
+			r = expand(out, deact, sh, id, exe, NULL, err);
 			anchored = 1;
 		}
 	}
@@ -178,7 +248,7 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 			"'%s' has no deactivate function; is it a Python venv activate script?",
 			path);
 	if (r == 0 && !remove)
-		r = expand(out, act, sh, id, exe, err);
+		r = expand(out, act, sh, id, exe, pf, err);
 	if (r == 0)
 		r = cv_fs_write_atomic(path, cv_text_str(out),
 				       strlen(cv_text_str(out)),
@@ -191,7 +261,7 @@ edit_activate(const char *path, int sh, const char *id, const char *exe,
 static int
 conda_script(const char *prefix, const char *sub, const char *ext,
 	     const char *tpl, int sh, const char *id, const char *exe,
-	     int remove, struct cv_err *err)
+	     const struct pin_files *pf, int remove, struct cv_err *err)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 	struct cv_buf *out;
@@ -214,7 +284,7 @@ conda_script(const char *prefix, const char *sub, const char *ext,
 	if (cv_os_mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return cv_err_errno(err, CV_EIO, "cannot create '%s'", dir);
 	out = cv_text_new();
-	r = expand(out, tpl, sh, id, exe, err);
+	r = expand(out, tpl, sh, id, exe, pf, err);
 	if (r == 0)
 		r = cv_fs_write_atomic(path, cv_text_str(out),
 				       strlen(cv_text_str(out)), 0644, err);
@@ -255,12 +325,16 @@ block_sets(const char *path, const char *spec)
 static int
 env_sets(const char *prefix, const char *spec)
 {
+	char id[64];
 	static const char *const scripts[] = {
 		"bin/activate", "bin/activate.fish", "bin/activate.csh",
 		"etc/conda/activate.d/cudnnvm.sh",
 		"etc/conda/activate.d/cudnnvm.fish"
 	};
 
+	/* with Python, the scripts read the hook's pin */
+	if (cv_venv_pin_of(prefix, id))
+		return strcmp(id, spec) == 0;
 	for (size_t j = 0; j < sizeof scripts / sizeof scripts[0]; j++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s", prefix, scripts[j]);
@@ -385,8 +459,8 @@ cv_venv_kind(const char *dir, struct cv_err *err)
 
 /* bin/activate, and activate.fish and activate.csh where they are. */
 static int
-write_python(const char *dir, const char *id, const char *exe, int remove,
-	     struct cv_err *err)
+write_python(const char *dir, const char *id, const char *exe,
+	     const struct pin_files *pf, int remove, struct cv_err *err)
 {
 	static const struct {
 		const char *name;
@@ -403,29 +477,51 @@ write_python(const char *dir, const char *id, const char *exe, int remove,
 		snprintf(path, sizeof path, "%s/bin/%s", dir, scripts[i].name);
 		if (scripts[i].optional && cv_os_lstat(path, &sb) < 0)
 			continue;
-		r = edit_activate(path, scripts[i].sh, id, exe, remove, err);
+		r = edit_activate(path, scripts[i].sh, id, exe, pf, remove,
+				  err);
+		/* where a test kills a write between two of the scripts */
+		if (i == 0)
+			cv_checkpoint("venv-activate-written");
 	}
 	return r;
 }
 
 /* etc/conda/activate.d and deactivate.d, for sh and fish. */
 static int
-write_conda(const char *dir, const char *id, const char *exe, int remove,
-	    struct cv_err *err)
+write_conda(const char *dir, const char *id, const char *exe,
+	    const struct pin_files *pf, int remove, struct cv_err *err)
 {
-	int r = conda_script(dir, "activate.d", "sh", act_sh, CV_SHELL_SH, id,
-			     exe, remove, err);
+	int r = conda_script(dir, "activate.d", "sh",
+			     act_block(CV_SHELL_SH, pf), CV_SHELL_SH, id, exe,
+			     pf, remove, err);
 
 	if (r == 0)
 		r = conda_script(dir, "deactivate.d", "sh", deact_sh,
-				 CV_SHELL_SH, id, exe, remove, err);
+				 CV_SHELL_SH, id, exe, NULL, remove, err);
 	if (r == 0)
-		r = conda_script(dir, "activate.d", "fish", act_fish,
-				 CV_SHELL_FISH, id, exe, remove, err);
+		r = conda_script(dir, "activate.d", "fish",
+				 act_block(CV_SHELL_FISH, pf), CV_SHELL_FISH,
+				 id, exe, pf, remove, err);
 	if (r == 0)
 		r = conda_script(dir, "deactivate.d", "fish", deact_fish,
-				 CV_SHELL_FISH, id, exe, remove, err);
+				 CV_SHELL_FISH, id, exe, NULL, remove, err);
 	return r;
+}
+
+/* The activate scripts of the environment, for pinning `id` (n of them)
+ * or for removing. */
+static int
+write_scripts(const char *dir, int kind, const char *id, const char *exe,
+	      int remove, struct cv_err *err)
+{
+	struct pin_files pf = { "", "" };
+	const struct pin_files *with = NULL;
+
+	if (cv_preload_site_files(dir, pf.module, pf.pth, sizeof pf.module))
+		with = &pf;
+	return kind == CV_VENV_CONDA
+		       ? write_conda(dir, id, exe, with, remove, err)
+		       : write_python(dir, id, exe, with, remove, err);
 }
 
 /* The environments `cudnnvm venv` pinned, one real path a line, so that
@@ -574,12 +670,21 @@ cv_venv_write(const char *dir, const struct cv_store *st,
 		pins[i].store = store[i];
 		pins[i].id = ids[i];
 	}
-	r = kind == CV_VENV_CONDA
-		    ? write_conda(dir, n ? ids[0] : "", exe, remove, err)
-		    : write_python(dir, n ? ids[0] : "", exe, remove, err);
-	cv_checkpoint("venv-scripts-written");
-	if (r == 0)
+	/* the hook's module is the one point a pin is made at, for the
+	 * scripts too: pinned after the scripts, unpinned (its .pth line
+	 * first) before them, so a kill between reads as one version */
+	if (remove) {
 		r = cv_preload_hook(dir, pins, n, remove, err);
+		cv_checkpoint("venv-hook-removed");
+		if (r == 0)
+			r = write_scripts(dir, kind, "", exe, remove, err);
+		cv_checkpoint("venv-scripts-written");
+	} else {
+		r = write_scripts(dir, kind, n ? ids[0] : "", exe, remove, err);
+		cv_checkpoint("venv-scripts-written");
+		if (r == 0)
+			r = cv_preload_hook(dir, pins, n, remove, err);
+	}
 	if (r == 0)
 		registry_update(dir, !remove);
 	return r;

@@ -111,7 +111,7 @@ hint: cudnnvm venv 9.19 --path '$T/ve'"
 	run --separate-stderr cudnnvm venv 9.19
 	[ "$status" -eq 0 ]
 	[ -e "$T/proj/.venv/bin/activate" ]
-	grep -q "CUDNNVM_VERSION=.*9.19.0.56-cuda13" "$T/proj/.venv/bin/activate"
+	[ "$(bash -c '. "$T/proj/.venv/bin/activate"; echo "$CUDNNVM_VERSION"')" = 9.19.0.56-cuda13 ]
 	# an activated environment still comes first
 	mkvenv "$T/other"
 	VIRTUAL_ENV="$T/other" run cudnnvm frameworks
@@ -226,17 +226,65 @@ else:
 		[ "$cur" = "$py" ]
 		[[ $cur == 9.19.0.56-cuda13 || $cur == 9.20.0.48-cuda13 ]]
 	done
-	# --remove takes the activate blocks out first, the hook last: killed
-	# between, the venv is still pinned to its version for both
+	# --remove takes the hook out first (its .pth line first), the
+	# activate blocks last: killed between, the venv is pinned to nothing
+	# for both, and the blocks left read no pin
 	cudnnvm venv 9.19 --path "$T/proj/.venv"
 	rm -f "$T/parked"
-	CUDNNVM_TEST_CHECKPOINT=venv-scripts-written CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+	CUDNNVM_TEST_CHECKPOINT=venv-hook-removed CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
 		cudnnvm venv --remove --path "$T/proj/.venv" &
 	pid=$!
 	wait_for_file "$T/parked"
 	kill -9 "$pid"
 	wait "$pid" || true
 	run cudnnvm current --json
-	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])' <<<"$output")" = 9.19.0.56-cuda13 ]
-	grep -q "9.19.0.56-cuda13" .venv/lib/python3*/site-packages/_cudnnvm_preload.py
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])' <<<"$output")" = 9.14.0.64-cuda13 ]
+	[ ! -e "$(echo .venv/lib/python3*/site-packages)/cudnnvm.pth" ]
+	grep -q '>>> cudnnvm >>>' .venv/bin/activate
+	[ "$(bash -c '. .venv/bin/activate; echo "${CUDNNVM_VERSION-none}"')" = none ]
+}
+
+# activated: what CUDNNVM_VERSION an activated bash, fish and tcsh take
+# from the venv's activate scripts, one line each ("none" when unset)
+activated() {
+	printf 'set prompt = ""\nsource .venv/bin/activate.csh\nif ($?CUDNNVM_VERSION) then\necho "tcsh $CUDNNVM_VERSION"\nelse\necho "tcsh none"\nendif\n' >"$T/act.csh"
+	bash -c '. .venv/bin/activate; echo "bash ${CUDNNVM_VERSION-none}"'
+	fish -c 'source .venv/bin/activate.fish; set -q CUDNNVM_VERSION; and echo "fish $CUDNNVM_VERSION"; or echo "fish none"'
+	tcsh -f "$T/act.csh"
+}
+
+@test "a venv pin killed between its activate scripts reads as one version in bash, fish and tcsh, for current and for Python (H24)" {
+	command -v fish >/dev/null && command -v tcsh >/dev/null || skip "fish and tcsh are not installed"
+	mkver 9.20.0.48-cuda13
+	mkenv "$T/proj/.venv" --venv torch-2.11.0 >/dev/null
+	echo 9.14 >"$T/proj/.cudnn-version"
+	cd "$T/proj"
+	# the first pin killed before the hook: no shell takes a version
+	CUDNNVM_TEST_CHECKPOINT=venv-activate-written CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+		cudnnvm venv 9.19 --path "$T/proj/.venv" &
+	pid=$!
+	wait_for_file "$T/parked"
+	kill -9 "$pid"
+	wait "$pid" || true
+	[ "$(activated | sort -u | cut -d' ' -f2 | sort -u)" = none ]
+	for step in venv-activate-written venv-scripts-written venv-module-written venv-finder-written; do
+		cudnnvm venv 9.19 --path "$T/proj/.venv"
+		rm -f "$T/parked"
+		CUDNNVM_TEST_CHECKPOINT=$step CUDNNVM_TEST_CHECKPOINT_FILE="$T/parked" \
+			cudnnvm venv 9.20 --path "$T/proj/.venv" &
+		pid=$!
+		wait_for_file "$T/parked"
+		kill -9 "$pid"
+		wait "$pid" || true
+		cur=$(cudnnvm current --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+		out=$(activated)
+		echo "$step: current $cur; $out" | tr '\n' ' '
+		echo
+		[ "$(cut -d' ' -f2 <<<"$out" | sort -u)" = "$cur" ]
+		[ "$(wc -l <<<"$out")" -eq 3 ]
+		[[ $cur == 9.19.0.56-cuda13 || $cur == 9.20.0.48-cuda13 ]]
+	done
+	# done: every shell takes the new pin
+	cudnnvm venv 9.20 --path "$T/proj/.venv"
+	[ "$(activated | cut -d' ' -f2 | sort -u)" = 9.20.0.48-cuda13 ]
 }

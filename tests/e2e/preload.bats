@@ -118,8 +118,8 @@ print(len(torch.MAPPED), len(tensorflow.MAPPED), sum("_cudnnvm_preload" in m for
 	run --separate-stderr cudnnvm venv 9.19 8.9 --path "$T/ve"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"now uses cuDNN 9.19.0.56-cuda13 when activated (re-activate it to apply), and $C beside it for the frameworks that need cuDNN 8"* ]]
-	# the activate script carries the first; the hook loads both
-	grep -q "^CUDNNVM_VERSION=.9.19.0.56-cuda13.; export" "$T/ve/bin/activate"
+	# an activated shell takes the first; the hook loads both
+	[ "$(bash -c '. "$T/ve/bin/activate"; echo "$CUDNNVM_VERSION"')" = 9.19.0.56-cuda13 ]
 	run cudnnvm frameworks --path "$T/ve"
 	[[ $output == *"pinned cuDNN: 9.19.0.56-cuda13, $C (cudnnvm venv; each framework loads the one of its major)"* ]]
 	[[ $output == *"torch 2.11.0"*"  pinned 9.19.0.56-cuda13: fits"*"tensorflow 2.15.0"*"  pinned $C: fits"* ]]

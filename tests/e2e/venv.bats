@@ -62,7 +62,8 @@ echo "off: ${CUDNNVM_ACTIVE-none} $LD_LIBRARY_PATH"')
 	python3 -m venv --without-pip "$T/ve" || skip "python3 -m venv is not available"
 	VIRTUAL_ENV="$T/ve" run cudnnvm venv
 	[ "$status" -eq 0 ]
-	grep -q "$C" "$T/ve/bin/activate"
+	# the activate script reads the pin of the hook's module
+	[ "$(bash -c '. "$T/ve/bin/activate"; echo "$CUDNNVM_VERSION"')" = "$C" ]
 }
 
 @test "conda: activate.d and deactivate.d scripts, sourced as conda does" {
