@@ -410,11 +410,15 @@ dep_here(const struct cv_deps_req *req, const struct cv_dep_need *need,
 
 	*fetch = 0;
 	/* a copy in the store is this store's answer, whatever the machine
-	 * has: every version of that major shares it */
+	 * has: every version of that major shares it, so one whose libraries
+	 * are not what its record says (older code filed another archive
+	 * under its name) is never shared again (H23) */
 	if (cv_store_dep_find(req->st, need->component, req->version->cuda,
 			      dep) &&
-	    (locked == NULL || strcmp(dep->version, locked->version) == 0))
+	    (locked == NULL || strcmp(dep->version, locked->version) == 0) &&
+	    cv_deps_store_copy_agrees(req->st, dep))
 		return 0;
+	memset(dep, 0, sizeof *dep);
 	if (req->mode == CV_DEPS_AUTO &&
 	    (found = cv_deps_find_on_machine(need)) != NULL) {
 		snprintf(dep->name, sizeof dep->name, "%s", need->component);
@@ -565,8 +569,9 @@ cv_deps_preview(const struct cv_deps_req *req,
 				break;
 		/* what dep_here would take instead of a download */
 		if (k < n &&
-		    (cv_store_dep_find(req->st, all[i].name, req->version->cuda,
-				       &have) ||
+		    ((cv_store_dep_find(req->st, all[i].name,
+					req->version->cuda, &have) &&
+		      cv_deps_store_copy_agrees(req->st, &have)) ||
 		     (req->mode == CV_DEPS_AUTO &&
 		      (found = cv_deps_find_on_machine(&need[k])) != NULL))) {
 			free(found);

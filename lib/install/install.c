@@ -7,6 +7,7 @@
 #include "machine/machine.h"
 #include "release/release.h"
 #include "store/store.h"
+#include "validate/validate.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -619,7 +620,7 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 						opts->payload };
 	struct cv_source raw = { NULL, NULL };
 	struct cv_store_txn *txn = NULL;
-	int r, opened = 0;
+	int r, opened = 0, replace = 0;
 
 	if ((r = cv_store_txn_begin(st, CV_STORE_TXN_DEP, dep->name, dep->cuda,
 				    &wait, &txn, err)) < 0)
@@ -627,15 +628,20 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 	{
 		struct cv_dep have;
 		/* that very release (a lock may name an older one than the
-		 * newest of its CUDA major the store holds) */
+		 * newest of its CUDA major the store holds); a copy whose
+		 * libraries are not what its record says is exchanged for
+		 * this one, which every version recording it then loads */
 		if (cv_store_dep_get(st, dep->name, dep->version, &have) &&
 		    have.cuda == dep->cuda) {
-			*dep = have;
-			cv_store_txn_abort(txn);
-			return 0;
+			if (cv_deps_store_copy_agrees(st, &have)) {
+				*dep = have;
+				cv_store_txn_abort(txn);
+				return 0;
+			}
+			replace = 1;
 		}
 	}
-	if ((r = cv_store_txn_stage(txn, 0, err)) < 0)
+	if ((r = cv_store_txn_stage(txn, replace, err)) < 0)
 		goto out;
 	if ((r = fetch->open(fetch->arg, &raw, err)) < 0)
 		goto out;

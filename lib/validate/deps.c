@@ -133,6 +133,16 @@ cv_deps_folder_agrees(const char *libdir, const struct cv_dep *dep,
 	return r;
 }
 
+int
+cv_deps_store_copy_agrees(const struct cv_store *st, const struct cv_dep *dep)
+{
+	char *lib = xasprintf("%s/%s/lib", cv_store_root(st), dep->dir);
+	int ok = cv_deps_folder_agrees(lib, dep, NULL) == 0;
+
+	free(lib);
+	return ok;
+}
+
 /* The tree `name` (cuda, cublas) beside the cuDNN one in NVIDIA's layout:
  * .../compute/cudnn/redist/ -> .../compute/<name>/redist/ (a site mirror
  * copying them keeps that), or NULL when m names no cudnn/redist. */

@@ -34,6 +34,11 @@ int cv_deps_needed(const struct cv_version *v,
 int cv_deps_folder_agrees(const char *libdir, const struct cv_dep *dep,
 			  struct cv_err *err);
 
+/* The same for the copy `dep` (in_store) of the writable store st: 1 when
+ * it agrees, so that an install may share it. */
+int cv_deps_store_copy_agrees(const struct cv_store *st,
+			      const struct cv_dep *dep);
+
 /* Where this machine's loader search (as validation looks: the library
  * path, CUDA_HOME, the toolkits, the system folders, ld.so.cache) finds
  * what `need` names, or NULL (xmalloc'd). */

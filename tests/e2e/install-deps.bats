@@ -177,6 +177,33 @@ print(os.environ["LD_LIBRARY_PATH"])'
 	[[ $output == *"$CUDNNVM_STORE/deps/libcublas-12.8.4.1/lib"* ]]
 }
 
+@test "a store's dependency folder whose libraries are not what its record says is not shared again: the next install replaces it (H23)" {
+	cudnnvm install 9.13 --cuda 12
+	F="$CUDNNVM_STORE/deps/libcublas-12.8.4.1"
+	# older code filed nvrtc's archive under cuBLAS's record
+	rm -rf "$F/lib"
+	cp -a "$CUDNNVM_STORE/deps/cuda_nvrtc-12.8.61/lib" "$F/lib"
+	[ "$(dep_gets)" -eq 2 ]
+	run --separate-stderr cudnnvm install 9.20 --cuda 12
+	[ "$status" -eq 0 ]
+	# downloaded again and exchanged for the folder both versions record
+	[ "$(dep_gets)" -eq 3 ]
+	[ -f "$F/lib/libcublasLt.so.12.8.4.1" ]
+	[ ! -e "$F/lib/libnvrtc.so.12" ]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.20.0.48-cuda12/cudnnvm.json"
+	[ -z "$(ls -A "$CUDNNVM_STORE/.staging")" ]
+	# the release the store's newest folder claims but its files are not
+	B="$CUDNNVM_STORE/deps/libcublas-12.9.9.9"
+	mv "$F" "$B"
+	sed -i 's/12\.8\.4\.1/12.9.9.9/g' "$B/cudnnvm-dep.json" \
+		"$CUDNNVM_STORE"/9.13.0.50-cuda12/cudnnvm.json "$CUDNNVM_STORE"/9.20.0.48-cuda12/cudnnvm.json
+	run --separate-stderr cudnnvm install 9.13 --cuda 12 --deps always
+	[ "$status" -eq 0 ]
+	[[ "$output$stderr" == *"loads libcublas from deps/libcublas-12.8.4.1"* ]]
+	grep -q '"deps/libcublas-12.8.4.1"' "$CUDNNVM_STORE/9.13.0.50-cuda12/cudnnvm.json"
+	[ -f "$F/lib/libcublasLt.so.12.8.4.1" ]
+}
+
 @test "the driver decides the release: CUDA 12.4's driver gets 12.4's cuBLAS" {
 	export CUDNNVM_OVERRIDE_DRIVER_CUDA=12.4
 	run cudnnvm install 9.13 --cuda 12
