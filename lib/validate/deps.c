@@ -92,7 +92,10 @@ soname_agrees(const char *libdir, const char *so, const struct cv_dep *dep,
 {
 	char *path = cv_path_join(libdir, so), real[PATH_MAX], dir[PATH_MAX];
 	const char *base, *stem_end = strstr(so, ".so.");
-	size_t stem = stem_end ? (size_t)(stem_end - so) + 4 : strlen(so);
+	/* libcublasLt.so.12 -> libcublasLt.so.<release> */
+	char *want =
+		xasprintf("%.*s%s", stem_end ? (int)(stem_end - so) + 4 : 0, so,
+			  dep->version);
 	int r = 0;
 
 	if (!cv_machine_lib_loads(path, so))
@@ -107,13 +110,12 @@ soname_agrees(const char *libdir, const char *so, const struct cv_dep *dep,
 		 real + strlen(dir) != base)
 		r = cv_err_set(err, CV_ESTORE, "its %s leads out of its lib/",
 			       so);
-	else if (strcmp(base + 1, so) != 0 &&
-		 (strncmp(base + 1, so, stem) != 0 ||
-		  strcmp(base + 1 + stem, dep->version) != 0))
+	else if (strcmp(base + 1, so) != 0 && strcmp(base + 1, want) != 0)
 		r = cv_err_set(err, CV_ESTORE,
 			       "its %s is %s, a file of another release than "
 			       "%s",
 			       so, base + 1, dep->version);
+	free(want);
 	free(path);
 	return r;
 }
