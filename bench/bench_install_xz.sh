@@ -130,11 +130,14 @@ EOF
 }
 jobs=()
 [ -n "${BENCH_JOBS:-}" ] && jobs=(--jobs "$BENCH_JOBS")
-install_from() { # install_from PORT: a fresh store, the manifest cached
+# fresh PORT: an empty store, the config for that mirror (the manifest is
+# cached); outside the timing, as removing the last run's half a GiB is
+# not the install's work
+fresh() {
 	rm -rf "$W/store"
 	config "$1"
-	"$BIN" -q install "$VER" --cuda 12 "${jobs[@]}"
 }
+install_one() { "$BIN" -q install "$VER" --cuda 12 "${jobs[@]}"; }
 # wall seconds of "$@"
 timed() {
 	local s e
@@ -158,10 +161,12 @@ tm=() txm=() to=() txo=() td=()
 download() { curl -sS --fail --cacert "$W/certs/ca.pem" -o /dev/null "https://127.0.0.1:$PORT_many/cudnn/linux-x86_64/$NAME"; }
 for _ in $(seq "$RUNS"); do
 	command -v curl >/dev/null && td+=("$(timed download)")
-	tm+=("$(timed install_from "$PORT_many")")
+	fresh "$PORT_many"
+	tm+=("$(timed install_one)")
 	[ -f "$W/store/$ID/cudnnvm.json" ] || { echo "bench: install failed" >&2; exit 1; }
 	txm+=("$(timed xz -T0 -dc "$MANY")")
-	to+=("$(timed install_from "$PORT_one")")
+	fresh "$PORT_one"
+	to+=("$(timed install_one)")
 	[ -f "$W/store/$ID/cudnnvm.json" ] || { echo "bench: install failed" >&2; exit 1; }
 	txo+=("$(timed xz -dc "$ONE")")
 done

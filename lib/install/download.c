@@ -227,6 +227,26 @@ replay(struct cv_download *d, struct cv_err *e)
 	return 0;
 }
 
+/* A whole transfer that the cache will not keep is let go of here, on
+ * the transfer's thread, as soon as the last byte is in the pipe: freeing
+ * a large file's pages takes tens of milliseconds, which then overlap the
+ * reader's unpacking of the last blocks instead of following the install.
+ * The reader takes the pipe, never the partial. Should the install still
+ * fail after this, it downloads again: the bytes were going to be thrown
+ * away anyway, and on a full disk they are the space wanted back. */
+static void
+drop_whole_partial(struct cv_download *d)
+{
+	if (d->keep || (d->size != 0 && d->file_len != d->size))
+		return;
+	if (d->wfd >= 0)
+		cv_os_close(d->wfd);
+	if (d->rfd >= 0)
+		cv_os_close(d->rfd);
+	d->wfd = d->rfd = -1;
+	cv_os_unlink(d->partial);
+}
+
 static void
 finish(struct cv_download *d, const struct cv_err *e)
 {
@@ -250,6 +270,8 @@ finish(struct cv_download *d, const struct cv_err *e)
 		flush(d);
 	d->done = 1;
 	cv_pipe_close(d->pipe, e);
+	if (!d->failed)
+		drop_whole_partial(d);
 }
 
 /* The error the write callback stopped the transfer with. */
