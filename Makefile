@@ -182,6 +182,15 @@ FUZZ_BIN = $(FUZZ_SRC:%.c=$(BUILD)/%)
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBA)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
 	  -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
+# The JSON target holds both backends: jsmn's object with its cv_json_*
+# renamed cv_jsmn_*, beside the base archive's jansson one (base alone)
+$(BUILD)/tests/fuzz/json_jsmn_renamed.o: $(BUILD)/$(JSON_JSMN:.c=.o)
+	nm -P --defined-only $< | awk '$$1 ~ /^cv_json_/ { print $$1, "cv_jsmn_" substr($$1, 9) }' >$@.syms
+	objcopy --redefine-syms=$@.syms $< $@
+$(BUILD)/tests/fuzz/fuzz_json: $(BUILD)/tests/fuzz/fuzz_json.o \
+	  $(BUILD)/tests/fuzz/json_jsmn_renamed.o $(call wing_lib,base)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
+	  -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
 # The module-file target loads what the writer makes with real Tcl and Lua
 # (tcl-dev and liblua5.3-dev, which tests/deps.sh installs; Lmod's Lua).
 MODFUZZ_PKGS = tcl lua5.3

@@ -31,12 +31,25 @@ loaded(json_t *j, const json_error_t *je, struct cv_json_error *error)
 	return V(j);
 }
 
+/* A NUL byte is no JSON, but jansson skips one that follows a number or
+ * true/false/null: refused here, as jsmn's backend refuses it. */
 struct cv_json *
 cv_json_loadb(const char *buf, size_t len, size_t flags,
 	      struct cv_json_error *error)
 {
+	const char *nul = buf != NULL ? memchr(buf, '\0', len) : NULL;
 	json_error_t je;
 
+	if (nul != NULL) {
+		if (error != NULL) {
+			cv_json_error_at(error, buf, len, (size_t)(nul - buf));
+			snprintf(error->source, sizeof error->source,
+				 "<buffer>");
+			snprintf(error->text, sizeof error->text,
+				 "NUL byte in input");
+		}
+		return NULL;
+	}
 	return loaded(json_loadb(buf, len, flags, &je), &je, error);
 }
 

@@ -28,6 +28,7 @@
 struct member {
 	struct cv_json *value;
 	size_t index; /* its place in the object */
+	size_t klen;
 	char key[];
 };
 
@@ -134,7 +135,7 @@ member_find(const struct cv_json *o, const char *key, size_t len)
 	for (size_t i = 0; i < o->u.obj.n; i++) {
 		struct member *m = o->u.obj.m[i];
 
-		if (memcmp(m->key, key, len) == 0 && m->key[len] == '\0')
+		if (m->klen == len && memcmp(m->key, key, len) == 0)
 			return m;
 	}
 	return NULL;
@@ -372,6 +373,7 @@ object_put(struct cv_json *o, const char *key, size_t len,
 	m = xmalloc(sizeof *m + len + 1);
 	memcpy(m->key, key, len);
 	m->key[len] = '\0';
+	m->klen = len;
 	m->value = value;
 	m->index = o->u.obj.n;
 	o->u.obj.m[o->u.obj.n++] = m;
@@ -485,28 +487,13 @@ static void
 fail_at(struct rd *r, size_t off, const char *fmt, ...)
 {
 	va_list ap;
-	size_t i;
-	int line = 1, col = 0;
 
 	if (r->failed)
 		return;
 	r->failed = 1;
 	if (r->error == NULL)
 		return;
-	if (off > r->len)
-		off = r->len;
-	for (i = 0; i < off + (off < r->len); i++) {
-		if (r->js[i] == '\n') {
-			line++;
-			col = 0;
-		} else if (((unsigned char)r->js[i] & 0xc0) != 0x80) {
-			col++;
-		}
-	}
-	r->error->line = line;
-	r->error->column = col;
-	r->error->position = (int)(off + (off < r->len));
-	r->error->source[0] = '\0';
+	cv_json_error_at(r->error, r->js, r->len, off);
 	va_start(ap, fmt);
 	vsnprintf(r->error->text, sizeof r->error->text, fmt, ap);
 	va_end(ap);
@@ -1001,7 +988,7 @@ parse(struct rd *r)
 	int n;
 
 	if (nul != NULL) {
-		fail_near(r, (size_t)(nul - r->js), "invalid token");
+		fail_at(r, (size_t)(nul - r->js), "NUL byte in input");
 		return NULL;
 	}
 	if (r->len > INT_MAX / 2) {

@@ -179,6 +179,11 @@ test_reject(void)
 		char deep[2 * 2049 + 1];
 
 		CHECK(cv_json_loadb("[1]\0", 4, 0, &e) == NULL);
+		/* jansson alone would skip a NUL after a number or literal */
+		CHECK(cv_json_loadb("[1\0]", 4, 0, &e) == NULL &&
+		      e.position == 3 && e.column == 3);
+		CHECK(cv_json_loadb("1\0", 2, ANY, &e) == NULL);
+		CHECK(cv_json_loadb("{\"b\":true\0}", 10, 0, &e) == NULL);
 		CHECK(cv_json_loadb("[\"a\0\"]", 6, 0, &e) == NULL);
 		memset(deep, '[', 2048);
 		memset(deep + 2048, ']', 2048);
