@@ -382,6 +382,9 @@ lint-tidy:
 lint-layout:
 	@# lib/ never prints or exits
 	@! grep -nE '\b(printf|fprintf|puts|exit)\(' lib/*/*.c | grep -v 'snprintf'
+	@# jansson only behind base's JSON functions: the Windows build has none
+	@! grep -ln '^#include <jansson.h>' lib/*/*.[ch] cmd/*.[ch] | \
+	  grep -vx 'lib/base/json_jansson.c'
 # Which wing may include and call which (tests/lint-layers.sh says how);
 # the calls are read from the objects of a build.
 lint-layers: $(LIB_OBJ)
@@ -400,7 +403,7 @@ WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
 	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c \
-	       lib/base/json.c $(JSON_JSMN)
+	       lib/base/json.c lib/base/json_error.c $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
 WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32

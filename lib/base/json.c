@@ -31,29 +31,6 @@ cv_json_load_file(const char *path, size_t flags, struct cv_json_error *error)
 	return v;
 }
 
-void
-cv_json_error_at(struct cv_json_error *error, const char *buf, size_t len,
-		 size_t off)
-{
-	int line = 1, col = 0;
-
-	if (off > len)
-		off = len;
-	if (off < len)
-		off++;
-	for (size_t i = 0; i < off; i++) {
-		if (buf[i] == '\n') {
-			line++;
-			col = 0;
-		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
-			col++;
-		}
-	}
-	error->line = line;
-	error->column = col;
-	error->position = (int)off;
-}
-
 /* the format and the arguments still to read; failed once a value could
  * not be made (the rest is read all the same, to take every "o") */
 struct pack {
