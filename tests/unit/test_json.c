@@ -179,7 +179,8 @@ test_reject(void)
 		char deep[2 * 2049 + 1];
 
 		CHECK(cv_json_loadb("[1]\0", 4, 0, &e) == NULL);
-		/* jansson alone would skip a NUL after a number or literal */
+		/* jansson alone would skip a NUL after a number or literal
+		 * (doc/reliability.md M11) */
 		CHECK(cv_json_loadb("[1\0]", 4, 0, &e) == NULL &&
 		      e.position == 3 && e.column == 3);
 		CHECK(cv_json_loadb("1\0", 2, ANY, &e) == NULL);
