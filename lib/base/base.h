@@ -888,7 +888,7 @@ int cv_url_same_mirror(const char *a, const char *b);
 int cv_man_command_text(const char *cmd, char **out);
 int cv_path_has_program(const char *name);
 
-/* ---- json.c, json_jansson.c / json_jsmn.c: JSON values ------------------
+/* ---- json*.c: JSON values (json_jansson.c, json_jsmn.c the backends) ---
  * One face, two backends: jansson on Linux, jsmn's tokenizer under a tree
  * of base's own on Windows (Debian builds no mingw jansson). The names and
  * the rules are jansson's, so that what reads or writes stored metadata,
