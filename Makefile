@@ -377,7 +377,7 @@ lint-cppcheck:
 	  -Ilib -Icmd lib cmd $(sort $(dir $(TEST_CSRC)))
 lint-tidy:
 	@echo "clang-tidy --quiet FILE -- $(LINT_FLAGS)   # each file, $(NPROC) at a time"
-	@printf '%s\n' $(LIB_SRC) $(CMD_SRC) $(TEST_CSRC) | \
+	@printf '%s\n' $(LIB_SRC) $(JSON_JSMN) $(CMD_SRC) $(TEST_CSRC) | \
 	  xargs -P$(NPROC) -I{} clang-tidy --quiet {} -- $(LINT_FLAGS)
 lint-layout:
 	@# lib/ never prints or exits
