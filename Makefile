@@ -242,9 +242,12 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 	$(WIN_CC) -std=c11 $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -Ilib -Itests/unit \
 	  -O2 -o $@ $(WIN_TEST_SRC) $(WINBASE_A) -lwinhttp -lcrypt32 -lbcrypt -lws2_32 \
 	  $(WINBASE_LIBS)
-# (and base's Win32 twins first: windows-base, below)
-windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe
+# (and base's Win32 twins first: windows-base, below; then the Windows
+# validation child's steps on PE DLLs built by the suite: tests/win/suite.sh)
+windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
+	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
+	@tests/win/suite.sh $(WIN_BUILD)
 
 e2e: $(BIN) $(HELPER)
 	@tests/run.sh --e2e-only
@@ -397,6 +400,17 @@ $(WIN_BUILD)/%.o: %.c
 $(WINBASE_A): $(WIN_BASE_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
 $(WIN_BUILD)/test_os.exe: $(WIN_BUILD)/tests/unit/test_os.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+# The Windows validation child (validate's probe_win32.c, machine's PE
+# reader) over base's Win32 archive: winprobe.exe runs its steps on one
+# folder for tests/win/suite.sh, test_pe.exe is the PE reader's unit test.
+WIN_PROBE_SRC = lib/validate/probe_win32.c lib/validate/probe_decode.c \
+	       lib/machine/pe.c
+$(WIN_BUILD)/winprobe.exe: $(WIN_BUILD)/tests/win/winprobe.o \
+	  $(WIN_PROBE_SRC:%.c=$(WIN_BUILD)/%.o) $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/test_pe.exe: $(WIN_BUILD)/tests/unit/test_pe.o \
+	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 # fails when the test fails, says no TAP plan, or any case is not ok
 windows-base: $(WIN_BUILD)/test_os.exe

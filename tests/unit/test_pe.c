@@ -70,15 +70,21 @@ main(int argc, char **argv)
 	unsigned char b[0x200];
 	struct cv_pe pe;
 	char *tmp = getenv("TMPDIR"), tmpl[256];
-	int i;
+	int i, fd;
 
+	/* the folder given (under wine: a Z: path), else TMPDIR, else /tmp */
 	snprintf(tmpl, sizeof tmpl, "%s/cv-pe.XXXXXX",
-		 tmp != NULL && *tmp ? tmp : (argc > 1 ? argv[1] : "/tmp"));
-	if (cv_os_mkstemp(tmpl) < 0)
+		 argc > 1              ? argv[1]
+		 : tmp != NULL && *tmp ? tmp
+				       : "/tmp");
+	/* a name of our own, closed before it becomes the folder (Windows
+	 * removes no open file) */
+	fd = cv_os_mkstemp(tmpl);
+	if (fd < 0 || cv_os_close(fd) != 0 || cv_os_unlink(tmpl) != 0 ||
+	    cv_os_mkdir(tmpl, 0700) != 0) {
+		printf("Bail out! cannot make %s\n", tmpl);
 		return 1;
-	cv_os_unlink(tmpl);
-	if (cv_os_mkdir(tmpl, 0700) != 0)
-		return 1;
+	}
 	snprintf(dir, sizeof dir, "%s", tmpl);
 
 	CHECK(native_of(b, pe_bytes(b, CV_PE_AMD64, 0x2022, 0x20b), &pe) == 1);
@@ -111,7 +117,7 @@ main(int argc, char **argv)
 	 * "name=expected") */
 	for (i = 2; i < argc; i++) {
 		char *eq = strrchr(argv[i], '=');
-		int fd, want;
+		int want;
 
 		if (eq == NULL)
 			continue;
@@ -122,6 +128,11 @@ main(int argc, char **argv)
 		if (fd >= 0)
 			cv_os_close(fd);
 	}
-	cv_fs_rmtree(dir, NULL);
+	{
+		char *f = cv_path_join(dir, "f.dll");
+		cv_os_unlink(f);
+		free(f);
+		cv_os_rmdir(dir);
+	}
 	return TEST_DONE();
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# suite.sh WIN_BUILD: the Windows validation child's steps under wine
+# (TAP), on NVIDIA-shaped Windows cuDNN folders built here with real PE
+# DLLs (mkcudnn.sh): a good 8.9 (bin/) and 9.18 (bin/x64/) pass, loaded
+# from their folder; 8.9 without zlibwapi.dll, a DLL patched to the i386
+# machine, a file that is no PE, a version other than the install's, and
+# a process already holding another copy of a sub-library (the loader
+# binds the import to it) each fail, saying so. WINEPREFIX as run.sh's.
+set -u
+build=${1:-build-win}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+probe="$here/$build/winprobe.exe"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudnnvm-winsuite.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export WINEPREFIX="$here/$build/wine" WINEDEBUG=${WINEDEBUG:--all} WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$WINEPREFIX"
+n=0 failed=0
+ok() { # ok NAME STATUS: one TAP line
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else
+		echo "not ok $n - $1"
+		failed=$((failed + 1))
+		sed 's/^/# /' "$tmp/out"
+	fi
+}
+# run DIR MAJOR EXPECT [args]: the probe's lines into $tmp/out
+run() {
+	local d=$1
+	shift
+	timeout 120 wine "$probe" "Z:$d" "$@" 2>&1 | tr -d '\r' >"$tmp/out"
+}
+has() { grep -qF -- "$1" "$tmp/out"; }
+
+v8=$("$here/tests/win/mkcudnn.sh" "$tmp" 8.9.6.50 12) &&
+	v9=$("$here/tests/win/mkcudnn.sh" "$tmp" 9.18.0.77 12) || exit 1
+# NVIDIA's archive has no zlibwapi.dll: the user adds it (here any x64 DLL
+# of that name stands in)
+run "$v8/bin" 8 8906
+has "result 0 fail cuDNN 8.3 to 9.1 need zlibwapi.dll" && has "result 1 skip"
+ok "8.9 without zlibwapi.dll: the files step fails naming it" $?
+cp "$v9/bin/x64/cudnn_ops64_9.dll" "$v8/bin/zlibwapi.dll"
+run "$v8/bin" 8 8906
+has "result 0 pass" && has "fact cudnn_version 8906" && has "result 1 pass cuDNN 8.9.6" &&
+	has "result 2 pass cuDNN DLLs loaded: 2, all from Z:${v8//\//\\}\\bin" &&
+	has "result 3 skip --no-gpu given"
+ok "validate --no-gpu: 8.9's cudnn64_8.dll loaded from its bin folder, 8906" $?
+run "$v9/bin/x64" 9 91800
+has "fact cudnn_version 91800" && has "result 2 pass cuDNN DLLs loaded: 2, all from" &&
+	has '\bin\x64'
+ok "9.18: cudnn64_9.dll from bin\\x64, 91800" $?
+run "$v9/bin/x64" 9 91800 gpu
+has "result 3 skip no NVIDIA driver: nvcuda.dll is not in the system folders" &&
+	has "result 4 skip"
+ok "without --no-gpu and no nvcuda.dll: driver and GPU skipped, said" $?
+run "$v9/bin/x64" 9 91700
+has "result 1 fail cudnnGetVersion() says 9.18.0 (91800) but this install is 9.17.0"
+ok "a DLL reporting another version than the install's fails" $?
+# another copy of the ops sub-library already in the process: the loader
+# binds cudnn64_8.dll's import to it
+mkdir -p "$tmp/cuda/bin" && cp "$v8/bin/cudnn_ops_infer64_8.dll" "$tmp/cuda/bin/"
+run "$v8/bin" 8 8906 preload "Z:$tmp/cuda/bin/cudnn_ops_infer64_8.dll"
+has "result 2 fail mixed load: Z:${tmp//\//\\}\\cuda\\bin\\cudnn_ops_infer64_8.dll is not from"
+ok "a cuDNN sub-library from another folder: provenance fails naming it" $?
+mkdir -p "$tmp/i386" && cp "$v8/bin"/*.dll "$tmp/i386/"
+python3 - "$tmp/i386/cudnn64_8.dll" <<'PY' || exit 1
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<H", b, struct.unpack_from("<I", b, 0x3c)[0] + 4, 0x14C)
+open(sys.argv[1], "wb").write(b)
+PY
+run "$tmp/i386" 8 8906
+has "cudnn64_8.dll is an i386 DLL, not an x86-64 DLL" && has "result 1 skip"
+ok "a DLL of another machine (i386) is refused before loading" $?
+mkdir -p "$tmp/text" && cp "$v8/bin"/*.dll "$tmp/text/" && echo 'not a DLL' >"$tmp/text/cudnn64_8.dll"
+run "$tmp/text" 8 8906
+has "cudnn64_8.dll is not a Windows DLL (no PE header)"
+ok "a cudnn64_8.dll that is no PE file is refused" $?
+# the PE reader's own cases under wine, and on the real DLLs
+wine "$here/$build/test_pe.exe" "Z:$tmp" "Z:$v8/bin/cudnn64_8.dll=1" \
+	"Z:$tmp/i386/cudnn64_8.dll=0" "Z:$tmp/text/cudnn64_8.dll=-1" 2>&1 | tr -d '\r' >"$tmp/out"
+! grep -q '^not ok' "$tmp/out" && grep -q '^1\.\.1[0-9]' "$tmp/out"
+ok "test_pe.c under wine, on built headers and the suite's DLLs" $?
+echo "1..$n"
+[ "$failed" -eq 0 ]
