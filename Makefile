@@ -245,7 +245,7 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 # (and base's Win32 twins first: windows-base, below; then the Windows
 # validation child's steps on PE DLLs built by the suite: tests/win/suite.sh)
 windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
-	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe
+	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
 	@tests/win/suite.sh $(WIN_BUILD)
 
@@ -403,11 +403,15 @@ $(WIN_BUILD)/test_os.exe: $(WIN_BUILD)/tests/unit/test_os.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 # The Windows validation child (validate's probe_win32.c, machine's PE
 # reader) over base's Win32 archive: winprobe.exe runs its steps on one
-# folder for tests/win/suite.sh, test_pe.exe is the PE reader's unit test.
+# folder for tests/win/suite.sh, test_pe.exe is the PE reader's unit test;
+# windoctor.exe gives doctor's Windows findings (lib/doctor/windows.c).
 WIN_PROBE_SRC = lib/validate/probe_win32.c lib/validate/probe_decode.c \
 	       lib/machine/pe.c
 $(WIN_BUILD)/winprobe.exe: $(WIN_BUILD)/tests/win/winprobe.o \
 	  $(WIN_PROBE_SRC:%.c=$(WIN_BUILD)/%.o) $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/windoctor.exe: $(WIN_BUILD)/tests/win/windoctor.o \
+	  $(WIN_BUILD)/lib/doctor/windows.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/test_pe.exe: $(WIN_BUILD)/tests/unit/test_pe.o \
 	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)

@@ -75,6 +75,56 @@ mkdir -p "$tmp/text" && cp "$v8/bin"/*.dll "$tmp/text/" && echo 'not a DLL' >"$t
 run "$tmp/text" 8 8906
 has "cudnn64_8.dll is not a Windows DLL (no PE header)"
 ok "a cudnn64_8.dll that is no PE file is refused" $?
+# doctor on the seed's hand install: an 8.6 copied into the CUDA
+# toolkit's folder (bin, include, lib\x64, as the seed's copy step does),
+# under C:\Program Files like the installer's, ahead of the store's 8.9
+# on PATH
+doc="$here/$build/windoctor.exe"
+cudaw='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\vcvtest'
+cudau="$WINEPREFIX/drive_c/Program Files/NVIDIA GPU Computing Toolkit/CUDA/vcvtest"
+trap 'rm -rf "$tmp" "$cudau"' EXIT
+rm -rf "$cudau" && mkdir -p "$cudau/bin" "$cudau/include" "$cudau/lib/x64"
+v86=$("$here/tests/win/mkcudnn.sh" "$tmp/old" 8.6.0.163 11) || exit 1
+cp "$v86/bin"/* "$cudau/bin/" && cp "$v86/include"/* "$cudau/include/" &&
+	cp "$v86/lib/x64"/* "$cudau/lib/x64/" && cp "$v86/include/cudnn_version.h" "$cudau/include/cudnn.h" &&
+	echo 'the toolkit' >"$cudau/bin/cudart64_12.dll" || exit 1
+storew="Z:${v8//\//\\}\\bin"
+# cmd LINE: run by wine's cmd.exe from a batch file (a command line
+# handed over from here would have its quotes escaped), its output in
+# $tmp/out
+cmd() {
+	printf '@echo off\r\n%s\r\n' "$1" >"$tmp/run.cmd"
+	timeout 120 wine cmd /c "Z:${tmp//\//\\}\\run.cmd" 2>&1 | tr -d '\r' >"$tmp/out"
+}
+cmd "set PATH=$cudaw\\bin;$storew;%PATH%& Z:$doc check \"$cudaw\" $storew 8 1"
+has "2|cuDNN 8.6.0 copied into $cudaw\\bin: cudnn64_8.dll and more|" &&
+	has "|del \"$cudaw\\bin\\cudnn*64_8.dll\" \"$cudaw\\include\\cudnn*.h\" \"$cudaw\\lib\\x64\\cudnn*.lib\"" &&
+	has "2|PATH finds cudnn64_8.dll first in $cudaw\\bin (cuDNN 8.6.0), not in $storew|"
+ok "doctor: cuDNN 8.6 copied into %CUDA_PATH%\\bin, and PATH finding it first, named" $?
+fix=$(grep -F 'copied into' "$tmp/out" | cut -d'|' -f4)
+cmd "$fix"
+[ ! -e "$cudau/bin/cudnn64_8.dll" ] && [ ! -e "$cudau/bin/cudnn_ops_infer64_8.dll" ] &&
+	[ ! -e "$cudau/include/cudnn.h" ] && [ ! -e "$cudau/lib/x64/cudnn.lib" ] &&
+	[ -e "$cudau/bin/cudart64_12.dll" ]
+ok "doctor's del, run as printed by cmd.exe, removes the copy and only it" $?
+rm "$v8/bin/zlibwapi.dll"
+cmd "set PATH=$cudaw\\bin;$storew;%PATH%& Z:$doc check \"$cudaw\" $storew 8 1"
+! has "copied into" && ! has "PATH finds" && has "2|zlibwapi.dll is missing from $storew|"
+ok "after the fix: no copy, the store's first; zlibwapi.dll missing said" $?
+# cudnnvm which cudnn64_8.dll: where's answer, in PATH order, the first
+# what cmd's own PATH search (%~\$PATH:i) finds
+mkdir -p "$tmp/early" && cp "$v8/bin/cudnn64_8.dll" "$tmp/early/"
+earlyw="Z:${tmp//\//\\}\\early"
+cmd "set PATH=$earlyw;$storew;%PATH%& Z:$doc where cudnn64_8.dll& for %%i in (cudnn64_8.dll) do @echo cmd:%%~\$PATH:i"
+[ "$(sed -n 1p "$tmp/out")" = "$earlyw\\cudnn64_8.dll" ] &&
+	[ "$(sed -n 2p "$tmp/out")" = "$storew\\cudnn64_8.dll" ] &&
+	has "cmd:$earlyw\\cudnn64_8.dll"
+ok "where cudnn64_8.dll: every PATH folder holding it, in order, as cmd finds it" $?
+cmd "set PATH=$earlyw;$storew;%PATH%& Z:$doc check - $storew 8 0"
+fix=$(grep -F 'PATH finds' "$tmp/out" | cut -d'|' -f4)
+[ -n "$fix" ] && cmd "set PATH=$earlyw;$storew;%PATH%& $fix& for %%i in (cudnn64_8.dll) do @echo cmd:%%~\$PATH:i" &&
+	has "cmd:$storew\\cudnn64_8.dll"
+ok "an older copy first on PATH: doctor's set PATH, run by cmd.exe, puts the store's first" $?
 # the PE reader's own cases under wine, and on the real DLLs
 wine "$here/$build/test_pe.exe" "Z:$tmp" "Z:$v8/bin/cudnn64_8.dll=1" \
 	"Z:$tmp/i386/cudnn64_8.dll=0" "Z:$tmp/text/cudnn64_8.dll=-1" 2>&1 | tr -d '\r' >"$tmp/out"
