@@ -85,22 +85,39 @@ valid_utf8(const unsigned char *s)
 	return 1;
 }
 
+/* A component Windows would not create as named, or would open as
+ * something else: a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9, and the
+ * superscript COM\u00b9-\u00b3, LPT\u00b9-\u00b3, CONIN$, CONOUT$, in any
+ * case, with any extension, and with spaces before it, which Win32 drops),
+ * a name ending in a dot or a space (dropped too: "lib." is "lib"), or a
+ * character Win32 refuses in a name. */
 static int
 reserved_windows(const char *c)
 {
-	static const char *const r[] = { "CON", "PRN", "AUX", "NUL", NULL };
+	static const char *const dev[] = { "CON",    "PRN",     "AUX", "NUL",
+					   "CONIN$", "CONOUT$", NULL };
 	size_t n = strcspn(c, ".");
 	size_t len = strlen(c);
 
 	if (len > 0 && (c[len - 1] == '.' || c[len - 1] == ' '))
 		return 1;
-	for (int i = 0; r[i]; i++)
-		if (n == 3 && strncasecmp(c, r[i], 3) == 0)
-			return 1;
-	if (n == 4 &&
-	    (strncasecmp(c, "COM", 3) == 0 || strncasecmp(c, "LPT", 3) == 0) &&
-	    c[3] >= '1' && c[3] <= '9')
+	if (strpbrk(c, "<>\"|?*") != NULL)
 		return 1;
+	while (n > 0 && c[n - 1] == ' ')
+		n--;
+	for (int i = 0; dev[i]; i++)
+		if (n == strlen(dev[i]) && strncasecmp(c, dev[i], n) == 0)
+			return 1;
+	if (n >= 4 &&
+	    (strncasecmp(c, "COM", 3) == 0 || strncasecmp(c, "LPT", 3) == 0)) {
+		const unsigned char *d = (const unsigned char *)c + 3;
+		if (n == 4 && d[0] >= '1' && d[0] <= '9')
+			return 1;
+		/* U+00B9, U+00B2, U+00B3 in UTF-8 */
+		if (n == 5 && d[0] == 0xc2 &&
+		    (d[1] == 0xb9 || d[1] == 0xb2 || d[1] == 0xb3))
+			return 1;
+	}
 	return 0;
 }
 
@@ -219,17 +236,17 @@ wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
 {
 	size_t l0 = strlen(c[0]);
 
-	if (type == AE_IFLNK)
+	if (type == XE_LINK)
 		return extract_reject(x, name,
 				      "is a symlink (a wheel holds none)");
 	if (l0 > 10 && strcmp(c[0] + l0 - 10, ".dist-info") == 0) {
-		if (*n == 2 && type == AE_IFREG &&
+		if (*n == 2 && type == XE_FILE &&
 		    (strcasecmp(c[1], "License.txt") == 0 ||
 		     strcasecmp(c[1], "LICENSE") == 0)) {
 			c[1] = (char *)"LICENSE";
 			return 0;
 		}
-		if (*n == 1 && type != AE_IFDIR)
+		if (*n == 1 && type != XE_DIR)
 			return extract_reject(x, name, "replaces a folder");
 		return 1; /* METADATA, RECORD, WHEEL: pip's, not cuDNN */
 	}
@@ -257,13 +274,13 @@ wheel_map(struct ectx *x, const char *name, char **c, int *n, int type)
 			"is outside nvidia/cudnn/ (a cuDNN wheel holds "
 			"nothing else)");
 	if (*n <= 2)
-		return type == AE_IFDIR || *n == 2
+		return type == XE_DIR || *n == 2
 			       ? 1
 			       : extract_reject(x, name, "replaces a folder");
 	if (strcmp(c[2], "lib") != 0 && strcmp(c[2], "include") != 0)
 		return 1; /* nvidia/cudnn/__init__.py and the like */
 	if (*n == 3)
-		return type == AE_IFDIR
+		return type == XE_DIR
 			       ? 1
 			       : extract_reject(x, name, "replaces a folder");
 	for (int i = 3; i < *n; i++)
@@ -318,7 +335,7 @@ top_map(struct ectx *x, const char *name, char **c, int n, int type)
 	int r;
 
 	if (!x->have_top) {
-		if (n == 1 && type != AE_IFDIR)
+		if (n == 1 && type != XE_DIR)
 			return extract_reject(x, name,
 					      "is not inside a top folder");
 		snprintf(x->top, sizeof x->top, "%s", c[0]);
@@ -331,13 +348,13 @@ top_map(struct ectx *x, const char *name, char **c, int n, int type)
 			x, name, "is outside the archive's single top folder");
 	}
 	if (n == 1)
-		return type != AE_IFDIR
+		return type != XE_DIR
 			       ? extract_reject(x, name,
 						"replaces the top folder")
 			       : 1; /* the top folder itself */
 	/* lib64 becomes our own link */
 	if (strcmp(c[1], "lib64") == 0) {
-		if (n == 2 && type == AE_IFLNK)
+		if (n == 2 && type == XE_LINK)
 			return 1;
 		c[1] = (char *)"lib";
 	}
@@ -347,9 +364,9 @@ top_map(struct ectx *x, const char *name, char **c, int n, int type)
 /* A symlink entry n components deep: a relative target that stays inside
  * the archive; 0 or <0 refused. */
 static int
-link_ok(struct ectx *x, const char *name, struct archive_entry *e, int n)
+link_ok(struct ectx *x, const char *name, const struct xentry *e, int n)
 {
-	const char *t = archive_entry_symlink(e);
+	const char *t = e->symlink;
 
 	if (t == NULL || *t == '\0')
 		return extract_reject(x, name, "is a symlink without a target");
@@ -364,12 +381,12 @@ link_ok(struct ectx *x, const char *name, struct archive_entry *e, int n)
 	return 0;
 }
 
-/* Apply the policy to one entry. Returns 0 to write it (pathname
- * rewritten), 1 to skip it, <0 to refuse the archive. */
+/* Apply the policy to one entry. Returns 0 to write it (as *relp, which
+ * the caller frees), 1 to skip it, <0 to refuse the archive. */
 int
-extract_policy(struct ectx *x, struct archive_entry *e)
+extract_policy_entry(struct ectx *x, const struct xentry *e, char **relp)
 {
-	const char *name = archive_entry_pathname(e);
+	const char *name = e->name;
 	char *buf = NULL, *rel, *key;
 	char **c;
 	int n, r = 0, type;
@@ -388,10 +405,16 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 		return extract_reject(
 			x, name, "is past the limit on the number of entries");
 	/* Hard links first: libarchive reports their type as 0. */
-	if (archive_entry_hardlink(e) != NULL)
+	if (e->hardlink != NULL)
 		return extract_reject(x, name, "is a hard link");
-	type = archive_entry_filetype(e);
-	if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK)
+	type = e->type;
+	/* a zip is a Windows archive (NVIDIA's, or a wheel): a link in one
+	 * would be a reparse point there, which nothing in cuDNN is */
+	if (x->zip && type == XE_LINK && !x->lim.wheel)
+		return extract_reject(x, name,
+				      "is a link (a Windows archive holds "
+				      "none)");
+	if (type != XE_FILE && type != XE_DIR && type != XE_LINK)
 		return extract_reject(
 			x, name,
 			"is a device, FIFO or socket (only files, folders and symlinks are allowed)");
@@ -409,19 +432,20 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 		r = 1;
 		goto out;
 	}
+	/* every component, the top folder's too, before any is mapped */
+	for (int i = 0; x->zip && i < n; i++)
+		if (reserved_windows(c[i])) {
+			r = extract_reject(x, name,
+					   "uses a name Windows reserves");
+			goto out;
+		}
 	if (x->lim.wheel) {
 		if ((r = wheel_map(x, name, c, &n, type)) != 0)
 			goto out;
 	} else if ((r = top_map(x, name, c, n, type)) != 0)
 		goto out;
-	for (int i = 1; i < n; i++) {
-		if (x->zip && reserved_windows(c[i])) {
-			r = extract_reject(x, name,
-					   "uses a name Windows reserves");
-			goto out;
-		}
+	for (int i = 1; i < n; i++)
 		cv_buf_addf(&out, "%s%s", i > 1 ? "/" : "", c[i]);
-	}
 	rel = cv_buf_detach(&out);
 	key = xstrdup(rel);
 	if (x->zip)
@@ -436,14 +460,12 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 			       : "is a duplicate");
 		goto out;
 	}
-	if (type == AE_IFLNK && (r = link_ok(x, name, e, n)) < 0) {
+	if (type == XE_LINK && (r = link_ok(x, name, e, n)) < 0) {
 		free(rel);
 		goto out;
 	}
-	if (type == AE_IFREG && archive_entry_size_is_set(e) &&
-	    archive_entry_size(e) >= 0 &&
-	    x->total + (uint64_t)archive_entry_size(e) >
-		    extract_bytes_allowed(x)) {
+	if (type == XE_FILE && e->size >= 0 &&
+	    x->total + (uint64_t)e->size > extract_bytes_allowed(x)) {
 		free(rel);
 		r = extract_reject(x, name,
 				   "makes the archive larger than the limit");
@@ -458,32 +480,13 @@ extract_policy(struct ectx *x, struct archive_entry *e)
 		r = 1;
 		goto out;
 	}
-	archive_entry_set_pathname(e, rel);
-	archive_entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	archive_entry_set_uname(e, NULL);
-	archive_entry_set_gname(e, NULL);
-	free(rel);
+	*relp = rel;
 	r = 0;
 out:
 	free(c);
 	free(buf);
 	cv_buf_release(&out);
 	return r;
-}
-
-/* Why reading `a` failed: the source's own error, or the archive's. */
-int
-extract_feed_error(struct archive *a, const struct feed *f, struct cv_err *err)
-{
-	if (f->failed) {
-		*err = f->err;
-		return f->err.code;
-	}
-	return cv_err_set(err, CV_EDATA, "corrupt or unsupported archive: %s",
-			  archive_error_string(a) ? archive_error_string(a)
-						  : "read error");
 }
 
 /* Where a link in the extracted tree leads, resolved the way the kernel

@@ -31,6 +31,47 @@ read_cb(struct archive *a, void *ud, const void **buf)
 	return n;
 }
 
+/* Why reading `a` failed: the source's own error, or the archive's. */
+int
+extract_feed_error(struct archive *a, const struct feed *f, struct cv_err *err)
+{
+	if (f->failed) {
+		*err = f->err;
+		return f->err.code;
+	}
+	return cv_err_set(err, CV_EDATA, "corrupt or unsupported archive: %s",
+			  archive_error_string(a) ? archive_error_string(a)
+						  : "read error");
+}
+
+int
+extract_policy(struct ectx *x, struct archive_entry *e)
+{
+	unsigned t = archive_entry_filetype(e);
+	struct xentry xe = {
+		archive_entry_pathname(e),
+		t == AE_IFREG   ? XE_FILE
+		: t == AE_IFDIR ? XE_DIR
+		: t == AE_IFLNK ? XE_LINK
+				: XE_OTHER,
+		archive_entry_size_is_set(e) ? archive_entry_size(e) : -1,
+		archive_entry_symlink(e), archive_entry_hardlink(e)
+	};
+	char *rel = NULL;
+	int r = extract_policy_entry(x, &xe, &rel);
+
+	if (r != 0)
+		return r;
+	archive_entry_set_pathname(e, rel);
+	archive_entry_set_perm(e, t == AE_IFDIR ? 0755 : 0644);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_uname(e, NULL);
+	archive_entry_set_gname(e, NULL);
+	free(rel);
+	return 0;
+}
+
 static int
 write_error(struct ectx *x, const char *name)
 {

@@ -511,8 +511,23 @@ int extract_enter(const char *dest, struct extract_place *back,
  * back when r is 0. */
 int extract_leave(struct extract_place *back, int r, struct cv_err *err);
 
-/* 0: write the entry (its pathname rewritten), 1: skip it, <0: refuse the
+/* One entry as the policy sees it, whoever read it (libarchive, or the
+ * zip reader of extract_zip.c where there is no libarchive). */
+enum { XE_OTHER, XE_FILE, XE_DIR, XE_LINK };
+struct xentry {
+	const char *name;
+	int type;             /* XE_* */
+	int64_t size;         /* -1: not known */
+	const char *symlink;  /* XE_LINK: its target */
+	const char *hardlink; /* not NULL: a hard link */
+};
+
+/* 0: write the entry as *rel (malloc'd), 1: skip it, <0: refuse the
  * archive with x->err set. */
+int extract_policy_entry(struct ectx *x, const struct xentry *e, char **rel);
+
+/* extract_tar.c: extract_policy_entry for a libarchive entry, its pathname
+ * rewritten and its owner and modes normalised when it is to be written. */
 int extract_policy(struct ectx *x, struct archive_entry *e);
 
 int extract_reject(struct ectx *x, const char *name, const char *why);

@@ -127,7 +127,8 @@ link_of(const char *rel)
 }
 
 /* A one-case hostile archive: the legit top plus `fn`'s entries. */
-#define TOP "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"
+#define TOP    "cudnn-linux-x86_64-9.1.0.70_cuda12-archive"
+#define WINTOP "cudnn-windows-x86_64-9.1.0.70_cuda12-archive"
 static int
 hostile(const char *dest, void (*fn)(void))
 {
@@ -320,6 +321,64 @@ main(void)
 	ar_end();
 	CHECK(extract_to("wincase", NULL, 0) == CV_EDATA);
 	CHECK(strstr(err.msg, "differs only in case") != NULL);
+
+	/* names Windows forbids, or reads as something else, in a Windows
+	 * zip (doc/reliability.md §6.3): each refused, nothing written */
+	{
+		static const char *const bad[] = { "../evil.dll",
+						   "/abs.dll",
+						   "C:foo.dll",
+						   "C:\\x.dll",
+						   "\\\\server\\share",
+						   "bin\\evil.dll",
+						   "bin/CON",
+						   "bin/con.txt",
+						   "bin/Nul.dll",
+						   "bin/AUX .h",
+						   "bin/prn",
+						   "bin/COM1.dll",
+						   "bin/lpt9",
+						   "bin/com\xc2\xb9.dll",
+						   "bin/CONOUT$",
+						   "bin/evil.",
+						   "bin/evil ",
+						   "bin/x.dll:stream",
+						   "bin/a<b",
+						   "bin/a|b",
+						   "bin/a?b",
+						   "bin/a*b",
+						   "bin/a\"b",
+						   "NUL/bin/x.dll",
+						   NULL };
+		for (int i = 0; bad[i]; i++) {
+			char n[300], dest[64];
+			if (bad[i][0] == '/' || strncmp(bad[i], "..", 2) == 0 ||
+			    strchr(bad[i], ':') != NULL || bad[i][0] == '\\' ||
+			    strncmp(bad[i], "NUL/", 4) == 0)
+				snprintf(n, sizeof n, "%s", bad[i]);
+			else
+				snprintf(n, sizeof n, WINTOP "/%s", bad[i]);
+			ar_begin(1);
+			ar_add(WINTOP "/bin/cudnn64_9.dll", AE_IFREG, "MZ",
+			       NULL, 0644);
+			ar_add(n, AE_IFREG, "x", NULL, 0644);
+			ar_end();
+			snprintf(dest, sizeof dest, "winbad%d", i);
+			CHECK(extract_to(dest, NULL, 0) == CV_EDATA);
+			if (err.code != CV_EDATA || strchr(err.msg, '\n'))
+				printf("# %s: %s\n", bad[i], err.msg);
+		}
+		/* the same names pass where Windows has them not reserved */
+		ar_begin(1);
+		ar_add(WINTOP "/bin/cudnn64_9.dll", AE_IFREG, "MZ", NULL, 0644);
+		ar_add(WINTOP "/bin/console.dll", AE_IFREG, "MZ", NULL, 0644);
+		ar_add(WINTOP "/bin/com10.dll", AE_IFREG, "MZ", NULL, 0644);
+		ar_add(WINTOP "/bin/nul_x.dll", AE_IFREG, "MZ", NULL, 0644);
+		ar_end();
+		CHECK(extract_to("wingood", NULL, 0) == 0);
+		CHECK(exists("wingood/bin/console.dll") &&
+		      exists("wingood/bin/com10.dll"));
+	}
 
 	/* hostile entries (doc/reliability.md §6.3) */
 	CHECK(refused("dotdot", h_dotdot, "'..'"));
