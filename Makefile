@@ -245,7 +245,8 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 # (and base's Win32 twins first: windows-base, below; then the Windows
 # validation child's steps on PE DLLs built by the suite: tests/win/suite.sh)
 windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
-	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe
+	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe \
+	  $(WIN_BUILD)/winexec.exe
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
 	@tests/win/suite.sh $(WIN_BUILD)
 
@@ -385,7 +386,8 @@ WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
-	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c
+	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c \
+	       lib/base/term.c lib/base/exec.c
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -O2 -g -MMD -MP
 WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32
@@ -412,6 +414,8 @@ $(WIN_BUILD)/winprobe.exe: $(WIN_BUILD)/tests/win/winprobe.o \
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/windoctor.exe: $(WIN_BUILD)/tests/win/windoctor.o \
 	  $(WIN_BUILD)/lib/doctor/windows.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/winexec.exe: $(WIN_BUILD)/tests/win/winexec.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/test_pe.exe: $(WIN_BUILD)/tests/unit/test_pe.o \
 	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)

@@ -888,4 +888,21 @@ int cv_url_same_mirror(const char *a, const char *b);
 int cv_man_command_text(const char *cmd, char **out);
 int cv_path_has_program(const char *name);
 
+/* ---- term.c: terminals -------------------------------------------------- */
+
+/* cv_os_isatty: 1 when fd (0, 1, 2) is a terminal (on Windows a console).
+ * cv_os_term_colors: 1 when it is one that shows ANSI colours, turning the
+ * Windows console's virtual-terminal mode on when it is off. */
+int cv_os_isatty(int fd);
+
+int cv_os_term_colors(int fd);
+
+/* ---- exec.c: a program in this process's place ------------------------ */
+
+/* Run argv[0] (looked for on PATH) with argv, this environment and these
+ * standard streams, its exit status becoming this process's: POSIX
+ * execvp; on Windows CreateProcessW, waited for, then exit with its code.
+ * Returns only when it cannot start: -1, errno ENOENT when not found. */
+int cv_os_exec(char *const *argv);
+
 #endif

@@ -38,6 +38,10 @@ long cv_fs_lock_holder(int fd);
  * NULL with EINVAL for bytes that are not UTF-8 (refused, never replaced:
  * a changed name is another file). The *_win32.c files share it. */
 wchar_t *cv_win_widen(const char *s);
+
+/* exec.c: argv as one command line that CommandLineToArgvW and the C
+ * runtime split back into the same arguments (xmalloc'd). */
+char *cv_os_command_line(char *const *argv);
 #endif
 
 #endif

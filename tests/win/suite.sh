@@ -125,6 +125,16 @@ fix=$(grep -F 'PATH finds' "$tmp/out" | cut -d'|' -f4)
 [ -n "$fix" ] && cmd "set PATH=$earlyw;$storew;%PATH%& $fix& for %%i in (cudnn64_8.dll) do @echo cmd:%%~\$PATH:i" &&
 	has "cmd:$storew\\cudnn64_8.dll"
 ok "an older copy first on PATH: doctor's set PATH, run by cmd.exe, puts the store's first" $?
+# exec: the program started in our place (CreateProcessW), each argument
+# arriving whole, its exit code ours; a missing one is ENOENT (127)
+ex="$here/$build/winexec.exe"
+timeout 60 wine "$ex" args "Z:$ex" echo 'a b' 'q"uote' 'back\' '' 'tail\\"x' 2>&1 | tr -d '\r' >"$tmp/out"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 3 ] && [ "$(cat "$tmp/out")" = "$(printf '[a b]\n[q"uote]\n[back\\]\n[]\n[tail\\\\"x]')" ]
+ok "exec: arguments with blanks, quotes, backslashes and none arrive whole; the exit code is the program's" $?
+timeout 60 wine "$ex" args no-such-program-here >"$tmp/out" 2>&1
+[ $? -eq 127 ] && has "No such file or directory"
+ok "exec of a program PATH does not have: ENOENT" $?
 # the PE reader's own cases under wine, and on the real DLLs
 wine "$here/$build/test_pe.exe" "Z:$tmp" "Z:$v8/bin/cudnn64_8.dll=1" \
 	"Z:$tmp/i386/cudnn64_8.dll=0" "Z:$tmp/text/cudnn64_8.dll=-1" 2>&1 | tr -d '\r' >"$tmp/out"
