@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* `global` alone: the default version, and whose it is. */
 static int
@@ -100,7 +99,7 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 	if (!a.unset && (r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0)
 		return r;
 	/* checked before anything is opened, so a user learns at once */
-	if (a.system && geteuid() != 0) {
+	if (a.system && cv_os_euid() != 0) {
 		char text[64] = "--unset";
 
 		if (!a.unset)

@@ -208,12 +208,11 @@ int
 cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct cmd_spec *spec = cmd_find(cmd);
-	char *text = NULL;
+	char *text;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
+	text = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (spec != NULL && strchr(spec->usage, '\n') != NULL)
 		/* one line, always: a command with several forms points to
