@@ -70,7 +70,10 @@ wing_lib    = $(foreach w,$(call reverse,$(1)),$(BUILD)/lib/libcv-$(w).a)
 # the Windows-only files: the install wing's backends (make windows-check)
 # and base's Win32 twins (make windows-base)
 WIN_ONLY = lib/install/sha256_bcrypt.c lib/install/http_winhttp.c
-LIB_SRC  = $(filter-out $(WIN_ONLY) %_win32.c,$(wildcard $(WINGS:%=lib/%/*.c)))
+# JSON: jansson's backend in the Linux builds, jsmn's for Windows (the unit
+# tests and the fuzz target build both: tests/unit/test_json.c)
+JSON_JSMN = lib/base/json_jsmn.c
+LIB_SRC  = $(filter-out $(WIN_ONLY) $(JSON_JSMN) %_win32.c,$(wildcard $(WINGS:%=lib/%/*.c)))
 CMD_SRC  = $(wildcard cmd/*.c)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -79,7 +82,7 @@ CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
 # and from an archive only the command files that table reaches.
 FRONT_OBJ = $(BUILD)/cmd/main.o $(BUILD)/cmd/table-front.o
 CMDA = $(BUILD)/libcudnnvm-cmd.a
-UNIT_BIN = $(UNIT_SRC:%.c=$(BUILD)/%)
+UNIT_BIN = $(UNIT_SRC:%.c=$(BUILD)/%) $(BUILD)/tests/unit/test_json_jsmn
 LIBA = $(call wing_lib,$(WINGS))
 FRONT_LIBA = $(call wing_lib,$(FRONT_WINGS))
 BIN  = $(BUILD)/cudnnvm
@@ -121,7 +124,7 @@ FORCE:
 # ../libexec/cudnnvm/ beside it
 $(BUILD)/cmd/handoff.o: ALL_CFLAGS += -DCV_LIBEXECDIR='"$(LIBEXECDIR)"'
 define wing_archive
-$(BUILD)/lib/libcv-$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(WIN_ONLY) %_win32.c,$(wildcard lib/$(1)/*.c)))
+$(BUILD)/lib/libcv-$(1).a: $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(WIN_ONLY) $(JSON_JSMN) %_win32.c,$(wildcard lib/$(1)/*.c)))
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
 endef
@@ -151,6 +154,11 @@ $(HELPER): $(CMD_OBJ) $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(HELPER_LIBS) $(LDLIBS)
 $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
+# the same JSON vectors over jsmn's backend: its object before the
+# archives, so that jansson's is never pulled in
+$(BUILD)/tests/unit/test_json_jsmn: $(BUILD)/tests/unit/test_json.o \
+	  $(BUILD)/$(JSON_JSMN:.c=.o) $(LIBA)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
 
 unit-bins: $(UNIT_BIN)
 
@@ -172,6 +180,15 @@ FUZZ_SAN     = -fsanitize=fuzzer-no-link,address,undefined \
 FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN = $(FUZZ_SRC:%.c=$(BUILD)/%)
 $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(LIBA)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
+	  -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
+# The JSON target holds both backends: jsmn's object with its cv_json_*
+# renamed cv_jsmn_*, beside the base archive's jansson one (base alone)
+$(BUILD)/tests/fuzz/json_jsmn_renamed.o: $(BUILD)/$(JSON_JSMN:.c=.o)
+	nm -P --defined-only $< | awk '$$1 ~ /^cv_json_/ { print $$1, "cv_jsmn_" substr($$1, 9) }' >$@.syms
+	objcopy --redefine-syms=$@.syms $< $@
+$(BUILD)/tests/fuzz/fuzz_json: $(BUILD)/tests/fuzz/fuzz_json.o \
+	  $(BUILD)/tests/fuzz/json_jsmn_renamed.o $(call wing_lib,base)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined $(LDFLAGS) \
 	  -o $@ $^ $(HELPER_LIBS) $(LDLIBS)
 # The module-file target loads what the writer makes with real Tcl and Lua
@@ -387,9 +404,9 @@ WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
 	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c \
-	       lib/base/term.c lib/base/exec.c
+	       lib/base/term.c lib/base/exec.c lib/base/json.c $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
-	       -O2 -g -MMD -MP
+	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
 WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32
 WINBASE_A = $(WIN_BUILD)/lib/libcv-base.a
 WINBASE_ENV = WINEPREFIX=$(abspath $(WIN_BUILD))/wine WINEDEBUG=-all \
@@ -399,6 +416,13 @@ WINBASE_ENV = WINEPREFIX=$(abspath $(WIN_BUILD))/wine WINEDEBUG=-all \
 $(WIN_BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WINBASE_CFLAGS) -c $< -o $@
+# jsmn.h (libjsmn-dev) is header-only: a copy of its own for mingw, which
+# must not read the build machine's other headers
+JSMN_H ?= /usr/include/jsmn.h
+$(WIN_BUILD)/include/jsmn.h: $(JSMN_H)
+	@mkdir -p $(@D)
+	cp $(JSMN_H) $@
+$(WIN_BUILD)/$(JSON_JSMN:.c=.o): $(WIN_BUILD)/include/jsmn.h
 $(WINBASE_A): $(WIN_BASE_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
 $(WIN_BUILD)/test_os.exe: $(WIN_BUILD)/tests/unit/test_os.o $(WINBASE_A)

@@ -6,7 +6,6 @@
 #include "python/python.h"
 #include "ui.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +20,17 @@ static int
 say_system(const struct cv_active *a, int json)
 {
 	if (json) {
-		json_t *o = json_pack("{s:n, s:s, s:s}", "id", "spec", a->spec,
-				      "origin", origin_names[a->origin]);
+		struct cv_json *o =
+			cv_json_pack("{s:n, s:s, s:s}", "id", "spec", a->spec,
+				     "origin", origin_names[a->origin]);
 		char *s;
 		if (a->origin == CV_ORIGIN_FILE)
-			json_object_set_new(o, "file", json_string(a->file));
-		s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			cv_json_object_set_new(o, "file",
+					       cv_json_string(a->file));
+		s = cv_json_dumps(o, CV_JSON_INDENT(2));
 		printf("%s\n", s);
 		free(s);
-		json_decref(o);
+		cv_json_decref(o);
 	} else if (a->origin == CV_ORIGIN_FILE) {
 		fputs("system (set by ", stdout);
 		ui_put_escaped(stdout, a->file);
@@ -44,29 +45,30 @@ static int
 print_json(const struct cv_active *a, int venv, const char *venv_dir,
 	   const char *module)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s}", "id", a->id, "spec", a->spec,
-			      "origin", origin_names[a->origin]);
+	struct cv_json *o =
+		cv_json_pack("{s:s, s:s, s:s}", "id", a->id, "spec", a->spec,
+			     "origin", origin_names[a->origin]);
 	char *s;
 
 	if (a->origin == CV_ORIGIN_FILE || a->origin == CV_ORIGIN_LOCK)
-		json_object_set_new(o, "file", json_string(a->file));
+		cv_json_object_set_new(o, "file", cv_json_string(a->file));
 	if (a->origin == CV_ORIGIN_LOCK)
-		json_object_set_new(o, "lock", json_string(a->lock));
+		cv_json_object_set_new(o, "lock", cv_json_string(a->lock));
 	if (venv)
-		json_object_set_new(o, "venv", json_string(venv_dir));
+		cv_json_object_set_new(o, "venv", cv_json_string(venv_dir));
 	if (a->venv[0]) {
-		json_object_set_new(o, "venv", json_string(a->venv));
-		json_object_set_new(o, "passed_over",
-				    json_string(a->passed_over));
-		json_object_set_new(o, "why", json_string(a->why));
+		cv_json_object_set_new(o, "venv", cv_json_string(a->venv));
+		cv_json_object_set_new(o, "passed_over",
+				       cv_json_string(a->passed_over));
+		cv_json_object_set_new(o, "why", cv_json_string(a->why));
 	}
 	if (a->origin == CV_ORIGIN_ENV && module != NULL)
-		json_object_set_new(o, "module", json_string(module));
-	json_object_set_new(o, "machine", cv_machine_json());
-	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		cv_json_object_set_new(o, "module", cv_json_string(module));
+	cv_json_object_set_new(o, "machine", cv_machine_json());
+	s = cv_json_dumps(o, CV_JSON_INDENT(2));
 	printf("%s\n", s);
 	free(s);
-	json_decref(o);
+	cv_json_decref(o);
 	return 0;
 }
 

@@ -12,7 +12,6 @@
 #include "ui.h"
 #include "validate/validate.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,12 +45,13 @@ explain(struct cmd_ctx *run, const char *msg, int json)
 		return cmd_fail(&err);
 	}
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:s}", "pattern", e.pattern,
-				      "cause", e.cause, "fix", e.fix);
-		char *s = json_dumps(o, JSON_COMPACT);
+		struct cv_json *o =
+			cv_json_pack("{s:s,s:s,s:s}", "pattern", e.pattern,
+				     "cause", e.cause, "fix", e.fix);
+		char *s = cv_json_dumps(o, CV_JSON_COMPACT);
 		printf("%s\n", s ? s : "{}");
 		free(s);
-		json_decref(o);
+		cv_json_decref(o);
 	} else {
 		ui_print(stdout, "matches: %s", e.pattern);
 		ui_print(stdout, "cause:   %s", e.cause);
@@ -65,21 +65,21 @@ static void
 print_json(const char *active, const struct cv_finding *f, size_t n,
 	   size_t problems)
 {
-	json_t *arr = json_array(), *o;
+	struct cv_json *arr = cv_json_array(), *o;
 	char *s;
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr,
-				      json_pack("{s:s,s:s,s:s,s:s}", "level",
-						level_name(f[i].level), "what",
-						f[i].what, "why", f[i].why,
-						"fix", f[i].fix));
-	o = json_pack("{s:s?,s:o,s:I,s:o}", "active", active, "findings", arr,
-		      "problems", (json_int_t)problems, "machine",
-		      cv_machine_json());
-	s = json_dumps(o, JSON_COMPACT);
+		cv_json_array_append_new(
+			arr,
+			cv_json_pack("{s:s,s:s,s:s,s:s}", "level",
+				     level_name(f[i].level), "what", f[i].what,
+				     "why", f[i].why, "fix", f[i].fix));
+	o = cv_json_pack("{s:s?,s:o,s:I,s:o}", "active", active, "findings",
+			 arr, "problems", (int64_t)problems, "machine",
+			 cv_machine_json());
+	s = cv_json_dumps(o, CV_JSON_COMPACT);
 	printf("%s\n", s ? s : "{}");
 	free(s);
-	json_decref(o);
+	cv_json_decref(o);
 }
 
 static void

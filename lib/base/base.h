@@ -905,4 +905,144 @@ int cv_os_term_colors(int fd);
  * Returns only when it cannot start: -1, errno ENOENT when not found. */
 int cv_os_exec(char *const *argv);
 
+/* ---- json.c, json_jansson.c / json_jsmn.c: JSON values ------------------
+ * One face, two backends: jansson on Linux, jsmn's tokenizer under a tree
+ * of base's own on Windows (Debian builds no mingw jansson). The names and
+ * the rules are jansson's, so that what reads or writes stored metadata,
+ * locks and --json output behaves and prints the same over either:
+ * - a value is counted: a constructor gives one reference, cv_json_decref
+ *   drops one (NULL is ignored); cv_json_*_new and "o" of cv_json_pack
+ *   take the caller's reference, even when they fail; getters lend theirs
+ *   (valid while the container holds the value);
+ * - objects keep their members in insertion order (document order when
+ *   parsed); setting a key that is there replaces its value in place;
+ * - strings are UTF-8, checked when made, and may hold NUL (stringn);
+ * - cv_json_dumps writes jansson's bytes for the flags below (a free()able
+ *   string; NULL for a value that is not an array or object). */
+struct cv_json;
+
+enum cv_json_type {
+	CV_JSON_OBJECT,
+	CV_JSON_ARRAY,
+	CV_JSON_STRING,
+	CV_JSON_INTEGER,
+	CV_JSON_REAL,
+	CV_JSON_TRUE,
+	CV_JSON_FALSE,
+	CV_JSON_NULL,
+};
+
+/* where a document did not parse: line and column from 1 (-1 when the
+ * failure was not in the text, e.g. the file did not open), position the
+ * byte offset, text jansson's sentence ("end of file expected near 'x'") */
+struct cv_json_error {
+	int line, column;
+	int position;
+	char source[80];
+	char text[160];
+};
+
+/* parse flags */
+#define CV_JSON_REJECT_DUPLICATES 0x1
+#define CV_JSON_DECODE_ANY        0x4 /* a top-level value that is no container */
+#define CV_JSON_ALLOW_NUL         0x10 /* "\u0000" in strings */
+/* dump flags: indent n (0..31) spaces a level, newlines between members;
+ * without COMPACT ", " and ": " separate */
+#define CV_JSON_INDENT(n) ((n)&0x1F)
+#define CV_JSON_COMPACT   0x20
+#define CV_JSON_SORT_KEYS 0x80 /* members by their keys' bytes */
+
+struct cv_json *cv_json_loadb(const char *buf, size_t len, size_t flags,
+			      struct cv_json_error *error);
+struct cv_json *cv_json_loads(const char *s, size_t flags,
+			      struct cv_json_error *error);
+/* the regular file at path (cv_fs_read_each: never through a link) */
+struct cv_json *cv_json_load_file(const char *path, size_t flags,
+				  struct cv_json_error *error);
+char *cv_json_dumps(const struct cv_json *v, size_t flags);
+
+struct cv_json *cv_json_incref(struct cv_json *v);
+void cv_json_decref(struct cv_json *v);
+
+enum cv_json_type cv_json_typeof(const struct cv_json *v);
+/* 0 for NULL */
+int cv_json_is_object(const struct cv_json *v);
+int cv_json_is_array(const struct cv_json *v);
+int cv_json_is_string(const struct cv_json *v);
+int cv_json_is_integer(const struct cv_json *v);
+int cv_json_is_real(const struct cv_json *v);
+int cv_json_is_number(const struct cv_json *v);
+int cv_json_is_true(const struct cv_json *v);
+int cv_json_is_false(const struct cv_json *v);
+int cv_json_is_boolean(const struct cv_json *v);
+int cv_json_is_null(const struct cv_json *v);
+
+/* getters: NULL, "", 0 or 0.0 for a value of another type (or NULL) */
+struct cv_json *cv_json_object_get(const struct cv_json *o, const char *key);
+size_t cv_json_object_size(const struct cv_json *o);
+size_t cv_json_array_size(const struct cv_json *a);
+struct cv_json *cv_json_array_get(const struct cv_json *a, size_t i);
+const char *cv_json_string_value(const struct cv_json *s);
+size_t cv_json_string_length(const struct cv_json *s);
+int64_t cv_json_integer_value(const struct cv_json *i);
+double cv_json_real_value(const struct cv_json *r);
+/* an integer or a real as a double */
+double cv_json_number_value(const struct cv_json *n);
+
+/* the members of o in order: an iterator (NULL past the last), its key
+ * and value; the key's iterator again (what the foreach walks by) */
+void *cv_json_object_iter(struct cv_json *o);
+void *cv_json_object_iter_next(struct cv_json *o, void *iter);
+const char *cv_json_object_iter_key(void *iter);
+struct cv_json *cv_json_object_iter_value(void *iter);
+void *cv_json_object_key_to_iter(const char *key);
+
+/* for each member (the object is not changed meanwhile) */
+#define cv_json_object_foreach(o, key, value)                          \
+	for ((key) = cv_json_object_iter_key(cv_json_object_iter(o));  \
+	     (key) && ((value) = cv_json_object_iter_value(            \
+			       cv_json_object_key_to_iter(key)));      \
+	     (key) = cv_json_object_iter_key(cv_json_object_iter_next( \
+		     (o), cv_json_object_key_to_iter(key))))
+#define cv_json_array_foreach(a, index, value)                         \
+	for ((index) = 0; (index) < cv_json_array_size(a) &&           \
+			  ((value) = cv_json_array_get((a), (index))); \
+	     (index)++)
+
+/* builders: NULL for a string that is not UTF-8 (or a NaN or infinite
+ * real) */
+struct cv_json *cv_json_object(void);
+struct cv_json *cv_json_array(void);
+struct cv_json *cv_json_string(const char *s);
+struct cv_json *cv_json_stringn(const char *s, size_t len);
+struct cv_json *cv_json_integer(int64_t i);
+struct cv_json *cv_json_real(double d);
+struct cv_json *cv_json_true(void);
+struct cv_json *cv_json_false(void);
+struct cv_json *cv_json_boolean(int b);
+struct cv_json *cv_json_null(void);
+
+/* 0, or -1 (o not an object, key not UTF-8, value NULL): _new takes the
+ * reference to value either way, set adds one of its own */
+int cv_json_object_set_new(struct cv_json *o, const char *key,
+			   struct cv_json *value);
+int cv_json_object_set(struct cv_json *o, const char *key,
+		       struct cv_json *value);
+/* 0, or -1 when key is not there */
+int cv_json_object_del(struct cv_json *o, const char *key);
+/* every member of other set in o; other's reference taken */
+int cv_json_object_update_new(struct cv_json *o, struct cv_json *other);
+int cv_json_array_append_new(struct cv_json *a, struct cv_json *value);
+int cv_json_array_append(struct cv_json *a, struct cv_json *value);
+
+/* jansson's json_pack for the forms the callers use: { } [ ] around
+ * "s:" keys and values s (char *), s? (char *, NULL: null), i (int),
+ * I (int64_t), b (int), f (double), n, o (struct cv_json *, taken),
+ * O (struct cv_json *, referenced); ',' ':' and spaces between. NULL when
+ * a value cannot be made (an s or o that is NULL), every o taken still. */
+struct cv_json *cv_json_pack(const char *fmt, ...);
+
+/* "jansson/2.14" or "jsmn/1.1.0": the backend built in */
+const char *cv_json_library(void);
+
 #endif

@@ -32,6 +32,13 @@ int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 /* The pid holding a flock on the file open at fd, 0 when unknown. */
 long cv_fs_lock_holder(int fd);
 
+/* ---- json.c: what both JSON backends share ---------------------------- */
+
+/* error's line, column and position for the byte at off of the len at
+ * buf, as jansson counts them (the byte counted, a character a column) */
+void cv_json_error_at(struct cv_json_error *error, const char *buf, size_t len,
+		      size_t off);
+
 #ifdef _WIN32
 #include <wchar.h>
 /* file_win32.c: UTF-8 to UTF-16 for the wide Win32 calls, xmalloc'd;

@@ -7,10 +7,10 @@
 
 #include <archive.h>
 #include <curl/curlver.h>
-#include <jansson.h>
 #include <libdeflate.h>
 #include <lzma.h>
 #include <openssl/opensslv.h>
+#include <stdio.h>
 
 /* the Makefile passes both (git's commit; pkg-config's inih version, as
  * inih's header carries none) */
@@ -38,9 +38,14 @@ cv_build_libraries(void)
 	/* name/version, as curl -V writes them: "libdeflate 1.14" would read
 	 * to a scanner (lintian's embedded-library check) as zlib's own
 	 * "deflate 1.x" banner */
-	return "inih/" CV_INIH_VERSION ", jansson/" JANSSON_VERSION
-	       ", libcurl/" LIBCURL_VERSION
-	       ", libarchive/" ARCHIVE_VERSION_ONLY_STRING ", " OPENSSL_SAYS
-	       ", liblzma/" LZMA_VERSION_STRING
-	       ", libdeflate/" LIBDEFLATE_VERSION_STRING;
+	static char s[256];
+
+	/* the JSON backend says its own name (only its file includes it) */
+	snprintf(s, sizeof s, "%s%s%s", "inih/" CV_INIH_VERSION ", ",
+		 cv_json_library(),
+		 ", libcurl/" LIBCURL_VERSION
+		 ", libarchive/" ARCHIVE_VERSION_ONLY_STRING ", " OPENSSL_SAYS
+		 ", liblzma/" LZMA_VERSION_STRING
+		 ", libdeflate/" LIBDEFLATE_VERSION_STRING);
+	return s;
 }

@@ -15,7 +15,6 @@
 #include "machine/machine_int.h"
 
 #include <ctype.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,11 +117,11 @@ cv_machine_toolkit_files(const char *home, int *major, int *minor, char *detail,
 
 	p = cv_path_join(home, "version.json");
 	if (read_small(p, buf, sizeof buf) == 0) {
-		json_t *o = json_loads(buf, 0, NULL);
-		const char *v = json_string_value(
-			json_object_get(json_object_get(o, "cuda"), "version"));
+		struct cv_json *o = cv_json_loads(buf, 0, NULL);
+		const char *v = cv_json_string_value(cv_json_object_get(
+			cv_json_object_get(o, "cuda"), "version"));
 		found = v != NULL && parse_major_minor(v, major, minor);
-		json_decref(o);
+		cv_json_decref(o);
 	}
 	if (found)
 		goto done;
@@ -554,42 +553,43 @@ cv_machine_cuda(char *how, size_t n, struct cv_err *err)
 	return 0;
 }
 
-static json_t *
+static struct cv_json *
 fact_json(const struct cv_fact *f)
 {
 	char v[16];
 
 	if (f->major <= 0)
-		return f->source[0]
-			       ? json_pack("{s:n,s:s,s:s}", "version", "source",
-					   f->source, "detail", f->detail)
-			       : json_null();
+		return f->source[0] ? cv_json_pack("{s:n,s:s,s:s}", "version",
+						   "source", f->source,
+						   "detail", f->detail)
+				    : cv_json_null();
 	snprintf(v, sizeof v, "%d.%d", f->major, f->minor);
-	return json_pack("{s:s,s:s,s:s}", "version", v, "source", f->source,
-			 "detail", f->detail);
+	return cv_json_pack("{s:s,s:s,s:s}", "version", v, "source", f->source,
+			    "detail", f->detail);
 }
 
-struct json_t *
+struct cv_json *
 cv_machine_json(void)
 {
 	const struct cv_machine *m = cv_machine_get(CV_MACHINE_ALL);
 	char how[PATH_MAX + 64];
 	int cuda = cv_machine_cuda(how, sizeof how, NULL);
-	json_t *o = json_object();
+	struct cv_json *o = cv_json_object();
 
-	json_object_set_new(o, "cuda_toolkit", fact_json(&m->toolkit));
-	json_object_set_new(o, "driver_cuda", fact_json(&m->driver));
-	json_object_set_new(o, "driver_version",
-			    m->driver_version[0]
-				    ? json_string(m->driver_version)
-				    : json_null());
-	json_object_set_new(o, "gpu_arch", fact_json(&m->gpu_arch));
-	json_object_set_new(o, "preferred_cuda",
-			    cuda > 0 ? json_integer(cuda) : json_null());
-	json_object_set_new(o, "preferred_cuda_from",
-			    cuda > 0 ? json_string(how) : json_null());
+	cv_json_object_set_new(o, "cuda_toolkit", fact_json(&m->toolkit));
+	cv_json_object_set_new(o, "driver_cuda", fact_json(&m->driver));
+	cv_json_object_set_new(o, "driver_version",
+			       m->driver_version[0]
+				       ? cv_json_string(m->driver_version)
+				       : cv_json_null());
+	cv_json_object_set_new(o, "gpu_arch", fact_json(&m->gpu_arch));
+	cv_json_object_set_new(o, "preferred_cuda",
+			       cuda > 0 ? cv_json_integer(cuda)
+					: cv_json_null());
+	cv_json_object_set_new(o, "preferred_cuda_from",
+			       cuda > 0 ? cv_json_string(how) : cv_json_null());
 	if (m->bad[0])
-		json_object_set_new(o, "error", json_string(m->bad));
+		cv_json_object_set_new(o, "error", cv_json_string(m->bad));
 	return o;
 }
 

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-struct json_t;
+struct cv_json;
 
 /* ---- manifest.c / remote.c / resolve.c: NVIDIA's mirror ---------------- */
 
@@ -88,7 +88,7 @@ int cv_machine_cudnn_min_arch(const struct cv_version *v);
 int cv_machine_arch_fits(const struct cv_version *v, char *why, size_t n);
 
 /* Every fact with its source, for doctor --json and current --json. */
-struct json_t *cv_machine_json(void);
+struct cv_json *cv_machine_json(void);
 
 /* ldcache.c: call fn for every "soname => path" line of `ldconfig -p`
  * (nothing when ldconfig is missing or takes over 5 seconds). */

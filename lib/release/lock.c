@@ -10,7 +10,6 @@
 #include "release/release_int.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +28,15 @@ bad(struct cv_err *err, const char *name, const char *field, const char *what)
 /* Only the keys of the format, each of them, and `optional` (NULL: none)
  * when there. */
 static int
-keys_optional(json_t *obj, const char *const *keys, const char *optional,
-	      const char *name, const char *where, struct cv_err *err)
+keys_optional(struct cv_json *obj, const char *const *keys,
+	      const char *optional, const char *name, const char *where,
+	      struct cv_err *err)
 {
 	const char *key;
-	json_t *v;
+	struct cv_json *v;
 	char field[160];
 
-	json_object_foreach(obj, key, v)
+	cv_json_object_foreach(obj, key, v)
 	{
 		size_t i;
 		for (i = 0; keys[i] != NULL; i++)
@@ -51,7 +51,7 @@ keys_optional(json_t *obj, const char *const *keys, const char *optional,
 		}
 	}
 	for (size_t i = 0; keys[i] != NULL; i++)
-		if (json_object_get(obj, keys[i]) == NULL) {
+		if (cv_json_object_get(obj, keys[i]) == NULL) {
 			snprintf(field, sizeof field, "%s%s%s", where,
 				 *where ? "." : "", keys[i]);
 			return bad(err, name, field, "missing");
@@ -60,26 +60,26 @@ keys_optional(json_t *obj, const char *const *keys, const char *optional,
 }
 
 static int
-keys_exactly(json_t *obj, const char *const *keys, const char *name,
+keys_exactly(struct cv_json *obj, const char *const *keys, const char *name,
 	     const char *where, struct cv_err *err)
 {
 	return keys_optional(obj, keys, NULL, name, where, err);
 }
 
 static int
-get_string(json_t *obj, const char *key, char *out, size_t n, const char *name,
-	   const char *where, struct cv_err *err)
+get_string(struct cv_json *obj, const char *key, char *out, size_t n,
+	   const char *name, const char *where, struct cv_err *err)
 {
-	json_t *v = json_object_get(obj, key);
+	struct cv_json *v = cv_json_object_get(obj, key);
 	char field[160];
 
 	snprintf(field, sizeof field, "%s%s%s", where, *where ? "." : "", key);
-	if (!json_is_string(v))
+	if (!cv_json_is_string(v))
 		return bad(err, name, field, "expected a string");
-	if (json_string_length(v) >= n ||
-	    strlen(json_string_value(v)) != json_string_length(v))
+	if (cv_json_string_length(v) >= n ||
+	    strlen(cv_json_string_value(v)) != cv_json_string_length(v))
 		return bad(err, name, field, "too long");
-	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	memcpy(out, cv_json_string_value(v), cv_json_string_length(v) + 1);
 	return 0;
 }
 
@@ -124,14 +124,14 @@ cv_dep_url_ok(const char *name, const char *platform, const char *version,
  * a lock without the key means) or "cublas" (cuBLAS's own channel, which
  * serves libcublas only). */
 static int
-parse_channel(struct cv_lock_dep *d, json_t *v, const char *name,
+parse_channel(struct cv_lock_dep *d, struct cv_json *v, const char *name,
 	      const char *at, struct cv_err *err)
 {
 	char field[160];
 	int r;
 
 	snprintf(d->channel, sizeof d->channel, "%s", CV_CHANNEL_CUDA);
-	if (json_object_get(v, "channel") == NULL)
+	if (cv_json_object_get(v, "channel") == NULL)
 		return 0;
 	if ((r = get_string(v, "channel", d->channel, sizeof d->channel, name,
 			    at, err)) < 0)
@@ -152,27 +152,27 @@ parse_channel(struct cv_lock_dep *d, json_t *v, const char *name,
  * to its channel's tree and the very file of that component and release
  * (for the cublas channel, of the lock's CUDA major). */
 static int
-parse_deps(struct cv_lock_entry *e, json_t *a, int cuda, const char *name,
-	   const char *where, struct cv_err *err)
+parse_deps(struct cv_lock_entry *e, struct cv_json *a, int cuda,
+	   const char *name, const char *where, struct cv_err *err)
 {
 	static const char *const keys[] = { "name", "sha256",  "size",
 					    "url",  "version", NULL };
 	size_t i;
-	json_t *v;
+	struct cv_json *v;
 	int r;
 
-	if (!json_is_array(a))
+	if (!cv_json_is_array(a))
 		return bad(err, name, where, "expected an array");
-	if (json_array_size(a) > CV_LOCK_MAX_DEPS)
+	if (cv_json_array_size(a) > CV_LOCK_MAX_DEPS)
 		return bad(err, name, where, "more entries than cuDNN needs");
-	json_array_foreach(a, i, v)
+	cv_json_array_foreach(a, i, v)
 	{
 		struct cv_lock_dep *d = &e->deps[i];
 		char at[128], field[160];
-		json_t *size;
+		struct cv_json *size;
 
 		snprintf(at, sizeof at, "%s[%zu]", where, i);
-		if (!json_is_object(v))
+		if (!cv_json_is_object(v))
 			return bad(err, name, at, "expected an object");
 		/* channel is optional: locks written before it still read */
 		if ((r = keys_optional(v, keys, "channel", name, at, err)) <
@@ -212,30 +212,31 @@ parse_deps(struct cv_lock_entry *e, json_t *a, int cuda, const char *name,
 		if (!sha256_ok(d->sha256))
 			return bad(err, name, field,
 				   "expected 64 lower-case hex digits");
-		size = json_object_get(v, "size");
+		size = cv_json_object_get(v, "size");
 		snprintf(field, sizeof field, "%s.size", at);
-		if (!json_is_integer(size) || json_integer_value(size) <= 0 ||
-		    (unsigned long long)json_integer_value(size) >
+		if (!cv_json_is_integer(size) ||
+		    cv_json_integer_value(size) <= 0 ||
+		    (unsigned long long)cv_json_integer_value(size) >
 			    CV_ARCHIVE_MAX_BYTES)
 			return bad(err, name, field, "expected a byte count");
-		d->size = (uint64_t)json_integer_value(size);
+		d->size = (uint64_t)cv_json_integer_value(size);
 		e->ndeps++;
 	}
 	return 0;
 }
 
 static int
-parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v, int cuda,
-	    const char *name, struct cv_err *err)
+parse_entry(struct cv_lock_entry *e, const char *platform, struct cv_json *v,
+	    int cuda, const char *name, struct cv_err *err)
 {
 	static const char *const keys[] = { "deps", "sha256", "size", "url",
 					    NULL };
 	char where[64], field[96];
-	json_t *size;
+	struct cv_json *size;
 	int r;
 
 	snprintf(where, sizeof where, "platforms.%s", platform);
-	if (!json_is_object(v))
+	if (!cv_json_is_object(v))
 		return bad(err, name, where, "expected an object");
 	if ((r = keys_exactly(v, keys, name, where, err)) < 0)
 		return r;
@@ -253,29 +254,30 @@ parse_entry(struct cv_lock_entry *e, const char *platform, json_t *v, int cuda,
 	if (!sha256_ok(e->sha256))
 		return bad(err, name, field,
 			   "expected 64 lower-case hex digits");
-	size = json_object_get(v, "size");
+	size = cv_json_object_get(v, "size");
 	snprintf(field, sizeof field, "%s.size", where);
-	if (!json_is_integer(size) || json_integer_value(size) <= 0 ||
-	    (unsigned long long)json_integer_value(size) > CV_ARCHIVE_MAX_BYTES)
+	if (!cv_json_is_integer(size) || cv_json_integer_value(size) <= 0 ||
+	    (unsigned long long)cv_json_integer_value(size) >
+		    CV_ARCHIVE_MAX_BYTES)
 		return bad(err, name, field, "expected a byte count");
-	e->size = (uint64_t)json_integer_value(size);
+	e->size = (uint64_t)cv_json_integer_value(size);
 	snprintf(field, sizeof field, "%s.deps", where);
-	return parse_deps(e, json_object_get(v, "deps"), cuda, name, field,
+	return parse_deps(e, cv_json_object_get(v, "deps"), cuda, name, field,
 			  err);
 }
 
 static int
-parse_platforms(struct cv_lock *lk, json_t *pv, const char *name,
+parse_platforms(struct cv_lock *lk, struct cv_json *pv, const char *name,
 		struct cv_err *err)
 {
 	const char *key;
-	json_t *v;
+	struct cv_json *v;
 	int r;
 
-	if (!json_is_object(pv) || json_object_size(pv) == 0)
+	if (!cv_json_is_object(pv) || cv_json_object_size(pv) == 0)
 		return bad(err, name, "platforms",
 			   "expected an object with at least one platform");
-	json_object_foreach(pv, key, v)
+	cv_json_object_foreach(pv, key, v)
 	{
 		char field[96];
 
@@ -295,14 +297,14 @@ parse_platforms(struct cv_lock *lk, json_t *pv, const char *name,
 }
 
 static int
-parse_manifest(struct cv_lock *lk, json_t *mv, const char *name,
+parse_manifest(struct cv_lock *lk, struct cv_json *mv, const char *name,
 	       struct cv_err *err)
 {
 	static const char *const keys[] = { "sha256", "url", NULL };
 	size_t n;
 	int r;
 
-	if (!json_is_object(mv))
+	if (!cv_json_is_object(mv))
 		return bad(err, name, "manifest", "expected an object");
 	if ((r = keys_exactly(mv, keys, name, "manifest", err)) < 0 ||
 	    (r = get_string(mv, "url", lk->manifest_url,
@@ -329,7 +331,7 @@ parse_manifest(struct cv_lock *lk, json_t *mv, const char *name,
 
 /* spec, id and source, and that the id is a build of the spec. */
 static int
-parse_names(struct cv_lock *lk, json_t *root, const char *name,
+parse_names(struct cv_lock *lk, struct cv_json *root, const char *name,
 	    struct cv_err *err)
 {
 	int r;
@@ -360,8 +362,8 @@ cv_lock_parse(struct cv_lock *lk, const char *name, const char *data,
 	static const char *const keys[] = { "format",    "id",     "manifest",
 					    "platforms", "source", "spec",
 					    NULL };
-	json_error_t je;
-	json_t *root, *fmt;
+	struct cv_json_error je;
+	struct cv_json *root, *fmt;
 	int r;
 
 	memset(lk, 0, sizeof *lk);
@@ -369,40 +371,41 @@ cv_lock_parse(struct cv_lock *lk, const char *name, const char *data,
 		return cv_err_set(err, CV_EDATA,
 				  "%s: larger than %u bytes; not a lock file",
 				  name, LOCK_MAX_BYTES);
-	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	root = cv_json_loadb(data, len, CV_JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL)
 		return cv_err_set(err, CV_EDATA,
 				  "%s: invalid JSON at line %d: %s", name,
 				  je.line, je.text);
-	if (!json_is_object(root)) {
+	if (!cv_json_is_object(root)) {
 		r = bad(err, name, "", "expected an object at the top");
 		goto out;
 	}
-	fmt = json_object_get(root, "format");
-	if (json_is_integer(fmt) && json_integer_value(fmt) > CV_LOCK_FORMAT) {
+	fmt = cv_json_object_get(root, "format");
+	if (cv_json_is_integer(fmt) &&
+	    cv_json_integer_value(fmt) > CV_LOCK_FORMAT) {
 		r = cv_err_set(err, CV_EDATA,
 			       "%s: format %lld is newer than this cudnnvm "
 			       "reads (%d); upgrade cudnnvm",
-			       name, (long long)json_integer_value(fmt),
+			       name, (long long)cv_json_integer_value(fmt),
 			       CV_LOCK_FORMAT);
 		goto out;
 	}
 	if ((r = keys_exactly(root, keys, name, "", err)) < 0)
 		goto out;
-	if (!json_is_integer(fmt) ||
-	    json_integer_value(fmt) != CV_LOCK_FORMAT) {
+	if (!cv_json_is_integer(fmt) ||
+	    cv_json_integer_value(fmt) != CV_LOCK_FORMAT) {
 		r = bad(err, name, "format", "expected 1");
 		goto out;
 	}
 	if ((r = parse_names(lk, root, name, err)) < 0 ||
-	    (r = parse_manifest(lk, json_object_get(root, "manifest"), name,
+	    (r = parse_manifest(lk, cv_json_object_get(root, "manifest"), name,
 				err)) < 0 ||
-	    (r = parse_platforms(lk, json_object_get(root, "platforms"), name,
-				 err)) < 0)
+	    (r = parse_platforms(lk, cv_json_object_get(root, "platforms"),
+				 name, err)) < 0)
 		goto out;
 	r = 0;
 out:
-	json_decref(root);
+	cv_json_decref(root);
 	if (r < 0)
 		memset(lk, 0, sizeof *lk);
 	return r;
@@ -435,43 +438,44 @@ cv_lock_read(const char *path, struct cv_lock *lk, struct cv_err *err)
 	return r;
 }
 
-static json_t *
+static struct cv_json *
 entry_json(const struct cv_lock_entry *e)
 {
-	json_t *deps = json_array();
+	struct cv_json *deps = cv_json_array();
 
 	for (size_t i = 0; i < e->ndeps; i++) {
 		const struct cv_lock_dep *d = &e->deps[i];
-		json_array_append_new(
-			deps,
-			json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "channel",
-				  d->channel[0] ? d->channel : CV_CHANNEL_CUDA,
-				  "name", d->name, "sha256", d->sha256, "size",
-				  (json_int_t)d->size, "url", d->url, "version",
-				  d->version));
+		cv_json_array_append_new(
+			deps, cv_json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}",
+					   "channel",
+					   d->channel[0] ? d->channel
+							 : CV_CHANNEL_CUDA,
+					   "name", d->name, "sha256", d->sha256,
+					   "size", (int64_t)d->size, "url",
+					   d->url, "version", d->version));
 	}
-	return json_pack("{s:o, s:s, s:I, s:s}", "deps", deps, "sha256",
-			 e->sha256, "size", (json_int_t)e->size, "url", e->url);
+	return cv_json_pack("{s:o, s:s, s:I, s:s}", "deps", deps, "sha256",
+			    e->sha256, "size", (int64_t)e->size, "url", e->url);
 }
 
 char *
 cv_lock_text(const struct cv_lock *lk)
 {
-	json_t *plats = json_object(), *root;
+	struct cv_json *plats = cv_json_object(), *root;
 	char *s, *out;
 
 	for (size_t i = 0; i < lk->n; i++)
-		json_object_set_new(plats, lk->entries[i].platform,
-				    entry_json(&lk->entries[i]));
-	root = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:s, s:s}", "format",
-			 CV_LOCK_FORMAT, "id", lk->id, "manifest", "sha256",
-			 lk->manifest_sha256, "url", lk->manifest_url,
-			 "platforms", plats, "source", lk->source, "spec",
-			 lk->spec);
+		cv_json_object_set_new(plats, lk->entries[i].platform,
+				       entry_json(&lk->entries[i]));
+	root = cv_json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:s, s:s}", "format",
+			    CV_LOCK_FORMAT, "id", lk->id, "manifest", "sha256",
+			    lk->manifest_sha256, "url", lk->manifest_url,
+			    "platforms", plats, "source", lk->source, "spec",
+			    lk->spec);
 	if (root == NULL)
 		abort(); /* only out of memory: the fields are strings */
-	s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
-	json_decref(root);
+	s = cv_json_dumps(root, CV_JSON_INDENT(2) | CV_JSON_SORT_KEYS);
+	cv_json_decref(root);
 	if (s == NULL)
 		abort();
 	out = xasprintf("%s\n", s);

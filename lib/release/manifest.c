@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,26 +104,27 @@ cuda_from_name(const char *rel)
 }
 
 static int
-str_field(json_t *obj, const char *key, const char **out, const char *path,
-	  char *bad, size_t nbad)
+str_field(struct cv_json *obj, const char *key, const char **out,
+	  const char *path, char *bad, size_t nbad)
 {
-	json_t *v = json_object_get(obj, key);
+	struct cv_json *v = cv_json_object_get(obj, key);
 
 	if (v == NULL) {
 		snprintf(bad, nbad, "%s.%s: missing", path, key);
 		return -1;
 	}
-	if (!json_is_string(v)) {
+	if (!cv_json_is_string(v)) {
 		snprintf(bad, nbad, "%s.%s: expected a string", path, key);
 		return -1;
 	}
-	*out = json_string_value(v);
+	*out = cv_json_string_value(v);
 	return 0;
 }
 
 /* Fill one entry from a file object; sets f->bad on a bad field. */
 static void
-parse_file(struct cv_release_file *f, json_t *obj, const char *path, int cuda)
+parse_file(struct cv_release_file *f, struct cv_json *obj, const char *path,
+	   int cuda)
 {
 	const char *rel = NULL, *sha = NULL, *size = NULL;
 	struct cv_err e = CV_ERR_INIT;
@@ -150,12 +150,12 @@ parse_file(struct cv_release_file *f, json_t *obj, const char *path, int cuda)
 	for (i = 0; i < 64; i++)
 		f->sha256[i] = (char)tolower((unsigned char)sha[i]);
 	f->sha256[64] = '\0';
-	if (json_object_get(obj, "size") == NULL) {
+	if (cv_json_object_get(obj, "size") == NULL) {
 		snprintf(f->bad, sizeof f->bad, "%s.size: missing", path);
 		return;
 	}
-	if (!json_is_string(json_object_get(obj, "size")) ||
-	    (size = json_string_value(json_object_get(obj, "size")),
+	if (!cv_json_is_string(cv_json_object_get(obj, "size")) ||
+	    (size = cv_json_string_value(cv_json_object_get(obj, "size")),
 	     parse_size(size, &f->size) < 0)) {
 		snprintf(f->bad, sizeof f->bad,
 			 "%s.size: expected a decimal string (1 to %llu)", path,
@@ -209,22 +209,22 @@ known_platform_shape(const char *k)
 }
 
 static void
-parse_platform(struct cv_manifest *m, const char *platform, json_t *pv)
+parse_platform(struct cv_manifest *m, const char *platform, struct cv_json *pv)
 {
 	const char *key;
-	json_t *v;
+	struct cv_json *v;
 	char path[128];
 	int flat = 0;
 
 	snprintf(path, sizeof path, "cudnn.%s", platform);
-	if (!json_is_object(pv)) {
+	if (!cv_json_is_object(pv)) {
 		struct cv_release_file *f = add_file(m, platform);
 		if (f)
 			snprintf(f->bad, sizeof f->bad,
 				 "%s: expected an object", path);
 		return;
 	}
-	json_object_foreach(pv, key, v)
+	cv_json_object_foreach(pv, key, v)
 	{
 		int cuda = variant_key(key);
 		char sub[160];
@@ -238,7 +238,7 @@ parse_platform(struct cv_manifest *m, const char *platform, json_t *pv)
 		if (f == NULL)
 			return;
 		snprintf(sub, sizeof sub, "%s.%s", path, key);
-		if (!json_is_object(v)) {
+		if (!cv_json_is_object(v)) {
 			f->cuda = cuda;
 			snprintf(f->bad, sizeof f->bad,
 				 "%s: expected an object", sub);
@@ -249,7 +249,7 @@ parse_platform(struct cv_manifest *m, const char *platform, json_t *pv)
 	/* 8.x shape, or a flat entry mixed with variants (9.27
 	 * windows-arm64): take it when it names a file, unless a nested
 	 * entry for the same variant exists. */
-	if (flat && json_object_get(pv, "relative_path") != NULL) {
+	if (flat && cv_json_object_get(pv, "relative_path") != NULL) {
 		struct cv_release_file tmp;
 		memset(&tmp, 0, sizeof tmp);
 		snprintf(tmp.platform, sizeof tmp.platform, "%s", platform);
@@ -267,8 +267,8 @@ int
 cv_manifest_parse(struct cv_manifest *m, const char *name, const char *data,
 		  size_t len, struct cv_err *err)
 {
-	json_error_t je;
-	json_t *root, *cudnn, *v;
+	struct cv_json_error je;
+	struct cv_json *root, *cudnn, *v;
 	const char *key, *s;
 	int r = 0;
 
@@ -280,39 +280,40 @@ cv_manifest_parse(struct cv_manifest *m, const char *name, const char *data,
 				  CV_MANIFEST_MAX_BYTES);
 	if (len == 0)
 		return cv_err_set(err, CV_EDATA, "manifest %s is empty", name);
-	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	root = cv_json_loadb(data, len, CV_JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL)
 		return cv_err_set(err, CV_EDATA,
 				  "manifest %s: invalid JSON at byte %d "
 				  "(line %d): %s",
 				  name, je.position, je.line, je.text);
-	if (!json_is_object(root)) {
+	if (!cv_json_is_object(root)) {
 		r = cv_err_set(err, CV_EDATA,
 			       "manifest %s: expected an object at the top",
 			       name);
 		goto out;
 	}
-	v = json_object_get(root, "release_label");
-	if (v != NULL && json_is_string(v) &&
-	    strlen(json_string_value(v)) < sizeof m->label)
-		snprintf(m->label, sizeof m->label, "%s", json_string_value(v));
-	v = json_object_get(root, "release_date");
-	if (v != NULL && json_is_string(v))
+	v = cv_json_object_get(root, "release_label");
+	if (v != NULL && cv_json_is_string(v) &&
+	    strlen(cv_json_string_value(v)) < sizeof m->label)
+		snprintf(m->label, sizeof m->label, "%s",
+			 cv_json_string_value(v));
+	v = cv_json_object_get(root, "release_date");
+	if (v != NULL && cv_json_is_string(v))
 		snprintf(m->release_date, sizeof m->release_date, "%s",
-			 json_string_value(v));
-	cudnn = json_object_get(root, "cudnn");
-	if (cudnn == NULL || !json_is_object(cudnn)) {
+			 cv_json_string_value(v));
+	cudnn = cv_json_object_get(root, "cudnn");
+	if (cudnn == NULL || !cv_json_is_object(cudnn)) {
 		r = cv_err_set(err, CV_EDATA, "manifest %s: cudnn: %s", name,
 			       cudnn ? "expected an object" : "missing");
 		goto out;
 	}
-	v = json_object_get(cudnn, "version");
-	if (v == NULL || !json_is_string(v)) {
+	v = cv_json_object_get(cudnn, "version");
+	if (v == NULL || !cv_json_is_string(v)) {
 		r = cv_err_set(err, CV_EDATA, "manifest %s: cudnn.version: %s",
 			       name, v ? "expected a string" : "missing");
 		goto out;
 	}
-	s = json_string_value(v);
+	s = cv_json_string_value(v);
 	if (cv_version_parse(&m->version, s, NULL) < 0 ||
 	    m->version.cuda != 0 || m->version.nparts != 4) {
 		r = cv_err_set(err, CV_EDATA,
@@ -326,14 +327,14 @@ cv_manifest_parse(struct cv_manifest *m, const char *name, const char *data,
 		snprintf(m->label, sizeof m->label, "%lu.%lu.%lu",
 			 m->version.part[0], m->version.part[1],
 			 m->version.part[2]);
-	json_object_foreach(cudnn, key, v)
+	cv_json_object_foreach(cudnn, key, v)
 	{
 		if (!known_platform_shape(key))
 			continue;
 		parse_platform(m, key, v);
 	}
 out:
-	json_decref(root);
+	cv_json_decref(root);
 	if (r < 0)
 		cv_manifest_release(m);
 	return r;
@@ -389,12 +390,12 @@ cv_manifest_variants(const struct cv_manifest *m, const char *platform,
 
 /* Whether a platform object has a cuda<N> key (the channel's shape). */
 static int
-has_variants(json_t *pv)
+has_variants(struct cv_json *pv)
 {
 	const char *key;
-	json_t *v;
+	struct cv_json *v;
 
-	json_object_foreach(pv, key, v)
+	cv_json_object_foreach(pv, key, v)
 	{
 		if (variant_key(key) != 0)
 			return 1;
@@ -408,8 +409,8 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 		      struct cv_release_file *out, char version[32],
 		      struct cv_err *err)
 {
-	json_error_t je;
-	json_t *root, *comp, *ver, *file;
+	struct cv_json_error je;
+	struct cv_json *root, *comp, *ver, *file;
 	char path[96];
 	int r = 0;
 
@@ -417,17 +418,17 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 	if (len == 0 || len > CV_MANIFEST_MAX_BYTES)
 		return cv_err_set(err, CV_EDATA, "manifest %s is %s", name,
 				  len ? "too large" : "empty");
-	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
+	root = cv_json_loadb(data, len, CV_JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL)
 		return cv_err_set(err, CV_EDATA,
 				  "manifest %s: invalid JSON at byte %d "
 				  "(line %d): %s",
 				  name, je.position, je.line, je.text);
-	comp = json_object_get(root, component);
-	ver = json_object_get(comp, "version");
-	file = json_object_get(comp, platform);
-	if (!json_is_object(comp) || !json_is_string(ver) ||
-	    !json_is_object(file)) {
+	comp = cv_json_object_get(root, component);
+	ver = cv_json_object_get(comp, "version");
+	file = cv_json_object_get(comp, platform);
+	if (!cv_json_is_object(comp) || !cv_json_is_string(ver) ||
+	    !cv_json_is_object(file)) {
 		r = cv_err_set(err, CV_ENOTFOUND,
 			       "manifest %s has no %s for %s", name, component,
 			       platform);
@@ -435,11 +436,11 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 	}
 	/* the component's own version, which names its store folder: the
 	 * spec grammar's characters and nothing else */
-	if (strlen(json_string_value(ver)) >= 32 ||
-	    cv_version_parse(&(struct cv_version){ 0 }, json_string_value(ver),
-			     NULL) < 0 ||
-	    strspn(json_string_value(ver), "0123456789.") !=
-		    strlen(json_string_value(ver))) {
+	if (strlen(cv_json_string_value(ver)) >= 32 ||
+	    cv_version_parse(&(struct cv_version){ 0 },
+			     cv_json_string_value(ver), NULL) < 0 ||
+	    strspn(cv_json_string_value(ver), "0123456789.") !=
+		    strlen(cv_json_string_value(ver))) {
 		r = cv_err_set(err, CV_EDATA,
 			       "manifest %s: %s.version: expected a version "
 			       "like 13.0.2.14",
@@ -448,12 +449,12 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 	}
 	/* cuBLAS's own channel files each CUDA major's archive a level
 	 * deeper, as cuDNN's manifests do: <platform>.cuda<N> */
-	if (json_object_get(file, "relative_path") == NULL &&
+	if (cv_json_object_get(file, "relative_path") == NULL &&
 	    has_variants(file)) {
 		char key[16];
 		snprintf(key, sizeof key, "cuda%d", cuda);
-		file = json_object_get(file, key);
-		if (!json_is_object(file)) {
+		file = cv_json_object_get(file, key);
+		if (!cv_json_is_object(file)) {
 			r = cv_err_set(err, CV_ENOTFOUND,
 				       "manifest %s has no %s for %s and "
 				       "CUDA %d",
@@ -461,7 +462,7 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 			goto out;
 		}
 	}
-	snprintf(version, 32, "%s", json_string_value(ver));
+	snprintf(version, 32, "%s", cv_json_string_value(ver));
 	snprintf(out->platform, sizeof out->platform, "%s", platform);
 	snprintf(path, sizeof path, "%s.%s", component, platform);
 	parse_file(out, file, path, cuda);
@@ -469,6 +470,6 @@ cv_manifest_component(const char *name, const char *data, size_t len,
 		r = cv_err_set(err, CV_EDATA, "manifest %s: %s", name,
 			       out->bad);
 out:
-	json_decref(root);
+	cv_json_decref(root);
 	return r;
 }
