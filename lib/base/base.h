@@ -895,6 +895,8 @@ enum cv_os_place {
 	CV_PLACE_USER_DATA,    /* $XDG_DATA_HOME/cudnnvm (~/.local/share),
 				* %LOCALAPPDATA%\cudnnvm */
 	CV_PLACE_MACHINE_DATA, /* /opt/cudnn, %ProgramData%\cudnnvm */
+	CV_PLACE_USER_CACHE,   /* $XDG_CACHE_HOME/cudnnvm (~/.cache),
+				* %LOCALAPPDATA%\cudnnvm\cache */
 };
 char *cv_os_place(int place);
 /* 1 when c parts a path's names here: '/', and on Windows '\\' too. */

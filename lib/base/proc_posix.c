@@ -151,12 +151,15 @@ cv_os_on_interrupt(int (*fn)(void))
 	sigaction(SIGINT, &sa, NULL);
 }
 
-/* $XDG_DATA_HOME when absolute (the XDG rule: a relative one is
- * ignored), else ~/.local/share; the machine's store is /opt/cudnn */
+/* $XDG_DATA_HOME (or $XDG_CACHE_HOME) when absolute (the XDG rule: a
+ * relative one is ignored), else under ~/.local/share (~/.cache); the
+ * machine's store is /opt/cudnn */
 char *
 cv_os_place(int place)
 {
-	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	int cache = place == CV_PLACE_USER_CACHE;
+	const char *x = getenv(cache ? "XDG_CACHE_HOME" : "XDG_DATA_HOME");
+	const char *home = getenv("HOME");
 
 	if (place == CV_PLACE_MACHINE_DATA)
 		return xstrdup("/opt/cudnn");
@@ -164,7 +167,8 @@ cv_os_place(int place)
 		return cv_path_join(x, "cudnnvm");
 	if (home == NULL || home[0] != '/')
 		return NULL;
-	return xasprintf("%s/.local/share/cudnnvm", home);
+	return xasprintf("%s/%s/cudnnvm", home,
+			 cache ? ".cache" : ".local/share");
 }
 
 int

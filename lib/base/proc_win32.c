@@ -296,9 +296,16 @@ known(const char *var, REFKNOWNFOLDERID id)
 char *
 cv_os_place(int place)
 {
+	char *p, *c;
+
 	if (place == CV_PLACE_MACHINE_DATA)
 		return known("ProgramData", &FOLDERID_ProgramData);
-	return known("LOCALAPPDATA", &FOLDERID_LocalAppData);
+	p = known("LOCALAPPDATA", &FOLDERID_LocalAppData);
+	if (place != CV_PLACE_USER_CACHE || p == NULL)
+		return p;
+	c = xasprintf("%s\\cache", p);
+	free(p);
+	return c;
 }
 
 int

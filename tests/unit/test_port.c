@@ -376,6 +376,13 @@ places(void)
 		      0);
 	CHECK(machine != NULL &&
 	      strcmp(machine, "C:\\ProgramData\\cudnnvm") == 0);
+	{
+		char *cache = cv_os_place(CV_PLACE_USER_CACHE);
+		CHECK(cache != NULL && user != NULL &&
+		      strncmp(cache, user, strlen(user)) == 0 &&
+		      strcmp(cache + strlen(user), "\\cache") == 0);
+		free(cache);
+	}
 	/* with the variable gone, the known folder says the same */
 	{
 		char *saved = xstrdup(getenv("LOCALAPPDATA"));
@@ -402,6 +409,16 @@ places(void)
 	user = cv_os_place(CV_PLACE_USER_DATA);
 	CHECK(user != NULL && strcmp(user, "/xdg/data/cudnnvm") == 0);
 	CHECK(machine != NULL && strcmp(machine, "/opt/cudnn") == 0);
+	{
+		char *cache;
+		cv_os_setenv("XDG_CACHE_HOME", "relative");
+		cv_os_setenv("HOME", "/home/u");
+		cache = cv_os_place(CV_PLACE_USER_CACHE);
+		/* a relative XDG folder is passed over */
+		CHECK(cache != NULL &&
+		      strcmp(cache, "/home/u/.cache/cudnnvm") == 0);
+		free(cache);
+	}
 	CHECK(cv_os_is_absolute("/x") && !cv_os_is_absolute("C:\\x"));
 	CHECK(cv_os_process_name(cv_os_pid(), name, sizeof name) == 0 &&
 	      strcmp(name, "test_port") == 0);
