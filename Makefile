@@ -116,7 +116,8 @@ $(BUILD)/commit: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' >$@
 $(BUILD)/lib/base/buildinfo.o: $(BUILD)/commit
-$(BUILD)/lib/base/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"' \
+$(BUILD)/lib/base/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"'
+$(BUILD)/lib/base/buildinfo_posix.o: ALL_CFLAGS += \
 	-DCV_INIH_VERSION='"$(shell pkg-config --modversion inih 2>/dev/null)"'
 .PHONY: FORCE
 FORCE:
@@ -393,21 +394,21 @@ lint-layers: $(LIB_OBJ)
 
 # Windows: base's face of the OS on Win32 (the *_win32.c twins of the
 # *_posix.c files), cross-built with mingw-w64 into an archive of its own,
-# and test_os.c against it, run under wine. WIN_BASE_SRC is every base file
-# that builds for Windows so far. Not yet: buildinfo.c and config.c (the
-# libraries they name, libarchive ... and inih, are not cross-built),
-# child.c (poll, fork and exec), fs.c (sys/sysmacros.h, flock and the *at calls of its
-# own), interrupt.c (sigaction), mantext.c (getline), platform.c (uname),
-# shell.c (getppid, the parent's /proc entry), and the *_posix.c files.
+# and test_os.c and test_port.c against it, run under wine. WIN_BASE_SRC is
+# every base file that builds for Windows so far: all but config.c (inih
+# is not cross-built) and the *_posix.c files.
 WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
 	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c \
+	       lib/base/fs.c lib/base/platform.c lib/base/interrupt.c \
+	       lib/base/mantext.c lib/base/shell.c lib/base/buildinfo.c \
+	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
 	       lib/base/term.c lib/base/exec.c lib/base/json.c $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
-WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32
+WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32 -lshell32 -lole32 -luuid
 WINBASE_A = $(WIN_BUILD)/lib/libcv-base.a
 WINBASE_ENV = WINEPREFIX=$(abspath $(WIN_BUILD))/wine WINEDEBUG=-all \
 	       WINEDLLOVERRIDES="mscoree,mshtml="
@@ -425,7 +426,7 @@ $(WIN_BUILD)/include/jsmn.h: $(JSMN_H)
 $(WIN_BUILD)/$(JSON_JSMN:.c=.o): $(WIN_BUILD)/include/jsmn.h
 $(WINBASE_A): $(WIN_BASE_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
-$(WIN_BUILD)/test_os.exe: $(WIN_BUILD)/tests/unit/test_os.o $(WINBASE_A)
+$(WIN_BUILD)/test_%.exe: $(WIN_BUILD)/tests/unit/test_%.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 # The Windows validation child (validate's probe_win32.c, machine's PE
 # reader) over base's Win32 archive: winprobe.exe runs its steps on one
@@ -444,14 +445,17 @@ $(WIN_BUILD)/winexec.exe: $(WIN_BUILD)/tests/win/winexec.o $(WINBASE_A)
 $(WIN_BUILD)/test_pe.exe: $(WIN_BUILD)/tests/unit/test_pe.o \
 	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
-# fails when the test fails, says no TAP plan, or any case is not ok
-windows-base: $(WIN_BUILD)/test_os.exe
+# each fails when the test fails, says no TAP plan, or any case is not ok
+WINBASE_TESTS = test_os test_port
+windows-base: $(WINBASE_TESTS:%=$(WIN_BUILD)/%.exe)
 	@mkdir -p $(WIN_BUILD)/wine
-	@rc=0; $(WINBASE_ENV) timeout 300 wine $< >$(WIN_BUILD)/test_os.tap || rc=$$?; \
-	  tr -d '\r' <$(WIN_BUILD)/test_os.tap; \
-	  if [ $$rc -ne 0 ] || grep -q '^not ok' $(WIN_BUILD)/test_os.tap || \
-	     ! grep -q '^1\.\.[1-9]' $(WIN_BUILD)/test_os.tap; then \
-	    echo "windows-base: test_os.exe failed under wine (exit $$rc)" >&2; exit 1; fi
+	@for t in $(WINBASE_TESTS); do rc=0; \
+	  $(WINBASE_ENV) timeout 300 wine $(WIN_BUILD)/$$t.exe >$(WIN_BUILD)/$$t.tap || rc=$$?; \
+	  tr -d '\r' <$(WIN_BUILD)/$$t.tap; \
+	  if [ $$rc -ne 0 ] || grep -q '^not ok' $(WIN_BUILD)/$$t.tap || \
+	     ! grep -q '^1\.\.[1-9]' $(WIN_BUILD)/$$t.tap; then \
+	    echo "windows-base: $$t.exe failed under wine (exit $$rc)" >&2; exit 1; fi; \
+	done
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 -include $(wildcard $(WIN_BUILD)/*/*/*.d $(WIN_BUILD)/*/*/*/*.d)

@@ -854,6 +854,56 @@ int cv_os_setenv(const char *name, const char *value);
  * has that id. */
 int cv_os_pid_alive(long pid);
 
+/* What the ported base files (fs.c, child.c, interrupt.c, platform.c,
+ * shell.c, mantext.c) ask of the OS. cv_os_lock: a lock on the open
+ * handle fd, exclusive or shared, waiting for it unless CV_LOCK_NOWAIT
+ * (then -1 with EWOULDBLOCK while another holds it); it goes with the
+ * handle's close. Two handles contend even in one process: flock's open
+ * file on POSIX, LockFileEx's handle on Win32. ENOLCK: the file system
+ * has no locks. */
+#define CV_LOCK_EX     0x1
+#define CV_LOCK_SH     0x2
+#define CV_LOCK_NOWAIT 0x4
+int cv_os_lock(int fd, unsigned how);
+/* The pid holding a lock on the file open at fd, 0 when it cannot be
+ * told (Linux's /proc/locks; Windows does not say). */
+long cv_os_lock_holder(int fd);
+/* The file name of process pid's program ("bash", "pwsh.exe") into buf:
+ * 0, or -1 when it cannot be read. */
+int cv_os_process_name(long pid, char *buf, size_t n);
+/* This executable's path into buf (n bytes): 0 or -1 with errno. */
+int cv_os_self(char *buf, size_t n);
+/* The family NVIDIA's platform names start with: "linux" or "windows". */
+const char *cv_os_family(void);
+/* The separator of PATH's folders (':' or ';') and what a program's file
+ * name ends with ("" or ".exe"). */
+char cv_os_path_list_sep(void);
+const char *cv_os_exe_suffix(void);
+/* The cores this process may run on, at least 1. */
+unsigned cv_os_cores(void);
+/* Call fn at each interrupt from the terminal (SIGINT; Ctrl-C or
+ * Ctrl-Break on a Windows console), outside the work it interrupts: a
+ * signal handler, a thread of its own on Windows. fn returns 1 when it
+ * took the interrupt, 0 for the default, which ends the process at once
+ * as the interrupt would have (SIGINT's own death, exit 0xC000013A). */
+void cv_os_on_interrupt(int (*fn)(void));
+/* cudnnvm's folder of a kind (enum cv_os_place) where this platform keeps
+ * it, xmalloc'd: from the environment where it names an absolute folder,
+ * else (Windows) from the known folders of the system; NULL when neither
+ * says. */
+enum cv_os_place {
+	CV_PLACE_USER_DATA,    /* $XDG_DATA_HOME/cudnnvm (~/.local/share),
+				* %LOCALAPPDATA%\cudnnvm */
+	CV_PLACE_MACHINE_DATA, /* /opt/cudnn, %ProgramData%\cudnnvm */
+	CV_PLACE_USER_CACHE,   /* $XDG_CACHE_HOME/cudnnvm (~/.cache),
+				* %LOCALAPPDATA%\cudnnvm\cache */
+};
+char *cv_os_place(int place);
+/* 1 when c parts a path's names here: '/', and on Windows '\\' too. */
+int cv_os_is_sep(int c);
+/* 1 when path is absolute here ("/x"; on Windows also "C:\x", "\\srv"). */
+int cv_os_is_absolute(const char *path);
+
 /* config.c: `cudnnvm config`, over the one table of keys the reader uses.
  * Keys are "section.name". verify_pins = mirror checks the built-in pins
  * everywhere except on the files' own [remote] mirror. */

@@ -39,16 +39,28 @@ long cv_fs_lock_holder(int fd);
 void cv_json_error_at(struct cv_json_error *error, const char *buf, size_t len,
 		      size_t off);
 
+/* ---- child.c and its platform's half (child_posix.c, child_win32.c) -- */
+
+/* How a child ended: its exit code, or the signal that killed it, or
+ * stopped (c->stop was set and it was killed), or left running (on_out
+ * stopped the reading). */
+struct cv_child_end {
+	int code, signal, stopped, left;
+};
+/* What cv_child_run returns for a child that ended so (c->signal set):
+ * its exit code, 128 + its signal, CV_EINTR when stopped, 0 when left. */
+int cv_child_end_code(struct cv_child *c, const struct cv_child_end *end,
+		      struct cv_err *err);
+/* n bytes the child wrote on stream 0 (stdout) or 1 (stderr), to c's
+ * buffers or on_out: 1 when on_out asks to stop reading. */
+int cv_child_take(struct cv_child *c, int stream, const char *data, size_t n);
+
 #ifdef _WIN32
 #include <wchar.h>
 /* file_win32.c: UTF-8 to UTF-16 for the wide Win32 calls, xmalloc'd;
  * NULL with EINVAL for bytes that are not UTF-8 (refused, never replaced:
  * a changed name is another file). The *_win32.c files share it. */
 wchar_t *cv_win_widen(const char *s);
-
-/* exec.c: argv as one command line that CommandLineToArgvW and the C
- * runtime split back into the same arguments (xmalloc'd). */
-char *cv_os_command_line(char *const *argv);
 #endif
 
 #endif

@@ -3,9 +3,7 @@
  * exit status; Windows has no exec, so the program is started with
  * CreateProcessW in this console, with this environment and standard
  * handles, waited for, and its exit code becomes this process's: what the
- * user and a calling script see is the same. The command line is quoted
- * the way CommandLineToArgvW and the C runtime split it back, so each
- * argument arrives whole. */
+ * user and a calling script see is the same. */
 #include "base/base.h"
 #include "base/base_int.h"
 
@@ -15,88 +13,25 @@
 #include <string.h>
 
 #ifdef _WIN32
-#include <windows.h>
-
-/* one argument as the MS C runtime reads it: quoted when it has a blank
- * or a quote (or is empty), each quote backslashed, backslashes doubled
- * only before a quote */
-static void
-quote_arg(struct cv_buf *b, const char *a)
-{
-	size_t slashes = 0;
-
-	if (*a != '\0' && strpbrk(a, " \t\n\v\"") == NULL) {
-		cv_buf_adds(b, a);
-		return;
-	}
-	cv_buf_adds(b, "\"");
-	for (; *a; a++) {
-		if (*a == '\\') {
-			slashes++;
-			continue;
-		}
-		for (; slashes > 0; slashes--)
-			cv_buf_adds(b, *a == '"' ? "\\\\" : "\\");
-		if (*a == '"')
-			cv_buf_adds(b, "\\\"");
-		else
-			cv_buf_add(b, a, 1);
-	}
-	for (; slashes > 0; slashes--)
-		cv_buf_adds(b, "\\\\");
-	cv_buf_adds(b, "\"");
-}
-
-char *
-cv_os_command_line(char *const *argv)
-{
-	struct cv_buf b = CV_BUF_INIT;
-	char *line;
-	size_t i;
-
-	for (i = 0; argv[i] != NULL; i++) {
-		if (i > 0)
-			cv_buf_adds(&b, " ");
-		quote_arg(&b, argv[i]);
-	}
-	line = cv_buf_detach(&b);
-	return line != NULL ? line : xstrdup("");
-}
-
 int
 cv_os_exec(char *const *argv)
 {
-	char *line = cv_os_command_line(argv);
-	wchar_t *w = cv_win_widen(line);
-	STARTUPINFOW si;
-	PROCESS_INFORMATION pi;
-	DWORD code = 1, e;
+	struct cv_child c = CV_CHILD_INIT;
+	struct cv_err err = CV_ERR_INIT;
+	int r;
 
-	free(line);
-	if (w == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
-	memset(&si, 0, sizeof si);
-	si.cb = sizeof si;
+	/* base's child (child_win32.c: the command line quoted as the C
+	 * runtime splits it, the program looked for on PATH and never in the
+	 * working folder), its streams this process's */
+	c.argv = (const char *const *)argv;
+	c.flags = CV_CHILD_SEARCH_PATH;
 	fflush(NULL);
-	/* the program is looked for as CreateProcessW looks: its folder,
-	 * the system folders, then PATH, .exe added */
-	if (!CreateProcessW(NULL, w, NULL, NULL, TRUE, 0, NULL, NULL, &si,
-			    &pi)) {
-		e = GetLastError();
-		free(w);
-		errno = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND
-				? ENOENT
-				: EACCES;
+	r = cv_child_run(&c, &err);
+	if (r < 0) {
+		errno = r == CV_ENOTFOUND ? ENOENT : EACCES;
 		return -1;
 	}
-	free(w);
-	CloseHandle(pi.hThread);
-	WaitForSingleObject(pi.hProcess, INFINITE);
-	GetExitCodeProcess(pi.hProcess, &code);
-	CloseHandle(pi.hProcess);
-	exit((int)code);
+	exit(r);
 }
 #else
 #include <unistd.h>

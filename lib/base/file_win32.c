@@ -165,10 +165,16 @@ is_absolute(const char *p)
 
 /* ---- the handle table ------------------------------------------------- */
 
+/* Where cv_os_lock's byte lies: LockFileEx's locks are mandatory for the
+ * range they cover, so it is one byte far past any data (2^62), and a
+ * lock file can still be read and written by anyone. */
+#define LOCK_AT 0x40000000u
+
 struct slot {
 	HANDLE h;
 	wchar_t *path; /* full path, folders only */
 	int used, is_dir;
+	int locked; /* cv_os_lock holds LOCK_AT, given back at the close */
 };
 
 #define FIRST_FD 3 /* 0..2 stay the C library's standard streams */
@@ -813,6 +819,14 @@ cv_os_close(int fd)
 	if (s == NULL)
 		return -1;
 	AcquireSRWLockExclusive(&slots_lock);
+	if (s->locked) {
+		/* at once: a lock left to the close goes "when the system
+		 * gets to it", and the next taker must not wait for that */
+		OVERLAPPED ov;
+		memset(&ov, 0, sizeof ov);
+		ov.OffsetHigh = LOCK_AT;
+		UnlockFileEx(s->h, 0, 1, 0, &ov);
+	}
 	ok = CloseHandle(s->h);
 	free(s->path);
 	memset(s, 0, sizeof *s);
@@ -820,14 +834,20 @@ cv_os_close(int fd)
 	return ok ? 0 : fail_win();
 }
 
+/* A folder's names are NTFS's journaled metadata, and a folder handle
+ * opened to read cannot be flushed (FlushFileBuffers wants write access):
+ * there is nothing to wait for, as the face's callers sync a folder to
+ * make its names last. */
 int
 cv_os_sync(int fd)
 {
-	HANDLE h = handle_of(fd);
+	struct slot *s = slot_of(fd);
 
-	if (h == INVALID_HANDLE_VALUE)
+	if (s == NULL)
 		return -1;
-	return FlushFileBuffers(h) ? 0 : fail_win();
+	if (s->is_dir)
+		return 0;
+	return FlushFileBuffers(s->h) ? 0 : fail_win();
 }
 
 /* Windows starts no write-back on request: a no-op, as the face allows */
@@ -1553,5 +1573,48 @@ cv_dir_close(struct cv_dir *d)
 		FindClose(d->find);
 	cv_os_close(d->fd);
 	free(d);
+}
+/* ---- locks ------------------------------------------------------------ */
+
+/* LockFileEx of one byte at LOCK_AT: owned by the handle, so two handles
+ * contend even in one process (as flock's two opens), and let go when the
+ * handle closes or its process ends. A folder handle cannot hold a byte
+ * range lock on Windows (ENOLCK). */
+int
+cv_os_lock(int fd, unsigned how)
+{
+	struct slot *s = slot_of(fd);
+	DWORD flags = 0;
+	OVERLAPPED ov;
+
+	if (s == NULL)
+		return -1;
+	if (s->is_dir)
+		return fail(ENOLCK);
+	if (!(how & CV_LOCK_SH))
+		flags |= LOCKFILE_EXCLUSIVE_LOCK;
+	if (how & CV_LOCK_NOWAIT)
+		flags |= LOCKFILE_FAIL_IMMEDIATELY;
+	memset(&ov, 0, sizeof ov);
+	ov.OffsetHigh = LOCK_AT;
+	if (!LockFileEx(s->h, flags, 0, 1, 0, &ov)) {
+		DWORD e = GetLastError();
+		if (e == ERROR_LOCK_VIOLATION || e == ERROR_IO_PENDING)
+			return fail(EWOULDBLOCK);
+		if (e == ERROR_INVALID_FUNCTION || e == ERROR_NOT_SUPPORTED)
+			return fail(ENOLCK);
+		errno = errno_of(e);
+		return -1;
+	}
+	s->locked = 1;
+	return 0;
+}
+
+/* Windows does not say who holds a byte-range lock */
+long
+cv_os_lock_holder(int fd)
+{
+	(void)fd;
+	return 0;
 }
 #endif
