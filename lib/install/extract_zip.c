@@ -11,14 +11,27 @@
 #include "install/install_int.h"
 
 #include <errno.h>
-#include <libdeflate.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#ifndef CV_NO_LIBDEFLATE
+#include <libdeflate.h>
+#define zip_crc32(c, p, n) libdeflate_crc32(c, p, n)
+#else
+#define zip_crc32(c, p, n) ((uint32_t)crc32(c, p, (uInt)(n)))
+#endif
 
 static int inflate_write_error(const char *rel, struct cv_err *err);
+static int inflate_read(int fd, void *buf, size_t n, uint64_t off);
+static int inflate_write(int fd, const void *buf, size_t n);
+static int inflate_damaged(const char *rel, const char *why,
+			   struct cv_err *err);
+
+#define INFLATE_WHOLE_MAX (1u << 20) /* inflated bytes held in memory */
+#define INFLATE_IN_CHUNK  (256u << 10)
+#define INFLATE_OUT_CHUNK (1u << 20)
 
 #define LOCAL_HEADER_SIZE 30
 #define LOCAL_HEADER_SIG  0x04034b50u
@@ -56,6 +69,7 @@ le64(const unsigned char *p)
 
 #define EOCD_SIG       0x06054b50u
 #define EOCD_SIZE      22
+#define EOCD_TAIL      16384 /* where libarchive looks for it */
 #define EOCD64_LOC_SIG 0x07064b50u
 #define EOCD64_SIG     0x06064b50u
 #define CDIR_SIG       0x02014b50u
@@ -63,13 +77,18 @@ le64(const unsigned char *p)
 #define CDIR_MAX       (256u << 20)
 #define S_IFMT_ZIP     0170000u
 #define S_IFDIR_ZIP    0040000u
+#define S_IFLNK_ZIP    0120000u
+#define S_IFREG_ZIP    0100000u
+#define DOS_REPARSE    0x400u /* FILE_ATTRIBUTE_REPARSE_POINT */
 
 struct cd_rec {
 	int64_t hdr; /* where its local header starts */
 	uint64_t csize, usize;
 	uint32_t crc;
 	uint32_t method, flags;
-	int dir; /* a folder by its mode or its trailing slash */
+	int dir;   /* a folder by its mode or its trailing slash */
+	int link;  /* a symlink by its Unix mode, or a reparse point */
+	int other; /* a device, FIFO or socket by its Unix mode */
 	const unsigned char *name;
 	size_t nlen;
 };
@@ -130,45 +149,90 @@ zip64_fields(const unsigned char *x, size_t len, uint64_t *usize,
 	return 0;
 }
 
+/* 0 when the extra block [x, x + len) is whole the way libarchive reads
+ * it: each field's size within the block, a zip64 field's values in
+ * range. */
+static int
+extra_ok(const unsigned char *x, size_t len)
+{
+	size_t at = 0;
+
+	while (at + 4 <= len) {
+		size_t id = le16(x + at), sz = le16(x + at + 2);
+		at += 4;
+		if (at + sz > len)
+			return -1;
+		for (size_t k = 0; id == 1 && k + 8 <= sz; k += 8)
+			if (le64(x + at + k) > (uint64_t)INT64_MAX)
+				return -1;
+		at += sz;
+	}
+	return 0;
+}
+
 /* Where the directory is and how many records it holds, from the last end
- * of central directory record in the file's last 64 KiB (where Python's
- * zipfile looks) and, past 65535 entries or 4 GiB, its zip64 form. */
+ * of central directory record in the file's last 16 KiB and, past 65535
+ * entries or 4 GiB, its zip64 form. The record must be sane the way
+ * libarchive's seekable reader wants it (one volume; the directory whole
+ * and before it), and the directory must end right where the record (or
+ * the zip64 one) starts: libarchive looks for it there, and a file with
+ * bytes before its zip (a self-extractor) or between is refused rather
+ * than read two ways. */
 static int
 cdir_locate(int fd, uint64_t fsize, uint64_t *off, uint64_t *len,
 	    uint64_t *count, struct cv_err *err)
 {
-	size_t tail =
-		fsize < 65535 + EOCD_SIZE ? (size_t)fsize : 65535 + EOCD_SIZE;
+	size_t tail = fsize < EOCD_TAIL ? (size_t)fsize : EOCD_TAIL;
 	unsigned char *t = xmalloc(tail ? tail : 1), l[20], z[56];
 	int64_t at = -1;
+	int sane = 0;
 
 	if (cv_os_pread(fd, t, tail, (uint64_t)(fsize - tail)) != (long)tail) {
 		free(t);
 		return cv_err_errno(err, CV_EIO, "cannot read the wheel");
 	}
-	for (size_t i = tail >= EOCD_SIZE ? tail - EOCD_SIZE + 1 : 0; i-- > 0;)
+	/* not at the tail's first byte, as libarchive does not look there */
+	for (size_t i = tail >= EOCD_SIZE ? tail - EOCD_SIZE + 1 : 0; i-- > 1;)
 		if (le32(t + i) == EOCD_SIG) {
+			const unsigned char *e = t + i;
 			at = (int64_t)(fsize - tail + i);
-			*count = le16(t + i + 10);
-			*len = le32(t + i + 12);
-			*off = le32(t + i + 16);
+			*count = le16(e + 10);
+			*len = le32(e + 12);
+			*off = le32(e + 16);
+			sane = le16(e + 4) == 0 && le16(e + 6) == 0 &&
+			       le16(e + 8) == le16(e + 10) &&
+			       *off + *len == (uint64_t)at;
 			break;
 		}
 	free(t);
 	if (at < 0)
 		return cd_unsafe(err, "cannot be found");
-	if (*count != 0xffff && *len != ZIP64_MARK && *off != ZIP64_MARK)
+	if (at >= 20 &&
+	    cv_os_pread(fd, l, sizeof l, at - 20) == (long)sizeof l &&
+	    le32(l) == EOCD64_LOC_SIG) {
+		/* a zip64 locator: its record is the one that counts */
+		uint64_t zat = le64(l + 8);
+		if (le32(l + 4) != 0 || le32(l + 16) != 1 ||
+		    zat > (uint64_t)at - 20 ||
+		    cv_os_pread(fd, z, sizeof z, zat) != (long)sizeof z ||
+		    le32(z) != EOCD64_SIG || le64(z + 4) + 12 < 56 ||
+		    le64(z + 4) + 12 > 16384 || le32(z + 16) != 0 ||
+		    le32(z + 20) != 0 || le64(z + 24) != le64(z + 32))
+			return cd_unsafe(err,
+					 "has no readable zip64 end record");
+		*count = le64(z + 32);
+		*len = le64(z + 40);
+		*off = le64(z + 48);
+		if (*off > zat || *len != zat - *off)
+			return cd_unsafe(err, "does not end where its zip64 "
+					      "end record starts");
 		return 0;
-	if (at < 20 ||
-	    cv_os_pread(fd, l, sizeof l, at - 20) != (long)sizeof l ||
-	    le32(l) != EOCD64_LOC_SIG ||
-	    cv_os_pread(fd, z, sizeof z, (uint64_t)le64(l + 8)) !=
-		    (long)sizeof z ||
-	    le32(z) != EOCD64_SIG)
+	}
+	if (*count == 0xffff || *len == ZIP64_MARK || *off == ZIP64_MARK)
 		return cd_unsafe(err, "has no readable zip64 end record");
-	*count = le64(z + 32);
-	*len = le64(z + 40);
-	*off = le64(z + 48);
+	if (!sane)
+		return cd_unsafe(err, "does not end where its end record "
+				      "starts");
 	return 0;
 }
 
@@ -224,7 +288,8 @@ cdir_read(int fd, struct cdir *d, struct cv_err *err)
 		hdr = le32(p + 42);
 		c->name = p + CDIR_SIZE;
 		c->nlen = nl;
-		if (zip64_fields(p + CDIR_SIZE + nl, xl, &c->usize, &c->csize,
+		if (extra_ok(p + CDIR_SIZE + nl, xl) < 0 ||
+		    zip64_fields(p + CDIR_SIZE + nl, xl, &c->usize, &c->csize,
 				 &hdr) < 0 ||
 		    hdr > (uint64_t)INT64_MAX)
 			break;
@@ -232,9 +297,21 @@ cdir_read(int fd, struct cdir *d, struct cv_err *err)
 		c->dir = (nl > 0 && c->name[nl - 1] == '/') ||
 			 (p[5] == 3 /* unix */ &&
 			  ((le32(p + 38) >> 16) & S_IFMT_ZIP) == S_IFDIR_ZIP);
+		{
+			uint32_t t = (le32(p + 38) >> 16) & S_IFMT_ZIP;
+			/* a device, FIFO or socket, as libarchive tells */
+			c->other = p[5] == 3 && t != 0 && t != S_IFDIR_ZIP &&
+				   t != S_IFLNK_ZIP && t != S_IFREG_ZIP;
+		}
+		/* the low 16 bits are the DOS attributes whoever made it */
+		c->link = (p[5] == 3 && ((le32(p + 38) >> 16) & S_IFMT_ZIP) ==
+						S_IFLNK_ZIP) ||
+			  (le32(p + 38) & DOS_REPARSE) != 0;
 		at += CDIR_SIZE + nl + xl + cl;
 	}
-	if (d->n != count) {
+	/* its records fill it: libarchive reads records up to the end
+	 * record, whatever the count says */
+	if (d->n != count || at != len) {
 		cdir_free(d);
 		return cd_unsafe(err, "is damaged");
 	}
@@ -259,7 +336,7 @@ cd_name(const unsigned char *s, size_t n, char *out, size_t outlen)
 
 /* 0 when the local header that record `c` points at agrees with it. */
 static int
-cdir_agrees(int fd, const struct cd_rec *c, struct cv_err *err)
+cdir_agrees(int fd, const struct cd_rec *c, int64_t *data, struct cv_err *err)
 {
 	unsigned char h[LOCAL_HEADER_SIZE], *rest;
 	char cn[300], ln[300];
@@ -288,8 +365,14 @@ cdir_agrees(int fd, const struct cd_rec *c, struct cv_err *err)
 		why = "a local header cut short";
 	else if (nl != c->nlen || memcmp(rest, c->name, nl) != 0)
 		why = "another name";
+	else if (extra_ok(rest + nl, xl) < 0)
+		why = "a damaged extra field";
 	else if (le16(h + 8) != c->method)
 		why = "another compression method";
+	else if (flags != c->flags)
+		/* libarchive goes by the local header's (encryption, a
+		 * data descriptor), pip by the directory's */
+		why = "other flags";
 	else if (c->dir && c->usize != 0)
 		why = "data in a folder";
 	else if (!(flags & ZIP_DESCRIPTOR) || le32(h + 14) != 0 || csize != 0 ||
@@ -304,6 +387,8 @@ cdir_agrees(int fd, const struct cd_rec *c, struct cv_err *err)
 	}
 	if (why == NULL) {
 		free(rest);
+		if (data != NULL)
+			*data = c->hdr + LOCAL_HEADER_SIZE + (int64_t)(nl + xl);
 		return 0;
 	}
 	cd_name(c->name, c->nlen, cn, sizeof cn);
@@ -332,23 +417,20 @@ struct zip_worker {
 	int rc;
 };
 
-static int
-zip_open(const char *path, struct archive **out, struct cv_err *err)
-{
-	struct archive *a = archive_read_new();
+/* What a wheel's .dist-info says of it, gathered as zip_plan meets the
+ * entries, for lim.check_dist_info. */
+struct dist_info {
+	char *dir;  /* the one X.dist-info folder */
+	char *text; /* its WHEEL file */
+};
 
-	archive_read_support_format_zip_seekable(a);
-	if (archive_read_open_filename(a, path, 1 << 20) != ARCHIVE_OK) {
-		int rc = cv_err_set(
-			err, CV_EDATA, "corrupt or unsupported wheel: %s",
-			archive_error_string(a) ? archive_error_string(a)
-						: "cannot open");
-		archive_read_free(a);
-		return rc;
-	}
-	*out = a;
-	return 0;
-}
+#define WHEEL_FILE_MAX (64u << 10)
+
+static int plan_job(struct ectx *x, struct zip_job *j);
+static int plan_finish(struct ectx *x, struct dist_info *di,
+		       struct zip_job *jobs, size_t n, int threads,
+		       struct zip_job **jobs_out, size_t *njobs);
+static void plan_drop(struct dist_info *di, struct zip_job *jobs, size_t n);
 
 /* Entry `j` into a new file j->rel (below the cwd), inflated here. */
 static int
@@ -367,6 +449,25 @@ inflate_file(struct libdeflate_decompressor *inflater, int fd,
 	if (cv_os_close(out) != 0 && r == 0)
 		r = inflate_write_error(j->rel, err);
 	return r;
+}
+
+#ifndef CV_NO_LIBARCHIVE
+static int
+zip_open(const char *path, struct archive **out, struct cv_err *err)
+{
+	struct archive *a = archive_read_new();
+
+	archive_read_support_format_zip_seekable(a);
+	if (archive_read_open_filename(a, path, 1 << 20) != ARCHIVE_OK) {
+		int rc = cv_err_set(
+			err, CV_EDATA, "corrupt or unsupported wheel: %s",
+			archive_error_string(a) ? archive_error_string(a)
+						: "cannot open");
+		archive_read_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
 }
 
 static void *
@@ -508,15 +609,6 @@ zip_locate_all(const char *path, struct zip_job *jobs, size_t n)
 		cv_os_close(fd);
 }
 
-/* What a wheel's .dist-info says of it, gathered as zip_plan meets the
- * entries, for lim.check_dist_info. */
-struct dist_info {
-	char *dir;  /* the one X.dist-info folder */
-	char *text; /* its WHEEL file */
-};
-
-#define WHEEL_FILE_MAX (64u << 10)
-
 /* Note entry `e` (as named in both the directory and its local header)
  * when it is in a .dist-info folder, reading its WHEEL file. */
 static int
@@ -556,8 +648,7 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 {
 	struct archive_entry *e;
 	struct zip_job *jobs = NULL;
-	size_t n = 0, alloc = 0, *order;
-	uint64_t *load;
+	size_t n = 0, alloc = 0;
 	struct cdir cd;
 	struct dist_info di = { NULL, NULL };
 	int r = 0, fd;
@@ -596,7 +687,7 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 				      "and libarchive disagree on the entries");
 			break;
 		}
-		if ((r = cdir_agrees(fd, &cd.v[n], x->err)) < 0)
+		if ((r = cdir_agrees(fd, &cd.v[n], NULL, x->err)) < 0)
 			break;
 		if (n == alloc) {
 			alloc = alloc ? alloc * 2 : 64;
@@ -617,46 +708,77 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 		j->rel = xstrdup(archive_entry_pathname(e));
 		j->dir = archive_entry_filetype(e) == AE_IFDIR;
 		j->size = archive_entry_size(e);
-		x->total += (uint64_t)(j->size > 0 ? j->size : 0);
-		if (x->total > extract_bytes_allowed(x)) {
-			r = extract_reject(
-				x, j->rel,
-				"makes the archive larger than the limit");
+		if ((r = plan_job(x, j)) < 0)
 			break;
-		}
-		/* the folders exist before any worker writes into them */
-		{
-			char *dir = xstrdup(j->rel), *slash;
-			if (!j->dir && (slash = strrchr(dir, '/')) != NULL)
-				*slash = '\0';
-			if ((j->dir || slash != NULL) &&
-			    cv_fs_mkdirs(dir, 0755, x->err) < 0)
-				r = x->err->code;
-			free(dir);
-			if (r < 0)
-				break;
-		}
 	}
 	archive_read_free(x->ar);
 	x->ar = NULL;
 	cdir_free(&cd);
 	cv_os_close(fd);
-	if (r == 0 && x->lim.check_dist_info != NULL)
-		r = x->lim.check_dist_info(x->lim.payload, di.dir, di.text,
+	if (r == 0) {
+		zip_locate_all(path, jobs, n);
+		r = plan_finish(x, &di, jobs, n, threads, jobs_out, njobs);
+	} else
+		plan_drop(&di, jobs, n);
+	return r;
+}
+#endif /* CV_NO_LIBARCHIVE */
+
+static void
+plan_drop(struct dist_info *di, struct zip_job *jobs, size_t n)
+{
+	free(di->dir);
+	free(di->text);
+	for (size_t i = 0; i < n; i++)
+		free(jobs[i].rel);
+	free(jobs);
+}
+
+/* A job to write, counted against the limit, its folders made. */
+static int
+plan_job(struct ectx *x, struct zip_job *j)
+{
+	char *dir, *slash = NULL;
+	int r = 0;
+
+	x->total += (uint64_t)(j->size > 0 ? j->size : 0);
+	if (x->total > extract_bytes_allowed(x))
+		return extract_reject(
+			x, j->rel, "makes the archive larger than the limit");
+	/* the folders exist before any worker writes into them */
+	dir = xstrdup(j->rel);
+	if (!j->dir && (slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if ((j->dir || slash != NULL) && cv_fs_mkdirs(dir, 0755, x->err) < 0)
+		r = x->err->code;
+	free(dir);
+	return r;
+}
+
+/* The plan's last checks, then the files dealt out to the threads. */
+static int
+plan_finish(struct ectx *x, struct dist_info *di, struct zip_job *jobs,
+	    size_t n, int threads, struct zip_job **jobs_out, size_t *njobs)
+{
+	size_t *order;
+	uint64_t *load;
+	int r = 0;
+
+	if (x->lim.check_dist_info != NULL)
+		r = x->lim.check_dist_info(x->lim.payload, di->dir, di->text,
 					   x->err);
-	free(di.dir);
-	free(di.text);
 	if (r == 0 && x->names.n == 0)
 		r = cv_err_set(x->err, CV_EDATA,
-			       "the wheel holds no cuDNN files; is it a cuDNN "
-			       "wheel?");
+			       x->lim.wheel ? "the wheel holds no cuDNN files; "
+					      "is it a cuDNN wheel?"
+					    : "the archive holds no files; is "
+					      "it a cuDNN archive?");
 	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(jobs[i].rel);
-		free(jobs);
+		plan_drop(di, jobs, n);
 		return r;
 	}
-	zip_locate_all(path, jobs, n);
+	free(di->dir);
+	free(di->text);
 	/* largest first, each to the thread with the least so far */
 	order = xcalloc(n ? n : 1, sizeof *order);
 	load = xcalloc((size_t)threads, sizeof *load);
@@ -686,6 +808,284 @@ zip_plan(struct ectx *x, const char *path, struct zip_job **jobs_out,
 	*jobs_out = jobs;
 	*njobs = n;
 	return 0;
+}
+
+/* ---- the project's reader: the central directory alone ------------------
+ * Where there is no libarchive (Windows), the directory read above is the
+ * listing: each record checked against its local header (cdir_agrees),
+ * the same policy, and the entries written here, deflated ones through
+ * zlib's streaming inflate, stored ones copied, each checked against the
+ * directory's size and CRC-32. On Linux, fuzz_zipdir.c holds this listing
+ * to libarchive's. */
+
+void
+extract_zip_list_free(struct zip_listed *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+int
+extract_zip_list(int fd, struct zip_listed **out, size_t *n, struct cv_err *err)
+{
+	struct cdir cd;
+	struct zip_listed *v;
+	struct cv_stat sb;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = cdir_read(fd, &cd, err)) < 0)
+		return r;
+	if (cv_os_fstat(fd, &sb) != 0) {
+		cdir_free(&cd);
+		return cv_err_errno(err, CV_EIO, "cannot read the archive");
+	}
+	v = xcalloc(cd.n ? cd.n : 1, sizeof *v);
+	for (size_t i = 0; i < cd.n; i++) {
+		const struct cd_rec *c = &cd.v[i];
+		struct zip_listed *e = &v[i];
+		int64_t data = 0;
+
+		if ((r = cdir_agrees(fd, c, &data, err)) < 0)
+			break;
+		if (memchr(c->name, '\0', c->nlen) != NULL) {
+			r = cd_unsafe(err, "names an entry with a NUL byte");
+			break;
+		}
+		if ((uint64_t)data > sb.size ||
+		    c->csize > sb.size - (uint64_t)data) {
+			r = cd_unsafe(err, "has an entry that runs past the "
+					   "end of the file");
+			break;
+		}
+		e->name = xstrndup((const char *)c->name, c->nlen);
+		e->type = c->link    ? XE_LINK
+			  : c->other ? XE_OTHER
+			  : c->dir   ? XE_DIR
+				     : XE_FILE;
+		e->size = c->usize;
+		e->csize = c->csize;
+		e->crc = c->crc;
+		e->method = c->method;
+		e->flags = c->flags;
+		e->data = data;
+		*n = i + 1;
+	}
+	cdir_free(&cd);
+	if (r < 0) {
+		extract_zip_list_free(v, *n);
+		*n = 0;
+		return r;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A small stored or deflated entry (a wheel's WHEEL file) into memory. */
+static int
+read_small(int fd, const struct zip_listed *e, char **text, struct cv_err *err)
+{
+	unsigned char *in = xmalloc(e->csize ? (size_t)e->csize : 1);
+	char *out = xmalloc((size_t)e->size + 1);
+	int ok = inflate_read(fd, in, (size_t)e->csize, (uint64_t)e->data) == 0;
+
+	if (ok && e->method == 0)
+		memcpy(out, in, (size_t)e->size);
+	else if (ok) {
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		ok = inflateInit2(&z, -MAX_WBITS) == Z_OK;
+		if (ok) {
+			z.next_in = in;
+			z.avail_in = (uInt)e->csize;
+			z.next_out = (unsigned char *)out;
+			z.avail_out = (uInt)e->size;
+			ok = inflate(&z, Z_FINISH) == Z_STREAM_END &&
+			     z.total_out == e->size;
+			inflateEnd(&z);
+		}
+	}
+	if (ok)
+		ok = zip_crc32(0, (unsigned char *)out, (size_t)e->size) ==
+		     e->crc;
+	free(in);
+	if (!ok) {
+		free(out);
+		return cv_err_set(err, CV_EDATA, "corrupt wheel entry '%s'",
+				  e->name);
+	}
+	out[e->size] = '\0';
+	*text = out;
+	return 0;
+}
+
+/* dist_info_note's twin for an entry of the project's listing. */
+static int
+dist_info_own(struct ectx *x, int fd, const struct zip_listed *e,
+	      struct dist_info *d)
+{
+	const char *name = e->name;
+	size_t l0 = strcspn(name, "/");
+
+	if (l0 <= 10 || strncmp(name + l0 - 10, ".dist-info", 10) != 0)
+		return 0;
+	if (d->dir == NULL)
+		d->dir = xstrndup(name, l0);
+	else if (strlen(d->dir) != l0 || strncmp(d->dir, name, l0) != 0)
+		return extract_reject(x, name,
+				      "is in a second .dist-info folder");
+	if (name[l0] != '/' || strcmp(name + l0 + 1, "WHEEL") != 0 ||
+	    e->type != XE_FILE)
+		return 0;
+	if (d->text != NULL)
+		return extract_reject(x, name, "is a duplicate");
+	if (e->size > WHEEL_FILE_MAX || e->csize > WHEEL_FILE_MAX ||
+	    (e->method != 0 && e->method != ZIP_DEFLATE))
+		return extract_reject(x, name, "is larger than a WHEEL file");
+	return read_small(fd, e, &d->text, x->err);
+}
+
+/* zip_plan's twin on the project's listing. */
+static int
+zip_plan_own(struct ectx *x, const char *path, struct zip_job **jobs_out,
+	     size_t *njobs, int threads)
+{
+	struct zip_listed *v = NULL;
+	struct zip_job *jobs;
+	struct dist_info di = { NULL, NULL };
+	size_t n = 0, i;
+	int r, fd = cv_os_open(path, CV_OPEN_READ, 0);
+
+	if (fd < 0)
+		return cv_err_errno(x->err, CV_EIO, "cannot read '%s'", path);
+	if ((r = extract_zip_list(fd, &v, &n, x->err)) < 0) {
+		cv_os_close(fd);
+		return r;
+	}
+	jobs = xcalloc(n ? n : 1, sizeof *jobs);
+	for (i = 0; i < n && r == 0; i++) {
+		const struct zip_listed *e = &v[i];
+		struct xentry xe = { e->name, e->type, (int64_t)e->size, NULL,
+				     NULL };
+		struct zip_job *j = &jobs[i];
+		char *rel = NULL;
+
+		j->data = e->data;
+		j->hdr = -1;
+		if (x->lim.check_dist_info != NULL &&
+		    (r = dist_info_own(x, fd, e, &di)) < 0)
+			break;
+		if ((r = extract_policy_entry(x, &xe, &rel)) != 0) {
+			r = r > 0 ? 0 : r;
+			continue;
+		}
+		j->rel = rel;
+		j->dir = e->type == XE_DIR;
+		j->size = (int64_t)e->size;
+		j->csize = e->csize;
+		j->crc = e->crc;
+		j->inflatable = e->method == ZIP_DEFLATE;
+		if (!j->dir && (e->flags & ZIP_ENCRYPTED))
+			r = extract_reject(x, e->name, "is encrypted");
+		else if (!j->dir && e->method != 0 && e->method != ZIP_DEFLATE)
+			r = extract_reject(x, e->name,
+					   "uses a compression method other "
+					   "than deflate or none");
+		else if (!j->dir && e->method == 0 && e->csize != e->size)
+			r = extract_reject(x, e->name,
+					   "is stored with two sizes");
+		else if (j->dir && e->size != 0)
+			r = extract_reject(x, e->name, "is a folder with data");
+		else
+			r = plan_job(x, j);
+	}
+	cv_os_close(fd);
+	extract_zip_list_free(v, n);
+	if (r < 0) {
+		plan_drop(&di, jobs, n);
+		return r;
+	}
+	return plan_finish(x, &di, jobs, n, threads, jobs_out, njobs);
+}
+
+/* A stored entry copied, its size and CRC-32 checked. */
+static int
+copy_stored(int fd, const struct zip_job *j, int outfd, struct cv_err *err)
+{
+	unsigned char *buf = xmalloc(INFLATE_OUT_CHUNK);
+	uint64_t done = 0, size = (uint64_t)j->size;
+	uint32_t crc = 0;
+	int r = 0;
+
+	while (r == 0 && done < size) {
+		size_t n = size - done < INFLATE_OUT_CHUNK
+				   ? (size_t)(size - done)
+				   : INFLATE_OUT_CHUNK;
+		if (inflate_read(fd, buf, n, (uint64_t)j->data + done) != 0)
+			r = inflate_damaged(j->rel,
+					    "its data runs past the end of "
+					    "the file",
+					    err);
+		else if (inflate_write(outfd, buf, n) != 0)
+			r = inflate_write_error(j->rel, err);
+		crc = zip_crc32(crc, buf, n);
+		done += n;
+	}
+	free(buf);
+	if (r == 0 && crc != j->crc)
+		r = inflate_damaged(j->rel, "CRC-32 mismatch", err);
+	return r;
+}
+
+/* zip_work's twin: this worker's files of the project's plan. */
+static void *
+zip_work_own(void *arg)
+{
+	struct zip_worker *w = arg;
+	struct libdeflate_decompressor *inflater = NULL;
+	int fd = cv_os_open(w->path, CV_OPEN_READ, 0);
+
+	if (fd < 0) {
+		w->rc = cv_err_errno(&w->err, CV_EIO, "cannot read '%s'",
+				     w->path);
+		atomic_store(w->stop, 1);
+		return NULL;
+	}
+#ifndef CV_NO_LIBDEFLATE
+	inflater = libdeflate_alloc_decompressor();
+#endif
+	for (size_t i = 0; i < w->njobs && !atomic_load(w->stop); i++) {
+		const struct zip_job *j = &w->jobs[i];
+		int out;
+
+		if (j->rel == NULL || j->dir || j->thread != w->me)
+			continue;
+		out = cv_os_open(j->rel,
+				 CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+					 CV_OPEN_NOFOLLOW,
+				 0644);
+		if (out < 0) {
+			w->rc = inflate_write_error(j->rel, &w->err);
+			break;
+		}
+		w->rc = j->inflatable ? extract_inflate(inflater, fd, j, out,
+							j->rel, NULL, &w->err)
+				      : copy_stored(fd, j, out, &w->err);
+		if (cv_os_close(out) != 0 && w->rc == 0)
+			w->rc = inflate_write_error(j->rel, &w->err);
+		if (w->rc < 0)
+			break;
+	}
+	if (w->rc < 0)
+		atomic_store(w->stop, 1);
+#ifndef CV_NO_LIBDEFLATE
+	if (inflater != NULL)
+		libdeflate_free_decompressor(inflater);
+#endif
+	cv_os_close(fd);
+	return NULL;
 }
 
 /* 1 when the directory lists the very entries the stream delivered. */
@@ -747,11 +1147,52 @@ clear_but(const char *keep, struct cv_err *err)
  * the file arrived, every one of them written in `whole`, and the
  * directory agrees with it entry for entry, that tree is kept; otherwise
  * it is removed and the directory's is written. */
+/* Without libarchive, the project's reader is the only one. */
+#ifdef CV_NO_LIBARCHIVE
+#define ZIP_OWN 1
+#else
+#define ZIP_OWN 0
+#endif
+
+static int
+zip_plan_with(int own, struct ectx *x, const char *path,
+	      struct zip_job **jobs_out, size_t *njobs, int threads)
+{
+#ifndef CV_NO_LIBARCHIVE
+	if (!own)
+		return zip_plan(x, path, jobs_out, njobs, threads);
+#endif
+	return zip_plan_own(x, path, jobs_out, njobs, threads);
+}
+
+static int zip_unpack(const char *path, const char *dest,
+		      const struct cv_extract_limits *limits, int threads,
+		      const struct zip_job *streamed, size_t nstreamed,
+		      int whole, int own, struct cv_err *err);
+
 int
 extract_zip_unpack(const char *path, const char *dest,
 		   const struct cv_extract_limits *limits, int threads,
 		   const struct zip_job *streamed, size_t nstreamed, int whole,
 		   struct cv_err *err)
+{
+	return zip_unpack(path, dest, limits, threads, streamed, nstreamed,
+			  whole, ZIP_OWN, err);
+}
+
+int
+cv_extract_zip_file_own(const char *path, const char *dest,
+			const struct cv_extract_limits *limits, int threads,
+			struct cv_err *err)
+{
+	return zip_unpack(path, dest, limits, threads, NULL, 0, 0, 1, err);
+}
+
+static int
+zip_unpack(const char *path, const char *dest,
+	   const struct cv_extract_limits *limits, int threads,
+	   const struct zip_job *streamed, size_t nstreamed, int whole, int own,
+	   struct cv_err *err)
 {
 	struct ectx x;
 	struct cv_err dummy = CV_ERR_INIT;
@@ -770,7 +1211,7 @@ extract_zip_unpack(const char *path, const char *dest,
 	x.zip = 1;
 	if ((r = extract_enter(dest, &back, err)) < 0)
 		return r;
-	r = zip_plan(&x, path, &jobs, &njobs, threads);
+	r = zip_plan_with(own, &x, path, &jobs, &njobs, threads);
 	if (r == 0 && streamed != NULL && whole &&
 	    plan_matches(jobs, njobs, streamed, nstreamed)) {
 		threads = 0; /* all of it is on disk already */
@@ -788,7 +1229,8 @@ extract_zip_unpack(const char *path, const char *dest,
 			extract_ctx_release(&x);
 			extract_ctx_init(&x, NULL, limits, err);
 			x.zip = 1;
-			r = zip_plan(&x, path, &jobs, &njobs, threads);
+			r = zip_plan_with(own, &x, path, &jobs, &njobs,
+					  threads);
 		}
 	}
 	if (r == 0 && threads > 0) {
@@ -801,7 +1243,8 @@ extract_zip_unpack(const char *path, const char *dest,
 			w[started].njobs = njobs;
 			w[started].me = started;
 			w[started].stop = &stop;
-			rc = pthread_create(&w[started].th, NULL, zip_work,
+			rc = pthread_create(&w[started].th, NULL,
+					    own ? zip_work_own : zip_work,
 					    &w[started]);
 			if (rc != 0) {
 				/* the started ones stop at their next entry */
@@ -848,10 +1291,6 @@ cv_extract_zip_file(const char *path, const char *dest,
  * header) and the policy still decides every name. The deflate stream
  * must end exactly where its compressed size says: a stream that stops
  * short of it, or does not end by it, is damaged. */
-
-#define INFLATE_WHOLE_MAX (1u << 20) /* inflated bytes held in memory */
-#define INFLATE_IN_CHUNK  (256u << 10)
-#define INFLATE_OUT_CHUNK (1u << 20)
 
 int
 extract_zip_locate(int fd, int64_t hdr, struct zip_job *j, int64_t *next)
@@ -1075,7 +1514,7 @@ inflate_chunks(z_stream *s, unsigned char *in, unsigned char *out, int fd,
 		if (made > 0) {
 			if ((r = inflate_account(feed, made, err)) < 0)
 				return r;
-			crc = libdeflate_crc32(crc, out, made);
+			crc = zip_crc32(crc, out, made);
 			if (inflate_write(outfd, out, made) != 0)
 				return inflate_write_error(rel, err);
 			if ((total + made) / WRITEBACK_STEP !=

@@ -490,6 +490,26 @@ struct zip_job {
 	uint32_t crc;   /* the CRC-32 of the inflated ones */
 };
 
+/* extract_zip.c: the project's zip reader, which needs no libarchive
+ * (the only one on Windows): the central directory's entries, in the
+ * order of their local headers, each checked against its local header. */
+struct zip_listed {
+	char *name;
+	int type; /* XE_FILE, XE_DIR, XE_LINK (a Unix link or a reparse
+		   * point) or XE_OTHER (a device, FIFO or socket) */
+	uint64_t size, csize;
+	uint32_t crc, method, flags;
+	int64_t data; /* where its bytes start */
+};
+int extract_zip_list(int fd, struct zip_listed **out, size_t *n,
+		     struct cv_err *err);
+void extract_zip_list_free(struct zip_listed *v, size_t n);
+/* cv_extract_zip_file with the project's reader (on Linux too, for its
+ * tests). */
+int cv_extract_zip_file_own(const char *path, const char *dest,
+			    const struct cv_extract_limits *limits, int threads,
+			    struct cv_err *err);
+
 /* extract_policy.c */
 void extract_ctx_init(struct ectx *x, struct peek *raw,
 		      const struct cv_extract_limits *limits,
