@@ -433,9 +433,11 @@ $(WIN_BUILD)/test_%.exe: $(WIN_BUILD)/tests/unit/test_%.o $(WINBASE_A)
 # pair (cmd/handoff.c says why): cmd/table.c is built without
 # CUDNNVM_FRONT, so every command runs in-process. Each wing is an archive
 # of its own, as on Linux, so only what a command reaches is linked. Left
-# out: what only Linux has (ELF and ld.so.cache readers, the dlopen probe
-# and its bench, OpenSSL and libarchive backends, CDI, OCI export, the
-# EasyBuild and Lmod writers; their commands answer in one line, exit 64)
+# out: what only Linux has (the ELF and ld.so.cache readers, whose
+# questions machine/loader_win32.c answers for the Windows loader; the
+# dlopen probe and its bench, probe_win32.c instead; the OpenSSL and
+# libarchive backends; CDI, OCI export, the EasyBuild and Lmod writers,
+# whose commands answer in one line, exit 64)
 # and the POSIX halves of base. mingw's printf is its C99 one
 # (__USE_MINGW_ANSI_STDIO: %zu and %lld); -Wno-format since GCC checks the
 # project's printf-like functions against msvcrt's formats there (the
@@ -479,7 +481,8 @@ $(WIN_BUILD)/winprobe.exe: $(WIN_BUILD)/tests/win/winprobe.o \
 	  $(WIN_PROBE_SRC:%.c=$(WIN_BUILD)/%.o) $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/windoctor.exe: $(WIN_BUILD)/tests/win/windoctor.o \
-	  $(WIN_BUILD)/lib/doctor/windows.o $(WINBASE_A)
+	  $(WIN_BUILD)/lib/doctor/windows.o $(WIN_BUILD)/lib/machine/loader_win32.o \
+	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/winexec.exe: $(WIN_BUILD)/tests/win/winexec.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)

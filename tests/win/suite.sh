@@ -125,6 +125,14 @@ fix=$(grep -F 'PATH finds' "$tmp/out" | cut -d'|' -f4)
 [ -n "$fix" ] && cmd "set PATH=$earlyw;$storew;%PATH%& $fix& for %%i in (cudnn64_8.dll) do @echo cmd:%%~\$PATH:i" &&
 	has "cmd:$storew\\cudnn64_8.dll"
 ok "an older copy first on PATH: doctor's set PATH, run by cmd.exe, puts the store's first" $?
+# the loader's answer by name: PATH's first x86-64 DLL of that name, a
+# non-PE and an i386 copy ahead of it passed over
+mkdir -p "$tmp/p1" "$tmp/p2" && echo 'not a DLL' >"$tmp/p1/cudnn64_8.dll" &&
+	cp "$tmp/i386/cudnn64_8.dll" "$tmp/p2/"
+p1w="Z:${tmp//\//\\}\\p1" p2w="Z:${tmp//\//\\}\\p2"
+cmd "set PATH=%PATH%;$p1w;$p2w;$storew;$earlyw& Z:$doc find cudnn64_8.dll"
+[ "$(cat "$tmp/out")" = "$storew\\cudnn64_8.dll" ]
+ok "the loader's cudnn64_8.dll by name: a non-PE and an i386 copy earlier on PATH passed over" $?
 # exec: the program started in our place (CreateProcessW), each argument
 # arriving whole, its exit code ours; a missing one is ENOENT (127)
 ex="$here/$build/winexec.exe"

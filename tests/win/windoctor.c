@@ -3,12 +3,15 @@
  * which` would compute them:
  *
  *	windoctor.exe where NAME         each %PATH% folder's NAME, in order
+ *	windoctor.exe find NAME          the DLL the loader would load by NAME
+ *	                                 (cv_machine_find_lib)
  *	windoctor.exe check CUDA_PATH STORE_BIN MAJOR ZLIB
  *	                                 one finding a line: level|what|why|fix
  *
  * STORE_BIN "-": no active version. */
 #include "base/base.h"
 #include "doctor/doctor.h"
+#include "machine/machine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,13 @@ main(int argc, char **argv)
 		n = hits.n;
 		cv_strv_release(&hits);
 		return n ? 0 : 1;
+	}
+	if (argc == 3 && strcmp(argv[1], "find") == 0) {
+		char *p = cv_machine_find_lib(argv[2]);
+
+		printf("%s\n", p != NULL ? p : "(none)");
+		free(p);
+		return p != NULL ? 0 : 1;
 	}
 	if (argc != 6 || strcmp(argv[1], "check") != 0) {
 		fprintf(stderr, "usage: windoctor where NAME | check CUDA_PATH "
