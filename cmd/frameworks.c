@@ -8,7 +8,6 @@
 #include "python/python.h"
 #include "ui.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,101 +49,106 @@ pin_for(const struct pins *p, const struct cv_framework *f)
 	return v == &p->v[0] ? 0 : 1;
 }
 
-static json_t *
+static struct cv_json *
 version_json(const struct cv_version *v)
 {
 	char buf[64];
 
 	if (v->nparts == 0)
-		return json_null();
+		return cv_json_null();
 	cv_version_format(v, buf, sizeof buf);
-	return json_string(buf);
+	return cv_json_string(buf);
 }
 
 /* {"id": the pin f gets, "fits": whether it can load it}, or null */
-static json_t *
+static struct cv_json *
 pin_json(const struct pins *pins, const struct cv_framework *f)
 {
 	int k = pin_for(pins, f);
 
 	if (k < 0)
-		return json_null();
-	return json_pack("{s:s,s:b}", "id", pins->ids[k], "fits",
-			 cv_framework_fits(f, &pins->v[k]));
+		return cv_json_null();
+	return cv_json_pack("{s:s,s:b}", "id", pins->ids[k], "fits",
+			    cv_framework_fits(f, &pins->v[k]));
 }
 
 static void
 print_json(const struct cv_fw_env *fe, const char *active,
 	   const struct cv_version *av, const struct pins *pins)
 {
-	json_t *o = json_object(), *arr = json_array(), *pa = json_array();
+	struct cv_json *o = cv_json_object(), *arr = cv_json_array(),
+		       *pa = cv_json_array();
 	char *s;
 
 	for (int i = 0; i < pins->n; i++)
-		json_array_append_new(pa, json_string(pins->ids[i]));
-	json_object_set_new(o, "pinned", pa);
-	json_object_set_new(o, "environment",
-			    fe->prefix[0] ? json_string(fe->prefix)
-					  : json_null());
-	json_object_set_new(o, "found_by", json_string(fe->how));
-	json_object_set_new(o, "complete", json_boolean(!fe->incomplete));
-	json_object_set_new(o, "active",
-			    active ? json_string(active) : json_null());
-	json_object_set_new(o, "bundled",
-			    fe->bundled_dir[0]
-				    ? json_pack("{s:s,s:s,s:s}", "dir",
-						fe->bundled_dir, "version",
-						fe->bundled_version,
-						"found_via", fe->bundled_via)
-				    : json_null());
+		cv_json_array_append_new(pa, cv_json_string(pins->ids[i]));
+	cv_json_object_set_new(o, "pinned", pa);
+	cv_json_object_set_new(o, "environment",
+			       fe->prefix[0] ? cv_json_string(fe->prefix)
+					     : cv_json_null());
+	cv_json_object_set_new(o, "found_by", cv_json_string(fe->how));
+	cv_json_object_set_new(o, "complete", cv_json_boolean(!fe->incomplete));
+	cv_json_object_set_new(
+		o, "active", active ? cv_json_string(active) : cv_json_null());
+	cv_json_object_set_new(
+		o, "bundled",
+		fe->bundled_dir[0]
+			? cv_json_pack("{s:s,s:s,s:s}", "dir", fe->bundled_dir,
+				       "version", fe->bundled_version,
+				       "found_via", fe->bundled_via)
+			: cv_json_null());
 	for (size_t i = 0; i < fe->n; i++) {
 		const struct cv_framework *f = &fe->fw[i];
-		json_t *x = json_object(), *need = json_object(),
-		       *ex = json_array();
+		struct cv_json *x = cv_json_object(), *need = cv_json_object(),
+			       *ex = cv_json_array();
 		char text[512];
 
-		json_object_set_new(x, "name", json_string(f->name));
-		json_object_set_new(x, "version", json_string(f->version));
-		json_object_set_new(x, "location", json_string(f->location));
-		json_object_set_new(need, "stated", json_boolean(f->need.have));
-		json_object_set_new(
+		cv_json_object_set_new(x, "name", cv_json_string(f->name));
+		cv_json_object_set_new(x, "version",
+				       cv_json_string(f->version));
+		cv_json_object_set_new(x, "location",
+				       cv_json_string(f->location));
+		cv_json_object_set_new(need, "stated",
+				       cv_json_boolean(f->need.have));
+		cv_json_object_set_new(
 			need, "major",
 			f->need.min.nparts
-				? json_integer((json_int_t)f->need.min.part[0])
-				: json_null());
-		json_object_set_new(need, "min", version_json(&f->need.min));
-		json_object_set_new(need, "max", version_json(&f->need.max));
-		json_object_set_new(need, "max_inclusive",
-				    json_boolean(f->need.max_incl));
+				? cv_json_integer((int64_t)f->need.min.part[0])
+				: cv_json_null());
+		cv_json_object_set_new(need, "min", version_json(&f->need.min));
+		cv_json_object_set_new(need, "max", version_json(&f->need.max));
+		cv_json_object_set_new(need, "max_inclusive",
+				       cv_json_boolean(f->need.max_incl));
 		for (int k = 0; k < f->need.nexclude; k++)
-			json_array_append_new(
+			cv_json_array_append_new(
 				ex, version_json(&f->need.exclude[k]));
-		json_object_set_new(need, "exclude", ex);
-		json_object_set_new(need, "cuda",
-				    f->need.cuda ? json_integer(f->need.cuda)
-						 : json_null());
+		cv_json_object_set_new(need, "exclude", ex);
+		cv_json_object_set_new(need, "cuda",
+				       f->need.cuda
+					       ? cv_json_integer(f->need.cuda)
+					       : cv_json_null());
 		cv_framework_need_text(f, text, sizeof text);
-		json_object_set_new(need, "text", json_string(text));
-		json_object_set_new(need, "requirement",
-				    json_string(f->need.text));
-		json_object_set_new(need, "source",
-				    json_string(f->need.source));
-		json_object_set_new(need, "found_via",
-				    json_string(f->need.via));
-		json_object_set_new(x, "needs", need);
-		json_object_set_new(
+		cv_json_object_set_new(need, "text", cv_json_string(text));
+		cv_json_object_set_new(need, "requirement",
+				       cv_json_string(f->need.text));
+		cv_json_object_set_new(need, "source",
+				       cv_json_string(f->need.source));
+		cv_json_object_set_new(need, "found_via",
+				       cv_json_string(f->need.via));
+		cv_json_object_set_new(x, "needs", need);
+		cv_json_object_set_new(
 			x, "active_fits",
-			active ? json_boolean(cv_framework_fits(f, av))
-			       : json_null());
-		json_object_set_new(x, "pinned", pin_json(pins, f));
-		json_array_append_new(arr, x);
+			active ? cv_json_boolean(cv_framework_fits(f, av))
+			       : cv_json_null());
+		cv_json_object_set_new(x, "pinned", pin_json(pins, f));
+		cv_json_array_append_new(arr, x);
 	}
-	json_object_set_new(o, "frameworks", arr);
-	s = json_dumps(o, JSON_INDENT(2));
+	cv_json_object_set_new(o, "frameworks", arr);
+	s = cv_json_dumps(o, CV_JSON_INDENT(2));
 	if (s != NULL)
 		printf("%s\n", s);
 	free(s);
-	json_decref(o);
+	cv_json_decref(o);
 }
 
 /* Names, versions and requirement texts come from the environment's

@@ -8,7 +8,6 @@
 #include "store/store.h"
 #include "ui.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,47 +18,49 @@ static void
 print_json(const struct cv_store *st, const struct cv_installed *all, size_t n,
 	   const char *global, const char *active)
 {
-	json_t *arr = json_array();
+	struct cv_json *arr = cv_json_array();
 	char *text;
 	for (size_t i = 0; i < n; i++) {
 		char ver[64], *dir = cv_store_dir(st, all[i].id);
-		json_t *o = json_object();
+		struct cv_json *o = cv_json_object();
 		cv_version_format(&all[i].version, ver, sizeof ver);
-		json_object_set_new(o, "id", json_string(all[i].id));
-		json_object_set_new(o, "version", json_string(ver));
-		json_object_set_new(o, "cuda",
-				    json_integer(all[i].version.cuda));
-		json_object_set_new(o, "platform",
-				    json_string(all[i].platform));
-		json_object_set_new(o, "path", json_string(dir));
-		json_object_set_new(
+		cv_json_object_set_new(o, "id", cv_json_string(all[i].id));
+		cv_json_object_set_new(o, "version", cv_json_string(ver));
+		cv_json_object_set_new(o, "cuda",
+				       cv_json_integer(all[i].version.cuda));
+		cv_json_object_set_new(o, "platform",
+				       cv_json_string(all[i].platform));
+		cv_json_object_set_new(o, "path", cv_json_string(dir));
+		cv_json_object_set_new(
 			o, "store",
-			json_string(cv_store_kind_name(all[i].store)));
+			cv_json_string(cv_store_kind_name(all[i].store)));
 		free(dir);
-		json_object_set_new(
+		cv_json_object_set_new(
 			o, "global",
-			json_boolean(strcmp(global, all[i].id) == 0));
-		json_object_set_new(
+			cv_json_boolean(strcmp(global, all[i].id) == 0));
+		cv_json_object_set_new(
 			o, "active",
-			json_boolean(strcmp(active, all[i].id) == 0));
-		json_object_set_new(o, "sha256", json_string(all[i].sha256));
-		json_object_set_new(o, "size",
-				    json_integer((json_int_t)all[i].size));
-		json_object_set_new(o, "installed_at",
-				    json_string(all[i].installed_at));
-		json_object_set_new(o, "origin", json_string(all[i].origin));
-		json_object_set_new(o, "deps", cv_store_deps_json(&all[i]));
+			cv_json_boolean(strcmp(active, all[i].id) == 0));
+		cv_json_object_set_new(o, "sha256",
+				       cv_json_string(all[i].sha256));
+		cv_json_object_set_new(o, "size",
+				       cv_json_integer((int64_t)all[i].size));
+		cv_json_object_set_new(o, "installed_at",
+				       cv_json_string(all[i].installed_at));
+		cv_json_object_set_new(o, "origin",
+				       cv_json_string(all[i].origin));
+		cv_json_object_set_new(o, "deps", cv_store_deps_json(&all[i]));
 		if ((dir = cv_store_hidden_dir(st, all[i].id)) != NULL)
-			json_object_set_new(o, "hidden_user_copy",
-					    json_string(dir));
+			cv_json_object_set_new(o, "hidden_user_copy",
+					       cv_json_string(dir));
 		free(dir);
-		json_array_append_new(arr, o);
+		cv_json_array_append_new(arr, o);
 	}
-	text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	text = cv_json_dumps(arr, CV_JSON_INDENT(2));
 	if (text != NULL)
 		printf("%s\n", text);
 	free(text);
-	json_decref(arr);
+	cv_json_decref(arr);
 }
 
 /* The user's own copy of a version the system store also holds: never

@@ -8,7 +8,6 @@
 #include "store/store.h"
 #include "ui.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +92,7 @@ say_frameworks(const struct cv_fw_probe *p, const char *id)
  * status of an error. With json, the validation's object `val` (may be
  * NULL) is printed with the verdicts as its "frameworks" member. */
 static int
-check_frameworks(const struct cv_store *st, const char *id, json_t *val)
+check_frameworks(const struct cv_store *st, const char *id, struct cv_json *val)
 {
 	struct cv_err err = CV_ERR_INIT;
 	struct cv_fw_probe p;
@@ -111,12 +110,12 @@ check_frameworks(const struct cv_store *st, const char *id, json_t *val)
 	if (cv_fw_probe_run(st, id, self, &p, &err) < 0)
 		return cmd_fail(&err);
 	if (val != NULL) {
-		json_t *fw = cv_fw_probe_json(&p);
+		struct cv_json *fw = cv_fw_probe_json(&p);
 		char *text;
-		failed = !json_is_true(json_object_get(fw, "ok")) &&
-			 !json_is_true(json_object_get(fw, "skipped"));
-		json_object_set_new(val, "frameworks", fw);
-		text = json_dumps(val, JSON_INDENT(2));
+		failed = !cv_json_is_true(cv_json_object_get(fw, "ok")) &&
+			 !cv_json_is_true(cv_json_object_get(fw, "skipped"));
+		cv_json_object_set_new(val, "frameworks", fw);
+		text = cv_json_dumps(val, CV_JSON_INDENT(2));
 		printf("%s\n", text ? text : "{}");
 		free(text);
 	} else
@@ -154,7 +153,7 @@ report(const struct cv_store *st, const struct cv_validation *v, int json,
        int frameworks)
 {
 	char *text = json ? cv_validation_json(v) : NULL;
-	json_t *o;
+	struct cv_json *o;
 	int r;
 
 	if (!json) {
@@ -166,12 +165,12 @@ report(const struct cv_store *st, const struct cv_validation *v, int json,
 		free(text);
 		return 0;
 	}
-	o = json_loads(text, 0, NULL);
+	o = cv_json_loads(text, 0, NULL);
 	free(text);
 	if (o == NULL)
-		o = json_object();
+		o = cv_json_object();
 	r = check_frameworks(st, v->id, o);
-	json_decref(o);
+	cv_json_decref(o);
 	return r;
 }
 

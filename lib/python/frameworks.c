@@ -23,7 +23,6 @@
 #include "python/python_int.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -745,7 +744,7 @@ cv_fw_conda_depend(struct cv_fw_need *n, const char *s, const char *path)
  * (parsed by jansson), or NULL. conda's records list every file of the
  * package (megabytes) beside the two members read here, so the record is
  * only scanned: strings skipped, brackets counted. */
-static json_t *
+static struct cv_json *
 json_member(const char *s, size_t n, const char *key)
 {
 	size_t klen = strlen(key), i = 0, start = 0;
@@ -785,7 +784,7 @@ json_member(const char *s, size_t n, const char *key)
 	}
 	if (!taking || i >= n)
 		return NULL;
-	return json_loadb(s + start, i - start, JSON_DECODE_ANY, NULL);
+	return cv_json_loadb(s + start, i - start, CV_JSON_DECODE_ANY, NULL);
 }
 
 /* One conda-meta record of a known package. */
@@ -795,7 +794,7 @@ scan_conda_record(struct cv_fw_env *e, const char *prefix, const char *path,
 {
 	struct cv_fw_need need;
 	struct cv_framework *f;
-	json_t *version, *deps;
+	struct cv_json *version, *deps;
 	const char *ver;
 	char *buf;
 	size_t len;
@@ -807,7 +806,8 @@ scan_conda_record(struct cv_fw_env *e, const char *prefix, const char *path,
 	version = json_member(buf, len, "version");
 	deps = json_member(buf, len, "depends");
 	free(buf);
-	ver = json_string_value(version) ? json_string_value(version) : "";
+	ver = cv_json_string_value(version) ? cv_json_string_value(version)
+					    : "";
 	if (strcmp(name, "cudnn") == 0) {
 		snprintf(e->bundled_dir, sizeof e->bundled_dir, "%s/lib",
 			 prefix);
@@ -817,9 +817,9 @@ scan_conda_record(struct cv_fw_env *e, const char *prefix, const char *path,
 			 ver);
 	} else {
 		memset(&need, 0, sizeof need);
-		for (size_t i = 0; i < json_array_size(deps); i++) {
-			const char *s =
-				json_string_value(json_array_get(deps, i));
+		for (size_t i = 0; i < cv_json_array_size(deps); i++) {
+			const char *s = cv_json_string_value(
+				cv_json_array_get(deps, i));
 			if (s != NULL)
 				found |= cv_fw_conda_depend(&need, s, path);
 		}
@@ -831,8 +831,8 @@ scan_conda_record(struct cv_fw_env *e, const char *prefix, const char *path,
 			snprintf(f->need.source, sizeof f->need.source, "%s",
 				 path);
 	}
-	json_decref(version);
-	json_decref(deps);
+	cv_json_decref(version);
+	cv_json_decref(deps);
 }
 
 static void

@@ -14,7 +14,6 @@
 #include "store/store.h"
 #include "validate/validate.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +170,7 @@ static void
 judge(const char *line, const char *libdir_real, long expect, const char *id,
       struct cv_fw_verdict *out)
 {
-	json_t *o = json_loads(line, 0, NULL), *maps;
+	struct cv_json *o = cv_json_loads(line, 0, NULL), *maps;
 	const char *fw, *error;
 	char other[PATH_MAX] = "", *why = out->why;
 	size_t whyn = sizeof out->why;
@@ -183,14 +182,15 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 		out->unreadable = 1;
 		return;
 	}
-	fw = json_string_value(json_object_get(o, "fw"));
-	error = json_string_value(json_object_get(o, "error"));
-	ran = json_is_true(json_object_get(o, "ran"));
-	version = (long)json_integer_value(json_object_get(o, "version"));
-	build = (long)json_integer_value(json_object_get(o, "build"));
-	maps = json_object_get(o, "maps");
-	for (size_t i = 0; i < json_array_size(maps); i++) {
-		const char *p = json_string_value(json_array_get(maps, i));
+	fw = cv_json_string_value(cv_json_object_get(o, "fw"));
+	error = cv_json_string_value(cv_json_object_get(o, "error"));
+	ran = cv_json_is_true(cv_json_object_get(o, "ran"));
+	version = (long)cv_json_integer_value(cv_json_object_get(o, "version"));
+	build = (long)cv_json_integer_value(cv_json_object_get(o, "build"));
+	maps = cv_json_object_get(o, "maps");
+	for (size_t i = 0; i < cv_json_array_size(maps); i++) {
+		const char *p =
+			cv_json_string_value(cv_json_array_get(maps, i));
 		char real[PATH_MAX], d[PATH_MAX];
 		const char *base;
 		if (p == NULL)
@@ -245,7 +245,7 @@ judge(const char *line, const char *libdir_real, long expect, const char *id,
 	out->build = build;
 	out->subs = subs;
 	copy_fw(out->fw, sizeof out->fw, fw ? fw : "?");
-	json_decref(o);
+	cv_json_decref(o);
 }
 
 /* The probes for the frameworks of the Python environment in play, and
@@ -286,54 +286,57 @@ pick(const char *fws[8], char *python, size_t n, struct cv_buf *key,
 	return nfw;
 }
 
-json_t *
+struct cv_json *
 cv_fw_probe_json(const struct cv_fw_probe *p)
 {
-	json_t *arr = json_array();
+	struct cv_json *arr = cv_json_array();
 	int pass = p->n == p->nfw;
 
 	for (size_t i = 0; i < p->n; i++) {
 		const struct cv_fw_verdict *v = &p->v[i];
 		pass &= v->pass;
-		json_array_append_new(
+		cv_json_array_append_new(
 			arr,
-			json_pack("{s:s,s:b,s:I,s:I,s:i,s:s}", "fw", v->fw,
-				  "pass", v->pass, "cudnn_version",
-				  (json_int_t)v->version, "cudnn_build_version",
-				  (json_int_t)v->build, "sub_libraries",
-				  v->subs, "reason", v->why));
+			cv_json_pack("{s:s,s:b,s:I,s:I,s:i,s:s}", "fw", v->fw,
+				     "pass", v->pass, "cudnn_version",
+				     (int64_t)v->version, "cudnn_build_version",
+				     (int64_t)v->build, "sub_libraries",
+				     v->subs, "reason", v->why));
 	}
-	return json_pack("{s:b,s:b,s:b,s:s,s:i,s:o}", "ok", pass, "skipped",
-			 p->nfw == 0, "cached", p->cached, "libdir", p->libdir,
-			 "status", p->status, "frameworks", arr);
+	return cv_json_pack("{s:b,s:b,s:b,s:s,s:i,s:o}", "ok", pass, "skipped",
+			    p->nfw == 0, "cached", p->cached, "libdir",
+			    p->libdir, "status", p->status, "frameworks", arr);
 }
 
 /* A cached result back into *out; 0, or -1 when it does not read. */
 static int
-from_json(json_t *o, struct cv_fw_probe *out)
+from_json(struct cv_json *o, struct cv_fw_probe *out)
 {
-	json_t *arr = json_object_get(o, "frameworks");
+	struct cv_json *arr = cv_json_object_get(o, "frameworks");
 
-	if (!json_is_array(arr) || json_array_size(arr) > CV_FW_PROBE_MAX ||
-	    json_array_size(arr) == 0)
+	if (!cv_json_is_array(arr) ||
+	    cv_json_array_size(arr) > CV_FW_PROBE_MAX ||
+	    cv_json_array_size(arr) == 0)
 		return -1;
-	for (size_t i = 0; i < json_array_size(arr); i++) {
-		json_t *x = json_array_get(arr, i);
+	for (size_t i = 0; i < cv_json_array_size(arr); i++) {
+		struct cv_json *x = cv_json_array_get(arr, i);
 		struct cv_fw_verdict *v = &out->v[i];
-		const char *fw = json_string_value(json_object_get(x, "fw"));
-		if (fw == NULL || !json_is_true(json_object_get(x, "pass")))
+		const char *fw =
+			cv_json_string_value(cv_json_object_get(x, "fw"));
+		if (fw == NULL ||
+		    !cv_json_is_true(cv_json_object_get(x, "pass")))
 			return -1;
 		memset(v, 0, sizeof *v);
 		copy_fw(v->fw, sizeof v->fw, fw);
 		v->pass = 1;
-		v->version = (long)json_integer_value(
-			json_object_get(x, "cudnn_version"));
-		v->build = (long)json_integer_value(
-			json_object_get(x, "cudnn_build_version"));
-		v->subs = (int)json_integer_value(
-			json_object_get(x, "sub_libraries"));
+		v->version = (long)cv_json_integer_value(
+			cv_json_object_get(x, "cudnn_version"));
+		v->build = (long)cv_json_integer_value(
+			cv_json_object_get(x, "cudnn_build_version"));
+		v->subs = (int)cv_json_integer_value(
+			cv_json_object_get(x, "sub_libraries"));
 	}
-	out->n = out->nfw = json_array_size(arr);
+	out->n = out->nfw = cv_json_array_size(arr);
 	out->cached = 1;
 	return 0;
 }
@@ -375,7 +378,7 @@ cv_fw_probe_run(const struct cv_store *st, const char *id,
 	struct cv_version v;
 	const char *fws[8] = { NULL };
 	char python[PATH_MAX + 32], *vdir, *libdir, *base;
-	json_t *res;
+	struct cv_json *res;
 	int r, pass;
 
 	memset(out, 0, sizeof *out);
@@ -404,11 +407,11 @@ cv_fw_probe_run(const struct cv_store *st, const char *id,
 	res = cache ? cv_validate_cache_get_json(cache, key.buf, ".frameworks")
 		    : NULL;
 	if (res != NULL && from_json(res, out) == 0) {
-		json_decref(res);
+		cv_json_decref(res);
 		cv_buf_release(&key);
 		return 0;
 	}
-	json_decref(res);
+	cv_json_decref(res);
 	r = probe(self, id, &v, python, fws, out, err);
 	/* only a pass is kept: a failure is probed again next time */
 	pass = r == 0 && out->n == out->nfw && out->status == 0;
@@ -417,7 +420,7 @@ cv_fw_probe_run(const struct cv_store *st, const char *id,
 	if (pass && cache != NULL) {
 		res = cv_fw_probe_json(out);
 		cv_validate_cache_put_json(cache, key.buf, ".frameworks", res);
-		json_decref(res);
+		cv_json_decref(res);
 	}
 	cv_buf_release(&key);
 	return r;

@@ -17,7 +17,7 @@
 #include <time.h>
 
 struct cv_store;
-struct json_t;
+struct cv_json;
 struct timespec;
 
 /* ---- activation: link.c, activate.c, env.c, shell.c -------------------- */
@@ -135,7 +135,7 @@ int cv_fw_probe_run(const struct cv_store *st, const char *id,
 /* The verdicts as a JSON object (`validate --frameworks --json`, the
  * cache): ok, skipped, cached, libdir, status and one object per
  * framework. */
-struct json_t *cv_fw_probe_json(const struct cv_fw_probe *p);
+struct cv_json *cv_fw_probe_json(const struct cv_fw_probe *p);
 
 /* How a fix names a version in the command that failed: head, the
  * spec, tail ("cudnnvm use" ""; "eval \"$(cudnnvm env" ")\""). */

@@ -26,7 +26,6 @@
 #include "store/store_int.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -991,25 +990,26 @@ static char *
 meta_text(const struct cv_installed *inst)
 {
 	char ver[64], *text;
-	json_t *o = json_object();
+	struct cv_json *o = cv_json_object();
 
 	cv_version_format(&inst->version, ver, sizeof ver);
-	json_object_set_new(o, "id", json_string(inst->id));
-	json_object_set_new(o, "version", json_string(ver));
-	json_object_set_new(o, "cuda", json_integer(inst->version.cuda));
-	json_object_set_new(o, "platform", json_string(inst->platform));
-	json_object_set_new(o, "sha256", json_string(inst->sha256));
-	json_object_set_new(o, "size", json_integer((json_int_t)inst->size));
-	json_object_set_new(o, "source", json_string(inst->source));
+	cv_json_object_set_new(o, "id", cv_json_string(inst->id));
+	cv_json_object_set_new(o, "version", cv_json_string(ver));
+	cv_json_object_set_new(o, "cuda", cv_json_integer(inst->version.cuda));
+	cv_json_object_set_new(o, "platform", cv_json_string(inst->platform));
+	cv_json_object_set_new(o, "sha256", cv_json_string(inst->sha256));
+	cv_json_object_set_new(o, "size", cv_json_integer((int64_t)inst->size));
+	cv_json_object_set_new(o, "source", cv_json_string(inst->source));
 	/* older installs have no origin: they came from NVIDIA's archives */
-	json_object_set_new(
+	cv_json_object_set_new(
 		o, "origin",
-		json_string(inst->origin[0] ? inst->origin : "nvidia"));
-	json_object_set_new(o, "installed_at", json_string(inst->installed_at));
+		cv_json_string(inst->origin[0] ? inst->origin : "nvidia"));
+	cv_json_object_set_new(o, "installed_at",
+			       cv_json_string(inst->installed_at));
 	if (inst->ndeps > 0)
-		json_object_set_new(o, "deps", cv_store_deps_json(inst));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
+		cv_json_object_set_new(o, "deps", cv_store_deps_json(inst));
+	text = cv_json_dumps(o, CV_JSON_INDENT(2));
+	cv_json_decref(o);
 	return text;
 }
 
@@ -1066,26 +1066,27 @@ dep_dir_ok(const char *dir)
 	return 1;
 }
 
-json_t *
+struct cv_json *
 cv_store_deps_json(const struct cv_installed *inst)
 {
-	json_t *a = json_array();
+	struct cv_json *a = cv_json_array();
 
 	for (int i = 0; i < inst->ndeps; i++) {
 		const struct cv_dep *d = &inst->deps[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(d->name));
-		json_object_set_new(o, "version", json_string(d->version));
-		json_object_set_new(o, "cuda", json_integer(d->cuda));
-		json_object_set_new(o, d->in_store ? "dir" : "found",
-				    json_string(d->dir));
+		struct cv_json *o = cv_json_object();
+		cv_json_object_set_new(o, "name", cv_json_string(d->name));
+		cv_json_object_set_new(o, "version",
+				       cv_json_string(d->version));
+		cv_json_object_set_new(o, "cuda", cv_json_integer(d->cuda));
+		cv_json_object_set_new(o, d->in_store ? "dir" : "found",
+				       cv_json_string(d->dir));
 		if (d->in_store) {
-			json_object_set_new(o, "sha256",
-					    json_string(d->sha256));
-			json_object_set_new(o, "size",
-					    json_integer((json_int_t)d->size));
+			cv_json_object_set_new(o, "sha256",
+					       cv_json_string(d->sha256));
+			cv_json_object_set_new(
+				o, "size", cv_json_integer((int64_t)d->size));
 		}
-		json_array_append_new(a, o);
+		cv_json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -1118,32 +1119,35 @@ dep_found_ok(const char *p)
  * store folder (exactly deps/<name>-<version>, with the archive's sha256
  * and size) or the absolute folder it was found in. */
 static int
-read_dep(json_t *o, struct cv_dep *d)
+read_dep(struct cv_json *o, struct cv_dep *d)
 {
-	const char *name = json_string_value(json_object_get(o, "name"));
-	const char *ver = json_string_value(json_object_get(o, "version"));
-	const char *dir = json_string_value(json_object_get(o, "dir"));
-	const char *found = json_string_value(json_object_get(o, "found"));
-	const char *sha = json_string_value(json_object_get(o, "sha256"));
-	json_t *cuda = json_object_get(o, "cuda");
-	json_t *size = json_object_get(o, "size");
+	const char *name = cv_json_string_value(cv_json_object_get(o, "name"));
+	const char *ver =
+		cv_json_string_value(cv_json_object_get(o, "version"));
+	const char *dir = cv_json_string_value(cv_json_object_get(o, "dir"));
+	const char *found =
+		cv_json_string_value(cv_json_object_get(o, "found"));
+	const char *sha = cv_json_string_value(cv_json_object_get(o, "sha256"));
+	struct cv_json *cuda = cv_json_object_get(o, "cuda");
+	struct cv_json *size = cv_json_object_get(o, "size");
 	char want[96];
 
-	if (!json_is_object(o) || name == NULL || ver == NULL ||
+	if (!cv_json_is_object(o) || name == NULL || ver == NULL ||
 	    (strcmp(name, "libcublas") != 0 &&
 	     strcmp(name, "cuda_nvrtc") != 0) ||
 	    strlen(ver) >= sizeof d->version ||
 	    /* a folder found on the machine has no release of its own */
 	    !(cv_version_dotted(ver) || (found != NULL && ver[0] == '\0')) ||
-	    !json_is_integer(cuda) || json_integer_value(cuda) < 1 ||
-	    json_integer_value(cuda) > 99 || (dir == NULL) == (found == NULL))
+	    !cv_json_is_integer(cuda) || cv_json_integer_value(cuda) < 1 ||
+	    cv_json_integer_value(cuda) > 99 ||
+	    (dir == NULL) == (found == NULL))
 		return -1;
 	snprintf(want, sizeof want, "deps/%s-%s", name, ver);
 	if (dir != NULL &&
 	    (strcmp(dir, want) != 0 || !dep_dir_ok(dir) || sha == NULL ||
 	     strlen(sha) != 64 || strspn(sha, "0123456789abcdef") != 64 ||
-	     !json_is_integer(size) || json_integer_value(size) < 0 ||
-	     (unsigned long long)json_integer_value(size) >
+	     !cv_json_is_integer(size) || cv_json_integer_value(size) < 0 ||
+	     (unsigned long long)cv_json_integer_value(size) >
 		     CV_ARCHIVE_MAX_BYTES))
 		return -1;
 	if (found != NULL &&
@@ -1152,28 +1156,28 @@ read_dep(json_t *o, struct cv_dep *d)
 	memset(d, 0, sizeof *d);
 	strcpy(d->name, name);
 	strcpy(d->version, ver);
-	d->cuda = (int)json_integer_value(cuda);
+	d->cuda = (int)cv_json_integer_value(cuda);
 	d->in_store = dir != NULL;
 	strcpy(d->dir, dir != NULL ? dir : found);
 	if (dir != NULL) {
 		strcpy(d->sha256, sha);
-		d->size = (uint64_t)json_integer_value(size);
+		d->size = (uint64_t)cv_json_integer_value(size);
 	}
 	return 0;
 }
 
 /* The "deps" array of a cudnnvm.json (absent: none). */
 static int
-read_deps(json_t *a, struct cv_installed *out)
+read_deps(struct cv_json *a, struct cv_installed *out)
 {
 	size_t i;
-	json_t *o;
+	struct cv_json *o;
 
 	if (a == NULL)
 		return 0;
-	if (!json_is_array(a) || json_array_size(a) > CV_MAX_DEPS)
+	if (!cv_json_is_array(a) || cv_json_array_size(a) > CV_MAX_DEPS)
 		return -1;
-	json_array_foreach(a, i, o)
+	cv_json_array_foreach(a, i, o)
 	{
 		if (read_dep(o, &out->deps[out->ndeps]) < 0)
 			return -1;
@@ -1185,12 +1189,13 @@ read_deps(json_t *a, struct cv_installed *out)
 int
 cv_store_deps_parse(const char *text, size_t n, struct cv_installed *out)
 {
-	json_t *a = json_loadb(text, n, JSON_REJECT_DUPLICATES, NULL);
+	struct cv_json *a =
+		cv_json_loadb(text, n, CV_JSON_REJECT_DUPLICATES, NULL);
 	int r;
 
 	memset(out, 0, sizeof *out);
 	r = a == NULL ? -1 : read_deps(a, out);
-	json_decref(a);
+	cv_json_decref(a);
 	return r;
 }
 
@@ -1198,7 +1203,8 @@ int
 cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
 			  struct cv_dep *dep)
 {
-	json_t *o = json_loadb(text, n, JSON_REJECT_DUPLICATES, NULL);
+	struct cv_json *o =
+		cv_json_loadb(text, n, CV_JSON_REJECT_DUPLICATES, NULL);
 	struct cv_dep one;
 	int r = -1;
 
@@ -1208,7 +1214,7 @@ cv_store_dep_record_parse(const char *text, size_t n, const char *folder,
 		*dep = one;
 		r = 0;
 	}
-	json_decref(o);
+	cv_json_decref(o);
 	return r;
 }
 
@@ -1226,21 +1232,21 @@ cv_store_read_meta(const char *dir, struct cv_installed *out,
 		   struct cv_err *err)
 {
 	char *path = cv_path_join(dir, "cudnnvm.json");
-	json_error_t je;
-	json_t *o, *v;
+	struct cv_json_error je;
+	struct cv_json *o, *v;
 	const char *s;
 	int r = 0;
 
 	memset(out, 0, sizeof *out);
-	o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	o = cv_json_load_file(path, CV_JSON_REJECT_DUPLICATES, &je);
 	if (o == NULL) {
 		r = bad_meta(path, je.text, err);
 		goto out;
 	}
 #define STR(key, dst)                                             \
 	do {                                                      \
-		v = json_object_get(o, key);                      \
-		s = json_string_value(v);                         \
+		v = cv_json_object_get(o, key);                   \
+		s = cv_json_string_value(v);                      \
 		if (s == NULL || strlen(s) >= sizeof(dst)) {      \
 			r = bad_meta(path, "bad '" key "'", err); \
 			goto done;                                \
@@ -1257,19 +1263,19 @@ cv_store_read_meta(const char *dir, struct cv_installed *out,
 		r = bad_meta(path, "bad 'id'", err);
 		goto done;
 	}
-	v = json_object_get(o, "size");
-	if (!json_is_integer(v) || json_integer_value(v) < 0) {
+	v = cv_json_object_get(o, "size");
+	if (!cv_json_is_integer(v) || cv_json_integer_value(v) < 0) {
 		r = bad_meta(path, "bad 'size'", err);
 		goto done;
 	}
-	out->size = (uint64_t)json_integer_value(v);
-	s = json_string_value(json_object_get(o, "origin"));
+	out->size = (uint64_t)cv_json_integer_value(v);
+	s = cv_json_string_value(cv_json_object_get(o, "origin"));
 	snprintf(out->origin, sizeof out->origin, "%s",
 		 s != NULL && strcmp(s, "pypi") == 0 ? "pypi" : "nvidia");
-	if (read_deps(json_object_get(o, "deps"), out) < 0)
+	if (read_deps(cv_json_object_get(o, "deps"), out) < 0)
 		r = bad_meta(path, "bad 'deps'", err);
 done:
-	json_decref(o);
+	cv_json_decref(o);
 out:
 	free(path);
 	return r;
@@ -1616,7 +1622,7 @@ cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
 			struct cv_err *err)
 {
 	struct cv_installed one;
-	json_t *a;
+	struct cv_json *a;
 	char *path = cv_path_join(dir, "cudnnvm-dep.json"), *text;
 	int r;
 
@@ -1624,9 +1630,8 @@ cv_store_dep_write_meta(const char *dir, const struct cv_dep *dep,
 	one.deps[0] = *dep;
 	one.ndeps = 1;
 	a = cv_store_deps_json(&one);
-	text = json_dumps(json_array_get(a, 0),
-			  JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(a);
+	text = cv_json_dumps(cv_json_array_get(a, 0), CV_JSON_INDENT(2));
+	cv_json_decref(a);
 	r = text == NULL
 		    ? cv_err_set(err, CV_ERROR, "cannot encode the metadata")
 		    : cv_fs_write_atomic(path, text, strlen(text), 0644, err);

@@ -16,7 +16,7 @@
 
 struct cv_store;
 struct cv_validation;
-struct json_t;
+struct cv_json;
 
 /* ---- store.c: the store, locks, staging, publish ----------------------- */
 
@@ -227,7 +227,7 @@ int cv_store_dep_path(const struct cv_store *st, const char *id, char **out,
 
 /* The "deps" array cudnnvm.json and list --json give: name, version, cuda,
  * then dir (in the store: sha256, size) or found (outside it). */
-struct json_t *cv_store_deps_json(const struct cv_installed *inst);
+struct cv_json *cv_store_deps_json(const struct cv_installed *inst);
 
 /* Record `deps` in the cudnnvm.json of the writable store's `id` (written
  * atomically under the version's lock). */

@@ -9,7 +9,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,21 +471,21 @@ struct collect {
 };
 
 static double
-num(json_t *o, const char *key)
+num(struct cv_json *o, const char *key)
 {
-	return json_number_value(json_object_get(o, key));
+	return cv_json_number_value(cv_json_object_get(o, key));
 }
 
 static void
-take_layer(struct collect *c, json_t *o)
+take_layer(struct collect *c, struct cv_json *o)
 {
-	json_int_t i = json_integer_value(json_object_get(o, "i"));
-	const char *st = json_string_value(json_object_get(o, "status"));
-	const char *how = json_string_value(json_object_get(o, "how"));
-	const char *why = json_string_value(json_object_get(o, "reason"));
+	int64_t i = cv_json_integer_value(cv_json_object_get(o, "i"));
+	const char *st = cv_json_string_value(cv_json_object_get(o, "status"));
+	const char *how = cv_json_string_value(cv_json_object_get(o, "how"));
+	const char *why = cv_json_string_value(cv_json_object_get(o, "reason"));
 	const char *fallback =
-		json_string_value(json_object_get(o, "engine_fallback"));
-	json_t *engine = json_object_get(o, "engine");
+		cv_json_string_value(cv_json_object_get(o, "engine_fallback"));
+	struct cv_json *engine = cv_json_object_get(o, "engine");
 	struct cv_bench_result *r;
 
 	if (i < 0 || (size_t)i >= c->nlayers || st == NULL)
@@ -496,11 +495,13 @@ take_layer(struct collect *c, json_t *o)
 		    : strcmp(st, "wrong") == 0       ? CV_BENCH_WRONG
 		    : strcmp(st, "unsupported") == 0 ? CV_BENCH_UNSUPPORTED
 						     : CV_BENCH_NOTRUN;
-	r->algo = (int)json_integer_value(json_object_get(o, "algo"));
-	r->engine =
-		json_is_integer(engine) ? (long)json_integer_value(engine) : -1;
-	r->runs = (int)json_integer_value(json_object_get(o, "runs"));
-	r->rejected = (int)json_integer_value(json_object_get(o, "rejected"));
+	r->algo = (int)cv_json_integer_value(cv_json_object_get(o, "algo"));
+	r->engine = cv_json_is_integer(engine)
+			    ? (long)cv_json_integer_value(engine)
+			    : -1;
+	r->runs = (int)cv_json_integer_value(cv_json_object_get(o, "runs"));
+	r->rejected =
+		(int)cv_json_integer_value(cv_json_object_get(o, "rejected"));
 	r->ms = num(o, "ms");
 	r->min_ms = num(o, "min_ms");
 	r->max_ms = num(o, "max_ms");
@@ -520,8 +521,8 @@ static void
 on_line(void *payload, const char *line)
 {
 	struct collect *c = payload;
-	json_t *o = json_loads(line, 0, NULL);
-	const char *k = json_string_value(json_object_get(o, "k"));
+	struct cv_json *o = cv_json_loads(line, 0, NULL);
+	const char *k = cv_json_string_value(cv_json_object_get(o, "k"));
 
 	if (k != NULL && strcmp(k, "layer") == 0)
 		take_layer(c, o);
@@ -530,7 +531,7 @@ on_line(void *payload, const char *line)
 		c->out->gpu.sm_clock_khz = (int)num(o, "sm_clock_khz");
 		c->out->gpu.mem_clock_khz = (int)num(o, "mem_clock_khz");
 	}
-	json_decref(o);
+	cv_json_decref(o);
 }
 
 static double
@@ -627,47 +628,47 @@ cv_bench_fastest(const struct cv_bench_run *runs, size_t nruns, size_t layer)
 /* ---- JSON -----------------------------------------------------------------
  */
 
-static json_t *
+static struct cv_json *
 layer_json(const struct cv_layer *l)
 {
-	return json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
-			 "s:s,s:s,s:i,s:i,s:f}",
-			 "name", l->name, "n", l->n, "c", l->c, "h", l->h, "w",
-			 l->w, "k", l->k, "r", l->r, "s", l->s, "stride",
-			 l->stride, "pad", l->pad, "dilation", l->dilation,
-			 "groups", l->groups, "dtype", cv_dtype_name(l->dtype),
-			 "layout", cv_layout_name(l->layout), "out_h",
-			 cv_layer_out_h(l), "out_w", cv_layer_out_w(l), "gflop",
-			 cv_layer_flops(l) / 1e9);
+	return cv_json_pack(
+		"{s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,"
+		"s:s,s:s,s:i,s:i,s:f}",
+		"name", l->name, "n", l->n, "c", l->c, "h", l->h, "w", l->w,
+		"k", l->k, "r", l->r, "s", l->s, "stride", l->stride, "pad",
+		l->pad, "dilation", l->dilation, "groups", l->groups, "dtype",
+		cv_dtype_name(l->dtype), "layout", cv_layout_name(l->layout),
+		"out_h", cv_layer_out_h(l), "out_w", cv_layer_out_w(l), "gflop",
+		cv_layer_flops(l) / 1e9);
 }
 
-static json_t *
+static struct cv_json *
 result_json(const struct cv_bench_result *x)
 {
-	json_t *o =
-		json_pack("{s:s}", "status", cv_bench_status_name(x->status));
+	struct cv_json *o = cv_json_pack("{s:s}", "status",
+					 cv_bench_status_name(x->status));
 
 	if (x->status == CV_BENCH_OK)
-		json_object_update_new(
-			o, json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:i,"
-				     "s:s,s:f}",
-				     "ms", x->ms, "min_ms", x->min_ms, "max_ms",
-				     x->max_ms, "q1_ms", x->q1_ms, "q3_ms",
-				     x->q3_ms, "tflops", x->tflops, "algo",
-				     x->algo, "runs", x->runs, "rejected",
-				     x->rejected, "chosen_by", x->how,
-				     "max_rel_err", x->max_err));
+		cv_json_object_update_new(
+			o, cv_json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:i,s:i,s:i,"
+					"s:s,s:f}",
+					"ms", x->ms, "min_ms", x->min_ms,
+					"max_ms", x->max_ms, "q1_ms", x->q1_ms,
+					"q3_ms", x->q3_ms, "tflops", x->tflops,
+					"algo", x->algo, "runs", x->runs,
+					"rejected", x->rejected, "chosen_by",
+					x->how, "max_rel_err", x->max_err));
 	else if (x->status != CV_BENCH_NOTRUN)
-		json_object_set_new(o, "reason", json_string(x->reason));
+		cv_json_object_set_new(o, "reason", cv_json_string(x->reason));
 	if (x->status == CV_BENCH_OK && strcmp(x->how, "engines") == 0) {
 		/* an engine, not a legacy algorithm, was timed */
-		json_object_set_new(o, "algo", json_null());
-		json_object_set_new(o, "engine", json_integer(x->engine));
+		cv_json_object_set_new(o, "algo", cv_json_null());
+		cv_json_object_set_new(o, "engine", cv_json_integer(x->engine));
 	} else if (x->status == CV_BENCH_OK)
-		json_object_set_new(o, "engine", json_null());
+		cv_json_object_set_new(o, "engine", cv_json_null());
 	if (x->engine_fallback[0] != '\0')
-		json_object_set_new(o, "engine_fallback",
-				    json_string(x->engine_fallback));
+		cv_json_object_set_new(o, "engine_fallback",
+				       cv_json_string(x->engine_fallback));
 	return o;
 }
 
@@ -676,7 +677,8 @@ cv_bench_json(const struct cv_layer *layers, size_t nlayers,
 	      const struct cv_bench_run *runs, size_t nruns,
 	      const struct cv_bench_opts *opts)
 {
-	json_t *root = json_object(), *jl = json_array(), *jv = json_array();
+	struct cv_json *root = cv_json_object(), *jl = cv_json_array(),
+		       *jv = cv_json_array();
 	const struct cv_bench_gpu *gpu = NULL;
 	char *s, *out;
 
@@ -684,46 +686,47 @@ cv_bench_json(const struct cv_layer *layers, size_t nlayers,
 		if (runs[i].benched && gpu == NULL)
 			gpu = &runs[i].gpu;
 	for (size_t i = 0; i < nlayers; i++) {
-		json_t *o = layer_json(&layers[i]);
+		struct cv_json *o = layer_json(&layers[i]);
 		int f = cv_bench_fastest(runs, nruns, i);
-		json_object_set_new(o, "fastest",
-				    f >= 0 ? json_string(runs[f].v.id)
-					   : json_null());
-		json_array_append_new(jl, o);
+		cv_json_object_set_new(o, "fastest",
+				       f >= 0 ? cv_json_string(runs[f].v.id)
+					      : cv_json_null());
+		cv_json_array_append_new(jl, o);
 	}
 	for (size_t i = 0; i < nruns; i++) {
 		const struct cv_bench_run *b = &runs[i];
 		char *vj = cv_validation_json(&b->v);
-		json_t *res = json_array();
-		json_t *o = json_pack(
+		struct cv_json *res = cv_json_array();
+		struct cv_json *o = cv_json_pack(
 			"{s:s,s:b,s:I,s:I,s:o,s:f}", "id", b->v.id,
 			"benchmarked", b->benched, "cudnn_version",
-			(json_int_t)b->v.cudnn_version, "cudart_version",
-			(json_int_t)b->v.cudart_version, "validation",
-			json_loads(vj, 0, NULL), "seconds", b->seconds);
+			(int64_t)b->v.cudnn_version, "cudart_version",
+			(int64_t)b->v.cudart_version, "validation",
+			cv_json_loads(vj, 0, NULL), "seconds", b->seconds);
 		free(vj);
 		for (size_t j = 0; j < nlayers; j++)
-			json_array_append_new(res, result_json(&b->res[j]));
-		json_object_set_new(o, "results", res);
-		json_array_append_new(jv, o);
+			cv_json_array_append_new(res, result_json(&b->res[j]));
+		cv_json_object_set_new(o, "results", res);
+		cv_json_array_append_new(jv, o);
 	}
-	json_object_set_new(
+	cv_json_object_set_new(
 		root, "gpu",
-		gpu == NULL ? json_null()
-			    : json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i}", "name",
-					gpu->name, "cc_major", gpu->cc_major,
-					"cc_minor", gpu->cc_minor, "sm_count",
-					gpu->sm_count, "sm_clock_khz",
-					gpu->sm_clock_khz, "mem_clock_khz",
-					gpu->mem_clock_khz, "driver_version",
-					gpu->driver_version));
-	json_object_set_new(root, "runs", json_integer(opts->runs));
-	json_object_set_new(root, "warmup", json_integer(opts->warmup));
-	json_object_set_new(root, "statistic", json_string("median"));
-	json_object_set_new(root, "layers", jl);
-	json_object_set_new(root, "versions", jv);
-	s = json_dumps(root, JSON_INDENT(2));
-	json_decref(root);
+		gpu == NULL
+			? cv_json_null()
+			: cv_json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:i}", "name",
+				       gpu->name, "cc_major", gpu->cc_major,
+				       "cc_minor", gpu->cc_minor, "sm_count",
+				       gpu->sm_count, "sm_clock_khz",
+				       gpu->sm_clock_khz, "mem_clock_khz",
+				       gpu->mem_clock_khz, "driver_version",
+				       gpu->driver_version));
+	cv_json_object_set_new(root, "runs", cv_json_integer(opts->runs));
+	cv_json_object_set_new(root, "warmup", cv_json_integer(opts->warmup));
+	cv_json_object_set_new(root, "statistic", cv_json_string("median"));
+	cv_json_object_set_new(root, "layers", jl);
+	cv_json_object_set_new(root, "versions", jv);
+	s = cv_json_dumps(root, CV_JSON_INDENT(2));
+	cv_json_decref(root);
 	out = xstrdup(s ? s : "{}");
 	free(s);
 	return out;

@@ -15,7 +15,6 @@
 #include "store/store.h"
 #include "validate/validate_int.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -150,7 +149,7 @@ struct layer_run {
 	dptr x, w, y, yref, ws;
 	size_t wsz;
 	float *href, *hy; /* host copies, as floats */
-	json_t *out;
+	struct cv_json *out;
 };
 
 static void
@@ -410,8 +409,8 @@ set_status(struct layer_run *r, const char *status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof reason, fmt, ap);
 	va_end(ap);
-	json_object_set_new(r->out, "status", json_string(status));
-	json_object_set_new(r->out, "reason", json_string(reason));
+	cv_json_object_set_new(r->out, "status", cv_json_string(status));
+	cv_json_object_set_new(r->out, "reason", cv_json_string(reason));
 }
 
 /* Describe the layer to cuDNN; 0, or a status with r->out set. */
@@ -627,7 +626,7 @@ candidates(struct bench *b, struct layer_run *r, struct cv_cudnn_fwd_perf *c)
 			   errstr(b, st), st);
 		return -1;
 	}
-	json_object_set_new(r->out, "how", json_string(how));
+	cv_json_object_set_new(r->out, "how", cv_json_string(how));
 	for (int i = 0; i < got && i < NALGO; i++)
 		if (perf[i].status == 0)
 			c[n++] = perf[i];
@@ -671,13 +670,13 @@ time_runs(struct bench *b, struct layer_run *r, const struct pick *p)
 		return st != 0 ? st : -1;
 	}
 	qsort(t, (size_t)done, sizeof *t, cmp_float);
-	json_object_set_new(r->out, "status", json_string("ok"));
-	json_object_set_new(r->out, "runs", json_integer(done));
-	json_object_set_new(r->out, "ms", json_real(t[done / 2]));
-	json_object_set_new(r->out, "min_ms", json_real(t[0]));
-	json_object_set_new(r->out, "max_ms", json_real(t[done - 1]));
-	json_object_set_new(r->out, "q1_ms", json_real(t[done / 4]));
-	json_object_set_new(r->out, "q3_ms", json_real(t[done * 3 / 4]));
+	cv_json_object_set_new(r->out, "status", cv_json_string("ok"));
+	cv_json_object_set_new(r->out, "runs", cv_json_integer(done));
+	cv_json_object_set_new(r->out, "ms", cv_json_real(t[done / 2]));
+	cv_json_object_set_new(r->out, "min_ms", cv_json_real(t[0]));
+	cv_json_object_set_new(r->out, "max_ms", cv_json_real(t[done - 1]));
+	cv_json_object_set_new(r->out, "q1_ms", cv_json_real(t[done / 4]));
+	cv_json_object_set_new(r->out, "q3_ms", cv_json_real(t[done * 3 / 4]));
 	free(t);
 	return 0;
 }
@@ -693,7 +692,7 @@ bench_legacy(struct bench *b, struct layer_run *r)
 	if ((nc = candidates(b, r, c)) < 0 ||
 	    (ref = reference(b, r, c, nc)) < 0)
 		return;
-	json_object_set_new(r->out, "ref_algo", json_integer(ref));
+	cv_json_object_set_new(r->out, "ref_algo", cv_json_integer(ref));
 	for (int i = 0; i < nc && pick < 0; i++) {
 		if ((st = workspace_for(b, r, c[i].algo)) != 0 ||
 		    (st = fwd(b, r, c[i].algo, r->y)) != 0 ||
@@ -708,7 +707,7 @@ bench_legacy(struct bench *b, struct layer_run *r)
 		if (!(err <= worst))
 			worst = err;
 	}
-	json_object_set_new(r->out, "rejected", json_integer(rejected));
+	cv_json_object_set_new(r->out, "rejected", cv_json_integer(rejected));
 	if (pick < 0) {
 		if (rejected)
 			set_status(r, "wrong",
@@ -720,8 +719,8 @@ bench_legacy(struct bench *b, struct layer_run *r)
 				   "no offered algorithm runs");
 		return;
 	}
-	json_object_set_new(r->out, "algo", json_integer(pick));
-	json_object_set_new(r->out, "max_err", json_real(err));
+	cv_json_object_set_new(r->out, "algo", cv_json_integer(pick));
+	cv_json_object_set_new(r->out, "max_err", cv_json_real(err));
 	chosen.algo = pick;
 	(void)time_runs(b, r, &chosen);
 }
@@ -1115,17 +1114,18 @@ bench_engines(struct bench *b, struct layer_run *r, char *why, size_t n)
 			snprintf(g.why, sizeof g.why, "no engine config runs");
 		goto fail;
 	}
-	json_object_set_new(r->out, "how", json_string("engines"));
-	json_object_set_new(r->out, "ref_algo", json_integer(ref));
-	json_object_set_new(r->out, "rejected", json_integer(rejected));
-	json_object_set_new(r->out, "engine", json_integer(g.p[pick].engine));
-	json_object_set_new(r->out, "engine_configs", json_integer(g.n));
-	json_object_set_new(r->out, "max_err", json_real(err));
+	cv_json_object_set_new(r->out, "how", cv_json_string("engines"));
+	cv_json_object_set_new(r->out, "ref_algo", cv_json_integer(ref));
+	cv_json_object_set_new(r->out, "rejected", cv_json_integer(rejected));
+	cv_json_object_set_new(r->out, "engine",
+			       cv_json_integer(g.p[pick].engine));
+	cv_json_object_set_new(r->out, "engine_configs", cv_json_integer(g.n));
+	cv_json_object_set_new(r->out, "max_err", cv_json_real(err));
 	{
 		struct pick p = { 0, g.p[pick].plan, g.pack };
 		if (time_runs(b, r, &p) != 0) {
-			const char *reason = json_string_value(
-				json_object_get(r->out, "reason"));
+			const char *reason = cv_json_string_value(
+				cv_json_object_get(r->out, "reason"));
 			snprintf(g.why, sizeof g.why, "%s",
 				 reason ? reason : "timing failed");
 			goto fail;
@@ -1138,7 +1138,7 @@ fail:
 	graph_free(b, &g);
 	/* The legacy path starts from a clean record. */
 	for (const char *const *k = engine_keys; *k != NULL; k++)
-		json_object_del(r->out, *k);
+		cv_json_object_del(r->out, *k);
 	return -1;
 }
 
@@ -1153,8 +1153,8 @@ bench_layer(struct bench *b, struct layer_run *r)
 		if (bench_engines(b, r, why, sizeof why) == 0)
 			return;
 		/* The legacy path decides the layer; say why it had to. */
-		json_object_set_new(r->out, "engine_fallback",
-				    json_string(why));
+		cv_json_object_set_new(r->out, "engine_fallback",
+				       cv_json_string(why));
 	}
 	bench_legacy(b, r);
 }
@@ -1176,9 +1176,10 @@ cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda, int dev,
 		b.api.attr(&sms, ATTR_SM_COUNT, dev);
 		b.api.attr(&clock, ATTR_CLOCK_KHZ, dev);
 		b.api.attr(&mem, ATTR_MEM_CLOCK_KHZ, dev);
-		cv_probe_emit(fd, json_pack("{s:s,s:i,s:i,s:i}", "k", "gpuinfo",
-					    "sm_count", sms, "sm_clock_khz",
-					    clock, "mem_clock_khz", mem));
+		cv_probe_emit(fd,
+			      cv_json_pack("{s:s,s:i,s:i,s:i}", "k", "gpuinfo",
+					   "sm_count", sms, "sm_clock_khz",
+					   clock, "mem_clock_khz", mem));
 		if ((st = b.api.create(&b.handle)) == 0 &&
 		    (st = b.api.create_tensor(&b.xd)) == 0 &&
 		    (st = b.api.create_tensor(&b.yd)) == 0 &&
@@ -1197,11 +1198,12 @@ cv_probe_bench(const struct cv_probe_args *a, void *cudnn, void *cuda, int dev,
 		/* Should cuDNN crash here, the parent says where. */
 		snprintf(what, sizeof what, "timing layer %d of %d", i + 1,
 			 a->nlayers);
-		cv_probe_emit(fd, json_pack("{s:s,s:i,s:s}", "k", "phase",
-					    "step", CV_STEP_GPU, "what", what));
+		cv_probe_emit(fd,
+			      cv_json_pack("{s:s,s:i,s:s}", "k", "phase",
+					   "step", CV_STEP_GPU, "what", what));
 		memset(&r, 0, sizeof r);
 		r.l = &l;
-		r.out = json_pack("{s:s,s:i}", "k", "layer", "i", i);
+		r.out = cv_json_pack("{s:s,s:i}", "k", "layer", "i", i);
 		if (cv_layer_decode(a->layers[i], &l) < 0)
 			set_status(&r, "unsupported", "bad layer '%.80s'",
 				   a->layers[i]);

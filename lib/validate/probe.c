@@ -10,7 +10,6 @@
 #include "validate/validate_int.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -47,10 +46,10 @@ struct probe {
 };
 
 void
-cv_probe_emit(int fd, json_t *o)
+cv_probe_emit(int fd, struct cv_json *o)
 {
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
+	char *s = cv_json_dumps(o, CV_JSON_COMPACT);
+	cv_json_decref(o);
 	if (s == NULL)
 		return;
 	/* the line ends even after a short write, as the reader splits on it */
@@ -60,7 +59,7 @@ cv_probe_emit(int fd, json_t *o)
 }
 
 static void
-emit(struct probe *p, json_t *o)
+emit(struct probe *p, struct cv_json *o)
 {
 	cv_probe_emit(p->fd, o);
 }
@@ -94,8 +93,8 @@ phase(struct probe *p, int step, const char *what)
 {
 	char *text = utf8_text(what);
 
-	emit(p, json_pack("{s:s,s:i,s:s}", "k", "phase", "step", step, "what",
-			  text));
+	emit(p, cv_json_pack("{s:s,s:i,s:s}", "k", "phase", "step", step,
+			     "what", text));
 	free(text);
 }
 
@@ -111,16 +110,16 @@ result(struct probe *p, int step, int status, const char *fmt, ...)
 	vsnprintf(reason, sizeof reason, fmt, ap);
 	va_end(ap);
 	text = utf8_text(reason);
-	emit(p, json_pack("{s:s,s:i,s:s,s:s}", "k", "step", "step", step,
-			  "status", cv_check_name(status), "reason", text));
+	emit(p, cv_json_pack("{s:s,s:i,s:s,s:s}", "k", "step", "step", step,
+			     "status", cv_check_name(status), "reason", text));
 	free(text);
 }
 
 static void
 fact_int(struct probe *p, const char *name, long v)
 {
-	emit(p, json_pack("{s:s,s:s,s:I}", "k", "fact", "name", name, "value",
-			  (json_int_t)v));
+	emit(p, cv_json_pack("{s:s,s:s,s:I}", "k", "fact", "name", name,
+			     "value", (int64_t)v));
 }
 
 static void
@@ -128,8 +127,8 @@ fact_str(struct probe *p, const char *name, const char *v)
 {
 	char *text = utf8_text(v);
 
-	emit(p, json_pack("{s:s,s:s,s:s}", "k", "fact", "name", name, "value",
-			  text));
+	emit(p, cv_json_pack("{s:s,s:s,s:s}", "k", "fact", "name", name,
+			     "value", text));
 	free(text);
 }
 
@@ -1008,8 +1007,8 @@ step_gpu(struct probe *p, const struct driver *d)
 	}
 	if (conv_setup(&cv) < 0 || (maxerr = conv_check(&cv, p)) < 0)
 		return;
-	emit(p, json_pack("{s:s,s:s,s:f}", "k", "fact", "name", "max_err",
-			  "value", isfinite(maxerr) ? maxerr : 1e30));
+	emit(p, cv_json_pack("{s:s,s:s,s:f}", "k", "fact", "name", "max_err",
+			     "value", isfinite(maxerr) ? maxerr : 1e30));
 	if (!(maxerr < 1e-3)) {
 		result(p, CV_STEP_GPU, CV_CHECK_FAIL,
 		       "the convolution on %s is wrong: max error %.3g vs the "
@@ -1073,7 +1072,7 @@ cv_probe_run(const struct cv_probe_args *a, int fd)
 		result(&p, CV_STEP_GPU, CV_CHECK_SKIP, "%s",
 		       d.state == 0 ? d.why
 				    : "not run: an earlier step failed");
-	emit(&p, json_pack("{s:s}", "k", "done"));
+	emit(&p, cv_json_pack("{s:s}", "k", "done"));
 	free(ps.dep_missing);
 	free(ps.dep_needer);
 	return 0;

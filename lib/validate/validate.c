@@ -8,7 +8,6 @@
 #include "validate/validate_int.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,50 +64,50 @@ struct reader {
 static void
 take_line(struct reader *r, const char *s)
 {
-	json_t *o = json_loads(s, 0, NULL);
-	const char *k = json_string_value(json_object_get(o, "k"));
-	int step = (int)json_integer_value(json_object_get(o, "step"));
+	struct cv_json *o = cv_json_loads(s, 0, NULL);
+	const char *k = cv_json_string_value(cv_json_object_get(o, "k"));
+	int step = (int)cv_json_integer_value(cv_json_object_get(o, "step"));
 
 	if (r->opts->on_line != NULL)
 		r->opts->on_line(r->opts->payload, s);
 	if (k == NULL) {
-		json_decref(o);
+		cv_json_decref(o);
 		return;
 	}
 	if (strcmp(k, "phase") == 0 && step >= 0 && step < CV_NSTEPS) {
 		r->last_step = step;
 		copy_str(r->last_what, sizeof r->last_what,
-			 json_string_value(json_object_get(o, "what")));
+			 cv_json_string_value(cv_json_object_get(o, "what")));
 	} else if (strcmp(k, "step") == 0 && step >= 0 && step < CV_NSTEPS) {
 		r->v->step[step].status = cv_check_from_name(
-			json_string_value(json_object_get(o, "status")));
+			cv_json_string_value(cv_json_object_get(o, "status")));
 		copy_str(r->v->step[step].reason,
 			 sizeof r->v->step[step].reason,
-			 json_string_value(json_object_get(o, "reason")));
+			 cv_json_string_value(cv_json_object_get(o, "reason")));
 	} else if (strcmp(k, "fact") == 0) {
 		const char *name =
-			json_string_value(json_object_get(o, "name"));
-		json_t *val = json_object_get(o, "value");
+			cv_json_string_value(cv_json_object_get(o, "name"));
+		struct cv_json *val = cv_json_object_get(o, "value");
 		if (name == NULL)
 			;
 		else if (strcmp(name, "cudnn_version") == 0)
-			r->v->cudnn_version = (long)json_integer_value(val);
+			r->v->cudnn_version = (long)cv_json_integer_value(val);
 		else if (strcmp(name, "cudart_version") == 0)
-			r->v->cudart_version = (long)json_integer_value(val);
+			r->v->cudart_version = (long)cv_json_integer_value(val);
 		else if (strcmp(name, "driver_version") == 0)
-			r->v->driver_version = (int)json_integer_value(val);
+			r->v->driver_version = (int)cv_json_integer_value(val);
 		else if (strcmp(name, "cc_major") == 0)
-			r->v->cc_major = (int)json_integer_value(val);
+			r->v->cc_major = (int)cv_json_integer_value(val);
 		else if (strcmp(name, "cc_minor") == 0)
-			r->v->cc_minor = (int)json_integer_value(val);
+			r->v->cc_minor = (int)cv_json_integer_value(val);
 		else if (strcmp(name, "gpu") == 0)
 			copy_str(r->v->gpu, sizeof r->v->gpu,
-				 json_string_value(val));
+				 cv_json_string_value(val));
 		else if (strcmp(name, "max_err") == 0)
-			r->v->max_err = json_number_value(val);
+			r->v->max_err = cv_json_number_value(val);
 	} else if (strcmp(k, "done") == 0)
 		r->done = 1;
-	json_decref(o);
+	cv_json_decref(o);
 }
 
 static void

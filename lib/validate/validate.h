@@ -16,7 +16,7 @@
 #include <time.h>
 
 struct cv_store;
-struct json_t;
+struct cv_json;
 
 /* ---- store.c: the store, locks, staging, publish ----------------------- */
 
@@ -141,11 +141,11 @@ int cv_validate_cache_get(const char *cache_dir, const char *key,
 /* Another kind of result kept beside a version's validation (kind "":
  * the validation itself; ".frameworks": validate --frameworks), under the
  * same rule: used only when its key is byte-identical. NULL when none. */
-struct json_t *cv_validate_cache_get_json(const char *cache_dir,
-					  const char *key, const char *kind);
+struct cv_json *cv_validate_cache_get_json(const char *cache_dir,
+					   const char *key, const char *kind);
 
 void cv_validate_cache_put_json(const char *cache_dir, const char *key,
-				const char *kind, struct json_t *result);
+				const char *kind, struct cv_json *result);
 
 /* One "label=path:dev:inode:size:mtime:mode" line of a key (none when the
  * path cannot be stat'ed). */

@@ -7,7 +7,6 @@
 #include "validate/validate_int.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,32 +131,32 @@ cache_file(const char *cache_dir, const char *key, const char *kind)
 			 kind);
 }
 
-json_t *
+struct cv_json *
 cv_validate_cache_get_json(const char *cache_dir, const char *key,
 			   const char *kind)
 {
 	char *path = cache_file(cache_dir, key, kind);
-	json_t *o, *res = NULL;
+	struct cv_json *o, *res = NULL;
 	const char *k;
 
 	if (path == NULL)
 		return NULL;
-	o = json_load_file(path, 0, NULL);
+	o = cv_json_load_file(path, 0, NULL);
 	free(path);
-	k = json_string_value(json_object_get(o, "key"));
+	k = cv_json_string_value(cv_json_object_get(o, "key"));
 	if (k != NULL && strcmp(k, key) == 0 &&
-	    json_is_object(json_object_get(o, "result")))
-		res = json_incref(json_object_get(o, "result"));
-	json_decref(o);
+	    cv_json_is_object(cv_json_object_get(o, "result")))
+		res = cv_json_incref(cv_json_object_get(o, "result"));
+	cv_json_decref(o);
 	return res;
 }
 
 void
 cv_validate_cache_put_json(const char *cache_dir, const char *key,
-			   const char *kind, json_t *result)
+			   const char *kind, struct cv_json *result)
 {
 	char *path = cache_file(cache_dir, key, kind), *dir, *dump;
-	json_t *o;
+	struct cv_json *o;
 
 	if (path == NULL)
 		return;
@@ -166,13 +165,13 @@ cv_validate_cache_put_json(const char *cache_dir, const char *key,
 	 * cache folder, nor even ~/.cache, yet */
 	if (cv_fs_mkdirs(dir, 0755, NULL) < 0)
 		goto out;
-	o = json_pack("{s:s,s:O}", "key", key, "result", result);
+	o = cv_json_pack("{s:s,s:O}", "key", key, "result", result);
 	/* A cache that cannot be written only costs time: ignore errors. */
-	dump = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
+	dump = o != NULL ? cv_json_dumps(o, CV_JSON_COMPACT) : NULL;
 	if (dump != NULL)
 		cv_fs_write_atomic(path, dump, strlen(dump), 0644, NULL);
 	free(dump);
-	json_decref(o);
+	cv_json_decref(o);
 out:
 	free(dir);
 	free(path);
@@ -182,8 +181,8 @@ int
 cv_validate_cache_get(const char *cache_dir, const char *key,
 		      struct cv_validation *out)
 {
-	json_t *res = cv_validate_cache_get_json(cache_dir, key, "");
-	char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+	struct cv_json *res = cv_validate_cache_get_json(cache_dir, key, "");
+	char *text = res ? cv_json_dumps(res, CV_JSON_COMPACT) : NULL;
 	int r = -1;
 
 	if (text != NULL && cv_validation_from_json(text, out) == 0) {
@@ -191,7 +190,7 @@ cv_validate_cache_get(const char *cache_dir, const char *key,
 		r = 0;
 	}
 	free(text);
-	json_decref(res);
+	cv_json_decref(res);
 	return r;
 }
 
@@ -200,10 +199,10 @@ cv_validate_cache_put(const char *cache_dir, const char *key,
 		      const struct cv_validation *v)
 {
 	char *text = cv_validation_json(v);
-	json_t *res = json_loads(text, 0, NULL);
+	struct cv_json *res = cv_json_loads(text, 0, NULL);
 
 	free(text);
 	if (res != NULL)
 		cv_validate_cache_put_json(cache_dir, key, "", res);
-	json_decref(res);
+	cv_json_decref(res);
 }

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-struct json_t;
+struct cv_json;
 
 /* ---- validate.c / doctor.c: proof that a version works ----------------- */
 
@@ -80,7 +80,7 @@ struct cv_cudnn_fwd_perf {
 };
 
 /* probe.c: write one JSON object (taking its reference) as a line. */
-void cv_probe_emit(int fd, struct json_t *o);
+void cv_probe_emit(int fd, struct cv_json *o);
 
 /* ---- probe_win32.c: the validation child's steps on Windows ----------- */
 

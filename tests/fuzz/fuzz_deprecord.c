@@ -22,8 +22,6 @@
 #include "release/release_int.h"
 #include "store/store.h"
 
-#include <jansson.h>
-
 static int
 dotted(const char *v)
 {
@@ -119,8 +117,8 @@ same_dep(const struct cv_dep *a, const struct cv_dep *b)
 static void
 round_trip(const struct cv_installed *inst)
 {
-	json_t *a = cv_store_deps_json(inst);
-	char *text = json_dumps(a, JSON_COMPACT);
+	struct cv_json *a = cv_store_deps_json(inst);
+	char *text = cv_json_dumps(a, CV_JSON_COMPACT);
 	struct cv_installed back;
 
 	FUZZ_CHECK(text != NULL, "cannot write the records back");
@@ -132,7 +130,7 @@ round_trip(const struct cv_installed *inst)
 		FUZZ_CHECK(same_dep(&inst->deps[i], &back.deps[i]),
 			   "record %d changed: %s", i, text);
 	free(text);
-	json_decref(a);
+	cv_json_decref(a);
 }
 
 static void
