@@ -393,6 +393,7 @@ WINBASE_ENV = WINEPREFIX=$(abspath $(WIN_BUILD))/wine WINEDEBUG=-all \
 	       WINEDLLOVERRIDES="mscoree,mshtml="
 
 .PHONY: windows-base
+$(WIN_BUILD)/lib/base/buildinfo.o: WINBASE_CFLAGS += -DCV_COMMIT='"$(COMMIT)"'
 $(WIN_BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WINBASE_CFLAGS) -c $< -o $@
