@@ -395,8 +395,8 @@ lint-layers: $(LIB_OBJ)
 # Windows: base's face of the OS on Win32 (the *_win32.c twins of the
 # *_posix.c files), cross-built with mingw-w64 into an archive of its own,
 # and test_os.c and test_port.c against it, run under wine. WIN_BASE_SRC is
-# every base file that builds for Windows so far: all but config.c (inih
-# is not cross-built) and the *_posix.c files.
+# every base file but the *_posix.c ones (config_win32.c reads INI with
+# the profile API, as Debian builds no inih for mingw).
 WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
@@ -405,6 +405,7 @@ WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/fs.c lib/base/platform.c lib/base/interrupt.c \
 	       lib/base/mantext.c lib/base/shell.c lib/base/buildinfo.c \
 	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
+	       lib/base/config.c lib/base/config_win32.c \
 	       lib/base/term.c lib/base/exec.c lib/base/json.c $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
@@ -414,6 +415,7 @@ WINBASE_ENV = WINEPREFIX=$(abspath $(WIN_BUILD))/wine WINEDEBUG=-all \
 	       WINEDLLOVERRIDES="mscoree,mshtml="
 
 .PHONY: windows-base
+$(WIN_BUILD)/lib/base/buildinfo.o: WINBASE_CFLAGS += -DCV_COMMIT='"$(COMMIT)"'
 $(WIN_BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WINBASE_CFLAGS) -c $< -o $@

@@ -892,11 +892,14 @@ void cv_os_on_interrupt(int (*fn)(void));
  * else (Windows) from the known folders of the system; NULL when neither
  * says. */
 enum cv_os_place {
-	CV_PLACE_USER_DATA,    /* $XDG_DATA_HOME/cudnnvm (~/.local/share),
-				* %LOCALAPPDATA%\cudnnvm */
-	CV_PLACE_MACHINE_DATA, /* /opt/cudnn, %ProgramData%\cudnnvm */
-	CV_PLACE_USER_CACHE,   /* $XDG_CACHE_HOME/cudnnvm (~/.cache),
-				* %LOCALAPPDATA%\cudnnvm\cache */
+	CV_PLACE_USER_DATA,      /* $XDG_DATA_HOME/cudnnvm (~/.local/share),
+				  * %LOCALAPPDATA%\cudnnvm */
+	CV_PLACE_MACHINE_DATA,   /* /opt/cudnn, %ProgramData%\cudnnvm */
+	CV_PLACE_USER_CACHE,     /* $XDG_CACHE_HOME/cudnnvm (~/.cache),
+				  * %LOCALAPPDATA%\cudnnvm\cache */
+	CV_PLACE_USER_CONFIG,    /* $XDG_CONFIG_HOME/cudnnvm (~/.config),
+				  * %APPDATA%\cudnnvm */
+	CV_PLACE_MACHINE_CONFIG, /* /etc/cudnnvm, %ProgramData%\cudnnvm */
 };
 char *cv_os_place(int place);
 /* 1 when c parts a path's names here: '/', and on Windows '\\' too. */

@@ -19,6 +19,21 @@
 int cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 			   const char *data, size_t len, struct cv_err *err);
 
+/* The INI reader under config.c, the platform's: inih on POSIX
+ * (config_posix.c), which takes the text line by line from line(str,
+ * num, user) as ini_parse_stream does; the Win32 profile API on Windows
+ * (config_win32.c), which reads data (len bytes) whole and never calls
+ * line. key(user, section, name, value) is called for each key in file
+ * order, and a zero return stops the reading. 0, the line of the first
+ * syntax error (inih), CV_INI_NOT_KEY for a line that is no key (the
+ * profile API, which does not say where), or -1. */
+#define CV_INI_NOT_KEY (-2)
+int cv_ini_read(const char *data, size_t len,
+		char *(*line)(char *str, int num, void *user),
+		int (*key)(void *user, const char *section, const char *name,
+			   const char *value),
+		void *user);
+
 /* Take an exclusive flock on `path` (created 0644, O_CLOEXEC). Busy lock:
  * with nowait CV_ELOCKED, else call waiting(payload, what) once and block.
  * *fd gets the descriptor to pass to cv_fs_unlock. */

@@ -151,24 +151,32 @@ cv_os_on_interrupt(int (*fn)(void))
 	sigaction(SIGINT, &sa, NULL);
 }
 
-/* $XDG_DATA_HOME (or $XDG_CACHE_HOME) when absolute (the XDG rule: a
- * relative one is ignored), else under ~/.local/share (~/.cache); the
- * machine's store is /opt/cudnn */
+/* $XDG_DATA_HOME ($XDG_CACHE_HOME, $XDG_CONFIG_HOME) when absolute (the
+ * XDG rule: a relative one is ignored), else under ~/.local/share
+ * (~/.cache, ~/.config); the machine's store is /opt/cudnn, its
+ * configuration /etc/cudnnvm */
 char *
 cv_os_place(int place)
 {
-	int cache = place == CV_PLACE_USER_CACHE;
-	const char *x = getenv(cache ? "XDG_CACHE_HOME" : "XDG_DATA_HOME");
-	const char *home = getenv("HOME");
+	static const char *const xdg[] = { "XDG_DATA_HOME", NULL,
+					   "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
+					   NULL };
+	static const char *const under[] = { ".local/share", NULL, ".cache",
+					     ".config", NULL };
+	const char *x, *home = getenv("HOME");
 
 	if (place == CV_PLACE_MACHINE_DATA)
 		return xstrdup("/opt/cudnn");
+	if (place == CV_PLACE_MACHINE_CONFIG)
+		return xstrdup("/etc/cudnnvm");
+	if (place < 0 || place > CV_PLACE_USER_CONFIG || xdg[place] == NULL)
+		return NULL;
+	x = getenv(xdg[place]);
 	if (x != NULL && x[0] == '/')
 		return cv_path_join(x, "cudnnvm");
 	if (home == NULL || home[0] != '/')
 		return NULL;
-	return xasprintf("%s/%s/cudnnvm", home,
-			 cache ? ".cache" : ".local/share");
+	return xasprintf("%s/%s/cudnnvm", home, under[place]);
 }
 
 int

@@ -298,8 +298,11 @@ cv_os_place(int place)
 {
 	char *p, *c;
 
-	if (place == CV_PLACE_MACHINE_DATA)
+	/* the machine's store and configuration share one folder */
+	if (place == CV_PLACE_MACHINE_DATA || place == CV_PLACE_MACHINE_CONFIG)
 		return known("ProgramData", &FOLDERID_ProgramData);
+	if (place == CV_PLACE_USER_CONFIG)
+		return known("APPDATA", &FOLDERID_RoamingAppData);
 	p = known("LOCALAPPDATA", &FOLDERID_LocalAppData);
 	if (place != CV_PLACE_USER_CACHE || p == NULL)
 		return p;
