@@ -236,6 +236,22 @@ cdir_locate(int fd, uint64_t fsize, uint64_t *off, uint64_t *len,
 	return 0;
 }
 
+/* What record `c` is, as libarchive tells it: a trailing slash makes a
+ * folder whatever the mode says; then a Unix mode's type (made by Unix),
+ * or the DOS folder bit (made by MS-DOS). A reparse point (the DOS
+ * attribute, whoever made it) is a link here, which libarchive does not
+ * know of. */
+static void
+cd_type(struct cd_rec *c, unsigned host, uint32_t attrs)
+{
+	uint32_t t = host == 3 ? (attrs >> 16) & S_IFMT_ZIP : 0;
+	int slash = c->nlen > 0 && c->name[c->nlen - 1] == '/';
+
+	c->dir = slash || t == S_IFDIR_ZIP || (host == 0 && (attrs & 0x10));
+	c->other = !c->dir && t != 0 && t != S_IFLNK_ZIP && t != S_IFREG_ZIP;
+	c->link = (!c->dir && t == S_IFLNK_ZIP) || (attrs & DOS_REPARSE) != 0;
+}
+
 static int
 by_header(const void *pa, const void *pb)
 {
@@ -294,19 +310,7 @@ cdir_read(int fd, struct cdir *d, struct cv_err *err)
 		    hdr > (uint64_t)INT64_MAX)
 			break;
 		c->hdr = (int64_t)hdr;
-		c->dir = (nl > 0 && c->name[nl - 1] == '/') ||
-			 (p[5] == 3 /* unix */ &&
-			  ((le32(p + 38) >> 16) & S_IFMT_ZIP) == S_IFDIR_ZIP);
-		{
-			uint32_t t = (le32(p + 38) >> 16) & S_IFMT_ZIP;
-			/* a device, FIFO or socket, as libarchive tells */
-			c->other = p[5] == 3 && t != 0 && t != S_IFDIR_ZIP &&
-				   t != S_IFLNK_ZIP && t != S_IFREG_ZIP;
-		}
-		/* the low 16 bits are the DOS attributes whoever made it */
-		c->link = (p[5] == 3 && ((le32(p + 38) >> 16) & S_IFMT_ZIP) ==
-						S_IFLNK_ZIP) ||
-			  (le32(p + 38) & DOS_REPARSE) != 0;
+		cd_type(c, p[5], le32(p + 38));
 		at += CDIR_SIZE + nl + xl + cl;
 	}
 	/* its records fill it: libarchive reads records up to the end

@@ -416,6 +416,38 @@ done:
 	return 0;
 }
 
+/* A Windows zip must hold NVIDIA's Windows layout: cudnn64_<major>.dll
+ * in bin/ (bin/x64/ from 9.18, cv_store_dll_subdir) and cudnn.h in
+ * include/; a zip with its DLLs elsewhere would install a version PATH
+ * and validation cannot find. */
+static int
+windows_layout(const struct cv_artifact *art, const char *stage,
+	       struct cv_err *err)
+{
+	const char *sub = cv_store_dll_subdir(&art->version);
+	char *dll, *h;
+	struct cv_stat sb;
+	int ok;
+
+	if (art->wheel || strncmp(art->platform, "windows", 7) != 0)
+		return 0;
+	dll = xasprintf("%s/%s/cudnn64_%lu.dll", stage, sub,
+			art->version.part[0]);
+	h = xasprintf("%s/include/cudnn.h", stage);
+	ok = cv_os_lstat(dll, &sb) == 0 && sb.kind == CV_KIND_FILE &&
+	     cv_os_lstat(h, &sb) == 0 && sb.kind == CV_KIND_FILE;
+	free(dll);
+	free(h);
+	if (ok)
+		return 0;
+	return cv_err_set(err, CV_EDATA,
+			  "the archive '%s' has no %s/cudnn64_%lu.dll and "
+			  "include/cudnn.h (NVIDIA's Windows layout for cuDNN "
+			  "%lu.%lu); it was not installed",
+			  art->filename, sub, art->version.part[0],
+			  art->version.part[0], art->version.part[1]);
+}
+
 int
 cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		 const struct cv_fetcher *fetch,
@@ -494,7 +526,8 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 			.wheel = art->wheel
 		};
 		if ((r = extract_verified(art, id, cv_store_txn_path(txn), &raw,
-					  &lim, &inst, err)) < 0)
+					  &lim, &inst, err)) < 0 ||
+		    (r = windows_layout(art, cv_store_txn_path(txn), err)) < 0)
 			goto out;
 	}
 	for (int i = 0; i < opts->ndeps && i < CV_MAX_DEPS; i++)

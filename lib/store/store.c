@@ -376,8 +376,8 @@ foreign(const struct cv_stat *sb, struct cv_trust *t, const char *path)
 static int
 inner_foreign(int vfd, const char *vpath, struct cv_trust *t)
 {
-	static const char *const dirs[] = { "lib", "lib/x64", "include", "bin",
-					    NULL };
+	static const char *const dirs[] = { "lib", "lib/x64", "include",
+					    "bin", "bin/x64", NULL };
 	long me = cv_os_euid();
 	int bad = 0;
 
@@ -1713,6 +1713,20 @@ cv_store_dep_get(const struct cv_store *st, const char *component,
 	free(sub);
 	free(name);
 	return found;
+}
+
+const char *
+cv_store_dll_subdir(const struct cv_version *v)
+{
+	static const struct cv_version moved = { 2, { 9, 18, 0, 0 }, 0 };
+
+	return cv_version_cmp(v, &moved) >= 0 ? "bin/x64" : "bin";
+}
+
+char *
+cv_store_dll_dir(const char *version_dir, const struct cv_version *v)
+{
+	return cv_path_join(version_dir, cv_store_dll_subdir(v));
 }
 
 char *

@@ -103,9 +103,10 @@ void cv_store_set_lock_wait(struct cv_store *st, int nowait,
 
 /* 0 when version folder <root>/<id> (if it exists) is a real folder that
  * only this user or root controls, and so are its lib/, lib/x64/,
- * include/ and bin/ (where present) and the files in them; else CV_ESTORE
- * naming the first that is not, with the command that fixes it. Lookup,
- * activation and validation refuse a version another user could change. */
+ * include/, bin/ and bin/x64/ (where present) and the files in them; else
+ * CV_ESTORE naming the first that is not, with the command that fixes it.
+ * Lookup, activation and validation refuse a version another user could change.
+ */
 int cv_store_check_trusted(const struct cv_store *st, const char *id,
 			   struct cv_err *err);
 
@@ -233,6 +234,16 @@ struct cv_json *cv_store_deps_json(const struct cv_installed *inst);
  * atomically under the version's lock). */
 int cv_store_set_deps(struct cv_store *st, const char *id,
 		      const struct cv_dep *deps, int n, struct cv_err *err);
+
+/* ---- store.c: a Windows version's layout ---- */
+/* Where NVIDIA's Windows zips keep cuDNN's DLLs, below a version's
+ * folder: "bin/x64" from cuDNN 9.18 (the zips moved them there), "bin"
+ * before; include/ and lib/x64/ (the import libraries) alike in both. */
+const char *cv_store_dll_subdir(const struct cv_version *v);
+
+/* <version_dir>/<cv_store_dll_subdir(v)> (xmalloc'd): the folder PATH and
+ * the validation child get for a Windows version. */
+char *cv_store_dll_dir(const char *version_dir, const struct cv_version *v);
 
 /* The lib folder of dependency `dep` of the version in `version_dir`
  * (<root>/<id>), when it is in that store: <root>/<dep->dir>/lib, else

@@ -77,6 +77,22 @@ PY
 	grep -q '"platform": "windows-x86_64"' "$d/cudnnvm.json"
 }
 
+@test "a Windows zip from 9.18 installs with its DLLs in bin/x64; one that keeps them elsewhere is refused" {
+	mk nvidia --version 9.20.0.48 --cuda 13 --platform windows-x86_64
+	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
+	[ "$status" -eq 0 ]
+	d="$CUDNNVM_STORE/9.20.0.48-cuda13"
+	[ -f "$d/bin/x64/cudnn64_9.dll" ]
+	[ -f "$d/lib/x64/cudnn.lib" ]
+	[ -f "$d/include/cudnn.h" ]
+	# 9.20 with the DLLs where 9.13 had them: not NVIDIA's layout
+	mk nvidia --version 9.20.0.48 --cuda 12 --platform windows-x86_64 --win-bin bin
+	run cudnnvm install --no-validate --archive "$ARCH" --sha256 "$SHA"
+	[ "$status" -eq 65 ]
+	[ "$output" = "cudnnvm: install 9.20.0.48-cuda12: the archive 'cudnn-windows-x86_64-9.20.0.48_cuda12-archive.zip' has no bin/x64/cudnn64_9.dll and include/cudnn.h (NVIDIA's Windows layout for cuDNN 9.20); it was not installed" ]
+	[ ! -e "$CUDNNVM_STORE/9.20.0.48-cuda12" ]
+}
+
 @test "the old .tgz layout (cuda/include, cuda/lib64) is normalised; its old name or --version/--cuda name it" {
 	mk nvidia --version 7.6.5.32 --cuda 10 --layout cuda
 	# NVIDIA's old name (cudnn-10.0-linux-x64-v7.6.5.32.tgz) says it all

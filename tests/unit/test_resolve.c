@@ -5,6 +5,7 @@
 #include "install/install_int.h"
 #include "machine/machine_int.h"
 #include "release/release.h"
+#include "store/store.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -16,6 +17,8 @@
 static char tmp[] = "/tmp/cudnnvm-resolve-XXXXXX";
 static struct cv_index *ix;
 static struct cv_err last;
+/* the last one resolved: "<file name> <size> <its DLLs' folder>" */
+static char last_file[400];
 
 static void
 copy(const char *from, const char *to)
@@ -64,6 +67,9 @@ res(const char *spec, int cuda, const char *platform, char *out, size_t n)
 	if (rc == 0) {
 		cv_version_format_id(&r.art.version, id, sizeof id);
 		snprintf(out, n, "%s %s %s", id, r.art.platform, r.label);
+		snprintf(last_file, sizeof last_file, "%s %llu %s",
+			 r.art.filename, (unsigned long long)r.art.size,
+			 cv_store_dll_subdir(&r.art.version));
 		cv_resolved_release(&r);
 	}
 	return rc;
@@ -131,6 +137,45 @@ main(void)
 	CHECK(strcmp(out, "8.9.7.29-cuda12 linux-x86_64 8.9.7.29") == 0);
 	CHECK(res("8.9.7.29", 12, "windows-x86_64", out, sizeof out) == 0);
 	CHECK(strcmp(out, "8.9.7.29-cuda12 windows-x86_64 8.9.7.29") == 0);
+	/* NVIDIA's Windows zips, from the real manifests: the newest for
+	 * each CUDA major, bin/x64 from 9.18 and bin before */
+	CHECK(res("9", 13, "windows-x86_64", out, sizeof out) == 0);
+	CHECK(strcmp(out, "9.20.0.48-cuda13 windows-x86_64 9.20.0") == 0);
+	CHECK(strncmp(last_file,
+		      "cudnn-windows-x86_64-9.20.0.48_cuda13-archive.zip ",
+		      50) == 0 &&
+	      strstr(last_file, " bin/x64") != NULL);
+	CHECK(res("9.20", 12, "windows-x86_64", out, sizeof out) == 0);
+	CHECK(strcmp(last_file,
+		     "cudnn-windows-x86_64-9.20.0.48_cuda12-archive.zip "
+		     "634960681 bin/x64") == 0);
+	CHECK(res("9.13", 12, "windows-x86_64", out, sizeof out) == 0);
+	CHECK(strcmp(out, "9.13.0.50-cuda12 windows-x86_64 9.13.0") == 0);
+	CHECK(strstr(last_file, "-archive.zip ") != NULL &&
+	      strcmp(strrchr(last_file, ' '), " bin") == 0);
+	CHECK(res("9", 11, "windows-x86_64", out, sizeof out) == 0);
+	CHECK(strcmp(out, "9.8.0.87-cuda11 windows-x86_64 9.8.0") == 0);
+	/* 8.9.7's manifest lists one Windows zip, cuda12's */
+	CHECK(res("8", 11, "windows-x86_64", out, sizeof out) == CV_ENOTFOUND);
+	CHECK(res("8", 12, "windows-x86_64", out, sizeof out) == 0);
+	CHECK(strcmp(last_file,
+		     "cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip "
+		     "708408517 bin") == 0);
+	/* the machine's own platform when none is asked for: base's answer
+	 * (linux-x86_64 here, windows-x86_64 where winbase's platform.c
+	 * runs), not a name the resolver keeps */
+	{
+		char plat[32];
+		CHECK(cv_platform_detect(plat, NULL) == 0);
+		if (strcmp(plat, "linux-x86_64") == 0 ||
+		    strcmp(plat, "windows-x86_64") == 0) {
+			char want[64];
+			CHECK(res("9.13.0.50", 12, NULL, out, sizeof out) == 0);
+			snprintf(want, sizeof want,
+				 "9.13.0.50-cuda12 %s 9.13.0", plat);
+			CHECK(strcmp(out, want) == 0);
+		}
+	}
 	/* a variant only older releases have */
 	CHECK(res("9", 11, "linux-x86_64", out, sizeof out) == 0);
 	CHECK(strncmp(out, "9.8.0.", 6) == 0 && strstr(out, "-cuda11 "));
