@@ -25,6 +25,8 @@
 /* windows.h before the headers that need its types */
 #include <windows.h>
 
+#include <io.h>
+
 #include <aclapi.h>
 #include <sddl.h>
 
@@ -226,7 +228,20 @@ slot_of(int fd)
 static HANDLE
 handle_of(int fd)
 {
-	struct slot *s = slot_of(fd);
+	struct slot *s;
+
+	/* the standard streams' handles, as the C library holds them (a
+	 * child's JSON lines go to fd 1) */
+	if (fd >= 0 && fd < FIRST_FD) {
+		intptr_t h = _get_osfhandle(fd);
+
+		if (h == -1 || h == -2) {
+			errno = EBADF;
+			return INVALID_HANDLE_VALUE;
+		}
+		return (HANDLE)h;
+	}
+	s = slot_of(fd);
 
 	return s != NULL ? s->h : INVALID_HANDLE_VALUE;
 }

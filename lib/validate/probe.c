@@ -45,19 +45,6 @@ struct probe {
 	int gpu_pass; /* step 5 passed: the context is current */
 };
 
-void
-cv_probe_emit(int fd, struct cv_json *o)
-{
-	char *s = cv_json_dumps(o, CV_JSON_COMPACT);
-	cv_json_decref(o);
-	if (s == NULL)
-		return;
-	/* the line ends even after a short write, as the reader splits on it */
-	cv_os_write_all(fd, s, strlen(s));
-	cv_os_write_all(fd, "\n", 1);
-	free(s);
-}
-
 static void
 emit(struct probe *p, struct cv_json *o)
 {

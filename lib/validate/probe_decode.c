@@ -1,8 +1,11 @@
 /* probe_decode.c: what the validation child (probe.c, and probe_win32.c
- * on Windows) and its parent read the same way: cudnnGetVersion()'s
- * number, and the driver a CUDA variant needs. Kept apart from probe.c so
- * that both probes share them. */
+ * on Windows) and its parent share: cudnnGetVersion()'s number read the
+ * same way, the driver a CUDA variant needs, and the child's JSON lines.
+ * Kept apart from probe.c so that both probes share them. */
 #include "validate/validate_int.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 long
 cv_probe_decode(long v, int *maj, int *min, int *patch)
@@ -26,4 +29,17 @@ cv_probe_min_driver(int cuda)
 	if (cuda >= 10 && cuda <= 20)
 		return cuda * 1000;
 	return 0;
+}
+
+void
+cv_probe_emit(int fd, struct cv_json *o)
+{
+	char *s = cv_json_dumps(o, CV_JSON_COMPACT);
+	cv_json_decref(o);
+	if (s == NULL)
+		return;
+	/* the line ends even after a short write, as the reader splits on it */
+	cv_os_write_all(fd, s, strlen(s));
+	cv_os_write_all(fd, "\n", 1);
+	free(s);
 }

@@ -13,8 +13,7 @@
  * otherwise the first convolution would fail.
  *
  * What was found goes to a sink (struct cv_probe_sink), one call per phase,
- * fact and result, as probe.c's JSON lines; the child's writer is given by
- * the caller. */
+ * fact and result: cv_probe_run's writes them as probe.c's JSON lines. */
 #ifdef _WIN32
 #include "base/base.h"
 #include "machine/machine.h"
@@ -397,6 +396,43 @@ step_driver(struct wprobe *p)
 	result(p, CV_STEP_DRIVER, CV_CHECK_PASS, "driver for CUDA %d.%d",
 	       version / 1000, version % 1000 / 10);
 	return 1;
+}
+
+/* ---- the child's JSON lines, as probe.c writes them ------------------ */
+
+static void
+line_phase(void *payload, int step, const char *what)
+{
+	cv_probe_emit(*(int *)payload,
+		      cv_json_pack("{s:s,s:i,s:s}", "k", "phase", "step", step,
+				   "what", what));
+}
+
+static void
+line_fact(void *payload, const char *name, long value)
+{
+	cv_probe_emit(*(int *)payload,
+		      cv_json_pack("{s:s,s:s,s:I}", "k", "fact", "name", name,
+				   "value", (int64_t)value));
+}
+
+static void
+line_result(void *payload, int step, int status, const char *text)
+{
+	cv_probe_emit(*(int *)payload,
+		      cv_json_pack("{s:s,s:i,s:s,s:s}", "k", "step", "step",
+				   step, "status", cv_check_name(status),
+				   "reason", text));
+}
+
+int
+cv_probe_run(const struct cv_probe_args *a, int fd)
+{
+	struct cv_probe_sink s = { line_phase, line_fact, line_result, &fd };
+
+	cv_probe_win(a, &s);
+	cv_probe_emit(fd, cv_json_pack("{s:s}", "k", "done"));
+	return 0;
 }
 
 int

@@ -44,6 +44,11 @@ has "result 0 pass" && has "fact cudnn_version 8906" && has "result 1 pass cuDNN
 	has "result 2 pass cuDNN DLLs loaded: 2, all from Z:${v8//\//\\}\\bin" &&
 	has "result 3 skip --no-gpu given"
 ok "validate --no-gpu: 8.9's cudnn64_8.dll loaded from its bin folder, 8906" $?
+run "$v9/bin/x64" 9 91800 json
+has '{"k":"fact","name":"cudnn_version","value":91800}' &&
+	has '{"k":"step","step":1,"status":"pass","reason":"cuDNN 9.18.0"}' &&
+	has '{"k":"step","step":3,"status":"skip","reason":"--no-gpu given"}' && has '{"k":"done"}'
+ok "the child's JSON lines, as validate-probe writes them for its parent (jsmn backend)" $?
 run "$v9/bin/x64" 9 91800
 has "fact cudnn_version 91800" && has "result 2 pass cuDNN DLLs loaded: 2, all from" &&
 	has '\bin\x64'

@@ -3,11 +3,13 @@
  * a line of its own, "result STEP STATUS TEXT" and "fact NAME VALUE", as
  * the parent would read them.
  *
- *	winprobe.exe DIR MAJOR EXPECT [gpu] [preload DLL]
+ *	winprobe.exe DIR MAJOR EXPECT [gpu] [preload DLL] [json]
  *
  * "gpu": without --no-gpu (under wine there is no nvcuda.dll: the driver
  * step must say so); "preload DLL": load that DLL first, as a process that
- * already holds another copy of a cuDNN sub-library would. */
+ * already holds another copy of a cuDNN sub-library would; "json": the
+ * child's own JSON lines instead (cv_probe_run, as `cudnnvm validate-probe`
+ * writes them for its parent). */
 #include "base/base.h"
 #include "validate/validate_int.h"
 
@@ -40,7 +42,7 @@ main(int argc, char **argv)
 {
 	struct cv_probe_args a;
 	struct cv_probe_sink s = { NULL, on_fact, on_result, NULL };
-	int i;
+	int i, json = 0;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: winprobe DIR MAJOR EXPECT [gpu] "
@@ -56,12 +58,17 @@ main(int argc, char **argv)
 	for (i = 4; i < argc; i++) {
 		if (strcmp(argv[i], "gpu") == 0)
 			a.no_gpu = 0;
+		else if (strcmp(argv[i], "json") == 0)
+			json = 1;
 		else if (strcmp(argv[i], "preload") == 0 && i + 1 < argc &&
 			 cv_dl_open(argv[++i], 0) == NULL) {
 			fprintf(stderr, "preload: %s\n", cv_dl_error());
 			return 1;
 		}
 	}
+	fflush(stdout);
+	if (json)
+		return cv_probe_run(&a, 1);
 	cv_probe_win(&a, &s);
 	return 0;
 }
