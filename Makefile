@@ -406,7 +406,8 @@ WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/mantext.c lib/base/shell.c lib/base/buildinfo.c \
 	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
 	       lib/base/config.c lib/base/config_win32.c \
-	       lib/base/term.c lib/base/exec.c lib/base/json.c $(JSON_JSMN)
+	       lib/base/term.c lib/base/exec.c lib/base/mem.c lib/base/json.c \
+	       $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
 WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32 -lshell32 -lole32 -luuid

@@ -1098,4 +1098,12 @@ struct cv_json *cv_json_pack(const char *fmt, ...);
 /* "jansson/2.14" or "jsmn/1.1.0": the backend built in */
 const char *cv_json_library(void);
 
+/* ---- mem.c: GNU's byte searches, on every C library ------------------- */
+
+/* memmem and memrchr: glibc's, or the same answers where the C library
+ * lacks them (mingw-w64's). */
+void *cv_memmem(const void *hay, size_t n, const void *needle, size_t k);
+
+void *cv_memrchr(const void *s, int c, size_t n);
+
 #endif

@@ -16,22 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-/* Windows has no /proc to read, and no one answer of its own yet here:
- * its loader keeps a DLL it loaded open without delete sharing, so the
- * removal or replacement of a version in use fails on that file (a
- * sharing violation) instead of going unnoticed. */
-int
-cv_store_check_unused(const struct cv_store *st, const char *id, int replacing,
-		      struct cv_err *err)
-{
-	(void)st;
-	(void)id;
-	(void)replacing;
-	(void)err;
-	return 0;
-}
-#else
 #define MAPS_CHUNK (64 * 1024)
 #define MAX_NAMED  5
 
@@ -56,7 +40,7 @@ maps_mention(int procfd, const char *pid, const char *needle, char *buf)
 		if (n <= 0)
 			break;
 		have += (size_t)n;
-		if (memmem(buf, have, needle, nlen) != NULL) {
+		if (cv_memmem(buf, have, needle, nlen) != NULL) {
 			found = 1;
 			break;
 		}
@@ -138,4 +122,3 @@ cv_store_check_unused(const struct cv_store *st, const char *id, int replacing,
 	free(needle);
 	return r;
 }
-#endif
