@@ -264,7 +264,7 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 # validation child's steps on PE DLLs built by the suite: tests/win/suite.sh)
 windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
 	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe \
-	  $(WIN_BUILD)/winexec.exe
+	  $(WIN_BUILD)/winexec.exe $(WIN_BUILD)/winjunction.exe
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
 	@tests/win/suite.sh $(WIN_BUILD)
 
@@ -407,6 +407,7 @@ WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
 	       lib/base/config.c lib/base/config_win32.c \
 	       lib/base/term.c lib/base/exec.c lib/base/mem.c lib/base/json.c \
+	       lib/base/junction_win32.c \
 	       $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
@@ -489,6 +490,9 @@ $(WIN_BUILD)/windoctor.exe: $(WIN_BUILD)/tests/win/windoctor.o \
 	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/winexec.exe: $(WIN_BUILD)/tests/win/winexec.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/tests/win/winjunction.o: WINBASE_CFLAGS += -Itests/unit
+$(WIN_BUILD)/winjunction.exe: $(WIN_BUILD)/tests/win/winjunction.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 $(WIN_BUILD)/test_pe.exe: $(WIN_BUILD)/tests/unit/test_pe.o \
 	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)

@@ -1106,4 +1106,16 @@ void *cv_memmem(const void *hay, size_t n, const void *needle, size_t k);
 
 void *cv_memrchr(const void *s, int c, size_t n);
 
+/* ---- junction_win32.c: Windows folder junctions ------------------------ */
+
+#ifdef _WIN32
+/* Make path a junction to the folder target (absolute once resolved), or
+ * with retarget, rewrite the junction at path to target in place (one
+ * file-system operation: readers see the old target or the new). -1 with
+ * errno: EEXIST (path is there), ENOENT/ENOTDIR (no such folder), EINVAL
+ * (retarget of no junction), ENOSYS (the file system has no reparse
+ * points: FAT, or wine 8). */
+int cv_os_junction(const char *path, const char *target, int retarget);
+#endif
+
 #endif

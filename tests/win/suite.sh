@@ -148,6 +148,19 @@ ok "exec: arguments with blanks, quotes, backslashes and none arrive whole; the 
 timeout 60 wine "$ex" args no-such-program-here >"$tmp/out" 2>&1
 [ $? -eq 127 ] && has "No such file or directory"
 ok "exec of a program PATH does not have: ENOENT" $?
+# the global junction: made, followed, rewritten in place (skipped, and
+# said, where there are no reparse points: wine 8)
+mkdir -p "$tmp/junction"
+timeout 60 wine "$here/$build/winjunction.exe" "Z:$tmp/junction" 2>&1 | tr -d '\r' >"$tmp/out"
+rc=${PIPESTATUS[0]}
+while read -r line; do
+	case $line in
+	"ok "*"# SKIP"*) n=$((n + 1)) && echo "ok $n - junction:${line#*-}" ;;
+	"ok "*) n=$((n + 1)) && echo "ok $n - junction:${line#*-}" ;;
+	"not ok "*) n=$((n + 1)) failed=$((failed + 1)) && echo "not ok $n - junction:${line#*-}" ;;
+	esac
+done <"$tmp/out"
+[ "$rc" -eq 0 ] || { n=$((n + 1)) failed=$((failed + 1)) && echo "not ok $n - winjunction.exe exit $rc"; }
 # the PE reader's own cases under wine, and on the real DLLs
 wine "$here/$build/test_pe.exe" "Z:$tmp" "Z:$v8/bin/cudnn64_8.dll=1" \
 	"Z:$tmp/i386/cudnn64_8.dll=0" "Z:$tmp/text/cudnn64_8.dll=-1" 2>&1 | tr -d '\r' >"$tmp/out"
