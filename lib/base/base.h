@@ -1100,11 +1100,14 @@ const char *cv_json_library(void);
 
 /* ---- mem.c: GNU's byte searches, on every C library ------------------- */
 
-/* memmem and memrchr: glibc's, or the same answers where the C library
- * lacks them (mingw-w64's). */
+/* memmem, memrchr (and strcasestr, below): glibc's, or the same answers where
+ * the C library lacks them (mingw-w64's). */
 void *cv_memmem(const void *hay, size_t n, const void *needle, size_t k);
 
 void *cv_memrchr(const void *s, int c, size_t n);
+
+/* strcasestr: the first place needle is in hay, ASCII case folded */
+char *cv_strcasestr(const char *hay, const char *needle);
 
 /* ---- junction_win32.c: Windows folder junctions ------------------------ */
 

@@ -1,6 +1,7 @@
-/* mem.c: GNU's memmem and memrchr for the files that search bytes of a
- * known length (a RECORD line, a file name), which mingw's C library has
- * not: glibc's own where it is, a plain scan on Windows. */
+/* mem.c: GNU's memmem, memrchr and strcasestr for the files that search
+ * bytes of a known length (a RECORD line, a file name) or a pasted error
+ * message, which mingw's C library has not: glibc's own where it is, a
+ * plain scan on Windows. */
 #include "base/base.h"
 
 #include <string.h>
@@ -31,6 +32,17 @@ cv_memrchr(const void *s, int c, size_t n)
 			return (void *)(p + n);
 	return NULL;
 }
+
+char *
+cv_strcasestr(const char *hay, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (; *hay; hay++)
+		if (_strnicmp(hay, needle, k) == 0)
+			return (char *)hay;
+	return k == 0 ? (char *)hay : NULL;
+}
 #else
 void *
 cv_memmem(const void *hay, size_t n, const void *needle, size_t k)
@@ -42,5 +54,10 @@ void *
 cv_memrchr(const void *s, int c, size_t n)
 {
 	return memrchr(s, c, n);
+}
+char *
+cv_strcasestr(const char *hay, const char *needle)
+{
+	return strcasestr(hay, needle);
 }
 #endif
