@@ -7,13 +7,12 @@
 #include "machine/machine.h"
 #include "ui.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct listing {
-	json_t *arr; /* --json: the builds so far; NULL: print lines */
+	struct cv_json *arr; /* --json: the builds so far; NULL: print lines */
 	int pypi;
 	/* --deps: the build an install would take (the first that fits,
 	 * else the first) and its row of arr */
@@ -33,34 +32,36 @@ show(void *arg, const struct cv_build *b)
 	if (l->first[0] == '\0' || (!l->first_fits && b->fits == 1)) {
 		snprintf(l->first, sizeof l->first, "%s", b->id);
 		l->first_fits = b->fits == 1;
-		l->first_row = l->arr != NULL ? json_array_size(l->arr) : 0;
+		l->first_row = l->arr != NULL ? cv_json_array_size(l->arr) : 0;
 	}
 
-	json_t *fits =
-		json_pack("{s:o,s:s}", "ok",
-			  b->fits < 0 ? json_null() : json_boolean(b->fits),
-			  "reason", b->fit_reason);
+	struct cv_json *fits = cv_json_pack(
+		"{s:o,s:s}", "ok",
+		b->fits < 0 ? cv_json_null() : cv_json_boolean(b->fits),
+		"reason", b->fit_reason);
 
 	if (l->arr != NULL && l->pypi)
-		json_array_append_new(
+		cv_json_array_append_new(
 			l->arr,
-			json_pack("{s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:s,s:b,s:o}",
-				  "id", b->id, "version", b->version, "cuda",
-				  b->cuda, "platform", b->platform, "size",
-				  (json_int_t)b->size, "sha256", b->sha256,
-				  "url", b->url, "source", "pypi", "installed",
-				  b->installed, "fits", fits));
+			cv_json_pack(
+				"{s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:s,s:b,s:o}",
+				"id", b->id, "version", b->version, "cuda",
+				b->cuda, "platform", b->platform, "size",
+				(int64_t)b->size, "sha256", b->sha256, "url",
+				b->url, "source", "pypi", "installed",
+				b->installed, "fits", fits));
 	else if (l->arr != NULL)
-		json_array_append_new(
+		cv_json_array_append_new(
 			l->arr,
-			json_pack("{s:s,s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:b,s:o}",
-				  "id", b->id, "version", b->version, "release",
-				  b->release, "cuda", b->cuda, "platform",
-				  b->platform, "size", (json_int_t)b->size,
-				  "sha256", b->sha256, "url", b->url,
-				  "installed", b->installed, "fits", fits));
+			cv_json_pack(
+				"{s:s,s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:b,s:o}",
+				"id", b->id, "version", b->version, "release",
+				b->release, "cuda", b->cuda, "platform",
+				b->platform, "size", (int64_t)b->size, "sha256",
+				b->sha256, "url", b->url, "installed",
+				b->installed, "fits", fits));
 	else {
-		json_decref(fits);
+		cv_json_decref(fits);
 		/* the mirror always says; a wheel's index may not */
 		if (b->size || b->release != NULL)
 			snprintf(size, sizeof size, "%.1f MiB",
@@ -188,7 +189,7 @@ show_deps(struct cmd_ctx *ctx, const struct args *a, struct listing *l,
 	struct cv_dep_file f[CV_MAX_DEPS];
 	struct cv_deps_req req;
 	struct cv_version v;
-	json_t *arr = json_array();
+	struct cv_json *arr = cv_json_array();
 	int n = 0;
 
 	memset(&req, 0, sizeof req);
@@ -203,7 +204,7 @@ show_deps(struct cmd_ctx *ctx, const struct args *a, struct listing *l,
 	req.fallback = deps_fallback;
 	if (cv_install_id_parse(&v, l->first, NULL) < 0 ||
 	    cv_deps_preview(&req, f, &n, &err) < 0) {
-		json_decref(arr);
+		cv_json_decref(arr);
 		return cmd_fail(&err);
 	}
 	if (l->arr == NULL && n == 0)
@@ -217,17 +218,17 @@ show_deps(struct cmd_ctx *ctx, const struct args *a, struct listing *l,
 			printf("  %-12s %-12s %-8s %8.1f MiB\n", f[i].name,
 			       f[i].version, f[i].channel,
 			       (double)f[i].size / (1024.0 * 1024.0));
-		json_array_append_new(
-			arr,
-			json_pack("{s:s,s:s,s:s,s:I,s:s,s:s}", "name",
-				  f[i].name, "version", f[i].version, "channel",
-				  f[i].channel, "size", (json_int_t)f[i].size,
-				  "url", f[i].url, "sha256", f[i].sha256));
+		cv_json_array_append_new(
+			arr, cv_json_pack("{s:s,s:s,s:s,s:I,s:s,s:s}", "name",
+					  f[i].name, "version", f[i].version,
+					  "channel", f[i].channel, "size",
+					  (int64_t)f[i].size, "url", f[i].url,
+					  "sha256", f[i].sha256));
 	}
 	if (l->arr != NULL)
-		json_object_set(json_array_get(l->arr, l->first_row), "deps",
-				arr);
-	json_decref(arr);
+		cv_json_object_set(cv_json_array_get(l->arr, l->first_row),
+				   "deps", arr);
+	cv_json_decref(arr);
 	return 0;
 }
 
@@ -239,7 +240,7 @@ finish(const struct args *a, struct listing *l, const char *platform, int shown,
 	struct cv_err err = CV_ERR_INIT;
 
 	if (l->arr != NULL) {
-		char *s = json_dumps(l->arr, JSON_INDENT(2));
+		char *s = cv_json_dumps(l->arr, CV_JSON_INDENT(2));
 		if (s != NULL)
 			puts(s);
 		free(s);
@@ -294,7 +295,7 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 		return cmd_usage_error("list-remote",
 				       "--deps shows NVIDIA's redist trees; "
 				       "with source pypi they are wheels");
-	l.arr = a.json ? json_array() : NULL;
+	l.arr = a.json ? cv_json_array() : NULL;
 	memset(&req, 0, sizeof req);
 	req.spec = a.spec_s != NULL ? &a.spec : NULL;
 	req.cuda = a.cuda;
@@ -315,10 +316,10 @@ cmd_list_remote(int argc, char **argv, struct cmd_ctx *ctx)
 	ui_wait_end();
 	if (shown > 0 && a.deps && !l.pypi &&
 	    (r = show_deps(ctx, &a, &l, platform)) != 0) {
-		json_decref(l.arr);
+		cv_json_decref(l.arr);
 		return r;
 	}
 	r = shown < 0 ? cmd_fail(&err) : finish(&a, &l, platform, shown, bad);
-	json_decref(l.arr);
+	cv_json_decref(l.arr);
 	return r;
 }

@@ -5,7 +5,6 @@
  * other engine puts them and sets its paths, with nothing in the image. */
 #include "activate/activate_int.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,33 +33,33 @@ cv_cdi_name_valid(const char *s)
 	return 1;
 }
 
-static json_t *
+static struct cv_json *
 device(const struct cv_ctr_view *v, const char *name)
 {
-	json_t *mounts = json_array(), *env = json_array();
+	struct cv_json *mounts = cv_json_array(), *env = cv_json_array();
 
 	for (size_t i = 0; i < v->nm; i++)
-		json_array_append_new(mounts,
-				      json_pack("{s:s, s:s, s:s, s:[s,s,s,s]}",
-						"hostPath", v->m[i].host,
-						"containerPath", v->m[i].ctr,
-						"type", "bind", "options", "ro",
-						"nosuid", "nodev", "rbind"));
+		cv_json_array_append_new(
+			mounts,
+			cv_json_pack("{s:s, s:s, s:s, s:[s,s,s,s]}", "hostPath",
+				     v->m[i].host, "containerPath", v->m[i].ctr,
+				     "type", "bind", "options", "ro", "nosuid",
+				     "nodev", "rbind"));
 	for (size_t i = 0; i < v->env.n; i++) {
 		char *kv =
 			xasprintf("%s=%s", v->env.v[i].name, v->env.v[i].value);
-		json_array_append_new(env, json_string(kv));
+		cv_json_array_append_new(env, cv_json_string(kv));
 		free(kv);
 	}
-	return json_pack("{s:s, s:{s:o, s:o}}", "name", name, "containerEdits",
-			 "env", env, "mounts", mounts);
+	return cv_json_pack("{s:s, s:{s:o, s:o}}", "name", name,
+			    "containerEdits", "env", env, "mounts", mounts);
 }
 
 int
 cv_cdi_spec(const struct cv_ctr_view *views, size_t n, const char *prefix,
 	    char **out, struct cv_err *err)
 {
-	json_t *devs = json_array(), *spec;
+	struct cv_json *devs = cv_json_array(), *spec;
 	int r = 0;
 
 	*out = NULL;
@@ -76,18 +75,17 @@ cv_cdi_spec(const struct cv_ctr_view *views, size_t n, const char *prefix,
 				   name);
 			r = cv_err_hint(err, "cudnnvm cdi --prefix site-");
 		} else
-			json_array_append_new(devs, device(&views[i], name));
+			cv_json_array_append_new(devs, device(&views[i], name));
 		free(name);
 	}
 	if (r < 0) {
-		json_decref(devs);
+		cv_json_decref(devs);
 		return r;
 	}
-	spec = json_pack("{s:s, s:s, s:o}", "cdiVersion", CDI_VERSION, "kind",
-			 CV_CDI_KIND, "devices", devs);
-	*out = spec ? json_dumps(spec, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
-		    : NULL;
-	json_decref(spec);
+	spec = cv_json_pack("{s:s, s:s, s:o}", "cdiVersion", CDI_VERSION,
+			    "kind", CV_CDI_KIND, "devices", devs);
+	*out = spec ? cv_json_dumps(spec, CV_JSON_INDENT(2)) : NULL;
+	cv_json_decref(spec);
 	if (*out == NULL)
 		return cv_err_set(err, CV_ERROR, "cannot encode the CDI spec");
 	return 0;

@@ -958,7 +958,7 @@ int cv_os_term_colors(int fd);
  * Returns only when it cannot start: -1, errno ENOENT when not found. */
 int cv_os_exec(char *const *argv);
 
-/* ---- json.c, json_jansson.c / json_jsmn.c: JSON values ------------------
+/* ---- json*.c: JSON values (json_jansson.c, json_jsmn.c the backends) ---
  * One face, two backends: jansson on Linux, jsmn's tokenizer under a tree
  * of base's own on Windows (Debian builds no mingw jansson). The names and
  * the rules are jansson's, so that what reads or writes stored metadata,

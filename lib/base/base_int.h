@@ -47,7 +47,7 @@ int cv_fs_trylock(const char *path, int *fd, struct cv_err *err);
 /* The pid holding a flock on the file open at fd, 0 when unknown. */
 long cv_fs_lock_holder(int fd);
 
-/* ---- json.c: what both JSON backends share ---------------------------- */
+/* ---- json_error.c: what both JSON backends share ---------------------- */
 
 /* error's line, column and position for the byte at off of the len at
  * buf, as jansson counts them (the byte counted, a character a column) */

@@ -1,58 +1,9 @@
-/* json.c: what the JSON face builds over either backend: a file read with
- * base's own file calls, and json_pack's forms as the callers use them. */
+/* json.c: what the JSON face builds over either backend: json_pack's forms
+ * as the callers use them. */
 #include "base/base_int.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int
-add_chunk(const void *data, size_t len, void *payload, struct cv_err *err)
-{
-	return cv_buf_add(payload, data, len);
-}
-
-struct cv_json *
-cv_json_load_file(const char *path, size_t flags, struct cv_json_error *error)
-{
-	struct cv_buf b = CV_BUF_INIT;
-	struct cv_err err = { 0 };
-	struct cv_json *v = NULL;
-
-	if (cv_fs_read_each(path, add_chunk, &b, &err) == 0) {
-		v = cv_json_loadb(b.buf, b.len, flags, error);
-	} else if (error != NULL) {
-		error->line = error->column = -1;
-		error->position = 0;
-		snprintf(error->text, sizeof error->text, "%s", err.msg);
-	}
-	if (error != NULL && v == NULL)
-		snprintf(error->source, sizeof error->source, "%s", path);
-	cv_buf_release(&b);
-	return v;
-}
-
-void
-cv_json_error_at(struct cv_json_error *error, const char *buf, size_t len,
-		 size_t off)
-{
-	int line = 1, col = 0;
-
-	if (off > len)
-		off = len;
-	if (off < len)
-		off++;
-	for (size_t i = 0; i < off; i++) {
-		if (buf[i] == '\n') {
-			line++;
-			col = 0;
-		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
-			col++;
-		}
-	}
-	error->line = line;
-	error->column = col;
-	error->position = (int)off;
-}
 
 /* the format and the arguments still to read; failed once a value could
  * not be made (the rest is read all the same, to take every "o") */

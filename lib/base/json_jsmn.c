@@ -34,7 +34,7 @@ struct member {
 
 struct cv_json {
 	enum cv_json_type type;
-	size_t refs; /* SIZE_MAX: true, false and null, never freed */
+	size_t refs;
 	union {
 		struct {
 			struct member **m;
@@ -67,10 +67,17 @@ json_new(enum cv_json_type type)
 	return v;
 }
 
+/* true, false and null: one of each, never counted nor freed */
+static int
+singleton(const struct cv_json *v)
+{
+	return v == &json_true_v || v == &json_false_v || v == &json_null_v;
+}
+
 struct cv_json *
 cv_json_incref(struct cv_json *v)
 {
-	if (v != NULL && v->refs != SIZE_MAX)
+	if (v != NULL && !singleton(v))
 		v->refs++;
 	return v;
 }
@@ -80,7 +87,7 @@ cv_json_decref(struct cv_json *v)
 {
 	size_t i;
 
-	if (v == NULL || v->refs == SIZE_MAX || --v->refs > 0)
+	if (v == NULL || singleton(v) || --v->refs > 0)
 		return;
 	switch (v->type) {
 	case CV_JSON_OBJECT:
@@ -367,8 +374,8 @@ object_put(struct cv_json *o, const char *key, size_t len,
 	}
 	if (o->u.obj.n == o->u.obj.cap) {
 		o->u.obj.cap = o->u.obj.cap ? 2 * o->u.obj.cap : 4;
-		o->u.obj.m =
-			xrealloc(o->u.obj.m, o->u.obj.cap * sizeof *o->u.obj.m);
+		o->u.obj.m = xrealloc(o->u.obj.m,
+				      o->u.obj.cap * sizeof(struct member *));
 	}
 	m = xmalloc(sizeof *m + len + 1);
 	memcpy(m->key, key, len);
@@ -445,8 +452,8 @@ cv_json_array_append_new(struct cv_json *a, struct cv_json *value)
 	}
 	if (a->u.arr.n == a->u.arr.cap) {
 		a->u.arr.cap = a->u.arr.cap ? 2 * a->u.arr.cap : 4;
-		a->u.arr.v =
-			xrealloc(a->u.arr.v, a->u.arr.cap * sizeof *a->u.arr.v);
+		a->u.arr.v = xrealloc(a->u.arr.v,
+				      a->u.arr.cap * sizeof(struct cv_json *));
 	}
 	a->u.arr.v[a->u.arr.n++] = value;
 	return 0;
@@ -1116,7 +1123,8 @@ dump_string(struct cv_buf *b, const char *s, size_t len)
 			esc[1] = 't';
 			break;
 		default:
-			memcpy(esc + 1, "u00", 3);
+			esc[1] = 'u';
+			esc[2] = esc[3] = '0';
 			esc[4] = hex[c >> 4];
 			esc[5] = hex[c & 0xf];
 			n = 6;
@@ -1197,10 +1205,10 @@ dump_container(struct cv_buf *b, const struct cv_json *v, size_t flags,
 		return;
 	}
 	if (object) {
-		m = xmalloc(n * sizeof *m);
-		memcpy(m, v->u.obj.m, n * sizeof *m);
+		m = xmalloc(n * sizeof(struct member *));
+		memcpy(m, v->u.obj.m, n * sizeof(struct member *));
 		if (flags & CV_JSON_SORT_KEYS)
-			qsort(m, n, sizeof *m, key_order);
+			qsort(m, n, sizeof(struct member *), key_order);
 	}
 	dump_indent(b, flags, depth + 1, 0);
 	for (i = 0; i < n; i++) {

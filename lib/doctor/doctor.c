@@ -13,7 +13,6 @@
 #include "validate/validate.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -19,7 +19,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,26 +236,27 @@ put_data(const void *data, size_t len, void *p, struct cv_err *err)
 static char *
 fixed_meta(const char *path, struct cv_err *err)
 {
-	json_error_t je;
-	json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	struct cv_json_error je;
+	struct cv_json *o =
+		cv_json_load_file(path, CV_JSON_REJECT_DUPLICATES, &je);
 	const char *src, *base;
 	char *text = NULL, *out;
 
-	if (!json_is_object(o)) {
-		json_decref(o);
+	if (!cv_json_is_object(o)) {
+		cv_json_decref(o);
 		cv_err_set(err, CV_EDATA, "cannot read '%s': %s", path,
 			   je.text);
 		return NULL;
 	}
-	src = json_string_value(json_object_get(o, "source"));
+	src = cv_json_string_value(cv_json_object_get(o, "source"));
 	base = src ? strrchr(src, '/') : NULL;
-	json_object_set_new(o, "source",
-			    json_string(base  ? base + 1
-					: src ? src
-					      : ""));
-	json_object_set_new(o, "installed_at", json_string(FIXED_TIME));
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
+	cv_json_object_set_new(o, "source",
+			       cv_json_string(base  ? base + 1
+					      : src ? src
+						    : ""));
+	cv_json_object_set_new(o, "installed_at", cv_json_string(FIXED_TIME));
+	text = cv_json_dumps(o, CV_JSON_INDENT(2));
+	cv_json_decref(o);
 	if (text == NULL) {
 		cv_err_set(err, CV_ERROR, "cannot encode '%s'", path);
 		return NULL;
@@ -378,11 +378,11 @@ oci_arch(const char *platform)
 
 /* Compact JSON with sorted keys: one text for one object, anywhere. */
 static char *
-dump(json_t *o)
+dump(struct cv_json *o)
 {
-	char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	char *s = cv_json_dumps(o, CV_JSON_COMPACT | CV_JSON_SORT_KEYS);
 
-	json_decref(o);
+	cv_json_decref(o);
 	if (s == NULL)
 		abort(); /* out of memory, as xmalloc */
 	return s;
@@ -393,7 +393,7 @@ write_config_manifest(const char *dir, const struct cv_ctr_view *v,
 		      struct cv_oci_result *res, size_t *msize,
 		      struct cv_err *err)
 {
-	json_t *env = json_array();
+	struct cv_json *env = cv_json_array();
 	char cdigest[72], *config, *manifest;
 	size_t csize;
 	int r;
@@ -401,10 +401,10 @@ write_config_manifest(const char *dir, const struct cv_ctr_view *v,
 	for (size_t i = 0; i < v->env.n; i++) {
 		char *kv =
 			xasprintf("%s=%s", v->env.v[i].name, v->env.v[i].value);
-		json_array_append_new(env, json_string(kv));
+		cv_json_array_append_new(env, cv_json_string(kv));
 		free(kv);
 	}
-	config = dump(json_pack(
+	config = dump(cv_json_pack(
 		"{s:s, s:s, s:s, s:{s:o, s:{s:s, s:s}}, s:{s:s, s:[s]}}",
 		"architecture", oci_arch(v->platform), "os", "linux", "created",
 		FIXED_TIME, "config", "Env", env, "Labels", "dev.cudnnvm.id",
@@ -415,13 +415,13 @@ write_config_manifest(const char *dir, const struct cv_ctr_view *v,
 	free(config);
 	if (r < 0)
 		return r;
-	manifest = dump(json_pack(
+	manifest = dump(cv_json_pack(
 		"{s:i, s:s, s:{s:s, s:s, s:I}, s:[{s:s, s:s, s:I}], "
 		"s:{s:s}}",
 		"schemaVersion", 2, "mediaType", MT_MANIFEST, "config",
 		"mediaType", MT_CONFIG, "digest", cdigest, "size",
-		(json_int_t)csize, "layers", "mediaType", MT_LAYER, "digest",
-		res->layer, "size", (json_int_t)res->layer_size, "annotations",
+		(int64_t)csize, "layers", "mediaType", MT_LAYER, "digest",
+		res->layer, "size", (int64_t)res->layer_size, "annotations",
 		"org.opencontainers.image.title", v->id));
 	*msize = strlen(manifest);
 	r = put_blob(dir, manifest, res->manifest, err);
@@ -472,27 +472,28 @@ write_index(const char *dir, int existing, const char *ref,
 	    const struct cv_oci_result *res, size_t msize, struct cv_err *err)
 {
 	char *path = xasprintf("%s/index.json", dir), *text;
-	json_t *old = existing ? json_load_file(path, 0, NULL) : NULL;
-	json_t *list = json_array(), *m, *keep;
+	struct cv_json *old =
+		existing ? cv_json_load_file(path, 0, NULL) : NULL;
+	struct cv_json *list = cv_json_array(), *m, *keep;
 	size_t i;
 	int r;
 
-	keep = json_object_get(old, "manifests");
-	json_array_foreach(keep, i, m)
+	keep = cv_json_object_get(old, "manifests");
+	cv_json_array_foreach(keep, i, m)
 	{
-		const char *name = json_string_value(json_object_get(
-			json_object_get(m, "annotations"), REF_NAME));
+		const char *name = cv_json_string_value(cv_json_object_get(
+			cv_json_object_get(m, "annotations"), REF_NAME));
 		if (name == NULL || strcmp(name, ref) != 0)
-			json_array_append(list, m);
+			cv_json_array_append(list, m);
 	}
-	json_decref(old);
-	json_array_append_new(list,
-			      json_pack("{s:s, s:s, s:I, s:{s:s}}", "mediaType",
-					MT_MANIFEST, "digest", res->manifest,
-					"size", (json_int_t)msize,
-					"annotations", REF_NAME, ref));
-	text = dump(json_pack("{s:i, s:s, s:o}", "schemaVersion", 2,
-			      "mediaType", MT_INDEX, "manifests", list));
+	cv_json_decref(old);
+	cv_json_array_append_new(
+		list,
+		cv_json_pack("{s:s, s:s, s:I, s:{s:s}}", "mediaType",
+			     MT_MANIFEST, "digest", res->manifest, "size",
+			     (int64_t)msize, "annotations", REF_NAME, ref));
+	text = dump(cv_json_pack("{s:i, s:s, s:o}", "schemaVersion", 2,
+				 "mediaType", MT_INDEX, "manifests", list));
 	r = cv_fs_write_atomic(path, text, strlen(text), 0644, err);
 	free(text);
 	free(path);

@@ -12,7 +12,6 @@
 #include "validate/validate.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -642,7 +641,7 @@ mkdir_store(const char *path, struct cv_err *err)
 /* Copy the found files into stage/{lib,include}, filling `files`
  * (path -> sha256) and the total size. */
 static int
-copy_files(const struct found *f, const char *stage, json_t *files,
+copy_files(const struct found *f, const char *stage, struct cv_json *files,
 	   uint64_t *total, struct cv_err *err)
 {
 	char *lib = cv_path_join(stage, "lib");
@@ -676,8 +675,8 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 				      hex, total, err);
 			key = xasprintf("lib/%s", f->libs[i]);
 			if (r == 0)
-				json_object_set_new(files, key,
-						    json_string(hex));
+				cv_json_object_set_new(files, key,
+						       cv_json_string(hex));
 			free(key);
 		}
 		free(src);
@@ -697,7 +696,7 @@ copy_files(const struct found *f, const char *stage, json_t *files,
 			r = copy_hash(f->incfd, base, src, HEADER_MAX, dst, hex,
 				      total, err);
 		if (r == 0 && base != NULL)
-			json_object_set_new(files, key, json_string(hex));
+			cv_json_object_set_new(files, key, cv_json_string(hex));
 		free(base);
 		free(key);
 		free(src);
@@ -717,9 +716,9 @@ out:
 }
 
 static int
-write_json(const char *path, json_t *o, struct cv_err *err)
+write_json(const char *path, struct cv_json *o, struct cv_err *err)
 {
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *text = cv_json_dumps(o, CV_JSON_INDENT(2) | CV_JSON_SORT_KEYS);
 	int r;
 
 	if (text == NULL)
@@ -736,7 +735,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	struct found f;
 	struct cv_installed inst;
 	struct cv_version given = { 0 };
-	json_t *files = json_object(), *rec = NULL;
+	struct cv_json *files = cv_json_object(), *rec = NULL;
 	struct cv_store_txn *txn = NULL;
 	const char *stagepath;
 	char *src = NULL, *text = NULL, *path, how[PATH_MAX + 64] = "--cuda";
@@ -812,7 +811,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	if ((r = copy_files(&f, stagepath, files, &total, err)) < 0)
 		goto out;
 	/* the metadata's sha256 covers the file list and its hashes */
-	text = json_dumps(files, JSON_SORT_KEYS | JSON_COMPACT);
+	text = cv_json_dumps(files, CV_JSON_SORT_KEYS | CV_JSON_COMPACT);
 	{
 		struct cv_sha256 *h = cv_sha256_new();
 		cv_sha256_update(h, text, strlen(text));
@@ -827,7 +826,7 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 		strftime(inst.installed_at, sizeof inst.installed_at,
 			 "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
-	rec = json_pack(
+	rec = cv_json_pack(
 		"{s:s, s:s, s:b, s:s, s:O}", "imported_from", src, "cuda_from",
 		how, "nvidia_checksum", 0, "note",
 		"adopted from a hand install: no NVIDIA checksum vouches for these files; files lists their sha256 at import time",
@@ -843,8 +842,8 @@ out:
 	cv_store_txn_abort(txn);
 	if (r < 0 && err && src != NULL)
 		cv_err_prefix(err, "import %s: ", src);
-	json_decref(files);
-	json_decref(rec);
+	cv_json_decref(files);
+	cv_json_decref(rec);
 	free(text);
 	free(src);
 	found_release(&f);

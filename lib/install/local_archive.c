@@ -6,7 +6,6 @@
 #include "release/release.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,13 +72,13 @@ lists_file(const char *path, const struct cv_artifact *named, const char *base,
 {
 	struct cv_manifest m;
 	const struct cv_release_file *e;
-	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
-	char *text = root ? json_dumps(root, JSON_COMPACT) : NULL;
+	struct cv_json_error je;
+	struct cv_json *root = cv_json_load_file(path, 0, &je);
+	char *text = root ? cv_json_dumps(root, CV_JSON_COMPACT) : NULL;
 	const char *slash;
 	int found = 0;
 
-	json_decref(root);
+	cv_json_decref(root);
 	if (text == NULL ||
 	    cv_manifest_parse(&m, "cached", text, strlen(text), NULL) < 0) {
 		free(text);

@@ -15,7 +15,6 @@
 #include "release/release.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,9 +391,10 @@ static int
 parse_json(struct list *l, const char *page_url, const char *data, size_t len,
 	   int cuda, const char *platform, struct cv_err *err)
 {
-	json_error_t je;
-	json_t *root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je);
-	json_t *files, *f;
+	struct cv_json_error je;
+	struct cv_json *root =
+		cv_json_loadb(data, len, CV_JSON_REJECT_DUPLICATES, &je);
+	struct cv_json *files, *f;
 	size_t i;
 	int rc = 0;
 
@@ -403,28 +403,30 @@ parse_json(struct list *l, const char *page_url, const char *data, size_t len,
 				  "the index page %s is not valid JSON (%s at "
 				  "byte %d)",
 				  page_url, je.text, je.position);
-	files = json_object_get(root, "files");
-	if (!json_is_array(files)) {
-		json_decref(root);
+	files = cv_json_object_get(root, "files");
+	if (!cv_json_is_array(files)) {
+		cv_json_decref(root);
 		return cv_err_set(err, CV_EDATA,
 				  "the index page %s has no 'files' list",
 				  page_url);
 	}
-	json_array_foreach(files, i, f)
+	cv_json_array_foreach(files, i, f)
 	{
 		const char *fn =
-			json_string_value(json_object_get(f, "filename"));
-		const char *url = json_string_value(json_object_get(f, "url"));
-		const char *sha = json_string_value(json_object_get(
-			json_object_get(f, "hashes"), "sha256"));
-		json_t *y = json_object_get(f, "yanked");
-		json_t *sz = json_object_get(f, "size");
+			cv_json_string_value(cv_json_object_get(f, "filename"));
+		const char *url =
+			cv_json_string_value(cv_json_object_get(f, "url"));
+		const char *sha = cv_json_string_value(cv_json_object_get(
+			cv_json_object_get(f, "hashes"), "sha256"));
+		struct cv_json *y = cv_json_object_get(f, "yanked");
+		struct cv_json *sz = cv_json_object_get(f, "size");
 		/* PEP 691: true, or a string giving the reason */
-		int yanked = json_is_true(y) ||
-			     (json_is_string(y) && json_string_length(y) > 0);
+		int yanked =
+			cv_json_is_true(y) ||
+			(cv_json_is_string(y) && cv_json_string_length(y) > 0);
 		uint64_t size =
-			json_is_integer(sz) && json_integer_value(sz) > 0
-				? (uint64_t)json_integer_value(sz)
+			cv_json_is_integer(sz) && cv_json_integer_value(sz) > 0
+				? (uint64_t)cv_json_integer_value(sz)
 				: 0;
 
 		if (fn == NULL || url == NULL)
@@ -433,7 +435,7 @@ parse_json(struct list *l, const char *page_url, const char *data, size_t len,
 				   cuda, platform, err)) < 0)
 			break;
 	}
-	json_decref(root);
+	cv_json_decref(root);
 	return rc;
 }
 

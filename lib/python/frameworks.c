@@ -741,7 +741,7 @@ cv_fw_conda_depend(struct cv_fw_need *n, const char *s, const char *path)
 }
 
 /* The value of member `key` of the top level of the JSON object text s
- * (parsed by jansson), or NULL. conda's records list every file of the
+ * (parsed by cv_json), or NULL. conda's records list every file of the
  * package (megabytes) beside the two members read here, so the record is
  * only scanned: strings skipped, brackets counted. */
 static struct cv_json *

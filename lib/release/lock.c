@@ -1,6 +1,6 @@
 /* lock.c: cudnnvm.lock, the file beside a pin that names the exact build
  * the pin resolved to and, per platform, the archive's path on the mirror,
- * sha256 and size (doc/SPEC.md "The lock file"). JSON through jansson,
+ * sha256 and size (doc/SPEC.md "The lock file"). JSON through cv_json,
  * written with sorted keys, two-space indent and a final newline so that
  * a refresh changes only the lines whose facts changed. The reader is
  * strict: a hand-edited lock that is not exactly this format is one

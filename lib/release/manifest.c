@@ -1,5 +1,5 @@
 /* manifest.c: NVIDIA's redistrib_<version>.json, both shapes, read with
- * jansson. 8.x: cudnn.<platform> -> file; 9.x: cudnn.<platform>.cudaNN ->
+ * cv_json. 8.x: cudnn.<platform> -> file; 9.x: cudnn.<platform>.cudaNN ->
  * file. Keys are looked up by name, unknown keys are ignored, odd entries
  * are kept with a reason instead of failing the whole manifest. */
 #include "base/base.h"

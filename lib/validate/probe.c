@@ -51,7 +51,7 @@ emit(struct probe *p, struct cv_json *o)
 	cv_probe_emit(p->fd, o);
 }
 
-/* `s` as JSON can carry it: jansson refuses a string that is not UTF-8,
+/* `s` as JSON can carry it: cv_json refuses a string that is not UTF-8,
  * and a folder name needs not be (a store under a folder named in
  * Latin-1), nor a reason cut at its size in the middle of a character.
  * Such bytes become the text \xNN, as the front end shows them anyway.

@@ -1,5 +1,6 @@
 /* test_json.c: base's JSON face, one set of vectors for both backends:
- * build/tests/unit/test_json links jansson's, test_json_jsmn jsmn's. The
+ * build/tests/unit/test_json links jansson's, test_json_jsmn jsmn's (and
+ * make windows-json runs the latter cross-built, under wine). The
  * expected bytes are jansson's (2.14) for each input and flag. */
 #include "base/base.h"
 #include "tap.h"
@@ -8,7 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
 #include <unistd.h>
+#endif
 
 #define RD  CV_JSON_REJECT_DUPLICATES
 #define ANY CV_JSON_DECODE_ANY
@@ -179,7 +182,8 @@ test_reject(void)
 		char deep[2 * 2049 + 1];
 
 		CHECK(cv_json_loadb("[1]\0", 4, 0, &e) == NULL);
-		/* jansson alone would skip a NUL after a number or literal */
+		/* jansson alone would skip a NUL after a number or literal
+		 * (doc/reliability.md M11) */
 		CHECK(cv_json_loadb("[1\0]", 4, 0, &e) == NULL &&
 		      e.position == 3 && e.column == 3);
 		CHECK(cv_json_loadb("1\0", 2, ANY, &e) == NULL);
@@ -318,6 +322,7 @@ test_build(void)
 	cv_json_decref(NULL);
 }
 
+#ifndef _WIN32
 static void
 test_file(void)
 {
@@ -335,6 +340,7 @@ test_file(void)
 	CHECK(cv_json_load_file(path, 0, &e) == NULL && e.line == -1 &&
 	      e.text[0] != '\0');
 }
+#endif
 
 /* each accepted document dumps to bytes that parse back to the same */
 static void
@@ -370,7 +376,13 @@ main(void)
 	test_reject();
 	test_values();
 	test_build();
+#ifndef _WIN32
 	test_file();
+#else
+	/* cv_json_load_file reads through fs.c, whose Win32 twin test_os
+	 * runs; the vectors above are what differs between the backends */
+	printf("# cv_json_load_file not run here\n");
+#endif
 	test_roundtrip();
 	return TEST_DONE();
 }
