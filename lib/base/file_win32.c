@@ -847,7 +847,24 @@ cv_os_sync(int fd)
 		return -1;
 	if (s->is_dir)
 		return 0;
-	return FlushFileBuffers(s->h) ? 0 : fail_win();
+	if (FlushFileBuffers(s->h))
+		return 0;
+	/* FlushFileBuffers wants write access, which fsync(2) does not:
+	 * a handle opened to read flushes through a second one of the file
+	 * opened to write (refused for a read-only file) */
+	if (GetLastError() == ERROR_ACCESS_DENIED) {
+		HANDLE w = ReOpenFile(s->h, GENERIC_WRITE,
+				      FILE_SHARE_READ | FILE_SHARE_WRITE |
+					      FILE_SHARE_DELETE,
+				      0);
+		BOOL ok;
+		if (w == INVALID_HANDLE_VALUE)
+			return fail_win();
+		ok = FlushFileBuffers(w);
+		CloseHandle(w);
+		return ok ? 0 : fail_win();
+	}
+	return fail_win();
 }
 
 /* Windows starts no write-back on request: a no-op, as the face allows */
