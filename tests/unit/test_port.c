@@ -251,6 +251,23 @@ lock_process(void)
 	cv_fs_unlock(fd);
 }
 
+/* A folder's lock (cv_lock_hold's), held against another process. */
+static void
+lock_folder(void)
+{
+	const char *args[] = { self, "--lock-dir", dir, NULL };
+	struct cv_child c = CV_CHILD_INIT;
+	struct cv_err err = CV_ERR_INIT;
+	int fd = -1;
+
+	c.argv = args;
+	CHECK(cv_child_run(&c, &err) == 0);
+	CHECK(cv_fs_lock_dir(dir, &fd, &err) == 0);
+	CHECK(cv_child_run(&c, &err) == 1);
+	cv_fs_unlock(fd);
+	CHECK(cv_child_run(&c, &err) == 0);
+}
+
 /* Arguments through a child's command line and back. */
 static void
 quoting(void)
@@ -545,6 +562,15 @@ main(int argc, char **argv)
 		return hold(argv);
 	if (argc == 3 && strcmp(argv[1], "--sleep") == 0)
 		return sleeper(argv);
+	if (argc == 3 && strcmp(argv[1], "--lock-dir") == 0) {
+		/* 0 when the folder's lock was free, 1 when held */
+		int fd = cv_os_open(argv[2], CV_OPEN_READ | CV_OPEN_DIR, 0);
+		if (fd < 0)
+			return 2;
+		if (cv_os_lock(fd, CV_LOCK_EX | CV_LOCK_NOWAIT) == 0)
+			return 0;
+		return errno == EWOULDBLOCK || errno == EAGAIN ? 1 : 3;
+	}
 	if (argc == 3 && strcmp(argv[1], "--exit") == 0)
 		return atoi(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "--env") == 0) {
@@ -572,6 +598,7 @@ main(int argc, char **argv)
 	files();
 	locks();
 	lock_process();
+	lock_folder();
 	quoting();
 	statuses();
 	timeout();
