@@ -522,6 +522,28 @@ config(void)
 #endif
 }
 
+/* The shell a child started from a shell guesses: that shell. */
+static void
+shell_parent(void)
+{
+	struct cv_child c = CV_CHILD_INIT;
+	struct cv_err err = CV_ERR_INIT;
+#ifdef _WIN32
+	/* wine's cmd.exe, from its system folder on PATH */
+	const char *args[] = { "cmd.exe", "/c", self, "--guess", NULL };
+	int want = CV_SHELL_CMD;
+#else
+	char line[4200];
+	const char *args[] = { "/bin/sh", "-c", line, NULL };
+	int want = CV_SHELL_SH;
+	/* a second command keeps sh from exec'ing the last one itself */
+	snprintf(line, sizeof line, "'%s' --guess; exit $?", self);
+#endif
+	c.argv = args;
+	c.flags = CV_CHILD_SEARCH_PATH;
+	CHECK(cv_child_run(&c, &err) == 10 + want);
+}
+
 static volatile sig_atomic_t interrupted;
 
 static void
@@ -562,6 +584,8 @@ main(int argc, char **argv)
 		return hold(argv);
 	if (argc == 3 && strcmp(argv[1], "--sleep") == 0)
 		return sleeper(argv);
+	if (argc == 2 && strcmp(argv[1], "--guess") == 0)
+		return 10 + cv_shell_guess();
 	if (argc == 3 && strcmp(argv[1], "--lock-dir") == 0) {
 		/* 0 when the folder's lock was free, 1 when held */
 		int fd = cv_os_open(argv[2], CV_OPEN_READ | CV_OPEN_DIR, 0);
@@ -603,6 +627,7 @@ main(int argc, char **argv)
 	statuses();
 	timeout();
 	places();
+	shell_parent();
 	config();
 	interrupts();
 	if (cv_fs_rmtree(dir, NULL) != 0)
