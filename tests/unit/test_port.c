@@ -408,6 +408,13 @@ places(void)
 		again = cv_os_place(CV_PLACE_USER_DATA);
 		CHECK(again != NULL && user != NULL &&
 		      strcmp(again, user) == 0);
+		free(again);
+		/* a name outside ASCII comes back as UTF-8, the trailing
+		 * separator dropped */
+		cv_os_setenv("LOCALAPPDATA", "C:\\Users\\Jos\xc3\xa9\\");
+		again = cv_os_place(CV_PLACE_USER_DATA);
+		CHECK(again != NULL &&
+		      strcmp(again, "C:\\Users\\Jos\xc3\xa9\\cudnnvm") == 0);
 		cv_os_setenv("LOCALAPPDATA", saved);
 		free(again);
 		free(saved);
