@@ -249,8 +249,9 @@ unit: $(UNIT_BIN)
 # Windows (in progress): the install wing's Windows backends, SHA-256 with
 # BCrypt and HTTPS with WinHTTP, cross-built with mingw-w64 into a test
 # program that tests/win/run.sh runs under wine against the loopback HTTPS
-# test mirror (TAP). Only these parts build for Windows so far: base's
-# error and allocation files and sha256.c, with the two backends.
+# test mirror (TAP), linked against base's Windows archive (all of base,
+# make windows-base below); of the wings above base only sha256.c and the
+# two backends build for Windows so far.
 WIN_CC    ?= x86_64-w64-mingw32-gcc
 WIN_BUILD ?= build-win
 WIN_TEST_SRC = tests/win/test_winbackends.c lib/install/sha256.c $(WIN_ONLY)

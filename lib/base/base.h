@@ -859,8 +859,9 @@ int cv_os_pid_alive(long pid);
  * handle fd, exclusive or shared, waiting for it unless CV_LOCK_NOWAIT
  * (then -1 with EWOULDBLOCK while another holds it); it goes with the
  * handle's close. Two handles contend even in one process: flock's open
- * file on POSIX, LockFileEx's handle on Win32. ENOLCK: the file system
- * has no locks. */
+ * file on POSIX, LockFileEx's handle on Win32 (a folder's lock there is
+ * a mutex named by the folder, which the thread holding it takes again).
+ * ENOLCK: the file system has no locks. */
 #define CV_LOCK_EX     0x1
 #define CV_LOCK_SH     0x2
 #define CV_LOCK_NOWAIT 0x4

@@ -176,7 +176,8 @@ struct slot {
 	HANDLE h;
 	wchar_t *path; /* full path, folders only */
 	int used, is_dir;
-	int locked; /* cv_os_lock holds LOCK_AT, given back at the close */
+	int locked;   /* cv_os_lock holds LOCK_AT, given back at the close */
+	HANDLE mutex; /* a folder's lock (cv_os_lock), owned */
 };
 
 #define FIRST_FD 3 /* 0..2 stay the C library's standard streams */
@@ -842,6 +843,10 @@ cv_os_close(int fd)
 		ov.OffsetHigh = LOCK_AT;
 		UnlockFileEx(s->h, 0, 1, 0, &ov);
 	}
+	if (s->mutex != NULL) {
+		ReleaseMutex(s->mutex);
+		CloseHandle(s->mutex);
+	}
 	ok = CloseHandle(s->h);
 	free(s->path);
 	memset(s, 0, sizeof *s);
@@ -862,7 +867,24 @@ cv_os_sync(int fd)
 		return -1;
 	if (s->is_dir)
 		return 0;
-	return FlushFileBuffers(s->h) ? 0 : fail_win();
+	if (FlushFileBuffers(s->h))
+		return 0;
+	/* FlushFileBuffers wants write access, which fsync(2) does not:
+	 * a handle opened to read flushes through a second one of the file
+	 * opened to write (refused for a read-only file) */
+	if (GetLastError() == ERROR_ACCESS_DENIED) {
+		HANDLE w = ReOpenFile(s->h, GENERIC_WRITE,
+				      FILE_SHARE_READ | FILE_SHARE_WRITE |
+					      FILE_SHARE_DELETE,
+				      0);
+		BOOL ok;
+		if (w == INVALID_HANDLE_VALUE)
+			return fail_win();
+		ok = FlushFileBuffers(w);
+		CloseHandle(w);
+		return ok ? 0 : fail_win();
+	}
+	return fail_win();
 }
 
 /* Windows starts no write-back on request: a no-op, as the face allows */
@@ -1591,10 +1613,50 @@ cv_dir_close(struct cv_dir *d)
 }
 /* ---- locks ------------------------------------------------------------ */
 
+/* A folder holds no byte-range lock on Windows: its lock is a mutex named
+ * by the folder's identity (volume and file index), so every process
+ * opening the same folder by any path names the same one, in the global
+ * namespace (all sessions) where this user may make one, else in the
+ * session's. Exclusive only (a shared lock takes it whole), let go at the
+ * close or when its process ends (an abandoned mutex is free); unlike
+ * flock, a thread that holds it takes it again through another handle,
+ * and a close on another thread lets it go only when the taker's thread
+ * ends. */
+static int
+lock_folder(struct slot *s, unsigned how)
+{
+	BY_HANDLE_FILE_INFORMATION fi;
+	wchar_t name[96];
+	HANDLE m = NULL;
+	DWORD w;
+
+	if (s->mutex != NULL)
+		return 0;
+	if (!GetFileInformationByHandle(s->h, &fi))
+		return fail_win();
+	for (int global = 1; m == NULL && global >= 0; global--) {
+		swprintf(name, sizeof name / sizeof *name,
+			 L"%ls\\cudnnvm-folder-%08lx-%08lx%08lx",
+			 global ? L"Global" : L"Local",
+			 (unsigned long)fi.dwVolumeSerialNumber,
+			 (unsigned long)fi.nFileIndexHigh,
+			 (unsigned long)fi.nFileIndexLow);
+		m = CreateMutexW(NULL, FALSE, name);
+	}
+	if (m == NULL)
+		return fail_win();
+	w = WaitForSingleObject(m, (how & CV_LOCK_NOWAIT) ? 0 : INFINITE);
+	if (w != WAIT_OBJECT_0 && w != WAIT_ABANDONED) {
+		CloseHandle(m);
+		return fail(w == WAIT_TIMEOUT ? EWOULDBLOCK : EINVAL);
+	}
+	s->mutex = m;
+	return 0;
+}
+
 /* LockFileEx of one byte at LOCK_AT: owned by the handle, so two handles
  * contend even in one process (as flock's two opens), and let go when the
- * handle closes or its process ends. A folder handle cannot hold a byte
- * range lock on Windows (ENOLCK). */
+ * handle closes or its process ends. A folder: lock_folder. */
 int
 cv_os_lock(int fd, unsigned how)
 {
@@ -1605,7 +1667,7 @@ cv_os_lock(int fd, unsigned how)
 	if (s == NULL)
 		return -1;
 	if (s->is_dir)
-		return fail(ENOLCK);
+		return lock_folder(s, how);
 	if (!(how & CV_LOCK_SH))
 		flags |= LOCKFILE_EXCLUSIVE_LOCK;
 	if (how & CV_LOCK_NOWAIT)

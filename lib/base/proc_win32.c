@@ -266,31 +266,51 @@ cv_os_on_interrupt(int (*fn)(void))
 	SetConsoleCtrlHandler(on_ctrl, TRUE);
 }
 
-/* an absolute folder of the environment, else the known folder */
+/* folder\cudnnvm, its trailing separators dropped; NULL (freeing folder)
+ * when folder is not absolute */
 static char *
-known(const char *var, REFKNOWNFOLDERID id)
+ours(char *folder)
 {
-	const char *v = getenv(var);
+	size_t n = strlen(folder);
+	char *r = NULL;
+
+	while (n > 3 && (folder[n - 1] == '\\' || folder[n - 1] == '/'))
+		folder[--n] = '\0';
+	if (cv_os_is_absolute(folder))
+		r = xasprintf("%s\\cudnnvm", folder);
+	free(folder);
+	return r;
+}
+
+/* An absolute folder of the environment, else the known folder. The
+ * variable is read wide: the C library's getenv gives the ANSI code page,
+ * not UTF-8, for a user name outside ASCII. */
+static char *
+known(const wchar_t *var, REFKNOWNFOLDERID id)
+{
 	wchar_t *w = NULL;
+	DWORD n = GetEnvironmentVariableW(var, NULL, 0);
 	char *s;
 
-	if (v != NULL && cv_os_is_absolute(v))
-		return xasprintf("%s\\cudnnvm", v);
+	if (n > 1) {
+		w = xmalloc(n * sizeof *w);
+		if (GetEnvironmentVariableW(var, w, n) == n - 1) {
+			s = ours(narrow(w));
+			free(w);
+			if (s != NULL)
+				return s;
+		} else {
+			free(w);
+		}
+		w = NULL;
+	}
 	if (SHGetKnownFolderPath(id, 0, NULL, &w) != S_OK) {
 		CoTaskMemFree(w);
 		return NULL;
 	}
 	s = narrow(w);
 	CoTaskMemFree(w);
-	if (!cv_os_is_absolute(s)) {
-		free(s);
-		return NULL;
-	}
-	{
-		char *r = xasprintf("%s\\cudnnvm", s);
-		free(s);
-		return r;
-	}
+	return ours(s);
 }
 
 char *
@@ -300,10 +320,10 @@ cv_os_place(int place)
 
 	/* the machine's store and configuration share one folder */
 	if (place == CV_PLACE_MACHINE_DATA || place == CV_PLACE_MACHINE_CONFIG)
-		return known("ProgramData", &FOLDERID_ProgramData);
+		return known(L"ProgramData", &FOLDERID_ProgramData);
 	if (place == CV_PLACE_USER_CONFIG)
-		return known("APPDATA", &FOLDERID_RoamingAppData);
-	p = known("LOCALAPPDATA", &FOLDERID_LocalAppData);
+		return known(L"APPDATA", &FOLDERID_RoamingAppData);
+	p = known(L"LOCALAPPDATA", &FOLDERID_LocalAppData);
 	if (place != CV_PLACE_USER_CACHE || p == NULL)
 		return p;
 	c = xasprintf("%s\\cache", p);

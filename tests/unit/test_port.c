@@ -251,6 +251,23 @@ lock_process(void)
 	cv_fs_unlock(fd);
 }
 
+/* A folder's lock (cv_lock_hold's), held against another process. */
+static void
+lock_folder(void)
+{
+	const char *args[] = { self, "--lock-dir", dir, NULL };
+	struct cv_child c = CV_CHILD_INIT;
+	struct cv_err err = CV_ERR_INIT;
+	int fd = -1;
+
+	c.argv = args;
+	CHECK(cv_child_run(&c, &err) == 0);
+	CHECK(cv_fs_lock_dir(dir, &fd, &err) == 0);
+	CHECK(cv_child_run(&c, &err) == 1);
+	cv_fs_unlock(fd);
+	CHECK(cv_child_run(&c, &err) == 0);
+}
+
 /* Arguments through a child's command line and back. */
 static void
 quoting(void)
@@ -391,6 +408,13 @@ places(void)
 		again = cv_os_place(CV_PLACE_USER_DATA);
 		CHECK(again != NULL && user != NULL &&
 		      strcmp(again, user) == 0);
+		free(again);
+		/* a name outside ASCII comes back as UTF-8, the trailing
+		 * separator dropped */
+		cv_os_setenv("LOCALAPPDATA", "C:\\Users\\Jos\xc3\xa9\\");
+		again = cv_os_place(CV_PLACE_USER_DATA);
+		CHECK(again != NULL &&
+		      strcmp(again, "C:\\Users\\Jos\xc3\xa9\\cudnnvm") == 0);
 		cv_os_setenv("LOCALAPPDATA", saved);
 		free(again);
 		free(saved);
@@ -505,6 +529,28 @@ config(void)
 #endif
 }
 
+/* The shell a child started from a shell guesses: that shell. */
+static void
+shell_parent(void)
+{
+	struct cv_child c = CV_CHILD_INIT;
+	struct cv_err err = CV_ERR_INIT;
+#ifdef _WIN32
+	/* wine's cmd.exe, from its system folder on PATH */
+	const char *args[] = { "cmd.exe", "/c", self, "--guess", NULL };
+	int want = CV_SHELL_CMD;
+#else
+	char line[4200];
+	const char *args[] = { "/bin/sh", "-c", line, NULL };
+	int want = CV_SHELL_SH;
+	/* a second command keeps sh from exec'ing the last one itself */
+	snprintf(line, sizeof line, "'%s' --guess; exit $?", self);
+#endif
+	c.argv = args;
+	c.flags = CV_CHILD_SEARCH_PATH;
+	CHECK(cv_child_run(&c, &err) == 10 + want);
+}
+
 static volatile sig_atomic_t interrupted;
 
 static void
@@ -545,6 +591,17 @@ main(int argc, char **argv)
 		return hold(argv);
 	if (argc == 3 && strcmp(argv[1], "--sleep") == 0)
 		return sleeper(argv);
+	if (argc == 2 && strcmp(argv[1], "--guess") == 0)
+		return 10 + cv_shell_guess();
+	if (argc == 3 && strcmp(argv[1], "--lock-dir") == 0) {
+		/* 0 when the folder's lock was free, 1 when held */
+		int fd = cv_os_open(argv[2], CV_OPEN_READ | CV_OPEN_DIR, 0);
+		if (fd < 0)
+			return 2;
+		if (cv_os_lock(fd, CV_LOCK_EX | CV_LOCK_NOWAIT) == 0)
+			return 0;
+		return errno == EWOULDBLOCK || errno == EAGAIN ? 1 : 3;
+	}
 	if (argc == 3 && strcmp(argv[1], "--exit") == 0)
 		return atoi(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "--env") == 0) {
@@ -572,10 +629,12 @@ main(int argc, char **argv)
 	files();
 	locks();
 	lock_process();
+	lock_folder();
 	quoting();
 	statuses();
 	timeout();
 	places();
+	shell_parent();
 	config();
 	interrupts();
 	if (cv_fs_rmtree(dir, NULL) != 0)
