@@ -256,10 +256,11 @@ WIN_CC    ?= x86_64-w64-mingw32-gcc
 WIN_BUILD ?= build-win
 WIN_TEST_SRC = tests/win/test_winbackends.c lib/install/sha256.c $(WIN_ONLY)
 $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base_int.h \
-	  lib/install/backend_int.h tests/unit/sha256_vectors.h tests/unit/tap.h $(WINBASE_A)
+	  lib/install/backend_int.h tests/unit/sha256_vectors.h tests/unit/tap.h \
+	  tests/unit/transport_cases.h $(WINBASE_A)
 	@mkdir -p $(@D)
 	$(WIN_CC) -std=c11 $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -Ilib -Itests/unit \
-	  -O2 -o $@ $(WIN_TEST_SRC) $(WINBASE_A) -lwinhttp -lcrypt32 -lbcrypt -lws2_32 \
+	  -O2 -o $@ $(WIN_TEST_SRC) $(WINBASE_A) -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
 	  $(WINBASE_LIBS)
 # (and base's Win32 twins first: windows-base, below; then the Windows
 # validation child's steps on PE DLLs built by the suite: tests/win/suite.sh)
@@ -525,6 +526,32 @@ windows-base: $(WINBASE_TESTS:%=$(WIN_BUILD)/%.exe)
 	     ! grep -q '^1\.\.[1-9]' $(WIN_BUILD)/$$t.tap; then \
 	    echo "windows-base: $$t.exe failed under wine (exit $$rc)" >&2; exit 1; fi; \
 	done
+
+# Windows: the install wing cross-built with mingw-w64 into an archive of
+# its own for cudnnvm.exe (make windows-install): HTTPS through WinHTTP
+# (http_winhttp.c), SHA-256 through BCrypt (sha256_bcrypt.c), zips read by
+# the project's reader and inflated by zlib (extract_zip.c). Left out, as
+# Linux's alone: http_curl.c and sha256_openssl.c (their Windows twins are
+# in), extract_tar.c and extract_stream.c (libarchive, liblzma and
+# libdeflate, which Debian builds for Linux only; a Windows zip is spooled
+# and read from its directory instead) and export_oci.c (container images,
+# written with libarchive). Left out until their JSON goes through
+# cv_json_* (jansson is Linux's alone): local_archive.c, import.c and
+# pypi.c, whose functions run.c and install.c call (so cudnnvm.exe links
+# once they are in).
+WIN_INSTALL_SRC = $(addprefix lib/install/,run.c artifact.c remote.c \
+		  download.c sha256.c sha256_bcrypt.c http_winhttp.c pins.c \
+		  index.c rank.c resolve.c install.c deps_install.c \
+		  extract_policy.c extract_zip.c mirror.c lock_resolve.c \
+		  builds.c cublas_channel.c easybuild.c)
+WIN_INSTALL_A = $(WIN_BUILD)/lib/libcv-install.a
+# what cudnnvm.exe links with it
+WIN_INSTALL_LIBS = -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
+		   /usr/x86_64-w64-mingw32/lib/libz.a
+$(WIN_INSTALL_A): $(WIN_INSTALL_SRC:%.c=$(WIN_BUILD)/%.o)
+	rm -f $@ && $(WIN_AR) rcs $@ $^
+.PHONY: windows-install
+windows-install: $(WIN_INSTALL_A)
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 -include $(wildcard $(WIN_BUILD)/*/*/*.d $(WIN_BUILD)/*/*/*/*.d)

@@ -1,5 +1,5 @@
 /* download.c: the streaming download of one archive. A thread runs the
- * transfer (remote.c's client and its retries); libcurl's write callback
+ * transfer (the transport of backend_int.h, remote.c's retries); its sink
  * appends each block to the cache partial and hands it on through a
  * cv_pipe, the same queue the rest of the install reads from, so download,
  * hash and extraction overlap. A verified archive kept in the cache is
@@ -58,7 +58,7 @@ struct cv_download {
 	char *cur;           /* the pipe buffer being filled, or NULL */
 	size_t cur_len;      /* bytes in it */
 	uint64_t replay_len; /* cached bytes still to replay, 0 once done */
-	CURL *h;
+	struct cv_transport_resp *resp; /* the transfer in flight's answer */
 	int sniffed;
 	uint64_t file_len; /* bytes in the partial */
 	atomic_int abort;  /* the reader is gone: stop */
@@ -265,41 +265,52 @@ dl_limit(const struct cv_download *d)
 	return d->size ? d->size : UNKNOWN_SIZE_MAX;
 }
 
-static size_t
-dl_write(char *p, size_t sz, size_t n, void *arg)
+/* A server that sends more than the limit (told by the sink, or by the
+ * transport before the sink saw it). */
+static void
+too_much(const struct cv_download *d, struct cv_err *err)
+{
+	cv_err_set(err, CV_EDATA,
+		   d->size ? "%s sent more than the %llu bytes the manifest "
+			     "gives; refused"
+			   : "%s sent more than %llu bytes, the most a "
+			     "download of unknown size may be; refused",
+		   d->url, (unsigned long long)dl_limit(d));
+}
+
+/* The transport's sink: nonzero stops the transfer, w->err saying why
+ * (nothing when the reader is gone). */
+static int
+dl_write(void *arg, const void *data, size_t len, struct cv_err *unused)
 {
 	struct write_ctx *w = arg;
 	struct cv_download *d = w->d;
-	size_t len = sz * n, off = 0;
+	const char *p = data;
+	size_t off = 0;
 
+	(void)unused;
 	if (d->abort)
-		return CURL_WRITEFUNC_ERROR;
+		return -1;
 	if (!d->sniffed) {
-		char *ct = NULL;
+		const char *ct = d->resp->content_type;
 		d->sniffed = 1;
-		curl_easy_getinfo(d->h, CURLINFO_CONTENT_TYPE, &ct);
-		if ((ct != NULL && strncasecmp(ct, "text/html", 9) == 0) ||
+		if (strncasecmp(ct, "text/html", 9) == 0 ||
 		    (d->file_len == 0 && len > 0 && p[0] == '<')) {
 			cv_err_set(&w->err, CV_EDATA,
 				   "the server returned an HTML page, not the "
 				   "archive, for %s (a captive portal or a "
 				   "wrong mirror?)",
 				   d->url);
-			return CURL_WRITEFUNC_ERROR;
+			return -1;
 		}
 	}
 	if (d->file_len + len > dl_limit(d)) {
-		cv_err_set(&w->err, CV_EDATA,
-			   d->size ? "%s sent more than the %llu bytes the "
-				     "manifest gives; refused"
-				   : "%s sent more than %llu bytes, the most a "
-				     "download of unknown size may be; refused",
-			   d->url, (unsigned long long)dl_limit(d));
-		return CURL_WRITEFUNC_ERROR;
+		too_much(d, &w->err);
+		return -1;
 	}
 	/* body bytes of a resumed request: the server honoured the range */
 	if (!d->prefetch && replay(d, &w->err) < 0)
-		return CURL_WRITEFUNC_ERROR;
+		return -1;
 	while (off < len) {
 		long k = cv_os_write(d->wfd, p + off, len - off);
 		if (k < 0) {
@@ -308,7 +319,7 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 			cv_err_errno(&w->err, cv_code_from_errno(errno),
 				     "cannot write the download cache %s",
 				     d->partial);
-			return CURL_WRITEFUNC_ERROR;
+			return -1;
 		}
 		off += (size_t)k;
 	}
@@ -318,12 +329,12 @@ dl_write(char *p, size_t sz, size_t n, void *arg)
 		atomic_store(&d->received, d->file_len);
 		pthread_cond_broadcast(&d->grew);
 		pthread_mutex_unlock(&d->mu);
-		return len;
+		return 0;
 	}
 	atomic_store(&d->received, d->file_len);
 	if (push(d, p, len) < 0)
-		return CURL_WRITEFUNC_ERROR;
-	return len;
+		return -1;
+	return 0;
 }
 
 /* Start over from byte 0: the server ignored or refused the Range
@@ -344,38 +355,24 @@ dl_thread(void *arg)
 {
 	struct cv_download *d = arg;
 	struct write_ctx w = { d, CV_ERR_INIT };
-	char errbuf[CURL_ERROR_SIZE];
 	struct cv_err e = CV_ERR_INIT;
-	CURLcode res = CURLE_OK;
-	long code = 0;
-	int restarted = 0;
+	struct cv_transport_req q;
+	struct cv_transport_resp resp;
+	int restarted = 0, rc;
 
-	d->h = curl_easy_init();
-	if (d->h == NULL) {
-		cv_err_set(&e, CV_ERROR, "cannot start libcurl");
-		goto out;
-	}
+	cv_http_request(d->r, &q, d->url, &d->abort);
+	q.sink = dl_write;
+	q.arg = &w;
+	d->resp = &resp;
 	for (int attempt = 0;;) {
 		uint64_t from = d->file_len;
-		curl_easy_reset(d->h); /* options only; the connection stays */
-		cv_http_setup(d->r, d->h, d->url, errbuf);
-		curl_easy_setopt(d->h, CURLOPT_MAXFILESIZE_LARGE,
-				 (curl_off_t)(dl_limit(d) - from));
-		curl_easy_setopt(d->h, CURLOPT_RESUME_FROM_LARGE,
-				 (curl_off_t)from);
-		curl_easy_setopt(d->h, CURLOPT_WRITEFUNCTION, dl_write);
-		curl_easy_setopt(d->h, CURLOPT_WRITEDATA, &w);
-		/* the largest receive buffer libcurl takes: fewer, larger
-		 * writes into the cache and the pipe at a GB/s */
-		curl_easy_setopt(d->h, CURLOPT_BUFFERSIZE, 512L * 1024);
-		curl_easy_setopt(d->h, CURLOPT_XFERINFOFUNCTION,
-				 cv_http_progress);
-		curl_easy_setopt(d->h, CURLOPT_XFERINFODATA, &d->abort);
+		struct cv_err te = CV_ERR_INIT;
+
+		q.max = dl_limit(d) - from;
+		q.from = from;
 		d->sniffed = from > 0;
-		res = curl_easy_perform(d->h);
-		code = 0;
-		curl_easy_getinfo(d->h, CURLINFO_RESPONSE_CODE, &code);
-		if (res == CURLE_OK)
+		rc = cv_transport_get(&q, &resp, &te);
+		if (rc == 0)
 			break;
 		if (w.err.code != 0) {
 			e = w.err;
@@ -383,22 +380,25 @@ dl_thread(void *arg)
 		}
 		if (d->abort)
 			goto out;
-		/* Range ignored (33) or refused (416): start from 0, once,
-		 * when no cached byte has been handed on. */
+		if (resp.fail == CV_TF_TOO_LARGE) {
+			too_much(d, &e);
+			goto out;
+		}
+		/* Range ignored or refused (416): start from 0, once, when
+		 * no cached byte has been handed on. */
 		if (from > 0 && !restarted && d->replay_len > 0 &&
-		    (res == CURLE_RANGE_ERROR ||
-		     (res == CURLE_HTTP_RETURNED_ERROR && code == 416)) &&
+		    (resp.fail == CV_TF_RANGE ||
+		     (resp.fail == CV_TF_HTTP && resp.status == 416)) &&
 		    restart_partial(d) == 0) {
 			restarted = 1;
 			continue;
 		}
-		if (attempt < cv_remote_retries(d->r) &&
-		    cv_http_retryable(res, code) &&
+		if (attempt < cv_remote_retries(d->r) && resp.retryable &&
 		    !cv_http_backoff(attempt, &d->abort)) {
 			attempt++;
 			continue;
 		}
-		cv_http_error(d->r, d->h, res, d->url, errbuf, &e);
+		cv_http_error(d->r, &resp, d->url, &e);
 		if (e.code == CV_ENETWORK || e.code == CV_EINTR)
 			d->keep_partial = 1;
 		goto out;
@@ -407,9 +407,8 @@ dl_thread(void *arg)
 	if (!d->prefetch)
 		replay(d, &e);
 out:
-	if (d->h != NULL)
-		curl_easy_cleanup(d->h);
-	d->h = NULL;
+	cv_http_request_release(&q);
+	d->resp = NULL;
 	finish(d, &e);
 	return NULL;
 }

@@ -18,6 +18,10 @@
 #include <string.h>
 #include <strings.h>
 
+#ifndef NAME_MAX
+#define NAME_MAX 255 /* a component, where limits.h gives none (mingw) */
+#endif
+
 /* Advisory: an error here changes nothing, the sync reports real ones. */
 void
 extract_writeback(int dirfd, const char *rel)

@@ -29,6 +29,10 @@ static int inflate_write(int fd, const void *buf, size_t n);
 static int inflate_damaged(const char *rel, const char *why,
 			   struct cv_err *err);
 
+#ifndef EDQUOT
+#define EDQUOT ENOSPC /* where errno.h has no quotas (mingw) */
+#endif
+
 #define INFLATE_WHOLE_MAX (1u << 20) /* inflated bytes held in memory */
 #define INFLATE_IN_CHUNK  (256u << 10)
 #define INFLATE_OUT_CHUNK (1u << 20)
@@ -157,10 +161,17 @@ extra_ok(const unsigned char *x, size_t len)
 {
 	size_t at = 0;
 
+	/* too short for a field: zeros only (some writers pad) */
+	if (len < 4) {
+		for (size_t i = 0; i < len; i++)
+			if (x[i] != 0)
+				return -1;
+		return 0;
+	}
 	while (at + 4 <= len) {
 		size_t id = le16(x + at), sz = le16(x + at + 2);
 		at += 4;
-		if (at + sz > len)
+		if (at + sz > len || (id == 0x9901 /* WinZip AES */ && sz < 6))
 			return -1;
 		for (size_t k = 0; id == 1 && k + 8 <= sz; k += 8)
 			if (le64(x + at + k) > (uint64_t)INT64_MAX)
@@ -436,6 +447,7 @@ static int plan_finish(struct ectx *x, struct dist_info *di,
 		       struct zip_job **jobs_out, size_t *njobs);
 static void plan_drop(struct dist_info *di, struct zip_job *jobs, size_t n);
 
+#ifndef CV_NO_LIBARCHIVE
 /* Entry `j` into a new file j->rel (below the cwd), inflated here. */
 static int
 inflate_file(struct libdeflate_decompressor *inflater, int fd,
@@ -455,7 +467,6 @@ inflate_file(struct libdeflate_decompressor *inflater, int fd,
 	return r;
 }
 
-#ifndef CV_NO_LIBARCHIVE
 static int
 zip_open(const char *path, struct archive **out, struct cv_err *err)
 {
@@ -864,6 +875,12 @@ extract_zip_list(int fd, struct zip_listed **out, size_t *n, struct cv_err *err)
 					   "end of the file");
 			break;
 		}
+		if (c->link && c->method != 0) {
+			/* libarchive reads a link's target as it lists, stored
+			 * only; every link is refused later anyway */
+			r = cd_unsafe(err, "has a compressed link");
+			break;
+		}
 		e->name = xstrndup((const char *)c->name, c->nlen);
 		e->type = c->link    ? XE_LINK
 			  : c->other ? XE_OTHER
@@ -1247,9 +1264,14 @@ zip_unpack(const char *path, const char *dest,
 			w[started].njobs = njobs;
 			w[started].me = started;
 			w[started].stop = &stop;
+#ifndef CV_NO_LIBARCHIVE
 			rc = pthread_create(&w[started].th, NULL,
 					    own ? zip_work_own : zip_work,
 					    &w[started]);
+#else
+			rc = pthread_create(&w[started].th, NULL, zip_work_own,
+					    &w[started]);
+#endif
 			if (rc != 0) {
 				/* the started ones stop at their next entry */
 				atomic_store(&stop, 1);
@@ -1437,6 +1459,7 @@ inflate_account(const struct inflate_feed *feed, uint64_t n, struct cv_err *err)
 	return 0;
 }
 
+#ifndef CV_NO_LIBDEFLATE
 /* A small entry in one call of libdeflate. */
 static int
 inflate_whole(struct libdeflate_decompressor *d, int fd,
@@ -1478,6 +1501,7 @@ out:
 	free(out);
 	return r;
 }
+#endif
 
 /* A large entry in chunks of zlib's streaming inflate; `in` and `out` are
  * the chunk buffers. */
@@ -1549,10 +1573,13 @@ extract_inflate(struct libdeflate_decompressor *d, int fd,
 	z_stream s;
 	int r;
 
+#ifndef CV_NO_LIBDEFLATE
 	if (d != NULL && (uint64_t)j->size <= INFLATE_WHOLE_MAX &&
 	    j->csize <= INFLATE_WHOLE_MAX)
 		r = inflate_whole(d, fd, j, outfd, rel, feed, err);
-	else {
+	else
+#endif
+	{
 		memset(&s, 0, sizeof s);
 		/* raw deflate, as a zip holds it */
 		if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
@@ -1569,3 +1596,88 @@ extract_inflate(struct libdeflate_decompressor *d, int fd,
 		cv_os_writeback(outfd, 0, 0);
 	return r;
 }
+
+#ifdef CV_NO_LIBARCHIVE
+/* ---- without libarchive (Windows) ---------------------------------------
+ * An archive arrives as a stream (hashed as it is read); its zip's
+ * directory is at its end, so the stream is spooled into the staging
+ * folder first and then unpacked by the project's reader, and a wheel is
+ * unpacked once it is whole, not while it arrives. Only zips: NVIDIA's
+ * Windows archives are zips, and there is no xz reader here. */
+#define ARCHIVE_SPOOL ".cudnnvm-archive"
+
+int
+cv_extract(struct cv_source *src, const char *dest,
+	   const struct cv_extract_limits *limits, struct cv_err *err)
+{
+	char *spool = cv_path_join(dest, ARCHIVE_SPOOL);
+	int fd = cv_os_open(spool,
+			    CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+				    CV_OPEN_NOFOLLOW,
+			    0600);
+	const void *buf;
+	ssize_t n;
+	int r = 0, first = 1;
+
+	if (fd < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot write '%s'", spool);
+		free(spool);
+		return r;
+	}
+	while (r == 0 && (n = src->read(src->ctx, &buf, err)) > 0) {
+		if (first && (n < 4 || memcmp(buf, "PK\3\4", 4) != 0))
+			r = cv_err_set(
+				err, CV_EDATA,
+				"not a zip archive: on Windows cuDNN "
+				"installs from NVIDIA's Windows zips "
+				"(cudnn-windows-x86_64-...-archive.zip)");
+		else if (inflate_write(fd, buf, (size_t)n) != 0)
+			r = inflate_write_error(spool, err);
+		first = 0;
+	}
+	if (r == 0 && n < 0)
+		r = (int)n;
+	if (cv_os_close(fd) != 0 && r == 0)
+		r = inflate_write_error(spool, err);
+	if (r == 0)
+		r = zip_unpack(spool, dest, limits,
+			       limits != NULL && limits->threads
+				       ? (int)limits->threads
+				       : 1,
+			       NULL, 0, 0, 1, err);
+	cv_os_unlink(spool);
+	free(spool);
+	return r;
+}
+
+int
+cv_zip_stream_start(const char *path, const char *dest,
+		    const struct cv_extract_limits *lim, int threads,
+		    struct cv_zip_stream **out, struct cv_err *err)
+{
+	(void)path;
+	(void)dest;
+	(void)lim;
+	(void)threads;
+	(void)err;
+	*out = NULL; /* unpacked by cv_extract_zip_file once whole */
+	return 0;
+}
+
+void
+cv_zip_stream_grew(struct cv_zip_stream *z, uint64_t bytes)
+{
+	(void)z;
+	(void)bytes;
+}
+
+int
+cv_zip_stream_finish(struct cv_zip_stream *z, int whole, struct cv_err *err)
+{
+	(void)z;
+	(void)whole;
+	(void)err;
+	return 0;
+}
+#endif

@@ -15,6 +15,8 @@
 
 #include <windows.h>
 
+#include <shlwapi.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,11 +82,65 @@ why(DWORD e)
 	}
 }
 
+/* The answer of the transfer in flight on this thread, whose fail, why
+ * and retryable the errors below fill as they write err (the same calls
+ * serve every step, few of which see the answer). */
+static _Thread_local struct cv_transport_resp *cur;
+
+static void
+failed(int kind, int retryable, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cur == NULL || cur->fail != CV_TF_NONE)
+		return;
+	cur->fail = kind;
+	cur->retryable = retryable;
+	va_start(ap, fmt);
+	vsnprintf(cur->why, sizeof cur->why, fmt, ap);
+	va_end(ap);
+}
+
+/* What WinHTTP's error e means to the caller's retries and message. */
+static void
+failed_with(DWORD e)
+{
+	int kind = CV_TF_OTHER, retry = 0;
+
+	switch (e) {
+	case ERROR_WINHTTP_TIMEOUT:
+	case WSAETIMEDOUT:
+		kind = CV_TF_TIMEOUT;
+		break;
+	case ERROR_WINHTTP_CANNOT_CONNECT:
+		kind = CV_TF_CONNECT;
+		retry = 1;
+		break;
+	case ERROR_WINHTTP_CONNECTION_ERROR:
+		kind = CV_TF_RECV;
+		retry = 1;
+		break;
+	case ERROR_WINHTTP_SECURE_FAILURE:
+	case ERROR_WINHTTP_SECURE_CHANNEL_ERROR:
+		kind = CV_TF_TLS;
+		break;
+	case ERROR_WINHTTP_INVALID_SERVER_RESPONSE:
+		kind = CV_TF_CUT;
+		retry = 1;
+		break;
+	default:
+		break;
+	}
+	failed(kind, retry, "%s (WinHTTP error %lu)", why(e), (unsigned long)e);
+}
+
 static int
 net_error(struct cv_err *err, const char *doing, const char *url)
 {
 	DWORD e = GetLastError();
 	char *shown = cv_url_redact(url);
+
+	failed_with(e);
 	int rc = cv_err_set(err, CV_ENETWORK, "%s %s: %s (WinHTTP error %lu)",
 			    doing, shown, why(e), (unsigned long)e);
 
@@ -106,11 +162,14 @@ proxy_error(struct cv_err *err, const char *url, const char *proxy)
 {
 	DWORD e = GetLastError();
 	char *shown = cv_url_redact(url), *via = cv_url_redact(proxy);
-	int rc = cv_err_set(err, CV_ENETWORK,
-			    "cannot download %s via proxy %s: %s (WinHTTP "
-			    "error %lu); check the proxy settings ([remote] "
-			    "proxy)",
-			    shown, via, why(e), (unsigned long)e);
+	int rc;
+
+	failed_with(e);
+	rc = cv_err_set(err, CV_ENETWORK,
+			"cannot download %s via proxy %s: %s (WinHTTP "
+			"error %lu); check the proxy settings ([remote] "
+			"proxy)",
+			shown, via, why(e), (unsigned long)e);
 
 	free(shown);
 	free(via);
@@ -188,6 +247,7 @@ ca_store(const char *path, struct cv_err *err)
 static int
 tls_refused(struct cv_err *err, const char *url, const char *what)
 {
+	failed(CV_TF_TLS, 0, "%s", what);
 	char *shown = cv_url_redact(url);
 
 	cv_err_set(err, CV_ENETWORK,
@@ -501,6 +561,7 @@ hop_open(HINTERNET s, struct hop *h, struct auth *a, const char *url,
 	if (wurl == NULL || !WinHttpCrackUrl(wurl, 0, 0, &uc) ||
 	    uc.nScheme != INTERNET_SCHEME_HTTPS) {
 		free(wurl);
+		failed(CV_TF_INSECURE, 0, "not an https URL");
 		return cv_err_set(err, CV_ENETWORK,
 				  "refused %s: not an https URL", h->shown);
 	}
@@ -604,6 +665,7 @@ next_url(const struct hop *h, const char *url, struct cv_err *err)
 	const char *slash;
 
 	if (loc == NULL) {
+		failed(CV_TF_OTHER, 0, "a redirect names no Location");
 		cv_err_set(err, CV_ENETWORK,
 			   "a redirect from %s names no Location", h->shown);
 		return NULL;
@@ -621,6 +683,7 @@ next_url(const struct hop *h, const char *url, struct cv_err *err)
 	if (_strnicmp(loc, "https://", 8) == 0)
 		return loc;
 	to = cv_url_redact(loc);
+	failed(CV_TF_INSECURE, 0, "to %.200s", to);
 	cv_err_set(err, CV_ENETWORK,
 		   "refused an insecure redirect from %s (only https is "
 		   "allowed): to %.200s",
@@ -647,7 +710,13 @@ read_body(const struct hop *h, const struct cv_transport_req *q,
 		}
 		if (n == 0)
 			break;
+		if (q->stop != NULL && q->stop(q->stop_arg)) {
+			failed(CV_TF_ABORTED, 0, "stopped");
+			rc = cv_err_set(err, CV_EINTR, "interrupted");
+			break;
+		}
 		if (q->max > 0 && resp->got + n > q->max) {
+			failed(CV_TF_TOO_LARGE, 0, "larger than asked for");
 			rc = cv_err_set(err, CV_EDATA,
 					"%s is larger than the manifest says; "
 					"refused",
@@ -655,8 +724,11 @@ read_body(const struct hop *h, const struct cv_transport_req *q,
 			break;
 		}
 		resp->got += n;
-		if (q->sink != NULL && (rc = q->sink(q->arg, buf, n, err)) != 0)
+		if (q->sink != NULL &&
+		    (rc = q->sink(q->arg, buf, n, err)) != 0) {
+			failed(CV_TF_SINK, 0, "stopped by its reader");
 			break;
+		}
 	}
 	free(buf);
 	return rc;
@@ -708,11 +780,12 @@ cv_transport_get(const struct cv_transport_req *q,
 	HINTERNET s;
 	int rc;
 
-	resp->status = 0;
+	memset(resp, 0, sizeof *resp);
 	resp->length = -1;
-	resp->got = 0;
-	resp->redirects = 0;
+	cur = resp;
 	if (_strnicmp(url, "https://", 8) != 0) {
+		failed(CV_TF_INSECURE, 0, "only https is allowed");
+		cur = NULL;
 		next = cv_url_redact(url);
 		rc = cv_err_set(err, CV_ENETWORK,
 				"refused %s: only https is allowed", next);
@@ -722,6 +795,7 @@ cv_transport_get(const struct cv_transport_req *q,
 	}
 	if ((s = session_open(q)) == NULL) {
 		rc = net_error(err, "cannot start WinHTTP for", url);
+		cur = NULL;
 		free(url);
 		return rc;
 	}
@@ -742,6 +816,8 @@ cv_transport_get(const struct cv_transport_req *q,
 		    resp->status == 304)
 			break;
 		if (resp->redirects == MAX_REDIRECTS) {
+			failed(CV_TF_REDIRECTS, 0, "more than %d redirects",
+			       MAX_REDIRECTS);
 			rc = cv_err_set(err, CV_ENETWORK,
 					"too many redirects for %s", h.shown);
 			goto out;
@@ -756,6 +832,8 @@ cv_transport_get(const struct cv_transport_req *q,
 		resp->redirects++;
 	}
 	if (resp->status >= 400) {
+		failed(CV_TF_HTTP, resp->status >= 500, "HTTP %ld",
+		       resp->status);
 		rc = cv_err_set(err, CV_ENETWORK,
 				"HTTP %ld for %s; check the version and the "
 				"mirror",
@@ -766,20 +844,39 @@ cv_transport_get(const struct cv_transport_req *q,
 		resp->length = strtoll(len, NULL, 10);
 		free(len);
 	}
-	if (q->max > 0 && resp->length > 0 && (uint64_t)resp->length > q->max)
+	if ((len = header_of(h.req, WINHTTP_QUERY_CONTENT_TYPE)) != NULL) {
+		snprintf(resp->content_type, sizeof resp->content_type, "%s",
+			 len);
+		free(len);
+	}
+	if (q->from > 0 && resp->status != 206) {
+		/* all of it, not the range asked for */
+		failed(CV_TF_RANGE, 0, "the server ignored the range");
+		rc = cv_err_set(err, CV_ENETWORK,
+				"%s sent all of it, not bytes %llu on; "
+				"refused",
+				h.shown, (unsigned long long)q->from);
+	} else if (q->max > 0 && resp->length > 0 &&
+		   (uint64_t)resp->length > q->max) {
+		failed(CV_TF_TOO_LARGE, 0, "larger than asked for");
 		rc = cv_err_set(err, CV_EDATA,
 				"%s is larger than the manifest says; refused",
 				h.shown);
-	else if (!q->head && (rc = read_body(&h, q, resp, err)) == 0 &&
-		 resp->length >= 0 && resp->got != (uint64_t)resp->length)
+	} else if (!q->head && (rc = read_body(&h, q, resp, err)) == 0 &&
+		   resp->length >= 0 && resp->got != (uint64_t)resp->length) {
 		/* the connection closed before Content-Length: WinHTTP
 		 * reads that as the end of the body */
+		failed(CV_TF_CUT, 1, "the transfer ended early");
 		rc = cv_err_set(err, CV_ENETWORK,
 				"the transfer of %s ended after %llu of %lld "
 				"bytes; run the same command again to resume",
 				h.shown, (unsigned long long)resp->got,
 				(long long)resp->length);
+	}
 out:
+	if (rc != 0 && resp->fail == CV_TF_NONE)
+		failed(CV_TF_OTHER, 0, "%s", err->msg);
+	cur = NULL;
 	hop_close(&h);
 	WinHttpCloseHandle(s);
 	if (a.line != NULL)
@@ -787,4 +884,30 @@ out:
 	free(a.line);
 	free(url);
 	return rc;
+}
+
+/* One after the other: WinHTTP's session keeps no connection between
+ * calls here, and a Windows listing is the rare case. */
+void
+cv_transport_get_many(const struct cv_transport_req *reqs, size_t n,
+		      struct cv_transport_resp *resps, struct cv_err *errs)
+{
+	for (size_t i = 0; i < n; i++)
+		cv_transport_get(&reqs[i], &resps[i], &errs[i]);
+}
+
+/* Windows' own resolver of a relative reference (shlwapi). */
+char *
+cv_url_resolve(const char *base, const char *ref)
+{
+	wchar_t *wb = widen(base), *wr = widen(ref), out[4096];
+	DWORD n = sizeof out / sizeof *out;
+	char *r = NULL;
+
+	if (wb != NULL && wr != NULL &&
+	    UrlCombineW(wb, wr, out, &n, URL_ESCAPE_UNSAFE) == S_OK)
+		r = narrow(out);
+	free(wb);
+	free(wr);
+	return r;
 }

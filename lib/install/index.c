@@ -98,7 +98,17 @@ scan_listing(struct cv_index *ix, const char *text)
 	order = xcalloc(n ? n : 1, sizeof *order);
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	qsort_r(order, n, sizeof *order, cmp_desc, vers);
+	/* newest first, by insertion: qsort_r is not in every C library
+	 * (mingw's has none), and a listing is a few hundred names at most
+	 * (the duplicate check above is quadratic already) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i;
+		     k > 0 && cmp_desc(&order[k - 1], &order[k], vers) > 0;
+		     k--) {
+			size_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
 	ix->names = xcalloc(n ? n : 1, sizeof *ix->names);
 	ix->vers = xcalloc(n ? n : 1, sizeof *ix->vers);
 	for (size_t i = 0; i < n; i++) {

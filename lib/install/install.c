@@ -140,7 +140,11 @@ now_rfc3339(char out[32])
 	time_t t = time(NULL);
 	struct tm tm;
 
+#ifdef _WIN32
+	gmtime_s(&tm, &t); /* the C runtime's gmtime_r */
+#else
 	gmtime_r(&t, &tm);
+#endif
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 

@@ -9,9 +9,18 @@
 #include "release/release.h"
 #include "store/store.h"
 
+/* Where Debian builds no mingw copies of libarchive and libdeflate
+ * (Windows), the install wing does without them: a zip is read by the
+ * project's reader (extract_zip.c) and inflated by zlib alone. */
+#ifdef _WIN32
+#define CV_NO_LIBARCHIVE 1
+#define CV_NO_LIBDEFLATE 1
+#endif
+
+#ifndef CV_NO_LIBARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
-#include <curl/curl.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -232,8 +241,9 @@ int cv_zip_stream_finish(struct cv_zip_stream *z, int whole,
 int cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 		  struct cv_buf *out, struct cv_err *err);
 
-/* GET n small documents at once (libcurl's multi interface: bounded,
- * connections reused, HTTP/2 multiplexed where offered): outs[i] or
+/* GET n small documents at once (cv_transport_get_many: libcurl's multi
+ * interface, bounded, connections reused, HTTP/2 multiplexed where
+ * offered): outs[i] or
  * errs[i] for each. Returns CV_EINTR when interrupted, else 0 or the code
  * of one failure. */
 int cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n,
@@ -248,9 +258,7 @@ int cv_remote_get_accept(struct cv_remote *r, const char *url,
 int cv_remote_size(struct cv_remote *r, const char *url, uint64_t *size,
 		   struct cv_err *err);
 
-/* `ref` resolved against `base` as a browser would (libcurl's URL API);
- * xmalloc'd, NULL when either does not parse. */
-char *cv_url_resolve(const char *base, const char *ref);
+/* cv_url_resolve: backend_int.h */
 
 /* 1 unless [remote] verify_pins = no. */
 int cv_remote_verify_pins(const struct cv_remote *r);
@@ -400,25 +408,21 @@ int cv_remote_interrupted(void);
 
 int cv_remote_retries(const struct cv_remote *r);
 
-/* URL (with the mirror's credentials when it is on the mirror's host),
- * protocols, TLS, proxy, timeouts and user agent of one transfer. */
-void cv_http_setup(const struct cv_remote *r, CURL *h, const char *url,
-		   char *errbuf);
-
-/* 1 when a failure may pass on a second try (5xx, a dropped connection). */
-int cv_http_retryable(CURLcode res, long code);
+/* The transport request of one transfer of `url` from r: the URL (with
+ * the mirror's credentials when it is on the mirror's host), TLS, proxy,
+ * timeout, file:// for a file:// mirror, and a stop on Ctrl-C or once
+ * *abort is set (NULL: none); released by cv_http_request_release. */
+void cv_http_request(const struct cv_remote *r, struct cv_transport_req *q,
+		     const char *url, atomic_int *abort);
+void cv_http_request_release(struct cv_transport_req *q);
 
 /* Sleep 250 ms << attempt (at most 4 s); 1 when interrupted or *abort. */
 int cv_http_backoff(int attempt, atomic_int *abort);
 
 /* One clear line for a failed transfer; returns its code. */
-int cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res,
-		  const char *url, const char *errbuf, struct cv_err *err);
-
-/* libcurl's progress callback: stop on Ctrl-C, or once the atomic_int
- * that `arg` points at is set (NULL: none). */
-int cv_http_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
-		     curl_off_t un);
+int cv_http_error(const struct cv_remote *r,
+		  const struct cv_transport_resp *resp, const char *url,
+		  struct cv_err *err);
 
 #define EXTRACT_MAX_ENTRIES 100000
 
@@ -629,12 +633,5 @@ void cv_download_group_drop(struct cv_download_group *g, struct cv_download *d);
 uint64_t cv_download_group_received(void *g);
 uint64_t cv_download_group_total(struct cv_download_group *g);
 void cv_download_group_free(struct cv_download_group *g);
-
-/* libcurl before 7.87 (Debian 11's 7.74, where the release files are
- * built) names no write-callback error: any count other than the one it
- * passed fails the transfer the same way. */
-#ifndef CURL_WRITEFUNC_ERROR
-#define CURL_WRITEFUNC_ERROR 0xFFFFFFFF
-#endif
 
 #endif

@@ -1,12 +1,13 @@
-/* remote.c: the libcurl client. HTTPS only (redirects included; file://
+/* remote.c: the HTTPS client, on the transport of backend_int.h (libcurl
+ * on Linux, WinHTTP on Windows). HTTPS only (redirects included; file://
  * only for a file:// mirror), TLS verification on, timeouts, bounded
- * retries; small documents one at a time or many at once. The streaming
- * download of an archive is download.c, on the helpers of http.h. */
+ * retries and the messages; small documents one at a time or many at
+ * once. The streaming download of an archive is download.c, on the
+ * helpers below (cv_http_*). */
 #include "base/base.h"
 #include "install/install_int.h"
 #include "release/release.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -44,7 +45,6 @@ struct cv_remote {
 	/* what the messages call it: "mirror", or "index" for the simple
 	 * index of source = pypi */
 	const char *noun;
-	CURL *get;          /* reused for small documents: keeps connections */
 	const char *accept; /* Accept header of cv_remote_get, or NULL */
 };
 
@@ -72,7 +72,6 @@ remote_new(struct cv_remote **out, const struct cv_config *cfg,
 	   const char *mirror, const char *noun, struct cv_err *err)
 {
 	struct cv_remote *r;
-	static int inited;
 	const char *why;
 	int rc;
 
@@ -91,12 +90,6 @@ remote_new(struct cv_remote **out, const struct cv_config *cfg,
 				    cfg->ca_from ? cfg->ca_from
 						 : "remote.ca_file",
 				    cfg->ca_file);
-	if (!inited) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
-			return cv_err_set(err, CV_ERROR,
-					  "cannot initialise libcurl");
-		inited = 1;
-	}
 	r = xcalloc(1, sizeof *r);
 	r->mirror = cv_url_redact(mirror);
 	r->userinfo = cv_url_userinfo(mirror);
@@ -129,8 +122,6 @@ cv_remote_free(struct cv_remote *r)
 {
 	if (r == NULL)
 		return;
-	if (r->get != NULL)
-		curl_easy_cleanup(r->get);
 	free(r->mirror);
 	free(r->userinfo);
 	free(r->ca_file);
@@ -183,83 +174,55 @@ proxy_name(const struct cv_remote *r, char *buf, size_t n)
 }
 
 /* Credentials go back only into URLs on the mirror's own host: a manifest
- * path cannot leave it, and libcurl drops them on a redirect elsewhere. */
-static void
-set_url(const struct cv_remote *r, CURL *h, const char *url)
+ * path cannot leave it, and the transport drops them on a redirect
+ * elsewhere. xmalloc'd. */
+static char *
+url_with_auth(const struct cv_remote *r, const char *url)
 {
 	size_t origin;
-	char *with_auth;
 
-	if (r->userinfo == NULL || strncmp(r->mirror, "https://", 8) != 0) {
-		curl_easy_setopt(h, CURLOPT_URL, url);
-		return;
-	}
+	if (r->userinfo == NULL || strncmp(r->mirror, "https://", 8) != 0)
+		return xstrdup(url);
 	origin = strcspn(r->mirror + 8, "/") + 8;
 	if (strncmp(url, r->mirror, origin) != 0 ||
-	    (url[origin] != '/' && url[origin] != '\0')) {
-		curl_easy_setopt(h, CURLOPT_URL, url);
-		return;
-	}
-	with_auth = xasprintf("https://%s@%s", r->userinfo, url + 8);
-	curl_easy_setopt(h, CURLOPT_URL, with_auth); /* libcurl copies it */
-	free(with_auth);
+	    (url[origin] != '/' && url[origin] != '\0'))
+		return xstrdup(url);
+	return xasprintf("https://%s@%s", r->userinfo, url + 8);
+}
+
+static int
+stop_flag(void *arg)
+{
+	atomic_int *abort = arg;
+
+	return interrupted || (abort != NULL && *abort);
 }
 
 void
-cv_http_setup(const struct cv_remote *r, CURL *h, const char *url, char *errbuf)
+cv_http_request(const struct cv_remote *r, struct cv_transport_req *q,
+		const char *url, atomic_int *abort)
 {
-	const char *protos = r->allow_file ? "https,file" : "https";
-
-	set_url(r, h, url);
-	/* ~/.netrc is the place for a private mirror's password: it stays
-	 * out of the configuration, of messages and of cudnnvm.json */
-	curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protos);
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protos);
-#else
-	/* libcurl before 7.85 (Debian 11's, where the release files are
-	 * built) takes the same set as a bit mask */
-	long mask = CURLPROTO_HTTPS | (r->allow_file ? CURLPROTO_FILE : 0);
-	(void)protos;
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS, mask);
-	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS, mask);
-#endif
-	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
-	curl_easy_setopt(h, CURLOPT_SSLVERSION, (long)CURL_SSLVERSION_TLSv1_2);
-	if (r->ca_file != NULL)
-		curl_easy_setopt(h, CURLOPT_CAINFO, r->ca_file);
-	if (r->proxy != NULL)
-		curl_easy_setopt(h, CURLOPT_PROXY, r->proxy);
-	curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, r->timeout);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, r->timeout);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "cudnnvm/" CV_VERSION_STRING);
-	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	errbuf[0] = '\0';
+	memset(q, 0, sizeof *q);
+	q->url = url_with_auth(r, url);
+	q->ca_file = r->ca_file;
+	q->proxy = r->proxy;
+	q->timeout = r->timeout;
+	q->allow_file = r->allow_file;
+	q->stop = stop_flag;
+	q->stop_arg = abort;
 }
 
-int
-cv_http_retryable(CURLcode res, long code)
+void
+cv_http_request_release(struct cv_transport_req *q)
 {
-	switch (res) {
-	case CURLE_HTTP_RETURNED_ERROR:
-		return code >= 500;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-		return 1;
-	default:
-		return 0;
+	char *url = (char *)q->url;
+
+	if (url != NULL) {
+		/* it may hold the mirror's password */
+		memset(url, 0, strlen(url));
+		free(url);
 	}
+	q->url = NULL;
 }
 
 /* Sleep 250 ms << attempt (at most 4 s); 1 when interrupted. */
@@ -280,12 +243,11 @@ cv_http_backoff(int attempt, atomic_int *abort)
 /* Turn a failed transfer into one clear line; the plain network failures
  * share one shape, "<what> <url>: <why><hint>". */
 int
-cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
-	      const char *errbuf, struct cv_err *err)
+cv_http_error(const struct cv_remote *r, const struct cv_transport_resp *resp,
+	      const char *url, struct cv_err *err)
 {
-	long code = 0;
 	char proxy[256];
-	const char *why = errbuf[0] ? errbuf : curl_easy_strerror(res);
+	const char *why = resp->why[0] ? resp->why : "network error";
 	const char *what = "cannot download";
 	int index = strcmp(r->noun, "index") == 0;
 	const char *hint = index ? "; check the network and the index"
@@ -295,50 +257,47 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 				: "cudnnvm config set remote.mirror URL";
 	int about_mirror = !index;
 
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	switch (res) {
-	case CURLE_ABORTED_BY_CALLBACK:
+	switch (resp->fail) {
+	case CV_TF_ABORTED:
 		if (interrupted)
 			return cv_err_set(err, CV_EINTR,
 					  "interrupted; run the same command "
 					  "again to resume the download");
 		break;
-	case CURLE_HTTP_RETURNED_ERROR:
+	case CV_TF_HTTP:
 		return cv_err_set(err, CV_ENETWORK,
 				  "HTTP %ld for %s; check the version and the "
 				  "%s",
-				  code, url, r->noun);
-	case CURLE_UNSUPPORTED_PROTOCOL:
+				  resp->status, url, r->noun);
+	case CV_TF_INSECURE:
 		return cv_err_set(err, CV_ENETWORK,
 				  "refused an insecure redirect from %s (only "
 				  "https is allowed): %s",
 				  url, why);
-	case CURLE_FILESIZE_EXCEEDED:
+	case CV_TF_TOO_LARGE:
 		return cv_err_set(err, CV_EDATA,
 				  "%s is larger than the manifest says; "
 				  "refused",
 				  url);
-	case CURLE_TOO_MANY_REDIRECTS:
+	case CV_TF_REDIRECTS:
 		what = "too many redirects for";
 		hint = "";
 		break;
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_SSL_CACERT_BADFILE:
+	case CV_TF_TLS:
 		what = "TLS verification failed for";
 		hint = "; a private CA goes in remote.ca_file or SSL_CERT_FILE";
 		fix = "cudnnvm config set remote.ca_file /path/to/ca.pem";
 		about_mirror = 0;
 		break;
-	case CURLE_OPERATION_TIMEDOUT:
+	case CV_TF_TIMEOUT:
 		what = "timed out downloading";
 		hint = "; check the network or raise remote.timeout";
 		fix = "cudnnvm config set remote.timeout 120";
 		about_mirror = 0;
 		break;
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-	case CURLE_RECV_ERROR:
+	case CV_TF_CONNECT:
+	case CV_TF_PROXY:
+	case CV_TF_RECV:
 		proxy_name(r, proxy, sizeof proxy);
 		if (proxy[0])
 			return cv_err_set(err, CV_ENETWORK,
@@ -368,87 +327,74 @@ cv_http_error(const struct cv_remote *r, CURL *h, CURLcode res, const char *url,
 
 struct get_ctx {
 	struct cv_buf *buf;
+	const char *url;
+	size_t max;
 	int toobig;
 };
 
-static size_t
-get_write(char *p, size_t sz, size_t n, void *arg)
+static int
+get_write(void *arg, const void *p, size_t n, struct cv_err *err)
 {
 	struct get_ctx *g = arg;
 
-	if (cv_buf_add(g->buf, p, sz * n) < 0) {
+	if (cv_buf_add(g->buf, p, n) < 0) {
 		g->toobig = 1;
-		return CURL_WRITEFUNC_ERROR;
+		return cv_err_set(err, CV_EDATA,
+				  "%s is larger than %llu bytes; refused",
+				  g->url, (unsigned long long)g->max);
 	}
-	return sz * n;
+	return 0;
 }
 
-/* libcurl's progress callback: stop the transfer on Ctrl-C, or once the
- * flag `arg` points at (a download's abort; NULL for none) is set. */
-int
-cv_http_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut,
-		 curl_off_t un)
+/* The answer to one small GET: 0, or its error in err. */
+static int
+get_result(const struct cv_remote *r, const struct get_ctx *g,
+	   const struct cv_transport_resp *resp, int rc, const char *url,
+	   struct cv_err *err)
 {
-	atomic_int *abort = arg;
+	if (g->toobig || resp->fail == CV_TF_TOO_LARGE)
+		return cv_err_set(err, CV_EDATA,
+				  "%s is larger than %llu bytes; refused", url,
+				  (unsigned long long)g->max);
+	if (rc == 0)
+		return 0;
+	return cv_http_error(r, resp, url, err);
+}
 
-	(void)dt;
-	(void)dn;
-	(void)ut;
-	(void)un;
-	return interrupted || (abort != NULL && *abort);
+static void
+get_request(struct cv_remote *r, struct cv_transport_req *q, const char *url,
+	    size_t max, struct get_ctx *g)
+{
+	cv_http_request(r, q, url, NULL);
+	q->max = max;
+	q->accept = r->accept;
+	q->sink = get_write;
+	q->arg = g;
 }
 
 int
 cv_remote_get(struct cv_remote *r, const char *url, size_t max,
 	      struct cv_buf *out, struct cv_err *err)
 {
-	char errbuf[CURL_ERROR_SIZE];
-	struct get_ctx g = { out, 0 };
-	struct curl_slist *hdrs = NULL;
-	CURL *h;
-	CURLcode res = CURLE_OK;
-	long code = 0;
+	struct get_ctx g = { out, url, max, 0 };
+	struct cv_transport_req q;
+	struct cv_transport_resp resp;
+	struct cv_err e = CV_ERR_INIT;
 	int rc = 0;
 
-	if (r->accept != NULL) {
-		char *line = xasprintf("Accept: %s", r->accept);
-		hdrs = curl_slist_append(NULL, line);
-		free(line);
-	}
-	if (r->get == NULL)
-		r->get = curl_easy_init();
-	h = r->get;
-	if (h == NULL)
-		return cv_err_set(err, CV_ERROR, "cannot start libcurl");
+	get_request(r, &q, url, max, &g);
 	out->max = max;
 	for (int attempt = 0;; attempt++) {
 		cv_buf_reset(out);
 		g.toobig = 0;
-		curl_easy_reset(h); /* options only; the connection stays */
-		cv_http_setup(r, h, url, errbuf);
-		curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, get_write);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, &g);
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cv_http_progress);
-		curl_easy_setopt(h, CURLOPT_XFERINFODATA, NULL);
-		if (hdrs != NULL)
-			curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-		res = curl_easy_perform(h);
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-		if (res == CURLE_OK || attempt >= r->retries ||
-		    !cv_http_retryable(res, code) ||
+		e = (struct cv_err)CV_ERR_INIT;
+		rc = cv_transport_get(&q, &resp, &e);
+		if (rc == 0 || attempt >= r->retries || !resp.retryable ||
 		    cv_http_backoff(attempt, NULL))
 			break;
 	}
-	if (g.toobig || res == CURLE_FILESIZE_EXCEEDED)
-		rc = cv_err_set(err, CV_EDATA,
-				"%s is larger than %zu bytes; refused", url,
-				max);
-	else if (res != CURLE_OK)
-		rc = cv_http_error(r, h, res, url, errbuf, err);
-	curl_easy_reset(h);
-	curl_slist_free_all(hdrs);
-	return rc;
+	cv_http_request_release(&q);
+	return get_result(r, &g, &resp, rc, url, err);
 }
 
 int
@@ -463,187 +409,81 @@ cv_remote_get_accept(struct cv_remote *r, const char *url, const char *accept,
 	return rc;
 }
 
-static size_t
-discard_body(char *p, size_t sz, size_t n, void *arg)
-{
-	(void)p;
-	(void)arg;
-	return sz * n;
-}
-
 int
 cv_remote_size(struct cv_remote *r, const char *url, uint64_t *size,
 	       struct cv_err *err)
 {
-	char errbuf[CURL_ERROR_SIZE];
-	CURL *h = curl_easy_init();
-	CURLcode res = CURLE_OK;
-	curl_off_t len = -1;
-	long code = 0;
+	struct cv_transport_req q;
+	struct cv_transport_resp resp;
+	struct cv_err e = CV_ERR_INIT;
 	int rc = 0;
 
-	if (h == NULL)
-		return cv_err_set(err, CV_ERROR, "cannot start libcurl");
+	cv_http_request(r, &q, url, NULL);
+	q.head = 1;
 	for (int attempt = 0;; attempt++) {
-		curl_easy_reset(h);
-		cv_http_setup(r, h, url, errbuf);
-		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_body);
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cv_http_progress);
-		curl_easy_setopt(h, CURLOPT_XFERINFODATA, NULL);
-		res = curl_easy_perform(h);
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-		if (res == CURLE_OK || attempt >= r->retries ||
-		    !cv_http_retryable(res, code) ||
+		e = (struct cv_err)CV_ERR_INIT;
+		rc = cv_transport_get(&q, &resp, &e);
+		if (rc == 0 || attempt >= r->retries || !resp.retryable ||
 		    cv_http_backoff(attempt, NULL))
 			break;
 	}
-	if (res != CURLE_OK)
-		rc = cv_http_error(r, h, res, url, errbuf, err);
-	else if (curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
-				   &len) != CURLE_OK ||
-		 len <= 0)
-		rc = cv_err_set(err, CV_EDATA,
-				"%s does not say how large it is; refused",
-				url);
-	else
-		*size = (uint64_t)len;
-	curl_easy_cleanup(h);
-	return rc;
+	cv_http_request_release(&q);
+	if (rc != 0)
+		return cv_http_error(r, &resp, url, err);
+	if (resp.length <= 0)
+		return cv_err_set(err, CV_EDATA,
+				  "%s does not say how large it is; refused",
+				  url);
+	*size = (uint64_t)resp.length;
+	return 0;
 }
-
-char *
-cv_url_resolve(const char *base, const char *ref)
-{
-	CURLU *u = curl_url();
-	char *got = NULL, *out = NULL;
-
-	if (u == NULL)
-		return NULL;
-	if (curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
-	    curl_url_set(u, CURLUPART_URL, ref, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_URL, &got, 0) == CURLUE_OK)
-		out = xstrdup(got);
-	curl_free(got);
-	curl_url_cleanup(u);
-	return out;
-}
-
-/* At most this many transfers at once: over HTTP/1.1 each is a
- * connection, so a listing of 40 manifests takes two round trips; over
- * HTTP/2 they share one connection. */
-#define GET_MANY_PARALLEL 24
-
-struct many_item {
-	CURL *h;
-	struct get_ctx g;
-	char errbuf[CURL_ERROR_SIZE];
-	CURLcode res;
-	int done;
-};
 
 int
 cv_remote_get_many(struct cv_remote *r, char *const *urls, size_t n, size_t max,
 		   struct cv_buf *outs, struct cv_err *errs)
 {
-	struct many_item *it;
-	CURLM *m;
-	size_t next = 0, i;
-	int running = 0, rc = 0;
+	struct cv_transport_req *q;
+	struct cv_transport_resp *resp;
+	struct get_ctx *g;
+	struct cv_err *e;
+	int rc = 0;
 
 	if (n == 0)
 		return 0;
-	m = curl_multi_init();
-	if (m == NULL)
-		return cv_err_set(&errs[0], CV_ERROR, "cannot start libcurl");
-	curl_multi_setopt(m, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-			  (long)GET_MANY_PARALLEL);
-	it = xcalloc(n, sizeof *it);
-	for (;;) {
-		CURLMsg *msg;
-		int left;
-
-		/* keep GET_MANY_PARALLEL in flight; the multi handle's pool
-		 * hands a finished connection to the next transfer */
-		while (next < n && running < GET_MANY_PARALLEL) {
-			struct many_item *t = &it[next];
-			t->h = curl_easy_init();
-			if (t->h == NULL) {
-				next++; /* reported below */
-				continue;
-			}
-			outs[next].max = max;
-			cv_buf_reset(&outs[next]);
-			t->g.buf = &outs[next];
-			cv_http_setup(r, t->h, urls[next], t->errbuf);
-			curl_easy_setopt(t->h, CURLOPT_MAXFILESIZE_LARGE,
-					 (curl_off_t)max);
-			curl_easy_setopt(t->h, CURLOPT_WRITEFUNCTION,
-					 get_write);
-			curl_easy_setopt(t->h, CURLOPT_WRITEDATA, &t->g);
-			curl_easy_setopt(t->h, CURLOPT_XFERINFOFUNCTION,
-					 cv_http_progress);
-			curl_easy_setopt(t->h, CURLOPT_XFERINFODATA, NULL);
-			curl_easy_setopt(t->h, CURLOPT_PRIVATE, t);
-			/* wait for a connection that may multiplex (HTTP/2)
-			 * rather than open one per transfer */
-			curl_easy_setopt(t->h, CURLOPT_PIPEWAIT, 1L);
-			curl_multi_add_handle(m, t->h);
-			next++;
-			running++;
-		}
-		if (curl_multi_perform(m, &running) != CURLM_OK)
-			break;
-		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-			struct many_item *t = NULL;
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
-					  (char **)&t);
-			t->res = msg->data.result;
-			t->done = 1;
-			curl_multi_remove_handle(m, t->h);
-		}
-		if (interrupted || (running == 0 && next == n))
-			break;
-		curl_multi_poll(m, NULL, 0, 100, NULL);
+	q = xcalloc(n, sizeof *q);
+	resp = xcalloc(n, sizeof *resp);
+	g = xcalloc(n, sizeof *g);
+	e = xcalloc(n, sizeof *e);
+	for (size_t i = 0; i < n; i++) {
+		g[i] = (struct get_ctx){ &outs[i], urls[i], max, 0 };
+		outs[i].max = max;
+		cv_buf_reset(&outs[i]);
+		e[i] = (struct cv_err)CV_ERR_INIT;
+		get_request(r, &q[i], urls[i], max, &g[i]);
 	}
-	for (i = 0; i < n; i++) {
-		struct many_item *t = &it[i];
-		long code = 0;
+	cv_transport_get_many(q, n, resp, e);
+	for (size_t i = 0; i < n; i++) {
+		int failed = g[i].toobig || resp[i].fail != CV_TF_NONE;
 
+		cv_http_request_release(&q[i]);
 		if (interrupted) {
 			rc = cv_err_set(&errs[i], CV_EINTR, "interrupted");
-		} else if (!t->done) {
-			rc = cv_err_set(&errs[i], CV_ERROR,
-					"cannot start libcurl");
-		} else if (t->g.toobig || t->res == CURLE_FILESIZE_EXCEEDED) {
-			rc = cv_err_set(&errs[i], CV_EDATA,
-					"%s is larger than %zu bytes; refused",
-					urls[i], max);
-		} else if (t->res != CURLE_OK) {
-			curl_easy_getinfo(t->h, CURLINFO_RESPONSE_CODE, &code);
-			if (r->retries > 0 && cv_http_retryable(t->res, code) &&
-			    !cv_http_backoff(0, NULL)) {
-				/* the rare failure takes the one-by-one path
-				 * and its remaining retries */
-				int all = r->retries;
-				r->retries = all - 1;
-				rc = cv_remote_get(r, urls[i], max, &outs[i],
-						   &errs[i]);
-				r->retries = all;
-			} else
-				rc = cv_http_error(r, t->h, t->res, urls[i],
-						   t->errbuf, &errs[i]);
-		}
-		if (t->h != NULL) {
-			if (!t->done)
-				curl_multi_remove_handle(m, t->h);
-			curl_easy_cleanup(t->h);
+		} else if (failed && !g[i].toobig && r->retries > 0 &&
+			   resp[i].retryable && !cv_http_backoff(0, NULL)) {
+			/* the rare failure takes the one-by-one path and its
+			 * remaining retries */
+			int all = r->retries;
+			r->retries = all - 1;
+			rc = cv_remote_get(r, urls[i], max, &outs[i], &errs[i]);
+			r->retries = all;
+		} else if (failed) {
+			rc = get_result(r, &g[i], &resp[i], -1, urls[i],
+					&errs[i]);
 		}
 	}
-	free(it);
-	curl_multi_cleanup(m);
+	free(q);
+	free(resp);
+	free(g);
+	free(e);
 	return interrupted ? CV_EINTR : (rc < 0 ? rc : 0);
 }

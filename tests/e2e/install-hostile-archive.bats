@@ -55,6 +55,8 @@ installs() {
 @test "A7 FIFO" { refused a7-fifo "/lib/fifo' is a device, FIFO or socket"; }
 @test "A9 duplicate names" { refused a9-dup "/lib/libdup.so' is a duplicate"; }
 @test "A9 case-fold collision in a Windows zip" { refused a9-case-zip "differs only in case"; }
+@test "A16 a Windows device name in a zip (any case, spaces before the extension)" { refused a16-device-zip "/include/AUX .h' uses a name Windows reserves"; }
+@test "A16 a character Win32 refuses in a zip's name" { refused a16-chars-zip "/bin/a|b.dll' uses a name Windows reserves"; }
 @test "A10 two top-level folders" { refused a10-two-tops "'other/' is outside the archive's single top folder"; }
 @test "A10 a file beside the top folder" { refused a10-top-file "'README' is outside the archive's single top folder"; }
 @test "A10 top folder naming another version, CUDA and platform" { refused a10-top-other "top folder 'cudnn-linux-sbsa-8.9.7.29_cuda11-archive' holds cuDNN 8.9.7.29-cuda11 for linux-sbsa, not 9.1.0.70-cuda12 for linux-x86_64"; }
