@@ -438,49 +438,6 @@ $(WINBASE_A): $(WIN_BASE_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
 $(WIN_BUILD)/test_%.exe: $(WIN_BUILD)/tests/unit/test_%.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
-# make windows: build-win/cudnnvm.exe, x86-64, static, -Werror, from the
-# same cmd/ and lib/ sources. One executable, not the Linux front/helper
-# pair (cmd/handoff.c says why): cmd/table.c is built without
-# CUDNNVM_FRONT, so every command runs in-process. Each wing is an archive
-# of its own, as on Linux, so only what a command reaches is linked. Left
-# out: what only Linux has (the ELF and ld.so.cache readers, whose
-# questions machine/loader_win32.c answers for the Windows loader; the
-# dlopen probe and its bench, probe_win32.c instead; the OpenSSL and
-# libarchive backends; CDI, OCI export, the EasyBuild and Lmod writers,
-# whose commands answer in one line, exit 64)
-# and the POSIX halves of base. mingw's printf is its C99 one
-# (__USE_MINGW_ANSI_STDIO: %zu and %lld); -Wno-format since GCC checks the
-# project's printf-like functions against msvcrt's formats there (the
-# same format strings are checked by the Linux build).
-WIN_LINUX_ONLY = lib/machine/elf.c lib/machine/ldcache.c \
-	       lib/validate/probe.c lib/validate/bench_probe.c \
-	       lib/install/sha256_openssl.c lib/install/extract_tar.c \
-	       lib/install/export_oci.c lib/install/easybuild.c \
-	       lib/activate/cdi.c \
-	       cmd/cdi.c cmd/export.c cmd/modulefiles.c cmd/bench.c
-WIN_EXE_CFLAGS = $(WINBASE_CFLAGS) -Icmd -D__USE_MINGW_ANSI_STDIO=1 -Wno-format
-WIN_EXE_LIBS = $(WINBASE_LIBS) -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lz
-WIN_WING_SRC = $(filter-out $(WIN_LINUX_ONLY) %_posix.c,\
-	       $(wildcard lib/$(1)/*.c))
-WIN_CMD_SRC = $(filter-out $(WIN_LINUX_ONLY),$(wildcard cmd/*.c))
-WIN_EXE_WINGS = $(filter-out base,$(WINGS))
-$(WIN_BUILD)/exe/%.o: %.c
-	@mkdir -p $(@D)
-	$(WIN_CC) $(WIN_EXE_CFLAGS) -c $< -o $@
-define win_wing_archive
-$(WIN_BUILD)/exe/libcv-$(1).a: $$(patsubst %.c,$(WIN_BUILD)/exe/%.o,$$(call WIN_WING_SRC,$(1)))
-	@rm -f $$@
-	$$(WIN_AR) rcs $$@ $$^
-endef
-$(foreach w,$(WIN_EXE_WINGS),$(eval $(call win_wing_archive,$(w))))
-WIN_EXE_LIBA = $(foreach w,$(call reverse,$(WIN_EXE_WINGS)),$(WIN_BUILD)/exe/libcv-$(w).a) \
-	       $(WINBASE_A)
-$(WIN_BUILD)/cudnnvm.exe: $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA)
-	$(WIN_CC) -o $@ $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA) \
-	  $(WIN_EXE_LIBS)
-.PHONY: windows
-windows: $(WIN_BUILD)/cudnnvm.exe
-
 # The Windows validation child (validate's probe_win32.c, machine's PE
 # reader) over base's Win32 archive: winprobe.exe runs its steps on one
 # folder for tests/win/suite.sh, test_pe.exe is the PE reader's unit test;
@@ -543,7 +500,8 @@ WIN_INSTALL_SRC = $(addprefix lib/install/,run.c artifact.c remote.c \
 		  download.c sha256.c sha256_bcrypt.c http_winhttp.c pins.c \
 		  index.c rank.c resolve.c install.c deps_install.c \
 		  extract_policy.c extract_zip.c mirror.c lock_resolve.c \
-		  builds.c cublas_channel.c easybuild.c)
+		  builds.c cublas_channel.c easybuild.c local_archive.c \
+		  import.c pypi.c)
 WIN_INSTALL_A = $(WIN_BUILD)/lib/libcv-install.a
 # what cudnnvm.exe links with it
 WIN_INSTALL_LIBS = -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
@@ -552,6 +510,50 @@ $(WIN_INSTALL_A): $(WIN_INSTALL_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
 .PHONY: windows-install
 windows-install: $(WIN_INSTALL_A)
+
+# make windows: build-win/cudnnvm.exe, x86-64, static, -Werror, from the
+# same cmd/ and lib/ sources. One executable, not the Linux front/helper
+# pair (cmd/handoff.c says why): cmd/table.c is built without
+# CUDNNVM_FRONT, so every command runs in-process. Each wing is an archive
+# of its own, as on Linux, so only what a command reaches is linked. Left
+# out: what only Linux has (the ELF and ld.so.cache readers, whose
+# questions machine/loader_win32.c answers for the Windows loader; the
+# dlopen probe and its bench, probe_win32.c instead; the OpenSSL and
+# libarchive backends; CDI, OCI export, the EasyBuild and Lmod writers,
+# whose commands answer in one line, exit 64)
+# and the POSIX halves of base. mingw's printf is its C99 one
+# (__USE_MINGW_ANSI_STDIO: %zu and %lld); -Wno-format since GCC checks the
+# project's printf-like functions against msvcrt's formats there (the
+# same format strings are checked by the Linux build).
+# The install wing is make windows-install's archive (WIN_INSTALL_SRC).
+WIN_LINUX_ONLY = lib/machine/elf.c lib/machine/ldcache.c \
+	       lib/validate/probe.c lib/validate/bench_probe.c \
+	       lib/activate/cdi.c \
+	       cmd/cdi.c cmd/export.c cmd/modulefiles.c cmd/bench.c
+WIN_EXE_CFLAGS = $(WINBASE_CFLAGS) -Icmd -D__USE_MINGW_ANSI_STDIO=1 -Wno-format
+WIN_EXE_LIBS = $(WINBASE_LIBS) $(WIN_INSTALL_LIBS)
+WIN_WING_SRC = $(filter-out $(WIN_LINUX_ONLY) %_posix.c,\
+	       $(wildcard lib/$(1)/*.c))
+WIN_CMD_SRC = $(filter-out $(WIN_LINUX_ONLY),$(wildcard cmd/*.c))
+WIN_EXE_WINGS = $(filter-out base install,$(WINGS))
+$(WIN_BUILD)/exe/%.o: %.c
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WIN_EXE_CFLAGS) -c $< -o $@
+define win_wing_archive
+$(WIN_BUILD)/exe/libcv-$(1).a: $$(patsubst %.c,$(WIN_BUILD)/exe/%.o,$$(call WIN_WING_SRC,$(1)))
+	@rm -f $$@
+	$$(WIN_AR) rcs $$@ $$^
+endef
+$(foreach w,$(WIN_EXE_WINGS),$(eval $(call win_wing_archive,$(w))))
+WIN_EXE_LIBA = $(WIN_BUILD)/exe/libcv-doctor.a $(WIN_INSTALL_A) \
+	       $(foreach w,$(call reverse,$(filter-out doctor,$(WIN_EXE_WINGS))),\
+	         $(WIN_BUILD)/exe/libcv-$(w).a) \
+	       $(WINBASE_A)
+$(WIN_BUILD)/cudnnvm.exe: $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA)
+	$(WIN_CC) -o $@ $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA) \
+	  $(WIN_EXE_LIBS)
+.PHONY: windows
+windows: $(WIN_BUILD)/cudnnvm.exe
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 -include $(wildcard $(WIN_BUILD)/*/*/*.d $(WIN_BUILD)/*/*/*/*.d)
