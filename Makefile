@@ -263,12 +263,14 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 	  -O2 -o $@ $(WIN_TEST_SRC) $(WINBASE_A) -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
 	  $(WINBASE_LIBS)
 # (and base's Win32 twins first: windows-base, below; then the Windows
-# validation child's steps on PE DLLs built by the suite: tests/win/suite.sh)
+# validation child's steps on PE DLLs built by the suite: tests/win/suite.sh;
+# then cudnnvm.exe itself, make windows's: tests/win/exe.sh)
 windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
 	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe \
-	  $(WIN_BUILD)/winexec.exe $(WIN_BUILD)/winjunction.exe
+	  $(WIN_BUILD)/winexec.exe $(WIN_BUILD)/winjunction.exe windows
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
 	@tests/win/suite.sh $(WIN_BUILD)
+	@tests/win/exe.sh $(WIN_BUILD)
 
 e2e: $(BIN) $(HELPER)
 	@tests/run.sh --e2e-only
@@ -412,7 +414,7 @@ WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
 	       lib/base/config.c lib/base/config_win32.c \
 	       lib/base/term.c lib/base/exec.c lib/base/mem.c \
-	       lib/base/junction_win32.c \
+	       lib/base/junction_win32.c lib/base/basename.c \
 	       lib/base/json.c lib/base/json_error.c lib/base/json_file.c \
 	       $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \

@@ -501,6 +501,10 @@ const char *cv_url_mirror_problem(const char *url);
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
+/* basename.c: path's last part, after '/' (and '\\' on Windows); path
+ * itself when it has no separator */
+const char *cv_path_base(const char *path);
+
 /* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
  * public, in cudnnvm.h). */
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */

@@ -3,7 +3,7 @@
 # real: OUT/cudnn-windows-x86_64-VERSION_cudaCUDA-archive/ with bin/ (bin/x64/
 # from 9.18, as NVIDIA lays it out) holding cudnn64_<major>.dll and its ops
 # sub-library (x86-64 PE DLLs made by mingw from fake_cudnn.c, reporting
-# VERSION's cudnnGetVersion number), include/cudnn_version.h, lib/x64/
+# VERSION's cudnnGetVersion number), include/cudnn.h and cudnn_version.h, lib/x64/
 # cudnn.lib (the import library), and beside it the zip of that folder
 # (top folder of the same name, as NVIDIA's). Prints the folder's path.
 set -eu
@@ -28,6 +28,7 @@ mkdir -p "$bin" "$top/include" "$top/lib/x64"
 	-Wl,--out-implib,"$top/lib/x64/cudnn.lib"
 printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' \
 	"$maj" "$min" "$patch" >"$top/include/cudnn_version.h"
+printf '#include "cudnn_version.h"\nsize_t cudnnGetVersion(void);\n' >"$top/include/cudnn.h"
 (cd "$out" && python3 - "$name" <<'PY'
 import os, sys, zipfile
 name = sys.argv[1]
