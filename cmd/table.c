@@ -359,7 +359,7 @@ const struct cmd_spec cmd_table[] = {
 	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]\n"
 	  "       cudnnvm env [<spec>] --format pyxis|apptainer|k8s [--image REF]",
 	  NULL, env_opts, CMD_K_INSTALLED, NULL, CMD_STORE | CMD_READS_STATE },
-	{ "export", HELPER_CMD(LINUX_CMD(cmd_export)),
+	{ "export", LINUX_CMD(HELPER_CMD(cmd_export)),
 	  "write the locked build as an OCI image layout",
 	  "export oci <dir> [<spec>] [--tag REF]",
 	  "  <spec>            default: the build cudnnvm.lock locks\n",
