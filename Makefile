@@ -510,8 +510,16 @@ WIN_INSTALL_LIBS = -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
 		   /usr/x86_64-w64-mingw32/lib/libz.a
 $(WIN_INSTALL_A): $(WIN_INSTALL_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
-.PHONY: windows-install
+.PHONY: windows-install windows-zip-check
 windows-install: $(WIN_INSTALL_A)
+# That zip path under wine (tests/win/zip.sh: NVIDIA-shaped Windows zips
+# unpacked as unzip would, hostile ones refused); it links base's Windows
+# archive whole (fs.c's folders among it), which needs base's Win32 port.
+$(WIN_BUILD)/test_winzip.exe: tests/win/test_winzip.c $(WIN_INSTALL_A) $(WINBASE_A)
+	$(WIN_CC) $(WINBASE_CFLAGS) -Itests/unit -o $@ tests/win/test_winzip.c \
+	  $(WIN_INSTALL_A) $(WINBASE_A) $(WIN_INSTALL_LIBS) $(WINBASE_LIBS)
+windows-zip-check: $(WIN_BUILD)/test_winzip.exe
+	@WIN_BUILD=$(WIN_BUILD) tests/win/zip.sh $(WIN_BUILD)/test_winzip.exe
 
 # make windows: build-win/cudnnvm.exe, x86-64, static, -Werror, from the
 # same cmd/ and lib/ sources. One executable, not the Linux front/helper

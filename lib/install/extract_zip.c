@@ -1640,8 +1640,9 @@ cv_extract(struct cv_source *src, const char *dest,
 		r = (int)n;
 	if (cv_os_close(fd) != 0 && r == 0)
 		r = inflate_write_error(spool, err);
+	/* by its name in dest, where the unpacking works */
 	if (r == 0)
-		r = zip_unpack(spool, dest, limits,
+		r = zip_unpack(ARCHIVE_SPOOL, dest, limits,
 			       limits != NULL && limits->threads
 				       ? (int)limits->threads
 				       : 1,

@@ -130,7 +130,8 @@ same_listing(const char *zip)
 		ok = 0;
 	while (ok && archive_read_next_header(a, &e) == ARCHIVE_OK) {
 		int lt = archive_entry_filetype(e);
-		if (i >= n || strcmp(v[i].name, archive_entry_pathname(e)) ||
+		if (i >= n ||
+		    strcmp(v[i].name, archive_entry_pathname(e)) != 0 ||
 		    /* libarchive gives a link's target, not its size */
 		    (lt != AE_IFLNK &&
 		     (uint64_t)archive_entry_size(e) != v[i].size) ||
