@@ -7,8 +7,10 @@
 # failing on the missing zlibwapi.dll, then `validate --no-gpu` passing
 # with the DLL loaded from the version's folder; `env --shell cmd` run by
 # wine's cmd.exe, whose own PATH search then finds the store's
-# cudnn64_8.dll; `global` refused where there are no junctions (wine 8);
-# plain http refused.
+# cudnn64_8.dll; `use` pinning a folder, found from a child folder;
+# zips holding '..', a drive letter, CON, a trailing dot or a ':' stream
+# refused (65) with nothing published; `global` refused where there are no
+# junctions (wine 8); plain http refused.
 set -u
 build=${1:-build-win}
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +76,36 @@ printf 'for %%%%i in (cudnn64_8.dll) do @echo found:%%%%~$PATH:i\r\n' >>"$tmp/en
 timeout 60 wine cmd /c "Z:${tmp//\//\\}\\env.cmd" 2>&1 | tr -d '\r' >"$tmp/out"
 has "found:$store_w\\8.9.7.29-cuda12\\bin\\cudnn64_8.dll"
 ok "env --shell cmd, run by cmd.exe: its PATH search finds the store's cudnn64_8.dll" $?
+# use: the pin of a folder, which current then names (the store's
+# version found from a child folder too)
+mkdir -p "$tmp/proj/sub"
+projw="Z:${tmp//\//\\}\\proj"
+(cd "$tmp/proj" && timeout 60 wine "$exe" use 8.9 >"$tmp/out" 2>&1)
+has "pinned 8.9 (8.9.7.29-cuda12) in ./.cudnn-version" &&
+	[ "$(tr -d '\r' <"$tmp/proj/.cudnn-version")" = "8.9" ] &&
+	(cd "$tmp/proj/sub" && timeout 60 wine "$exe" current 2>&1 | tr -d '\r' >"$tmp/out") &&
+	has "8.9.7.29-cuda12 (set by $projw" && has ".cudnn-version)"
+ok "use 8.9 pins the folder; current in a child folder names the pin file" $?
+# hostile zips: the good archive with one entry more, each refused (65)
+# with nothing published
+for bad in '../evil.dll' 'bin/CON' 'bin/trail.' 'bin/cudnn64_8.dll:stream' 'C:/evil.dll'; do
+	top=cudnn-windows-x86_64-8.9.5.30_cuda12-archive
+	rm -rf "$tmp/h" && mkdir -p "$tmp/h" && cp -r "$v8" "$tmp/h/$top"
+	(cd "$tmp/h" && python3 - "$top" "$bad" <<'PY'
+import os, sys, zipfile
+top, bad = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(top + ".zip", "w", zipfile.ZIP_DEFLATED) as z:
+    for d, dirs, files in sorted(os.walk(top)):
+        for f in sorted(files):
+            z.write(os.path.join(d, f))
+    z.writestr(bad if bad.startswith("C:") else top + "/" + bad, b"x")
+PY
+	)
+	hz="$tmp/h/$top.zip"
+	run install --archive "Z:$hz" --sha256 "$(sha256sum "$hz" | cut -d' ' -f1)"
+	[ "$rc" -eq 65 ] && has "unsafe archive: entry" && [ ! -e "$store_u/8.9.5.30-cuda12" ]
+	ok "a zip holding '$bad' is refused (65), nothing published" $?
+done
 run global 8.9
 [ "$rc" -ne 0 ] && has "cannot create the global junction in '$store_w' (its file system has no junctions)"
 ok "global where junctions cannot be made (wine 8): refused, saying why" $?
