@@ -116,7 +116,8 @@ $(BUILD)/commit: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' >$@
 $(BUILD)/lib/base/buildinfo.o: $(BUILD)/commit
-$(BUILD)/lib/base/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"' \
+$(BUILD)/lib/base/buildinfo.o: ALL_CFLAGS += -DCV_COMMIT='"$(COMMIT)"'
+$(BUILD)/lib/base/buildinfo_posix.o: ALL_CFLAGS += \
 	-DCV_INIH_VERSION='"$(shell pkg-config --modversion inih 2>/dev/null)"'
 .PHONY: FORCE
 FORCE:
@@ -248,8 +249,9 @@ unit: $(UNIT_BIN)
 # Windows (in progress): the install wing's Windows backends, SHA-256 with
 # BCrypt and HTTPS with WinHTTP, cross-built with mingw-w64 into a test
 # program that tests/win/run.sh runs under wine against the loopback HTTPS
-# test mirror (TAP). Only these parts build for Windows so far: base's
-# error and allocation files and sha256.c, with the two backends.
+# test mirror (TAP), linked against base's Windows archive (all of base,
+# make windows-base below); of the wings above base only sha256.c and the
+# two backends build for Windows so far.
 WIN_CC    ?= x86_64-w64-mingw32-gcc
 WIN_BUILD ?= build-win
 WIN_TEST_SRC = tests/win/test_winbackends.c lib/install/sha256.c $(WIN_ONLY)
@@ -260,9 +262,15 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 	$(WIN_CC) -std=c11 $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -Ilib -Itests/unit \
 	  -O2 -o $@ $(WIN_TEST_SRC) $(WINBASE_A) -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
 	  $(WINBASE_LIBS)
-# (and base's Win32 twins first: windows-base, below)
-windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe
+# (and base's Win32 twins first: windows-base, below; then the Windows
+# validation child's steps on PE DLLs built by the suite: tests/win/suite.sh;
+# then cudnnvm.exe itself, make windows's: tests/win/exe.sh)
+windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
+	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe \
+	  $(WIN_BUILD)/winexec.exe $(WIN_BUILD)/winjunction.exe windows
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
+	@tests/win/suite.sh $(WIN_BUILD)
+	@tests/win/exe.sh $(WIN_BUILD)
 
 e2e: $(BIN) $(HELPER)
 	@tests/run.sh --e2e-only
@@ -393,27 +401,31 @@ lint-layers: $(LIB_OBJ)
 
 # Windows: base's face of the OS on Win32 (the *_win32.c twins of the
 # *_posix.c files), cross-built with mingw-w64 into an archive of its own,
-# and test_os.c against it, run under wine. WIN_BASE_SRC is every base file
-# that builds for Windows so far. Not yet: buildinfo.c and config.c (the
-# libraries they name, libarchive ... and inih, are not cross-built),
-# child.c (poll, fork and exec), fs.c (sys/sysmacros.h, flock and the *at calls of its
-# own), interrupt.c (sigaction), mantext.c (getline), platform.c (uname),
-# shell.c (getppid, the parent's /proc entry), and the *_posix.c files.
+# and test_os.c and test_port.c against it, run under wine. WIN_BASE_SRC is
+# every base file but the *_posix.c ones (config_win32.c reads INI with
+# the profile API, as Debian builds no inih for mingw).
 WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
 	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c \
+	       lib/base/fs.c lib/base/platform.c lib/base/interrupt.c \
+	       lib/base/mantext.c lib/base/shell.c lib/base/buildinfo.c \
+	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
+	       lib/base/config.c lib/base/config_win32.c \
+	       lib/base/term.c lib/base/exec.c lib/base/mem.c \
+	       lib/base/junction_win32.c lib/base/basename.c \
 	       lib/base/json.c lib/base/json_error.c lib/base/json_file.c \
 	       $(JSON_JSMN)
 WINBASE_CFLAGS = -std=c11 $(WARN) -Werror -D_WIN32_WINNT=0x0A00 -Ilib \
 	       -I$(WIN_BUILD)/include -O2 -g -MMD -MP
-WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32
+WINBASE_LIBS = -static -pthread -lpsapi -ladvapi32 -lshell32 -lole32 -luuid
 WINBASE_A = $(WIN_BUILD)/lib/libcv-base.a
 WINBASE_ENV = WINEPREFIX=$(abspath $(WIN_BUILD))/wine WINEDEBUG=-all \
 	       WINEDLLOVERRIDES="mscoree,mshtml="
 
 .PHONY: windows-base
+$(WIN_BUILD)/lib/base/buildinfo.o: WINBASE_CFLAGS += -DCV_COMMIT='"$(COMMIT)"'
 $(WIN_BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WINBASE_CFLAGS) -c $< -o $@
@@ -426,9 +438,30 @@ $(WIN_BUILD)/include/jsmn.h: $(JSMN_H)
 $(WIN_BUILD)/$(JSON_JSMN:.c=.o): $(WIN_BUILD)/include/jsmn.h
 $(WINBASE_A): $(WIN_BASE_SRC:%.c=$(WIN_BUILD)/%.o)
 	rm -f $@ && $(WIN_AR) rcs $@ $^
-$(WIN_BUILD)/test_os.exe: $(WIN_BUILD)/tests/unit/test_os.o $(WINBASE_A)
+$(WIN_BUILD)/test_%.exe: $(WIN_BUILD)/tests/unit/test_%.o $(WINBASE_A)
 	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
-# fails when the test fails, says no TAP plan, or any case is not ok
+# The Windows validation child (validate's probe_win32.c, machine's PE
+# reader) over base's Win32 archive: winprobe.exe runs its steps on one
+# folder for tests/win/suite.sh, test_pe.exe is the PE reader's unit test;
+# windoctor.exe gives doctor's Windows findings (lib/doctor/windows.c).
+WIN_PROBE_SRC = lib/validate/probe_win32.c lib/validate/probe_decode.c \
+	       lib/validate/validation.c \
+	       lib/machine/pe.c
+$(WIN_BUILD)/winprobe.exe: $(WIN_BUILD)/tests/win/winprobe.o \
+	  $(WIN_PROBE_SRC:%.c=$(WIN_BUILD)/%.o) $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/windoctor.exe: $(WIN_BUILD)/tests/win/windoctor.o \
+	  $(WIN_BUILD)/lib/doctor/windows.o $(WIN_BUILD)/lib/machine/loader_win32.o \
+	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/winexec.exe: $(WIN_BUILD)/tests/win/winexec.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/tests/win/winjunction.o: WINBASE_CFLAGS += -Itests/unit
+$(WIN_BUILD)/winjunction.exe: $(WIN_BUILD)/tests/win/winjunction.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
+$(WIN_BUILD)/test_pe.exe: $(WIN_BUILD)/tests/unit/test_pe.o \
+	  $(WIN_BUILD)/lib/machine/pe.o $(WINBASE_A)
+	$(WIN_CC) -o $@ $^ $(WINBASE_LIBS)
 # base's JSON vectors (tests/unit/test_json.c) over jsmn's backend as the
 # Windows build links it: mingw's printf and strtod under wine
 .PHONY: windows-json
@@ -441,13 +474,17 @@ windows-json: $(WIN_BUILD)/test_json.exe
 	  if [ $$rc -ne 0 ] || grep -q '^not ok' $(WIN_BUILD)/test_json.tap || \
 	     ! grep -q '^1\.\.[1-9]' $(WIN_BUILD)/test_json.tap; then \
 	    echo "windows-json: test_json.exe failed under wine (exit $$rc)" >&2; exit 1; fi
-windows-base: $(WIN_BUILD)/test_os.exe
+# each fails when the test fails, says no TAP plan, or any case is not ok
+WINBASE_TESTS = test_os test_port
+windows-base: $(WINBASE_TESTS:%=$(WIN_BUILD)/%.exe)
 	@mkdir -p $(WIN_BUILD)/wine
-	@rc=0; $(WINBASE_ENV) timeout 300 wine $< >$(WIN_BUILD)/test_os.tap || rc=$$?; \
-	  tr -d '\r' <$(WIN_BUILD)/test_os.tap; \
-	  if [ $$rc -ne 0 ] || grep -q '^not ok' $(WIN_BUILD)/test_os.tap || \
-	     ! grep -q '^1\.\.[1-9]' $(WIN_BUILD)/test_os.tap; then \
-	    echo "windows-base: test_os.exe failed under wine (exit $$rc)" >&2; exit 1; fi
+	@for t in $(WINBASE_TESTS); do rc=0; \
+	  $(WINBASE_ENV) timeout 300 wine $(WIN_BUILD)/$$t.exe >$(WIN_BUILD)/$$t.tap || rc=$$?; \
+	  tr -d '\r' <$(WIN_BUILD)/$$t.tap; \
+	  if [ $$rc -ne 0 ] || grep -q '^not ok' $(WIN_BUILD)/$$t.tap || \
+	     ! grep -q '^1\.\.[1-9]' $(WIN_BUILD)/$$t.tap; then \
+	    echo "windows-base: $$t.exe failed under wine (exit $$rc)" >&2; exit 1; fi; \
+	done
 
 # Windows: the install wing cross-built with mingw-w64 into an archive of
 # its own for cudnnvm.exe (make windows-install): HTTPS through WinHTTP
@@ -465,7 +502,8 @@ WIN_INSTALL_SRC = $(addprefix lib/install/,run.c artifact.c remote.c \
 		  download.c sha256.c sha256_bcrypt.c http_winhttp.c pins.c \
 		  index.c rank.c resolve.c install.c deps_install.c \
 		  extract_policy.c extract_zip.c mirror.c lock_resolve.c \
-		  builds.c cublas_channel.c easybuild.c)
+		  builds.c cublas_channel.c easybuild.c local_archive.c \
+		  import.c pypi.c)
 WIN_INSTALL_A = $(WIN_BUILD)/lib/libcv-install.a
 # what cudnnvm.exe links with it
 WIN_INSTALL_LIBS = -lwinhttp -lcrypt32 -lbcrypt -lws2_32 -lshlwapi \
@@ -482,6 +520,50 @@ $(WIN_BUILD)/test_winzip.exe: tests/win/test_winzip.c $(WIN_INSTALL_A) $(WINBASE
 	  $(WIN_INSTALL_A) $(WINBASE_A) $(WIN_INSTALL_LIBS) $(WINBASE_LIBS)
 windows-zip-check: $(WIN_BUILD)/test_winzip.exe
 	@WIN_BUILD=$(WIN_BUILD) tests/win/zip.sh $(WIN_BUILD)/test_winzip.exe
+
+# make windows: build-win/cudnnvm.exe, x86-64, static, -Werror, from the
+# same cmd/ and lib/ sources. One executable, not the Linux front/helper
+# pair (cmd/handoff.c says why): cmd/table.c is built without
+# CUDNNVM_FRONT, so every command runs in-process. Each wing is an archive
+# of its own, as on Linux, so only what a command reaches is linked. Left
+# out: what only Linux has (the ELF and ld.so.cache readers, whose
+# questions machine/loader_win32.c answers for the Windows loader; the
+# dlopen probe and its bench, probe_win32.c instead; the OpenSSL and
+# libarchive backends; CDI, OCI export, the EasyBuild and Lmod writers,
+# whose commands answer in one line, exit 64)
+# and the POSIX halves of base. mingw's printf is its C99 one
+# (__USE_MINGW_ANSI_STDIO: %zu and %lld); -Wno-format since GCC checks the
+# project's printf-like functions against msvcrt's formats there (the
+# same format strings are checked by the Linux build).
+# The install wing is make windows-install's archive (WIN_INSTALL_SRC).
+WIN_LINUX_ONLY = lib/machine/elf.c lib/machine/ldcache.c \
+	       lib/validate/probe.c lib/validate/bench_probe.c \
+	       lib/activate/cdi.c \
+	       cmd/cdi.c cmd/export.c cmd/modulefiles.c cmd/bench.c
+WIN_EXE_CFLAGS = $(WINBASE_CFLAGS) -Icmd -D__USE_MINGW_ANSI_STDIO=1 -Wno-format
+WIN_EXE_LIBS = $(WINBASE_LIBS) $(WIN_INSTALL_LIBS)
+WIN_WING_SRC = $(filter-out $(WIN_LINUX_ONLY) %_posix.c,\
+	       $(wildcard lib/$(1)/*.c))
+WIN_CMD_SRC = $(filter-out $(WIN_LINUX_ONLY),$(wildcard cmd/*.c))
+WIN_EXE_WINGS = $(filter-out base install,$(WINGS))
+$(WIN_BUILD)/exe/%.o: %.c
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WIN_EXE_CFLAGS) -c $< -o $@
+define win_wing_archive
+$(WIN_BUILD)/exe/libcv-$(1).a: $$(patsubst %.c,$(WIN_BUILD)/exe/%.o,$$(call WIN_WING_SRC,$(1)))
+	@rm -f $$@
+	$$(WIN_AR) rcs $$@ $$^
+endef
+$(foreach w,$(WIN_EXE_WINGS),$(eval $(call win_wing_archive,$(w))))
+WIN_EXE_LIBA = $(WIN_BUILD)/exe/libcv-doctor.a $(WIN_INSTALL_A) \
+	       $(foreach w,$(call reverse,$(filter-out doctor,$(WIN_EXE_WINGS))),\
+	         $(WIN_BUILD)/exe/libcv-$(w).a) \
+	       $(WINBASE_A)
+$(WIN_BUILD)/cudnnvm.exe: $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA)
+	$(WIN_CC) -o $@ $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA) \
+	  $(WIN_EXE_LIBS)
+.PHONY: windows
+windows: $(WIN_BUILD)/cudnnvm.exe
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 -include $(wildcard $(WIN_BUILD)/*/*/*.d $(WIN_BUILD)/*/*/*/*.d)

@@ -198,6 +198,10 @@ size_t cmd_globals_argv(const char **args);
  * and returns the exit status. Defined in cmd/handoff.c. */
 int cmd_handoff(char **argv);
 
+/* Windows: a command cudnnvm.exe has not (cdi, export, modulefiles,
+ * bench) says so in one line; exit 64. Defined in cmd/handoff.c. */
+int cmd_linux_only(int, char **, struct cmd_ctx *);
+
 int cmd_bench(int, char **, struct cmd_ctx *);
 int cmd_commands(int, char **, struct cmd_ctx *);
 int cmd_completions(int, char **, struct cmd_ctx *);

@@ -1,7 +1,7 @@
 /* exec.c: run one command with a version's environment. The child gets
  * exactly that environment; cudnnvm replaces itself with the command
- * (execvp), so its exit status is the command's. 126/127 when it cannot
- * run, as shells do. */
+ * (cv_os_exec: execvp; on Windows it waits for it), so its exit status is
+ * the command's. 126/127 when it cannot run, as shells do. */
 #include "activate/activate.h"
 #include "base/base.h"
 #include "cmd.h"
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A shim sets CUDNNVM_SHIM_DIR: take that folder out of PATH so the
  * program found is the real one, not the shim again. */
@@ -28,10 +27,10 @@ drop_shim_dir(void)
 		return;
 	if (path != NULL && *dir == '/') {
 		char *n = cv_env_path_remove(path, dir);
-		setenv("PATH", n, 1);
+		cv_os_setenv("PATH", n);
 		free(n);
 	}
-	unsetenv("CUDNNVM_SHIM_DIR");
+	cv_os_setenv("CUDNNVM_SHIM_DIR", NULL);
 }
 
 #define NOTHING_ACTIVE 1
@@ -118,7 +117,7 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 		 * as if cudnnvm were not installed */
 		drop_shim_dir();
 		fflush(stdout);
-		execvp(argv[i], argv + i);
+		cv_os_exec(argv + i);
 		r = errno;
 		ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
 			 r == ENOENT ? "; check the name and your PATH" : "");
@@ -142,7 +141,7 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 	drop_shim_dir();
 	ui_warnings_flush();
 	fflush(stdout);
-	execvp(argv[i], argv + i);
+	cv_os_exec(argv + i);
 	r = errno;
 	ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
 		 r == ENOENT ? "; check the name and your PATH" : "");

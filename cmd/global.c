@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* `global` alone: the default version, and whose it is. */
 static int
@@ -99,8 +98,17 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 		return set_system(ctx);
 	if (!a.unset && (r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0)
 		return r;
+#ifdef _WIN32
+	/* the Windows loader has no cache a version could be written into */
+	if (a.system) {
+		ui_error("global --system is Linux-only (ld.so.conf.d and "
+			 "ldconfig); on Windows 'cudnnvm global <spec>' sets "
+			 "the default");
+		return 64;
+	}
+#endif
 	/* checked before anything is opened, so a user learns at once */
-	if (a.system && geteuid() != 0) {
+	if (a.system && cv_os_euid() != 0) {
 		char text[64] = "--unset";
 
 		if (!a.unset)

@@ -4,17 +4,56 @@
  * The helper links libcurl, libarchive and libcrypto; this binary links
  * none of them, so that every command that does not download, hash or
  * unpack starts like a tiny C program. exec keeps the process: the same
- * pid, terminal, signals and exit status, so the user sees no difference. */
+ * pid, terminal, signals and exit status, so the user sees no difference.
+ *
+ * Windows has one executable, cudnnvm.exe, with every command in it
+ * (built from table.c without CUDNNVM_FRONT): its transport and hashing
+ * are the system's own WinHTTP and BCrypt DLLs, which cost no start-up
+ * for the commands that do not use them, and the pair's exec would be a
+ * second process start there (CreateProcessW, the slow part on Windows),
+ * not a saving. So on Windows nothing is handed off; the commands that
+ * only Linux has answer in one line (cmd_linux_only). */
 #include "base/base.h"
 #include "cmd.h"
 #include "ui.h"
 
 #include <errno.h>
-#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32
+
+int
+cmd_handoff(char **argv)
+{
+	/* never reached: every entry of the Windows table has its code */
+	ui_error("'%s' has no code in this build; reinstall cudnnvm",
+		 argv[1] != NULL ? argv[1] : "");
+	return 1;
+}
+
+int
+cmd_linux_only(int argc, char **argv, struct cmd_ctx *ctx)
+{
+	(void)argc;
+	(void)ctx;
+	if (strcmp(argv[0], "bench") == 0)
+		ui_error("'bench' is not in cudnnvm.exe yet: the GPU "
+			 "convolutions it times are not ported to the Windows "
+			 "validation child");
+	else
+		ui_error("'%s' is Linux-only (%s); it is not in cudnnvm.exe",
+			 argv[0],
+			 strcmp(argv[0], "cdi") == 0 ? "container device specs"
+			 : strcmp(argv[0], "export") == 0
+				 ? "OCI image layers of the Linux build"
+				 : "Lmod and Environment Modules");
+	return 64;
+}
+#else
+#include <gnu/libc-version.h>
 #include <unistd.h>
 
 #ifndef CV_LIBEXECDIR
@@ -93,3 +132,4 @@ cmd_handoff(char **argv)
 		   argv[1] ? argv[1] : "", dir, dir);
 	return cmd_fail(&err);
 }
+#endif

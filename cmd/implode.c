@@ -10,7 +10,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static void
 say_plan(const struct cv_implode *p, int dry)
@@ -51,7 +50,7 @@ confirmed(int yes)
 
 	if (yes)
 		return 1;
-	if (!isatty(STDIN_FILENO))
+	if (!cv_os_isatty(0))
 		return 0;
 	fputs("remove all of it? [y/N] ", stdout);
 	fflush(stdout);

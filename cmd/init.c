@@ -5,7 +5,7 @@
 
 #include <limits.h>
 #include <stdio.h>
-#include <unistd.h>
+#include <string.h>
 
 int
 cmd_init(int argc, char **argv, struct cmd_ctx *ctx)
@@ -22,8 +22,10 @@ cmd_init(int argc, char **argv, struct cmd_ctx *ctx)
 		return r;
 	}
 	/* the hook names this binary by its absolute path */
-	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = '\0';
+	if (cv_child_self(exe, NULL) == 0)
+		n = (ssize_t)strlen(exe);
+	else
+		exe[n = 0] = '\0';
 	/* no name: the shell running cudnnvm, as env guesses it (the one
 	 * of `eval "$(cudnnvm init)"` is the parent) */
 	sh = argc == 2 ? -1 : cv_shell_guess();

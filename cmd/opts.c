@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const struct cmd_opt *
 cmd_opt_find(const struct cmd_opt *opts, const char *name)
@@ -243,7 +242,7 @@ cmd_hook_note(const char *id)
 
 	/* said once per shell, and only to a person at a terminal: a
 	 * script runs without the hook on purpose */
-	if (cmd_g.quiet || !isatty(STDERR_FILENO) || cv_hook_loaded() ||
+	if (cmd_g.quiet || !cv_os_isatty(2) || cv_hook_loaded() ||
 	    (applied != NULL && strcmp(applied, id) == 0) ||
 	    !cv_hook_first_note())
 		return;

@@ -11,6 +11,15 @@
  * 5-6 ms. So it runs in the helper executable (cudnnvm-helper), and the
  * front binary, built from this file with CUDNNVM_FRONT, has no code for
  * it: main.c execs the helper in its place (cmd/handoff.c). */
+
+/* What Windows has not (cmd/handoff.c: one cudnnvm.exe, where these
+ * answer in one line, exit 64). */
+#ifdef _WIN32
+#define LINUX_CMD(fn) cmd_linux_only
+#else
+#define LINUX_CMD(fn) fn
+#endif
+
 #ifdef CUDNNVM_FRONT
 #define HELPER_CMD(fn) NULL
 const int cmd_is_helper = 0;
@@ -350,12 +359,12 @@ const struct cmd_spec cmd_table[] = {
 	  "env [--shell sh|bash|zsh|fish|tcsh|powershell|cmd] [<spec>]\n"
 	  "       cudnnvm env [<spec>] --format pyxis|apptainer|k8s [--image REF]",
 	  NULL, env_opts, CMD_K_INSTALLED, NULL, CMD_STORE | CMD_READS_STATE },
-	{ "export", HELPER_CMD(cmd_export),
+	{ "export", LINUX_CMD(HELPER_CMD(cmd_export)),
 	  "write the locked build as an OCI image layout",
 	  "export oci <dir> [<spec>] [--tag REF]",
 	  "  <spec>            default: the build cudnnvm.lock locks\n",
 	  export_opts, CMD_K_DIR, NULL, CMD_STORE },
-	{ "cdi", cmd_cdi,
+	{ "cdi", LINUX_CMD(cmd_cdi),
 	  "print a CDI spec with one device per installed version",
 	  "cdi [<spec>...] [--output FILE] [--prefix P]", NULL, cdi_opts,
 	  CMD_K_INSTALLED, NULL, CMD_STORE },
@@ -369,7 +378,7 @@ const struct cmd_spec cmd_table[] = {
 	  "the Python environment's frameworks and the cuDNN they can load",
 	  "frameworks [<spec>] [--path DIR] [--json]", NULL, frameworks_opts,
 	  CMD_K_INSTALLED, NULL, CMD_STORE },
-	{ "bench", cmd_bench,
+	{ "bench", LINUX_CMD(cmd_bench),
 	  "time convolutions on each installed version: which is fastest",
 	  "bench [<spec>...] [--shapes resnet50|resnet50-b1|FILE] [--dtype fp32|fp16|bf16] [--layout nchw|nhwc] [--runs N] [--warmup N] [--json]",
 	  NULL, bench_opts, CMD_K_INSTALLED, NULL, CMD_STORE },
@@ -416,7 +425,7 @@ const struct cmd_spec cmd_table[] = {
 	  "lock the project's pin to one build (cudnnvm.lock)",
 	  "lock [--platform P]... [--upgrade] [--check] [--mirror URL]", NULL,
 	  lock_opts, CMD_K_NONE, NULL, CMD_STORE },
-	{ "modulefiles", cmd_modulefiles,
+	{ "modulefiles", LINUX_CMD(cmd_modulefiles),
 	  "write Lmod / Environment Modules files for installed versions",
 	  "modulefiles [--format lua|tcl] [--out DIR]", NULL, modulefiles_opts,
 	  CMD_K_NONE, NULL, 0 },

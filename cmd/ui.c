@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Length of the well-formed UTF-8 sequence at s that is not a C1 control
  * (U+0080-U+009F, which terminals obey like ESC), or 0. */
@@ -87,7 +86,7 @@ ui_color(FILE *f)
 		return 0;
 	if (force != NULL && *force != '\0' && strcmp(force, "0") != 0)
 		return 1;
-	return isatty(fileno(f)) &&
+	return cv_os_term_colors(fileno(f)) &&
 	       !(term != NULL && strcmp(term, "dumb") == 0);
 }
 
@@ -132,12 +131,12 @@ ui_paint(FILE *f, const char *word)
 static void
 vline_to(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
-	char *text = NULL;
+	char *text;
 
 	fputs(prefix, f);
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
-	ui_put_escaped(f, text ? text : "(out of memory)");
+	/* base's, as vasprintf is GNU's (not in mingw's C library) */
+	text = xvasprintf(fmt, ap);
+	ui_put_escaped(f, text);
 	free(text);
 	fputc('\n', f);
 }
@@ -209,12 +208,11 @@ int
 cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	const struct cmd_spec *spec = cmd_find(cmd);
-	char *text = NULL;
+	char *text;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
+	text = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (spec != NULL && strchr(spec->usage, '\n') != NULL)
 		/* one line, always: a command with several forms points to
@@ -316,7 +314,7 @@ ui_waiting(void *payload, const char *what)
 int
 ui_is_tty(void)
 {
-	return isatty(2);
+	return cv_os_isatty(2);
 }
 
 static double

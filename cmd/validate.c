@@ -240,14 +240,21 @@ out:
 	return r;
 }
 
+/* the bench's timing runs in the Linux child only (bench_probe.c) */
+#ifdef _WIN32
+#define PROBE_BENCH NULL
+#else
+#define PROBE_BENCH cv_probe_bench
+#endif
+
 /* `cudnnvm validate-probe --libdir D --major N --expect V --cuda C
  * [--cublaslt P] [--no-gpu]`: runs inside the clean child; JSON lines on
  * stdout. Not for users. */
 int
 cmd_validate_probe(int argc, char **argv, struct cmd_ctx *ctx)
 {
-	struct cv_probe_args a = { NULL, 0, 0,  0, NULL,          0,
-				   NULL, 0, 30, 5, cv_probe_bench };
+	struct cv_probe_args a = { NULL, 0, 0,  0, NULL,       0,
+				   NULL, 0, 30, 5, PROBE_BENCH };
 	struct cmd_opts o;
 	int c, r;
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The install ids the environment `dir` is pinned to: specs[0..n) (none:
  * the active version), one per cuDNN major, each once it passed the gate
@@ -47,10 +46,8 @@ choose(struct cmd_ctx *ctx, const char *dir, char **specs, int n, int force,
 		snprintf(head, sizeof head, "cudnnvm venv%s%s",
 			 n == 2 && i == 1 ? " " : "",
 			 n == 2 && i == 1 ? ids[0] : "");
-		if (asprintf(&tail, "%s%s --path %s",
-			     n == 2 && i == 0 ? " " : "",
-			     n == 2 && i == 0 ? ids[1] : "", quoted) < 0)
-			tail = NULL;
+		tail = xasprintf("%s%s --path %s", n == 2 && i == 0 ? " " : "",
+				 n == 2 && i == 0 ? ids[1] : "", quoted);
 		g.force = force;
 		g.frameworks = 1;
 		g.prefix = dir;

@@ -10,14 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static int
 is_dir(const char *p)
 {
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+	struct cv_stat sb;
+	return cv_os_stat(p, &sb) == 0 && sb.kind == CV_KIND_DIR;
 }
 
 int
@@ -68,11 +66,11 @@ cmd_which(int argc, char **argv, struct cmd_ctx *ctx)
 		static const char *const dirs[] = { "",         "/lib",
 						    "/include", "/bin",
 						    "/lib/x64", NULL };
-		struct stat sb;
+		struct cv_stat sb;
 		for (int i = 0; dirs[i]; i++) {
 			snprintf(path, sizeof path, "%s%s/%s", home, dirs[i],
 				 what);
-			if (lstat(path, &sb) == 0) {
+			if (cv_os_lstat(path, &sb) == 0) {
 				printf("%s\n", path);
 				return 0;
 			}

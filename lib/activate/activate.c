@@ -16,6 +16,13 @@
 #include <string.h>
 #include <time.h>
 
+/* a path's separator: '/', and on Windows '\\' too */
+#ifdef _WIN32
+#define IS_SEP(c) ((c) == '/' || (c) == '\\')
+#else
+#define IS_SEP(c) ((c) == '/')
+#endif
+
 /* Read at most CV_PIN_MAX bytes of the regular file `name` of the folder
  * `dirfd` into buf (NUL-ended); `path` names it in messages. */
 static int
@@ -282,7 +289,7 @@ pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
 	 cv_seen_fn seen, void *payload, struct cv_err *err)
 {
 	char cur[4096], *wd = NULL;
-	size_t len;
+	size_t len, root;
 
 	/* the working folder: by its path when it has one that fits, else
 	 * by descriptors; every command gets the same answer either way */
@@ -297,11 +304,20 @@ pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
 		dir = cur;
 	}
 	len = strlen(dir);
-	if (dir[0] != '/' || len >= sizeof cur - 32)
+	/* the root the walk stops at: "/", or on Windows a drive's "C:\" */
+#ifdef _WIN32
+	root = ((dir[0] | 0x20) >= 'a' && (dir[0] | 0x20) <= 'z' &&
+		dir[1] == ':' && IS_SEP(dir[2]))
+		       ? 3
+		       : 0;
+#else
+	root = dir[0] == '/' ? 1 : 0;
+#endif
+	if (root == 0 || len >= sizeof cur - 32)
 		return cv_err_set(err, CV_EUSAGE,
 				  "cannot search pins from '%.200s'", dir);
 	memmove(cur, dir, len + 1);
-	while (len > 1 && cur[len - 1] == '/')
+	while (len > root && IS_SEP(cur[len - 1]))
 		cur[--len] = '\0';
 	/* Walk the string upwards: no link is followed, so no cycle. */
 	for (;;) {
@@ -309,11 +325,11 @@ pin_find(const char *dir, char file[4096], char spec[64], struct cv_version *v,
 				payload, err);
 		if (r != 0)
 			return r;
-		if (len == 1)
+		if (len == root)
 			break;
-		while (len > 1 && cur[len - 1] != '/')
+		while (len > root && !IS_SEP(cur[len - 1]))
 			len--;
-		if (len > 1)
+		if (len > root)
 			len--;
 		cur[len] = '\0';
 	}

@@ -22,6 +22,12 @@ static const char *const scalars[] = { "CUDNN_HOME",    "CUDNN_PATH",
 static const char *const lists[] = { "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH",
 				     "PATH", NULL };
 #define SAVED_UNSET "CUDNNVM_SAVED_UNSET"
+/* what a list variable is cut at: Windows's ';', POSIX's ':' */
+#ifdef _WIN32
+#define LIST_SEP ";"
+#else
+#define LIST_SEP ":"
+#endif
 #define SAVED_ADDED "CUDNNVM_SAVED_ADDED_"
 
 static const char *
@@ -69,14 +75,14 @@ cv_env_path_remove(const char *list, const char *dir)
 	int first = 1;
 
 	for (;;) {
-		const char *c = strchr(p, ':');
+		const char *c = strchr(p, LIST_SEP[0]);
 		size_t n = c ? (size_t)(c - p) : strlen(p);
 		int drop = (n == dl && memcmp(p, dir, n) == 0) ||
 			   (n == dl + 1 && memcmp(p, dir, dl) == 0 &&
 			    p[dl] == '/');
 		if (!drop) {
 			if (!first)
-				cv_buf_add(&b, ":", 1);
+				cv_buf_add(&b, LIST_SEP, 1);
 			cv_buf_add(&b, p, n);
 			first = 0;
 		}
@@ -140,6 +146,19 @@ plan_release(struct env_plan *p)
 	free(p->bindir);
 }
 
+/* path past its drive ("C:"), the one ':' a Windows path has and no
+ * list cuts there (Windows cuts its lists at ';' alone) */
+static const char *
+windows_drive(const char *path)
+{
+#ifdef _WIN32
+	if (((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z') &&
+	    path[1] == ':')
+		return path + 2;
+#endif
+	return path;
+}
+
 /* The folders of installed p->id, held to the store's trust rule. */
 static int
 plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
@@ -158,7 +177,7 @@ plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
 	 * Windows reads it): a piece of such a path would name a folder
 	 * relative to the working folder, from which a cloned repository
 	 * could have the loader open a library */
-	if (strpbrk(p->home, ":;") != NULL) {
+	if (strpbrk(windows_drive(p->home), ":;") != NULL) {
 		cv_err_set(err, CV_ESTORE,
 			   "cannot put '%s' on LD_LIBRARY_PATH, CPATH, "
 			   "LIBRARY_PATH or PATH: they are cut at ':' and ';', "
@@ -182,8 +201,8 @@ plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
 	/* what cuDNN loads beside itself comes right after it */
 	if (cv_store_dep_path(st, id, &deps, err) < 0)
 		return CV_ESTORE;
-	p->ldpath =
-		deps ? xasprintf("%s:%s", p->libdir, deps) : xstrdup(p->libdir);
+	p->ldpath = deps ? xasprintf("%s" LIST_SEP "%s", p->libdir, deps)
+			 : xstrdup(p->libdir);
 	free(deps);
 	return 0;
 }
@@ -227,8 +246,8 @@ set_list(struct cv_env *out, struct env_plan *p, const char *name,
 	if (was != NULL && was[0] == '/') {
 		/* each entry it added (a version and its deps) */
 		char *copy = xstrdup(was), *save = NULL;
-		for (char *e = strtok_r(copy, ":", &save); e;
-		     e = strtok_r(NULL, ":", &save)) {
+		for (char *e = strtok_r(copy, LIST_SEP, &save); e;
+		     e = strtok_r(NULL, LIST_SEP, &save)) {
 			char *n = cv_env_path_remove(val, e);
 			free(val);
 			val = n;
@@ -240,7 +259,8 @@ set_list(struct cv_env *out, struct env_plan *p, const char *name,
 	if (p->home != NULL)
 		val = strip_home(val, p->home);
 	if (want != NULL) {
-		char *n = *val ? xasprintf("%s:%s", want, val) : xstrdup(want);
+		char *n = *val ? xasprintf("%s" LIST_SEP "%s", want, val)
+			       : xstrdup(want);
 		free(val);
 		val = n;
 		if (cur == NULL &&

@@ -503,6 +503,10 @@ const char *cv_url_mirror_problem(const char *url);
 /* Join two path parts with one slash (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
+/* basename.c: path's last part, after '/' (and '\\' on Windows); path
+ * itself when it has no separator */
+const char *cv_path_base(const char *path);
+
 /* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
  * public, in cudnnvm.h). */
 /* rm -rf of `name` under dirfd (AT_FDCWD ok), never following links. */
@@ -856,6 +860,60 @@ int cv_os_setenv(const char *name, const char *value);
  * has that id. */
 int cv_os_pid_alive(long pid);
 
+/* What the ported base files (fs.c, child.c, interrupt.c, platform.c,
+ * shell.c, mantext.c) ask of the OS. cv_os_lock: a lock on the open
+ * handle fd, exclusive or shared, waiting for it unless CV_LOCK_NOWAIT
+ * (then -1 with EWOULDBLOCK while another holds it); it goes with the
+ * handle's close. Two handles contend even in one process: flock's open
+ * file on POSIX, LockFileEx's handle on Win32 (a folder's lock there is
+ * a mutex named by the folder, which the thread holding it takes again).
+ * ENOLCK: the file system has no locks. */
+#define CV_LOCK_EX     0x1
+#define CV_LOCK_SH     0x2
+#define CV_LOCK_NOWAIT 0x4
+int cv_os_lock(int fd, unsigned how);
+/* The pid holding a lock on the file open at fd, 0 when it cannot be
+ * told (Linux's /proc/locks; Windows does not say). */
+long cv_os_lock_holder(int fd);
+/* The file name of process pid's program ("bash", "pwsh.exe") into buf:
+ * 0, or -1 when it cannot be read. */
+int cv_os_process_name(long pid, char *buf, size_t n);
+/* This executable's path into buf (n bytes): 0 or -1 with errno. */
+int cv_os_self(char *buf, size_t n);
+/* The family NVIDIA's platform names start with: "linux" or "windows". */
+const char *cv_os_family(void);
+/* The separator of PATH's folders (':' or ';') and what a program's file
+ * name ends with ("" or ".exe"). */
+char cv_os_path_list_sep(void);
+const char *cv_os_exe_suffix(void);
+/* The cores this process may run on, at least 1. */
+unsigned cv_os_cores(void);
+/* Call fn at each interrupt from the terminal (SIGINT; Ctrl-C or
+ * Ctrl-Break on a Windows console), outside the work it interrupts: a
+ * signal handler, a thread of its own on Windows. fn returns 1 when it
+ * took the interrupt, 0 for the default, which ends the process at once
+ * as the interrupt would have (SIGINT's own death, exit 0xC000013A). */
+void cv_os_on_interrupt(int (*fn)(void));
+/* cudnnvm's folder of a kind (enum cv_os_place) where this platform keeps
+ * it, xmalloc'd: from the environment where it names an absolute folder,
+ * else (Windows) from the known folders of the system; NULL when neither
+ * says. */
+enum cv_os_place {
+	CV_PLACE_USER_DATA,      /* $XDG_DATA_HOME/cudnnvm (~/.local/share),
+				  * %LOCALAPPDATA%\cudnnvm */
+	CV_PLACE_MACHINE_DATA,   /* /opt/cudnn, %ProgramData%\cudnnvm */
+	CV_PLACE_USER_CACHE,     /* $XDG_CACHE_HOME/cudnnvm (~/.cache),
+				  * %LOCALAPPDATA%\cudnnvm\cache */
+	CV_PLACE_USER_CONFIG,    /* $XDG_CONFIG_HOME/cudnnvm (~/.config),
+				  * %APPDATA%\cudnnvm */
+	CV_PLACE_MACHINE_CONFIG, /* /etc/cudnnvm, %ProgramData%\cudnnvm */
+};
+char *cv_os_place(int place);
+/* 1 when c parts a path's names here: '/', and on Windows '\\' too. */
+int cv_os_is_sep(int c);
+/* 1 when path is absolute here ("/x"; on Windows also "C:\x", "\\srv"). */
+int cv_os_is_absolute(const char *path);
+
 /* config.c: `cudnnvm config`, over the one table of keys the reader uses.
  * Keys are "section.name". verify_pins = mirror checks the built-in pins
  * everywhere except on the files' own [remote] mirror. */
@@ -889,6 +947,23 @@ int cv_url_same_mirror(const char *a, const char *b);
  * else 0. cv_path_has_program: 1 when an executable NAME is on PATH. */
 int cv_man_command_text(const char *cmd, char **out);
 int cv_path_has_program(const char *name);
+
+/* ---- term.c: terminals -------------------------------------------------- */
+
+/* cv_os_isatty: 1 when fd (0, 1, 2) is a terminal (on Windows a console).
+ * cv_os_term_colors: 1 when it is one that shows ANSI colours, turning the
+ * Windows console's virtual-terminal mode on when it is off. */
+int cv_os_isatty(int fd);
+
+int cv_os_term_colors(int fd);
+
+/* ---- exec.c: a program in this process's place ------------------------ */
+
+/* Run argv[0] (looked for on PATH) with argv, this environment and these
+ * standard streams, its exit status becoming this process's: POSIX
+ * execvp; on Windows CreateProcessW, waited for, then exit with its code.
+ * Returns only when it cannot start: -1, errno ENOENT when not found. */
+int cv_os_exec(char *const *argv);
 
 /* ---- json*.c: JSON values (json_jansson.c, json_jsmn.c the backends) ---
  * One face, two backends: jansson on Linux, jsmn's tokenizer under a tree
@@ -1029,5 +1104,28 @@ struct cv_json *cv_json_pack(const char *fmt, ...);
 
 /* "jansson/2.14" or "jsmn/1.1.0": the backend built in */
 const char *cv_json_library(void);
+
+/* ---- mem.c: GNU's byte searches, on every C library ------------------- */
+
+/* memmem, memrchr (and strcasestr, below): glibc's, or the same answers where
+ * the C library lacks them (mingw-w64's). */
+void *cv_memmem(const void *hay, size_t n, const void *needle, size_t k);
+
+void *cv_memrchr(const void *s, int c, size_t n);
+
+/* strcasestr: the first place needle is in hay, ASCII case folded */
+char *cv_strcasestr(const char *hay, const char *needle);
+
+/* ---- junction_win32.c: Windows folder junctions ------------------------ */
+
+#ifdef _WIN32
+/* Make path a junction to the folder target (absolute once resolved), or
+ * with retarget, rewrite the junction at path to target in place (one
+ * file-system operation: readers see the old target or the new). -1 with
+ * errno: EEXIST (path is there), ENOENT/ENOTDIR (no such folder), EINVAL
+ * (retarget of no junction), ENOSYS (the file system has no reparse
+ * points: FAT, or wine 8). */
+int cv_os_junction(const char *path, const char *target, int retarget);
+#endif
 
 #endif

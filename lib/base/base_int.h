@@ -19,6 +19,21 @@
 int cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 			   const char *data, size_t len, struct cv_err *err);
 
+/* The INI reader under config.c, the platform's: inih on POSIX
+ * (config_posix.c), which takes the text line by line from line(str,
+ * num, user) as ini_parse_stream does; the Win32 profile API on Windows
+ * (config_win32.c), which reads data (len bytes) whole and never calls
+ * line. key(user, section, name, value) is called for each key in file
+ * order, and a zero return stops the reading. 0, the line of the first
+ * syntax error (inih), CV_INI_NOT_KEY for a line that is no key (the
+ * profile API, which does not say where), or -1. */
+#define CV_INI_NOT_KEY (-2)
+int cv_ini_read(const char *data, size_t len,
+		char *(*line)(char *str, int num, void *user),
+		int (*key)(void *user, const char *section, const char *name,
+			   const char *value),
+		void *user);
+
 /* Take an exclusive flock on `path` (created 0644, O_CLOEXEC). Busy lock:
  * with nowait CV_ELOCKED, else call waiting(payload, what) once and block.
  * *fd gets the descriptor to pass to cv_fs_unlock. */
@@ -38,6 +53,22 @@ long cv_fs_lock_holder(int fd);
  * buf, as jansson counts them (the byte counted, a character a column) */
 void cv_json_error_at(struct cv_json_error *error, const char *buf, size_t len,
 		      size_t off);
+
+/* ---- child.c and its platform's half (child_posix.c, child_win32.c) -- */
+
+/* How a child ended: its exit code, or the signal that killed it, or
+ * stopped (c->stop was set and it was killed), or left running (on_out
+ * stopped the reading). */
+struct cv_child_end {
+	int code, signal, stopped, left;
+};
+/* What cv_child_run returns for a child that ended so (c->signal set):
+ * its exit code, 128 + its signal, CV_EINTR when stopped, 0 when left. */
+int cv_child_end_code(struct cv_child *c, const struct cv_child_end *end,
+		      struct cv_err *err);
+/* n bytes the child wrote on stream 0 (stdout) or 1 (stderr), to c's
+ * buffers or on_out: 1 when on_out asks to stop reading. */
+int cv_child_take(struct cv_child *c, int stream, const char *data, size_t n);
 
 #ifdef _WIN32
 #include <wchar.h>

@@ -1,19 +1,17 @@
-/* config.c: the INI files of doc/SPEC.md, read with inih, strictly: the file is
- * read here (size-capped, NUL bytes refused), fed to inih line by line so
- * every complaint names file:line, and only the keys of doc/SPEC.md are
+/* config.c: the INI files of doc/SPEC.md, read strictly: the file is read
+ * here (size-capped, NUL bytes refused), handed to the platform's INI
+ * reader (cv_ini_read: inih on POSIX, fed line by line so every complaint
+ * names file:line; the Win32 profile API on Windows, whose keys are found
+ * again in the text for their line), and only the keys of doc/SPEC.md are
  * accepted, each at most once per file. */
 #include "base/base_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define CONFIG_MAX_BYTES (64 * 1024)
 #define DEFAULT_MIRROR \
@@ -71,7 +69,8 @@ struct parse {
 	const char *name;
 	const char *data;
 	size_t len, pos;
-	int line; /* line last handed to inih */
+	int line;     /* line last handed to the reader */
+	int by_lines; /* the reader takes the text from reader() */
 	int seen[K_NKEYS];
 	struct cv_err *err;
 	int failed;
@@ -123,7 +122,9 @@ fail(struct parse *p, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(what, sizeof what, fmt, ap);
 		va_end(ap);
-		if (p->name != NULL)
+		if (p->name != NULL && p->line <= 0) /* no line to name */
+			cv_err_set(p->err, CV_ECONFIG, "%s: %s", p->name, what);
+		else if (p->name != NULL)
 			cv_err_set(p->err, CV_ECONFIG, "%s:%d: %s", p->name,
 				   p->line, what);
 		else /* a value config set was given: no file to name */
@@ -177,12 +178,13 @@ has_ctl(const char *v)
 static int
 check_path(struct parse *p, const char *v)
 {
-	if (v[0] != '/')
+	if (!cv_os_is_absolute(v))
 		return fail(p, "'%s' must be an absolute path", v);
 	if (strlen(v) >= PATH_MAX)
 		return fail(p, "path too long: '%.64s...'", v);
 	for (const char *s = v; (s = strstr(s, "..")) != NULL; s += 2)
-		if (s[-1] == '/' && (s[2] == '/' || s[2] == '\0'))
+		if (cv_os_is_sep((unsigned char)s[-1]) &&
+		    (cv_os_is_sep((unsigned char)s[2]) || s[2] == '\0'))
 			return fail(p, "'%s' must not contain '..'", v);
 	return 1;
 }
@@ -369,6 +371,30 @@ set_value(struct parse *p, int k, const char *value)
 	return 1;
 }
 
+static int line_is_key(const char *line, size_t len, const char *name);
+static int line_section(const char *line, size_t len, char *sec, size_t n);
+
+/* The line of the first "name = ..." of [section], for a reader that
+ * gives no lines (the profile API); 0 when it is not found. */
+static int
+key_line(const struct parse *p, const char *section, const char *name)
+{
+	const char *s = p->data, *end = p->data + p->len;
+	char sec[64] = "";
+	int line = 1;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t full = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+		if (!line_section(s, full, sec, sizeof sec) &&
+		    strcmp(sec, section) == 0 && line_is_key(s, full, name))
+			return line;
+		s += full;
+		line++;
+	}
+	return 0;
+}
+
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -377,6 +403,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 
 	if (p->failed)
 		return 0;
+	if (!p->by_lines)
+		p->line = key_line(p, section, name);
 	for (k = 0; k < K_NKEYS; k++)
 		if (strcmp(keys[k].section, section) == 0 &&
 		    strcmp(keys[k].name, name) == 0)
@@ -403,6 +431,7 @@ reader(char *str, int num, void *stream)
 	const char *s, *nl;
 	size_t n, full;
 
+	p->by_lines = 1;
 	if (p->failed || p->pos >= p->len)
 		return NULL;
 	s = p->data + p->pos;
@@ -448,11 +477,11 @@ cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 		fail(&p, "%s", "NUL byte in the file");
 		return CV_ECONFIG;
 	}
-	r = ini_parse_stream(reader, &p, handler, &p);
+	r = cv_ini_read(data, len, reader, handler, &p);
 	if (p.failed && (r <= 0 || r >= p.fail_line))
 		return CV_ECONFIG;
 	if (r != 0) {
-		/* inih saw a syntax error before our first complaint. */
+		/* the reader saw a syntax error before our first complaint */
 		p.failed = 0;
 		/* A syntax error inih found at line r: say which kind. */
 		const char *s = data;
@@ -466,7 +495,11 @@ cv_config_parse_buffer(struct cv_config *cfg, const char *name,
 		p.line = r;
 		while (s && s < data + len && (*s == ' ' || *s == '\t'))
 			s++;
-		if (r < 0)
+		if (r == CV_INI_NOT_KEY)
+			fail(&p, "%s",
+			     "a line that is not 'key = value', a [section] or "
+			     "a ; comment");
+		else if (r < 0)
 			fail(&p, "%s", "cannot parse");
 		else if (s && s < data + len && *s == '[')
 			fail(&p, "%s", "section header without a closing ']'");
@@ -484,46 +517,47 @@ static int
 read_file(const char *path, int required, char **bufp, size_t *lenp,
 	  struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	char *buf;
-	ssize_t n;
+	long n;
 	size_t got = 0;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = cv_os_open(path, CV_OPEN_READ | CV_OPEN_NONBLOCK, 0);
 	if (fd < 0) {
 		if (errno == ENOENT && !required)
 			return 1;
 		return cv_err_errno(err, CV_ECONFIG,
 				    "cannot read config file '%s'", path);
 	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE) {
+		cv_os_close(fd);
 		return cv_err_set(err, CV_ECONFIG,
 				  "config file '%s' is not a regular file",
 				  path);
 	}
-	if (sb.st_size > CONFIG_MAX_BYTES) {
-		close(fd);
+	if (sb.size > CONFIG_MAX_BYTES) {
+		cv_os_close(fd);
 		return cv_err_set(err, CV_ECONFIG,
 				  "config file '%s' is larger than %d bytes",
 				  path, CONFIG_MAX_BYTES);
 	}
 	buf = xmalloc(CONFIG_MAX_BYTES + 1);
 	while (got <= CONFIG_MAX_BYTES &&
-	       (n = read(fd, buf + got, CONFIG_MAX_BYTES + 1 - got)) != 0) {
+	       (n = cv_os_read(fd, buf + got, CONFIG_MAX_BYTES + 1 - got)) !=
+		       0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			r = cv_err_errno(err, CV_ECONFIG,
 					 "cannot read config file '%s'", path);
 			free(buf);
-			close(fd);
+			cv_os_close(fd);
 			return r;
 		}
 		got += (size_t)n;
 	}
-	close(fd);
+	cv_os_close(fd);
 	if (got > CONFIG_MAX_BYTES) {
 		free(buf);
 		return cv_err_set(err, CV_ECONFIG,
@@ -557,17 +591,18 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 	       struct cv_err *err)
 {
 	const char *sys = getenv("CUDNNVM_SYSCONFDIR");
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
 	const char *env;
-	char *path;
+	char *path, *place = NULL;
 	int r;
 
-	if (sys == NULL || *sys == '\0')
+	/* /etc/cudnnvm, %ProgramData%\cudnnvm */
+	if ((sys == NULL || *sys == '\0') &&
+	    (sys = place = cv_os_place(CV_PLACE_MACHINE_CONFIG)) == NULL)
 		sys = "/etc/cudnnvm";
 	path = cv_path_join(sys, "config.ini");
 	r = load_file(cfg, path, 0, err);
 	free(path);
+	free(place);
 	if (r < 0)
 		return r;
 	/* the system file names the system store; a path any later file
@@ -575,12 +610,7 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 	free(cfg->system_store_path);
 	cfg->system_store_path = cfg->store_path;
 	cfg->store_path = NULL;
-	path = NULL;
-	if (xdg != NULL && xdg[0] == '/')
-		path = xasprintf("%s/cudnnvm/config.ini", xdg);
-	else if (home != NULL && home[0] == '/')
-		path = xasprintf("%s/.config/cudnnvm/config.ini", home);
-	if (path != NULL) {
+	if ((path = cv_config_user_path(NULL)) != NULL) {
 		r = load_file(cfg, path, 0, err);
 		free(path);
 		if (r < 0)
@@ -600,7 +630,7 @@ cv_config_load(struct cv_config *cfg, const char *explicit_file,
 				err, CV_ECONFIG,
 				"CUDNNVM_STORE holds a control character");
 		/* relative, it would name another store in every folder */
-		if (env[0] != '/')
+		if (!cv_os_is_absolute(env))
 			return cv_err_set(err, CV_ECONFIG,
 					  "CUDNNVM_STORE '%.200s' must be an "
 					  "absolute path",
@@ -805,17 +835,18 @@ cv_config_value(const struct cv_config *cfg, const char *key, char **out,
 char *
 cv_config_user_path(struct cv_err *err)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
+	/* $XDG_CONFIG_HOME/cudnnvm, ~/.config/cudnnvm, %APPDATA%\cudnnvm */
+	char *dir = cv_os_place(CV_PLACE_USER_CONFIG), *path;
 
-	if (xdg != NULL && xdg[0] == '/')
-		return xasprintf("%s/cudnnvm/config.ini", xdg);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.config/cudnnvm/config.ini", home);
-	cv_err_set(err, CV_ECONFIG,
-		   "no user configuration file: neither XDG_CONFIG_HOME nor "
-		   "HOME is an absolute path");
-	return NULL;
+	if (dir == NULL) {
+		cv_err_set(err, CV_ECONFIG,
+			   "no user configuration file: neither "
+			   "XDG_CONFIG_HOME nor HOME is an absolute path");
+		return NULL;
+	}
+	path = cv_path_join(dir, "config.ini");
+	free(dir);
+	return path;
 }
 
 /* Whether value is one the reader takes for key k, as the reader takes
@@ -1010,18 +1041,18 @@ edit_text(const char *old, size_t len, int k, const char *value,
 static int
 check_owner(const char *path, mode_t *mode, struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 
 	*mode = 0644;
-	if (lstat(path, &sb) != 0) {
+	if (cv_os_lstat(path, &sb) != 0) {
 		if (errno == ENOENT)
 			return 1;
 		return cv_err_errno(err, CV_ECONFIG, "cannot read '%s'", path);
 	}
-	if (S_ISLNK(sb.st_mode)) {
+	if (sb.kind == CV_KIND_LINK) {
 		char to[PATH_MAX];
-		ssize_t n = readlink(path, to, sizeof to - 1);
-		to[n > 0 ? n : 0] = '\0';
+		if (cv_os_readlink(path, to, sizeof to) < 0)
+			to[0] = '\0';
 		return cv_err_set(
 			err, CV_EPERM,
 			"'%s' is a symbolic link to '%.200s': config "
@@ -1029,16 +1060,16 @@ check_owner(const char *path, mode_t *mode, struct cv_err *err)
 			"a link",
 			path, to);
 	}
-	if (!S_ISREG(sb.st_mode))
+	if (sb.kind != CV_KIND_FILE)
 		return cv_err_set(err, CV_ECONFIG,
 				  "config file '%s' is not a regular file",
 				  path);
-	if (sb.st_uid != geteuid())
+	if (sb.uid != cv_os_euid())
 		return cv_err_set(err, CV_EPERM,
 				  "'%s' belongs to uid %ld, not to you (uid "
 				  "%ld): config does not write it",
-				  path, (long)sb.st_uid, (long)geteuid());
-	*mode = sb.st_mode & 0777;
+				  path, sb.uid, cv_os_euid());
+	*mode = (mode_t)(sb.perm & 0777);
 	return 0;
 }
 
@@ -1074,8 +1105,17 @@ cv_config_edit(const char *path, const char *key, const char *value,
 	cv_config_release(&check);
 	now = out.buf != NULL ? out.buf : "";
 	if (r == 0 && (out.len != len || memcmp(now, old, len) != 0)) {
+		char *sep = NULL;
 		dir = xstrdup(path);
-		*strrchr(dir, '/') = '\0';
+		for (char *c = dir; *c; c++)
+			if (cv_os_is_sep((unsigned char)*c))
+				sep = c;
+		if (sep != NULL) {
+			*sep = '\0';
+		} else {
+			free(dir);
+			dir = xstrdup(".");
+		}
 		r = cv_fs_mkdirs(dir, 0755, err);
 		free(dir);
 		if (r == 0)

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* after <glob.h>: it rebinds glob */
@@ -526,4 +528,65 @@ cv_dir_close(struct cv_dir *d)
 		return;
 	closedir(d->d);
 	free(d);
+}
+
+/* flock: a lock of the open file, so two opens contend even in one
+ * process, and one fork's child shares with its parent */
+int
+cv_os_lock(int fd, unsigned how)
+{
+	return flock(fd, ((how & CV_LOCK_SH) ? LOCK_SH : LOCK_EX) |
+				 ((how & CV_LOCK_NOWAIT) ? LOCK_NB : 0));
+}
+
+/* The process holding a flock on the file open at `fd`, from /proc/locks
+ * ("1: FLOCK ADVISORY WRITE <pid> <maj>:<min>:<inode> 0 EOF"); 0 when it
+ * cannot be told (no /proc, another pid namespace). The device is matched
+ * when it agrees; an overlay or FUSE file reports another one than stat,
+ * so a lone match on the inode is taken too. */
+long
+cv_os_lock_holder(int fd)
+{
+	struct stat sb;
+	char line[256];
+	long by_dev = 0, by_ino = 0;
+	int n_ino = 0;
+	FILE *f;
+
+	if (fstat(fd, &sb) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		char *tok[6], *save = NULL, *end;
+		unsigned long maj, min;
+		unsigned long long ino;
+		long pid;
+		int n = 0;
+
+		for (char *t = strtok_r(line, " \t\n", &save); t && n < 6;
+		     t = strtok_r(NULL, " \t\n", &save))
+			tok[n++] = t;
+		/* a blocked waiter reads "1: -> FLOCK ...": tok[1] differs */
+		if (n < 6 || strcmp(tok[1], "FLOCK") != 0)
+			continue;
+		pid = strtol(tok[4], &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		maj = strtoul(tok[5], &end, 16);
+		if (*end != ':')
+			continue;
+		min = strtoul(end + 1, &end, 16);
+		if (*end != ':')
+			continue;
+		ino = strtoull(end + 1, &end, 10);
+		if (ino != (unsigned long long)sb.st_ino)
+			continue;
+		if (maj == major(sb.st_dev) && min == minor(sb.st_dev))
+			by_dev = pid;
+		by_ino = pid;
+		n_ino++;
+	}
+	fclose(f);
+	if (by_dev > 0)
+		return by_dev;
+	return n_ino == 1 ? by_ino : 0;
 }

@@ -25,6 +25,8 @@
 /* windows.h before the headers that need its types */
 #include <windows.h>
 
+#include <io.h>
+
 #include <aclapi.h>
 #include <sddl.h>
 
@@ -165,10 +167,17 @@ is_absolute(const char *p)
 
 /* ---- the handle table ------------------------------------------------- */
 
+/* Where cv_os_lock's byte lies: LockFileEx's locks are mandatory for the
+ * range they cover, so it is one byte far past any data (2^62), and a
+ * lock file can still be read and written by anyone. */
+#define LOCK_AT 0x40000000u
+
 struct slot {
 	HANDLE h;
 	wchar_t *path; /* full path, folders only */
 	int used, is_dir;
+	int locked;   /* cv_os_lock holds LOCK_AT, given back at the close */
+	HANDLE mutex; /* a folder's lock (cv_os_lock), owned */
 };
 
 #define FIRST_FD 3 /* 0..2 stay the C library's standard streams */
@@ -220,7 +229,20 @@ slot_of(int fd)
 static HANDLE
 handle_of(int fd)
 {
-	struct slot *s = slot_of(fd);
+	struct slot *s;
+
+	/* the standard streams' handles, as the C library holds them (a
+	 * child's JSON lines go to fd 1) */
+	if (fd >= 0 && fd < FIRST_FD) {
+		intptr_t h = _get_osfhandle(fd);
+
+		if (h == -1 || h == -2) {
+			errno = EBADF;
+			return INVALID_HANDLE_VALUE;
+		}
+		return (HANDLE)h;
+	}
+	s = slot_of(fd);
 
 	return s != NULL ? s->h : INVALID_HANDLE_VALUE;
 }
@@ -813,6 +835,18 @@ cv_os_close(int fd)
 	if (s == NULL)
 		return -1;
 	AcquireSRWLockExclusive(&slots_lock);
+	if (s->locked) {
+		/* at once: a lock left to the close goes "when the system
+		 * gets to it", and the next taker must not wait for that */
+		OVERLAPPED ov;
+		memset(&ov, 0, sizeof ov);
+		ov.OffsetHigh = LOCK_AT;
+		UnlockFileEx(s->h, 0, 1, 0, &ov);
+	}
+	if (s->mutex != NULL) {
+		ReleaseMutex(s->mutex);
+		CloseHandle(s->mutex);
+	}
 	ok = CloseHandle(s->h);
 	free(s->path);
 	memset(s, 0, sizeof *s);
@@ -820,14 +854,37 @@ cv_os_close(int fd)
 	return ok ? 0 : fail_win();
 }
 
+/* A folder's names are NTFS's journaled metadata, and a folder handle
+ * opened to read cannot be flushed (FlushFileBuffers wants write access):
+ * there is nothing to wait for, as the face's callers sync a folder to
+ * make its names last. */
 int
 cv_os_sync(int fd)
 {
-	HANDLE h = handle_of(fd);
+	struct slot *s = slot_of(fd);
 
-	if (h == INVALID_HANDLE_VALUE)
+	if (s == NULL)
 		return -1;
-	return FlushFileBuffers(h) ? 0 : fail_win();
+	if (s->is_dir)
+		return 0;
+	if (FlushFileBuffers(s->h))
+		return 0;
+	/* FlushFileBuffers wants write access, which fsync(2) does not:
+	 * a handle opened to read flushes through a second one of the file
+	 * opened to write (refused for a read-only file) */
+	if (GetLastError() == ERROR_ACCESS_DENIED) {
+		HANDLE w = ReOpenFile(s->h, GENERIC_WRITE,
+				      FILE_SHARE_READ | FILE_SHARE_WRITE |
+					      FILE_SHARE_DELETE,
+				      0);
+		BOOL ok;
+		if (w == INVALID_HANDLE_VALUE)
+			return fail_win();
+		ok = FlushFileBuffers(w);
+		CloseHandle(w);
+		return ok ? 0 : fail_win();
+	}
+	return fail_win();
 }
 
 /* Windows starts no write-back on request: a no-op, as the face allows */
@@ -1553,5 +1610,88 @@ cv_dir_close(struct cv_dir *d)
 		FindClose(d->find);
 	cv_os_close(d->fd);
 	free(d);
+}
+/* ---- locks ------------------------------------------------------------ */
+
+/* A folder holds no byte-range lock on Windows: its lock is a mutex named
+ * by the folder's identity (volume and file index), so every process
+ * opening the same folder by any path names the same one, in the global
+ * namespace (all sessions) where this user may make one, else in the
+ * session's. Exclusive only (a shared lock takes it whole), let go at the
+ * close or when its process ends (an abandoned mutex is free); unlike
+ * flock, a thread that holds it takes it again through another handle,
+ * and a close on another thread lets it go only when the taker's thread
+ * ends. */
+static int
+lock_folder(struct slot *s, unsigned how)
+{
+	BY_HANDLE_FILE_INFORMATION fi;
+	wchar_t name[96];
+	HANDLE m = NULL;
+	DWORD w;
+
+	if (s->mutex != NULL)
+		return 0;
+	if (!GetFileInformationByHandle(s->h, &fi))
+		return fail_win();
+	for (int global = 1; m == NULL && global >= 0; global--) {
+		swprintf(name, sizeof name / sizeof *name,
+			 L"%ls\\cudnnvm-folder-%08lx-%08lx%08lx",
+			 global ? L"Global" : L"Local",
+			 (unsigned long)fi.dwVolumeSerialNumber,
+			 (unsigned long)fi.nFileIndexHigh,
+			 (unsigned long)fi.nFileIndexLow);
+		m = CreateMutexW(NULL, FALSE, name);
+	}
+	if (m == NULL)
+		return fail_win();
+	w = WaitForSingleObject(m, (how & CV_LOCK_NOWAIT) ? 0 : INFINITE);
+	if (w != WAIT_OBJECT_0 && w != WAIT_ABANDONED) {
+		CloseHandle(m);
+		return fail(w == WAIT_TIMEOUT ? EWOULDBLOCK : EINVAL);
+	}
+	s->mutex = m;
+	return 0;
+}
+
+/* LockFileEx of one byte at LOCK_AT: owned by the handle, so two handles
+ * contend even in one process (as flock's two opens), and let go when the
+ * handle closes or its process ends. A folder: lock_folder. */
+int
+cv_os_lock(int fd, unsigned how)
+{
+	struct slot *s = slot_of(fd);
+	DWORD flags = 0;
+	OVERLAPPED ov;
+
+	if (s == NULL)
+		return -1;
+	if (s->is_dir)
+		return lock_folder(s, how);
+	if (!(how & CV_LOCK_SH))
+		flags |= LOCKFILE_EXCLUSIVE_LOCK;
+	if (how & CV_LOCK_NOWAIT)
+		flags |= LOCKFILE_FAIL_IMMEDIATELY;
+	memset(&ov, 0, sizeof ov);
+	ov.OffsetHigh = LOCK_AT;
+	if (!LockFileEx(s->h, flags, 0, 1, 0, &ov)) {
+		DWORD e = GetLastError();
+		if (e == ERROR_LOCK_VIOLATION || e == ERROR_IO_PENDING)
+			return fail(EWOULDBLOCK);
+		if (e == ERROR_INVALID_FUNCTION || e == ERROR_NOT_SUPPORTED)
+			return fail(ENOLCK);
+		errno = errno_of(e);
+		return -1;
+	}
+	s->locked = 1;
+	return 0;
+}
+
+/* Windows does not say who holds a byte-range lock */
+long
+cv_os_lock_holder(int fd)
+{
+	(void)fd;
+	return 0;
 }
 #endif

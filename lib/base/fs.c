@@ -1,39 +1,57 @@
-/* fs.c: mkdir -p, rm -rf that never follows links, flock locks (kernel
- * locks die with their process: there is no stale lock) and the one
- * write-to-a-temporary-then-rename that every small file cudnnvm replaces
- * goes through (pins, shims, venv scripts, caches). */
+/* fs.c: mkdir -p, rm -rf that never follows links, locks (flock on POSIX,
+ * LockFileEx on Windows: both die with their process, so there is no stale
+ * lock) and the one write-to-a-temporary-then-rename that every small file
+ * cudnnvm replaces goes through (pins, shims, venv scripts, caches). Every
+ * OS call is base's face (cv_os_*, cv_dir_*), so this file is the same on
+ * each platform. The rename is atomic where the platform makes it so:
+ * rename(2) on POSIX; on Windows MoveFileExW with MOVEFILE_REPLACE_EXISTING,
+ * which NTFS does as one rename of the name (a reader sees the old file or
+ * the new one, never a mix), though Windows does not promise it in
+ * writing and refuses it while another process holds the old file open
+ * without FILE_SHARE_DELETE. */
 #include "base/base_int.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
-#include <unistd.h>
+
+/* flock's and LockFileEx's "held by another" */
+#ifndef EWOULDBLOCK
+#define EWOULDBLOCK EAGAIN
+#endif
+#define STICKY 01000
+
+/* The last separator of path (either kind on Windows), or NULL. */
+static const char *
+last_sep(const char *path)
+{
+	const char *last = NULL;
+
+	for (const char *c = path; *c; c++)
+		if (cv_os_is_sep((unsigned char)*c))
+			last = c;
+	return last;
+}
 
 int
 cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err)
 {
 	char *p = xstrdup(path);
-	struct stat sb;
+	struct cv_stat sb;
 	int rc = 0;
 
 	for (char *s = p + 1;; s++) {
 		char c = *s;
-		if (c != '/' && c != '\0')
+		if (!cv_os_is_sep((unsigned char)c) && c != '\0')
 			continue;
 		*s = '\0';
-		if (mkdir(p, mode) == 0) {
+		if (cv_os_mkdir(p, mode) == 0) {
 			/* the mode asked for, not what the umask leaves */
-			chmod(p, mode);
-		} else if (errno != EEXIST) {
+			cv_os_chmod_at(CV_AT_CWD, p, mode, 0);
+		} else if (errno != EEXIST &&
+			   !(s == p + 2 && p[1] == ':')) { /* a drive, C: */
 			rc = cv_err_errno(err, cv_code_from_errno(errno),
 					  "cannot create folder '%s'", p);
 			break;
@@ -42,7 +60,7 @@ cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err)
 		if (c == '\0')
 			break;
 	}
-	if (rc == 0 && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+	if (rc == 0 && (cv_os_stat(path, &sb) != 0 || sb.kind != CV_KIND_DIR)) {
 		errno = ENOTDIR;
 		rc = cv_err_errno(err, CV_ESTORE, "'%s' is not a folder", path);
 	}
@@ -53,51 +71,47 @@ cv_fs_mkdirs(const char *path, mode_t mode, struct cv_err *err)
 static int
 rm_dirfd(int dfd, const char *what, struct cv_err *err)
 {
-	DIR *d = fdopendir(dfd);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_adopt(dfd);
+	const char *name;
 	int rc = 0;
 
 	if (d == NULL) {
-		close(dfd);
+		cv_os_close(dfd);
 		return cv_err_errno(err, CV_EIO, "cannot read '%s'", what);
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if ((rc = cv_fs_rmtree_at(dirfd(d), de->d_name, err)) < 0)
+	while ((name = cv_dir_next(d, NULL)) != NULL)
+		if ((rc = cv_fs_rmtree_at(cv_dir_fd(d), name, err)) < 0)
 			break;
-	}
-	closedir(d);
+	cv_dir_close(d);
 	return rc;
 }
 
 int
 cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 	int fd, r;
 
-	if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+	if (cv_os_stat_at(dirfd, name, 1, &sb) != 0)
 		return errno == ENOENT
 			       ? 0
 			       : cv_err_errno(err, CV_EIO, "cannot remove '%s'",
 					      name);
-	if (!S_ISDIR(sb.st_mode)) {
-		if (unlinkat(dirfd, name, 0) != 0 && errno != ENOENT)
+	if (sb.kind != CV_KIND_DIR) {
+		if (cv_os_remove_at(dirfd, name, 0) != 0 && errno != ENOENT)
 			return cv_err_errno(err, cv_code_from_errno(errno),
 					    "cannot remove '%s'", name);
 		return 0;
 	}
-	fd = openat(dirfd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = cv_os_open_at(dirfd, name,
+			   CV_OPEN_READ | CV_OPEN_DIR | CV_OPEN_NOFOLLOW, 0);
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s'", name);
 	/* A folder we cannot list (mode 0) can still be emptied by us. */
 	if ((r = rm_dirfd(fd, name, err)) < 0)
 		return r;
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+	if (cv_os_remove_at(dirfd, name, 1) != 0 && errno != ENOENT)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot remove '%s'", name);
 	return 0;
@@ -106,7 +120,7 @@ cv_fs_rmtree_at(int dirfd, const char *name, struct cv_err *err)
 int
 cv_fs_rmtree(const char *path, struct cv_err *err)
 {
-	return cv_fs_rmtree_at(AT_FDCWD, path, err);
+	return cv_fs_rmtree_at(CV_AT_CWD, path, err);
 }
 
 /* Lock files are opened from a folder descriptor, never through a link,
@@ -115,16 +129,18 @@ static int
 open_lock(int dirfd, const char *name, const char *shown, int *fd,
 	  struct cv_err *err)
 {
-	struct stat sb;
+	struct cv_stat sb;
 
-	*fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		     0644);
+	*fd = cv_os_open_at(dirfd, name,
+			    CV_OPEN_READ | CV_OPEN_WRITE | CV_OPEN_CREATE |
+				    CV_OPEN_NOFOLLOW,
+			    0644);
 	if (*fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open lock '%s'", shown);
-	if (fstat(*fd, &sb) == 0 && (sb.st_mode & 07777) != 0644 &&
-	    sb.st_uid == geteuid())
-		fchmod(*fd, 0644);
+	if (cv_os_fstat(*fd, &sb) == 0 && sb.perm != 0644 &&
+	    sb.uid == cv_os_euid())
+		cv_os_fchmod(*fd, 0644);
 	return 0;
 }
 
@@ -148,10 +164,10 @@ cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
 	*fd = -1;
 	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
 		return r;
-	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+	if (cv_os_lock(*fd, CV_LOCK_EX | CV_LOCK_NOWAIT) == 0)
 		return 1;
 	r = errno == EWOULDBLOCK ? 0 : lock_error(shown, err);
-	close(*fd);
+	cv_os_close(*fd);
 	*fd = -1;
 	return r;
 }
@@ -159,72 +175,26 @@ cv_fs_trylock_at(int dirfd, const char *name, const char *shown, int *fd,
 int
 cv_fs_trylock(const char *path, int *fd, struct cv_err *err)
 {
-	return cv_fs_trylock_at(AT_FDCWD, path, path, fd, err);
+	return cv_fs_trylock_at(CV_AT_CWD, path, path, fd, err);
 }
 
-/* The process holding a flock on the file open at `fd`, from /proc/locks
- * ("1: FLOCK ADVISORY WRITE <pid> <maj>:<min>:<inode> 0 EOF"); 0 when it
- * cannot be told (no /proc, another pid namespace). The device is matched
- * when it agrees; an overlay or FUSE file reports another one than stat,
- * so a lone match on the inode is taken too. */
 long
 cv_fs_lock_holder(int fd)
 {
-	struct stat sb;
-	char line[256];
-	long by_dev = 0, by_ino = 0;
-	int n_ino = 0;
-	FILE *f;
-
-	if (fstat(fd, &sb) != 0 || (f = fopen("/proc/locks", "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof line, f) != NULL) {
-		char *tok[6], *save = NULL, *end;
-		unsigned long maj, min;
-		unsigned long long ino;
-		long pid;
-		int n = 0;
-
-		for (char *t = strtok_r(line, " \t\n", &save); t && n < 6;
-		     t = strtok_r(NULL, " \t\n", &save))
-			tok[n++] = t;
-		/* a blocked waiter reads "1: -> FLOCK ...": tok[1] differs */
-		if (n < 6 || strcmp(tok[1], "FLOCK") != 0)
-			continue;
-		pid = strtol(tok[4], &end, 10);
-		if (*end != '\0' || pid <= 0)
-			continue;
-		maj = strtoul(tok[5], &end, 16);
-		if (*end != ':')
-			continue;
-		min = strtoul(end + 1, &end, 16);
-		if (*end != ':')
-			continue;
-		ino = strtoull(end + 1, &end, 10);
-		if (ino != (unsigned long long)sb.st_ino)
-			continue;
-		if (maj == major(sb.st_dev) && min == minor(sb.st_dev))
-			by_dev = pid;
-		by_ino = pid;
-		n_ino++;
-	}
-	fclose(f);
-	if (by_dev > 0)
-		return by_dev;
-	return n_ino == 1 ? by_ino : 0;
+	return cv_os_lock_holder(fd);
 }
 
-/* Block for the flock `op` on the open *fd; on failure it is closed. */
+/* Block for the lock `how` on the open *fd; on failure it is closed. */
 static int
-wait_lock(int *fd, int op, const char *shown, struct cv_err *err)
+wait_lock(int *fd, unsigned how, const char *shown, struct cv_err *err)
 {
 	int r;
 
-	while (flock(*fd, op) != 0) {
+	while (cv_os_lock(*fd, how) != 0) {
 		if (errno == EINTR)
 			continue;
 		r = lock_error(shown, err);
-		close(*fd);
+		cv_os_close(*fd);
 		*fd = -1;
 		return r;
 	}
@@ -255,7 +225,7 @@ cv_fs_lock_at(int dirfd, const char *name, const char *shown, int nowait,
 		waiting(payload, text);
 		free(text);
 	}
-	return wait_lock(fd, LOCK_EX, shown, err);
+	return wait_lock(fd, CV_LOCK_EX, shown, err);
 }
 
 int
@@ -266,7 +236,7 @@ cv_fs_lock_shared_at(int dirfd, const char *name, const char *shown, int *fd,
 
 	if ((r = open_lock(dirfd, name, shown, fd, err)) < 0)
 		return r;
-	return wait_lock(fd, LOCK_SH, shown, err);
+	return wait_lock(fd, CV_LOCK_SH, shown, err);
 }
 
 int
@@ -274,7 +244,7 @@ cv_fs_lock(const char *path, int nowait,
 	   void (*waiting)(void *payload, const char *what), void *payload,
 	   const char *what, int *fd, struct cv_err *err)
 {
-	return cv_fs_lock_at(AT_FDCWD, path, path, nowait, waiting, payload,
+	return cv_fs_lock_at(CV_AT_CWD, path, path, nowait, waiting, payload,
 			     what, fd, err);
 }
 
@@ -282,18 +252,19 @@ void
 cv_fs_unlock(int fd)
 {
 	if (fd >= 0)
-		close(fd);
+		cv_os_close(fd);
 }
 
 int
 cv_fs_lock_busy(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), busy = 0;
+	int fd = cv_os_open(path, CV_OPEN_READ, 0), busy = 0;
 
 	if (fd >= 0) {
 		/* taken for an instant at most, and given back by the close */
-		busy = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-		close(fd);
+		busy = cv_os_lock(fd, CV_LOCK_EX | CV_LOCK_NOWAIT) < 0 &&
+		       errno == EWOULDBLOCK;
+		cv_os_close(fd);
 	}
 	return busy;
 }
@@ -305,14 +276,14 @@ cv_fs_lock_busy(const char *path)
 static void
 sweep_temporaries(const char *dir, const char *base)
 {
-	DIR *d = opendir(*dir ? dir : ".");
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(*dir ? dir : ".");
+	const char *n;
 	size_t bl = strlen(base);
 
-	while (d != NULL && (de = readdir(d)) != NULL) {
-		const char *n = de->d_name, *p;
+	while (d != NULL && (n = cv_dir_next(d, NULL)) != NULL) {
+		const char *p;
 		size_t len = strlen(n);
-		struct stat sb;
+		struct cv_stat sb;
 		char *end;
 		long pid;
 		if (n[0] != '.' || len < bl + 8 ||
@@ -321,15 +292,15 @@ sweep_temporaries(const char *dir, const char *base)
 			continue;
 		p = n + bl + 2;
 		pid = strtol(p, &end, 10);
-		if (end == p || *end != '.' || pid <= 0 || pid == getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (end == p || *end != '.' || pid <= 0 || pid == cv_os_pid() ||
+		    cv_os_pid_alive(pid))
 			continue;
-		if (fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
-			unlinkat(dirfd(d), n, 0);
+		if (cv_os_stat_at(cv_dir_fd(d), n, 1, &sb) == 0 &&
+		    sb.kind == CV_KIND_FILE && sb.uid == cv_os_euid())
+			cv_os_remove_at(cv_dir_fd(d), n, 0);
 	}
 	if (d != NULL)
-		closedir(d);
+		cv_dir_close(d);
 }
 
 /* A hidden name beside `path` (same file system, so the rename is
@@ -338,23 +309,25 @@ sweep_temporaries(const char *dir, const char *base)
 static int
 open_temp_beside(const char *path, mode_t mode, char **tmp)
 {
-	const char *slash = strrchr(path, '/');
+	static unsigned long made;
+	const char *slash = last_sep(path);
 	size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
 	const char *base = path + dirlen;
 	int fd = -1, e;
 
 	*tmp = NULL;
 	for (int tries = 0; fd < 0 && tries < 8; tries++) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
+		/* the pid and a count make it unique among the living;
+		 * the time, among the dead that left one behind */
+		unsigned long salt =
+			(unsigned long)time(NULL) ^ (++made * 2654435761u);
 		free(*tmp);
 		*tmp = xasprintf("%.*s.%s.%ld.%lx.tmp", (int)dirlen, path, base,
-				 (long)getpid(),
-				 (unsigned long)ts.tv_nsec ^
-					 (unsigned long)tries * 2654435761u);
-		fd = open(*tmp,
-			  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  mode);
+				 cv_os_pid(), salt);
+		fd = cv_os_open(*tmp,
+				CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_EXCL |
+					CV_OPEN_NOFOLLOW,
+				mode);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -372,35 +345,25 @@ cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		   struct cv_err *err)
 {
 	char *tmp = NULL;
-	size_t off = 0;
 	int fd = -1, e;
 
 	fd = open_temp_beside(path, mode, &tmp);
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot write '%s'", path);
-	while (off < len) {
-		ssize_t n = write(fd, (const char *)data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			errno = EIO;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	if (off < len || fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+	if (cv_os_write_all(fd, data, len) != 0 ||
+	    cv_os_fchmod(fd, mode) != 0 || cv_os_sync(fd) != 0) {
 		e = errno;
-		close(fd);
+		cv_os_close(fd);
 		goto fail;
 	}
-	if (close(fd) != 0) {
+	if (cv_os_close(fd) != 0) {
 		e = errno;
 		goto fail;
 	}
-	if (rename(tmp, path) != 0) {
+	if (cv_os_rename_at(CV_AT_CWD, tmp, CV_AT_CWD, path) != 0) {
 		e = errno;
-		unlink(tmp);
+		cv_os_unlink(tmp);
 		free(tmp);
 		errno = e;
 		return cv_err_errno(err, cv_code_from_errno(e),
@@ -408,7 +371,7 @@ cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	}
 	free(tmp);
 	{
-		const char *slash = strrchr(path, '/');
+		const char *slash = last_sep(path);
 		size_t dirlen = slash != NULL ? (size_t)(slash - path) + 1 : 0;
 		char *dir = xstrndup(path, dirlen);
 		sweep_temporaries(dir, path + dirlen);
@@ -416,7 +379,7 @@ cv_fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	}
 	return 0;
 fail:
-	unlink(tmp);
+	cv_os_unlink(tmp);
 	free(tmp);
 	errno = e;
 	return cv_err_errno(err, e == EACCES ? CV_EPERM : CV_EIO,
@@ -426,29 +389,45 @@ fail:
 ssize_t
 cv_fs_read_head(int dirfd, const char *name, int nofollow, char *buf, size_t n)
 {
-	int fd = openat(dirfd, name,
-			O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
-				(nofollow ? O_NOFOLLOW : 0));
-	struct stat sb;
+	int fd =
+		cv_os_open_at(dirfd, name,
+			      CV_OPEN_READ | CV_OPEN_NONBLOCK | CV_OPEN_NOCTTY |
+				      (nofollow ? CV_OPEN_NOFOLLOW : 0),
+			      0);
+	struct cv_stat sb;
 	size_t got = 0;
-	ssize_t r = 0;
+	long r = 0;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
+	if (cv_os_fstat(fd, &sb) != 0 || sb.kind != CV_KIND_FILE) {
+		cv_os_close(fd);
 		errno = EINVAL;
 		return -1;
 	}
 	/* a large head (a conda record) may come in several reads */
-	while (got < n - 1 && ((r = read(fd, buf + got, n - 1 - got)) > 0 ||
-			       (r < 0 && errno == EINTR)))
+	while (got < n - 1 &&
+	       ((r = cv_os_read(fd, buf + got, n - 1 - got)) > 0 ||
+		(r < 0 && errno == EINTR)))
 		got += r > 0 ? (size_t)r : 0;
-	close(fd);
+	cv_os_close(fd);
 	if (r < 0)
 		return -1;
 	buf[got] = '\0';
 	return (ssize_t)got;
+}
+
+/* The length of path's root: 1 for "/", 3 for Windows's "C:\\", 0 when
+ * it is relative. */
+static size_t
+root_len(const char *p)
+{
+	if (cv_os_is_sep((unsigned char)p[0]))
+		return 1;
+	if (p[0] != '\0' && p[1] == ':' && cv_os_is_sep((unsigned char)p[2]) &&
+	    cv_os_is_absolute(p))
+		return 3;
+	return 0;
 }
 
 int
@@ -461,15 +440,16 @@ cv_fs_walk_up(const char *path, int nofollow,
 	struct cv_stat sb;
 	int r = 0;
 
-	while (r == 0 && strcmp(p, "/") != 0) {
-		char *slash = strrchr(p, '/');
+	/* up to the root, "/" (or on Windows "C:\\") */
+	while (r == 0 && strlen(p) > root_len(p)) {
+		char *slash = (char *)last_sep(p);
 		if (slash == NULL)
 			break;
-		if (slash == p)
-			p[1] = '\0';
+		if ((size_t)(slash - p) < root_len(p))
+			p[root_len(p)] = '\0';
 		else
 			*slash = '\0';
-		if (cv_os_stat_at(AT_FDCWD, p, nofollow, &sb) == 0)
+		if (cv_os_stat_at(CV_AT_CWD, p, nofollow, &sb) == 0)
 			r = check(p, &sb, payload);
 		else
 			r = check(p, NULL, payload);
@@ -481,9 +461,9 @@ cv_fs_walk_up(const char *path, int nofollow,
 int
 cv_fs_foreign_writer(const struct cv_stat *sb, int sticky_ok)
 {
-	if (sb->uid != (long)geteuid() && sb->uid != 0)
+	if (sb->uid != cv_os_euid() && sb->uid != 0)
 		return 'u';
-	if ((sb->perm & 022) == 0 || (sticky_ok && (sb->perm & S_ISVTX) != 0))
+	if ((sb->perm & 022) == 0 || (sticky_ok && (sb->perm & STICKY) != 0))
 		return 0;
 	return (sb->perm & 002) != 0 ? 'o' : 'g';
 }
@@ -491,13 +471,13 @@ cv_fs_foreign_writer(const struct cv_stat *sb, int sticky_ok)
 int
 cv_fs_foreign_at(int dirfd, const char *path, long *uid)
 {
-	struct stat sb;
+	struct cv_stat sb;
 
-	if (fstatat(dirfd, path, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    sb.st_uid == geteuid() || sb.st_uid == 0)
+	if (cv_os_stat_at(dirfd, path, 1, &sb) != 0 || sb.uid == cv_os_euid() ||
+	    sb.uid == 0)
 		return 0;
 	if (uid != NULL)
-		*uid = (long)sb.st_uid;
+		*uid = sb.uid;
 	return 1;
 }
 
@@ -556,7 +536,8 @@ cv_fs_stream_write(struct cv_fs_stream *s, const void *data, size_t len,
 	size_t off = 0;
 
 	while (off < len) {
-		ssize_t n = write(s->fd, (const char *)data + off, len - off);
+		long n =
+			cv_os_write(s->fd, (const char *)data + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -575,8 +556,8 @@ cv_fs_stream_abort(struct cv_fs_stream *s)
 	if (s == NULL)
 		return;
 	if (s->fd >= 0)
-		close(s->fd);
-	unlink(s->tmp);
+		cv_os_close(s->fd);
+	cv_os_unlink(s->tmp);
 	free(s->tmp);
 	free(s->path);
 	free(s);
@@ -589,13 +570,13 @@ cv_fs_stream_commit(struct cv_fs_stream *s, const char *path,
 	int fd = s->fd;
 
 	s->fd = -1;
-	if (fsync(fd) != 0 || close(fd) != 0) {
+	if (cv_os_sync(fd) != 0 || cv_os_close(fd) != 0) {
 		int e = errno;
 		cv_fs_stream_abort(s);
 		errno = e;
 		return cv_err_errno(err, CV_EIO, "cannot write '%s'", path);
 	}
-	if (rename(s->tmp, path) != 0) {
+	if (cv_os_rename_at(CV_AT_CWD, s->tmp, CV_AT_CWD, path) != 0) {
 		int e = errno;
 		cv_fs_stream_abort(s);
 		errno = e;
@@ -619,8 +600,8 @@ cmp_names(const void *a, const void *b)
 static int
 sorted_names(const char *dir, char ***out, size_t *n, struct cv_err *err)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *name;
 	size_t cap = 0;
 
 	*out = NULL;
@@ -628,17 +609,14 @@ sorted_names(const char *dir, char ***out, size_t *n, struct cv_err *err)
 	if (d == NULL)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read '%s'", dir);
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
+	while ((name = cv_dir_next(d, NULL)) != NULL) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 32;
 			*out = xrealloc(*out, cap * sizeof **out);
 		}
-		(*out)[(*n)++] = xstrdup(de->d_name);
+		(*out)[(*n)++] = xstrdup(name);
 	}
-	closedir(d);
+	cv_dir_close(d);
 	if (*n > 1)
 		qsort(*out, *n, sizeof **out, cmp_names);
 	return 0;
@@ -680,11 +658,11 @@ walk_sorted(const char *full, const char *rel, cv_fs_visit_fn visit,
 int
 cv_fs_lock_dir(const char *dir, int *fd, struct cv_err *err)
 {
-	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*fd = cv_os_open(dir, CV_OPEN_READ | CV_OPEN_DIR, 0);
 	if (*fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot open '%s' to lock it", dir);
-	return wait_lock(fd, LOCK_EX, dir, err);
+	return wait_lock(fd, CV_LOCK_EX, dir, err);
 }
 
 int
@@ -701,14 +679,14 @@ cv_fs_read_each(const char *path,
 		void *payload, struct cv_err *err)
 {
 	char *buf;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r = 0;
+	int fd = cv_os_open(path, CV_OPEN_READ | CV_OPEN_NOFOLLOW, 0), r = 0;
 
 	if (fd < 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read '%s'", path);
 	buf = xmalloc(1 << 16);
 	for (;;) {
-		ssize_t n = read(fd, buf, 1 << 16);
+		long n = cv_os_read(fd, buf, 1 << 16);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -719,29 +697,27 @@ cv_fs_read_each(const char *path,
 			break;
 	}
 	free(buf);
-	close(fd);
+	cv_os_close(fd);
 	return r;
 }
 
 int
 cv_fs_readlink(const char *path, char *buf, size_t n, struct cv_err *err)
 {
-	ssize_t len = readlink(path, buf, n - 1);
-
-	if (len < 0)
+	if (cv_os_readlink(path, buf, n) < 0) {
+		if (errno == ENAMETOOLONG)
+			return cv_err_set(err, CV_EDATA,
+					  "the link '%s' is too long", path);
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot read the link '%s'", path);
-	if ((size_t)len >= n - 1)
-		return cv_err_set(err, CV_EDATA, "the link '%s' is too long",
-				  path);
-	buf[len] = '\0';
+	}
 	return 0;
 }
 
 int
 cv_fs_symlink(const char *target, const char *path, struct cv_err *err)
 {
-	if (symlink(target, path) != 0)
+	if (cv_os_symlink_at(target, CV_AT_CWD, path) != 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot make the link '%s'", path);
 	return 0;
@@ -750,7 +726,7 @@ cv_fs_symlink(const char *target, const char *path, struct cv_err *err)
 int
 cv_fs_rename(const char *from, const char *to, struct cv_err *err)
 {
-	if (rename(from, to) != 0)
+	if (cv_os_rename_at(CV_AT_CWD, from, CV_AT_CWD, to) != 0)
 		return cv_err_errno(err, cv_code_from_errno(errno),
 				    "cannot move '%s' to '%s'", from, to);
 	return 0;
@@ -759,59 +735,65 @@ cv_fs_rename(const char *from, const char *to, struct cv_err *err)
 /* Everything under a folder on disk (a staged version before the store
  * publishes it): each file and folder of it, not the whole filesystem
  * (syncfs would also wait for the download cache and whatever else the
- * machine has written). The
- * files' writeback was started as each was finished; a first pass starts
- * any that was not, so the disk gets them all at once, then the second
- * waits, files before the folders that name them. */
-static struct cv_err *sync_err;
-
+ * machine has written). The files' writeback was started as each was
+ * finished; a first pass starts any that was not, so the disk gets them
+ * all at once, then the second waits, files before the folders that name
+ * them. Links are not followed (they live in their folder). */
 static int
-sync_start_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+sync_one(const char *path, unsigned flags, int wait, struct cv_err *err)
 {
-	int fd;
+	int fd = cv_os_open(path, CV_OPEN_READ | CV_OPEN_NOFOLLOW | flags, 0);
 
-	(void)f;
-	if (flag != FTW_F || !S_ISREG(sb->st_mode))
+	if (!wait) {
+		if (fd >= 0) {
+			cv_os_writeback(fd, 0, 0);
+			cv_os_close(fd);
+		}
 		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-		close(fd);
 	}
+	if (fd < 0 || cv_os_sync(fd) != 0) {
+		int e = errno;
+		if (fd >= 0)
+			cv_os_close(fd);
+		errno = e;
+		return cv_err_errno(err, CV_EIO, "cannot sync '%s'", path);
+	}
+	cv_os_close(fd);
 	return 0;
 }
 
 static int
-sync_wait_fn(const char *path, const struct stat *sb, int flag, struct FTW *f)
+sync_walk(const char *dir, int wait, int depth, struct cv_err *err)
 {
-	int fd;
+	struct cv_dir *d = cv_dir_open(dir);
+	const char *name;
+	int r = 0;
 
-	(void)sb;
-	(void)f;
-	if (flag != FTW_F && flag != FTW_DP)
-		return 0; /* links live in their folder */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-				(flag == FTW_DP ? O_DIRECTORY : 0));
-	if (fd < 0 || fsync(fd) != 0) {
-		cv_err_errno(sync_err, CV_EIO, "cannot sync '%s'", path);
-		if (fd >= 0)
-			close(fd);
-		return 1;
+	if (d == NULL)
+		return depth == 0 ? cv_err_errno(err, CV_EIO,
+						 "cannot walk '%s'", dir)
+				  : 0; /* one it cannot read: as nftw */
+	while (r == 0 && depth < 256 && (name = cv_dir_next(d, NULL)) != NULL) {
+		char *f = cv_path_join(dir, name);
+		struct cv_stat sb;
+		if (cv_os_stat_at(cv_dir_fd(d), name, 1, &sb) == 0) {
+			if (sb.kind == CV_KIND_DIR)
+				r = sync_walk(f, wait, depth + 1, err);
+			else if (sb.kind == CV_KIND_FILE)
+				r = sync_one(f, 0, wait, err);
+		}
+		free(f);
 	}
-	close(fd);
-	return 0;
+	cv_dir_close(d);
+	if (r == 0 && wait)
+		r = sync_one(dir, CV_OPEN_DIR, 1, err);
+	return r;
 }
 
 int
 cv_fs_sync_tree(const char *dir, struct cv_err *err)
 {
-	int r;
+	int r = sync_walk(dir, 0, 0, err);
 
-	sync_err = err;
-	nftw(dir, sync_start_fn, 32, FTW_PHYS);
-	r = nftw(dir, sync_wait_fn, 32, FTW_PHYS | FTW_DEPTH);
-	sync_err = NULL;
-	if (r < 0)
-		return cv_err_errno(err, CV_EIO, "cannot walk '%s'", dir);
-	return r > 0 ? err->code : 0;
+	return r < 0 ? r : sync_walk(dir, 1, 0, err);
 }

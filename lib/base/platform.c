@@ -2,12 +2,8 @@
  * process may use. Its CUDA stack is machine.c's. */
 #include "base/base_int.h"
 
-#include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 static const char *const platforms[] = {
 	"linux-x86_64",
@@ -28,50 +24,42 @@ cv_platform_valid(const char *p)
 	return 0;
 }
 
-int
-cv_os_machine(char *out, size_t n)
-{
-	struct utsname u;
-
-	if (uname(&u) < 0)
-		return -1;
-	snprintf(out, n, "%s", u.machine);
-	return 0;
-}
-
+/* NVIDIA's name for this machine: the OS family (linux, windows) and the
+ * machine's own architecture, which on aarch64 Linux is a Jetson (its
+ * L4T release file) or a server (sbsa). */
 int
 cv_platform_detect(char out[32], struct cv_err *err)
 {
-	struct utsname u;
+	const char *os = cv_os_family();
+	int win = strcmp(os, "windows") == 0;
+	char m[64];
 
-	if (uname(&u) < 0)
-		return cv_err_errno(err, CV_ERROR, "uname");
-	if (strcmp(u.machine, "x86_64") == 0)
-		snprintf(out, 32, "linux-x86_64");
-	else if (strcmp(u.machine, "aarch64") == 0)
+	if (cv_os_machine(m, sizeof m) < 0)
+		return cv_err_errno(err, CV_ERROR,
+				    "cannot tell this machine's architecture");
+	if (strcmp(m, "x86_64") == 0)
+		snprintf(out, 32, "%s-x86_64", os);
+	else if (strcmp(m, "aarch64") == 0 && win)
+		snprintf(out, 32, "windows-arm64");
+	else if (strcmp(m, "aarch64") == 0)
 		snprintf(out, 32, "%s",
-			 access("/etc/nv_tegra_release", F_OK) == 0
+			 cv_os_access("/etc/nv_tegra_release",
+				      CV_ACCESS_EXISTS) == 0
 				 ? "linux-aarch64"
 				 : "linux-sbsa");
-	else if (strcmp(u.machine, "ppc64le") == 0)
+	else if (strcmp(m, "ppc64le") == 0 && !win)
 		snprintf(out, 32, "linux-ppc64le");
 	else
 		return cv_err_set(
 			err, CV_ENOTFOUND,
 			"NVIDIA publishes no cuDNN for machine '%.32s'; "
 			"choose one with --platform",
-			u.machine);
+			m);
 	return 0;
 }
 
 unsigned
 cv_usable_cores(void)
 {
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return 1;
-	n = CPU_COUNT(&set);
-	return n > 0 ? (unsigned)n : 1;
+	return cv_os_cores();
 }

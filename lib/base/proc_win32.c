@@ -4,12 +4,14 @@
 #include "base/base_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* windows.h before the headers that need its types */
 #include <windows.h>
 
+#include <shlobj.h>
 #include <tlhelp32.h>
 
 /* Windows has no uid: a user is a SID. Its relative id (the last
@@ -126,5 +128,225 @@ cv_os_pid_alive(long pid)
 	alive = !GetExitCodeProcess(h, &code) || code == STILL_ACTIVE;
 	CloseHandle(h);
 	return alive;
+}
+
+/* UTF-16 to UTF-8, xmalloc'd ("" for what cannot be converted) */
+static char *
+narrow(const wchar_t *w)
+{
+	int len = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	char *s = xmalloc(len > 0 ? (size_t)len : 1);
+
+	s[0] = '\0';
+	if (len > 0)
+		WideCharToMultiByte(CP_UTF8, 0, w, -1, s, len, NULL, NULL);
+	return s;
+}
+
+/* the program's file name ("pwsh.exe") from a snapshot of the processes */
+int
+cv_os_process_name(long pid, char *buf, size_t n)
+{
+	PROCESSENTRY32W pe;
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	int r = -1;
+
+	if (snap == INVALID_HANDLE_VALUE || n == 0)
+		return -1;
+	pe.dwSize = sizeof pe;
+	if (Process32FirstW(snap, &pe)) {
+		do {
+			if ((long)pe.th32ProcessID == pid) {
+				char *s = narrow(pe.szExeFile);
+				snprintf(buf, n, "%s", s);
+				free(s);
+				r = 0;
+				break;
+			}
+		} while (Process32NextW(snap, &pe));
+	}
+	CloseHandle(snap);
+	return r;
+}
+
+int
+cv_os_self(char *buf, size_t n)
+{
+	wchar_t w[32768];
+	DWORD len = GetModuleFileNameW(NULL, w, 32768);
+	char *s;
+	int r = 0;
+
+	if (len == 0 || len >= 32768) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	s = narrow(w);
+	if (strlen(s) >= n) {
+		errno = ENAMETOOLONG;
+		r = -1;
+	} else
+		memcpy(buf, s, strlen(s) + 1);
+	free(s);
+	return r;
+}
+
+const char *
+cv_os_family(void)
+{
+	return "windows";
+}
+
+char
+cv_os_path_list_sep(void)
+{
+	return ';';
+}
+
+const char *
+cv_os_exe_suffix(void)
+{
+	return ".exe";
+}
+
+/* the machine itself, not this process's view of it (an x86-64 program
+ * under ARM64's emulation is still on an arm64 machine), in the names
+ * uname gives on Linux, as Python's platform.machine() is compared to
+ * them */
+int
+cv_os_machine(char *out, size_t n)
+{
+	SYSTEM_INFO si;
+
+	GetNativeSystemInfo(&si);
+	switch (si.wProcessorArchitecture) {
+	case PROCESSOR_ARCHITECTURE_AMD64:
+		snprintf(out, n, "x86_64");
+		return 0;
+	case PROCESSOR_ARCHITECTURE_ARM64:
+		snprintf(out, n, "aarch64");
+		return 0;
+	case PROCESSOR_ARCHITECTURE_INTEL:
+		snprintf(out, n, "i686");
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+unsigned
+cv_os_cores(void)
+{
+	DWORD_PTR mine, sys;
+	unsigned n = 0;
+
+	if (!GetProcessAffinityMask(GetCurrentProcess(), &mine, &sys))
+		return 1;
+	for (; mine != 0; mine &= mine - 1)
+		n++;
+	return n > 0 ? n : 1;
+}
+
+static int (*on_interrupt)(void);
+
+/* run by Windows in a thread of its own; FALSE hands the event on to the
+ * default handler, which ends the process (exit 0xC000013A) */
+static BOOL WINAPI
+on_ctrl(DWORD type)
+{
+	if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT)
+		return FALSE;
+	return on_interrupt != NULL && on_interrupt() ? TRUE : FALSE;
+}
+
+void
+cv_os_on_interrupt(int (*fn)(void))
+{
+	on_interrupt = fn;
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
+}
+
+/* folder\cudnnvm, its trailing separators dropped; NULL (freeing folder)
+ * when folder is not absolute */
+static char *
+ours(char *folder)
+{
+	size_t n = strlen(folder);
+	char *r = NULL;
+
+	while (n > 3 && (folder[n - 1] == '\\' || folder[n - 1] == '/'))
+		folder[--n] = '\0';
+	if (cv_os_is_absolute(folder))
+		r = xasprintf("%s\\cudnnvm", folder);
+	free(folder);
+	return r;
+}
+
+/* An absolute folder of the environment, else the known folder. The
+ * variable is read wide: the C library's getenv gives the ANSI code page,
+ * not UTF-8, for a user name outside ASCII. */
+static char *
+known(const wchar_t *var, REFKNOWNFOLDERID id)
+{
+	wchar_t *w = NULL;
+	DWORD n = GetEnvironmentVariableW(var, NULL, 0);
+	char *s;
+
+	if (n > 1) {
+		w = xmalloc(n * sizeof *w);
+		if (GetEnvironmentVariableW(var, w, n) == n - 1) {
+			s = ours(narrow(w));
+			free(w);
+			if (s != NULL)
+				return s;
+		} else {
+			free(w);
+		}
+		w = NULL;
+	}
+	if (SHGetKnownFolderPath(id, 0, NULL, &w) != S_OK) {
+		CoTaskMemFree(w);
+		return NULL;
+	}
+	s = narrow(w);
+	CoTaskMemFree(w);
+	return ours(s);
+}
+
+char *
+cv_os_place(int place)
+{
+	char *p, *c;
+
+	/* the machine's store and configuration share one folder */
+	if (place == CV_PLACE_MACHINE_DATA || place == CV_PLACE_MACHINE_CONFIG)
+		return known(L"ProgramData", &FOLDERID_ProgramData);
+	if (place == CV_PLACE_USER_CONFIG)
+		return known(L"APPDATA", &FOLDERID_RoamingAppData);
+	p = known(L"LOCALAPPDATA", &FOLDERID_LocalAppData);
+	if (place != CV_PLACE_USER_CACHE || p == NULL)
+		return p;
+	c = xasprintf("%s\\cache", p);
+	free(p);
+	return c;
+}
+
+int
+cv_os_is_sep(int c)
+{
+	return c == '/' || c == '\\';
+}
+
+/* "C:\x", "C:/x", "\\server\share" and "\\?\..."; "\x" is relative to
+ * the working folder's drive and "C:x" to that drive's working folder */
+int
+cv_os_is_absolute(const char *path)
+{
+	if (((path[0] >= 'A' && path[0] <= 'Z') ||
+	     (path[0] >= 'a' && path[0] <= 'z')) &&
+	    path[1] == ':')
+		return path[2] == '\\' || path[2] == '/';
+	return (path[0] == '\\' || path[0] == '/') &&
+	       (path[1] == '\\' || path[1] == '/');
 }
 #endif

@@ -4,11 +4,12 @@
  * eval gives it back unchanged; a shell that cannot carry it is refused. */
 #include "base/base_int.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+/* a program's file name, as long as Windows's MAX_PATH */
+#define MAX_PATH_NAME 260
 
 struct cv_buf *
 cv_text_new(void)
@@ -69,29 +70,37 @@ cv_shell_parse(const char *name, int *shell, struct cv_err *err)
 /* The shell that runs us is our parent: `eval "$(cudnnvm env)"` forks it for
  * the command substitution and `cudnnvm env | source` runs us from fish
  * itself. $SHELL names the login shell, which may be another one (a fish
- * user running a bash script), so it is not asked. */
+ * user running a bash script), so it is not asked. A Windows program's
+ * name ends in .exe ("cmd.exe", "powershell.exe", "pwsh.exe", "bash.exe"
+ * of Git for Windows): only such a name is cmd, and where programs are
+ * .exe files a parent that is no shell (Explorer, an IDE) or that is gone
+ * means cmd, Windows's own. */
 int
 cv_shell_guess(void)
 {
-	char path[64], comm[64];
+	char comm[MAX_PATH_NAME];
 	const char *name = comm;
-	int sh = CV_SHELL_SH, fd;
-	ssize_t n;
+	/* sh where a POSIX shell is the system's, cmd where .exe are */
+	int fallback = *cv_os_exe_suffix() ? CV_SHELL_CMD : CV_SHELL_SH;
+	int sh = CV_SHELL_SH, exe = 0;
+	size_t n;
 
-	snprintf(path, sizeof path, "/proc/%ld/comm", (long)getppid());
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return CV_SHELL_SH;
-	n = read(fd, comm, sizeof comm - 1);
-	close(fd);
-	if (n <= 0)
-		return CV_SHELL_SH;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
+	if (cv_os_process_name(cv_os_ppid(), comm, sizeof comm) < 0)
+		return fallback;
+	n = strlen(comm);
+	if (n > 4 && comm[n - 4] == '.' && (comm[n - 3] | 0x20) == 'e' &&
+	    (comm[n - 2] | 0x20) == 'x' && (comm[n - 1] | 0x20) == 'e') {
+		/* Windows's names are the same in any case */
+		comm[n - 4] = '\0';
+		for (char *c = comm; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		exe = 1;
+	}
 	if (*name == '-') /* a login shell's argv[0] */
 		name++;
-	if (cv_shell_parse(name, &sh, NULL) < 0 || sh == CV_SHELL_CMD)
-		return CV_SHELL_SH;
+	if (cv_shell_parse(name, &sh, NULL) < 0 || (sh == CV_SHELL_CMD && !exe))
+		return exe ? CV_SHELL_CMD : fallback;
 	return sh;
 }
 

@@ -1278,6 +1278,41 @@ check_hook(struct findings *fs)
 	    "the shell hook is not loaded in this shell");
 }
 
+#ifdef _WIN32
+/* The seed's hand install on Windows (windows.c): the copies in
+ * %CUDA_PATH%\bin, the PATH order, zlibwapi.dll for 8.3 to 9.1. */
+static void
+check_windows(struct findings *fs, const struct cv_doctor_ctx *ctx)
+{
+	struct cv_doctor_win w;
+	struct cv_version v;
+	struct cv_finding *f;
+	char *bin = NULL;
+	size_t n, i;
+
+	memset(&w, 0, sizeof w);
+	w.cuda_path = getenv("CUDA_PATH");
+	w.path = getenv("PATH");
+	if (ctx->active_id != NULL && ctx->active_dir != NULL &&
+	    cv_install_id_parse(&v, ctx->active_id, NULL) == 0) {
+		bin = cv_store_dll_dir(ctx->active_dir, &v);
+		w.store_bin = bin;
+		w.major = (int)v.part[0];
+		w.needs_zlibwapi = (v.part[0] == 8 && v.part[1] >= 3) ||
+				   (v.part[0] == 9 && v.part[1] < 2);
+	}
+	n = cv_doctor_win_check(&w, &f);
+	for (i = 0; i < n; i++) {
+		add(fs, f[i].level, f[i].fix, f[i].why, "%s", f[i].what);
+		free(f[i].what);
+		free(f[i].why);
+		free(f[i].fix);
+	}
+	free(f);
+	free(bin);
+}
+#endif
+
 void
 cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	      size_t *n)
@@ -1304,6 +1339,9 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
 	check_hook(&fs);
+#ifdef _WIN32
+	check_windows(&fs, ctx);
+#endif
 	if (ctx->active_id == NULL) {
 		/* only a build the store or a cached listing has */
 		char *fix = cv_hint_pick_global_known(ctx->store);
@@ -1376,7 +1414,7 @@ read_version(const char *s, int v[3])
 static int
 version_after(const char *msg, const char *key, int v[3])
 {
-	const char *p = strcasestr(msg, key);
+	const char *p = cv_strcasestr(msg, key);
 	return p != NULL && read_version(p + strlen(key), v) >= 2;
 }
 
@@ -1692,8 +1730,8 @@ cv_doctor_explain(const struct cv_store *st, const char *msg,
 	if (msg == NULL)
 		return 0;
 	for (const struct explain_entry *e = catalogue; e->pattern; e++) {
-		if (strcasestr(msg, e->pattern) == NULL ||
-		    (e->also != NULL && strcasestr(msg, e->also) == NULL))
+		if (cv_strcasestr(msg, e->pattern) == NULL ||
+		    (e->also != NULL && cv_strcasestr(msg, e->also) == NULL))
 			continue;
 		out->pattern = e->pattern;
 		out->cause = xstrdup(e->cause);

@@ -56,4 +56,26 @@ int cv_doctor_explain(const struct cv_store *st, const char *msg,
 
 void cv_explanation_release(struct cv_explanation *e);
 
+/* ---- windows.c: the seed's hand install on Windows -------------------- */
+
+/* What doctor looks at on Windows: %CUDA_PATH% (or NULL), %PATH%, the
+ * active version's bin folder and major (NULL, 0: none active), and
+ * whether that version loads zlibwapi.dll (8.3 to 9.1). */
+struct cv_doctor_win {
+	const char *cuda_path, *path, *store_bin;
+	int major, needs_zlibwapi;
+};
+
+/* The findings (xmalloc'd array, cv_findings_free): cuDNN copied into
+ * %CUDA_PATH%\bin (one per major, the fix a del of its DLLs, headers and
+ * import libraries), PATH finding cudnn64_<major>.dll first outside
+ * store_bin, zlibwapi.dll missing. Returns how many. */
+size_t cv_doctor_win_check(const struct cv_doctor_win *w,
+			   struct cv_finding **out);
+
+/* `where NAME` over a ';' PATH list: each folder's NAME that exists, in
+ * PATH order, appended to out; returns how many. */
+int cv_doctor_where(const char *path_list, const char *name,
+		    struct cv_strv *out);
+
 #endif

@@ -90,13 +90,12 @@ cv_artifact_from_filename(struct cv_artifact *art, const char *filename,
 {
 	static const char *const sfx[] = { "-archive.tar.xz", "-archive.zip",
 					   NULL };
-	const char *base = strrchr(filename, '/');
+	const char *base = cv_path_base(filename);
 	char name[256], *cuda, *dash;
 	size_t len, digits;
 	long n;
 	int s;
 
-	base = base ? base + 1 : filename;
 	len = strlen(base);
 	if (len >= sizeof name || strncmp(base, "cudnn-", 6) != 0)
 		goto bad;

@@ -822,7 +822,11 @@ cv_import(struct cv_store *st, const char *dir, const struct cv_import_opts *o,
 	{
 		time_t t = time(NULL);
 		struct tm tm;
+#ifdef _WIN32
+		gmtime_s(&tm, &t); /* the C runtime's gmtime_r */
+#else
 		gmtime_r(&t, &tm);
+#endif
 		strftime(inst.installed_at, sizeof inst.installed_at,
 			 "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}

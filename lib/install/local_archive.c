@@ -28,13 +28,12 @@ cv_local_archive(const char *path, const struct cv_version *version,
 		 const char *sha256, struct cv_artifact *art,
 		 struct cv_err *err)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = cv_path_base(path);
 	char real[PATH_MAX], plat[32];
 	struct cv_stat sb;
 	uint64_t size = 0;
 	int r;
 
-	base = base ? base + 1 : path;
 	if (platform != NULL)
 		snprintf(plat, sizeof plat, "%s", platform);
 	else if (named->platform[0] != '\0')
@@ -103,13 +102,12 @@ cv_manifest_cached_sha256(const char *cache_dir, const char *file, char sha[65],
 			  char from[4096])
 {
 	struct cv_artifact named;
-	const char *base = strrchr(file, '/');
+	const char *base = cv_path_base(file);
 	char *top = cv_path_join(cache_dir, "manifests");
 	struct cv_dir *d = cv_dir_open(top);
 	const char *de;
 	int found = 0;
 
-	base = base ? base + 1 : file;
 	memset(&named, 0, sizeof named);
 	if (cv_artifact_from_filename(&named, file, NULL) < 0 ||
 	    named.version.nparts != 4 || named.version.cuda == 0) {

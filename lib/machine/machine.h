@@ -127,4 +127,29 @@ int cv_machine_lib_loads(const char *path, const char *so);
 
 char *cv_machine_find_lib(const char *so);
 
+/* pe.c: a Windows DLL's headers, the counterpart of cv_elf_native for
+ * the Windows loader. cv_pe_read: 0 with *out set for a PE file (its COFF
+ * machine, 64-bit optional header or not, DLL flag), -1 when the file open
+ * on fd is not one. cv_pe_native: 1 for an x86-64 PE32+ DLL (what
+ * cudnnvm.exe, x86-64 only, can load), 0 for another PE, -1 for not a PE.
+ * cv_pe_machine_name: "x86-64", "i386", "ARM64" ... for messages. */
+enum {
+	CV_PE_I386 = 0x14c,
+	CV_PE_IA64 = 0x200,
+	CV_PE_ARMNT = 0x1c4,
+	CV_PE_AMD64 = 0x8664,
+	CV_PE_ARM64 = 0xaa64,
+};
+
+struct cv_pe {
+	unsigned machine;
+	int is64, is_dll;
+};
+
+int cv_pe_read(int fd, struct cv_pe *out);
+
+int cv_pe_native(int fd);
+
+const char *cv_pe_machine_name(unsigned machine);
+
 #endif

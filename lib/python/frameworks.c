@@ -546,9 +546,9 @@ record_so(const char *sp, const char *line, char *out, size_t n)
 	const char *so;
 
 	if (len == 0 || len >= PATH_MAX || line[0] == '/' ||
-	    memmem(line, len, "..", 2) != NULL)
+	    cv_memmem(line, len, "..", 2) != NULL)
 		return 0;
-	so = memmem(line, len, ".so", 3);
+	so = cv_memmem(line, len, ".so", 3);
 	if (so == NULL || (so + 3 != line + len && so[3] != '.'))
 		return 0;
 	snprintf(out, n, "%s/%.*s", sp, (int)len, line);
@@ -709,9 +709,9 @@ conda_name(const char *file, char *name, size_t n)
 
 	if (len < 6 || strcmp(file + len - 5, ".json") != 0)
 		return 0;
-	d1 = memrchr(file, '-', len - 5);
+	d1 = cv_memrchr(file, '-', len - 5);
 	if (d1 != NULL)
-		d2 = memrchr(file, '-', (size_t)(d1 - file));
+		d2 = cv_memrchr(file, '-', (size_t)(d1 - file));
 	if (d2 == NULL)
 		return 0;
 	snprintf(name, n, "%.*s", (int)(d2 - file), file);

@@ -40,7 +40,7 @@ maps_mention(int procfd, const char *pid, const char *needle, char *buf)
 		if (n <= 0)
 			break;
 		have += (size_t)n;
-		if (memmem(buf, have, needle, nlen) != NULL) {
+		if (cv_memmem(buf, have, needle, nlen) != NULL) {
 			found = 1;
 			break;
 		}

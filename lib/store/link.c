@@ -19,10 +19,40 @@
 #define CURRENT    "current"
 #define TMP_PREFIX ".current."
 
+#ifdef _WIN32
+/* the first n bytes of a equal the folder b, as Windows compares paths */
+static int
+win_same_dir(const char *a, size_t n, const char *b)
+{
+	size_t nb = strlen(b), i;
+
+	while (nb > 1 && (b[nb - 1] == '\\' || b[nb - 1] == '/'))
+		nb--;
+	if (n != nb)
+		return 0;
+	for (i = 0; i < n; i++) {
+		int x = a[i] == '/' ? '\\' : (unsigned char)a[i];
+		int y = b[i] == '/' ? '\\' : (unsigned char)b[i];
+
+		if (x >= 'A' && x <= 'Z')
+			x += 'a' - 'A';
+		if (y >= 'A' && y <= 'Z')
+			y += 'a' - 'A';
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+#endif
+
 int
 cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 {
+#ifdef _WIN32
+	char buf[4096]; /* a junction's absolute target */
+#else
 	char buf[256];
+#endif
 	struct cv_version v;
 	const char *root = cv_store_root(st);
 	int dfd = cv_store_dirfd(st);
@@ -56,6 +86,27 @@ cv_store_global_get(const struct cv_store *st, char id[64], struct cv_err *err)
 		n -= base - buf;
 		memmove(buf, base, (size_t)n + 1);
 	}
+#ifdef _WIN32
+	/* a junction names its folder absolutely: one of this store's (or
+	 * the machine store's) versions, or it points out of the store */
+	else if (n > 2 && (buf[1] == ':' || buf[0] == '\\')) {
+		char *bs = strrchr(buf, '\\');
+		const char *sys = cv_store_system_root(st);
+
+		if (bs == NULL ||
+		    (!win_same_dir(buf, (size_t)(bs - buf), root) &&
+		     (sys == NULL ||
+		      !win_same_dir(buf, (size_t)(bs - buf), sys)))) {
+			cv_err_set(err, CV_ESTORE,
+				   "the global junction '%s\\current' points "
+				   "out of the store, at '%s'",
+				   root, buf);
+			return cv_err_hint(err, "cudnnvm global <version>");
+		}
+		n -= bs + 1 - buf;
+		memmove(buf, bs + 1, (size_t)n + 1);
+	}
+#endif
 	if ((size_t)n >= 64 || (strcmp(buf, CV_SYSTEM) != 0 &&
 				cv_install_id_parse(&v, buf, NULL) < 0))
 		return cv_store_current_moved_hint(
@@ -115,6 +166,52 @@ sweep(int dfd)
 	cv_dir_close(d);
 }
 
+#ifdef _WIN32
+/* Windows: <store>\current is a junction to the version's folder (a
+ * symbolic link needs a privilege; a junction names an absolute folder).
+ * A first one is made under a temporary name and renamed into place; a
+ * later switch rewrites its target in place (cv_os_junction: Windows
+ * renames nothing over a folder), one file-system operation. */
+static int
+win_junction(struct cv_store *st, int dfd, const char *id, struct cv_err *err)
+{
+	const char *root = cv_store_root(st);
+	char *target = cv_store_dir(st, id), *cur = cv_path_join(root, CURRENT),
+	     tmp[64], *tpath;
+	struct cv_stat sb;
+	int r = 0;
+
+	if (cv_os_stat_at(dfd, CURRENT, 1, &sb) == 0) {
+		if (cv_os_junction(cur, target, 1) < 0)
+			r = cv_err_errno(err, cv_code_from_errno(errno),
+					 "cannot point the global junction "
+					 "'%s' at '%s'",
+					 cur, target);
+		goto done;
+	}
+	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld", cv_os_pid());
+	tpath = cv_path_join(root, tmp);
+	if (cv_os_junction(tpath, target, 0) < 0)
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot create the global junction in '%s'%s",
+				 root,
+				 errno == ENOSYS ? " (its file system has no "
+						   "junctions)"
+						 : "");
+	else if (cv_os_rename_at(dfd, tmp, dfd, CURRENT) < 0) {
+		r = cv_err_errno(err, cv_code_from_errno(errno),
+				 "cannot rename the global junction into '%s'",
+				 cur);
+		cv_os_remove_at(dfd, tmp, 1);
+	}
+	free(tpath);
+done:
+	free(cur);
+	free(target);
+	return r;
+}
+#endif
+
 int
 cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 {
@@ -173,6 +270,11 @@ cv_store_global_set(struct cv_store *st, const char *id, struct cv_err *err)
 			goto out;
 	}
 link:
+#ifdef _WIN32
+	if ((r = win_junction(st, dfd, id, err)) < 0)
+		goto out;
+	goto sync;
+#endif
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%08lx", cv_os_pid(),
 		 (unsigned long)(ts.tv_nsec ^ (ts.tv_sec << 20)) &

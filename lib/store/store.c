@@ -32,8 +32,6 @@
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_ROOT "/opt/cudnn"
-
 struct cv_store {
 	char *root;    /* absolute, symlinks resolved once at open */
 	char *cache;   /* absolute */
@@ -179,7 +177,7 @@ writable_or_creatable(const char *path)
 static char *
 absolute(const char *path)
 {
-	char *cwd = path[0] == '/' ? NULL : cv_os_getcwd(), *r;
+	char *cwd = cv_os_is_absolute(path) ? NULL : cv_os_getcwd(), *r;
 	size_t n;
 
 	if (cwd == NULL)
@@ -191,19 +189,6 @@ absolute(const char *path)
 	while (n > 1 && r[n - 1] == '/')
 		r[--n] = '\0';
 	return r;
-}
-
-static char *
-home_dir(const char *xdg_var, const char *fallback)
-{
-	const char *x = getenv(xdg_var);
-	const char *home = getenv("HOME");
-
-	if (x != NULL && x[0] == '/')
-		return cv_path_join(x, "cudnnvm");
-	if (home == NULL || home[0] != '/')
-		return NULL;
-	return xasprintf("%s/%s/cudnnvm", home, fallback);
 }
 
 static int check_owners(const struct cv_store *st, struct cv_err *err);
@@ -230,48 +215,55 @@ open_system(const char *root)
 	return sys;
 }
 
-/* Which store this process writes, and which system store it sees. */
+/* Which store this process writes, and which system store it sees. The
+ * default places are the platform's (cv_os_place): /opt/cudnn and
+ * $XDG_DATA_HOME/cudnnvm, %ProgramData%\cudnnvm and
+ * %LOCALAPPDATA%\cudnnvm. */
 static int
 choose_root(struct cv_store *st, const struct cv_config *cfg,
 	    const char *flag_store, struct cv_err *err)
 {
+	char *place = cfg->system_store_path != NULL
+			      ? NULL
+			      : cv_os_place(CV_PLACE_MACHINE_DATA);
 	const char *sys = cfg->system_store_path != NULL
 				  ? cfg->system_store_path
-				  : DEFAULT_ROOT;
+			  : place != NULL ? place
+					  : "/opt/cudnn";
 	char *sysabs;
 
 	if (flag_store != NULL && *flag_store != '\0') {
 		st->root = absolute(flag_store);
 		st->kind = CV_STORE_EXPLICIT;
-		return 0;
-	}
-	if (cfg->store_only && cfg->store_path != NULL) {
+	} else if (cfg->store_only && cfg->store_path != NULL) {
 		st->root = absolute(cfg->store_path);
 		st->kind = CV_STORE_EXPLICIT;
-		return 0;
-	}
-	st->kind = CV_STORE_USER;
-	if (cfg->store_path != NULL) {
-		st->root = absolute(cfg->store_path);
-	} else if (writable_or_creatable(sys)) {
+	} else if (cfg->store_path == NULL && writable_or_creatable(sys)) {
 		/* root (or the store's owner) writes the system store, and
 		 * reads no store another user could change */
 		st->root = absolute(sys);
 		st->kind = CV_STORE_SYSTEM;
-		return 0;
-	} else if ((st->root = home_dir("XDG_DATA_HOME", ".local/share")) ==
-		   NULL) {
-		return cv_err_set(
-			err, CV_ESTORE,
-			"'%s' is not writable and HOME is not set; pass --store DIR",
-			sys);
+	} else {
+		st->kind = CV_STORE_USER;
+		st->root = cfg->store_path != NULL
+				   ? absolute(cfg->store_path)
+				   : cv_os_place(CV_PLACE_USER_DATA);
+		if (st->root == NULL) {
+			int r = cv_err_set(
+				err, CV_ESTORE,
+				"'%s' is not writable and HOME is not set; pass --store DIR",
+				sys);
+			free(place);
+			return r;
+		}
+		sysabs = absolute(sys);
+		if (strcmp(sysabs, st->root) != 0)
+			st->system = open_system(sysabs);
+		else
+			st->kind = CV_STORE_SYSTEM;
+		free(sysabs);
 	}
-	sysabs = absolute(sys);
-	if (strcmp(sysabs, st->root) != 0)
-		st->system = open_system(sysabs);
-	else
-		st->kind = CV_STORE_SYSTEM;
-	free(sysabs);
+	free(place);
 	return 0;
 }
 
@@ -834,7 +826,7 @@ cv_store_open(struct cv_store **out, const struct cv_config *cfg,
 	if (cfg->cache_path != NULL)
 		st->cache = xstrdup(cfg->cache_path);
 	else if (cv_os_euid() != 0 &&
-		 (st->cache = home_dir("XDG_CACHE_HOME", ".cache")) != NULL)
+		 (st->cache = cv_os_place(CV_PLACE_USER_CACHE)) != NULL)
 		;
 	else
 		st->cache = cv_path_join(st->root, ".cache");

@@ -45,19 +45,6 @@ struct probe {
 	int gpu_pass; /* step 5 passed: the context is current */
 };
 
-void
-cv_probe_emit(int fd, struct cv_json *o)
-{
-	char *s = cv_json_dumps(o, CV_JSON_COMPACT);
-	cv_json_decref(o);
-	if (s == NULL)
-		return;
-	/* the line ends even after a short write, as the reader splits on it */
-	cv_os_write_all(fd, s, strlen(s));
-	cv_os_write_all(fd, "\n", 1);
-	free(s);
-}
-
 static void
 emit(struct probe *p, struct cv_json *o)
 {
@@ -132,36 +119,12 @@ fact_str(struct probe *p, const char *name, const char *v)
 	free(text);
 }
 
-long
-cv_probe_decode(long v, int *maj, int *min, int *patch)
-{
-	if (v >= 90000) {
-		*maj = (int)(v / 10000);
-		*min = (int)(v / 100 % 100);
-	} else {
-		*maj = (int)(v / 1000);
-		*min = (int)(v / 100 % 10);
-	}
-	*patch = (int)(v % 100);
-	return v;
-}
-
 static const char *
 min_driver_text(int cuda)
 {
 	const char *v = cv_machine_min_driver(cuda);
 
 	return v != NULL ? v : "a release that lists this CUDA";
-}
-
-int
-cv_probe_min_driver(int cuda)
-{
-	/* cuDriverGetVersion() of the oldest driver that runs the variant
-	 * (CUDA 11: r450.80.02, 12: r525.60.13, 13: r580.65.06). */
-	if (cuda >= 10 && cuda <= 20)
-		return cuda * 1000;
-	return 0;
 }
 
 int

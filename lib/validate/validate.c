@@ -17,13 +17,32 @@
 
 /* SEGV for SIGSEGV: glibc's sigabbrev_np (2.32) where the build has it,
  * else the signals a crashing check process dies of */
+#if defined(__GLIBC__)
+#define HAVE_SIGABBREV __GLIBC_PREREQ(2, 32)
+#else
+#define HAVE_SIGABBREV 0
+#endif
+
 static const char *
 sig_abbrev(int sig)
 {
-#if __GLIBC_PREREQ(2, 32)
+#if HAVE_SIGABBREV
 	const char *a = sigabbrev_np(sig);
 
 	return a ? a : "?";
+#elif defined(_WIN32)
+	/* what the C runtime has of them (child_win32.c names a crash so) */
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = { { SIGSEGV, "SEGV" }, { SIGABRT, "ABRT" },
+		      { SIGFPE, "FPE" },   { SIGILL, "ILL" },
+		      { SIGTERM, "TERM" }, { SIGINT, "INT" } };
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return "?";
 #else
 	static const struct {
 		int sig;
@@ -41,6 +60,23 @@ sig_abbrev(int sig)
 		if (names[i].sig == sig)
 			return names[i].name;
 	return "?";
+#endif
+}
+
+/* strsignal's words ("Segmentation fault"); Windows's C library has no
+ * strsignal, and its crash is an exception the child's end names as one
+ * of these */
+static const char *
+sig_text(int sig)
+{
+#ifdef _WIN32
+	return sig == SIGSEGV   ? "access violation"
+	       : sig == SIGABRT ? "aborted"
+	       : sig == SIGFPE  ? "arithmetic exception"
+	       : sig == SIGILL  ? "illegal instruction"
+				: "terminated";
+#else
+	return strsignal(sig);
 #endif
 }
 
@@ -151,6 +187,22 @@ child_env(const char *libdir, const char *deps, const char *cublaslt)
 	const char *test = getenv("CUDNNVM_TEST_CUDA_LIBDIRS");
 	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
 	int n = 0;
+#ifdef _WIN32
+	/* The child loads cuDNN by full path from its folder only (the
+	 * search of probe_win32.c takes no PATH): what it needs here is what
+	 * any Windows process needs of its environment, SystemRoot, and the
+	 * system folders as its PATH. */
+	const char *root = getenv("SystemRoot");
+
+	(void)libdir;
+	(void)deps;
+	(void)cublaslt;
+	(void)test;
+	cv_buf_release(&ld);
+	root = root != NULL ? root : "C:\\Windows";
+	envp[n++] = xasprintf("SystemRoot=%s", root);
+	envp[n++] = xasprintf("PATH=%s\\System32;%s", root, root);
+#else
 
 	/* as every activation gives it: the version, then what it loads */
 	cv_buf_addf(&ld, "LD_LIBRARY_PATH=%s", libdir);
@@ -166,6 +218,7 @@ child_env(const char *libdir, const char *deps, const char *cublaslt)
 		cv_buf_addf(&ld, ":%s", test);
 	envp[n++] = cv_buf_detach(&ld);
 	envp[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+#endif
 	envp[n++] = xstrdup("LC_ALL=C");
 	/* The GPUs the user chose are the ones to prove. */
 	if (vis != NULL)
@@ -245,7 +298,7 @@ run_child(const char *exe, char **argv, char **envp, unsigned timeout_s,
 			snprintf(why, sizeof why,
 				 "the check process died of SIG%s (%s) while "
 				 "%s%s%s",
-				 sig_abbrev(sig), strsignal(sig), r.last_what,
+				 sig_abbrev(sig), sig_text(sig), r.last_what,
 				 *tail ? "; it printed: " : "", tail);
 		else if (status < 0)
 			snprintf(why, sizeof why,
@@ -428,7 +481,11 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 				  "validate %s: cannot validate cuDNN %lu "
 				  "(7 or newer, with a CUDA variant)",
 				  inst->id, inst->version.part[0]);
+#ifdef _WIN32
+	snprintf(cuda, sizeof cuda, "cublasLt64_%d.dll", inst->version.cuda);
+#else
 	snprintf(cuda, sizeof cuda, "libcublasLt.so.%d", inst->version.cuda);
+#endif
 	deps = dep_dirs(dir, inst, cuda, &cublaslt);
 	if (cublaslt == NULL)
 		cublaslt = cv_machine_find_lib(cuda);
@@ -446,7 +503,12 @@ cv_validate(const char *dir, const struct cv_installed *inst,
 		memset(out, 0, sizeof *out);
 		copy_str(out->id, sizeof out->id, inst->id);
 	}
+#ifdef _WIN32
+	/* the DLLs' folder: bin, or bin\x64 from 9.18 */
+	libdir = cv_store_dll_dir(dir, &inst->version);
+#else
 	libdir = cv_path_join(dir, "lib");
+#endif
 	r = run_probe(libdir, deps, inst, cublaslt, opts, out, err);
 	free(libdir);
 	free(cublaslt);

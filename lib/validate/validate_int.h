@@ -82,4 +82,28 @@ struct cv_cudnn_fwd_perf {
 /* probe.c: write one JSON object (taking its reference) as a line. */
 void cv_probe_emit(int fd, struct cv_json *o);
 
+/* ---- probe_win32.c: the validation child's steps on Windows ----------- */
+
+/* Where the Windows probe's findings go (the child's writer): each phase
+ * before it starts, each fact (cudnn_version, cudart_version,
+ * driver_version), each step's result. */
+struct cv_probe_sink {
+	void (*phase)(void *payload, int step, const char *what);
+	void (*fact)(void *payload, const char *name, long value);
+	void (*result)(void *payload, int step, int status, const char *text);
+	void *payload;
+};
+
+/* The longest path the Windows probe handles (UTF-8 bytes of a \\?\
+ * path's 32767 UTF-16 units at most). */
+#define CV_WIN_PATH_MAX (32768 * 3)
+
+/* The five steps for a->libdir (the version's bin folder, holding
+ * cudnn64_<a->major>.dll). Returns 0. */
+int cv_probe_win(const struct cv_probe_args *a, const struct cv_probe_sink *s);
+
+/* 1 when `name` is one of cuDNN <major>'s DLLs (cudnn*64_<major>.dll,
+ * case folded). */
+int cv_probe_win_is_cudnn_dll(const char *name, int major);
+
 #endif

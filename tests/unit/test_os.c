@@ -337,7 +337,6 @@ loading(void)
 	CHECK(cv_dl_each_loaded(count_loaded, &n) == 7 && n == 2);
 }
 
-#ifndef _WIN32
 struct walk {
 	int calls, missing, root_dir;
 };
@@ -398,13 +397,13 @@ fs_calls(void)
 	fd = cv_os_open(at("t/u/f"), CV_OPEN_WRITE | CV_OPEN_CREATE, 0644);
 	CHECK(fd >= 0 && cv_os_write_all(fd, "x", 1) == 0);
 	cv_os_close(fd);
-	CHECK(cv_os_symlink_at("u/f", CV_AT_CWD, at("t/l")) == 0);
+	/* a link, where links can be made, is not followed */
+	CHECK(make_link("u/f", CV_AT_CWD, at("t/l")) >= 0);
 	CHECK(cv_fs_sync_tree(at("t"), &err) == 0);
 	CHECK(cv_fs_sync_tree(at("none"), &err) == CV_EIO &&
 	      strstr(err.msg, "cannot walk") != NULL);
 	CHECK(cv_fs_rmtree(at("t"), &err) == 0);
 }
-#endif
 
 /* times, unique names, path handles */
 static void
@@ -694,9 +693,7 @@ main(int argc, char **argv)
 	files();
 	listings();
 	loading();
-#ifndef _WIN32
 	fs_calls();
-#endif
 	more_files();
 	names();
 #ifdef _WIN32

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# exe.sh WIN_BUILD: cudnnvm.exe itself under wine (TAP), in a store of its
+# own under the wine prefix's %LOCALAPPDATA%: --version; a Linux-only
+# command's one line (64); an NVIDIA-shaped Windows zip of real PE DLLs
+# (mkcudnn.sh) installed with --archive through the project's zip reader,
+# a wrong sha256 refused (65) with nothing published; the validation child
+# failing on the missing zlibwapi.dll, then `validate --no-gpu` passing
+# with the DLL loaded from the version's folder; `env --shell cmd` run by
+# wine's cmd.exe, whose own PATH search then finds the store's
+# cudnn64_8.dll; `use` pinning a folder, found from a child folder;
+# zips holding '..', a drive letter, CON, a trailing dot or a ':' stream
+# refused (65) with nothing published; `global` refused where there are no
+# junctions (wine 8); plain http refused.
+set -u
+build=${1:-build-win}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+exe="$here/$build/cudnnvm.exe"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cudnnvm-winexe.XXXXXX") || exit 1
+export WINEPREFIX="$here/$build/wine" WINEDEBUG=${WINEDEBUG:--all} WINEDLLOVERRIDES="mscoree,mshtml="
+# the store: a user's own, under the prefix's AppData\Local (the user is
+# this machine's, as wine names it)
+user=$(id -un)
+local_u="$WINEPREFIX/drive_c/users/$user/AppData/Local"
+store_u="$local_u/cudnnvm"
+store_w="C:\\users\\$user\\AppData\\Local\\cudnnvm"
+trap 'rm -rf "$tmp" "$store_u"' EXIT
+rm -rf "$store_u"
+# what the machine running the suite has must not reach the program
+unset CUDA_HOME CUDA_PATH CUDNNVM_STORE CUDNNVM_VERSION CUDNNVM_CONFIG XDG_DATA_HOME XDG_CONFIG_HOME
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else
+		echo "not ok $n - $1"
+		failed=$((failed + 1))
+		sed 's/^/# /' "$tmp/out"
+	fi
+}
+run() { # run ARGS...: cudnnvm.exe's output in $tmp/out, its status in $rc
+	timeout 180 wine "$exe" "$@" >"$tmp/out" 2>&1
+	rc=$?
+	tr -d '\r' <"$tmp/out" >"$tmp/out.t" && mv "$tmp/out.t" "$tmp/out"
+}
+has() { grep -qF -- "$1" "$tmp/out"; }
+
+v8=$("$here/tests/win/mkcudnn.sh" "$tmp" 8.9.7.29 12) || exit 1
+zip8="$v8.zip"
+sha8=$(sha256sum "$zip8" | cut -d' ' -f1)
+zip8w="Z:${zip8//\//\\}"
+
+run --version
+[ "$rc" -eq 0 ] && has "cudnnvm 0.1.0" && has "WinHTTP (system)"
+ok "cudnnvm.exe --version" $?
+run cdi
+[ "$rc" -eq 64 ] && [ "$(grep -c . "$tmp/out")" -eq 1 ] && has "cudnnvm: 'cdi' is Linux-only"
+ok "a Linux-only command: one cudnnvm: line, exit 64" $?
+run install --archive "$zip8w" --sha256 "$(printf '0%.0s' $(seq 64))"
+[ "$rc" -eq 65 ] && [ ! -e "$store_u/8.9.7.29-cuda12" ]
+ok "install of the zip with a wrong sha256: 65, nothing published" $?
+run install --archive "$zip8w" --sha256 "$sha8"
+has "installed cuDNN 8.9.7.29-cuda12 in $store_w" && [ -e "$store_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" ] &&
+	[ -e "$store_u/8.9.7.29-cuda12/lib/x64/cudnn.lib" ] && [ -e "$store_u/8.9.7.29-cuda12/include/cudnn.h" ]
+ok "install --archive of an NVIDIA-shaped Windows zip into %LOCALAPPDATA%\\cudnnvm" $?
+has "failed validation (step 1, files): cuDNN 8.3 to 9.1 need zlibwapi.dll"
+ok "the install's validation child says zlibwapi.dll is missing" $?
+cp "$v8/bin/cudnn_ops_infer64_8.dll" "$store_u/8.9.7.29-cuda12/bin/zlibwapi.dll"
+run validate 8.9 --no-gpu
+[ "$rc" -eq 0 ] && has "2 version     pass (cuDNN 8.9.7)" &&
+	has "3 provenance  pass (cuDNN DLLs loaded: 2, all from $store_w\\8.9.7.29-cuda12\\bin)" &&
+	has "4 driver      skip: --no-gpu given"
+ok "validate --no-gpu: cudnn64_8.dll loaded from the version's folder in the child, 8.9.7" $?
+run env --shell cmd 8.9
+printf '@echo off\r\n' >"$tmp/env.cmd"
+sed 's/$/\r/' "$tmp/out" >>"$tmp/env.cmd"
+printf 'for %%%%i in (cudnn64_8.dll) do @echo found:%%%%~$PATH:i\r\n' >>"$tmp/env.cmd"
+timeout 60 wine cmd /c "Z:${tmp//\//\\}\\env.cmd" 2>&1 | tr -d '\r' >"$tmp/out"
+has "found:$store_w\\8.9.7.29-cuda12\\bin\\cudnn64_8.dll"
+ok "env --shell cmd, run by cmd.exe: its PATH search finds the store's cudnn64_8.dll" $?
+# use: the pin of a folder, which current then names (the store's
+# version found from a child folder too)
+mkdir -p "$tmp/proj/sub"
+projw="Z:${tmp//\//\\}\\proj"
+(cd "$tmp/proj" && timeout 60 wine "$exe" use 8.9 >"$tmp/out" 2>&1)
+has "pinned 8.9 (8.9.7.29-cuda12) in ./.cudnn-version" &&
+	[ "$(tr -d '\r' <"$tmp/proj/.cudnn-version")" = "8.9" ] &&
+	(cd "$tmp/proj/sub" && timeout 60 wine "$exe" current 2>&1 | tr -d '\r' >"$tmp/out") &&
+	has "8.9.7.29-cuda12 (set by $projw" && has ".cudnn-version)"
+ok "use 8.9 pins the folder; current in a child folder names the pin file" $?
+# hostile zips: the good archive with one entry more, each refused (65)
+# with nothing published
+for bad in '../evil.dll' 'bin/CON' 'bin/trail.' 'bin/cudnn64_8.dll:stream' 'C:/evil.dll'; do
+	top=cudnn-windows-x86_64-8.9.5.30_cuda12-archive
+	rm -rf "$tmp/h" && mkdir -p "$tmp/h" && cp -r "$v8" "$tmp/h/$top"
+	(cd "$tmp/h" && python3 - "$top" "$bad" <<'PY'
+import os, sys, zipfile
+top, bad = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(top + ".zip", "w", zipfile.ZIP_DEFLATED) as z:
+    for d, dirs, files in sorted(os.walk(top)):
+        for f in sorted(files):
+            z.write(os.path.join(d, f))
+    z.writestr(bad if bad.startswith("C:") else top + "/" + bad, b"x")
+PY
+	)
+	hz="$tmp/h/$top.zip"
+	run install --archive "Z:$hz" --sha256 "$(sha256sum "$hz" | cut -d' ' -f1)"
+	[ "$rc" -eq 65 ] && has "unsafe archive: entry" && [ ! -e "$store_u/8.9.5.30-cuda12" ]
+	ok "a zip holding '$bad' is refused (65), nothing published" $?
+done
+run global 8.9
+[ "$rc" -ne 0 ] && has "cannot create the global junction in '$store_w' (its file system has no junctions)"
+ok "global where junctions cannot be made (wine 8): refused, saying why" $?
+run install 8.9 --mirror http://127.0.0.1:9/
+[ "$rc" -ne 0 ] && has "plain http is refused"
+ok "a plain http mirror is refused" $?
+echo "1..$n"
+[ "$failed" -eq 0 ]
