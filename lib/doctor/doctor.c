@@ -517,7 +517,7 @@ import_fix(const struct cv_store *st, const char *root, const char *libdir,
 	static const char *const heads[] = { "cudnn_version.h", "cudnn.h" };
 	char buf[PATH_MAX], *so = cv_path_join(libdir, soname),
 			    *real = cv_os_realpath(so, buf, sizeof buf);
-	const char *b = real ? strrchr(real, '/') + 1 : NULL;
+	const char *b = real ? cv_path_base(real) : NULL;
 	int known = 0, dots = 0;
 
 	for (const char *s = b ? strstr(b, ".so.") : NULL; s && *s; s++)

@@ -117,7 +117,7 @@ version_beside(const char *bin, char *out, size_t n)
 	for (k = 0; k < 3; k++) {
 		l = strstr(buf, keys[k]);
 		if (l != NULL)
-			v[k] = atoi(l + strlen(keys[k]));
+			v[k] = (int)strtol(l + strlen(keys[k]), NULL, 10);
 	}
 	if (v[0] >= 0 && v[1] >= 0 && v[2] >= 0)
 		snprintf(out, n, "%d.%d.%d", v[0], v[1], v[2]);

@@ -31,7 +31,8 @@ pe_bytes(unsigned char *b, unsigned machine, unsigned flags, unsigned magic)
 	b[0] = 'M';
 	b[1] = 'Z';
 	b[0x3c] = 0x80;
-	memcpy(b + 0x80, "PE\0\0", 4);
+	b[0x80] = 'P';
+	b[0x81] = 'E'; /* then two zero bytes */
 	put16(b + 0x84, machine);
 	put16(b + 0x84 + 16, 0xf0);
 	put16(b + 0x84 + 18, flags);
@@ -46,6 +47,8 @@ native_of(const unsigned char *b, size_t len, struct cv_pe *pe)
 	char *path = cv_path_join(dir, "f.dll");
 	int fd, r;
 
+	if (pe != NULL)
+		memset(pe, 0, sizeof *pe);
 	fd = cv_os_open(path, CV_OPEN_WRITE | CV_OPEN_CREATE | CV_OPEN_TRUNC,
 			0644);
 	if (fd < 0 || cv_os_write_all(fd, b, len) != 0) {
@@ -111,7 +114,7 @@ main(int argc, char **argv)
 	b[0x3f] = 0x7f; /* the signature 2 GiB on */
 	CHECK(native_of(b, sizeof b, NULL) == -1);
 	pe_bytes(b, CV_PE_AMD64, 0x2022, 0x20b);
-	memcpy(b + 0x80, "NE\0\0", 4);
+	b[0x80] = 'N'; /* "NE": a 16-bit executable's signature */
 	CHECK(native_of(b, sizeof b, NULL) == -1);
 	/* the real files named on the command line (the wine suite's DLLs,
 	 * "name=expected") */
@@ -122,7 +125,7 @@ main(int argc, char **argv)
 		if (eq == NULL)
 			continue;
 		*eq = '\0';
-		want = atoi(eq + 1);
+		want = (int)strtol(eq + 1, NULL, 10);
 		fd = cv_os_open(argv[i], CV_OPEN_READ, 0);
 		CHECK(fd >= 0 && cv_pe_native(fd) == want);
 		if (fd >= 0)

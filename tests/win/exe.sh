@@ -86,6 +86,17 @@ has "pinned 8.9 (8.9.7.29-cuda12) in ./.cudnn-version" &&
 	(cd "$tmp/proj/sub" && timeout 60 wine "$exe" current 2>&1 | tr -d '\r' >"$tmp/out") &&
 	has "8.9.7.29-cuda12 (set by $projw" && has ".cudnn-version)"
 ok "use 8.9 pins the folder; current in a child folder names the pin file" $?
+# doctor in that folder (8.9 active by its pin) on a CUDA folder holding
+# the seed's hand-copied cuDNN (an 8.6), named by CUDA_PATH
+v86=$("$here/tests/win/mkcudnn.sh" "$tmp/old" 8.6.0.163 11) || exit 1
+cudau="$WINEPREFIX/drive_c/cvtestcuda"
+rm -rf "$cudau" && mkdir -p "$cudau/bin" "$cudau/include" && cp "$v86/bin"/* "$cudau/bin/" &&
+	cp "$v86/include"/* "$cudau/include/"
+(cd "$tmp/proj" && CUDA_PATH='C:\cvtestcuda' timeout 120 wine "$exe" doctor 2>&1 | tr -d '\r' >"$tmp/out")
+rm -rf "$cudau"
+has "cuDNN 8.6.0 copied into C:\cvtestcuda\bin: cudnn64_8.dll and more" &&
+	has 'del "C:\cvtestcuda\bin\cudnn*64_8.dll" "C:\cvtestcuda\include\cudnn*.h"'
+ok "doctor: a cuDNN copied into %CUDA_PATH%\\bin named, with its del" $?
 # hostile zips: the good archive with one entry more, each refused (65)
 # with nothing published
 for bad in '../evil.dll' 'bin/CON' 'bin/trail.' 'bin/cudnn64_8.dll:stream' 'C:/evil.dll'; do

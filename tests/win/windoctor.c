@@ -49,8 +49,8 @@ main(int argc, char **argv)
 	w.cuda_path = argv[2];
 	w.path = getenv("PATH");
 	w.store_bin = strcmp(argv[3], "-") != 0 ? argv[3] : NULL;
-	w.major = atoi(argv[4]);
-	w.needs_zlibwapi = atoi(argv[5]);
+	w.major = (int)strtol(argv[4], NULL, 10);
+	w.needs_zlibwapi = (int)strtol(argv[5], NULL, 10);
 	n = cv_doctor_win_check(&w, &f);
 	/* freed here: doctor.c's cv_findings_free is not in the Windows
 	 * build yet */

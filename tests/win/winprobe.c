@@ -51,8 +51,8 @@ main(int argc, char **argv)
 	}
 	memset(&a, 0, sizeof a);
 	a.libdir = argv[1];
-	a.major = atoi(argv[2]);
-	a.expect = atol(argv[3]);
+	a.major = (int)strtol(argv[2], NULL, 10);
+	a.expect = strtol(argv[3], NULL, 10);
 	a.cuda = 12;
 	a.no_gpu = 1;
 	for (i = 4; i < argc; i++) {
