@@ -205,10 +205,12 @@ SH
 	# prompts where nothing changed start no process at all
 	[ "$(sed -n '/^unchanged-from$/,/^unchanged-to$/p' "$T/log/runs" | grep -c hook-env)" -eq 0 ]
 	# init, cd proj, shell, shell --unset (+ its hook), cd ..; and at most
-	# one more: the prompt after a run that began within 10 ms of a change
-	# to a watched file checks again (cv_hook_stamp_settle), as a file's
-	# time comes from a coarser clock than the run's start
-	[ "$(runs)" -le 6 ]
+	# one more after each of the four changes: the prompt after a run that
+	# began within 10 ms of a change to a watched file checks again
+	# (cv_hook_stamp_settle), as a file's time comes from a coarser clock
+	# than the run's start, and on a loaded machine any of them may. A
+	# hook that ran at every one of the 13 prompts fails this.
+	[ "$(runs)" -le 9 ]
 }
 
 @test "fish: the prompt event applies pins, shell overrides, leaving restores" {
