@@ -6,7 +6,8 @@
 # arguments with spaces and quotes arriving whole, the child's exit code
 # becoming exec's, 127 for a command that is not there); `hook-env --shell
 # cmd`, run by wine's cmd.exe, and `--shell powershell`'s $env: lines;
-# `init cmd` refused (64) with hints that work in cmd.exe.
+# `init cmd` refused (64) with hints that work in cmd.exe; `venv` on a
+# Windows venv refused (64) as not done yet, nothing written.
 set -u
 build=${1:-build-win}
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -112,5 +113,17 @@ printf '@echo off\r\n"%s" %s\r\nfor %%%%i in (cudnn64_8.dll) do @echo found:%%%%
 (cd "$tmp/proj" && timeout 60 wine cmd /c "$(winpath "$tmp/hint.cmd")" 2>&1 | tr -d '\r' >"$tmp/out")
 has "found:$bin_w\\cudnn64_8.dll"
 ok "init cmd's hint, run by cmd.exe: its PATH then finds the store's cudnn64_8.dll" $?
+# venv on a venv made by a Windows Python (Scripts\, Lib\site-packages):
+# not pinned yet, said as such (64), nothing written into it
+wv="$tmp/winvenv"
+mkdir -p "$wv/Scripts" "$wv/Lib/site-packages"
+printf '@echo off\r\nset "VIRTUAL_ENV=x"\r\n' >"$wv/Scripts/activate.bat"
+printf 'function global:deactivate {}\r\n' >"$wv/Scripts/Activate.ps1"
+printf 'home = C:\\Python312\r\n' >"$wv/pyvenv.cfg"
+(cd "$wv" && find . -type f -exec sha256sum {} + | sort) >"$tmp/venv.before"
+run venv "$id" --path "$(winpath "$wv")"
+[ "$rc" -eq 64 ] && has "is a Windows venv (Scripts\\activate.bat): 'cudnnvm venv' does not pin those yet" &&
+	(cd "$wv" && find . -type f -exec sha256sum {} + | sort) | cmp -s - "$tmp/venv.before"
+ok "venv on a Windows venv: refused (64) as not supported yet, nothing written" $?
 echo "1..$n"
 [ "$failed" -eq 0 ]
