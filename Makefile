@@ -271,6 +271,7 @@ windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
 	@WIN_BUILD=$(WIN_BUILD) tests/win/run.sh $(WIN_BUILD)/test_winbackends.exe
 	@tests/win/suite.sh $(WIN_BUILD)
 	@tests/win/exe.sh $(WIN_BUILD)
+	@tests/win/shell.sh $(WIN_BUILD)
 
 e2e: $(BIN) $(HELPER)
 	@tests/run.sh --e2e-only

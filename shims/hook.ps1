@@ -1,8 +1,10 @@
 # cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression
 $env:CUDNNVM_HOOK = "$PID"
 function global:__cudnnvm_hook {
+    $cv_s = $global:LASTEXITCODE
     $out = & @EXE@ hook-env --shell powershell
     if ($out) { Invoke-Expression ($out -join "`n") }
+    $global:LASTEXITCODE = $cv_s
 }
 if (-not $global:__cudnnvm_prompt) { $global:__cudnnvm_prompt = $function:prompt }
 function global:prompt { __cudnnvm_hook; & $global:__cudnnvm_prompt }

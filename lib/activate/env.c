@@ -109,14 +109,31 @@ has_word(const char *list, const char *w)
 	return 0;
 }
 
+/* On Windows a store folder is written with '\\' alone (cv_path_join
+ * joins with '/'), as Windows programs print and compare paths. */
+static char *
+native(char *path)
+{
+#ifdef _WIN32
+	for (char *c = path; *c; c++)
+		if (*c == '/')
+			*c = '\\';
+#endif
+	return path;
+}
+
 /* The entries a version at `home` may have put into list variables. */
 static char *
 strip_home(char *val, const char *home)
 {
 	static const char *const subs[] = { "lib",     "include", "bin",
-					    "lib/x64", "lib64",   NULL };
+					    "lib/x64", "lib64",
+#ifdef _WIN32
+					    "bin/x64", /* from 9.18 */
+#endif
+					    NULL };
 	for (int i = 0; subs[i]; i++) {
-		char *d = cv_path_join(home, subs[i]);
+		char *d = native(cv_path_join(home, subs[i]));
 		char *n = cv_env_path_remove(val, d);
 		free(d);
 		free(val);
@@ -172,7 +189,7 @@ plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
 		return CV_EUSAGE;
 	if (cv_store_check_trusted(st, id, err) < 0)
 		return CV_ESTORE;
-	p->home = cv_store_dir(st, id);
+	p->home = native(cv_store_dir(st, id));
 	/* every list variable is cut at ':' (and ';' where the shell or
 	 * Windows reads it): a piece of such a path would name a folder
 	 * relative to the working folder, from which a cloned repository
@@ -188,14 +205,18 @@ plan_folders(struct env_plan *p, const struct cv_store *st, struct cv_err *err)
 			    "\"$HOME/.local/share/cudnnvm\"", id);
 		return CV_ESTORE;
 	}
-	p->libdir = cv_path_join(p->home, "lib/x64");
+	p->libdir = native(cv_path_join(p->home, "lib/x64"));
 	p->windows = cv_os_stat(p->libdir, &sb) == 0 && sb.kind == CV_KIND_DIR;
 	if (!p->windows) {
 		free(p->libdir);
-		p->libdir = cv_path_join(p->home, "lib");
+		p->libdir = native(cv_path_join(p->home, "lib"));
 	}
-	p->incdir = cv_path_join(p->home, "include");
-	p->bindir = cv_path_join(p->home, "bin");
+	p->incdir = native(cv_path_join(p->home, "include"));
+	/* on Windows PATH names the DLLs' folder: bin/x64 from 9.18
+	 * (cv_store_dll_dir); elsewhere bin, whatever the layout */
+	p->bindir = native(p->windows && *cv_os_exe_suffix()
+				   ? cv_store_dll_dir(p->home, &v)
+				   : cv_path_join(p->home, "bin"));
 	if (p->windows)
 		return 0;
 	/* what cuDNN loads beside itself comes right after it */
@@ -243,7 +264,7 @@ set_list(struct cv_env *out, struct env_plan *p, const char *name,
 	val = xstrdup(cur ? cur : "");
 	/* the entry recorded when it was added (it may lie in another
 	 * store), and the store's own folders of both versions */
-	if (was != NULL && was[0] == '/') {
+	if (was != NULL && (was[0] == '/' || windows_drive(was) != was)) {
 		/* each entry it added (a version and its deps) */
 		char *copy = xstrdup(was), *save = NULL;
 		for (char *e = strtok_r(copy, LIST_SEP, &save); e;
@@ -360,7 +381,7 @@ cv_env_build(struct cv_env *out, const struct cv_store *st, const char *id,
 		return r;
 	}
 	if (p.prev != NULL)
-		p.prevroot = cv_store_dir(st, p.prev);
+		p.prevroot = native(cv_store_dir(st, p.prev));
 	for (int i = 0; lists[i]; i++)
 		set_list(out, &p, lists[i], get, ctx);
 	set_scalars(out, &p, get, ctx);

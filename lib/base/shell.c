@@ -426,8 +426,10 @@ static const char hook_pwsh[] =
 	"# cudnnvm shell integration for PowerShell; in $PROFILE: cudnnvm init powershell | Out-String | Invoke-Expression\n"
 	"$env:CUDNNVM_HOOK = \"$PID\"\n"
 	"function global:__cudnnvm_hook {\n"
+	"    $cv_s = $global:LASTEXITCODE\n"
 	"    $out = & @EXE@ hook-env --shell powershell\n"
 	"    if ($out) { Invoke-Expression ($out -join \"`n\") }\n"
+	"    $global:LASTEXITCODE = $cv_s\n"
 	"}\n"
 	"if (-not $global:__cudnnvm_prompt) { $global:__cudnnvm_prompt = $function:prompt }\n"
 	"function global:prompt { __cudnnvm_hook; & $global:__cudnnvm_prompt }\n"
@@ -518,6 +520,17 @@ cv_shell_init_script(struct cv_buf *b, int shell, const char *exe,
 	case CV_SHELL_CSH:
 		tpl = hook_tcsh;
 		break;
+	case CV_SHELL_CMD:
+		/* cmd.exe runs nothing at its prompt or at cd (AutoRun runs
+		 * once, at its start; doskey macros only at the console):
+		 * say what works there instead */
+		cv_err_set(err, CV_EUSAGE,
+			   "cmd.exe has no prompt hook to follow 'cd' with; "
+			   "run one command with 'cudnnvm exec <spec> -- "
+			   "<command>', or set this cmd.exe's variables:");
+		return cv_err_hint(
+			err,
+			"cudnnvm env --shell cmd > \"%%TEMP%%\\cudnnvm-env.cmd\" && call \"%%TEMP%%\\cudnnvm-env.cmd\"");
 	default:
 		return cv_err_set(
 			err, CV_EUSAGE,

@@ -451,6 +451,17 @@ cv_venv_kind(const char *dir, struct cv_err *err)
 	snprintf(path, sizeof path, "%s/conda-meta", dir);
 	if (cv_os_stat(path, &sb) == 0 && sb.kind == CV_KIND_DIR)
 		return CV_VENV_CONDA;
+	/* a venv made by a Windows Python: its scripts are cmd's and
+	 * PowerShell's, its hook would go in Lib/site-packages; neither is
+	 * written yet, so say that rather than "no venv" */
+	snprintf(path, sizeof path, "%s/Scripts/activate.bat", dir);
+	if (cv_os_lstat(path, &sb) == 0 && sb.kind == CV_KIND_FILE)
+		return cv_err_set(
+			err, CV_EUSAGE,
+			"'%s' is a Windows venv (Scripts\\activate.bat): "
+			"'cudnnvm venv' does not pin those yet; pin its "
+			"project folder with 'cudnnvm use <spec>' instead",
+			dir);
 	return cv_err_set(
 		err, CV_EUSAGE,
 		"'%s' is neither a Python venv (bin/activate) nor a conda env (conda-meta/)",

@@ -101,6 +101,15 @@ echo "off: ${CUDNNVM_ACTIVE-none} ${CUDNN_HOME-none} $LD_LIBRARY_PATH ${CUDNNVM_
 	[ "$status" -eq 1 ]
 	one_error_line
 	[ ! -e ce/etc ]
+	# a venv made by a Windows Python (copied here): not pinned yet,
+	# said so, nothing written into it
+	mkdir -p wv/Scripts wv/Lib/site-packages
+	printf '@echo off\r\n' >wv/Scripts/activate.bat
+	run --separate-stderr cudnnvm venv 9.1 --path wv
+	[ "$status" -eq 64 ]
+	one_error_line
+	[[ $stderr == *"'wv' is a Windows venv (Scripts\\activate.bat): 'cudnnvm venv' does not pin those yet"* ]]
+	[ "$(find wv -type f | wc -l)" -eq 1 ] && [ ! -e wv/bin ]
 }
 
 @test "venv: a real tcsh sources activate.csh; its deactivate alias restores" {

@@ -169,5 +169,46 @@ main(void)
 		      strchr(cv_text_str(b), '#') == NULL);
 		cv_text_free(b);
 	}
+	/* PowerShell: the prompt function wrapped, the user's own kept
+	 * (taken once, so a second init does not wrap the wrapper) and
+	 * called after the hook, $LASTEXITCODE kept across it, the exe
+	 * called by its quoted path */
+	{
+		struct cv_buf *b = cv_text_new();
+		const char *t;
+		CHECK(cv_shell_init_script(
+			      b, CV_SHELL_PWSH,
+			      "C:\\Program Files\\it's\\cudnnvm.exe",
+			      &err) == 0);
+		t = cv_text_str(b);
+		CHECK(strstr(t,
+			     "if (-not $global:__cudnnvm_prompt) { "
+			     "$global:__cudnnvm_prompt = $function:prompt }\n") !=
+		      NULL);
+		CHECK(strstr(t, "function global:prompt { __cudnnvm_hook; & "
+				"$global:__cudnnvm_prompt }\n") != NULL);
+		CHECK(strstr(t,
+			     "$out = & 'C:\\Program Files\\it''s\\cudnnvm.exe' "
+			     "hook-env --shell powershell\n") != NULL);
+		CHECK(strstr(t, "$cv_s = $global:LASTEXITCODE\n") != NULL &&
+		      strstr(t, "$global:LASTEXITCODE = $cv_s\n") != NULL &&
+		      strstr(t, "$cv_s = $global:LASTEXITCODE") <
+			      strstr(t, "hook-env"));
+		CHECK(strstr(t, "@EXE@") == NULL);
+		cv_text_free(b);
+	}
+	/* cmd.exe has no prompt hook: refused (64), with the env line that
+	 * works there as the hint */
+	{
+		struct cv_buf *b = cv_text_new();
+		CHECK(cv_shell_init_script(b, CV_SHELL_CMD, "C:\\x.exe",
+					   &err) == CV_EUSAGE &&
+		      strstr(err.msg, "cmd.exe has no prompt hook") != NULL &&
+		      strstr(err.hint, "cudnnvm env --shell cmd > "
+				       "\"%TEMP%\\cudnnvm-env.cmd\" && call "
+				       "\"%TEMP%\\cudnnvm-env.cmd\"") != NULL);
+		CHECK(*cv_text_str(b) == '\0');
+		cv_text_free(b);
+	}
 	return TEST_DONE();
 }
