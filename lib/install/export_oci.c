@@ -284,11 +284,14 @@ visit(const char *rel, const char *full, const struct cv_stat *sb, void *p,
 	} else if (sb->kind == CV_KIND_FILE && l->version_root != NULL &&
 		   strcmp(rel, "cudnnvm.json") == 0) {
 		char *meta = fixed_meta(full, err);
-		r = meta == NULL ? err->code
-				 : put_header(l, name, AE_IFREG, 0644,
-					      (int64_t)strlen(meta), NULL);
-		if (r == 0)
-			r = put_data(meta, strlen(meta), l, err);
+		if (meta == NULL) {
+			r = err->code < 0 ? err->code : CV_ERROR;
+		} else {
+			r = put_header(l, name, AE_IFREG, 0644,
+				       (int64_t)strlen(meta), NULL);
+			if (r == 0)
+				r = put_data(meta, strlen(meta), l, err);
+		}
 		free(meta);
 	} else if (sb->kind == CV_KIND_FILE) {
 		r = put_header(l, name, AE_IFREG,
