@@ -500,12 +500,17 @@ char *cv_url_userinfo(const char *url);
 
 const char *cv_url_mirror_problem(const char *url);
 
-/* Join two path parts with one slash (xmalloc'd). */
+/* Join two path parts with one separator, the platform's: '/', on Windows
+ * '\\' (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
 /* basename.c: path's last part, after '/' (and '\\' on Windows); path
  * itself when it has no separator */
 const char *cv_path_base(const char *path);
+
+/* path's last separator ('/', and '\\' on Windows: cv_path_join's there),
+ * NULL when it has none */
+const char *cv_path_last_sep(const char *path);
 
 /* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
  * public, in cudnnvm.h). */
