@@ -62,7 +62,7 @@ run install --archive "$zip8w" --sha256 "$(printf '0%.0s' $(seq 64))"
 [ "$rc" -eq 65 ] && [ ! -e "$store_u/8.9.7.29-cuda12" ]
 ok "install of the zip with a wrong sha256: 65, nothing published" $?
 run install --archive "$zip8w" --sha256 "$sha8"
-has "installed cuDNN 8.9.7.29-cuda12 in $store_w" && [ -e "$store_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" ] &&
+has "installed cuDNN 8.9.7.29-cuda12 in $store_w\\8.9.7.29-cuda12" && [ -e "$store_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" ] &&
 	[ -e "$store_u/8.9.7.29-cuda12/lib/x64/cudnn.lib" ] && [ -e "$store_u/8.9.7.29-cuda12/include/cudnn.h" ]
 ok "install --archive of an NVIDIA-shaped Windows zip into %LOCALAPPDATA%\\cudnnvm" $?
 has "failed validation (step 1, files): cuDNN 8.3 to 9.1 need zlibwapi.dll"
@@ -88,8 +88,8 @@ projw="Z:${tmp//\//\\}\\proj"
 has "pinned 8.9 (8.9.7.29-cuda12) in ./.cudnn-version" &&
 	[ "$(tr -d '\r' <"$tmp/proj/.cudnn-version")" = "8.9" ] &&
 	(cd "$tmp/proj/sub" && timeout 60 wine "$exe" current 2>&1 | tr -d '\r' >"$tmp/out") &&
-	has "8.9.7.29-cuda12 (set by $projw" && has ".cudnn-version)"
-ok "use 8.9 pins the folder; current in a child folder names the pin file" $?
+	has "8.9.7.29-cuda12 (set by $projw\\.cudnn-version)"
+ok "use 8.9 pins the folder; current in a child folder names the pin file, with '\\' only" $?
 # doctor in that folder (8.9 active by its pin) on a CUDA folder holding
 # the seed's hand-copied cuDNN (an 8.6), named by CUDA_PATH
 v86=$("$here/tests/win/mkcudnn.sh" "$tmp/old" 8.6.0.163 11) || exit 1
@@ -101,6 +101,10 @@ rm -rf "$cudau"
 has "cuDNN 8.6.0 copied into C:\cvtestcuda\bin: cudnn64_8.dll and more" &&
 	has 'del "C:\cvtestcuda\bin\cudnn*64_8.dll" "C:\cvtestcuda\include\cudnn*.h"'
 ok "doctor: a cuDNN copied into %CUDA_PATH%\\bin named, with its del" $?
+! grep -E '/usr/local/cuda|bash|LD_LIBRARY_PATH|ld\.so|ldconfig|chmod|\.so\b' "$tmp/out" &&
+	has "the active version is not applied to this cmd.exe" &&
+	has "fix: for /f \"delims=\" %i in ('cudnnvm env --shell cmd') do @%i"
+ok "doctor on Windows: no Linux finding (toolkit in /usr/local/cuda, bash hook, ld.so, chmod); cmd.exe's fix" $?
 # hostile zips: the good archive with one entry more, each refused (65)
 # with nothing published
 for bad in '../evil.dll' 'bin/CON' 'bin/trail.' 'bin/cudnn64_8.dll:stream' 'C:/evil.dll'; do
@@ -182,7 +186,7 @@ run install 8.9 --deps never --refresh
 ok "a server certificate from another CA than ca_file's: one cudnnvm: line, 69, nothing installed" $?
 conf ca.pem
 run install 8.9.7.29 --deps never --no-validate
-[ "$rc" -eq 0 ] && has 'installed cuDNN 8.9.7.29-cuda12 in C:\cvremote' &&
+[ "$rc" -eq 0 ] && has 'installed cuDNN 8.9.7.29-cuda12 in C:\cvremote\8.9.7.29-cuda12' &&
 	[ -e "$rs_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" ] && [ -e "$rs_u/8.9.7.29-cuda12/include/cudnn.h" ] &&
 	cmp -s "$rs_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" "$v8/bin/cudnn64_8.dll" &&
 	grep -q 'GET /cudnn/windows-x86_64/cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip' "$tmp/root/requests.log"
@@ -196,7 +200,7 @@ long_u="$WINEPREFIX/drive_c/cvlong/$seg/$seg/$seg/$seg/$seg/store"
 long_w="C:\\cvlong\\$seg\\$seg\\$seg\\$seg\\$seg\\store"
 rm -rf "$WINEPREFIX/drive_c/cvlong"
 CUDNNVM_STORE=$long_w run install --archive "$zip8w" --sha256 "$sha8" --no-validate
-[ "${#long_w}" -gt 260 ] && [ "$rc" -eq 0 ] && has "installed cuDNN 8.9.7.29-cuda12 in $long_w" &&
+[ "${#long_w}" -gt 260 ] && [ "$rc" -eq 0 ] && has "installed cuDNN 8.9.7.29-cuda12 in $long_w\\8.9.7.29-cuda12" &&
 	cmp -s "$long_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" "$v8/bin/cudnn64_8.dll" &&
 	[ -e "$long_u/8.9.7.29-cuda12/lib/x64/cudnn.lib" ] && [ -e "$long_u/8.9.7.29-cuda12/include/cudnn_version.h" ]
 ok "install --archive into a store whose path is over 260 characters" $?
