@@ -1284,8 +1284,8 @@ check_hook(struct findings *fs)
 		/* cmd.exe has no startup file of its own: the fix applies the
 		 * active version to this session */
 		add(fs, CV_LEVEL_OK,
-		    "for /f \"delims=\" %i in ('cudnnvm env --shell cmd') "
-		    "do @%i",
+		    "cudnnvm env --shell cmd >\"%TEMP%\\cudnnvm-env.cmd\" "
+		    "&& call \"%TEMP%\\cudnnvm-env.cmd\"",
 		    "pins and the global version are applied to a shell by "
 		    "its hook, which cmd.exe has none of; the fix applies "
 		    "the active version to this cmd.exe session (one command "

@@ -103,8 +103,16 @@ has "cuDNN 8.6.0 copied into C:\cvtestcuda\bin: cudnn64_8.dll and more" &&
 ok "doctor: a cuDNN copied into %CUDA_PATH%\\bin named, with its del" $?
 ! grep -E '/usr/local/cuda|bash|LD_LIBRARY_PATH|ld\.so|ldconfig|chmod|\.so\b' "$tmp/out" &&
 	has "the active version is not applied to this cmd.exe" &&
-	has "fix: for /f \"delims=\" %i in ('cudnnvm env --shell cmd') do @%i"
+	has 'fix: cudnnvm env --shell cmd >"%TEMP%\cudnnvm-env.cmd" && call "%TEMP%\cudnnvm-env.cmd"'
 ok "doctor on Windows: no Linux finding (toolkit in /usr/local/cuda, bash hook, ld.so, chmod); cmd.exe's fix" $?
+# that fix, as printed, run by cmd.exe in the pinned folder (cudnnvm.exe
+# on its PATH): the session then has the active version's CUDNN_HOME
+fix=$(sed -n 's/^  fix: \(cudnnvm env --shell cmd .*\)$/\1/p' "$tmp/out")
+exew="Z:${here//\//\\}\\$build"
+printf '@echo off\r\nset "PATH=%s;%%PATH%%"\r\n%s\r\nset CUDNN_HOME\r\n' "$exew" "$fix" >"$tmp/proj/fix.cmd"
+(cd "$tmp/proj" && timeout 60 wine cmd /c "$projw\\fix.cmd" 2>&1 | tr -d '\r' >"$tmp/out")
+has "CUDNN_HOME=$store_w\\8.9.7.29-cuda12"
+ok "doctor's cmd.exe fix, run as printed by cmd.exe, applies the pinned version" $?
 # hostile zips: the good archive with one entry more, each refused (65)
 # with nothing published
 for bad in '../evil.dll' 'bin/CON' 'bin/trail.' 'bin/cudnn64_8.dll:stream' 'C:/evil.dll'; do
