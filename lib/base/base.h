@@ -14,6 +14,15 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* mingw's PATH_MAX is MAX_PATH (260): a store past it (which base's Win32
+ * face reaches in the \\?\ form) would be cut in every PATH_MAX buffer;
+ * Windows's paths go to 32767 UTF-16 units, Linux's buffers are 4096 */
+#ifdef _WIN32
+#include <limits.h>
+#undef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
 struct cv_buf;
 struct cv_pipe;
 struct cv_pump;

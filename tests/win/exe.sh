@@ -215,6 +215,10 @@ ok "install --archive into a store whose path is over 260 characters" $?
 CUDNNVM_STORE=$long_w run list
 [ "$rc" -eq 0 ] && has "8.9.7.29-cuda12"
 ok "list in that store names the version" $?
+cp "$v8/bin/cudnn_ops_infer64_8.dll" "$long_u/8.9.7.29-cuda12/bin/zlibwapi.dll"
+CUDNNVM_STORE=$long_w run validate 8.9 --no-gpu
+[ "$rc" -eq 0 ] && has "3 provenance  pass (cuDNN DLLs loaded: 2, all from $long_w\\8.9.7.29-cuda12\\bin)"
+ok "validate --no-gpu in that store: its DLLs loaded by their long paths" $?
 rm -rf "$WINEPREFIX/drive_c/cvlong"
 echo "1..$n"
 [ "$failed" -eq 0 ]
