@@ -388,7 +388,7 @@ container_deps(struct cv_ctr_view *out, const struct cv_store *st,
 	       const struct cv_installed *inst, const char *home,
 	       struct cv_err *err)
 {
-	const char *slash = cv_path_last_sep(home);
+	const char *slash = strrchr(home, '/');
 	char *path = NULL;
 	int r;
 

@@ -193,7 +193,7 @@ cv_hook_watch_store(const struct cv_store *st, struct cv_strv *w)
 		cv_strv_push(w, cv_store_system_root(st));
 	/* no store yet: watch the folder it will be made in */
 	snprintf(parent, sizeof parent, "%s", cv_store_root(st));
-	slash = (char *)cv_path_last_sep(parent);
+	slash = strrchr(parent, '/');
 	if (cv_os_stat(parent, &sb) < 0 && slash != NULL) {
 		slash[slash == parent ? 1 : 0] = '\0';
 		cv_strv_push(w, parent);
