@@ -191,7 +191,7 @@ conf other-ca.pem
 run install 8.9 --deps never --refresh
 [ "$rc" -eq 69 ] && [ "$(grep -c '^cudnnvm: ' "$tmp/out")" -eq 1 ] &&
 	has "the server's certificate is not from remote.ca_file's CA" && [ ! -e "$rs_u/8.9.7.29-cuda12" ]
-ok "a server certificate from another CA than ca_file's: one cudnnvm: line, 69, nothing installed" $?
+ok "a server certificate from another CA than ca_file's: one cudnnvm: line, 69, nothing installed (D24)" $?
 conf ca.pem
 run install 8.9.7.29 --deps never --no-validate
 [ "$rc" -eq 0 ] && has 'installed cuDNN 8.9.7.29-cuda12 in C:\cvremote\8.9.7.29-cuda12' &&
@@ -211,14 +211,14 @@ CUDNNVM_STORE=$long_w run install --archive "$zip8w" --sha256 "$sha8" --no-valid
 [ "${#long_w}" -gt 260 ] && [ "$rc" -eq 0 ] && has "installed cuDNN 8.9.7.29-cuda12 in $long_w\\8.9.7.29-cuda12" &&
 	cmp -s "$long_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" "$v8/bin/cudnn64_8.dll" &&
 	[ -e "$long_u/8.9.7.29-cuda12/lib/x64/cudnn.lib" ] && [ -e "$long_u/8.9.7.29-cuda12/include/cudnn_version.h" ]
-ok "install --archive into a store whose path is over 260 characters" $?
+ok "install --archive into a store whose path is over 260 characters (D25)" $?
 CUDNNVM_STORE=$long_w run list
 [ "$rc" -eq 0 ] && has "8.9.7.29-cuda12"
 ok "list in that store names the version" $?
 cp "$v8/bin/cudnn_ops_infer64_8.dll" "$long_u/8.9.7.29-cuda12/bin/zlibwapi.dll"
 CUDNNVM_STORE=$long_w run validate 8.9 --no-gpu
 [ "$rc" -eq 0 ] && has "3 provenance  pass (cuDNN DLLs loaded: 2, all from $long_w\\8.9.7.29-cuda12\\bin)"
-ok "validate --no-gpu in that store: its DLLs loaded by their long paths" $?
+ok "validate --no-gpu in that store: its DLLs loaded by their long paths (D25)" $?
 rm -rf "$WINEPREFIX/drive_c/cvlong"
 echo "1..$n"
 [ "$failed" -eq 0 ]
