@@ -67,8 +67,7 @@ relock(const char *pin_file, const char *text)
 	if (cv_pin_set(".", &lk.spec_v, file, &err) < 0)
 		return cmd_fail(&err);
 	/* beside the pin just written, in this folder */
-	q = cv_shell_quote_word(strrchr(path, '/') ? strrchr(path, '/') + 1
-						   : path);
+	q = cv_shell_quote_word(cv_path_base(path));
 	ui_error("use: %s cannot lock %s (above), so the pin stays %s, "
 		 "which it locks",
 		 q, text, lk.spec);
@@ -184,8 +183,7 @@ cmd_use(int argc, char **argv, struct cmd_ctx *ctx)
 	else if (cv_pin_set(".", &v, file, &err) < 0)
 		r = cmd_fail(&err);
 	else if ((r = relock(file, text)) == 0) {
-		ui_note("pinned %s (%s) in ./%s", text, id,
-			strrchr(file, '/') + 1);
+		ui_note("pinned %s (%s) in ./%s", text, id, cv_path_base(file));
 		say_what_wins(st, id);
 		cmd_hook_note(id);
 	}

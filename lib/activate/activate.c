@@ -211,7 +211,6 @@ pins_in(int dirfd, const char *name, const char *shown, char file[4096],
 	char spec[64], struct cv_version *v, cv_seen_fn seen, void *payload,
 	struct cv_err *err)
 {
-	const char *sep = strcmp(shown, "/") == 0 ? "" : "/";
 	char look[4096];
 	struct cv_stat sb;
 
@@ -219,10 +218,14 @@ pins_in(int dirfd, const char *name, const char *shown, char file[4096],
 		seen(payload, shown);
 	for (int i = 0; i < 2; i++) {
 		/* shown and name are shorter than 4096 - 32 (checked by the
-		 * callers), so the names always fit */
-		snprintf(file, 4096, "%.4000s%s%s", shown, sep, pin_names[i]);
-		snprintf(look, sizeof look, "%.4000s%s%s", name, sep,
-			 pin_names[i]);
+		 * callers), so the names always fit; joined with the
+		 * platform's separator (base's) */
+		char *j = cv_path_join(shown, pin_names[i]);
+		snprintf(file, 4096, "%s", j);
+		free(j);
+		j = cv_path_join(name, pin_names[i]);
+		snprintf(look, sizeof look, "%s", j);
+		free(j);
 		if (cv_os_stat_at(dirfd,
 				  dirfd == CV_AT_CWD ? look : pin_names[i], 1,
 				  &sb) < 0)
@@ -540,9 +543,9 @@ locked(const struct cv_store *st, struct cv_active *out, cv_seen_fn seen,
 	{
 		char dir[4096], *slash;
 		snprintf(dir, sizeof dir, "%s", out->lock);
-		slash = strrchr(dir, '/');
-		if (slash != NULL) {
-			*slash = '\0';
+		slash = (char *)cv_path_base(dir);
+		if (slash != dir) {
+			slash[-1] = '\0';
 			if (cv_fs_project_foreign(CV_AT_CWD, *dir ? dir : "/",
 						  CV_LOCK_FILE, out->lock)) {
 				out->lock[0] = '\0';

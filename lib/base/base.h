@@ -14,6 +14,15 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* mingw's PATH_MAX is MAX_PATH (260): a store past it (which base's Win32
+ * face reaches in the \\?\ form) would be cut in every PATH_MAX buffer;
+ * Windows's paths go to 32767 UTF-16 units, Linux's buffers are 4096 */
+#ifdef _WIN32
+#include <limits.h>
+#undef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
 struct cv_buf;
 struct cv_pipe;
 struct cv_pump;
@@ -500,12 +509,17 @@ char *cv_url_userinfo(const char *url);
 
 const char *cv_url_mirror_problem(const char *url);
 
-/* Join two path parts with one slash (xmalloc'd). */
+/* Join two path parts with one separator, the platform's: '/', on Windows
+ * '\\' (xmalloc'd). */
 char *cv_path_join(const char *a, const char *b);
 
 /* basename.c: path's last part, after '/' (and '\\' on Windows); path
  * itself when it has no separator */
 const char *cv_path_base(const char *path);
+
+/* path's last separator ('/', and '\\' on Windows: cv_path_join's there),
+ * NULL when it has none */
+const char *cv_path_last_sep(const char *path);
 
 /* fs.c: file-system helpers (cv_fs_mkdirs and cv_fs_write_atomic are
  * public, in cudnnvm.h). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 const char *
-cv_path_base(const char *path)
+cv_path_last_sep(const char *path)
 {
 	const char *s = strrchr(path, '/');
 #ifdef _WIN32
@@ -15,5 +15,13 @@ cv_path_base(const char *path)
 	if (b != NULL && (s == NULL || b > s))
 		s = b;
 #endif
+	return s;
+}
+
+const char *
+cv_path_base(const char *path)
+{
+	const char *s = cv_path_last_sep(path);
+
 	return s != NULL ? s + 1 : path;
 }

@@ -157,8 +157,16 @@ check_current(struct findings *fs, const struct cv_doctor_ctx *ctx,
 	free(cur);
 }
 
+/* Windows has no ld.so, no mode bits for other users and no bash hook:
+ * the findings about those are Linux's (Windows's are check_windows's) */
+static int
+on_windows(void)
+{
+	return strcmp(cv_os_family(), "windows") == 0;
+}
+
 /* The first file under `dir` (recursively) that this user cannot read,
- * or that is not world-readable. */
+ * or (where files have mode bits) that is not world-readable. */
 static int
 find_unreadable(const char *dir, char *out, size_t n, int depth)
 {
@@ -182,7 +190,7 @@ find_unreadable(const char *dir, char *out, size_t n, int depth)
 			if (st.kind == CV_KIND_DIR && depth < 8)
 				found = find_unreadable(p, out, n, depth + 1);
 			else if (st.kind == CV_KIND_FILE &&
-				 ((st.perm & 0444) != 0444 ||
+				 ((!on_windows() && (st.perm & 0444) != 0444) ||
 				  cv_os_access(p, CV_ACCESS_READ) != 0)) {
 				snprintf(out, n, "%s", p);
 				found = 1;
@@ -1268,9 +1276,24 @@ check_frameworks(struct findings *fs, const struct cv_doctor_ctx *ctx)
 static void
 check_hook(struct findings *fs)
 {
+	int shell = cv_shell_guess();
+
 	if (cv_hook_loaded())
 		return;
-	add(fs, CV_LEVEL_OK, cv_shell_init_line(cv_shell_guess()),
+	if (shell == CV_SHELL_CMD) {
+		/* cmd.exe has no startup file of its own: the fix applies the
+		 * active version to this session */
+		add(fs, CV_LEVEL_OK,
+		    "cudnnvm env --shell cmd >\"%TEMP%\\cudnnvm-env.cmd\" "
+		    "&& call \"%TEMP%\\cudnnvm-env.cmd\"",
+		    "pins and the global version are applied to a shell by "
+		    "its hook, which cmd.exe has none of; the fix applies "
+		    "the active version to this cmd.exe session (one command "
+		    "can run under it with 'cudnnvm exec -- CMD')",
+		    "the active version is not applied to this cmd.exe");
+		return;
+	}
+	add(fs, CV_LEVEL_OK, cv_shell_init_line(shell),
 	    "pins and the global version are applied to a shell by its "
 	    "hook; without it nothing loads the active version here (one "
 	    "command can still run under it with 'cudnnvm exec -- CMD'); "
@@ -1330,12 +1353,17 @@ cv_doctor_run(const struct cv_doctor_ctx *ctx, struct cv_finding **out,
 		active_lib = cv_path_join(ctx->active_dir, "lib");
 	if (active_lib != NULL)
 		seen_before(&fs, active_lib);
-	check_ld_path(&fs, ctx, active_lib);
-	check_toolkit_dirs(&fs, ctx);
-	check_sysmode(&fs, ctx->store_root, ctx->active_id);
-	check_ldconfig(&fs, ctx->store_root ? ctx->store_root : "/nonexistent",
-		       ctx->active_id != NULL, ctx->store);
-	check_cuda(&fs, ctx);
+	if (!on_windows()) {
+		/* LD_LIBRARY_PATH, /usr/local/cuda*, the system store's
+		 * ld.so.conf, ld.so.cache, libcublasLt.so */
+		check_ld_path(&fs, ctx, active_lib);
+		check_toolkit_dirs(&fs, ctx);
+		check_sysmode(&fs, ctx->store_root, ctx->active_id);
+		check_ldconfig(
+			&fs, ctx->store_root ? ctx->store_root : "/nonexistent",
+			ctx->active_id != NULL, ctx->store);
+		check_cuda(&fs, ctx);
+	}
 	check_python(&fs, ctx);
 	check_frameworks(&fs, ctx);
 	check_hook(&fs);

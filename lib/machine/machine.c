@@ -277,6 +277,10 @@ find_toolkit(struct cv_fact *f)
 		}
 		free(nvcc);
 	}
+	/* Windows's toolkit is CUDA_PATH's (the installer sets it); a
+	 * "/usr/local/cuda" there would be the drive's own folder */
+	if (strcmp(cv_os_family(), "windows") == 0)
+		return;
 	if (cv_machine_toolkit_files("/usr/local/cuda", &major, &minor, detail,
 				     sizeof detail)) {
 		fact_set(f, major, minor, "/usr/local/cuda", detail);

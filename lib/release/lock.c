@@ -496,13 +496,19 @@ cv_lock_write(const char *path, const struct cv_lock *lk, struct cv_err *err)
 void
 cv_lock_path(const char *pin_file, char out[4096])
 {
-	const char *slash = strrchr(pin_file, '/');
+	/* the pin's folder, as the platform separates it, joined by base */
+	const char *name = cv_path_base(pin_file);
 
-	if (slash == NULL)
+	if (name == pin_file) {
 		snprintf(out, 4096, "%s", CV_LOCK_FILE);
-	else
-		snprintf(out, 4096, "%.*s/%s", (int)(slash - pin_file),
-			 pin_file, CV_LOCK_FILE);
+	} else {
+		char dir[4096], *p;
+		snprintf(dir, sizeof dir, "%.*s", (int)(name - 1 - pin_file),
+			 pin_file);
+		p = cv_path_join(dir, CV_LOCK_FILE);
+		snprintf(out, 4096, "%s", p);
+		free(p);
+	}
 }
 
 int
@@ -566,7 +572,7 @@ cv_lock_platforms(const struct cv_lock *lk, char *buf, size_t n)
 int
 cv_lock_hold(const char *path, int *fd, struct cv_err *err)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = cv_path_last_sep(path);
 	char *dir = slash == NULL   ? xstrdup(".")
 		    : slash == path ? xstrdup("/")
 				    : xstrndup(path, (size_t)(slash - path));

@@ -1732,7 +1732,7 @@ cv_store_dll_dir(const char *version_dir, const struct cv_version *v)
 char *
 cv_store_dep_libdir(const char *version_dir, const struct cv_dep *dep)
 {
-	const char *slash = strrchr(version_dir, '/');
+	const char *slash = cv_path_last_sep(version_dir);
 
 	if (!dep->in_store || slash == NULL)
 		return NULL;
@@ -1993,7 +1993,7 @@ dep_folder(const struct cv_store *st, const char *id, const char *path,
 	   struct cv_buf *b)
 {
 	char *home = cv_store_dir(st, id), *deps;
-	const char *slash = strrchr(home, '/'), *end;
+	const char *slash = cv_path_last_sep(home), *end;
 	size_t dl;
 	int r = 0;
 
