@@ -264,7 +264,9 @@ $(WIN_BUILD)/test_winbackends.exe: $(WIN_TEST_SRC) lib/base/base.h lib/base/base
 	  $(WINBASE_LIBS)
 # (and base's Win32 twins first: windows-base, below; then the Windows
 # validation child's steps on PE DLLs built by the suite: tests/win/suite.sh;
-# then cudnnvm.exe itself, make windows's: tests/win/exe.sh)
+# then cudnnvm.exe itself, make windows's: tests/win/exe.sh and shell.sh;
+# then the JSON vectors over jsmn and the project's zip reader, both
+# cross-built: windows-json, windows-zip-check)
 windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
 	  $(WIN_BUILD)/winprobe.exe $(WIN_BUILD)/test_pe.exe $(WIN_BUILD)/windoctor.exe \
 	  $(WIN_BUILD)/winexec.exe $(WIN_BUILD)/winjunction.exe windows
@@ -272,6 +274,7 @@ windows-check: deps windows-base $(WIN_BUILD)/test_winbackends.exe \
 	@tests/win/suite.sh $(WIN_BUILD)
 	@tests/win/exe.sh $(WIN_BUILD)
 	@tests/win/shell.sh $(WIN_BUILD)
+	@$(MAKE) --no-print-directory windows-json windows-zip-check
 
 e2e: $(BIN) $(HELPER)
 	@tests/run.sh --e2e-only
