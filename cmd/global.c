@@ -74,6 +74,58 @@ set_system(struct cmd_ctx *ctx)
 	return 0;
 }
 
+/* Whether --system may go on: it is Linux's (the Windows loader has no
+ * cache a version could be written into) and needs root, which is
+ * checked before anything is opened, so a user learns at once. */
+static int
+system_allowed(const struct cmd_activation *a, const struct cv_version *spec)
+{
+	struct cv_err err = CV_ERR_INIT;
+	char text[64] = "--unset";
+
+#ifdef _WIN32
+	(void)text;
+	(void)spec;
+	(void)err;
+	(void)a;
+	ui_error("global --system is Linux-only (ld.so.conf.d and "
+		 "ldconfig); on Windows 'cudnnvm global <spec>' sets "
+		 "the default");
+	return 64;
+#else
+	if (cv_os_euid() == 0)
+		return 0;
+	if (!a->unset)
+		cv_version_format_id(spec, text, sizeof text);
+	cv_err_set(&err, CV_EPERM,
+		   "system mode changes the loader of every program; "
+		   "it needs root");
+	cv_err_hint(&err, "sudo cudnnvm global --system %s", text);
+	return cmd_fail(&err);
+#endif
+}
+
+/* --unset: the default link, or with --system the machine's loader entry
+ * (the link then stays: per-user activation still has a default). */
+static int
+unset_global(struct cv_store *st, int system)
+{
+	struct cv_err err = CV_ERR_INIT;
+
+	if (system) {
+		if (cv_sysmode_disable(&err) < 0)
+			return cmd_fail(&err);
+		ui_note("system mode off: removed %s and ran ldconfig",
+			cv_sysmode_conf_path());
+		return 0;
+	}
+	if (cv_store_global_set(st, NULL, &err) < 0)
+		return cmd_fail(&err);
+	modules_follow(st);
+	ui_note("global version unset");
+	return 0;
+}
+
 int
 cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 {
@@ -98,48 +150,13 @@ cmd_global(int argc, char **argv, struct cmd_ctx *ctx)
 		return set_system(ctx);
 	if (!a.unset && (r = cmd_activation_spec(&a, argv[a.ind], &spec)) != 0)
 		return r;
-#ifdef _WIN32
-	/* the Windows loader has no cache a version could be written into */
-	if (a.system) {
-		ui_error("global --system is Linux-only (ld.so.conf.d and "
-			 "ldconfig); on Windows 'cudnnvm global <spec>' sets "
-			 "the default");
-		return 64;
-	}
-#endif
-	/* checked before anything is opened, so a user learns at once */
-	if (a.system && cv_os_euid() != 0) {
-		char text[64] = "--unset";
-
-		if (!a.unset)
-			cv_version_format_id(&spec, text, sizeof text);
-		cv_err_set(&err, CV_EPERM,
-			   "system mode changes the loader of every program; "
-			   "it needs root");
-		cv_err_hint(&err, "sudo cudnnvm global --system %s", text);
-		return cmd_fail(&err);
-	}
+	if (a.system && (r = system_allowed(&a, &spec)) != 0)
+		return r;
 	if ((r = cmd_need(ctx, CMD_STORE_RW)) != 0)
 		return r;
 	st = ctx->st;
-	if (a.unset && a.system) {
-		/* the link stays: per-user activation still has a default */
-		if (cv_sysmode_disable(&err) < 0)
-			r = cmd_fail(&err);
-		else
-			ui_note("system mode off: removed %s and ran ldconfig",
-				cv_sysmode_conf_path());
-		goto out;
-	}
-	if (a.unset) {
-		if (cv_store_global_set(st, NULL, &err) < 0) {
-			r = cmd_fail(&err);
-		} else {
-			modules_follow(st);
-			ui_note("global version unset");
-		}
-		goto out;
-	}
+	if (a.unset)
+		return unset_global(st, a.system);
 	a.gate.fix.head = "cudnnvm global";
 	a.gate.fix.tail = a.system ? " --system" : "";
 	if ((r = ui_verdict(cv_gate_choose(&ctx->cfg, st, &spec, &a.gate, id,
