@@ -412,7 +412,7 @@ WIN_AR       ?= x86_64-w64-mingw32-ar
 WIN_BASE_SRC = lib/base/file_win32.c lib/base/dl_win32.c \
 	       lib/base/proc_win32.c lib/base/buf.c lib/base/path.c \
 	       lib/base/pipe.c lib/base/suggest.c lib/base/url.c \
-	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c \
+	       lib/base/version.c lib/base/xalloc.c lib/base/err.c lib/base/dir.c lib/base/io.c \
 	       lib/base/fs.c lib/base/platform.c lib/base/interrupt.c \
 	       lib/base/mantext.c lib/base/shell.c lib/base/buildinfo.c \
 	       lib/base/buildinfo_win32.c lib/base/child.c lib/base/child_win32.c \
