@@ -1,6 +1,7 @@
 /* exec.c: run one command with a version's environment. The child gets
  * exactly that environment; cudnnvm replaces itself with the command
- * (cv_os_exec: execvp; on Windows it waits for it), so its exit status is
+ * (cv_os_exec: execvp; on Windows it waits for it and hands back its
+ * code), so its exit status is
  * the command's. 126/127 when it cannot run, as shells do. */
 #include "activate/activate.h"
 #include "base/base.h"
@@ -117,7 +118,8 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 		 * as if cudnnvm were not installed */
 		drop_shim_dir();
 		fflush(stdout);
-		cv_os_exec(argv + i);
+		if ((r = cv_os_exec(argv + i)) >= 0)
+			return r; /* Windows: the program ran, its code */
 		r = errno;
 		ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
 			 r == ENOENT ? "; check the name and your PATH" : "");
@@ -141,7 +143,8 @@ cmd_exec(int argc, char **argv, struct cmd_ctx *ctx)
 	drop_shim_dir();
 	ui_warnings_flush();
 	fflush(stdout);
-	cv_os_exec(argv + i);
+	if ((r = cv_os_exec(argv + i)) >= 0)
+		return r; /* Windows: the program ran, its code */
 	r = errno;
 	ui_error("cannot run '%s': %s%s", argv[i], strerror(r),
 		 r == ENOENT ? "; check the name and your PATH" : "");

@@ -975,8 +975,10 @@ int cv_os_term_colors(int fd);
 
 /* Run argv[0] (looked for on PATH) with argv, this environment and these
  * standard streams, its exit status becoming this process's: POSIX
- * execvp; on Windows CreateProcessW, waited for, then exit with its code.
- * Returns only when it cannot start: -1, errno ENOENT when not found. */
+ * execvp, which returns only when it cannot start; on Windows
+ * CreateProcessW, waited for, returning its exit code (>= 0), which the
+ * caller ends with. -1 when it cannot start, errno ENOENT when not
+ * found. */
 int cv_os_exec(char *const *argv);
 
 /* ---- json*.c: JSON values (json_jansson.c, json_jsmn.c the backends) ---

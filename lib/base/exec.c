@@ -2,8 +2,8 @@
  * on POSIX execvp, so the program keeps the pid, terminal, signals and
  * exit status; Windows has no exec, so the program is started with
  * CreateProcessW in this console, with this environment and standard
- * handles, waited for, and its exit code becomes this process's: what the
- * user and a calling script see is the same. */
+ * handles, waited for, and its exit code handed back for the caller to
+ * end with: what the user and a calling script see is the same. */
 #include "base/base.h"
 #include "base/base_int.h"
 
@@ -31,7 +31,7 @@ cv_os_exec(char *const *argv)
 		errno = r == CV_ENOTFOUND ? ENOENT : EACCES;
 		return -1;
 	}
-	exit(r);
+	return r;
 }
 #else
 #include <unistd.h>

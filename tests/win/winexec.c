@@ -1,7 +1,7 @@
 /* winexec.c: cv_os_exec on Windows for the wine suite: `winexec.exe
- * args PROGRAM ARGS...` runs PROGRAM in its place (its exit code becomes
- * ours); `winexec.exe echo ARGS...` prints each argument as the C runtime
- * split the command line, one "[ARG]" a line, and exits with 3. */
+ * args PROGRAM ARGS...` runs PROGRAM in its place (its exit code, handed
+ * back, becomes ours); `winexec.exe echo ARGS...` prints each argument as the C
+ * runtime split the command line, one "[ARG]" a line, and exits with 3. */
 #include "base/base.h"
 
 #include <stdio.h>
@@ -18,7 +18,9 @@ main(int argc, char **argv)
 		return 3;
 	}
 	if (argc >= 3 && strcmp(argv[1], "args") == 0) {
-		cv_os_exec(argv + 2);
+		int r = cv_os_exec(argv + 2);
+		if (r >= 0)
+			return r;
 		perror("cv_os_exec");
 		return 127;
 	}
