@@ -22,21 +22,7 @@ trap 'rm -rf "$tmp" "$store_u"' EXIT
 rm -rf "$store_u"
 unset CUDA_HOME CUDA_PATH CUDNNVM_VERSION CUDNNVM_CONFIG XDG_DATA_HOME XDG_CONFIG_HOME
 export CUDNNVM_STORE="$store_w"
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $n - $1"; else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		sed 's/^/# /' "$tmp/out"
-	fi
-}
-run() { # run ARGS...: cudnnvm.exe's output in $tmp/out, its status in $rc
-	timeout 180 wine "$exe" "$@" >"$tmp/out" 2>&1
-	rc=$?
-	tr -d '\r' <"$tmp/out" >"$tmp/out.t" && mv "$tmp/out.t" "$tmp/out"
-}
-has() { grep -qF -- "$1" "$tmp/out"; }
+. "$here/tests/win/tap.sh"
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 
 v8=$("$here/tests/win/mkcudnn.sh" "$tmp" 8.9.7.29 12) || exit 1
