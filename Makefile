@@ -449,6 +449,7 @@ $(WIN_BUILD)/test_%.exe: $(WIN_BUILD)/tests/unit/test_%.o $(WINBASE_A)
 # folder for tests/win/suite.sh, test_pe.exe is the PE reader's unit test;
 # windoctor.exe gives doctor's Windows findings (lib/doctor/windows.c).
 WIN_PROBE_SRC = lib/validate/probe_win32.c lib/validate/probe_decode.c \
+	       lib/validate/probe_conv.c \
 	       lib/validate/validation.c \
 	       lib/machine/pe.c
 $(WIN_BUILD)/winprobe.exe: $(WIN_BUILD)/tests/win/winprobe.o \

@@ -5,7 +5,8 @@
  * neither PATH nor the working folder can supply a sub-library), its
  * version read, every cudnn*64_<major>.dll the process then holds checked
  * to come from that folder (EnumProcessModules), and the driver looked
- * for as nvcuda.dll in the system folders. Before any load, the files are
+ * for as nvcuda.dll in the system folders, and with a GPU there, probe.c's
+ * convolution run through it (probe_conv.c). Before any load, the files are
  * read as the loader would (machine/pe.c): a DLL of another machine, or
  * no PE at all, is named as such instead of LoadLibraryExW's "%1 is not a
  * valid Win32 application". cuDNN 8.3 to 9.1 load zlibwapi.dll at run
@@ -31,37 +32,17 @@ typedef size_t (*fn_size)(void);
 typedef int (*fn_void)(void);
 typedef int (*cu_int)(int);
 typedef int (*cu_intp)(int *);
+typedef int (*cu_dev_get)(int *, int);
 
 enum { CUDA_ERROR_NO_DEVICE = 100 };
 
 struct wprobe {
 	const struct cv_probe_args *a;
 	const struct cv_probe_sink *s;
-	void *cudnn;
+	void *cudnn, *cuda;
+	int dev;                   /* the driver's device 0 */
 	char dir[CV_WIN_PATH_MAX]; /* the folder, full, '\' separated */
 };
-
-static void result(struct wprobe *p, int step, int status, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void
-result(struct wprobe *p, int step, int status, const char *fmt, ...)
-{
-	char text[1200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	p->s->result(p->s->payload, step, status, text);
-}
-
-static void
-phase(struct wprobe *p, int step, const char *what)
-{
-	if (p->s->phase != NULL)
-		p->s->phase(p->s->payload, step, what);
-}
 
 /* ASCII case folded, '/' read as '\': how Windows compares the paths
  * the loader reports with the folder asked for */
@@ -119,22 +100,25 @@ pe_ok(struct wprobe *p, const char *name, int step)
 	struct cv_pe pe;
 
 	if (fd < 0) {
-		result(p, step, CV_CHECK_FAIL, "%s: %s; reinstall this version",
-		       path, strerror(errno));
+		cv_probe_say(p->s, step, CV_CHECK_FAIL,
+			     "%s: %s; reinstall this version", path,
+			     strerror(errno));
 	} else if (cv_pe_read(fd, &pe) != 0) {
-		result(p, step, CV_CHECK_FAIL,
-		       "%s is not a Windows DLL (no PE header); the file is "
-		       "damaged or not from NVIDIA's windows-x86_64 archive: "
-		       "reinstall this version",
-		       path);
+		cv_probe_say(
+			p->s, step, CV_CHECK_FAIL,
+			"%s is not a Windows DLL (no PE header); the file is "
+			"damaged or not from NVIDIA's windows-x86_64 archive: "
+			"reinstall this version",
+			path);
 	} else if (cv_pe_native(fd) != 1) {
-		result(p, step, CV_CHECK_FAIL,
-		       "%s is %s%s %s, not an x86-64 DLL: it cannot load "
-		       "into cudnnvm.exe or an x86-64 Python; install the "
-		       "windows-x86_64 build of this version",
-		       path, pe.is_dll ? "an " : "a program for ",
-		       cv_pe_machine_name(pe.machine),
-		       pe.is_dll ? "DLL" : "(not a DLL)");
+		cv_probe_say(
+			p->s, step, CV_CHECK_FAIL,
+			"%s is %s%s %s, not an x86-64 DLL: it cannot load "
+			"into cudnnvm.exe or an x86-64 Python; install the "
+			"windows-x86_64 build of this version",
+			path, pe.is_dll ? "an " : "a program for ",
+			cv_pe_machine_name(pe.machine),
+			pe.is_dll ? "DLL" : "(not a DLL)");
 	} else
 		r = 1;
 	if (fd >= 0)
@@ -161,7 +145,7 @@ step_files(struct wprobe *p)
 	char main_dll[32];
 	int ok;
 
-	phase(p, CV_STEP_FILES, "reading the DLLs' headers");
+	cv_probe_phase(p->s, CV_STEP_FILES, "reading the DLLs' headers");
 	if (cv_os_realpath(p->a->libdir, p->dir, sizeof p->dir) == NULL)
 		snprintf(p->dir, sizeof p->dir, "%s", p->a->libdir);
 	snprintf(main_dll, sizeof main_dll, "cudnn64_%d.dll", p->a->major);
@@ -182,18 +166,19 @@ step_files(struct wprobe *p)
 
 		free(z);
 		if (!here && sys == NULL) {
-			result(p, CV_STEP_FILES, CV_CHECK_FAIL,
-			       "cuDNN 8.3 to 9.1 need zlibwapi.dll, which is "
-			       "neither in %s nor in the system folders; copy "
-			       "the x64 zlibwapi.dll into %s",
-			       p->dir, p->dir);
+			cv_probe_say(
+				p->s, CV_STEP_FILES, CV_CHECK_FAIL,
+				"cuDNN 8.3 to 9.1 need zlibwapi.dll, which is "
+				"neither in %s nor in the system folders; copy "
+				"the x64 zlibwapi.dll into %s",
+				p->dir, p->dir);
 			return 0;
 		}
 		cv_dl_close(sys);
 		if (here && !pe_ok(p, "zlibwapi.dll", CV_STEP_FILES))
 			return 0;
 	}
-	result(p, CV_STEP_FILES, CV_CHECK_PASS, "%s", "");
+	cv_probe_say(p->s, CV_STEP_FILES, CV_CHECK_PASS, "%s", "");
 	return 1;
 }
 
@@ -217,19 +202,20 @@ load_sublibs(struct wprobe *p)
 		int st;
 
 		if (f == NULL) {
-			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
-			       "cudnn64_%d.dll has no %s: it is not the "
-			       "cuDNN %d it claims to be; reinstall it",
-			       p->a->major, *c, p->a->major);
+			cv_probe_say(p->s, CV_STEP_VERSION, CV_CHECK_FAIL,
+				     "cudnn64_%d.dll has no %s: it is not the "
+				     "cuDNN %d it claims to be; reinstall it",
+				     p->a->major, *c, p->a->major);
 			return 0;
 		}
-		phase(p, CV_STEP_VERSION, *c);
+		cv_probe_phase(p->s, CV_STEP_VERSION, *c);
 		if ((st = f()) != 0) {
-			result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
-			       "%s returned status %d: a sub-library of "
-			       "cudnn64_%d.dll is missing from %s or cannot "
-			       "load; reinstall this version",
-			       *c, st, p->a->major, p->dir);
+			cv_probe_say(
+				p->s, CV_STEP_VERSION, CV_CHECK_FAIL,
+				"%s returned status %d: a sub-library of "
+				"cudnn64_%d.dll is missing from %s or cannot "
+				"load; reinstall this version",
+				*c, st, p->a->major, p->dir);
 			return 0;
 		}
 	}
@@ -245,13 +231,13 @@ step_version(struct wprobe *p)
 	long v, cudart = 0;
 	const char *why;
 
-	phase(p, CV_STEP_VERSION, path);
+	cv_probe_phase(p->s, CV_STEP_VERSION, path);
 	p->cudnn = cv_dl_open(path, 0);
 	if (p->cudnn == NULL) {
 		why = cv_dl_error();
-		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
-		       "cannot load %s: %s; reinstall this version", path,
-		       why != NULL ? why : "unknown error");
+		cv_probe_say(p->s, CV_STEP_VERSION, CV_CHECK_FAIL,
+			     "cannot load %s: %s; reinstall this version", path,
+			     why != NULL ? why : "unknown error");
 		free(path);
 		return 0;
 	}
@@ -259,10 +245,11 @@ step_version(struct wprobe *p)
 	getver = (fn_size)cv_dl_sym(p->cudnn, "cudnnGetVersion");
 	getcudart = (fn_size)cv_dl_sym(p->cudnn, "cudnnGetCudartVersion");
 	if (getver == NULL) {
-		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
-		       "cudnn64_%d.dll has no cudnnGetVersion: not a cuDNN "
-		       "library or a damaged one; reinstall this version",
-		       p->a->major);
+		cv_probe_say(
+			p->s, CV_STEP_VERSION, CV_CHECK_FAIL,
+			"cudnn64_%d.dll has no cudnnGetVersion: not a cuDNN "
+			"library or a damaged one; reinstall this version",
+			p->a->major);
 		return 0;
 	}
 	if (!load_sublibs(p))
@@ -276,23 +263,25 @@ step_version(struct wprobe *p)
 	cv_probe_decode(v, &maj, &min, &patch);
 	cv_probe_decode(p->a->expect, &emaj, &emin, &epatch);
 	if (v != p->a->expect) {
-		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
-		       "cudnnGetVersion() says %d.%d.%d (%ld) but this "
-		       "install is %d.%d.%d (%ld): its files were replaced "
-		       "or mixed; reinstall it with --force",
-		       maj, min, patch, v, emaj, emin, epatch, p->a->expect);
+		cv_probe_say(
+			p->s, CV_STEP_VERSION, CV_CHECK_FAIL,
+			"cudnnGetVersion() says %d.%d.%d (%ld) but this "
+			"install is %d.%d.%d (%ld): its files were replaced "
+			"or mixed; reinstall it with --force",
+			maj, min, patch, v, emaj, emin, epatch, p->a->expect);
 		return 0;
 	}
 	if (p->a->cuda > 0 && cudart > 0 && cudart / 1000 != p->a->cuda) {
-		result(p, CV_STEP_VERSION, CV_CHECK_FAIL,
-		       "this build is for CUDA %ld.%ld but is installed as "
-		       "the cuda%d variant; reinstall it with --cuda %ld",
-		       cudart / 1000, cudart % 1000 / 10, p->a->cuda,
-		       cudart / 1000);
+		cv_probe_say(
+			p->s, CV_STEP_VERSION, CV_CHECK_FAIL,
+			"this build is for CUDA %ld.%ld but is installed as "
+			"the cuda%d variant; reinstall it with --cuda %ld",
+			cudart / 1000, cudart % 1000 / 10, p->a->cuda,
+			cudart / 1000);
 		return 0;
 	}
-	result(p, CV_STEP_VERSION, CV_CHECK_PASS, "cuDNN %d.%d.%d", maj, min,
-	       patch);
+	cv_probe_say(p->s, CV_STEP_VERSION, CV_CHECK_PASS, "cuDNN %d.%d.%d",
+		     maj, min, patch);
 	return 1;
 }
 
@@ -328,18 +317,19 @@ step_provenance(struct wprobe *p)
 
 	memset(&pv, 0, sizeof pv);
 	pv.p = p;
-	phase(p, CV_STEP_PROVENANCE, "listing the loaded DLLs");
+	cv_probe_phase(p->s, CV_STEP_PROVENANCE, "listing the loaded DLLs");
 	cv_dl_each_loaded(prov_cb, &pv);
 	if (pv.nforeign > 1)
 		snprintf(more, sizeof more, " (and %d more)", pv.nforeign - 1);
 	if (pv.nforeign)
-		result(p, CV_STEP_PROVENANCE, CV_CHECK_FAIL,
-		       "mixed load: %s%s is not from %s; another cuDNN "
-		       "shadows this one (run: cudnnvm doctor)",
-		       pv.first, more, p->dir);
+		cv_probe_say(p->s, CV_STEP_PROVENANCE, CV_CHECK_FAIL,
+			     "mixed load: %s%s is not from %s; another cuDNN "
+			     "shadows this one (run: cudnnvm doctor)",
+			     pv.first, more, p->dir);
 	else
-		result(p, CV_STEP_PROVENANCE, CV_CHECK_PASS,
-		       "cuDNN DLLs loaded: %d, all from %s", pv.nlocal, p->dir);
+		cv_probe_say(p->s, CV_STEP_PROVENANCE, CV_CHECK_PASS,
+			     "cuDNN DLLs loaded: %d, all from %s", pv.nlocal,
+			     p->dir);
 }
 
 /* nvcuda.dll from the system folders only (the driver installs it in
@@ -350,85 +340,88 @@ step_driver(struct wprobe *p)
 	void *cuda;
 	cu_int init;
 	cu_intp getver, count;
+	cu_dev_get devget;
 	int version = 0, n = 0, need = cv_probe_min_driver(p->a->cuda), r;
 
 	if (p->a->no_gpu) {
-		result(p, CV_STEP_DRIVER, CV_CHECK_SKIP, "--no-gpu given");
+		cv_probe_say(p->s, CV_STEP_DRIVER, CV_CHECK_SKIP,
+			     "--no-gpu given");
 		return 0;
 	}
-	phase(p, CV_STEP_DRIVER, "loading nvcuda.dll (cuInit)");
+	cv_probe_phase(p->s, CV_STEP_DRIVER, "loading nvcuda.dll (cuInit)");
 	if ((cuda = cv_dl_open("nvcuda.dll", 0)) == NULL) {
-		result(p, CV_STEP_DRIVER, CV_CHECK_SKIP,
-		       "no NVIDIA driver: nvcuda.dll is not in the system "
-		       "folders");
+		cv_probe_say(
+			p->s, CV_STEP_DRIVER, CV_CHECK_SKIP,
+			"no NVIDIA driver: nvcuda.dll is not in the system "
+			"folders");
 		return 0;
 	}
 	init = (cu_int)cv_dl_sym(cuda, "cuInit");
 	getver = (cu_intp)cv_dl_sym(cuda, "cuDriverGetVersion");
 	count = (cu_intp)cv_dl_sym(cuda, "cuDeviceGetCount");
-	if (init == NULL || getver == NULL || count == NULL) {
-		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
-		       "nvcuda.dll lacks the driver API (cuInit); reinstall "
-		       "the NVIDIA driver");
+	devget = (cu_dev_get)cv_dl_sym(cuda, "cuDeviceGet");
+	if (init == NULL || getver == NULL || count == NULL || devget == NULL) {
+		cv_probe_say(
+			p->s, CV_STEP_DRIVER, CV_CHECK_FAIL,
+			"nvcuda.dll lacks the driver API (cuInit); reinstall "
+			"the NVIDIA driver");
 		return 0;
 	}
 	if ((r = init(0)) == CUDA_ERROR_NO_DEVICE ||
-	    (r == 0 && (count(&n) != 0 || n < 1))) {
-		result(p, CV_STEP_DRIVER, CV_CHECK_SKIP, "no NVIDIA GPU");
+	    (r == 0 && (count(&n) != 0 || n < 1 || devget(&p->dev, 0) != 0))) {
+		cv_probe_say(p->s, CV_STEP_DRIVER, CV_CHECK_SKIP,
+			     "no NVIDIA GPU");
 		return 0;
 	}
 	if (r != 0) {
-		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
-		       "cuInit failed with CUDA error %d: the driver is "
-		       "unusable (check nvidia-smi)",
-		       r);
+		cv_probe_say(p->s, CV_STEP_DRIVER, CV_CHECK_FAIL,
+			     "cuInit failed with CUDA error %d: the driver is "
+			     "unusable (check nvidia-smi)",
+			     r);
 		return 0;
 	}
 	getver(&version);
 	p->s->fact(p->s->payload, "driver_version", version);
 	if (need && version < need) {
-		result(p, CV_STEP_DRIVER, CV_CHECK_FAIL,
-		       "the driver supports CUDA %d.%d but this build needs "
-		       "CUDA %d; update the NVIDIA driver",
-		       version / 1000, version % 1000 / 10, p->a->cuda);
+		cv_probe_say(
+			p->s, CV_STEP_DRIVER, CV_CHECK_FAIL,
+			"the driver supports CUDA %d.%d but this build needs "
+			"CUDA %d; update the NVIDIA driver",
+			version / 1000, version % 1000 / 10, p->a->cuda);
 		return 0;
 	}
-	result(p, CV_STEP_DRIVER, CV_CHECK_PASS, "driver for CUDA %d.%d",
-	       version / 1000, version % 1000 / 10);
+	cv_probe_say(p->s, CV_STEP_DRIVER, CV_CHECK_PASS,
+		     "driver for CUDA %d.%d", version / 1000,
+		     version % 1000 / 10);
+	p->cuda = cuda;
 	return 1;
 }
 
-/* ---- the child's JSON lines, as probe.c writes them ------------------ */
-
+/* Step 5, as on Linux (probe_conv.c): the convolution through
+ * nvcuda.dll and the version's cudnn64_<major>.dll. */
 static void
-line_phase(void *payload, int step, const char *what)
+step_gpu(struct wprobe *p)
 {
-	cv_probe_emit(*(int *)payload,
-		      cv_json_pack("{s:s,s:i,s:s}", "k", "phase", "step", step,
-				   "what", what));
-}
+	char dll[32];
+	struct cv_probe_gpu g = {
+		.s = p->s,
+		.cudnn = p->cudnn,
+		.cuda = p->cuda,
+		.dev = p->dev,
+		.major = p->a->major,
+		.expect = p->a->expect,
+		.cudnn_file = dll,
+		.driver_file = "nvcuda.dll",
+	};
 
-static void
-line_fact(void *payload, const char *name, long value)
-{
-	cv_probe_emit(*(int *)payload,
-		      cv_json_pack("{s:s,s:s,s:I}", "k", "fact", "name", name,
-				   "value", (int64_t)value));
-}
-
-static void
-line_result(void *payload, int step, int status, const char *text)
-{
-	cv_probe_emit(*(int *)payload,
-		      cv_json_pack("{s:s,s:i,s:s,s:s}", "k", "step", "step",
-				   step, "status", cv_check_name(status),
-				   "reason", text));
+	snprintf(dll, sizeof dll, "cudnn64_%d.dll", p->a->major);
+	cv_probe_gpu_conv(&g);
 }
 
 int
 cv_probe_run(const struct cv_probe_args *a, int fd)
 {
-	struct cv_probe_sink s = { line_phase, line_fact, line_result, &fd };
+	struct cv_probe_sink s = cv_probe_lines(&fd);
 
 	cv_probe_win(a, &s);
 	cv_probe_emit(fd, cv_json_pack("{s:s}", "k", "done"));
@@ -447,20 +440,19 @@ cv_probe_win(const struct cv_probe_args *a, const struct cv_probe_sink *s)
 	if (step_files(&p))
 		loaded = step_version(&p);
 	else
-		result(&p, CV_STEP_VERSION, CV_CHECK_SKIP,
-		       "the files are not usable");
+		cv_probe_say(p.s, CV_STEP_VERSION, CV_CHECK_SKIP,
+			     "the files are not usable");
 	if (p.cudnn != NULL)
 		step_provenance(&p);
 	else
-		result(&p, CV_STEP_PROVENANCE, CV_CHECK_SKIP,
-		       "cuDNN did not load");
+		cv_probe_say(p.s, CV_STEP_PROVENANCE, CV_CHECK_SKIP,
+			     "cuDNN did not load");
 	if (step_driver(&p) && loaded)
-		/* probe.c's convolution is not yet shared with this file */
-		result(&p, CV_STEP_GPU, CV_CHECK_SKIP,
-		       "the GPU convolution is not run on Windows yet");
+		step_gpu(&p);
 	else
-		result(&p, CV_STEP_GPU, CV_CHECK_SKIP,
-		       "not run: no usable GPU, or an earlier step failed");
+		cv_probe_say(
+			p.s, CV_STEP_GPU, CV_CHECK_SKIP,
+			"not run: no usable GPU, or an earlier step failed");
 	return 0;
 }
 #endif

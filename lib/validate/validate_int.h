@@ -82,17 +82,51 @@ struct cv_cudnn_fwd_perf {
 /* probe.c: write one JSON object (taking its reference) as a line. */
 void cv_probe_emit(int fd, struct cv_json *o);
 
-/* ---- probe_win32.c: the validation child's steps on Windows ----------- */
-
-/* Where the Windows probe's findings go (the child's writer): each phase
- * before it starts, each fact (cudnn_version, cudart_version,
- * driver_version), each step's result. */
+/* Where a validation child's findings go: each phase before it starts,
+ * each fact (cudnn_version, driver_version, gpu, max_err, ...), each
+ * step's result. probe.c and probe_win32.c write through one; the
+ * Windows suite's winprobe.exe prints them. fact_text and fact_real may
+ * be NULL (dropped). */
 struct cv_probe_sink {
 	void (*phase)(void *payload, int step, const char *what);
 	void (*fact)(void *payload, const char *name, long value);
 	void (*result)(void *payload, int step, int status, const char *text);
 	void *payload;
+	void (*fact_text)(void *payload, const char *name, const char *value);
+	void (*fact_real)(void *payload, const char *name, double value);
 };
+
+/* The sink of the child's JSON lines on *fd (probe_decode.c): what the
+ * parent (validate.c) reads. Text that is not UTF-8 is written with its
+ * bytes as \xNN. */
+struct cv_probe_sink cv_probe_lines(int *fd);
+
+/* A step's result, printf-formatted (at most 1199 bytes), and a phase,
+ * into a sink. */
+void cv_probe_say(const struct cv_probe_sink *s, int step, int status,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void cv_probe_phase(const struct cv_probe_sink *s, int step, const char *what);
+
+/* ---- probe_conv.c: step 5, one convolution checked on the CPU --------- */
+
+/* What step 5 runs on, on either platform: the driver (libcuda.so.1 or
+ * nvcuda.dll) initialised with device `dev` found, and cuDNN loaded
+ * (NULL: the step is skipped, said). The file names are for messages. */
+struct cv_probe_gpu {
+	const struct cv_probe_sink *s;
+	void *cudnn, *cuda; /* cv_dl_open handles */
+	int dev, major;
+	long expect; /* cudnnGetVersion() the version should give */
+	const char *cudnn_file, *driver_file;
+};
+
+/* Compute capability against what cuDNN `expect` supports, a context,
+ * then a 1x3x16x16 * 4x3x3x3 FP32 convolution compared with a CPU
+ * reference. Facts gpu, cc_major, cc_minor, max_err; one result for
+ * CV_STEP_GPU. 1 when it passed (the context is then current). */
+int cv_probe_gpu_conv(const struct cv_probe_gpu *g);
+
+/* ---- probe_win32.c: the validation child's steps on Windows ----------- */
 
 /* The longest path the Windows probe handles (UTF-8 bytes of a \\?\
  * path's 32767 UTF-16 units at most). */

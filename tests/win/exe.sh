@@ -5,7 +5,9 @@
 # (mkcudnn.sh) installed with --archive through the project's zip reader,
 # a wrong sha256 refused (65) with nothing published; the validation child
 # failing on the missing zlibwapi.dll, then `validate --no-gpu` passing
-# with the DLL loaded from the version's folder; `env --shell cmd` run by
+# with the DLL loaded from the version's folder, and `validate` with a
+# stand-in nvcuda.dll running the convolution (mknvcuda.sh);
+# `env --shell cmd` run by
 # wine's cmd.exe, whose own PATH search then finds the store's
 # cudnn64_8.dll; `use` pinning a folder, found from a child folder;
 # zips holding '..', a drive letter, CON, a trailing dot or a ':' stream
@@ -59,6 +61,16 @@ run validate 8.9 --no-gpu
 	has "3 provenance  pass (cuDNN DLLs loaded: 2, all from $store_w\\8.9.7.29-cuda12\\bin)" &&
 	has "4 driver      skip: --no-gpu given"
 ok "validate --no-gpu: cudnn64_8.dll loaded from the version's folder in the child, 8.9.7" $?
+# with a driver: a copy of cudnnvm.exe beside a stand-in nvcuda.dll
+# (mknvcuda.sh), the one its bare name finds; the child's step 5 runs the
+# convolution through it and the version's DLL, and the parent says so
+mkdir -p "$tmp/gpu" && cp "$exe" "$tmp/gpu/" && "$here/tests/win/mknvcuda.sh" "$tmp/gpu" 13000 || exit 1
+exe_real=$exe exe="$tmp/gpu/cudnnvm.exe"
+run validate 8.9
+exe=$exe_real
+[ "$rc" -eq 0 ] && has "4 driver      pass (driver for CUDA 13.0)" &&
+	has "5 gpu         pass (Fake GPU (sm_90): 2-D convolution matches the CPU reference"
+ok "validate with nvcuda.dll: the child's convolution through it, checked against the CPU" $?
 run env --shell cmd 8.9
 printf '@echo off\r\n' >"$tmp/env.cmd"
 sed 's/$/\r/' "$tmp/out" >>"$tmp/env.cmd"

@@ -5,7 +5,9 @@
 # from their folder; 8.9 without zlibwapi.dll, a DLL patched to the i386
 # machine, a file that is no PE, a version other than the install's, and
 # a process already holding another copy of a sub-library (the loader
-# binds the import to it) each fail, saying so. WINEPREFIX as run.sh's.
+# binds the import to it) each fail, saying so; with a stand-in
+# nvcuda.dll, step 5's convolution runs and is checked. WINEPREFIX as
+# run.sh's.
 set -u
 build=${1:-build-win}
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,6 +59,45 @@ run "$v9/bin/x64" 9 91800 gpu
 has "result 3 skip no NVIDIA driver: nvcuda.dll is not in the system folders" &&
 	has "result 4 skip"
 ok "without --no-gpu and no nvcuda.dll: driver and GPU skipped, said" $?
+# With a driver: step 5 runs the convolution through nvcuda.dll and the
+# version's DLL, as on Linux (probe_conv.c). The driver is a stand-in
+# (mknvcuda.sh: FAKE_CUDA of the Linux tests' fake, host memory as the
+# device's) put beside a copy of the probe, where a bare name is looked
+# for; the DLL computes on the CPU. What a real GPU proves is not proven
+# here: that the calls reach one.
+gpu_at() { # gpu_at NAME DRIVER [CC_MAJOR CC_MINOR]: a probe beside that nvcuda.dll
+	mkdir -p "$tmp/$1" && cp "$probe" "$tmp/$1/" &&
+		"$here/tests/win/mknvcuda.sh" "$tmp/$1" "$2" "${3:-9}" "${4:-0}"
+}
+run_at() { # run_at NAME DIR MAJOR EXPECT [args]: as run, with NAME's probe
+	local at=$1 d=$2
+	shift 2
+	timeout 120 wine "$tmp/$at/winprobe.exe" "Z:$d" "$@" 2>&1 | tr -d '\r' >"$tmp/out"
+}
+gpu_at drv 13000 || exit 1
+run_at drv "$v9/bin/x64" 9 91800 gpu
+has "fact driver_version 13000" && has "result 3 pass driver for CUDA 13.0" &&
+	has "fact gpu Fake GPU" && has "fact cc_major 9" && has "fact max_err 0" &&
+	has "result 4 pass Fake GPU (sm_90): 2-D convolution matches the CPU reference"
+ok "with nvcuda.dll: the driver, then the convolution, checked against the CPU" $?
+run_at drv "$v9/bin/x64" 9 91800 gpu json
+has '{"k":"fact","name":"gpu","value":"Fake GPU"}' && has '"name":"max_err","value":0' &&
+	has '{"k":"step","step":4,"status":"pass","reason":"Fake GPU (sm_90): 2-D'
+ok "step 5's facts and result in the child's JSON lines" $?
+bad=$(FAKE_CFLAGS=-DFAKE_BADCONV "$here/tests/win/mkcudnn.sh" "$tmp/bad" 9.18.0.77 12) || exit 1
+run_at drv "$bad/bin/x64" 9 91800 gpu
+has "result 4 fail the convolution on Fake GPU is wrong: max error 0.5 vs the CPU reference"
+ok "a DLL whose convolution is wrong fails step 5, with the error" $?
+gpu_at volta 13000 7 0 || exit 1
+run_at volta "$v9/bin/x64" 9 91800 gpu
+has "result 4 fail Fake GPU has compute capability 7.0; cuDNN 9.18 needs 7.5 or newer" &&
+	has "fact cc_major 7"
+ok "a GPU older than the version supports fails step 5, naming what it needs" $?
+gpu_at old 11080 || exit 1
+run_at old "$v9/bin/x64" 9 91800 gpu
+has "result 3 fail the driver supports CUDA 11.8 but this build needs CUDA 12" &&
+	has "result 4 skip not run: no usable GPU, or an earlier step failed"
+ok "a driver older than the build's CUDA fails step 4; step 5 is not run" $?
 run "$v9/bin/x64" 9 91700
 has "result 1 fail cudnnGetVersion() says 9.18.0 (91800) but this install is 9.17.0"
 ok "a DLL reporting another version than the install's fails" $?

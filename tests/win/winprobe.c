@@ -5,11 +5,12 @@
  *
  *	winprobe.exe DIR MAJOR EXPECT [gpu] [preload DLL] [json]
  *
- * "gpu": without --no-gpu (under wine there is no nvcuda.dll: the driver
- * step must say so); "preload DLL": load that DLL first, as a process that
- * already holds another copy of a cuDNN sub-library would; "json": the
- * child's own JSON lines instead (cv_probe_run, as `cudnnvm validate-probe`
- * writes them for its parent). */
+ * "gpu": without --no-gpu (under wine there is no nvcuda.dll, and the
+ * driver step must say so, unless the suite put its stand-in beside the
+ * program, where a bare name is looked for too); "preload DLL": load that DLL
+ *first, as a process that already holds another copy of a cuDNN sub-library
+ *would; "json": the child's own JSON lines instead (cv_probe_run, as `cudnnvm
+ *validate-probe` writes them for its parent). */
 #include "base/base.h"
 #include "validate/validate_int.h"
 
@@ -27,6 +28,20 @@ on_fact(void *payload, const char *name, long value)
 }
 
 static void
+on_fact_text(void *payload, const char *name, const char *value)
+{
+	(void)payload;
+	printf("fact %s %s\n", name, value);
+}
+
+static void
+on_fact_real(void *payload, const char *name, double value)
+{
+	(void)payload;
+	printf("fact %s %g\n", name, value);
+}
+
+static void
 on_result(void *payload, int step, int status, const char *text)
 {
 	(void)payload;
@@ -41,7 +56,10 @@ int
 main(int argc, char **argv)
 {
 	struct cv_probe_args a;
-	struct cv_probe_sink s = { NULL, on_fact, on_result, NULL };
+	struct cv_probe_sink s = { .fact = on_fact,
+				   .result = on_result,
+				   .fact_text = on_fact_text,
+				   .fact_real = on_fact_real };
 	int i, json = 0;
 
 	if (argc < 4) {
