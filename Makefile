@@ -564,9 +564,16 @@ WIN_EXE_LIBA = $(WIN_BUILD)/exe/libcv-doctor.a $(WIN_INSTALL_A) \
 	       $(foreach w,$(call reverse,$(filter-out doctor,$(WIN_EXE_WINGS))),\
 	         $(WIN_BUILD)/exe/libcv-$(w).a) \
 	       $(WINBASE_A)
-$(WIN_BUILD)/cudnnvm.exe: $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA)
+# The manifest (pkg/windows/cudnnvm.exe.manifest) makes the process's code
+# page UTF-8, so argv and getenv arrive in the UTF-8 the sources use.
+WIN_WINDRES ?= x86_64-w64-mingw32-windres
+$(WIN_BUILD)/exe/cudnnvm.res: pkg/windows/cudnnvm.rc pkg/windows/cudnnvm.exe.manifest
+	@mkdir -p $(@D)
+	$(WIN_WINDRES) -I pkg/windows pkg/windows/cudnnvm.rc -O coff -o $@
+$(WIN_BUILD)/cudnnvm.exe: $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA) \
+	  $(WIN_BUILD)/exe/cudnnvm.res
 	$(WIN_CC) -o $@ $(WIN_CMD_SRC:%.c=$(WIN_BUILD)/exe/%.o) $(WIN_EXE_LIBA) \
-	  $(WIN_EXE_LIBS)
+	  $(WIN_BUILD)/exe/cudnnvm.res $(WIN_EXE_LIBS)
 .PHONY: windows
 windows: $(WIN_BUILD)/cudnnvm.exe
 

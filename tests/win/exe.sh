@@ -15,7 +15,8 @@
 # junctions (wine 8); plain http refused; list-remote and install from the
 # loopback HTTPS mirror through WinHTTP with the private CA of the config's
 # [remote] ca_file, a server certificate from another CA refused (69);
-# install --archive into a store whose path is over MAX_PATH.
+# install --archive into a store whose path is over MAX_PATH, and into one
+# named outside the system's code page (the UTF-8 manifest).
 set -u
 build=${1:-build-win}
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -217,6 +218,20 @@ cp "$v8/bin/cudnn_ops_infer64_8.dll" "$long_u/8.9.7.29-cuda12/bin/zlibwapi.dll"
 CUDNNVM_STORE=$long_w run validate 8.9 --no-gpu
 [ "$rc" -eq 0 ] && has "3 provenance  pass (cuDNN DLLs loaded: 2, all from $long_w\\8.9.7.29-cuda12\\bin)"
 ok "validate --no-gpu in that store: its DLLs loaded by their long paths (D25)" $?
+# a store whose path is outside the system's code page (wine's is 1252):
+# the manifest makes the process's code page UTF-8, so the environment
+# arrives whole; without it 'Ω' and 'мир' arrive as 'O???'
+uni_u="$WINEPREFIX/drive_c/cvuni-Ωмир/store"
+uni_w='C:\cvuni-Ωмир\store'
+rm -rf "$WINEPREFIX/drive_c/cvuni-Ωмир"
+CUDNNVM_STORE=$uni_w run install --archive "$zip8w" --sha256 "$sha8" --no-validate
+[ "$rc" -eq 0 ] && has "installed cuDNN 8.9.7.29-cuda12 in $uni_w\8.9.7.29-cuda12" &&
+	[ -e "$uni_u/8.9.7.29-cuda12/bin/cudnn64_8.dll" ]
+ok "a store under a folder named outside the code page (Ωмир): installed there, named whole" $?
+CUDNNVM_STORE=$uni_w run list
+[ "$rc" -eq 0 ] && has "$uni_w\8.9.7.29-cuda12"
+ok "list finds it there" $?
+rm -rf "$WINEPREFIX/drive_c/cvuni-Ωмир"
 rm -rf "$WINEPREFIX/drive_c/cvlong"
 echo "1..$n"
 [ "$failed" -eq 0 ]
