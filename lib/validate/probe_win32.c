@@ -67,16 +67,6 @@ same_path(const char *a, const char *b)
 	}
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '\\'), *f = strrchr(path, '/');
-
-	if (f != NULL && (s == NULL || f > s))
-		s = f;
-	return s != NULL ? s + 1 : path;
-}
-
 int
 cv_probe_win_is_cudnn_dll(const char *name, int major)
 {
@@ -295,7 +285,7 @@ static int
 prov_cb(const char *path, void *arg)
 {
 	struct prov *pv = arg;
-	const char *name = base_name(path);
+	const char *name = cv_path_base(path);
 	char folder[CV_WIN_PATH_MAX];
 
 	if (*path == '\0' || !cv_probe_win_is_cudnn_dll(name, pv->p->a->major))
