@@ -1,11 +1,11 @@
 /* download.c: the streaming download of one archive. A thread runs the
  * transfer (the transport of backend_int.h, remote.c's retries); its sink
- * appends each block to the cache partial and hands it on through a
- * cv_pipe, the same queue the rest of the install reads from, so download,
- * hash and extraction overlap. A verified archive kept in the cache is
- * read back without the network; a partial is resumed with a Range
- * request, its bytes replayed into the pipe first once the server has
- * agreed to the range.
+ * hands the bytes on through a cv_pipe, the same queue the rest of the
+ * install reads from, appending each of its buffers to the cache partial
+ * before handing it on, so download, hash and extraction overlap. A
+ * verified archive kept in the cache is read back without the network; a
+ * partial is resumed with a Range request, its bytes replayed into the
+ * pipe first once the server has agreed to the range.
  *
  * A download can also start before anything reads it (cv_download_
  * prefetch: the install's other archives are fetched side by side while
@@ -57,10 +57,12 @@ struct cv_download {
 	struct cv_pipe *pipe;
 	char *cur;           /* the pipe buffer being filled, or NULL */
 	size_t cur_len;      /* bytes in it */
+	size_t cur_unsaved;  /* its last bytes, not yet in the partial */
+	int save_errno;      /* why saving them failed, or 0 */
 	uint64_t replay_len; /* cached bytes still to replay, 0 once done */
 	struct cv_transport_resp *resp; /* the transfer in flight's answer */
 	int sniffed;
-	uint64_t file_len; /* bytes in the partial */
+	uint64_t file_len; /* bytes received: in the partial, or about to be */
 	atomic_int abort;  /* the reader is gone: stop */
 	atomic_int done;   /* the thread closed the pipe */
 	atomic_int failed; /* ... with an error */
@@ -155,10 +157,43 @@ cv_download_discard(struct cv_download *d)
 
 /* ---- the transfer thread: the producer of the pipe ---- */
 
-/* Copy bytes into pipe buffers, handing each on once full. 0, or -1 once
- * the reader has gone. */
+static void
+cache_write_error(const struct cv_download *d, int e, struct cv_err *err)
+{
+	errno = e;
+	cv_err_errno(err, cv_code_from_errno(e),
+		     "cannot write the download cache %s", d->partial);
+}
+
+/* The received bytes at the end of the pipe buffer being filled that are
+ * not in the partial yet, appended to it: the partial is written a pipe
+ * buffer at a time, not once per TLS record (16 KiB), which cuts its
+ * system calls sixteenfold. 0, or -1 with d->save_errno set. */
 static int
-push(struct cv_download *d, const char *p, size_t len)
+save_unsaved(struct cv_download *d)
+{
+	const char *p = d->cur + d->cur_len - d->cur_unsaved;
+
+	while (d->cur_unsaved > 0) {
+		long k = cv_os_write(d->wfd, p, d->cur_unsaved);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			d->save_errno = k < 0 ? errno : EIO;
+			return -1;
+		}
+		p += k;
+		d->cur_unsaved -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Copy bytes into pipe buffers, handing each on once full; `fresh`:
+ * received now, so also to be saved in the partial before the buffer is
+ * handed on (replayed bytes are in it already). 0; -1 once the reader
+ * has gone; -2 when the partial cannot be written (d->save_errno). */
+static int
+push(struct cv_download *d, const char *p, size_t len, int fresh)
 {
 	while (len > 0) {
 		size_t k;
@@ -166,15 +201,20 @@ push(struct cv_download *d, const char *p, size_t len)
 			if (d->abort || (d->cur = cv_pipe_get(d->pipe)) == NULL)
 				return -1;
 			d->cur_len = 0;
+			d->cur_unsaved = 0;
 		}
 		k = PIPE_BUFSIZE - d->cur_len;
 		if (k > len)
 			k = len;
 		memcpy(d->cur + d->cur_len, p, k);
 		d->cur_len += k;
+		if (fresh)
+			d->cur_unsaved += k;
 		p += k;
 		len -= k;
 		if (d->cur_len == PIPE_BUFSIZE) {
+			if (save_unsaved(d) < 0)
+				return -2;
 			cv_pipe_put(d->pipe, d->cur, d->cur_len);
 			d->cur = NULL;
 		}
@@ -182,14 +222,23 @@ push(struct cv_download *d, const char *p, size_t len)
 	return 0;
 }
 
-static void
-flush(struct cv_download *d)
+/* The buffer being filled: saved, then handed on (ok) or dropped; 0, or
+ * -1 when its bytes could not be saved. */
+static int
+flush(struct cv_download *d, int ok)
 {
-	if (d->cur != NULL && d->cur_len > 0)
+	int r = 0;
+
+	if (d->cur == NULL)
+		return 0;
+	if (save_unsaved(d) < 0)
+		r = -1;
+	if (ok && r == 0 && d->cur_len > 0)
 		cv_pipe_put(d->pipe, d->cur, d->cur_len);
-	else if (d->cur != NULL)
+	else
 		cv_pipe_unget(d->pipe, d->cur);
 	d->cur = NULL;
+	return r;
 }
 
 /* The cached bytes go first, once the server has agreed to send the rest
@@ -216,7 +265,7 @@ replay(struct cv_download *d, struct cv_err *e)
 					    "%s",
 					    d->partial);
 		}
-		if (push(d, buf, (size_t)n) < 0) {
+		if (push(d, buf, (size_t)n, 0) < 0) {
 			free(buf);
 			return -1;
 		}
@@ -248,7 +297,7 @@ drop_whole_partial(struct cv_download *d)
 }
 
 static void
-finish(struct cv_download *d, const struct cv_err *e)
+finish(struct cv_download *d, struct cv_err *e)
 {
 	if (d->prefetch) {
 		pthread_mutex_lock(&d->mu);
@@ -261,13 +310,15 @@ finish(struct cv_download *d, const struct cv_err *e)
 		pthread_mutex_unlock(&d->mu);
 		return;
 	}
-	if (e != NULL && e->code < 0) {
-		if (d->cur != NULL)
-			cv_pipe_unget(d->pipe, d->cur);
-		d->cur = NULL;
+	/* what was received is saved either way: a failed transfer's
+	 * partial is what the next run resumes from */
+	if (e->code < 0) {
+		flush(d, 0);
 		d->failed = 1;
-	} else
-		flush(d);
+	} else if (flush(d, 1) < 0) {
+		cache_write_error(d, d->save_errno, e);
+		d->failed = 1;
+	}
 	d->done = 1;
 	cv_pipe_close(d->pipe, e);
 	if (!d->failed)
@@ -333,29 +384,33 @@ dl_write(void *arg, const void *data, size_t len, struct cv_err *unused)
 	/* body bytes of a resumed request: the server honoured the range */
 	if (!d->prefetch && replay(d, &w->err) < 0)
 		return -1;
+	/* the reader's pipe: the bytes go into it, and into the partial a
+	 * buffer at a time (push) */
+	if (!d->prefetch) {
+		int r;
+		d->file_len += len;
+		atomic_store(&d->received, d->file_len);
+		if ((r = push(d, p, len, 1)) == -2)
+			cache_write_error(d, d->save_errno, &w->err);
+		return r < 0 ? -1 : 0;
+	}
+	/* prefetching: the reader follows the partial, so each block goes
+	 * into it at once */
 	while (off < len) {
 		long k = cv_os_write(d->wfd, p + off, len - off);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			cv_err_errno(&w->err, cv_code_from_errno(errno),
-				     "cannot write the download cache %s",
-				     d->partial);
+			cache_write_error(d, errno, &w->err);
 			return -1;
 		}
 		off += (size_t)k;
 	}
 	d->file_len += len;
-	if (d->prefetch) {
-		pthread_mutex_lock(&d->mu);
-		atomic_store(&d->received, d->file_len);
-		pthread_cond_broadcast(&d->grew);
-		pthread_mutex_unlock(&d->mu);
-		return 0;
-	}
+	pthread_mutex_lock(&d->mu);
 	atomic_store(&d->received, d->file_len);
-	if (push(d, p, len) < 0)
-		return -1;
+	pthread_cond_broadcast(&d->grew);
+	pthread_mutex_unlock(&d->mu);
 	return 0;
 }
 

@@ -259,3 +259,24 @@ install_fails() {
 	run ! grep -q 'archive.tar.xz bytes=' "$MIRROR_DIR/root/requests.log"
 	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
 }
+
+@test "D26: the download cache fills up mid-download: 74 naming it, the store unchanged" {
+	if ! unshare -m true 2>/dev/null; then
+		skip "cannot make a mount namespace here (needs root or user namespaces)"
+	fi
+	remote_config ok
+	mkdir -p "$T/cache/downloads"
+	# 1 MiB for a 2 MiB archive: the partial is written a pipe buffer
+	# (256 KiB) at a time, so the write that fails is one of those
+	run unshare -m sh -c '
+		mount -t tmpfs -o size=1m tmpfs "$1" || exit 99
+		cudnnvm install 9.13 --cuda 12
+	' sh "$T/cache/downloads"
+	[ "$status" -ne 99 ] || skip "mounting a tmpfs is not permitted here"
+	fails_cleanly 74
+	[[ "${lines[0]}" == "cudnnvm: "*"cannot write the download cache $PARTIAL: No space left on device"* ]]
+	# with room again the same command installs it
+	run cudnnvm install 9.13 --cuda 12
+	[ "$status" -eq 0 ]
+	[ -d "$CUDNNVM_STORE/9.13.0.50-cuda12" ]
+}
