@@ -20,7 +20,7 @@
 # missing); its cudnnvm-helper must sit beside it. Nothing here needs a
 # network.
 # BENCH_RUNS (default 3): runs of each, interleaved; the median is printed.
-# BENCH_JOBS: --jobs for the install (default: the usable cores).
+# BENCH_JOBS: --jobs for the install (default: none, the install's own auto).
 set -eu
 here=$(dirname "$0")
 . "$here/common.sh"
@@ -180,7 +180,11 @@ per=$(xz -lvv --robot "$MANY" | awk -F'\t' '
 	$1 == "block" { if ($7 > c) c = $7; if ($8 > u) u = $8 }
 	$1 == "summary" { m = $2 }
 	END { printf "%.1f", (c + u + m) / 1048576 }')
-threads=${BENCH_JOBS:-$(nproc)}
+# the decoder's threads: --jobs, else its auto rule (extract_tar.c's
+# xz_auto_threads: two per core from 4 cores on, 64 at most)
+cores=$(nproc)
+auto=$((cores >= 4 ? 2 * cores : cores))
+threads=${BENCH_JOBS:-$((auto > 64 ? 64 : auto))}
 
 awk -v im="$(median "${tm[@]}")" -v xm="$(median "${txm[@]}")" \
 	-v io="$(median "${to[@]}")" -v xo="$(median "${txo[@]}")" \

@@ -94,7 +94,8 @@ static const struct cmd_opt install_opts[] = {
 	FLAG('r', "refresh", "re-read the mirror's index now"),
 	VALUE('j', "jobs", "N",
 	      "threads that decompress the archive (default: [install] "
-	      "threads, else the usable cores)"),
+	      "threads, else two per usable core for a tar.xz on 4 cores "
+	      "or more (64 at most), one per core otherwise)"),
 	KIND('D', "deps", "MODE", CMD_K_WORDS, "auto always never",
 	     "cuBLAS and nvrtc beside cuDNN: auto (install what this machine "
 	     "cannot find), always (into the store), never (default: [install] "

@@ -63,7 +63,7 @@ complete -c cudnnvm -n '__cudnnvm_is install' -l force -d 'reinstall an installe
 complete -c cudnnvm -n '__cudnnvm_is install' -l even-if-in-use -d 'with --force: replace it even while running programs have its libraries loaded'
 complete -c cudnnvm -n '__cudnnvm_is install' -l no-validate -d 'do not validate after installing'
 complete -c cudnnvm -n '__cudnnvm_is install' -l refresh -d 're-read the mirror\'s index now'
-complete -c cudnnvm -n '__cudnnvm_is install' -l jobs -x -d 'threads that decompress the archive (default: [install] threads, else the usable cores)'
+complete -c cudnnvm -n '__cudnnvm_is install' -l jobs -x -d 'threads that decompress the archive (default: [install] threads, else two per usable core for a tar.xz on 4 cores or more (64 at most), one per core otherwise)'
 complete -c cudnnvm -n '__cudnnvm_is install' -l deps -x -a 'auto always never' -d 'cuBLAS and nvrtc beside cuDNN: auto (install what this machine cannot find), always (into the store), never (default: [install] deps)'
 complete -c cudnnvm -n '__cudnnvm_is install' -l keep -d 'keep the verified archive in the cache (as [install] keep_archives = yes) for a reinstall without the network'
 complete -c cudnnvm -n '__cudnnvm_is install' -l locked -d 'with no spec: fail (exit 1) unless cudnnvm.lock locks the pin'

@@ -196,6 +196,28 @@ struct decoder {
 	unsigned threads; /* xz decoding threads */
 };
 
+/* The xz decoder's threads when [install] threads is auto. liblzma holds
+ * at most `threads` blocks, decoding or decoded, until the oldest has been
+ * written out in order; with one thread per core the cores whose blocks
+ * came out quick then wait on the slowest (`xz -T16 -dc` keeps about 11
+ * of 16 cores busy). Two per core fill those gaps: on 16 cores the install
+ * went from 1.11x to 1.01x `xz -T0 -dc` (bench/bench_install_xz.sh), at a
+ * few MiB more each. On 2 or 3 cores there are no gaps worth it, and the
+ * install's own writing and hashing threads would lose their share: one
+ * per core there. Never more than XZ_AUTO_MAX: each thread holds a block
+ * in and out, and 64 of them decode faster than a download arrives. */
+#define XZ_AUTO_MAX 64
+
+static unsigned
+xz_auto_threads(void)
+{
+	unsigned cores = cv_usable_cores();
+
+	if (cores < 4)
+		return cores;
+	return 2 * cores < XZ_AUTO_MAX ? 2 * cores : XZ_AUTO_MAX;
+}
+
 /* What the xz decoder may hold for its threads: a quarter of the
  * machine's memory, as `xz -T0 -d` allows itself. Past it liblzma runs
  * fewer threads, down to decoding in place on one, so the bound holds
@@ -399,7 +421,7 @@ cv_extract(struct cv_source *src, const char *dest,
 	if (compressed(pk.buf, pk.len)) {
 		dec.in.src = &psrc;
 		dec.out = cv_pipe_new(8, 1 << 20);
-		dec.threads = x.lim.threads ? x.lim.threads : cv_usable_cores();
+		dec.threads = x.lim.threads ? x.lim.threads : xz_auto_threads();
 		rc = pthread_create(&dec.th, NULL,
 				    is_xz(pk.buf, pk.len) ? xz_main : dec_main,
 				    &dec);

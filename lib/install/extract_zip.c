@@ -1645,7 +1645,7 @@ cv_extract(struct cv_source *src, const char *dest,
 		r = zip_unpack(ARCHIVE_SPOOL, dest, limits,
 			       limits != NULL && limits->threads
 				       ? (int)limits->threads
-				       : 1,
+				       : (int)cv_usable_cores(),
 			       NULL, 0, 0, 1, err);
 	cv_os_unlink(spool);
 	free(spool);

@@ -306,10 +306,11 @@ out:
 	return r;
 }
 
-/* The threads one install may run to decode and inflate: what [install]
- * threads or --jobs asked for, else the cores this process may run on
- * (its affinity mask, as a batch job's slot or taskset sets it), not every
- * core of the machine. */
+/* The threads a wheel is inflated on: what [install] threads or --jobs
+ * asked for, else the cores this process may run on (its affinity mask,
+ * as a batch job's slot or taskset sets it), not every core of the
+ * machine. A tar.xz's decoder is handed the setting as it is (0: auto,
+ * extract_tar.c's own rule). */
 static unsigned
 thread_budget(unsigned asked)
 {
@@ -330,7 +331,7 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
 	struct cv_extract_limits lim = *base;
-	unsigned threads = base->threads;
+	unsigned threads = thread_budget(base->threads);
 	struct cv_err xerr = CV_ERR_INIT;
 	char got[65];
 	int r, rx;
@@ -527,7 +528,7 @@ cv_store_install(struct cv_store *st, const struct cv_artifact *art,
 		struct cv_extract_limits lim = {
 			.check_top = art->wheel ? NULL : top_agrees,
 			.payload = (void *)art,
-			.threads = thread_budget(opts->threads),
+			.threads = opts->threads,
 			.wheel = art->wheel
 		};
 		if ((r = extract_verified(art, id, cv_store_txn_path(txn), &raw,
@@ -646,13 +647,13 @@ cv_store_install_dep(struct cv_store *st, const struct cv_artifact *art,
 		     const struct cv_fetcher *fetch,
 		     const struct cv_install_opts *opts, struct cv_err *err)
 {
-	struct cv_extract_limits lim = {
-		.check_top = art->wheel ? NULL : dep_top_agrees,
-		.payload = (void *)art,
-		.threads = thread_budget(opts->threads),
-		.wheel = art->wheel,
-		.dep_lib_prefix = lib_prefix
-	};
+	struct cv_extract_limits lim = { .check_top = art->wheel
+							      ? NULL
+							      : dep_top_agrees,
+					 .payload = (void *)art,
+					 .threads = opts->threads,
+					 .wheel = art->wheel,
+					 .dep_lib_prefix = lib_prefix };
 	const struct cv_store_txn_wait wait = { opts->nowait, opts->waiting,
 						opts->payload };
 	struct cv_source raw = { NULL, NULL };

@@ -77,7 +77,9 @@ struct cv_extract_limits {
 	 * written; a negative return refuses the archive. NULL: any name. */
 	int (*check_top)(void *payload, const char *top, struct cv_err *err);
 	void *payload;
-	/* Threads that decode a many-block xz stream; 0: the usable cores. */
+	/* Threads that decode a many-block xz stream (or inflate a zip's
+	 * files); 0: auto, as extract_tar.c's xz_auto_threads (the usable
+	 * cores for a zip). */
 	unsigned threads;
 	/* 1: a wheel. Only nvidia/cudnn/{lib,include}/ and the dist-info's
 	 * license are written (as lib/, include/, LICENSE); other Python
