@@ -181,7 +181,7 @@ per=$(xz -lvv --robot "$MANY" | awk -F'\t' '
 	$1 == "summary" { m = $2 }
 	END { printf "%.1f", (c + u + m) / 1048576 }')
 # the decoder's threads: --jobs, else its auto rule (extract_tar.c's
-# xz_auto_threads: two per core from 4 cores on, 64 at most)
+# cv_xz_auto_threads: two per core from 4 cores on, 64 at most)
 cores=$(nproc)
 auto=$((cores >= 4 ? 2 * cores : cores))
 threads=${BENCH_JOBS:-$((auto > 64 ? 64 : auto))}

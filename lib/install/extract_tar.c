@@ -208,11 +208,9 @@ struct decoder {
  * in and out, and 64 of them decode faster than a download arrives. */
 #define XZ_AUTO_MAX 64
 
-static unsigned
-xz_auto_threads(void)
+unsigned
+cv_xz_auto_threads(unsigned cores)
 {
-	unsigned cores = cv_usable_cores();
-
 	if (cores < 4)
 		return cores;
 	return 2 * cores < XZ_AUTO_MAX ? 2 * cores : XZ_AUTO_MAX;
@@ -421,7 +419,9 @@ cv_extract(struct cv_source *src, const char *dest,
 	if (compressed(pk.buf, pk.len)) {
 		dec.in.src = &psrc;
 		dec.out = cv_pipe_new(8, 1 << 20);
-		dec.threads = x.lim.threads ? x.lim.threads : xz_auto_threads();
+		dec.threads = x.lim.threads
+				      ? x.lim.threads
+				      : cv_xz_auto_threads(cv_usable_cores());
 		rc = pthread_create(&dec.th, NULL,
 				    is_xz(pk.buf, pk.len) ? xz_main : dec_main,
 				    &dec);

@@ -78,7 +78,7 @@ struct cv_extract_limits {
 	int (*check_top)(void *payload, const char *top, struct cv_err *err);
 	void *payload;
 	/* Threads that decode a many-block xz stream (or inflate a zip's
-	 * files); 0: auto, as extract_tar.c's xz_auto_threads (the usable
+	 * files); 0: auto, as extract_tar.c's cv_xz_auto_threads (the usable
 	 * cores for a zip). */
 	unsigned threads;
 	/* 1: a wheel. Only nvidia/cudnn/{lib,include}/ and the dist-info's
@@ -96,6 +96,10 @@ struct cv_extract_limits {
 	 * static libraries, headers and stubs are skipped. */
 	const char *dep_lib_prefix;
 };
+
+/* The threads a many-block xz stream is decoded on, [install] threads
+ * being auto, on `cores` usable cores (extract_tar.c says why). */
+unsigned cv_xz_auto_threads(unsigned cores);
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
  * stripping the single top folder and normalising old cuda/include,

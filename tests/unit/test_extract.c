@@ -254,6 +254,15 @@ main(void)
 	CHECK(mkdtemp(root) != NULL);
 	umask(077);
 
+	/* the xz decoder's auto threads: one per core on 1-3 cores, then
+	 * two per core up to 64 */
+	CHECK(cv_xz_auto_threads(1) == 1);
+	CHECK(cv_xz_auto_threads(3) == 3);
+	CHECK(cv_xz_auto_threads(4) == 8);
+	CHECK(cv_xz_auto_threads(16) == 32);
+	CHECK(cv_xz_auto_threads(32) == 64);
+	CHECK(cv_xz_auto_threads(224) == 64);
+
 	/* a cuDNN-like archive: chains, modes normalised whatever the umask */
 	ar_begin(0);
 	ar_add(TOP "/", AE_IFDIR, NULL, NULL, 0700);
