@@ -253,6 +253,87 @@ xz_error(lzma_ret ret, struct cv_err *err)
 	}
 }
 
+/* The liblzma that decodes on several threads: this build's own, or,
+ * built against a liblzma without the threaded decoder (before 5.4:
+ * Debian 11's 5.2, where the release files are built and whose copy they
+ * carry), a newer liblzma.so.5 of the machine's, found at run time, as
+ * Debian 12, Ubuntu 24.04 and Fedora have (RHEL 8 and 9 and Ubuntu 22.04
+ * have 5.2: one thread there, as their own xz). The two copies share
+ * nothing: a stream is made, run and ended by the one it came from. */
+struct xz_api {
+	lzma_ret (*decoder_mt)(lzma_stream *s, const lzma_mt *mt);
+	lzma_ret (*code)(lzma_stream *s, lzma_action action);
+	void (*end)(lzma_stream *s);
+};
+
+#if LZMA_VERSION >= 50040002
+#define MT_MEMLIMIT_THREADING(mt) ((mt).memlimit_threading)
+#define MT_MEMLIMIT_STOP(mt)      ((mt).memlimit_stop)
+
+static const struct xz_api *
+xz_threaded_api(void)
+{
+	static const struct xz_api own = { lzma_stream_decoder_mt, lzma_code,
+					   lzma_end };
+
+	return &own;
+}
+#else
+/* 5.4 named two of 5.2's reserved fields, in the same place; its flag is
+ * one 5.2's headers do not have */
+#define MT_MEMLIMIT_THREADING(mt) ((mt).reserved_int5)
+#define MT_MEMLIMIT_STOP(mt)      ((mt).reserved_int6)
+#define LZMA_FAIL_FAST            UINT32_C(0x20)
+
+static struct xz_api system_lzma;
+static pthread_once_t system_lzma_once = PTHREAD_ONCE_INIT;
+
+static void
+find_system_lzma(void)
+{
+	void *lib = cv_dl_open("liblzma.so.5", 0);
+	struct xz_api a = { NULL, NULL, NULL };
+
+	if (lib == NULL)
+		return;
+	*(void **)&a.decoder_mt = cv_dl_sym(lib, "lzma_stream_decoder_mt");
+	*(void **)&a.code = cv_dl_sym(lib, "lzma_code");
+	*(void **)&a.end = cv_dl_sym(lib, "lzma_end");
+	if (a.decoder_mt != NULL && a.code != NULL && a.end != NULL)
+		system_lzma = a;
+	else
+		cv_dl_close(lib);
+}
+
+static const struct xz_api *
+xz_threaded_api(void)
+{
+	pthread_once(&system_lzma_once, find_system_lzma);
+	return system_lzma.decoder_mt != NULL ? &system_lzma : NULL;
+}
+#endif
+
+/* The decoder of d's stream into s: the threaded one when there is one
+ * (*api then the calls to run and end it with), else one thread. */
+static lzma_ret
+xz_start(const struct decoder *d, lzma_stream *s, struct xz_api *api)
+{
+	const struct xz_api *mt_api = xz_threaded_api();
+	lzma_mt mt;
+
+	api->code = lzma_code;
+	api->end = lzma_end;
+	if (mt_api == NULL)
+		return lzma_stream_decoder(s, UINT64_MAX, LZMA_CONCATENATED);
+	*api = *mt_api;
+	memset(&mt, 0, sizeof mt);
+	mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
+	mt.threads = d->threads;
+	MT_MEMLIMIT_THREADING(mt) = xz_thread_memlimit();
+	MT_MEMLIMIT_STOP(mt) = UINT64_MAX;
+	return api->decoder_mt(s, &mt);
+}
+
 /* xz through liblzma's multi-threaded decoder: a stream written in
  * several blocks that record their sizes (xz -T2 and up, pxz) is decoded
  * on `threads` cores; a one-block stream, or one whose blocks do not say
@@ -265,7 +346,7 @@ xz_main(void *arg)
 {
 	struct decoder *d = arg;
 	lzma_stream s = LZMA_STREAM_INIT;
-	lzma_mt mt;
+	struct xz_api api;
 	lzma_action action = LZMA_RUN;
 	lzma_ret ret;
 	struct cv_err err = CV_ERR_INIT;
@@ -273,20 +354,7 @@ xz_main(void *arg)
 	char *b = NULL;
 	int failed = 0, filled = 0;
 
-	memset(&mt, 0, sizeof mt);
-#if LZMA_VERSION >= 50040002
-	mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
-	mt.threads = d->threads;
-	mt.memlimit_threading = xz_thread_memlimit();
-	mt.memlimit_stop = UINT64_MAX;
-	ret = lzma_stream_decoder_mt(&s, &mt);
-#else
-	/* liblzma before 5.4 (Debian 11's 5.2.5, where the release files
-	 * are built) has no threaded decoder: one thread, the same bytes */
-	(void)mt;
-	(void)xz_thread_memlimit;
-	ret = lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED);
-#endif
+	ret = xz_start(d, &s, &api);
 	if (ret != LZMA_OK) {
 		xz_error(ret, &err);
 		failed = 1;
@@ -307,13 +375,13 @@ xz_main(void *arg)
 		}
 		if (b == NULL) {
 			if ((b = cv_pipe_get(d->out)) == NULL) {
-				lzma_end(&s);
+				api.end(&s);
 				return NULL; /* the reader gave up */
 			}
 			s.next_out = (uint8_t *)b;
 			s.avail_out = bs;
 		}
-		ret = lzma_code(&s, action);
+		ret = api.code(&s, action);
 		if (ret != LZMA_OK && ret != LZMA_STREAM_END) {
 			xz_error(ret, &err);
 			failed = 1;
@@ -335,7 +403,7 @@ xz_main(void *arg)
 		cv_pipe_unget(d->out, b);
 out:
 	cv_pipe_close(d->out, failed ? &err : NULL);
-	lzma_end(&s);
+	api.end(&s);
 	return NULL;
 }
 

@@ -380,6 +380,79 @@ EOF
 	end_to_end "$T/opt/bin/cudnnvm"
 }
 
+# many_block_archive: $MANY, the stub cuDNN 9.19 (padded to 4 MiB) written
+# in 64 KiB xz blocks, as xz -T2 and NVIDIA's tools write it; $MSHA, $MSIZE
+many_block_archive() {
+	python3 "$FIXTURES/mkarchive.py" nvidia --out "$T/pad" --version 9.19.0.56 \
+		--cuda 12 --libdir "$STUBS/v9/lib" --pad-mb 4 --preset 0 >/dev/null
+	MANY=$T/many.tar.xz
+	xz -dc "$T"/pad/*.tar.xz | xz -T2 -0 --block-size=64KiB >"$MANY"
+	[ "$(xz -lv --robot "$MANY" | grep -c '^block')" -gt 32 ]
+	MSHA=$(sha256sum "$MANY" | cut -d' ' -f1)
+	MSIZE=$(stat -c %s "$MANY")
+}
+
+# threads_mid_install BIN JOBS: prints "threads=N lzma=PATHS" for the
+# helper while it installs $MANY from a FIFO with --jobs JOBS and waits
+# for the archive's second half (its threads have settled by then), then
+# "rc=N" once the rest is in
+threads_mid_install() {
+	local bin=$1 jobs=$2 fifo=$T/many.fifo pid n i
+	rm -f "$fifo" && mkfifo "$fifo"
+	CUDNNVM_STORE=$T/store-j$jobs "$bin" -q install --no-validate --deps never \
+		--archive "$fifo" --sha256 "$MSHA" --version 9.19.0.56 --cuda 12 --jobs "$jobs" &
+	pid=$!
+	exec 3>"$fifo"
+	head -c $((MSIZE / 2)) "$MANY" >&3
+	for i in $(seq 100); do
+		n=$(ls "/proc/$pid/task" | wc -l)
+		[ "$n" -lt $((jobs + 3)) ] || break
+		sleep 0.1
+	done
+	sleep 0.5
+	echo "threads=$(ls "/proc/$pid/task" | wc -l) lzma=$(grep -o '/[^ ]*liblzma[^ ]*' "/proc/$pid/maps" | sort -u | tr '\n' ' ')"
+	tail -c +$((MSIZE / 2 + 1)) "$MANY" >&3
+	exec 3>&-
+	wait "$pid"
+	echo "rc=$?"
+}
+
+@test "binary archive: its helper, built against Debian 11's liblzma 5.2, decodes a many-block tar.xz on --jobs threads through this machine's newer liblzma" {
+	nm -D --defined-only "$(ldconfig -p | awk '$1 == "liblzma.so.5" { print $NF; exit }')" |
+		grep -q ' lzma_stream_decoder_mt@' || skip "this machine's liblzma has no threaded decoder (before 5.4)"
+	mkdir "$T/opt"
+	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	# the archive's own liblzma is 5.2: no threaded decoder in it
+	ls "$T"/opt/libexec/cudnnvm.libs/liblzma-*.so.5.2.*
+	many_block_archive
+	one=$(threads_mid_install "$T/opt/bin/cudnnvm" 1)
+	four=$(threads_mid_install "$T/opt/bin/cudnnvm" 4)
+	echo "--jobs 1: $one"
+	echo "--jobs 4: $four"
+	[[ "$one" == *"rc=0"* && "$four" == *"rc=0"* ]]
+	# three more decoding threads, and the machine's liblzma mapped beside
+	# the bundled one
+	n1=$(sed -n 's/^threads=\([0-9]*\) .*/\1/p' <<<"$one")
+	n4=$(sed -n 's/^threads=\([0-9]*\) .*/\1/p' <<<"$four")
+	[ "$n4" -eq $((n1 + 3)) ]
+	[[ "$four" == *"lzma="*"cudnnvm.libs/liblzma-"* ]]
+	grep -o 'lzma=.*' <<<"$four" | tr ' ' '\n' | grep -v cudnnvm.libs | grep -q '/liblzma\.so\.5'
+	[ -f "$T/store-j4/9.19.0.56-cuda12/lib/libcudnn.so.9.19.0" ]
+}
+
+@test "Debian 11 (liblzma 5.2 only): the binary archive's helper decodes the many-block tar.xz on one thread, the same files" {
+	[ "$(in_old_root cut -d. -f1 /etc/debian_version)" = 11 ]
+	mkdir "$T/opt"
+	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	many_block_archive
+	old_root_setup
+	run in_old_root "$T/opt/bin/cudnnvm" install --no-validate --deps never \
+		--archive "$MANY" --sha256 "$MSHA" --version 9.19.0.56 --cuda 12 --jobs 4
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -f "$CUDNNVM_STORE/9.19.0.56-cuda12/lib/libcudnn.so.9.19.0" ]
+}
+
 @test "Debian 11 (glibc 2.31): the binary archive, unpacked, installs, activates and validates" {
 	[ "$(in_old_root cut -d. -f1 /etc/debian_version)" = 11 ]
 	mkdir "$T/opt"
