@@ -201,8 +201,8 @@ struct decoder {
  * written out in order; with one thread per core the cores whose blocks
  * came out quick then wait on the slowest (`xz -T16 -dc` keeps about 11
  * of 16 cores busy). Two per core fill those gaps: on 16 cores the install
- * went from 1.11x to 1.01x `xz -T0 -dc` (bench/bench_install_xz.sh), at a
- * few MiB more each. On 2 or 3 cores there are no gaps worth it, and the
+ * went from 1.11x to 1.01-1.06x `xz -T0 -dc` (bench/bench_install_xz.sh),
+ * at a few MiB more each. On 2 or 3 cores there are no gaps worth it, and the
  * install's own writing and hashing threads would lose their share: one
  * per core there. Never more than XZ_AUTO_MAX: each thread holds a block
  * in and out, and 64 of them decode faster than a download arrives. */

@@ -57,6 +57,13 @@ glibc_floor() {
 		grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1
 }
 
+# unpack_binary_archive: the binary archive under $T/opt, its top folder
+# stripped
+unpack_binary_archive() {
+	mkdir "$T/opt"
+	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+}
+
 setup() {
 	remote_setup
 	export CUDNNVM_TEST_CUDA_LIBDIRS="$STUBS/cuda-nodev"
@@ -373,8 +380,7 @@ EOF
 }
 
 @test "binary archive: unpacked under a prefix, it installs, activates and validates with its own libraries" {
-	mkdir "$T/opt"
-	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	unpack_binary_archive
 	run ldd "$T/opt/libexec/cudnnvm/cudnnvm-helper"
 	[[ "$output" == *"libcurl-"*" => $T/opt/libexec/cudnnvm/../cudnnvm.libs/libcurl-"* ]]
 	end_to_end "$T/opt/bin/cudnnvm"
@@ -420,8 +426,7 @@ threads_mid_install() {
 @test "binary archive: its helper, built against Debian 11's liblzma 5.2, decodes a many-block tar.xz on --jobs threads through this machine's newer liblzma" {
 	nm -D --defined-only "$(ldconfig -p | awk '$1 == "liblzma.so.5" { print $NF; exit }')" |
 		grep -q ' lzma_stream_decoder_mt@' || skip "this machine's liblzma has no threaded decoder (before 5.4)"
-	mkdir "$T/opt"
-	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	unpack_binary_archive
 	# the archive's own liblzma is 5.2: no threaded decoder in it
 	ls "$T"/opt/libexec/cudnnvm.libs/liblzma-*.so.5.2.*
 	many_block_archive
@@ -442,8 +447,7 @@ threads_mid_install() {
 
 @test "Debian 11 (liblzma 5.2 only): the binary archive's helper decodes the many-block tar.xz on one thread, the same files" {
 	[ "$(in_old_root cut -d. -f1 /etc/debian_version)" = 11 ]
-	mkdir "$T/opt"
-	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	unpack_binary_archive
 	many_block_archive
 	old_root_setup
 	run in_old_root "$T/opt/bin/cudnnvm" install --no-validate --deps never \
@@ -455,8 +459,7 @@ threads_mid_install() {
 
 @test "Debian 11 (glibc 2.31): the binary archive, unpacked, installs, activates and validates" {
 	[ "$(in_old_root cut -d. -f1 /etc/debian_version)" = 11 ]
-	mkdir "$T/opt"
-	tar -xzf "$D/cudnnvm-$V-linux-x86_64.tar.gz" -C "$T/opt" --strip-components=1
+	unpack_binary_archive
 	old_root_setup
 	E2E_IN=in_old_root end_to_end "$T/opt/bin/cudnnvm"
 }
