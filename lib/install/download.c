@@ -168,22 +168,18 @@ cache_write_error(const struct cv_download *d, int e, struct cv_err *err)
 /* The received bytes at the end of the pipe buffer being filled that are
  * not in the partial yet, appended to it: the partial is written a pipe
  * buffer at a time, not once per TLS record (16 KiB), which cuts its
- * system calls sixteenfold. 0, or -1 with d->save_errno set. */
+ * system calls sixteenfold. 0, or -1 with d->save_errno set; either way
+ * they are not written again, so the partial stays a prefix of the
+ * archive for the next run to resume. */
 static int
 save_unsaved(struct cv_download *d)
 {
-	const char *p = d->cur + d->cur_len - d->cur_unsaved;
+	size_t n = d->cur_unsaved;
 
-	while (d->cur_unsaved > 0) {
-		long k = cv_os_write(d->wfd, p, d->cur_unsaved);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			d->save_errno = k < 0 ? errno : EIO;
-			return -1;
-		}
-		p += k;
-		d->cur_unsaved -= (size_t)k;
+	d->cur_unsaved = 0;
+	if (n > 0 && cv_os_write_all(d->wfd, d->cur + d->cur_len - n, n) < 0) {
+		d->save_errno = errno;
+		return -1;
 	}
 	return 0;
 }
@@ -359,7 +355,6 @@ dl_write(void *arg, const void *data, size_t len, struct cv_err *unused)
 	struct write_ctx *w = arg;
 	struct cv_download *d = w->d;
 	const char *p = data;
-	size_t off = 0;
 
 	(void)unused;
 	if (d->abort)
@@ -396,15 +391,9 @@ dl_write(void *arg, const void *data, size_t len, struct cv_err *unused)
 	}
 	/* prefetching: the reader follows the partial, so each block goes
 	 * into it at once */
-	while (off < len) {
-		long k = cv_os_write(d->wfd, p + off, len - off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			cache_write_error(d, errno, &w->err);
-			return -1;
-		}
-		off += (size_t)k;
+	if (cv_os_write_all(d->wfd, p, len) < 0) {
+		cache_write_error(d, errno, &w->err);
+		return -1;
 	}
 	d->file_len += len;
 	pthread_mutex_lock(&d->mu);
