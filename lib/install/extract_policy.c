@@ -7,7 +7,9 @@
  * cuda/lib64 layouts mapped to lib/; a wheel's nvidia/cudnn/ mapped to the
  * archive layout; only cuDNN's own names kept in lib/; no duplicates; caps on
  * entries, bytes written, path length and depth. A walk of the result re-checks
- * links against the tree itself and fixes modes (files 0644, folders 0755). */
+ * links against the tree itself and fixes modes (files 0644, folders 0755).
+ * Also what the engines share: the threads a zip is inflated on, the
+ * write-back of a file written. */
 #include "base/base.h"
 #include "install/install_int.h"
 
@@ -21,6 +23,12 @@
 #ifndef NAME_MAX
 #define NAME_MAX 255 /* a component, where limits.h gives none (mingw) */
 #endif
+
+unsigned
+cv_inflate_threads(unsigned asked)
+{
+	return asked ? asked : cv_usable_cores();
+}
 
 /* Advisory: an error here changes nothing, the sync reports real ones. */
 void

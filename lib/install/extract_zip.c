@@ -1643,9 +1643,8 @@ cv_extract(struct cv_source *src, const char *dest,
 	/* by its name in dest, where the unpacking works */
 	if (r == 0)
 		r = zip_unpack(ARCHIVE_SPOOL, dest, limits,
-			       limits != NULL && limits->threads
-				       ? (int)limits->threads
-				       : (int)cv_usable_cores(),
+			       (int)cv_inflate_threads(
+				       limits != NULL ? limits->threads : 0),
 			       NULL, 0, 0, 1, err);
 	cv_os_unlink(spool);
 	free(spool);

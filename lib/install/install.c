@@ -306,17 +306,6 @@ out:
 	return r;
 }
 
-/* The threads a wheel is inflated on: what [install] threads or --jobs
- * asked for, else the cores this process may run on (its affinity mask,
- * as a batch job's slot or taskset sets it), not every core of the
- * machine. A tar.xz's decoder is handed the setting as it is (0: auto,
- * extract_tar.c's own rule). */
-static unsigned
-thread_budget(unsigned asked)
-{
-	return asked ? asked : cv_usable_cores();
-}
-
 /* Reading and hashing run on their own thread (a pump into a pipe), so
  * they overlap with decompression and writing. */
 static int
@@ -331,7 +320,7 @@ extract_verified(const struct cv_artifact *art, const char *id,
 	struct cv_source src = { cv_pipe_read, pipe };
 	struct cv_pump *pump;
 	struct cv_extract_limits lim = *base;
-	unsigned threads = thread_budget(base->threads);
+	unsigned threads = cv_inflate_threads(base->threads);
 	struct cv_err xerr = CV_ERR_INIT;
 	char got[65];
 	int r, rx;

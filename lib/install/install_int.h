@@ -78,8 +78,7 @@ struct cv_extract_limits {
 	int (*check_top)(void *payload, const char *top, struct cv_err *err);
 	void *payload;
 	/* Threads that decode a many-block xz stream (or inflate a zip's
-	 * files); 0: auto, as extract_tar.c's cv_xz_auto_threads (the usable
-	 * cores for a zip). */
+	 * files); 0: auto (cv_xz_auto_threads, cv_inflate_threads). */
 	unsigned threads;
 	/* 1: a wheel. Only nvidia/cudnn/{lib,include}/ and the dist-info's
 	 * license are written (as lib/, include/, LICENSE); other Python
@@ -100,6 +99,13 @@ struct cv_extract_limits {
 /* The threads a many-block xz stream is decoded on, [install] threads
  * being auto, on `cores` usable cores (extract_tar.c says why). */
 unsigned cv_xz_auto_threads(unsigned cores);
+
+/* The threads a zip's or a wheel's files are inflated on: `asked` ([install]
+ * threads or --jobs), else (0, auto) the cores this process may run on (its
+ * affinity mask, as a batch job's slot or taskset sets it), not every core
+ * of the machine. A tar.xz's decoder is handed the setting as it is and
+ * applies cv_xz_auto_threads. */
+unsigned cv_inflate_threads(unsigned asked);
 
 /* Extract a tar.xz/tar.gz/zip stream into the empty folder `dest`,
  * stripping the single top folder and normalising old cuda/include,
